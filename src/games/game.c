@@ -1,0 +1,145 @@
+/*
+ * game.c - what every engine shares: the game table lookup, option parsing,
+ * error strings and perft by copy-make through the vtable.
+ */
+#include "games/game.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+const char *game_strerror(int err)
+{
+	switch (err) {
+	case GAME_OK:
+		return "ok";
+	case GAME_ESYNTAX:
+		return "not a move of this game";
+	case GAME_EILLEGAL:
+		return "illegal move";
+	case GAME_EOVER:
+		return "the game is over";
+	case GAME_ETURN:
+		return "not your turn";
+	case GAME_EOPT:
+		return "bad game options";
+	case GAME_ENOSPACE:
+		return "buffer too small";
+	case GAME_EPOSITION:
+		return "bad position";
+	default:
+		return "unknown error";
+	}
+}
+
+const struct game_ops *game_find(const char *name)
+{
+	for (size_t i = 0; game_table[i] != NULL; i++)
+		if (strcasecmp(game_table[i]->name, name) == 0)
+			return game_table[i];
+	return NULL;
+}
+
+void game_params_default(const struct game_ops *ops, struct game_params *p)
+{
+	memset(p, 0, sizeof *p);
+	for (int i = 0; i < ops->nopts && i < GAME_MAX_OPTS; i++)
+		p->v[i] = ops->opts[i].def;
+}
+
+int game_opt_index(const struct game_ops *ops, const char *name)
+{
+	for (int i = 0; i < ops->nopts; i++)
+		if (strcasecmp(ops->opts[i].name, name) == 0)
+			return i;
+	return -1;
+}
+
+int game_param_word(const struct game_ops *ops, struct game_params *p, const char *word,
+                    const char **why)
+{
+	const char *eq = strchr(word, '=');
+	if (eq == NULL || eq == word) {
+		if (why)
+			*why = "options are written name=value";
+		return GAME_EOPT;
+	}
+	char name[32];
+	size_t nlen = (size_t)(eq - word);
+	if (nlen >= sizeof name)
+		return 0;
+	memcpy(name, word, nlen);
+	name[nlen] = '\0';
+	int i = game_opt_index(ops, name);
+	if (i < 0)
+		return 0;
+	const char *val = eq + 1;
+	char *end;
+	errno = 0;
+	long long v = strtoll(val, &end, 10);
+	if (*val == '\0' || *end != '\0' || errno != 0) {
+		if (why)
+			*why = "option values are whole numbers";
+		return GAME_EOPT;
+	}
+	if (v < ops->opts[i].min || v > ops->opts[i].max) {
+		if (why)
+			*why = "option value out of range (see 'games')";
+		return GAME_EOPT;
+	}
+	p->v[i] = v;
+	p->set[i] = true;
+	return 1;
+}
+
+int game_seat_to_move(const struct game_ops *ops, const void *st)
+{
+	unsigned m = ops->to_move(st);
+	return m == 0 ? -1 : __builtin_ctz(m);
+}
+
+/* One scratch block per remaining ply, allocated once by game_perft_generic(). */
+static uint64_t perft_rec(const struct game_ops *ops, const void *st, int depth,
+                          unsigned char *scratch, size_t per_ply)
+{
+	if (depth == 0)
+		return 1;
+	if (ops->to_move(st) == 0)
+		return 0;
+	game_move *moves = (game_move *)scratch;
+	unsigned char *child = scratch + ops->max_moves * sizeof *moves;
+	int n = ops->legal_moves(st, moves, ops->max_moves);
+	if (n <= 0)
+		return 0;
+	if (depth == 1)
+		return (uint64_t)n;
+	uint64_t total = 0;
+	for (int i = 0; i < n; i++) {
+		memcpy(child, st, ops->state_size);
+		ops->apply(child, moves[i]);
+		total += perft_rec(ops, child, depth - 1, scratch + per_ply, per_ply);
+	}
+	return total;
+}
+
+uint64_t game_perft_generic(const struct game_ops *ops, const void *st, int depth)
+{
+	if (depth <= 0)
+		return 1;
+	size_t per_ply = ops->max_moves * sizeof(game_move) + ops->state_size;
+	per_ply = (per_ply + 15) & ~(size_t)15;
+	unsigned char *scratch = malloc(per_ply * (size_t)depth);
+	if (scratch == NULL)
+		return 0;
+	uint64_t n = perft_rec(ops, st, depth, scratch, per_ply);
+	free(scratch);
+	return n;
+}
+
+uint64_t game_perft(const struct game_ops *ops, const void *st, int depth)
+{
+	if (ops->perft != NULL)
+		return ops->perft(st, depth);
+	return game_perft_generic(ops, st, depth);
+}

@@ -1,0 +1,156 @@
+/*
+ * game.h - the engine vtable every game implements, and the table of games.
+ *
+ * An engine is pure: no I/O, no globals that change, no allocation while
+ * generating or applying moves. Its state is a flat, fixed-size struct
+ * (ops->state_size bytes, at most GAME_STATE_MAX) that may be copied with
+ * memcpy, so "copy-make" is how callers undo. The server, the clients and the
+ * tests all drive games through this interface only; notation lives behind
+ * parse_move/format_move/load/save, rules behind the rest.
+ *
+ * Turn models:
+ *  - Sequential games (m,n,k, Tak): to_move() names one seat; a move is
+ *    checked by parse_move() (syntax and legality in the current position)
+ *    and made by apply(). apply() trusts its move: it must come from
+ *    legal_moves() or a successful parse_move() on the same position.
+ *  - Simultaneous games (flag GAME_SIMULTANEOUS, Xmas Rush): to_move() names
+ *    every seat that must act this turn; each seat's action is parsed with
+ *    parse_move(seat, ...); when all are in (or the deadline passed) the
+ *    caller calls resolve() once with every seat's action and its kind
+ *    (given, absent = timeout, or invalid = a fatal bad line). apply() is NULL.
+ *
+ * Adding a game = one engine file exporting a const struct game_ops, plus one
+ * line in game_table[] (games.c).
+ */
+#ifndef BITARENA_GAMES_GAME_H
+#define BITARENA_GAMES_GAME_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cjson/cJSON.h>
+
+#define GAME_MAX_PLAYERS 2
+#define GAME_MAX_OPTS    8
+#define GAME_STATE_MAX   8192 /* bytes: every engine's state_size is at most this */
+#define GAME_MOVE_TEXT   160  /* buffer size that holds any formatted move */
+
+/* A move, packed by its engine (bit layout documented in the engine). */
+typedef uint64_t game_move;
+
+/* Negative return codes of engine functions. */
+enum game_err {
+	GAME_OK = 0,
+	GAME_ESYNTAX = -1,  /* the text is not a move of this game */
+	GAME_EILLEGAL = -2, /* a well-formed move that the rules forbid here */
+	GAME_EOVER = -3,    /* the game has ended */
+	GAME_ETURN = -4,    /* not this seat's turn, or wrong kind of action now */
+	GAME_EOPT = -5,     /* bad or inconsistent options */
+	GAME_ENOSPACE = -6, /* caller's buffer too small */
+	GAME_EPOSITION = -7 /* a position text (TPS, ...) that cannot be loaded */
+};
+const char *game_strerror(int err);
+
+/* One integer option of a game, as given on "seek <game> name=value". */
+struct game_optdef {
+	const char *name;
+	int64_t def, min, max;
+	const char *help;
+};
+
+/* Option values, indexed like the engine's optdefs; set[i] says the user gave it. */
+struct game_params {
+	int64_t v[GAME_MAX_OPTS];
+	bool set[GAME_MAX_OPTS];
+};
+
+struct game_result {
+	bool over;
+	int winner;         /* seat 0 or 1; -1 for a draw (meaningful when over) */
+	const char *reason; /* stable word: "line", "board_full", "road", "flats", "max_turns", ... */
+	char score[24];     /* the game's own result text: "1-0", "R-0", "F-0", "1/2-1/2", "5-3" */
+};
+
+/* What a seat did in a simultaneous turn. */
+enum game_act {
+	GAME_ACT_NONE = 0, /* nothing arrived in time: the referee's timeout */
+	GAME_ACT_MOVE,     /* a parsed action */
+	GAME_ACT_INVALID   /* a line that does not parse or fits not the turn: fatal */
+};
+
+enum game_flags {
+	GAME_SIMULTANEOUS = 1 << 0,
+};
+
+struct game_ops {
+	const char *name;  /* "ttt", "mnk", "tak", "xmas" */
+	const char *title; /* "Tic-tac-toe", ... */
+	unsigned flags;    /* enum game_flags */
+	int nplayers;
+	const char *seat_names[GAME_MAX_PLAYERS]; /* "X"/"O", "white"/"black", ... */
+	size_t state_size;
+	size_t max_moves; /* legal_moves() never returns more than this */
+	int nopts;
+	const struct game_optdef *opts;
+
+	/* Starts a game; seed feeds any randomness. Returns 0 or GAME_EOPT. */
+	int (*init)(void *st, const struct game_params *p, uint64_t seed);
+	/* Bitmask of seats that must act now; 0 once the game is over. */
+	unsigned (*to_move)(const void *st);
+	/* Writes every legal move into out (cap entries); returns the count or GAME_ENOSPACE. */
+	int (*legal_moves)(const void *st, game_move *out, size_t cap);
+	/* Makes a trusted move (see above). Returns 0 or a negative enum game_err. */
+	int (*apply)(void *st, game_move m);
+	/* Simultaneous games only: resolves one turn (see above). */
+	int (*resolve)(void *st, const game_move *moves, const enum game_act *acts);
+	void (*result)(const void *st, struct game_result *r);
+
+	/* Notation. parse_move checks syntax and legality for seat; *why (may be NULL)
+	 * receives a static sentence saying what is wrong. */
+	int (*parse_move)(const void *st, int seat, const char *text, game_move *m,
+	                  const char **why);
+	/* Canonical text of m in the position before it is made; returns length or < 0. */
+	int (*format_move)(const void *st, game_move m, char *buf, size_t len);
+	/* Optional: a position in the game's text format (TPS for Tak), both ways. */
+	int (*load)(void *st, const struct game_params *p, const char *text);
+	int (*save)(const void *st, char *buf, size_t len);
+
+	/* Presentation. viewer is a seat, or -1 for a spectator; the caller owns the cJSON. */
+	cJSON *(*to_json)(const void *st, int viewer);
+	/* Draws the position for a person; returns length written (NUL-terminated) or < 0. */
+	int (*render_text)(const void *st, int viewer, char *buf, size_t len);
+
+	/* Optional speed-ups and search helpers (NULL when absent). */
+	uint64_t (*perft)(const void *st, int depth); /* leaf count; finished games count 0 */
+	int (*evaluate)(const void *st);              /* centi-units for the side to move */
+};
+
+/* The table of games, NULL-terminated, and lookup by name (case-insensitive). */
+extern const struct game_ops *const game_table[];
+const struct game_ops *game_find(const char *name);
+
+/* Fills p with the defaults of ops. */
+void game_params_default(const struct game_ops *ops, struct game_params *p);
+/*
+ * Parses one "name=value" word into p. Returns 1 if the name is one of the
+ * game's options and the value fits, 0 if the name is not the game's (the
+ * caller may own it: "time=", "color=", ...), or GAME_EOPT with *why set.
+ */
+int game_param_word(const struct game_ops *ops, struct game_params *p, const char *word,
+                    const char **why);
+/* Index of option name in ops->opts, or -1. */
+int game_opt_index(const struct game_ops *ops, const char *name);
+
+/* The seat whose turn it is in a sequential game, or -1 when over. */
+int game_seat_to_move(const struct game_ops *ops, const void *st);
+
+/*
+ * Perft by copy-make through the vtable (or ops->perft when present): the
+ * number of move sequences of exactly depth plies; a finished game counts 1 at
+ * depth 0 and 0 beyond.
+ */
+uint64_t game_perft(const struct game_ops *ops, const void *st, int depth);
+uint64_t game_perft_generic(const struct game_ops *ops, const void *st, int depth);
+
+#endif
