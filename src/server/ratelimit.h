@@ -1,0 +1,59 @@
+/*
+ * ratelimit.h - failed-login limiter per address.
+ *
+ * Each address (the peer IP as text, without the port) may fail at most
+ * `max_failures` logins within any sliding window of `window_ms`; after that
+ * ratelimit_check() answers RATELIMIT_THROTTLED until the oldest failure in
+ * the window is older than window_ms. A successful login clears the address.
+ *
+ * The caller passes the time (any monotonic ms counter, e.g. uv_now()), so
+ * there is no clock inside and the tests are exact. Memory is bounded: at
+ * most `max_entries` addresses are tracked; when the table is full, entries
+ * whose failures have all expired are dropped first, then the entry touched
+ * least recently (a flood from many addresses can thus push one address out
+ * early; it never grows memory).
+ */
+#ifndef BITARENA_SERVER_RATELIMIT_H
+#define BITARENA_SERVER_RATELIMIT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define RATELIMIT_MAX_FAILURES 5       /* defaults used by the server */
+#define RATELIMIT_WINDOW_MS    60000
+#define RATELIMIT_MAX_ENTRIES  4096
+#define RATELIMIT_FAILURES_CAP 32      /* max_failures may not exceed this */
+#define RATELIMIT_ADDR_MAX     64      /* longer addresses are truncated */
+
+enum ratelimit_err {
+	RATELIMIT_OK = 0,
+	RATELIMIT_THROTTLED = -1, /* too many failures: refuse the login (LOGIN_THROTTLED) */
+	RATELIMIT_ENOMEM = -2,
+	RATELIMIT_EINVAL = -3
+};
+const char *ratelimit_strerror(int err);
+
+struct ratelimit; /* opaque */
+
+/*
+ * A new limiter (max_failures 1..RATELIMIT_FAILURES_CAP, window_ms > 0,
+ * max_entries > 0); NULL on bad arguments or no memory. The caller owns it:
+ * release with ratelimit_free().
+ */
+struct ratelimit *ratelimit_new(unsigned max_failures, int64_t window_ms, size_t max_entries);
+void ratelimit_free(struct ratelimit *rl);
+
+/*
+ * May addr try to log in at time now? RATELIMIT_OK or RATELIMIT_THROTTLED;
+ * when throttled and retry_ms is not NULL, *retry_ms is how long until the
+ * next attempt is allowed (> 0). Call before checking the password.
+ */
+int ratelimit_check(struct ratelimit *rl, const char *addr, int64_t now, int64_t *retry_ms);
+/* Records a failed login of addr at time now. RATELIMIT_OK or RATELIMIT_ENOMEM. */
+int ratelimit_fail(struct ratelimit *rl, const char *addr, int64_t now);
+/* A successful login: forgets addr's failures. */
+void ratelimit_success(struct ratelimit *rl, const char *addr);
+/* Number of addresses currently tracked (for tests and stats). */
+size_t ratelimit_size(const struct ratelimit *rl);
+
+#endif

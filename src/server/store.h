@@ -1,0 +1,279 @@
+/*
+ * store.h - the server's storage on SQLite: accounts (Argon2id password
+ * hashes), Glicko-2 ratings per game kind, games with their move journal, and
+ * the recovery query that brings games in progress back after a crash.
+ *
+ * One database file, DIR/bitarena.db, opened in WAL mode with
+ * synchronous=FULL: when a store_* call that writes returns 0, the change is
+ * committed and on disk (fsync'd), so "a move is journalled before anyone is
+ * told" holds if the caller appends the move before it broadcasts it. The
+ * schema is versioned by PRAGMA user_version; store_open() runs every missing
+ * migration in order, each in its own transaction, so reopening is idempotent.
+ *
+ * Threading: a struct store is used by one thread at a time. Every call
+ * blocks on disk I/O (a few ms for a commit with fsync). The password
+ * functions cost ~0.1 s of CPU and 64 MiB each (Argon2id, libsodium's
+ * INTERACTIVE limits); a server that must not stall its loop can run
+ * store_password_hash()/store_password_check() (pure, thread-safe, no
+ * database) on a worker thread and use store_account_insert()/
+ * store_account_hash() on the loop thread.
+ *
+ * Timestamps: every time is passed in by the caller, in milliseconds since
+ * the Unix epoch (store_now_ms() reads the wall clock for convenience); the
+ * store itself never reads a clock, so tests are deterministic.
+ *
+ * Errors: functions return 0 (or a count) on success and a negative enum
+ * store_err on failure; store_strerror() names it.
+ */
+#ifndef BITARENA_SERVER_STORE_H
+#define BITARENA_SERVER_STORE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define STORE_SEATS       2   /* == GAME_MAX_PLAYERS (checked in store.c) */
+#define STORE_NAME_MIN    2   /* account names: 2..20 characters of [A-Za-z0-9_] */
+#define STORE_NAME_MAX    20
+#define STORE_PASS_MIN    6   /* passwords: 6..128 bytes, any bytes but NUL */
+#define STORE_PASS_MAX    128
+#define STORE_PLAYER_MAX  32  /* a seat's name: an account name or a guest name */
+#define STORE_KIND_MAX    16  /* "ttt", "mnk", "tak", "xmas" */
+#define STORE_OPTIONS_MAX 256 /* the game's options as text, "size=6 komi=4" */
+#define STORE_MOVE_TEXT   160 /* == GAME_MOVE_TEXT */
+#define STORE_RESULT_MAX  24  /* "1-0", "R-0", "1/2-1/2", "5-3" */
+#define STORE_REASON_MAX  32  /* "road", "flats", "timeout", "resign", "abandon", ... */
+#define STORE_HASH_MAX    128 /* == crypto_pwhash_STRBYTES: an encoded Argon2id hash */
+#define STORE_DB_FILE     "bitarena.db"
+
+enum store_err {
+	STORE_OK = 0,
+	STORE_EIO = -1,       /* SQLite or file system failure (disk full, corrupt, ...) */
+	STORE_ENOMEM = -2,    /* out of memory */
+	STORE_ENAME = -3,     /* account name not 2..20 characters of [A-Za-z0-9_] */
+	STORE_EPASSWORD = -4, /* password not 6..128 bytes */
+	STORE_EEXISTS = -5,   /* the name is taken (names compare case-insensitively) */
+	STORE_ENOTFOUND = -6, /* no such account or game */
+	STORE_EAUTH = -7,     /* wrong password */
+	STORE_ESTATE = -8,    /* not possible in the game's state: finished, ply out of order,
+	                         no move to take back */
+	STORE_EINVAL = -9,    /* a bad argument: text too long, seat out of range, ... */
+	STORE_ESCHEMA = -10,  /* the database was written by a newer bitarena */
+	STORE_ECRYPTO = -11   /* libsodium failed (init, or no memory for Argon2id) */
+};
+const char *store_strerror(int err);
+
+/* The wall clock in ms since the Unix epoch (CLOCK_REALTIME). */
+int64_t store_now_ms(void);
+
+struct store; /* opaque: the connection and its prepared statements */
+
+/*
+ * Opens (creating dir with mode 0700 and the file when missing) DIR/bitarena.db,
+ * sets WAL, synchronous=FULL, foreign_keys=ON, a 5 s busy timeout, runs the
+ * migrations and prepares every statement. On success *out owns the store:
+ * release it with store_close(). On failure *out is NULL.
+ */
+int store_open(const char *dir, struct store **out);
+/* Finalizes every statement and closes the database. NULL is fine. */
+void store_close(struct store *s);
+/* The schema version after migrations (PRAGMA user_version). */
+int store_schema_version(struct store *s);
+/* Path of the database file (owned by s). */
+const char *store_path(const struct store *s);
+
+/* ---- accounts ------------------------------------------------------------------ */
+
+/* True when name is 2..20 characters of [A-Za-z0-9_]. */
+bool store_name_valid(const char *name);
+/* True when the password's length is 6..128 bytes. */
+bool store_password_valid(const char *password);
+
+/*
+ * Argon2id via crypto_pwhash_str with the store's cost (default
+ * crypto_pwhash_OPSLIMIT_INTERACTIVE / MEMLIMIT_INTERACTIVE: an online game
+ * server hashes on every login, and INTERACTIVE keeps that near 0.1 s and
+ * 64 MiB; MODERATE would be ~0.7 s and 256 MiB per login). Writes the encoded
+ * hash (NUL-terminated, < STORE_HASH_MAX) into out. Pure and thread-safe.
+ * The clear password is never stored or logged.
+ */
+int store_password_hash(const char *password, unsigned long long opslimit, size_t memlimit,
+                        char out[STORE_HASH_MAX]);
+/* crypto_pwhash_str_verify (constant-time compare): 0 on match, else STORE_EAUTH. */
+int store_password_check(const char *hash, const char *password);
+/*
+ * The cost used by store_account_create() for new hashes. Tests lower it
+ * (crypto_pwhash_OPSLIMIT_MIN / MEMLIMIT_MIN) to run fast under valgrind;
+ * existing hashes carry their own parameters, so verification is unaffected.
+ */
+void store_set_hash_cost(struct store *s, unsigned long long opslimit, size_t memlimit);
+
+/*
+ * Registers name with password: validates both (STORE_ENAME, STORE_EPASSWORD),
+ * hashes, inserts; STORE_EEXISTS when the name is taken in any letter case.
+ * The name keeps the letter case given here (its canonical form).
+ */
+int store_account_create(struct store *s, const char *name, const char *password, int64_t now);
+/* Inserts an account whose hash the caller computed (store_password_hash). */
+int store_account_insert(struct store *s, const char *name, const char *hash, int64_t now);
+/*
+ * Checks a login. On success copies the canonical spelling into canon (may be
+ * NULL) and returns 0. Wrong password: STORE_EAUTH; unknown or invalid name:
+ * STORE_ENOTFOUND (the caller should answer both the same way to the user).
+ */
+int store_account_verify(struct store *s, const char *name, const char *password,
+                         char canon[STORE_NAME_MAX + 1]);
+/* Fetches the canonical name and the stored hash (for a check on a worker thread). */
+int store_account_hash(struct store *s, const char *name, char canon[STORE_NAME_MAX + 1],
+                       char hash[STORE_HASH_MAX]);
+/* 1 if the account exists (canon filled when not NULL), 0 if not, < 0 on error. */
+int store_account_exists(struct store *s, const char *name, char canon[STORE_NAME_MAX + 1]);
+
+/* ---- ratings ------------------------------------------------------------------- */
+
+/* Glicko-2 numbers as shown to players (Glicko scale, not the internal mu/phi). */
+struct store_rating {
+	double rating;     /* default 1500 */
+	double rd;         /* default 350 */
+	double volatility; /* default 0.06 */
+	int games;         /* rated games played in this kind */
+	int64_t updated;   /* ms since epoch of the last change; 0 for the default */
+};
+void store_rating_default(struct store_rating *r);
+
+/*
+ * The rating of account name in kind; the default (1500/350/0.06, 0 games)
+ * when the account has none yet. STORE_ENOTFOUND for an unknown account.
+ */
+int store_rating_get(struct store *s, const char *name, const char *kind,
+                     struct store_rating *out);
+/* Inserts or replaces the rating of name in kind (r->updated is stored as given). */
+int store_rating_put(struct store *s, const char *name, const char *kind,
+                     const struct store_rating *r);
+
+struct store_rating_row {
+	char name[STORE_NAME_MAX + 1]; /* canonical account name */
+	char kind[STORE_KIND_MAX];
+	struct store_rating r;
+};
+/*
+ * The top list of kind: accounts with at least one rated game, best rating
+ * first (ties: fewer RD first, then name). Fills up to cap rows; returns the
+ * count or < 0.
+ */
+int store_rating_top(struct store *s, const char *kind, struct store_rating_row *out, size_t cap);
+/* Every rating of one account (for "finger"), by kind name; count or < 0. */
+int store_ratings_of(struct store *s, const char *name, struct store_rating_row *out, size_t cap);
+
+/* ---- games and the move journal ------------------------------------------------- */
+
+enum store_status {
+	STORE_IN_PROGRESS = 0,
+	STORE_FINISHED = 1,
+	STORE_ABORTED = 2
+};
+/* "in_progress", "finished", "aborted" (the text stored in the database). */
+const char *store_status_name(enum store_status st);
+
+/* One journalled ply (for simultaneous games: one seat's action in a turn). */
+struct store_move {
+	int ply;                         /* 0-based, consecutive within a game */
+	int seat;                        /* who made it */
+	char text[STORE_MOVE_TEXT];      /* canonical move text (format_move); may be "" */
+	int64_t ms_used;                 /* thinking time charged for this move */
+	int64_t clock_ms[STORE_SEATS];   /* each seat's clock after the move (increment
+	                                    included); 0 when untimed */
+	int64_t at;                      /* ms since epoch when the move was accepted */
+};
+
+/*
+ * A game row and, when loaded, its moves. Every text is a fixed buffer, so
+ * the only heap memory is moves: release it with store_game_clear().
+ */
+struct store_game {
+	int64_t id;                      /* unique, never reused, survives restarts */
+	char kind[STORE_KIND_MAX];       /* engine name, as in game_find() */
+	char options[STORE_OPTIONS_MAX]; /* the engine options as the server wrote them */
+	uint64_t seed;                   /* the engine's init() seed */
+	char players[STORE_SEATS][STORE_PLAYER_MAX + 1];
+	bool guest[STORE_SEATS];         /* true: a guest name, not an account */
+	bool rated;
+	int64_t time_base_ms;            /* 0 and 0: untimed */
+	int64_t time_inc_ms;
+	int64_t started;                 /* ms since epoch */
+	int64_t ended;                   /* 0 while in progress */
+	enum store_status status;
+	char result[STORE_RESULT_MAX];   /* "" while in progress */
+	int winner;                      /* seat, or -1 (draw / none) */
+	char reason[STORE_REASON_MAX];   /* "" while in progress */
+	int64_t clock_ms[STORE_SEATS];   /* final clocks once ended; else the clocks after
+	                                    the last move (time_base_ms before any move) */
+	int plies;                       /* number of journalled moves (always set) */
+	struct store_move *moves;        /* plies entries, or NULL when not loaded; owned */
+};
+/* Frees g->moves and sets it to NULL (g itself is the caller's). */
+void store_game_clear(struct store_game *g);
+/* Clears each of n games and frees the array (as returned by the list calls). */
+void store_games_free(struct store_game *v, size_t n);
+
+/*
+ * Starts a game: reads kind, options, seed, players, guest, rated,
+ * time_base_ms, time_inc_ms and started from g (other fields ignored) and
+ * writes the new id into *id. Durable on return.
+ */
+int store_game_begin(struct store *s, const struct store_game *g, int64_t *id);
+
+/*
+ * Journals one move of game id. m->ply must equal the number of moves
+ * already journalled (else STORE_ESTATE: the caller's game and the journal
+ * disagree), the game must be in progress (else STORE_ESTATE). Committed and
+ * fsync'd before it returns: only then may the move be announced.
+ */
+int store_move_append(struct store *s, int64_t id, const struct store_move *m);
+
+/*
+ * Takes back the last journalled move of game id (an agreed undo; call twice
+ * for two plies). STORE_ESTATE when there is none or the game is over.
+ */
+int store_move_remove_last(struct store *s, int64_t id);
+
+/* How a game ended, and the rating changes that go with it. */
+struct store_finish {
+	enum store_status status;         /* STORE_FINISHED or STORE_ABORTED */
+	const char *result;               /* "1-0", "R-0", "0-1", "1/2-1/2", ... ("" ok) */
+	int winner;                       /* seat, or -1 */
+	const char *reason;               /* "road", "timeout", "resign", "abort", ... */
+	int64_t ended;
+	int64_t clock_ms[STORE_SEATS];    /* final clocks */
+	bool rate[STORE_SEATS];           /* true: write rating[seat] for that seat's account */
+	struct store_rating rating[STORE_SEATS]; /* new ratings, in the game's kind */
+};
+/*
+ * Ends game id (it must be in progress, else STORE_ESTATE) and, in the same
+ * transaction, stores the new ratings of the seats with rate[] set (those
+ * seats must be accounts: STORE_ENOTFOUND otherwise, and nothing is written).
+ */
+int store_game_finish(struct store *s, int64_t id, const struct store_finish *f);
+
+/* One game with all its moves in ply order. STORE_ENOTFOUND if none. Clear out after. */
+int store_game_fetch(struct store *s, int64_t id, struct store_game *out);
+
+/*
+ * Recovery at start: every game still in progress, oldest first, each with
+ * all its moves in ply order. *out is a malloc'd array of *n games (NULL when
+ * none), owned by the caller: release with store_games_free(*out, *n).
+ * To restore one: init the engine with kind/options/seed, apply the moves in
+ * order, set the clocks from clock_ms (the last move's clocks), and start the
+ * side to move's clock again from now (downtime is not charged).
+ */
+int store_games_in_progress(struct store *s, struct store_game **out, size_t *n);
+
+/*
+ * The latest ended games (finished or aborted) that name played, newest
+ * first, at most limit, without moves (plies is set, moves is NULL). Names
+ * compare case-insensitively. Same ownership as store_games_in_progress().
+ */
+int store_history(struct store *s, const char *name, int limit, struct store_game **out,
+                  size_t *n);
+
+#endif
