@@ -1,0 +1,56 @@
+/*
+ * bitarena.c - the client tool's entry point: dispatches to a subcommand
+ * through one table (name, function, usage, help).
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "config.h"
+#include "cli.h"
+
+static const struct cli_cmd cli_cmds[] = {
+	{"perft", cmd_perft, "<game> [opt=value ...] [--tps TEXT] [--moves \"M ...\"] --depth N [--divide]",
+	 "count move sequences to a depth, with nodes/s"},
+};
+#define NCMDS (sizeof cli_cmds / sizeof cli_cmds[0])
+
+int cli_usage(const char *name)
+{
+	for (size_t i = 0; i < NCMDS; i++)
+		if (strcmp(cli_cmds[i].name, name) == 0)
+			fprintf(stderr, "usage: bitarena %s %s\n", name, cli_cmds[i].usage);
+	return 2;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: bitarena <command> [arguments]\n\ncommands:\n");
+	for (size_t i = 0; i < NCMDS; i++)
+		fprintf(f, "  %-12s %s\n", cli_cmds[i].name, cli_cmds[i].help);
+	fprintf(f, "\n'bitarena <command> --help' shows a command's arguments.\n");
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+		usage(argc < 2 ? stderr : stdout);
+		return argc < 2 ? 2 : 0;
+	}
+	if (strcmp(argv[1], "--version") == 0) {
+		printf("bitarena %s\n", PACKAGE_VERSION);
+		return 0;
+	}
+	for (size_t i = 0; i < NCMDS; i++) {
+		if (strcmp(cli_cmds[i].name, argv[1]) != 0)
+			continue;
+		if (argc > 2 && (strcmp(argv[2], "--help") == 0 || strcmp(argv[2], "-h") == 0)) {
+			printf("usage: bitarena %s %s\n%s\n", cli_cmds[i].name, cli_cmds[i].usage,
+			       cli_cmds[i].help);
+			return 0;
+		}
+		return cli_cmds[i].run(argc - 1, argv + 1);
+	}
+	fprintf(stderr, "bitarena: unknown command '%s'\n", argv[1]);
+	usage(stderr);
+	return 2;
+}
