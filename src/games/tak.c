@@ -1,0 +1,917 @@
+/*
+ * tak.c - the rules of Tak as a game_ops (game_tak): set-up and options,
+ * placements and slides (make/unmake on the position of tak.h), roads, flat
+ * wins, move legality with a sentence for every refusal, move generation,
+ * perft with bulk counting at the leaves, and the JSON / text presentations.
+ * Rules as /work/shared/rules/tak.md section 1; notation lives in tak_ptn.c,
+ * the drop patterns in tak_slide.c.
+ *
+ * Nothing here allocates except to_json (which returns a cJSON the caller owns).
+ */
+#include "games/tak.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "games/tak_slide.h"
+
+static const int8_t std_stones[9] = {0, 0, 0, 10, 15, 21, 30, 40, 50};
+static const int8_t std_caps[9] = {0, 0, 0, 0, 0, 1, 1, 2, 2};
+
+int tak_std_stones(int size)
+{
+	return size >= TAK_MIN_SIZE && size <= TAK_MAX_SIZE ? std_stones[size] : 0;
+}
+
+int tak_std_caps(int size)
+{
+	return size >= TAK_MIN_SIZE && size <= TAK_MAX_SIZE ? std_caps[size] : 0;
+}
+
+/* file_of[n][sq] = sq % n, as constant data (no division in the hot path). */
+#define TF1(n, s)  (uint8_t)((s) % (n))
+#define TF8(n, s)                                                                                \
+	TF1(n, s), TF1(n, s + 1), TF1(n, s + 2), TF1(n, s + 3), TF1(n, s + 4), TF1(n, s + 5),    \
+	        TF1(n, s + 6), TF1(n, s + 7)
+#define TF64(n)                                                                                  \
+	{                                                                                        \
+		TF8(n, 0), TF8(n, 8), TF8(n, 16), TF8(n, 24), TF8(n, 32), TF8(n, 40), TF8(n, 48), \
+		        TF8(n, 56)                                                               \
+	}
+static const uint8_t file_of[9][64] = {
+        [3] = TF64(3), [4] = TF64(4), [5] = TF64(5), [6] = TF64(6), [7] = TF64(7), [8] = TF64(8),
+};
+
+/* --- stacks --------------------------------------------------------------- */
+
+/* Puts n pieces (1..8; bits: bit 0 = the top one) on top of square sq. */
+static inline void stack_push(struct tak_state *s, int sq, uint64_t bits, int n)
+{
+	uint64_t w = s->stack[sq];
+	if (__builtin_expect(s->height[sq] + n > 64, 0)) {
+		uint64_t *d = s->deep[sq];
+		d[1] = (d[1] << n) | (d[0] >> (64 - n));
+		d[0] = (d[0] << n) | (w >> (64 - n));
+	}
+	s->stack[sq] = (w << n) | bits;
+	s->height[sq] = (uint8_t)(s->height[sq] + n);
+}
+
+/* Takes the top n pieces (1..8, n <= height) off square sq; bit 0 = the top one. */
+static inline uint64_t stack_pop(struct tak_state *s, int sq, int n)
+{
+	uint64_t w = s->stack[sq];
+	uint64_t bits = w & ((1ULL << n) - 1);
+	w >>= n;
+	if (__builtin_expect(s->height[sq] > 64, 0)) {
+		uint64_t *d = s->deep[sq];
+		w |= (d[0] & ((1ULL << n) - 1)) << (64 - n);
+		d[0] = (d[0] >> n) | (d[1] << (64 - n));
+		d[1] >>= n;
+	}
+	s->stack[sq] = w;
+	s->height[sq] = (uint8_t)(s->height[sq] - n);
+	return bits;
+}
+
+void tak_push_piece(struct tak_state *st, int sq, int colour)
+{
+	stack_push(st, sq, (uint64_t)colour, 1);
+}
+
+int tak_piece_colour(const struct tak_state *st, int sq, int depth)
+{
+	if (depth < 64)
+		return (int)(st->stack[sq] >> depth & 1);
+	depth -= 64;
+	return (int)(st->deep[sq][depth >> 6] >> (depth & 63) & 1);
+}
+
+/* --- ends ------------------------------------------------------------------- */
+
+int tak_flat_count(const struct tak_state *st, int c)
+{
+	return bb_popcount(st->top[c] & ~(st->walls | st->caps));
+}
+
+/*
+ * True iff set (one colour's road pieces: top flats and caps) holds a road
+ * through one of the squares of seeds. Each group is flooded once.
+ */
+static inline bool road_through(const struct tak_state *s, bb_t set, bb_t seeds)
+{
+	const struct bb_geom *g = &s->geom;
+	bool ns = (set & g->edge[BB_N]) && (set & g->edge[BB_S]);
+	bool ew = (set & g->edge[BB_E]) && (set & g->edge[BB_W]);
+	if (!ns && !ew)
+		return false;
+	seeds &= set;
+	while (seeds) {
+		bb_t f = bb_flood(g, seeds & -seeds, set);
+		if (((f & g->edge[BB_N]) && (f & g->edge[BB_S])) ||
+		    ((f & g->edge[BB_E]) && (f & g->edge[BB_W])))
+			return true;
+		seeds &= ~f;
+	}
+	return false;
+}
+
+static void flat_end(struct tak_state *s)
+{
+	int d = 2 * tak_flat_count(s, TAK_WHITE) - 2 * tak_flat_count(s, TAK_BLACK) - s->komi;
+	s->result = d > 0 ? TAK_FLATS_WHITE : d < 0 ? TAK_FLATS_BLACK : TAK_FLATS_DRAW;
+}
+
+static inline bool out_of_pieces(const struct tak_state *s, int c)
+{
+	return s->reserve[c][TAK_STONES] == 0 && s->reserve[c][TAK_CAPS] == 0;
+}
+
+void tak_update_result_after_load(struct tak_state *s)
+{
+	s->result = TAK_ONGOING;
+	bool r[2];
+	for (int c = 0; c < 2; c++) {
+		bb_t set = s->top[c] & ~s->walls;
+		r[c] = bb_connects(&s->geom, set, BB_N, BB_S) || bb_connects(&s->geom, set, BB_W, BB_E);
+	}
+	if (r[0] || r[1]) {
+		/* Both: the player who moved last made them. */
+		int w = r[0] && r[1] ? (int)((s->ply + 1) & 1) : r[0] ? 0 : 1;
+		if (r[0] && r[1] && s->ply == 0)
+			w = 0;
+		s->result = w ? TAK_ROAD_BLACK : TAK_ROAD_WHITE;
+	} else if ((s->top[0] | s->top[1]) == s->geom.full || out_of_pieces(s, 0) ||
+	           out_of_pieces(s, 1)) {
+		flat_end(s);
+	}
+}
+
+/* --- make / unmake -------------------------------------------------------------- */
+
+struct undo {
+	bb_t top[2], walls, caps;
+	uint16_t stale;
+};
+
+static const int8_t dir_dx[4] = {0, 1, 0, -1}; /* BB_N, BB_E, BB_S, BB_W */
+static const int8_t dir_dy[4] = {1, 0, -1, 0};
+
+static inline int dir_step(const struct tak_state *s, int dir)
+{
+	return dir_dx[dir] + dir_dy[dir] * s->size;
+}
+
+/* Places a piece of colour c (the mover's, or the opponent's in the opening). */
+static inline void make_place(struct tak_state *s, int sq, int kind, int c)
+{
+	bb_t b = bb_bit(sq);
+	s->top[c] |= b;
+	if (kind == TAK_WALL)
+		s->walls |= b;
+	else if (kind == TAK_CAP)
+		s->caps |= b;
+	s->stack[sq] = (uint64_t)c;
+	s->height[sq] = 1;
+	s->reserve[c][kind == TAK_CAP]--;
+	s->ply++;
+	s->stale = 0;
+	if (kind != TAK_WALL && road_through(s, s->top[c] & ~s->walls, b))
+		s->result = c ? TAK_ROAD_BLACK : TAK_ROAD_WHITE;
+	else if ((s->top[0] | s->top[1]) == s->geom.full || out_of_pieces(s, c))
+		flat_end(s);
+}
+
+static inline void unmake_place(struct tak_state *s, int sq, int kind, int c, uint16_t stale)
+{
+	bb_t b = ~bb_bit(sq);
+	s->top[c] &= b;
+	s->walls &= b;
+	s->caps &= b;
+	s->stack[sq] = 0;
+	s->height[sq] = 0;
+	s->reserve[c][kind == TAK_CAP]++;
+	s->ply--;
+	s->stale = stale;
+	s->result = TAK_ONGOING;
+}
+
+/*
+ * Moves k pieces from sq in direction dir, dropping them as pattern says.
+ * The move must be legal. Saves what unmake_slide needs in *u.
+ */
+static inline void make_slide(struct tak_state *s, int sq, int dir, uint32_t pattern, int k,
+                              struct undo *u)
+{
+	const int step = dir_step(s, dir);
+	const int mover = (int)(s->ply & 1);
+	const bb_t from = bb_bit(sq);
+	u->top[0] = s->top[0];
+	u->top[1] = s->top[1];
+	u->walls = s->walls;
+	u->caps = s->caps;
+	u->stale = s->stale;
+
+	bb_t top0 = s->top[0], top1 = s->top[1];
+	const bool cap = (s->caps & from) != 0, wall = (s->walls & from) != 0;
+	uint64_t carried = stack_pop(s, sq, k);
+	top0 &= ~from;
+	top1 &= ~from;
+	s->walls &= ~from;
+	s->caps &= ~from;
+	if (s->height[sq]) {
+		if (s->stack[sq] & 1)
+			top1 |= from;
+		else
+			top0 |= from;
+	}
+	int left = k, to = sq;
+	bb_t tb = 0;
+	do {
+		int d = (int)(pattern & 15);
+		pattern >>= 4;
+		to += step;
+		left -= d;
+		uint64_t part = carried >> left;
+		carried &= (1ULL << left) - 1;
+		stack_push(s, to, part, d);
+		tb = bb_bit(to);
+		if (part & 1) {
+			top1 |= tb;
+			top0 &= ~tb;
+		} else {
+			top0 |= tb;
+			top1 &= ~tb;
+		}
+	} while (pattern);
+	bool flattened = false;
+	if (cap) {
+		flattened = (s->walls & tb) != 0;
+		s->walls &= ~tb;
+		s->caps |= tb;
+	} else if (wall) {
+		s->walls |= tb;
+	}
+	s->top[0] = top0;
+	s->top[1] = top1;
+	s->ply++;
+
+	/* A new road must run through a square its colour just gained. */
+	bb_t r0 = top0 & ~s->walls, r1 = top1 & ~s->walls;
+	bb_t g0 = r0 & ~(u->top[0] & ~u->walls), g1 = r1 & ~(u->top[1] & ~u->walls);
+	bool w0 = g0 && road_through(s, r0, g0);
+	bool w1 = g1 && road_through(s, r1, g1);
+	if (w0 || w1) {
+		int w = w0 && w1 ? mover : w0 ? 0 : 1;
+		s->result = w ? TAK_ROAD_BLACK : TAK_ROAD_WHITE;
+		return;
+	}
+	if ((top0 | top1) == s->geom.full) {
+		flat_end(s);
+		return;
+	}
+	if (flattened)
+		s->stale = 0;
+	else if (s->stale < UINT16_MAX)
+		s->stale++;
+	if (s->stale_rule && s->stale >= 50)
+		s->result = TAK_STALE_DRAW;
+}
+
+static inline void unmake_slide(struct tak_state *s, int sq, int dir, uint32_t pattern, int k,
+                                const struct undo *u)
+{
+	const int step = dir_step(s, dir);
+	uint64_t carried = 0;
+	int to = sq;
+	do {
+		int d = (int)(pattern & 15);
+		pattern >>= 4;
+		to += step;
+		carried = (carried << d) | stack_pop(s, to, d);
+	} while (pattern);
+	stack_push(s, sq, carried, k);
+	s->top[0] = u->top[0];
+	s->top[1] = u->top[1];
+	s->walls = u->walls;
+	s->caps = u->caps;
+	s->stale = u->stale;
+	s->ply--;
+	s->result = TAK_ONGOING;
+}
+
+/* --- legality ------------------------------------------------------------------- */
+
+int tak_check_move(const struct tak_state *s, game_move m, const char **why)
+{
+	const char *w = NULL;
+	int err = GAME_EILLEGAL;
+	const int n = s->size, sq = tak_move_square(m), kd = tak_move_kind_or_dir(m);
+	const int mover = (int)(s->ply & 1);
+	if (s->result != TAK_ONGOING) {
+		w = "the game is over";
+		err = GAME_EOVER;
+		goto bad;
+	}
+	if ((m >> 9 & 0x7fffff) != 0 || (!tak_move_is_slide(m) && tak_move_pattern(m) != 0) ||
+	    (!tak_move_is_slide(m) && kd == 3)) {
+		w = "not a Tak move";
+		err = GAME_ESYNTAX;
+		goto bad;
+	}
+	if (sq >= n * n) {
+		w = "that square is not on the board";
+		goto bad;
+	}
+	const bb_t b = bb_bit(sq);
+	if (!tak_move_is_slide(m)) {
+		if ((s->top[0] | s->top[1]) & b) {
+			w = "a piece can only be placed on an empty square";
+			goto bad;
+		}
+		if (s->ply < 2 && kd != TAK_FLAT) {
+			w = "each player's first move places one of the opponent's flats: no wall or "
+			    "capstone";
+			goto bad;
+		}
+		int owner = s->ply < 2 ? !mover : mover;
+		if (kd == TAK_CAP && s->reserve[owner][TAK_CAPS] == 0) {
+			w = "you have no capstones left";
+			goto bad;
+		}
+		if (kd != TAK_CAP && s->reserve[owner][TAK_STONES] == 0) {
+			w = "you have no stones (flats or walls) left";
+			goto bad;
+		}
+		return GAME_OK;
+	}
+	uint32_t p = tak_move_pattern(m);
+	if (p == 0) {
+		w = "a slide drops at least one piece";
+		err = GAME_ESYNTAX;
+		goto bad;
+	}
+	for (uint32_t q = p; q; q >>= 4)
+		if ((q & 15) == 0) {
+			w = "every square passed gets at least one piece";
+			err = GAME_ESYNTAX;
+			goto bad;
+		}
+	if (s->ply < 2) {
+		w = "no stack may move in the opening: each player's first move places an opponent's "
+		    "flat";
+		goto bad;
+	}
+	if (!((s->top[0] | s->top[1]) & b)) {
+		w = "there is no stack on that square";
+		goto bad;
+	}
+	if (!(s->top[mover] & b)) {
+		w = "only the player whose piece is on top may move a stack";
+		goto bad;
+	}
+	const int k = tak_pattern_carry(p), dist = tak_pattern_distance(p);
+	if (k > n) {
+		w = "a move carries at most as many pieces as the board is wide";
+		goto bad;
+	}
+	if (k > s->height[sq]) {
+		w = "the stack has fewer pieces than that";
+		goto bad;
+	}
+	const int x = file_of[n][sq] + dir_dx[kd] * dist, y = sq / n + dir_dy[kd] * dist;
+	if (x < 0 || y < 0 || x >= n || y >= n) {
+		w = "the move runs off the board";
+		goto bad;
+	}
+	const bool cap = (s->caps & b) != 0;
+	int to = sq;
+	for (uint32_t q = p; q; q >>= 4) {
+		to += dir_step(s, kd);
+		bb_t tb = bb_bit(to);
+		if (s->caps & tb) {
+			w = "nothing may move onto a capstone";
+			goto bad;
+		}
+		if (s->walls & tb) {
+			if (cap && q == 1)
+				continue; /* the capstone alone, last: flattens the wall */
+			w = cap ? "a capstone flattens a wall only when it moves alone onto it as the "
+			          "last drop"
+			        : "only a capstone can move onto a wall (flattening it), alone and as the "
+			          "last drop";
+			goto bad;
+		}
+	}
+	return GAME_OK;
+bad:
+	if (why)
+		*why = w;
+	return err;
+}
+
+int tak_apply(struct tak_state *s, game_move m)
+{
+	int err = tak_check_move(s, m, NULL);
+	if (err < 0)
+		return err;
+	int sq = tak_move_square(m), kd = tak_move_kind_or_dir(m);
+	if (tak_move_is_slide(m)) {
+		struct undo u;
+		uint32_t p = tak_move_pattern(m);
+		make_slide(s, sq, kd, p, tak_pattern_carry(p), &u);
+	} else {
+		int mover = (int)(s->ply & 1);
+		make_place(s, sq, kd, s->ply < 2 ? !mover : mover);
+	}
+	return GAME_OK;
+}
+
+/* --- move generation ----------------------------------------------------------------- */
+
+/*
+ * Free squares from sq in each direction before the first wall, capstone or
+ * edge (t[dir]), and the one-hot square that stops it (stop[dir], 0 = edge).
+ */
+static inline void free_runs(const struct tak_state *s, int sq, bb_t block, int t[4], bb_t stop[4])
+{
+	const int x = file_of[s->size][sq];
+	const bb_t above = ~((2ULL << sq) - 1), below = (1ULL << sq) - 1;
+	const bb_t col = s->geom.edge[BB_W] << x, row = s->geom.edge[BB_S] << (sq - x);
+	bb_t r, b;
+	int m;
+
+	r = col & above;
+	b = r & block;
+	b &= -b;
+	t[BB_N] = bb_popcount(r & (b - 1));
+	stop[BB_N] = b;
+
+	r = row & above;
+	b = r & block;
+	b &= -b;
+	t[BB_E] = bb_popcount(r & (b - 1));
+	stop[BB_E] = b;
+
+	r = col & below;
+	b = r & block;
+	m = 63 - __builtin_clzll((b << 1) | 1); /* highest blocker + 1, or 0 */
+	t[BB_S] = bb_popcount(r >> m);
+	stop[BB_S] = (1ULL << m) >> 1;
+
+	r = row & below;
+	b = r & block;
+	m = 63 - __builtin_clzll((b << 1) | 1);
+	t[BB_W] = bb_popcount(r >> m);
+	stop[BB_W] = (1ULL << m) >> 1;
+}
+
+/* Kinds the mover may place now, as a bit set of 1 << enum tak_kind. */
+static inline unsigned place_kinds(const struct tak_state *s)
+{
+	if (s->ply < 2)
+		return 1u << TAK_FLAT;
+	int me = (int)(s->ply & 1);
+	unsigned k = 0;
+	if (s->reserve[me][TAK_STONES])
+		k |= 1u << TAK_FLAT | 1u << TAK_WALL;
+	if (s->reserve[me][TAK_CAPS])
+		k |= 1u << TAK_CAP;
+	return k;
+}
+
+/* Number of legal moves, without making or listing them (the perft leaves). */
+static inline uint64_t count_moves(const struct tak_state *s)
+{
+	const bb_t occ = s->top[0] | s->top[1];
+	uint64_t total = (uint64_t)bb_popcount(s->geom.full & ~occ) * bb_popcount(place_kinds(s));
+	if (s->ply < 2)
+		return total;
+	const int me = (int)(s->ply & 1), n = s->size;
+	const bb_t block = s->walls | s->caps;
+	for (bb_t own = s->top[me]; own; own &= own - 1) {
+		int sq = bb_lsb(own), t[4];
+		bb_t stop[4];
+		int c = s->height[sq] < n ? s->height[sq] : n;
+		free_runs(s, sq, block, t, stop);
+		total += tak_slide_count[c][t[0]] + tak_slide_count[c][t[1]] +
+		         tak_slide_count[c][t[2]] + tak_slide_count[c][t[3]];
+		if (s->caps & own & -own)
+			for (int d = 0; d < 4; d++)
+				if (stop[d] & s->walls)
+					total += tak_slide_flat_count[c][t[d]];
+	}
+	return total;
+}
+
+static int legal_moves(const void *st, game_move *out, size_t room)
+{
+	const struct tak_state *s = st;
+	size_t n = 0;
+	if (s->result != TAK_ONGOING)
+		return 0;
+	const unsigned kinds = place_kinds(s);
+	for (bb_t e = s->geom.full & ~(s->top[0] | s->top[1]); e; e &= e - 1)
+		for (int k = 0; k < 3; k++)
+			if (kinds & 1u << k) {
+				if (n >= room)
+					return GAME_ENOSPACE;
+				out[n++] = tak_move_place(bb_lsb(e), (enum tak_kind)k);
+			}
+	if (s->ply < 2)
+		return (int)n;
+	const int me = (int)(s->ply & 1), size = s->size;
+	const bb_t block = s->walls | s->caps;
+	for (bb_t own = s->top[me]; own; own &= own - 1) {
+		int sq = bb_lsb(own), t[4];
+		bb_t stop[4];
+		int c = s->height[sq] < size ? s->height[sq] : size;
+		bool cap = (s->caps & own & -own) != 0;
+		free_runs(s, sq, block, t, stop);
+		for (int d = 0; d < 4; d++) {
+			for (int k = 1; k <= c; k++)
+				for (int i = tak_slide_first(k); i < tak_slide_upto[k][t[d]]; i++) {
+					if (n >= room)
+						return GAME_ENOSPACE;
+					out[n++] = tak_move_slide(sq, d, tak_slide_pattern[i]);
+				}
+			if (cap && (stop[d] & s->walls))
+				for (int k = 1; k <= c; k++)
+					for (int i = tak_slide_flat_lo[k][t[d]];
+					     i < tak_slide_flat_hi[k][t[d]]; i++) {
+						if (n >= room)
+							return GAME_ENOSPACE;
+						out[n++] = tak_move_slide(sq, d, tak_slide_pattern[i]);
+					}
+		}
+	}
+	return (int)n;
+}
+
+/* --- perft -------------------------------------------------------------------------------- */
+
+static uint64_t perft_node(struct tak_state *s, int depth);
+
+/* A child position reached with depth plies to go (depth >= 1). */
+static inline uint64_t perft_child(struct tak_state *s, int depth)
+{
+	if (s->result != TAK_ONGOING)
+		return 0;
+	return depth == 1 ? count_moves(s) : perft_node(s, depth);
+}
+
+/* Perft by make/unmake of every move; s is ongoing and depth >= 2. */
+static uint64_t perft_node(struct tak_state *s, int depth)
+{
+	uint64_t total = 0;
+	const int me = (int)(s->ply & 1);
+	const unsigned kinds = place_kinds(s);
+	const int owner = s->ply < 2 ? !me : me;
+	const uint16_t stale = s->stale;
+	for (bb_t e = s->geom.full & ~(s->top[0] | s->top[1]); e; e &= e - 1) {
+		int sq = bb_lsb(e);
+		for (int k = 0; k < 3; k++)
+			if (kinds & 1u << k) {
+				make_place(s, sq, k, owner);
+				total += perft_child(s, depth - 1);
+				unmake_place(s, sq, k, owner, stale);
+			}
+	}
+	if (s->ply < 2)
+		return total;
+	const int size = s->size;
+	const bb_t block = s->walls | s->caps;
+	for (bb_t own = s->top[me]; own; own &= own - 1) {
+		int sq = bb_lsb(own), t[4];
+		bb_t stop[4];
+		int c = s->height[sq] < size ? s->height[sq] : size;
+		bool cap = (s->caps & own & -own) != 0;
+		free_runs(s, sq, block, t, stop);
+		for (int d = 0; d < 4; d++) {
+			struct undo u;
+			for (int k = 1; k <= c; k++)
+				for (int i = tak_slide_first(k); i < tak_slide_upto[k][t[d]]; i++) {
+					make_slide(s, sq, d, tak_slide_pattern[i], k, &u);
+					total += perft_child(s, depth - 1);
+					unmake_slide(s, sq, d, tak_slide_pattern[i], k, &u);
+				}
+			if (cap && (stop[d] & s->walls))
+				for (int k = 1; k <= c; k++)
+					for (int i = tak_slide_flat_lo[k][t[d]];
+					     i < tak_slide_flat_hi[k][t[d]]; i++) {
+						make_slide(s, sq, d, tak_slide_pattern[i], k, &u);
+						total += perft_child(s, depth - 1);
+						unmake_slide(s, sq, d, tak_slide_pattern[i], k, &u);
+					}
+		}
+	}
+	return total;
+}
+
+static uint64_t perft(const void *st, int depth)
+{
+	if (depth <= 0)
+		return 1;
+	struct tak_state s;
+	memcpy(&s, st, sizeof s);
+	return perft_child(&s, depth);
+}
+
+/* --- options, set-up, results ------------------------------------------------------------ */
+
+static const struct game_optdef tak_opts[TAK_NOPTS] = {
+        [TAK_OPT_SIZE] = {"size", 5, 3, 8, "board size, 3..8"},
+        [TAK_OPT_KOMI] = {"komi", 0, 0, 8, "half flats added to Black's flat count, 0..8"},
+        [TAK_OPT_PIECES] = {"pieces", 0, 0, 80, "stones per player: 0 = standard, else 10..80"},
+        [TAK_OPT_CAPS] = {"caps", -1, -1, 5, "capstones per player: -1 = standard, else 0..5"},
+        [TAK_OPT_STALE] = {"stale", 0, 0, 1, "1 = 50 plies without placement or flattening draw"},
+};
+
+int tak_setup(struct tak_state *s, const struct game_params *p, const char **why)
+{
+	struct game_params def;
+	if (p == NULL) {
+		game_params_default(&game_tak, &def);
+		p = &def;
+	}
+	int64_t size = p->v[TAK_OPT_SIZE], komi = p->v[TAK_OPT_KOMI];
+	int64_t pieces = p->v[TAK_OPT_PIECES], caps = p->v[TAK_OPT_CAPS];
+	int64_t stale = p->v[TAK_OPT_STALE];
+	const char *w = NULL;
+	if (size < TAK_MIN_SIZE || size > TAK_MAX_SIZE)
+		w = "size is 3 to 8";
+	else if (komi < 0 || komi > 8)
+		w = "komi is given in half flats, 0 to 8";
+	else if (pieces != 0 && (pieces < 10 || pieces > 80))
+		w = "pieces is 0 (standard) or 10 to 80";
+	else if (caps < -1 || caps > 5)
+		w = "caps is -1 (standard) or 0 to 5";
+	else if (stale < 0 || stale > 1)
+		w = "stale is 0 or 1";
+	if (w) {
+		if (why)
+			*why = w;
+		return GAME_EOPT;
+	}
+	memset(s, 0, sizeof *s);
+	s->size = (uint8_t)size;
+	s->komi = (uint8_t)komi;
+	s->stale_rule = (uint8_t)stale;
+	s->start_reserve[TAK_STONES] = (uint8_t)(pieces ? pieces : std_stones[size]);
+	s->start_reserve[TAK_CAPS] = (uint8_t)(caps >= 0 ? caps : std_caps[size]);
+	for (int c = 0; c < 2; c++) {
+		s->reserve[c][TAK_STONES] = s->start_reserve[TAK_STONES];
+		s->reserve[c][TAK_CAPS] = s->start_reserve[TAK_CAPS];
+	}
+	bb_geom_init(&s->geom, (int)size, (int)size);
+	return GAME_OK;
+}
+
+static int init(void *st, const struct game_params *p, uint64_t seed)
+{
+	(void)seed;
+	return tak_setup(st, p, NULL);
+}
+
+static unsigned to_move(const void *st)
+{
+	const struct tak_state *s = st;
+	return s->result != TAK_ONGOING ? 0 : 1u << (s->ply & 1);
+}
+
+static int apply(void *st, game_move m)
+{
+	return tak_apply(st, m);
+}
+
+static void result(const void *st, struct game_result *r)
+{
+	const struct tak_state *s = st;
+	memset(r, 0, sizeof *r);
+	r->winner = -1;
+	r->over = s->result != TAK_ONGOING;
+	switch (s->result) {
+	case TAK_ROAD_WHITE:
+	case TAK_ROAD_BLACK:
+		r->winner = s->result == TAK_ROAD_BLACK;
+		r->reason = "road";
+		strcpy(r->score, r->winner ? "0-R" : "R-0");
+		break;
+	case TAK_FLATS_WHITE:
+	case TAK_FLATS_BLACK:
+		r->winner = s->result == TAK_FLATS_BLACK;
+		r->reason = "flats";
+		strcpy(r->score, r->winner ? "0-F" : "F-0");
+		break;
+	case TAK_FLATS_DRAW:
+	case TAK_STALE_DRAW:
+		r->reason = "draw";
+		strcpy(r->score, "1/2-1/2");
+		break;
+	default:
+		r->reason = "";
+		strcpy(r->score, "*");
+		break;
+	}
+}
+
+static int parse_move(const void *st, int seat, const char *text, game_move *m, const char **why)
+{
+	const struct tak_state *s = st;
+	if (s->result != TAK_ONGOING) {
+		if (why)
+			*why = "the game is over";
+		return GAME_EOVER;
+	}
+	if (seat != (int)(s->ply & 1)) {
+		if (why)
+			*why = "it is not your turn";
+		return GAME_ETURN;
+	}
+	return tak_parse_ptn(s, text, m, why);
+}
+
+static int format_move(const void *st, game_move m, char *buf, size_t len)
+{
+	return tak_format_ptn(st, m, buf, len);
+}
+
+static int load(void *st, const struct game_params *p, const char *text)
+{
+	return tak_load_tps(st, p, text);
+}
+
+static int save(const void *st, char *buf, size_t len)
+{
+	return tak_save_tps(st, buf, len);
+}
+
+/* --- presentation ------------------------------------------------------------------------- */
+
+static const char *const colour_name[2] = {"white", "black"};
+
+static cJSON *to_json(const void *st, int viewer)
+{
+	(void)viewer; /* Tak has no hidden information */
+	const struct tak_state *s = st;
+	char buf[1024], cell[200];
+	cJSON *j = cJSON_CreateObject(), *board, *o, *o2;
+	if (j == NULL)
+		return NULL;
+	if (tak_save_tps(s, buf, sizeof buf) < 0)
+		buf[0] = '\0';
+	cJSON_AddNumberToObject(j, "size", s->size);
+	cJSON_AddStringToObject(j, "tps", buf);
+	cJSON_AddStringToObject(j, "to_move", colour_name[s->ply & 1]);
+	cJSON_AddNumberToObject(j, "ply", s->ply);
+	cJSON_AddNumberToObject(j, "move", s->ply / 2 + 1);
+	board = cJSON_AddArrayToObject(j, "board");
+	for (int y = s->size - 1; board && y >= 0; y--) {
+		cJSON *row = cJSON_CreateArray();
+		if (row == NULL || !cJSON_AddItemToArray(board, row)) {
+			cJSON_Delete(row);
+			goto fail;
+		}
+		for (int x = 0; x < s->size; x++) {
+			tak_stack_text(s, y * s->size + x, cell, sizeof cell);
+			cJSON_AddItemToArray(row, cJSON_CreateString(cell));
+		}
+	}
+	o = cJSON_AddObjectToObject(j, "reserves");
+	for (int c = 0; o && c < 2; c++) {
+		o2 = cJSON_AddObjectToObject(o, colour_name[c]);
+		cJSON_AddNumberToObject(o2, "stones", s->reserve[c][TAK_STONES]);
+		cJSON_AddNumberToObject(o2, "caps", s->reserve[c][TAK_CAPS]);
+	}
+	o = cJSON_AddObjectToObject(j, "flats");
+	for (int c = 0; o && c < 2; c++)
+		cJSON_AddNumberToObject(o, colour_name[c], tak_flat_count(s, c));
+	cJSON_AddNumberToObject(j, "komi", s->komi);
+	if (s->result == TAK_ONGOING) {
+		cJSON_AddNullToObject(j, "result");
+	} else {
+		struct game_result r;
+		result(s, &r);
+		o = cJSON_AddObjectToObject(j, "result");
+		if (r.winner >= 0)
+			cJSON_AddStringToObject(o, "winner", colour_name[r.winner]);
+		else
+			cJSON_AddNullToObject(o, "winner");
+		cJSON_AddStringToObject(o, "reason", r.reason);
+		cJSON_AddStringToObject(o, "score", r.score);
+	}
+	return j;
+fail:
+	cJSON_Delete(j);
+	return NULL;
+}
+
+/* Appends to buf at *at (bounded by len); *at keeps counting past len on overflow. */
+static void put(char *buf, size_t len, size_t *at, const char *fmt, ...)
+        __attribute__((format(printf, 4, 5)));
+static void put(char *buf, size_t len, size_t *at, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(*at < len ? buf + *at : NULL, *at < len ? len - *at : 0, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		*at += (size_t)n;
+}
+
+#define CELL_W 7 /* characters per square: up to 6 of stack text and a space */
+
+/*
+ * The board drawn for a terminal (at most 3 + 8 * 7 + 3 = 62 columns): rank 8
+ * at the top, each square its stack bottom to top as in TPS ("12S"); a stack
+ * too long for 6 characters shows its height, '^' and its top pieces
+ * ("11^21C"). Then reserves, flat counts with komi, and whose turn it is.
+ */
+static int render_text(const void *st, int viewer, char *buf, size_t len)
+{
+	(void)viewer;
+	const struct tak_state *s = st;
+	const int n = s->size;
+	size_t at = 0;
+	char cell[200];
+	bool tall = false;
+	if (len == 0)
+		return GAME_ENOSPACE;
+	put(buf, len, &at, "   ");
+	for (int x = 0; x < n; x++)
+		put(buf, len, &at, " %-*c", CELL_W - 1, 'a' + x);
+	put(buf, len, &at, "\n");
+	for (int y = n - 1; y >= 0; y--) {
+		put(buf, len, &at, "%2d ", y + 1);
+		for (int x = 0; x < n; x++) {
+			int sl = tak_stack_text(s, y * n + x, cell, sizeof cell);
+			const char *show = cell;
+			char tmp[16];
+			if (sl == 0) {
+				show = ".";
+			} else if (sl > CELL_W - 1) {
+				int h = snprintf(tmp, sizeof tmp, "%d^", s->height[y * n + x]);
+				int room = CELL_W - 1 - h;
+				snprintf(tmp + h, sizeof tmp - (size_t)h, "%s", cell + sl - room);
+				show = tmp;
+				tall = true;
+			}
+			put(buf, len, &at, " %-*s", CELL_W - 1, show);
+		}
+		put(buf, len, &at, " %d\n", y + 1);
+	}
+	put(buf, len, &at, "   ");
+	for (int x = 0; x < n; x++)
+		put(buf, len, &at, " %-*c", CELL_W - 1, 'a' + x);
+	put(buf, len, &at, "\n");
+	if (tall)
+		put(buf, len, &at, "(h^...: a stack h pieces tall, its top pieces shown)\n");
+	for (int c = 0; c < 2; c++)
+		put(buf, len, &at, "%s (%d): %d stone%s, %d cap%s in reserve\n",
+		    c ? "Black" : "White", c + 1, s->reserve[c][TAK_STONES],
+		    s->reserve[c][TAK_STONES] == 1 ? "" : "s", s->reserve[c][TAK_CAPS],
+		    s->reserve[c][TAK_CAPS] == 1 ? "" : "s");
+	put(buf, len, &at, "Flats: white %d, black %d", tak_flat_count(s, 0), tak_flat_count(s, 1));
+	if (s->komi)
+		put(buf, len, &at, " + komi %d%s", s->komi / 2, s->komi & 1 ? ".5" : "");
+	put(buf, len, &at, "\n");
+	if (s->result != TAK_ONGOING) {
+		struct game_result r;
+		result(s, &r);
+		put(buf, len, &at, "Game over: %s (%s)\n", r.score, r.reason);
+	} else {
+		put(buf, len, &at, "Move %u, %s to play%s\n", (unsigned)(s->ply / 2 + 1),
+		    colour_name[s->ply & 1],
+		    s->ply < 2 ? " (opening: place one of the opponent's flats)" : "");
+	}
+	if (at >= len)
+		return GAME_ENOSPACE;
+	return (int)at;
+}
+
+const struct game_ops game_tak = {
+        .name = "tak",
+        .title = "Tak",
+        .flags = 0,
+        .nplayers = 2,
+        .seat_names = {"white", "black"},
+        .state_size = sizeof(struct tak_state),
+        .max_moves = TAK_MAX_MOVES,
+        .nopts = TAK_NOPTS,
+        .opts = tak_opts,
+        .init = init,
+        .to_move = to_move,
+        .legal_moves = legal_moves,
+        .apply = apply,
+        .resolve = NULL,
+        .result = result,
+        .parse_move = parse_move,
+        .format_move = format_move,
+        .load = load,
+        .save = save,
+        .to_json = to_json,
+        .render_text = render_text,
+        .perft = perft,
+        .evaluate = NULL,
+};
