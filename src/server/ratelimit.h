@@ -11,7 +11,7 @@
  * most `max_entries` addresses are tracked; when the table is full, entries
  * whose failures have all expired are dropped first, then the entry touched
  * least recently (a flood from many addresses can thus push one address out
- * early; it never grows memory).
+ * early; it never grows memory). Times passed in must not decrease.
  */
 #ifndef BITARENA_SERVER_RATELIMIT_H
 #define BITARENA_SERVER_RATELIMIT_H

@@ -81,6 +81,8 @@ void store_close(struct store *s);
 int store_schema_version(struct store *s);
 /* Path of the database file (owned by s). */
 const char *store_path(const struct store *s);
+/* SQLite's message for the last failure, for the server log (owned by s). */
+const char *store_last_error(struct store *s);
 
 /* ---- accounts ------------------------------------------------------------------ */
 

@@ -1,0 +1,604 @@
+/*
+ * check_store.c - the SQLite store (src/server/store.c) in a temporary
+ * directory: account rules and Argon2id hashes, the move journal and its
+ * guards, recovery of games in progress (also after a child process holding
+ * the store is killed with SIGKILL mid-stream), ratings, history, reopening
+ * and migrations.
+ */
+#include <check.h>
+#include <dirent.h>
+#include <signal.h>
+#include <sodium.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "server/store.h"
+
+static char tmpdir[256];
+static char dbdir[300];
+
+static void setup(void)
+{
+	const char *base = getenv("TMPDIR");
+	snprintf(tmpdir, sizeof tmpdir, "%s/check_store.XXXXXX", base && *base ? base : "/tmp");
+	ck_assert_ptr_nonnull(mkdtemp(tmpdir));
+	/* A nested directory that does not exist yet: store_open creates it. */
+	snprintf(dbdir, sizeof dbdir, "%s/data/db", tmpdir);
+}
+
+static void rm_dir(const char *path)
+{
+	DIR *d = opendir(path);
+	if (!d)
+		return;
+	struct dirent *e;
+	char p[600];
+	while ((e = readdir(d)) != NULL) {
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		snprintf(p, sizeof p, "%s/%s", path, e->d_name);
+		if (e->d_type == DT_DIR)
+			rm_dir(p);
+		else
+			unlink(p);
+	}
+	closedir(d);
+	rmdir(path);
+}
+
+static void teardown(void)
+{
+	rm_dir(tmpdir);
+}
+
+/* Opens the test store with the cheapest Argon2id cost (fast under valgrind). */
+static struct store *open_fast(void)
+{
+	struct store *s = NULL;
+	ck_assert_int_eq(store_open(dbdir, &s), STORE_OK);
+	ck_assert_ptr_nonnull(s);
+	store_set_hash_cost(s, crypto_pwhash_OPSLIMIT_MIN, crypto_pwhash_MEMLIMIT_MIN);
+	return s;
+}
+
+static void new_game(struct store_game *g, const char *kind, const char *p0, const char *p1,
+                     int64_t started)
+{
+	memset(g, 0, sizeof(*g));
+	snprintf(g->kind, sizeof g->kind, "%s", kind);
+	snprintf(g->options, sizeof g->options, "size=5 komi=4");
+	g->seed = 0xFEDCBA9876543210ULL; /* high bit set: must survive the int64 column */
+	snprintf(g->players[0], sizeof g->players[0], "%s", p0);
+	snprintf(g->players[1], sizeof g->players[1], "%s", p1);
+	g->rated = true;
+	g->time_base_ms = 300000;
+	g->time_inc_ms = 3000;
+	g->started = started;
+}
+
+static void make_move(struct store_move *m, int ply, const char *text)
+{
+	memset(m, 0, sizeof(*m));
+	m->ply = ply;
+	m->seat = ply % 2;
+	snprintf(m->text, sizeof m->text, "%s", text);
+	m->ms_used = 1000 + ply;
+	m->clock_ms[0] = 300000 - ply * 10;
+	m->clock_ms[1] = 300000 - ply * 20;
+	m->at = 1700000000000LL + ply;
+}
+
+/* True when the bytes of needle occur in the file. */
+static bool file_contains(const char *path, const char *needle)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return false;
+	size_t n = strlen(needle), have = 0, cap = 1 << 16;
+	char *buf = malloc(cap);
+	ck_assert_ptr_nonnull(buf);
+	size_t r;
+	while ((r = fread(buf + have, 1, cap - have, f)) > 0) {
+		have += r;
+		if (have == cap) {
+			cap *= 2;
+			buf = realloc(buf, cap);
+			ck_assert_ptr_nonnull(buf);
+		}
+	}
+	fclose(f);
+	bool found = false;
+	for (size_t i = 0; n <= have && i + n <= have && !found; i++)
+		found = memcmp(buf + i, needle, n) == 0;
+	free(buf);
+	return found;
+}
+
+START_TEST(test_accounts)
+{
+	struct store *s = open_fast();
+	char canon[STORE_NAME_MAX + 1];
+	ck_assert_int_eq(store_account_create(s, "Alice_1", "correct horse", 1000), STORE_OK);
+	/* Case-insensitive uniqueness. */
+	ck_assert_int_eq(store_account_create(s, "alice_1", "whatever1", 1001), STORE_EEXISTS);
+	ck_assert_int_eq(store_account_create(s, "ALICE_1", "whatever1", 1001), STORE_EEXISTS);
+	ck_assert_int_eq(store_account_exists(s, "aLiCe_1", canon), 1);
+	ck_assert_str_eq(canon, "Alice_1");
+	ck_assert_int_eq(store_account_exists(s, "bob", NULL), 0);
+	/* Login: any letter case, canonical name back; wrong password refused. */
+	memset(canon, 0, sizeof canon);
+	ck_assert_int_eq(store_account_verify(s, "ALICE_1", "correct horse", canon), STORE_OK);
+	ck_assert_str_eq(canon, "Alice_1");
+	ck_assert_int_eq(store_account_verify(s, "Alice_1", "correct horsE", canon), STORE_EAUTH);
+	ck_assert_int_eq(store_account_verify(s, "Alice_1", "", canon), STORE_EAUTH);
+	ck_assert_int_eq(store_account_verify(s, "nobody", "correct horse", canon),
+	                 STORE_ENOTFOUND);
+	ck_assert_int_eq(store_account_verify(s, "bad name", "correct horse", canon),
+	                 STORE_ENOTFOUND);
+	/* Bad names. */
+	const char *bad[] = {"", "a", "with space", "dash-name", "dot.name", "caf\xc3\xa9",
+	                     "abcdefghijklmnopqrstu" /* 21 */, "semi;colon", "quote'"};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+		ck_assert_int_eq(store_account_create(s, bad[i], "password", 1), STORE_ENAME);
+	ck_assert(store_name_valid("ab"));
+	ck_assert(store_name_valid("abcdefghijklmnopqrst")); /* 20 */
+	ck_assert(store_name_valid("Z_9"));
+	ck_assert(!store_name_valid(NULL));
+	/* Password lengths: 6..128 bytes. */
+	char pw[200];
+	memset(pw, 'x', sizeof pw);
+	pw[5] = '\0';
+	ck_assert_int_eq(store_account_create(s, "short", pw, 1), STORE_EPASSWORD);
+	pw[5] = 'x';
+	pw[129] = '\0';
+	ck_assert_int_eq(store_account_create(s, "longpw", pw, 1), STORE_EPASSWORD);
+	pw[128] = '\0';
+	ck_assert_int_eq(store_account_create(s, "longpw", pw, 1), STORE_OK);
+	ck_assert_int_eq(store_account_verify(s, "longpw", pw, NULL), STORE_OK);
+	ck_assert_int_eq(store_account_create(s, "six", "123456", 1), STORE_OK);
+	/* The stored hash is Argon2id and verifies on its own; no clear text anywhere. */
+	char hash[STORE_HASH_MAX];
+	ck_assert_int_eq(store_account_hash(s, "ALICE_1", canon, hash), STORE_OK);
+	ck_assert_int_eq(strncmp(hash, "$argon2id$", 10), 0);
+	ck_assert_ptr_null(strstr(hash, "correct horse"));
+	ck_assert_int_eq(store_password_check(hash, "correct horse"), STORE_OK);
+	ck_assert_int_eq(store_password_check(hash, "correct horsf"), STORE_EAUTH);
+	/* A precomputed hash (as a worker thread would make) is accepted. */
+	ck_assert_int_eq(store_password_hash("threaded1", crypto_pwhash_OPSLIMIT_MIN,
+	                                     crypto_pwhash_MEMLIMIT_MIN, hash),
+	                 STORE_OK);
+	ck_assert_int_eq(store_account_insert(s, "Worker", hash, 5), STORE_OK);
+	ck_assert_int_eq(store_account_insert(s, "WORKER", hash, 5), STORE_EEXISTS);
+	ck_assert_int_eq(store_account_verify(s, "worker", "threaded1", canon), STORE_OK);
+	ck_assert_str_eq(canon, "Worker");
+	char path[400];
+	snprintf(path, sizeof path, "%s", store_path(s));
+	store_close(s);
+	/* Neither the database nor its WAL holds the clear password. */
+	ck_assert(file_contains(path, "Alice_1"));
+	ck_assert(!file_contains(path, "correct horse"));
+	strcat(path, "-wal");
+	ck_assert(!file_contains(path, "correct horse"));
+}
+END_TEST
+
+/* The default cost is libsodium's INTERACTIVE Argon2id: t=2, m=64 MiB. */
+START_TEST(test_default_hash_cost)
+{
+	struct store *s = NULL;
+	ck_assert_int_eq(store_open(dbdir, &s), STORE_OK);
+	ck_assert_int_eq(store_account_create(s, "Carol", "interactive", 1), STORE_OK);
+	char hash[STORE_HASH_MAX];
+	ck_assert_int_eq(store_account_hash(s, "carol", NULL, hash), STORE_OK);
+	ck_assert_int_eq(strncmp(hash, "$argon2id$v=19$m=65536,t=2,p=1$", 31), 0);
+	ck_assert_int_eq(store_account_verify(s, "carol", "interactive", NULL), STORE_OK);
+	store_close(s);
+}
+END_TEST
+
+START_TEST(test_journal_guards)
+{
+	struct store *s = open_fast();
+	struct store_game g;
+	struct store_move m;
+	int64_t id;
+	new_game(&g, "tak", "alice", "Guest17", 100);
+	g.guest[1] = true;
+	ck_assert_int_eq(store_game_begin(s, &g, &id), STORE_OK);
+	ck_assert_int_gt(id, 0);
+	/* Plies must come in order from 0. */
+	make_move(&m, 1, "a1");
+	ck_assert_int_eq(store_move_append(s, id, &m), STORE_ESTATE);
+	make_move(&m, 0, "a1");
+	ck_assert_int_eq(store_move_append(s, id, &m), STORE_OK);
+	ck_assert_int_eq(store_move_append(s, id, &m), STORE_ESTATE); /* ply 0 again */
+	make_move(&m, 1, "e5");
+	m.seat = 2;
+	ck_assert_int_eq(store_move_append(s, id, &m), STORE_EINVAL);
+	ck_assert_int_eq(store_move_append(s, id + 100, &m), STORE_EINVAL);
+	m.seat = 1;
+	ck_assert_int_eq(store_move_append(s, id + 100, &m), STORE_ENOTFOUND);
+	ck_assert_int_eq(store_move_append(s, id, &m), STORE_OK);
+	make_move(&m, 2, "Sb2");
+	ck_assert_int_eq(store_move_append(s, id, &m), STORE_OK);
+	/* Undo removes the last ply only; the next append reuses its number. */
+	ck_assert_int_eq(store_move_remove_last(s, id), STORE_OK);
+	struct store_game f;
+	ck_assert_int_eq(store_game_fetch(s, id, &f), STORE_OK);
+	ck_assert_int_eq(f.plies, 2);
+	ck_assert_str_eq(f.moves[1].text, "e5");
+	/* In progress: the clocks are those after the last move. */
+	ck_assert_int_eq(f.clock_ms[0], 300000 - 10);
+	ck_assert_int_eq(f.clock_ms[1], 300000 - 20);
+	store_game_clear(&f);
+	ck_assert_ptr_null(f.moves);
+	make_move(&m, 2, "c3");
+	ck_assert_int_eq(store_move_append(s, id, &m), STORE_OK);
+	ck_assert_int_eq(store_move_remove_last(s, id), STORE_OK);
+	ck_assert_int_eq(store_move_remove_last(s, id), STORE_OK);
+	ck_assert_int_eq(store_move_remove_last(s, id), STORE_OK);
+	ck_assert_int_eq(store_move_remove_last(s, id), STORE_ESTATE); /* nothing left */
+	ck_assert_int_eq(store_move_remove_last(s, id + 100), STORE_ENOTFOUND);
+	/* Before any move the clocks are the base time. */
+	ck_assert_int_eq(store_game_fetch(s, id, &f), STORE_OK);
+	ck_assert_int_eq(f.plies, 0);
+	ck_assert_ptr_null(f.moves);
+	ck_assert_int_eq(f.clock_ms[0], 300000);
+	ck_assert_int_eq(f.clock_ms[1], 300000);
+	ck_assert_int_eq(f.status, STORE_IN_PROGRESS);
+	store_game_clear(&f);
+	make_move(&m, 0, "a5");
+	ck_assert_int_eq(store_move_append(s, id, &m), STORE_OK);
+	/* Rating a guest seat fails and rolls the whole finish back. */
+	struct store_finish fin = {.status = STORE_FINISHED, .result = "R-0", .winner = 0,
+	                           .reason = "road", .ended = 200, .clock_ms = {1234, 5678}};
+	fin.rate[1] = true;
+	store_rating_default(&fin.rating[1]);
+	ck_assert_int_eq(store_account_create(s, "alice", "password", 1), STORE_OK);
+	ck_assert_int_eq(store_game_finish(s, id, &fin), STORE_ENOTFOUND);
+	ck_assert_int_eq(store_game_fetch(s, id, &f), STORE_OK);
+	ck_assert_int_eq(f.status, STORE_IN_PROGRESS);
+	store_game_clear(&f);
+	/* Unrated finish works; then the game is closed to every change. */
+	fin.rate[1] = false;
+	fin.winner = 2;
+	ck_assert_int_eq(store_game_finish(s, id, &fin), STORE_EINVAL);
+	fin.winner = 0;
+	fin.status = STORE_IN_PROGRESS;
+	ck_assert_int_eq(store_game_finish(s, id, &fin), STORE_EINVAL);
+	fin.status = STORE_FINISHED;
+	ck_assert_int_eq(store_game_finish(s, id + 100, &fin), STORE_ENOTFOUND);
+	ck_assert_int_eq(store_game_finish(s, id, &fin), STORE_OK);
+	ck_assert_int_eq(store_game_finish(s, id, &fin), STORE_ESTATE);
+	make_move(&m, 1, "e1");
+	ck_assert_int_eq(store_move_append(s, id, &m), STORE_ESTATE);
+	ck_assert_int_eq(store_move_remove_last(s, id), STORE_ESTATE);
+	ck_assert_int_eq(store_game_fetch(s, id, &f), STORE_OK);
+	ck_assert_int_eq(f.status, STORE_FINISHED);
+	ck_assert_str_eq(f.result, "R-0");
+	ck_assert_str_eq(f.reason, "road");
+	ck_assert_int_eq(f.winner, 0);
+	ck_assert_int_eq(f.ended, 200);
+	ck_assert_int_eq(f.clock_ms[0], 1234); /* final clocks, not the last move's */
+	ck_assert_int_eq(f.clock_ms[1], 5678);
+	ck_assert(f.guest[1] && !f.guest[0]);
+	store_game_clear(&f);
+	ck_assert_int_eq(store_game_fetch(s, id + 100, &f), STORE_ENOTFOUND);
+	/* Bad game rows. */
+	new_game(&g, "", "a", "b", 1);
+	ck_assert_int_eq(store_game_begin(s, &g, &id), STORE_EINVAL);
+	new_game(&g, "tak", "", "b", 1);
+	ck_assert_int_eq(store_game_begin(s, &g, &id), STORE_EINVAL);
+	new_game(&g, "tak", "a", "b", 1);
+	memset(g.kind, 'k', sizeof g.kind); /* unterminated */
+	ck_assert_int_eq(store_game_begin(s, &g, &id), STORE_EINVAL);
+	store_close(s);
+}
+END_TEST
+
+START_TEST(test_reopen_and_recovery)
+{
+	struct store *s = open_fast();
+	ck_assert_int_eq(store_schema_version(s), 1);
+	ck_assert_int_eq(store_account_create(s, "Dave", "password1", 10), STORE_OK);
+	struct store_rating r = {1612.5, 80.25, 0.0601, 7, 99};
+	ck_assert_int_eq(store_rating_put(s, "dave", "tak", &r), STORE_OK);
+	/* Three games: one finished, two in progress with moves. */
+	const char *moves[] = {"a1", "e5", "c3", "Sc4", "2c3+11", "Cd4", "d3<"};
+	int64_t ids[3];
+	struct store_game g;
+	struct store_move m;
+	for (int k = 0; k < 3; k++) {
+		new_game(&g, k == 1 ? "ttt" : "tak", "Dave", "eve", 1000 + k);
+		g.guest[1] = true;
+		ck_assert_int_eq(store_game_begin(s, &g, &ids[k]), STORE_OK);
+		if (k > 0)
+			ck_assert_int_gt(ids[k], ids[k - 1]);
+	}
+	for (int k = 0; k < 3; k++)
+		for (int i = 0; i < 7 - k; i++) {
+			make_move(&m, i, moves[i]);
+			ck_assert_int_eq(store_move_append(s, ids[k], &m), STORE_OK);
+		}
+	struct store_finish fin = {.status = STORE_FINISHED, .result = "0-1", .winner = 1,
+	                           .reason = "resign", .ended = 5000};
+	ck_assert_int_eq(store_game_finish(s, ids[0], &fin), STORE_OK);
+	store_close(s);
+
+	/* Reopen: the migration does not run twice, and everything is there. */
+	s = open_fast();
+	ck_assert_int_eq(store_schema_version(s), 1);
+	ck_assert_int_eq(store_account_verify(s, "DAVE", "password1", NULL), STORE_OK);
+	struct store_rating got;
+	ck_assert_int_eq(store_rating_get(s, "Dave", "tak", &got), STORE_OK);
+	ck_assert_double_eq(got.rating, 1612.5);
+	ck_assert_double_eq(got.rd, 80.25);
+	ck_assert_double_eq(got.volatility, 0.0601);
+	ck_assert_int_eq(got.games, 7);
+	ck_assert_int_eq(got.updated, 99);
+	struct store_game *v = NULL;
+	size_t n = 99;
+	ck_assert_int_eq(store_games_in_progress(s, &v, &n), STORE_OK);
+	ck_assert_uint_eq(n, 2);
+	for (size_t k = 0; k < n; k++) {
+		const struct store_game *p = &v[k];
+		ck_assert_int_eq(p->id, ids[k + 1]); /* oldest first */
+		ck_assert_str_eq(p->kind, k == 0 ? "ttt" : "tak");
+		ck_assert_str_eq(p->options, "size=5 komi=4");
+		ck_assert(p->seed == 0xFEDCBA9876543210ULL);
+		ck_assert_str_eq(p->players[0], "Dave");
+		ck_assert_str_eq(p->players[1], "eve");
+		ck_assert(!p->guest[0] && p->guest[1] && p->rated);
+		ck_assert_int_eq(p->time_base_ms, 300000);
+		ck_assert_int_eq(p->time_inc_ms, 3000);
+		ck_assert_int_eq(p->started, 1001 + (int64_t)k);
+		ck_assert_int_eq(p->status, STORE_IN_PROGRESS);
+		int want = 6 - (int)k;
+		ck_assert_int_eq(p->plies, want);
+		for (int i = 0; i < want; i++) {
+			ck_assert_int_eq(p->moves[i].ply, i);
+			ck_assert_int_eq(p->moves[i].seat, i % 2);
+			ck_assert_str_eq(p->moves[i].text, moves[i]);
+			ck_assert_int_eq(p->moves[i].ms_used, 1000 + i);
+			ck_assert_int_eq(p->moves[i].clock_ms[0], 300000 - i * 10);
+			ck_assert_int_eq(p->moves[i].clock_ms[1], 300000 - i * 20);
+			ck_assert_int_eq(p->moves[i].at, 1700000000000LL + i);
+		}
+		ck_assert_int_eq(p->clock_ms[1], 300000 - (want - 1) * 20);
+	}
+	store_games_free(v, n);
+	/* Ids keep growing after a restart. */
+	int64_t next;
+	new_game(&g, "mnk", "x1", "x2", 9);
+	ck_assert_int_eq(store_game_begin(s, &g, &next), STORE_OK);
+	ck_assert_int_gt(next, ids[2]);
+	store_close(s);
+}
+END_TEST
+
+/* A child appends moves and acknowledges each one on a pipe; it is SIGKILLed mid-stream. */
+START_TEST(test_kill9_keeps_acknowledged_moves)
+{
+	struct store *s = open_fast();
+	struct store_game g;
+	int64_t id;
+	new_game(&g, "tak", "p1", "p2", 1);
+	ck_assert_int_eq(store_game_begin(s, &g, &id), STORE_OK);
+	store_close(s);
+	int fds[2];
+	ck_assert_int_eq(pipe(fds), 0);
+	pid_t pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		close(fds[0]);
+		struct store *cs = NULL;
+		if (store_open(dbdir, &cs) != STORE_OK)
+			_exit(2);
+		for (int ply = 0;; ply++) { /* until killed */
+			struct store_move m;
+			make_move(&m, ply, ply % 2 ? "b2" : "a1");
+			if (store_move_append(cs, id, &m) != STORE_OK)
+				_exit(3);
+			if (write(fds[1], &ply, sizeof ply) != sizeof ply)
+				_exit(4);
+		}
+	}
+	close(fds[1]);
+	int acked = -1, ply;
+	while (acked < 40 && read(fds[0], &ply, sizeof ply) == sizeof ply)
+		acked = ply;
+	kill(pid, SIGKILL);
+	int status;
+	waitpid(pid, &status, 0);
+	/* Acknowledgements that were already in the pipe count too. */
+	while (read(fds[0], &ply, sizeof ply) == sizeof ply)
+		acked = ply;
+	close(fds[0]);
+	ck_assert(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+	ck_assert_int_ge(acked, 40);
+	s = open_fast();
+	struct store_game *v = NULL;
+	size_t n = 0;
+	ck_assert_int_eq(store_games_in_progress(s, &v, &n), STORE_OK);
+	ck_assert_uint_eq(n, 1);
+	/* Every acknowledged move is there (one more may have committed before the ack). */
+	ck_assert_int_ge(v[0].plies, acked + 1);
+	ck_assert_int_le(v[0].plies, acked + 2);
+	for (int i = 0; i < v[0].plies; i++)
+		ck_assert_int_eq(v[0].moves[i].ply, i);
+	store_games_free(v, n);
+	store_close(s);
+}
+END_TEST
+
+START_TEST(test_ratings)
+{
+	struct store *s = open_fast();
+	const char *names[] = {"Ann", "Ben", "Cid", "Dot"};
+	for (int i = 0; i < 4; i++)
+		ck_assert_int_eq(store_account_create(s, names[i], "password", 1), STORE_OK);
+	struct store_rating r;
+	ck_assert_int_eq(store_rating_get(s, "ann", "tak", &r), STORE_OK);
+	ck_assert_double_eq(r.rating, 1500);
+	ck_assert_double_eq(r.rd, 350);
+	ck_assert_double_eq(r.volatility, 0.06);
+	ck_assert_int_eq(r.games, 0);
+	ck_assert_int_eq(store_rating_get(s, "nobody", "tak", &r), STORE_ENOTFOUND);
+	ck_assert_int_eq(store_rating_put(s, "nobody", "tak", &r), STORE_ENOTFOUND);
+	/* Ann 1600, Ben 1700 (RD 100), Cid 1700 (RD 50), Dot unrated in tak but rated in ttt. */
+	struct store_rating ra = {1600, 60, 0.06, 3, 5}, rb = {1700, 100, 0.06, 4, 5},
+	                    rc = {1700, 50, 0.06, 9, 5}, rz = {1900, 300, 0.06, 0, 5},
+	                    rt = {1450, 200, 0.06, 1, 5};
+	ck_assert_int_eq(store_rating_put(s, "ANN", "tak", &ra), STORE_OK);
+	ck_assert_int_eq(store_rating_put(s, "ben", "tak", &rb), STORE_OK);
+	ck_assert_int_eq(store_rating_put(s, "cid", "tak", &rc), STORE_OK);
+	ck_assert_int_eq(store_rating_put(s, "dot", "tak", &rz), STORE_OK); /* 0 games */
+	ck_assert_int_eq(store_rating_put(s, "dot", "ttt", &rt), STORE_OK);
+	ra.rating = 1650; /* replace */
+	ck_assert_int_eq(store_rating_put(s, "ann", "tak", &ra), STORE_OK);
+	struct store_rating_row rows[10];
+	int n = store_rating_top(s, "tak", rows, 10);
+	ck_assert_int_eq(n, 3); /* Dot has no rated tak game */
+	ck_assert_str_eq(rows[0].name, "Cid"); /* 1700, smaller RD first */
+	ck_assert_str_eq(rows[1].name, "Ben");
+	ck_assert_str_eq(rows[2].name, "Ann");
+	ck_assert_double_eq(rows[2].r.rating, 1650);
+	ck_assert_str_eq(rows[2].kind, "tak");
+	ck_assert_int_eq(store_rating_top(s, "tak", rows, 2), 2);
+	ck_assert_int_eq(store_rating_top(s, "xmas", rows, 10), 0);
+	n = store_ratings_of(s, "DOT", rows, 10);
+	ck_assert_int_eq(n, 2);
+	ck_assert_str_eq(rows[0].kind, "tak");
+	ck_assert_str_eq(rows[1].kind, "ttt");
+	ck_assert_str_eq(rows[1].name, "Dot");
+	ck_assert_double_eq(rows[1].r.rating, 1450);
+	/* A rated finish writes both new ratings in the game's kind, in one transaction. */
+	struct store_game g;
+	int64_t id;
+	new_game(&g, "ttt", "Ann", "Ben", 1);
+	ck_assert_int_eq(store_game_begin(s, &g, &id), STORE_OK);
+	struct store_finish fin = {.status = STORE_FINISHED, .result = "1-0", .winner = 0,
+	                           .reason = "line", .ended = 2, .rate = {true, true}};
+	fin.rating[0] = (struct store_rating){1662.3, 290.3, 0.06, 1, 2};
+	fin.rating[1] = (struct store_rating){1337.7, 290.3, 0.06, 1, 2};
+	ck_assert_int_eq(store_game_finish(s, id, &fin), STORE_OK);
+	ck_assert_int_eq(store_rating_get(s, "ann", "ttt", &r), STORE_OK);
+	ck_assert_double_eq(r.rating, 1662.3);
+	ck_assert_int_eq(r.games, 1);
+	ck_assert_int_eq(store_rating_get(s, "ben", "ttt", &r), STORE_OK);
+	ck_assert_double_eq(r.rating, 1337.7);
+	ck_assert_int_eq(store_rating_get(s, "ann", "tak", &r), STORE_OK);
+	ck_assert_double_eq(r.rating, 1650); /* other kinds untouched */
+	store_close(s);
+}
+END_TEST
+
+START_TEST(test_history)
+{
+	struct store *s = open_fast();
+	struct store_game g;
+	struct store_move m;
+	int64_t ids[5];
+	/* Games 0..3 end at times 40, 10, 30, 20; game 4 stays in progress. */
+	int64_t ends[4] = {40, 10, 30, 20};
+	for (int k = 0; k < 5; k++) {
+		new_game(&g, "tak", k == 2 ? "zed" : "Hal", k == 2 ? "HAL" : "ivy", k);
+		ck_assert_int_eq(store_game_begin(s, &g, &ids[k]), STORE_OK);
+		for (int i = 0; i < k; i++) {
+			make_move(&m, i, "a1");
+			ck_assert_int_eq(store_move_append(s, ids[k], &m), STORE_OK);
+		}
+		if (k < 4) {
+			struct store_finish fin = {.status = k == 3 ? STORE_ABORTED : STORE_FINISHED,
+			                           .result = k == 3 ? "" : "F-0",
+			                           .winner = k == 3 ? -1 : 0,
+			                           .reason = k == 3 ? "abort" : "flats",
+			                           .ended = ends[k]};
+			ck_assert_int_eq(store_game_finish(s, ids[k], &fin), STORE_OK);
+		}
+	}
+	struct store_game *v;
+	size_t n;
+	ck_assert_int_eq(store_history(s, "hal", 10, &v, &n), STORE_OK);
+	ck_assert_uint_eq(n, 4); /* not the one in progress; seat 1 counts too */
+	int64_t want[4] = {ids[0], ids[2], ids[3], ids[1]};
+	for (size_t i = 0; i < n; i++) {
+		ck_assert_int_eq(v[i].id, want[i]);
+		ck_assert_ptr_null(v[i].moves);
+	}
+	ck_assert_int_eq(v[0].plies, 0);
+	ck_assert_int_eq(v[1].plies, 2);
+	ck_assert_int_eq(v[2].status, STORE_ABORTED);
+	ck_assert_str_eq(v[1].players[1], "HAL");
+	store_games_free(v, n);
+	ck_assert_int_eq(store_history(s, "HAL", 2, &v, &n), STORE_OK);
+	ck_assert_uint_eq(n, 2);
+	ck_assert_int_eq(v[1].id, ids[2]);
+	store_games_free(v, n);
+	ck_assert_int_eq(store_history(s, "nobody", 10, &v, &n), STORE_OK);
+	ck_assert_uint_eq(n, 0);
+	ck_assert_ptr_null(v);
+	ck_assert_int_eq(store_history(s, "ivy", 10, &v, &n), STORE_OK);
+	ck_assert_uint_eq(n, 3);
+	store_games_free(v, n);
+	store_close(s);
+}
+END_TEST
+
+/* A database from a newer program is refused, not migrated backwards. */
+START_TEST(test_newer_schema_refused)
+{
+	struct store *s = open_fast();
+	char path[400];
+	snprintf(path, sizeof path, "%s", store_path(s));
+	store_close(s);
+	sqlite3 *db;
+	ck_assert_int_eq(sqlite3_open(path, &db), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_exec(db, "PRAGMA user_version = 99", NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+	s = (struct store *)1;
+	ck_assert_int_eq(store_open(dbdir, &s), STORE_ESCHEMA);
+	ck_assert_ptr_null(s);
+	/* A path that cannot be a directory. */
+	char file[400];
+	snprintf(file, sizeof file, "%s/plainfile", tmpdir);
+	FILE *f = fopen(file, "w");
+	ck_assert_ptr_nonnull(f);
+	fclose(f);
+	ck_assert_int_eq(store_open(file, &s), STORE_EIO);
+	ck_assert_int_eq(store_open("", &s), STORE_EINVAL);
+	ck_assert_str_eq(store_strerror(STORE_EEXISTS), "that name is taken");
+	ck_assert_str_eq(store_status_name(STORE_ABORTED), "aborted");
+}
+END_TEST
+
+static Suite *store_suite(void)
+{
+	Suite *s = suite_create("store");
+	TCase *tc = tcase_create("sqlite");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, test_accounts);
+	tcase_add_test(tc, test_default_hash_cost);
+	tcase_add_test(tc, test_journal_guards);
+	tcase_add_test(tc, test_reopen_and_recovery);
+	tcase_add_test(tc, test_kill9_keeps_acknowledged_moves);
+	tcase_add_test(tc, test_ratings);
+	tcase_add_test(tc, test_history);
+	tcase_add_test(tc, test_newer_schema_refused);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(store_suite());
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
