@@ -5,9 +5,11 @@
 #include "games/game.h"
 
 extern const struct game_ops game_ttt, game_mnk;
+extern const struct game_ops game_xmas;
 
 const struct game_ops *const game_table[] = {
 	&game_ttt,
 	&game_mnk,
+	&game_xmas,
 	NULL,
 };
