@@ -30,8 +30,7 @@ END_TEST
 START_TEST(test_upset_branch)
 {
 	struct glicko p = {1500, 50, 0.06}, out;
-	struct glicko_result res[4] = {
-	        {2300, 30, 1}, {2300, 30, 1}, {2300, 30, 1}, {2300, 30, 1}};
+	struct glicko_result res[4] = {{2300, 30, 1}, {2300, 30, 1}, {2300, 30, 1}, {2300, 30, 1}};
 	glicko_update(&p, res, 4, 0.5, &out);
 	ck_assert(isfinite(out.rating) && isfinite(out.rd) && isfinite(out.vol));
 	ck_assert(out.rating > 1500);

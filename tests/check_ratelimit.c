@@ -82,7 +82,8 @@ START_TEST(test_bounded_table)
 	ratelimit_fail(rl, "late", 5000);
 	ck_assert_uint_eq(ratelimit_size(rl), 1);
 	/* Long addresses are truncated consistently. */
-	const char *longa = "0123456789012345678901234567890123456789012345678901234567890123456789";
+	const char *longa =
+	        "0123456789012345678901234567890123456789012345678901234567890123456789";
 	ratelimit_fail(rl, longa, 5000);
 	ratelimit_fail(rl, longa, 5000);
 	ck_assert_int_eq(ratelimit_check(rl, longa, 5001, NULL), RATELIMIT_THROTTLED);

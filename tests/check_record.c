@@ -7,7 +7,6 @@
  * and compare the final position with the one played.
  */
 #include <check.h>
-#include <dirent.h>
 #include <sodium.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +17,7 @@
 #include "games/game.h"
 #include "server/record.h"
 #include "server/store.h"
+#include "tmpdir.h"
 
 START_TEST(test_write_exact)
 {
@@ -82,8 +82,8 @@ END_TEST
 /* Move texts with spaces (Xmas Rush), quotes, or that look like numbers/results survive. */
 START_TEST(test_quoting_round_trip)
 {
-	const char *mv[] = {"PUSH 3 LEFT", "MOVE UP RIGHT", "", "1.", "12...", "1-0",   "*",
-	                    "say \"hi\"",   "back\\slash",   "{x}", "[y]", ";z",  "3a1>12", "a1'"};
+	const char *mv[] = {"PUSH 3 LEFT", "MOVE UP RIGHT", "",    "1.",  "12...", "1-0",    "*",
+	                    "say \"hi\"",  "back\\slash",   "{x}", "[y]", ";z",    "3a1>12", "a1'"};
 	size_t n = sizeof mv / sizeof mv[0];
 	struct record r, back;
 	record_init(&r);
@@ -146,15 +146,15 @@ START_TEST(test_parse_errors)
 		const char *text;
 		int line;
 	} bad[] = {
-	        {"[Size \"5\"\n", 1},              /* no ] */
-	        {"[Size 5]\n", 1},                 /* unquoted value */
-	        {"[Size \"5]\n1. a1", 1},          /* quote runs into the newline */
-	        {"[\"5\"]", 1},                    /* no key */
+	        {"[Size \"5\"\n", 1},             /* no ] */
+	        {"[Size 5]\n", 1},                /* unquoted value */
+	        {"[Size \"5]\n1. a1", 1},         /* quote runs into the newline */
+	        {"[\"5\"]", 1},                   /* no key */
 	        {"\n\n1. a1 {never closed\n", 3}, /* open comment */
-	        {"1. a1\n[Late \"tag\"]\n", 2},    /* tag after the moves */
-	        {"1. a1 1-0 b2\n", 1},             /* move after the result */
-	        {"1. a1 \"open\n", 1},             /* open quote */
-	        {"1. a1 }", 1},                    /* stray brace */
+	        {"1. a1\n[Late \"tag\"]\n", 2},   /* tag after the moves */
+	        {"1. a1 1-0 b2\n", 1},            /* move after the result */
+	        {"1. a1 \"open\n", 1},            /* open quote */
+	        {"1. a1 }", 1},                   /* stray brace */
 	};
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		struct record r;
@@ -237,23 +237,6 @@ START_TEST(test_tags_of_stored_game)
 	record_clear(&r);
 }
 END_TEST
-
-static void rm_dir(const char *path)
-{
-	DIR *d = opendir(path);
-	if (!d)
-		return;
-	struct dirent *e;
-	char p[600];
-	while ((e = readdir(d)) != NULL) {
-		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-			continue;
-		snprintf(p, sizeof p, "%s/%s", path, e->d_name);
-		unlink(p);
-	}
-	closedir(d);
-	rmdir(path);
-}
 
 /* Options that make each engine's game interesting; unknown kinds use defaults. */
 static const char *options_for(const char *kind)
@@ -354,9 +337,7 @@ static void round_trip(const struct game_ops *ops, struct store *s, uint64_t see
 START_TEST(test_export_import_replay)
 {
 	char dir[256];
-	const char *base = getenv("TMPDIR");
-	snprintf(dir, sizeof dir, "%s/check_record.XXXXXX", base && *base ? base : "/tmp");
-	ck_assert_ptr_nonnull(mkdtemp(dir));
+	tmpdir_make(dir, sizeof dir, "check_record");
 	struct store *s = NULL;
 	ck_assert_int_eq(store_open(dir, &s), STORE_OK);
 	int sequential = 0;
@@ -367,7 +348,8 @@ START_TEST(test_export_import_replay)
 			struct record r;
 			record_init(&r);
 			void *st = calloc(1, ops->state_size);
-			ck_assert_int_eq(record_replay(&r, ops, st, NULL, NULL), RECORD_EUNSUPPORTED);
+			ck_assert_int_eq(record_replay(&r, ops, st, NULL, NULL),
+			                 RECORD_EUNSUPPORTED);
 			free(st);
 			continue;
 		}
@@ -379,7 +361,7 @@ START_TEST(test_export_import_replay)
 	ck_assert(have_ttt);
 	ck_assert_int_ge(sequential, 2);
 	store_close(s);
-	rm_dir(dir);
+	tmpdir_remove(dir);
 }
 END_TEST
 

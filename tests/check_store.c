@@ -6,7 +6,6 @@
  * and migrations.
  */
 #include <check.h>
-#include <dirent.h>
 #include <signal.h>
 #include <sodium.h>
 #include <sqlite3.h>
@@ -17,42 +16,30 @@
 #include <unistd.h>
 
 #include "server/store.h"
+#include "tmpdir.h"
 
 static char tmpdir[256];
 static char dbdir[300];
 
 static void setup(void)
 {
-	const char *base = getenv("TMPDIR");
-	snprintf(tmpdir, sizeof tmpdir, "%s/check_store.XXXXXX", base && *base ? base : "/tmp");
-	ck_assert_ptr_nonnull(mkdtemp(tmpdir));
+	tmpdir_make(tmpdir, sizeof tmpdir, "check_store");
 	/* A nested directory that does not exist yet: store_open creates it. */
 	snprintf(dbdir, sizeof dbdir, "%s/data/db", tmpdir);
 }
 
-static void rm_dir(const char *path)
-{
-	DIR *d = opendir(path);
-	if (!d)
-		return;
-	struct dirent *e;
-	char p[600];
-	while ((e = readdir(d)) != NULL) {
-		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-			continue;
-		snprintf(p, sizeof p, "%s/%s", path, e->d_name);
-		if (e->d_type == DT_DIR)
-			rm_dir(p);
-		else
-			unlink(p);
-	}
-	closedir(d);
-	rmdir(path);
-}
-
 static void teardown(void)
 {
-	rm_dir(tmpdir);
+	tmpdir_remove(tmpdir);
+}
+
+static void assert_rating(const struct store_rating *r, double rating, double rd, double vol,
+                          int games)
+{
+	ck_assert_double_eq(r->rating, rating);
+	ck_assert_double_eq(r->rd, rd);
+	ck_assert_double_eq(r->volatility, vol);
+	ck_assert_int_eq(r->games, games);
 }
 
 /* Opens the test store with the cheapest Argon2id cost (fast under valgrind). */
@@ -140,8 +127,15 @@ START_TEST(test_accounts)
 	ck_assert_int_eq(store_account_verify(s, "bad name", "correct horse", canon),
 	                 STORE_ENOTFOUND);
 	/* Bad names. */
-	const char *bad[] = {"", "a", "with space", "dash-name", "dot.name", "caf\xc3\xa9",
-	                     "abcdefghijklmnopqrstu" /* 21 */, "semi;colon", "quote'"};
+	const char *bad[] = {"",
+	                     "a",
+	                     "with space",
+	                     "dash-name",
+	                     "dot.name",
+	                     "caf\xc3\xa9",
+	                     "abcdefghijklmnopqrstu" /* 21 */,
+	                     "semi;colon",
+	                     "quote'"};
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
 		ck_assert_int_eq(store_account_create(s, bad[i], "password", 1), STORE_ENAME);
 	ck_assert(store_name_valid("ab"));
@@ -254,8 +248,12 @@ START_TEST(test_journal_guards)
 	make_move(&m, 0, "a5");
 	ck_assert_int_eq(store_move_append(s, id, &m), STORE_OK);
 	/* Rating a guest seat fails and rolls the whole finish back. */
-	struct store_finish fin = {.status = STORE_FINISHED, .result = "R-0", .winner = 0,
-	                           .reason = "road", .ended = 200, .clock_ms = {1234, 5678}};
+	struct store_finish fin = {.status = STORE_FINISHED,
+	                           .result = "R-0",
+	                           .winner = 0,
+	                           .reason = "road",
+	                           .ended = 200,
+	                           .clock_ms = {1234, 5678}};
 	fin.rate[1] = true;
 	store_rating_default(&fin.rating[1]);
 	ck_assert_int_eq(store_account_create(s, "alice", "password", 1), STORE_OK);
@@ -324,8 +322,11 @@ START_TEST(test_reopen_and_recovery)
 			make_move(&m, i, moves[i]);
 			ck_assert_int_eq(store_move_append(s, ids[k], &m), STORE_OK);
 		}
-	struct store_finish fin = {.status = STORE_FINISHED, .result = "0-1", .winner = 1,
-	                           .reason = "resign", .ended = 5000};
+	struct store_finish fin = {.status = STORE_FINISHED,
+	                           .result = "0-1",
+	                           .winner = 1,
+	                           .reason = "resign",
+	                           .ended = 5000};
 	ck_assert_int_eq(store_game_finish(s, ids[0], &fin), STORE_OK);
 	store_close(s);
 
@@ -335,10 +336,7 @@ START_TEST(test_reopen_and_recovery)
 	ck_assert_int_eq(store_account_verify(s, "DAVE", "password1", NULL), STORE_OK);
 	struct store_rating got;
 	ck_assert_int_eq(store_rating_get(s, "Dave", "tak", &got), STORE_OK);
-	ck_assert_double_eq(got.rating, 1612.5);
-	ck_assert_double_eq(got.rd, 80.25);
-	ck_assert_double_eq(got.volatility, 0.0601);
-	ck_assert_int_eq(got.games, 7);
+	assert_rating(&got, 1612.5, 80.25, 0.0601, 7);
 	ck_assert_int_eq(got.updated, 99);
 	struct store_game *v = NULL;
 	size_t n = 99;
@@ -443,10 +441,7 @@ START_TEST(test_ratings)
 		ck_assert_int_eq(store_account_create(s, names[i], "password", 1), STORE_OK);
 	struct store_rating r;
 	ck_assert_int_eq(store_rating_get(s, "ann", "tak", &r), STORE_OK);
-	ck_assert_double_eq(r.rating, 1500);
-	ck_assert_double_eq(r.rd, 350);
-	ck_assert_double_eq(r.volatility, 0.06);
-	ck_assert_int_eq(r.games, 0);
+	assert_rating(&r, 1500, 350, 0.06, 0);
 	ck_assert_int_eq(store_rating_get(s, "nobody", "tak", &r), STORE_ENOTFOUND);
 	ck_assert_int_eq(store_rating_put(s, "nobody", "tak", &r), STORE_ENOTFOUND);
 	/* Ann 1600, Ben 1700 (RD 100), Cid 1700 (RD 50), Dot unrated in tak but rated in ttt. */
@@ -462,7 +457,7 @@ START_TEST(test_ratings)
 	ck_assert_int_eq(store_rating_put(s, "ann", "tak", &ra), STORE_OK);
 	struct store_rating_row rows[10];
 	int n = store_rating_top(s, "tak", rows, 10);
-	ck_assert_int_eq(n, 3); /* Dot has no rated tak game */
+	ck_assert_int_eq(n, 3);                /* Dot has no rated tak game */
 	ck_assert_str_eq(rows[0].name, "Cid"); /* 1700, smaller RD first */
 	ck_assert_str_eq(rows[1].name, "Ben");
 	ck_assert_str_eq(rows[2].name, "Ann");
@@ -481,8 +476,12 @@ START_TEST(test_ratings)
 	int64_t id;
 	new_game(&g, "ttt", "Ann", "Ben", 1);
 	ck_assert_int_eq(store_game_begin(s, &g, &id), STORE_OK);
-	struct store_finish fin = {.status = STORE_FINISHED, .result = "1-0", .winner = 0,
-	                           .reason = "line", .ended = 2, .rate = {true, true}};
+	struct store_finish fin = {.status = STORE_FINISHED,
+	                           .result = "1-0",
+	                           .winner = 0,
+	                           .reason = "line",
+	                           .ended = 2,
+	                           .rate = {true, true}};
 	fin.rating[0] = (struct store_rating){1662.3, 290.3, 0.06, 1, 2};
 	fin.rating[1] = (struct store_rating){1337.7, 290.3, 0.06, 1, 2};
 	ck_assert_int_eq(store_game_finish(s, id, &fin), STORE_OK);
@@ -513,7 +512,8 @@ START_TEST(test_history)
 			ck_assert_int_eq(store_move_append(s, ids[k], &m), STORE_OK);
 		}
 		if (k < 4) {
-			struct store_finish fin = {.status = k == 3 ? STORE_ABORTED : STORE_FINISHED,
+			struct store_finish fin = {.status =
+			                                   k == 3 ? STORE_ABORTED : STORE_FINISHED,
 			                           .result = k == 3 ? "" : "F-0",
 			                           .winner = k == 3 ? -1 : 0,
 			                           .reason = k == 3 ? "abort" : "flats",

@@ -19,11 +19,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define RATELIMIT_MAX_FAILURES 5       /* defaults used by the server */
+#define RATELIMIT_MAX_FAILURES 5 /* defaults used by the server */
 #define RATELIMIT_WINDOW_MS    60000
 #define RATELIMIT_MAX_ENTRIES  4096
-#define RATELIMIT_FAILURES_CAP 32      /* max_failures may not exceed this */
-#define RATELIMIT_ADDR_MAX     64      /* longer addresses are truncated */
+#define RATELIMIT_FAILURES_CAP 32 /* max_failures may not exceed this */
+#define RATELIMIT_ADDR_MAX     64 /* longer addresses are truncated */
 
 enum ratelimit_err {
 	RATELIMIT_OK = 0,

@@ -383,7 +383,8 @@ int record_parse(const char *text, size_t len, struct record *r, int *line)
 		if (lx.p >= lx.end)
 			break;
 		char c = *lx.p;
-		if (c == '{') { /* comment, may span lines; an open one is reported where it opens */
+		/* A comment may span lines; an open one is reported where it opens. */
+		if (c == '{') {
 			int opened = lx.line;
 			while (lx.p < lx.end && *lx.p != '}') {
 				if (*lx.p == '\n')
@@ -531,10 +532,10 @@ int record_from_game(const struct store_game *g, struct record *r)
 	time_t secs = (time_t)(g->started / 1000);
 	struct tm tm;
 	gmtime_r(&secs, &tm);
-#define TAG(k, val)                                              \
-	do {                                                     \
-		if ((err = record_set_tag(r, (k), (val))) != 0) \
-			goto out;                                \
+#define TAG(k, val)                                                                                \
+	do {                                                                                       \
+		if ((err = record_set_tag(r, (k), (val))) != 0)                                    \
+			goto out;                                                                  \
 	} while (0)
 	snprintf(v, sizeof v, "bitarena game %" PRId64, g->id);
 	TAG("Event", v);

@@ -38,9 +38,9 @@
 enum record_err {
 	RECORD_OK = 0,
 	RECORD_ENOMEM = -1,
-	RECORD_ESYNTAX = -2, /* text that is not a record (see the line number) */
-	RECORD_EINVAL = -3,  /* a tag key/value or move text that cannot be written */
-	RECORD_EGAME = -4,   /* replay: unknown game, bad options, or a move that fails */
+	RECORD_ESYNTAX = -2,     /* text that is not a record (see the line number) */
+	RECORD_EINVAL = -3,      /* a tag key/value or move text that cannot be written */
+	RECORD_EGAME = -4,       /* replay: unknown game, bad options, or a move that fails */
 	RECORD_EUNSUPPORTED = -5 /* replay of a simultaneous game (Xmas Rush) */
 };
 const char *record_strerror(int err);
@@ -53,9 +53,9 @@ struct record_tag {
 struct record {
 	struct record_tag *tags; /* in order of first setting */
 	size_t ntags;
-	char **moves;            /* one text per ply */
+	char **moves; /* one text per ply */
 	size_t nmoves;
-	char *result;            /* result token, or NULL for none ("*" when written) */
+	char *result; /* result token, or NULL for none ("*" when written) */
 	size_t cap_tags, cap_moves;
 };
 

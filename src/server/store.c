@@ -34,9 +34,9 @@ static const char *const migrations[] = {
         /* 1: the first schema. */
         "CREATE TABLE accounts ("
         "  id INTEGER PRIMARY KEY,"
-        "  name TEXT NOT NULL,"          /* as registered */
+        "  name TEXT NOT NULL,"            /* as registered */
         "  name_key TEXT NOT NULL UNIQUE," /* lowercased: case-insensitive uniqueness */
-        "  pwhash TEXT NOT NULL,"        /* crypto_pwhash_str output (Argon2id) */
+        "  pwhash TEXT NOT NULL,"          /* crypto_pwhash_str output (Argon2id) */
         "  created INTEGER NOT NULL"
         ");"
         "CREATE TABLE ratings ("
@@ -83,10 +83,10 @@ static const char *const migrations[] = {
 };
 #define NMIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))
 
-#define GAME_COLS                                                                         \
-	"g.id, g.kind, g.options, g.seed, g.player0, g.player1, g.guest0, g.guest1, g.rated, " \
-	"g.time_base_ms, g.time_inc_ms, g.started, g.ended, g.status, g.result, g.winner, "   \
-	"g.reason, g.clock0_ms, g.clock1_ms, "                                               \
+#define GAME_COLS                                                                                  \
+	"g.id, g.kind, g.options, g.seed, g.player0, g.player1, g.guest0, g.guest1, g.rated, "     \
+	"g.time_base_ms, g.time_inc_ms, g.started, g.ended, g.status, g.result, g.winner, "        \
+	"g.reason, g.clock0_ms, g.clock1_ms, "                                                     \
 	"(SELECT count(*) FROM moves m WHERE m.game = g.id)"
 
 #define RATING_COLS "a.name, r.kind, r.rating, r.rd, r.volatility, r.games, r.updated"
@@ -116,30 +116,34 @@ static const char *const stmt_sql[S_COUNT] = {
         [S_BEGIN] = "BEGIN IMMEDIATE",
         [S_COMMIT] = "COMMIT",
         [S_ROLLBACK] = "ROLLBACK",
-        [S_ACC_INSERT] = "INSERT INTO accounts(name, name_key, pwhash, created) VALUES (?, ?, ?, ?)",
+        [S_ACC_INSERT] =
+                "INSERT INTO accounts(name, name_key, pwhash, created) VALUES (?, ?, ?, ?)",
         [S_ACC_GET] = "SELECT name, pwhash FROM accounts WHERE name_key = ?",
         [S_RATING_GET] = "SELECT " RATING_COLS " FROM ratings r JOIN accounts a ON a.id = r.account"
                          " WHERE a.name_key = ? AND r.kind = ?",
-        [S_RATING_PUT] = "INSERT INTO ratings(account, kind, rating, rd, volatility, games, updated)"
-                         " SELECT id, ?2, ?3, ?4, ?5, ?6, ?7 FROM accounts WHERE name_key = ?1"
-                         " ON CONFLICT(account, kind) DO UPDATE SET rating = excluded.rating,"
-                         " rd = excluded.rd, volatility = excluded.volatility,"
-                         " games = excluded.games, updated = excluded.updated",
+        [S_RATING_PUT] =
+                "INSERT INTO ratings(account, kind, rating, rd, volatility, games, updated)"
+                " SELECT id, ?2, ?3, ?4, ?5, ?6, ?7 FROM accounts WHERE name_key = ?1"
+                " ON CONFLICT(account, kind) DO UPDATE SET rating = excluded.rating,"
+                " rd = excluded.rd, volatility = excluded.volatility,"
+                " games = excluded.games, updated = excluded.updated",
         [S_RATING_TOP] = "SELECT " RATING_COLS " FROM ratings r JOIN accounts a ON a.id = r.account"
                          " WHERE r.kind = ? AND r.games > 0"
                          " ORDER BY r.rating DESC, r.rd ASC, a.name_key ASC LIMIT ?",
         [S_RATINGS_OF] = "SELECT " RATING_COLS " FROM ratings r JOIN accounts a ON a.id = r.account"
                          " WHERE a.name_key = ? ORDER BY r.kind LIMIT ?",
-        [S_GAME_INSERT] = "INSERT INTO games(kind, options, seed, player0, player1, player0_key,"
-                          " player1_key, guest0, guest1, rated, time_base_ms, time_inc_ms, started,"
-                          " clock0_ms, clock1_ms)"
-                          " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?11, ?11)",
+        [S_GAME_INSERT] =
+                "INSERT INTO games(kind, options, seed, player0, player1, player0_key,"
+                " player1_key, guest0, guest1, rated, time_base_ms, time_inc_ms, started,"
+                " clock0_ms, clock1_ms)"
+                " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?11, ?11)",
         [S_GAME_GET] = "SELECT " GAME_COLS " FROM games g WHERE g.id = ?",
         /* Inserts only when the game is in progress and ply is the next one. */
-        [S_MOVE_INSERT] = "INSERT INTO moves(game, ply, seat, move, ms_used, clock0_ms, clock1_ms, at)"
-                          " SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8 FROM games"
-                          " WHERE id = ?1 AND status = 'in_progress'"
-                          " AND ?2 = (SELECT coalesce(max(ply) + 1, 0) FROM moves WHERE game = ?1)",
+        [S_MOVE_INSERT] =
+                "INSERT INTO moves(game, ply, seat, move, ms_used, clock0_ms, clock1_ms, at)"
+                " SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8 FROM games"
+                " WHERE id = ?1 AND status = 'in_progress'"
+                " AND ?2 = (SELECT coalesce(max(ply) + 1, 0) FROM moves WHERE game = ?1)",
         [S_MOVE_DELETE_LAST] = "DELETE FROM moves WHERE game = ?1"
                                " AND ply = (SELECT max(ply) FROM moves WHERE game = ?1)"
                                " AND EXISTS (SELECT 1 FROM games WHERE id = ?1"
@@ -162,6 +166,9 @@ struct store {
 	unsigned long long opslimit;
 	size_t memlimit;
 	char *path;
+	/* A hash of nothing in particular, made on the first login of an unknown name and
+	 * checked on every one, so an unknown name costs the same time as a wrong password. */
+	char dummy_hash[STORE_HASH_MAX];
 };
 
 const char *store_strerror(int err)
@@ -419,8 +426,8 @@ int store_open(const char *dir, struct store **out)
 	if (err)
 		goto fail;
 	for (int i = 0; i < S_COUNT; i++) {
-		rc = sqlite3_prepare_v3(s->db, stmt_sql[i], -1, SQLITE_PREPARE_PERSISTENT, &s->st[i],
-		                        NULL);
+		rc = sqlite3_prepare_v3(s->db, stmt_sql[i], -1, SQLITE_PREPARE_PERSISTENT,
+		                        &s->st[i], NULL);
 		if (rc != SQLITE_OK) {
 			err = sql_err(rc);
 			goto fail;
@@ -501,7 +508,7 @@ int store_password_check(const char *hash, const char *password)
 	if (!store_password_valid(password))
 		return STORE_EAUTH;
 	return crypto_pwhash_str_verify(hash, password, strlen(password)) == 0 ? STORE_OK
-	                                                                      : STORE_EAUTH;
+	                                                                       : STORE_EAUTH;
 }
 
 void store_set_hash_cost(struct store *s, unsigned long long opslimit, size_t memlimit)
@@ -583,6 +590,14 @@ int store_account_verify(struct store *s, const char *name, const char *password
 {
 	char c[STORE_NAME_MAX + 1], hash[STORE_HASH_MAX];
 	int err = store_account_hash(s, name, c, hash);
+	if (err == STORE_ENOTFOUND && store_password_valid(password)) {
+		if (!s->dummy_hash[0] &&
+		    store_password_hash("no such account", s->opslimit, s->memlimit,
+		                        s->dummy_hash) != STORE_OK)
+			s->dummy_hash[0] = '\0';
+		if (s->dummy_hash[0])
+			store_password_check(s->dummy_hash, password);
+	}
 	if (err)
 		return err;
 	err = store_password_check(hash, password);
@@ -613,8 +628,7 @@ static void read_rating_row(sqlite3_stmt *st, struct store_rating_row *row)
 	row->r.updated = sqlite3_column_int64(st, 6);
 }
 
-int store_rating_get(struct store *s, const char *name, const char *kind,
-                     struct store_rating *out)
+int store_rating_get(struct store *s, const char *name, const char *kind, struct store_rating *out)
 {
 	char key[STORE_NAME_MAX + 1];
 	if (!store_name_valid(name))
@@ -949,7 +963,8 @@ static int game_list(struct store *s, sqlite3_stmt *st, bool with_moves, struct 
 	if (err == STORE_OK && rc != SQLITE_DONE)
 		err = sql_err(rc);
 	sqlite3_reset(st);
-	/* Moves are read after the list query is reset (the same connection steps one at a time). */
+	/* Moves are read after the list query is reset (the same connection steps one at a time).
+	 */
 	for (size_t i = 0; i < len && err == STORE_OK && with_moves; i++)
 		err = load_moves(s, &v[i]);
 	if (err) {
@@ -983,8 +998,7 @@ int store_games_in_progress(struct store *s, struct store_game **out, size_t *n)
 	return err;
 }
 
-int store_history(struct store *s, const char *name, int limit, struct store_game **out,
-                  size_t *n)
+int store_history(struct store *s, const char *name, int limit, struct store_game **out, size_t *n)
 {
 	char key[STORE_PLAYER_MAX + 1];
 	*out = NULL;

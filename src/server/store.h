@@ -32,10 +32,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define STORE_SEATS       2   /* == GAME_MAX_PLAYERS (checked in store.c) */
-#define STORE_NAME_MIN    2   /* account names: 2..20 characters of [A-Za-z0-9_] */
+#define STORE_SEATS       2 /* == GAME_MAX_PLAYERS (checked in store.c) */
+#define STORE_NAME_MIN    2 /* account names: 2..20 characters of [A-Za-z0-9_] */
 #define STORE_NAME_MAX    20
-#define STORE_PASS_MIN    6   /* passwords: 6..128 bytes, any bytes but NUL */
+#define STORE_PASS_MIN    6 /* passwords: 6..128 bytes, any bytes but NUL */
 #define STORE_PASS_MAX    128
 #define STORE_PLAYER_MAX  32  /* a seat's name: an account name or a guest name */
 #define STORE_KIND_MAX    16  /* "ttt", "mnk", "tak", "xmas" */
@@ -121,7 +121,8 @@ int store_account_insert(struct store *s, const char *name, const char *hash, in
 /*
  * Checks a login. On success copies the canonical spelling into canon (may be
  * NULL) and returns 0. Wrong password: STORE_EAUTH; unknown or invalid name:
- * STORE_ENOTFOUND (the caller should answer both the same way to the user).
+ * STORE_ENOTFOUND (the caller should answer both the same way to the user;
+ * an unknown name is checked against a dummy hash, so it takes as long).
  */
 int store_account_verify(struct store *s, const char *name, const char *password,
                          char canon[STORE_NAME_MAX + 1]);
@@ -147,8 +148,7 @@ void store_rating_default(struct store_rating *r);
  * The rating of account name in kind; the default (1500/350/0.06, 0 games)
  * when the account has none yet. STORE_ENOTFOUND for an unknown account.
  */
-int store_rating_get(struct store *s, const char *name, const char *kind,
-                     struct store_rating *out);
+int store_rating_get(struct store *s, const char *name, const char *kind, struct store_rating *out);
 /* Inserts or replaces the rating of name in kind (r->updated is stored as given). */
 int store_rating_put(struct store *s, const char *name, const char *kind,
                      const struct store_rating *r);
@@ -169,23 +169,19 @@ int store_ratings_of(struct store *s, const char *name, struct store_rating_row 
 
 /* ---- games and the move journal ------------------------------------------------- */
 
-enum store_status {
-	STORE_IN_PROGRESS = 0,
-	STORE_FINISHED = 1,
-	STORE_ABORTED = 2
-};
+enum store_status { STORE_IN_PROGRESS = 0, STORE_FINISHED = 1, STORE_ABORTED = 2 };
 /* "in_progress", "finished", "aborted" (the text stored in the database). */
 const char *store_status_name(enum store_status st);
 
 /* One journalled ply (for simultaneous games: one seat's action in a turn). */
 struct store_move {
-	int ply;                         /* 0-based, consecutive within a game */
-	int seat;                        /* who made it */
-	char text[STORE_MOVE_TEXT];      /* canonical move text (format_move); may be "" */
-	int64_t ms_used;                 /* thinking time charged for this move */
-	int64_t clock_ms[STORE_SEATS];   /* each seat's clock after the move (increment
-	                                    included); 0 when untimed */
-	int64_t at;                      /* ms since epoch when the move was accepted */
+	int ply;                       /* 0-based, consecutive within a game */
+	int seat;                      /* who made it */
+	char text[STORE_MOVE_TEXT];    /* canonical move text (format_move); may be "" */
+	int64_t ms_used;               /* thinking time charged for this move */
+	int64_t clock_ms[STORE_SEATS]; /* each seat's clock after the move (increment
+	                                  included); 0 when untimed */
+	int64_t at;                    /* ms since epoch when the move was accepted */
 };
 
 /*
@@ -198,20 +194,20 @@ struct store_game {
 	char options[STORE_OPTIONS_MAX]; /* the engine options as the server wrote them */
 	uint64_t seed;                   /* the engine's init() seed */
 	char players[STORE_SEATS][STORE_PLAYER_MAX + 1];
-	bool guest[STORE_SEATS];         /* true: a guest name, not an account */
+	bool guest[STORE_SEATS]; /* true: a guest name, not an account */
 	bool rated;
-	int64_t time_base_ms;            /* 0 and 0: untimed */
+	int64_t time_base_ms; /* 0 and 0: untimed */
 	int64_t time_inc_ms;
-	int64_t started;                 /* ms since epoch */
-	int64_t ended;                   /* 0 while in progress */
+	int64_t started; /* ms since epoch */
+	int64_t ended;   /* 0 while in progress */
 	enum store_status status;
-	char result[STORE_RESULT_MAX];   /* "" while in progress */
-	int winner;                      /* seat, or -1 (draw / none) */
-	char reason[STORE_REASON_MAX];   /* "" while in progress */
-	int64_t clock_ms[STORE_SEATS];   /* final clocks once ended; else the clocks after
-	                                    the last move (time_base_ms before any move) */
-	int plies;                       /* number of journalled moves (always set) */
-	struct store_move *moves;        /* plies entries, or NULL when not loaded; owned */
+	char result[STORE_RESULT_MAX]; /* "" while in progress */
+	int winner;                    /* seat, or -1 (draw / none) */
+	char reason[STORE_REASON_MAX]; /* "" while in progress */
+	int64_t clock_ms[STORE_SEATS]; /* final clocks once ended; else the clocks after
+	                                  the last move (time_base_ms before any move) */
+	int plies;                     /* number of journalled moves (always set) */
+	struct store_move *moves;      /* plies entries, or NULL when not loaded; owned */
 };
 /* Frees g->moves and sets it to NULL (g itself is the caller's). */
 void store_game_clear(struct store_game *g);
@@ -241,13 +237,13 @@ int store_move_remove_last(struct store *s, int64_t id);
 
 /* How a game ended, and the rating changes that go with it. */
 struct store_finish {
-	enum store_status status;         /* STORE_FINISHED or STORE_ABORTED */
-	const char *result;               /* "1-0", "R-0", "0-1", "1/2-1/2", ... ("" ok) */
-	int winner;                       /* seat, or -1 */
-	const char *reason;               /* "road", "timeout", "resign", "abort", ... */
+	enum store_status status; /* STORE_FINISHED or STORE_ABORTED */
+	const char *result;       /* "1-0", "R-0", "0-1", "1/2-1/2", ... ("" ok) */
+	int winner;               /* seat, or -1 */
+	const char *reason;       /* "road", "timeout", "resign", "abort", ... */
 	int64_t ended;
-	int64_t clock_ms[STORE_SEATS];    /* final clocks */
-	bool rate[STORE_SEATS];           /* true: write rating[seat] for that seat's account */
+	int64_t clock_ms[STORE_SEATS]; /* final clocks */
+	bool rate[STORE_SEATS];        /* true: write rating[seat] for that seat's account */
 	struct store_rating rating[STORE_SEATS]; /* new ratings, in the game's kind */
 };
 /*
@@ -275,7 +271,6 @@ int store_games_in_progress(struct store *s, struct store_game **out, size_t *n)
  * first, at most limit, without moves (plies is set, moves is NULL). Names
  * compare case-insensitively. Same ownership as store_games_in_progress().
  */
-int store_history(struct store *s, const char *name, int limit, struct store_game **out,
-                  size_t *n);
+int store_history(struct store *s, const char *name, int limit, struct store_game **out, size_t *n);
 
 #endif
