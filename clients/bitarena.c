@@ -11,6 +11,15 @@
 static const struct cli_cmd cli_cmds[] = {
 	{"perft", cmd_perft, "<game> [opt=value ...] [--tps TEXT] [--moves \"M ...\"] --depth N [--divide]",
 	 "count move sequences to a depth, with nodes/s"},
+	{"bot", cmd_bot,
+	 "[--server HOST:PORT] [--name NAME] [--games N] (--seek \"<kind> [opt=value ...]\" | "
+	 "--accept [--kind K]) [--depth D] [--nodes N] [--seed S] [--random] [--timeout SEC] [--quiet]",
+	 "connect to bitarenad, seek or accept games and play them with the engine's search"},
+	{"load", cmd_load,
+	 "[--server HOST:PORT] [--pairs P] [--games G] [--kind ttt] [--seed S] [--timeout SEC]",
+	 "load generator: P pairs of random bots play G games each; moves/s and move latency"},
+	{"replay", cmd_replay, "FILE [--quiet]",
+	 "replay a game record through its engine, drawing every position"},
 };
 #define NCMDS (sizeof cli_cmds / sizeof cli_cmds[0])
 

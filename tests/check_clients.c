@@ -1,0 +1,610 @@
+/*
+ * check_clients.c - tests of the `bitarena` network tools: the line client
+ * of clients/net.c over socketpairs and loopback sockets (partial and long
+ * lines, CRLF, end of stream, limits, addresses), then the real programs:
+ * bitarenad ($BITARENAD) started on a free loopback port and `bitarena bot`,
+ * `load` and `replay` ($BITARENA) run against it as child processes, each
+ * waited for with a bound so a hang fails instead of blocking the suite.
+ */
+#include <arpa/inet.h>
+#include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "net.h"
+
+/* ---- net.c over a socketpair ------------------------------------------------------- */
+
+static int sp[2]; /* sp[0] is wrapped by the net_conn under test, sp[1] is the peer */
+
+static void pair_open(struct net_conn *c, size_t max_line)
+{
+	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, sp), 0);
+	ck_assert_int_eq(net_open_fd(c, sp[0], max_line), NET_OK);
+}
+
+static void put(const char *s)
+{
+	size_t n = strlen(s);
+	ck_assert_int_eq(write(sp[1], s, n), (ssize_t)n);
+}
+
+static void expect_line(struct net_conn *c, const char *want)
+{
+	char *line = NULL;
+	int n = net_read_line(c, 2000, &line);
+	ck_assert_msg(n >= 0, "read failed: %s", net_strerror(n));
+	ck_assert_str_eq(line, want);
+	ck_assert_int_eq(n, (int)strlen(want));
+}
+
+START_TEST(net_lines_and_terminators)
+{
+	struct net_conn c;
+	pair_open(&c, 0);
+	put("hello\nworld\r\n\nlast");
+	expect_line(&c, "hello");
+	expect_line(&c, "world");
+	expect_line(&c, "");
+	char *line;
+	ck_assert_int_eq(net_read_line(&c, 0, &line), NET_ETIMEOUT); /* "last" is unterminated */
+	put(" one\n");
+	expect_line(&c, "last one");
+	ck_assert(!net_buffered(&c));
+	put("x\ny\n");
+	expect_line(&c, "x");
+	ck_assert(net_buffered(&c));
+	expect_line(&c, "y");
+	net_close(&c);
+	close(sp[1]);
+}
+END_TEST
+
+START_TEST(net_partial_reads_byte_by_byte)
+{
+	struct net_conn c;
+	pair_open(&c, 0);
+	const char *msg = "{\"type\":\"state\",\"seq\":12}\r\n";
+	char *line;
+	for (const char *p = msg; *p; p++) {
+		ck_assert_int_eq(write(sp[1], p, 1), 1);
+		if (p[1] != '\0')
+			ck_assert_int_eq(net_read_line(&c, 0, &line), NET_ETIMEOUT);
+	}
+	expect_line(&c, "{\"type\":\"state\",\"seq\":12}");
+	net_close(&c);
+	close(sp[1]);
+}
+END_TEST
+
+START_TEST(net_long_lines)
+{
+	struct net_conn c;
+	pair_open(&c, 16);
+	char *line;
+	put("0123456789abcdef\n"); /* exactly the limit */
+	expect_line(&c, "0123456789abcdef");
+	put("0123456789abcdefg\nnext\n"); /* one over, terminator in the same read */
+	ck_assert_int_eq(net_read_line(&c, 2000, &line), NET_ETOOLONG);
+	expect_line(&c, "next");
+	put("0123456789abcdef\r\n"); /* CR LF after a full line is fine */
+	expect_line(&c, "0123456789abcdef");
+	/* far over, in pieces: reported once, the rest skipped up to the terminator */
+	put("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa");
+	ck_assert_int_eq(net_read_line(&c, 2000, &line), NET_ETOOLONG);
+	ck_assert_int_eq(net_read_line(&c, 0, &line), NET_ETIMEOUT);
+	put("bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb");
+	ck_assert_int_eq(net_read_line(&c, 0, &line), NET_ETIMEOUT);
+	put("cc\nafter\n");
+	expect_line(&c, "after");
+	net_close(&c);
+	close(sp[1]);
+}
+END_TEST
+
+/* A 200 KB line written by a child in small pieces arrives whole. */
+START_TEST(net_big_line_from_writer)
+{
+	struct net_conn c;
+	pair_open(&c, 0);
+	size_t n = 200000;
+	pid_t pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		char chunk[997];
+		memset(chunk, 'z', sizeof chunk);
+		for (size_t sent = 0; sent < n;) {
+			size_t k = n - sent < sizeof chunk ? n - sent : sizeof chunk;
+			if (write(sp[1], chunk, k) != (ssize_t)k)
+				_exit(1);
+			sent += k;
+		}
+		_exit(write(sp[1], "\nend\n", 5) == 5 ? 0 : 1);
+	}
+	char *line;
+	int got = net_read_line(&c, 10000, &line);
+	ck_assert_int_eq(got, (int)n);
+	ck_assert_int_eq(line[0], 'z');
+	ck_assert_int_eq(line[n - 1], 'z');
+	expect_line(&c, "end");
+	int st;
+	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	net_close(&c);
+	close(sp[1]);
+}
+END_TEST
+
+START_TEST(net_end_of_stream)
+{
+	struct net_conn c;
+	pair_open(&c, 0);
+	put("a\ntail");
+	close(sp[1]);
+	char *line;
+	expect_line(&c, "a");
+	expect_line(&c, "tail");
+	ck_assert_int_eq(net_read_line(&c, 1000, &line), NET_ECLOSED);
+	ck_assert_int_eq(net_read_line(&c, 1000, &line), NET_ECLOSED);
+	/* writing to a closed peer is an error, not a SIGPIPE */
+	ck_assert_int_lt(net_send_line(&c, "anyone?"), 0);
+	net_close(&c);
+	net_close(&c); /* twice is harmless */
+}
+END_TEST
+
+START_TEST(net_send)
+{
+	struct net_conn c, peer;
+	pair_open(&c, 0);
+	ck_assert_int_eq(net_send_line(&c, "seek ttt"), NET_OK);
+	ck_assert_int_eq(net_sendf(&c, "move %d %s", 7, "b2"), NET_OK);
+	ck_assert_int_eq(net_send_line(&c, "two\nlines"), NET_EINVAL);
+	ck_assert_int_eq(net_open_fd(&peer, sp[1], 0), NET_OK);
+	char *line;
+	ck_assert_int_eq(net_read_line(&peer, 1000, &line), 8);
+	ck_assert_str_eq(line, "seek ttt");
+	ck_assert_int_eq(net_read_line(&peer, 1000, &line), 9);
+	ck_assert_str_eq(line, "move 7 b2");
+	ck_assert_int_eq(net_read_line(&peer, 0, &line), NET_ETIMEOUT);
+	net_close(&c);
+	net_close(&peer);
+}
+END_TEST
+
+/* A loopback listener on a port the kernel picks; returns its fd and the port. */
+static int listener(int family, int *port)
+{
+	int fd = socket(family, SOCK_STREAM, 0);
+	if (fd < 0)
+		return -1;
+	struct sockaddr_storage ss = {0};
+	socklen_t sl;
+	if (family == AF_INET) {
+		struct sockaddr_in *a = (struct sockaddr_in *)&ss;
+		a->sin_family = AF_INET;
+		a->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		sl = sizeof *a;
+	} else {
+		struct sockaddr_in6 *a = (struct sockaddr_in6 *)&ss;
+		a->sin6_family = AF_INET6;
+		a->sin6_addr = in6addr_loopback;
+		sl = sizeof *a;
+	}
+	if (bind(fd, (struct sockaddr *)&ss, sl) < 0 || listen(fd, 4) < 0 ||
+	    getsockname(fd, (struct sockaddr *)&ss, &sl) < 0) {
+		close(fd);
+		return -1;
+	}
+	*port = ntohs(family == AF_INET ? ((struct sockaddr_in *)&ss)->sin_port
+	                                : ((struct sockaddr_in6 *)&ss)->sin6_port);
+	return fd;
+}
+
+static void connect_and_talk(const char *host, int family)
+{
+	int port, lfd = listener(family, &port);
+	if (lfd < 0 && family == AF_INET6)
+		return; /* no IPv6 on this machine */
+	ck_assert_int_ge(lfd, 0);
+	char addr[64], err[128];
+	snprintf(addr, sizeof addr, "%s:%d", host, port);
+	struct net_conn c;
+	ck_assert_int_eq(net_connect(&c, addr, 0, 2000, err, sizeof err), NET_OK);
+	int s = accept(lfd, NULL, NULL);
+	ck_assert_int_ge(s, 0);
+	ck_assert_int_eq(write(s, "welcome\r\n", 9), 9);
+	expect_line(&c, "welcome");
+	ck_assert_int_eq(net_send_line(&c, "ping"), NET_OK);
+	char buf[8];
+	ck_assert_int_eq(read(s, buf, sizeof buf), 5);
+	ck_assert(memcmp(buf, "ping\n", 5) == 0);
+	net_close(&c);
+	close(s);
+	close(lfd);
+}
+
+START_TEST(net_connect_ipv4_ipv6)
+{
+	connect_and_talk("127.0.0.1", AF_INET);
+	connect_and_talk("localhost", AF_INET);
+	connect_and_talk("[::1]", AF_INET6);
+}
+END_TEST
+
+START_TEST(net_connect_failures)
+{
+	struct net_conn c;
+	char err[128];
+	ck_assert_int_eq(net_connect(&c, "[::1", 0, 1000, err, sizeof err), NET_EADDR);
+	ck_assert_int_eq(c.fd, -1);
+	ck_assert_int_eq(net_connect(&c, "127.0.0.1:", 0, 1000, err, sizeof err), NET_EADDR);
+	ck_assert_int_eq(net_connect(&c, "no-such-host.invalid:7777", 0, 3000, err, sizeof err),
+	                 NET_EADDR);
+	/* a bound port that does not listen refuses */
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	socklen_t sl = sizeof a;
+	ck_assert_int_eq(bind(fd, (struct sockaddr *)&a, sl), 0);
+	ck_assert_int_eq(getsockname(fd, (struct sockaddr *)&a, &sl), 0);
+	char addr[32];
+	snprintf(addr, sizeof addr, "127.0.0.1:%d", ntohs(a.sin_port));
+	ck_assert_int_eq(net_connect(&c, addr, 0, 2000, err, sizeof err), NET_ECONNECT);
+	ck_assert_msg(strstr(err, "refused") != NULL, "%s", err);
+	close(fd);
+}
+END_TEST
+
+/* ---- the real programs ------------------------------------------------------------ */
+
+static pid_t server_pid = -1;
+static char server_addr[64];
+static char tmpdir[] = "/tmp/check_clients.XXXXXX";
+
+static const char *env_or_skip(const char *name)
+{
+	const char *v = getenv(name);
+	return v != NULL && access(v, X_OK) == 0 ? v : NULL;
+}
+
+/* Starts argv with stdout and stderr to files (NULL: /dev/null). */
+static pid_t spawn(const char *const argv[], const char *out, const char *err)
+{
+	pid_t pid = fork();
+	if (pid != 0)
+		return pid;
+	int o = open(out ? out : "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	int e = open(err ? err : "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	if (o < 0 || e < 0 || dup2(o, 1) < 0 || dup2(e, 2) < 0)
+		_exit(127);
+	execv(argv[0], (char *const *)argv);
+	_exit(127);
+}
+
+/* Waits for pid at most seconds; kills it after that. Exit status, or -1 (killed/signal). */
+static int wait_bounded(pid_t pid, int seconds)
+{
+	struct timespec tick = {0, 20 * 1000 * 1000};
+	for (int i = 0; i < seconds * 50; i++) {
+		int st;
+		pid_t r = waitpid(pid, &st, WNOHANG);
+		if (r == pid)
+			return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+		if (r < 0)
+			return -1;
+		nanosleep(&tick, NULL);
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	return -1;
+}
+
+static char *slurp(const char *path)
+{
+	static char buf[65536];
+	FILE *f = fopen(path, "r");
+	size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+	buf[n] = '\0';
+	if (f)
+		fclose(f);
+	return buf;
+}
+
+static void tmp_path(char *buf, size_t len, const char *name)
+{
+	snprintf(buf, len, "%s/%s", tmpdir, name);
+}
+
+/* A free loopback port: bind port 0, read it back, release it for the server. */
+static int free_port(void)
+{
+	int port, fd = listener(AF_INET, &port);
+	if (fd < 0)
+		return -1;
+	close(fd);
+	return port;
+}
+
+static void server_start(void)
+{
+	const char *bin = env_or_skip("BITARENAD");
+	if (bin == NULL || mkdtemp(tmpdir) == NULL)
+		return;
+	for (int attempt = 0; attempt < 5 && server_pid < 0; attempt++) {
+		char listen_arg[64], log[256];
+		int port = free_port();
+		snprintf(server_addr, sizeof server_addr, "127.0.0.1:%d", port);
+		snprintf(listen_arg, sizeof listen_arg, "127.0.0.1:%d", port);
+		tmp_path(log, sizeof log, "server.log");
+		const char *argv[] = {bin, "--listen", listen_arg, "--grace", "1", NULL};
+		pid_t pid = spawn(argv, log, log);
+		/* ready when it greets; gone when the port was taken meanwhile */
+		for (int i = 0; i < 500; i++) {
+			struct net_conn c;
+			char *line;
+			if (waitpid(pid, NULL, WNOHANG) == pid)
+				break;
+			if (net_connect(&c, server_addr, 0, 1000, NULL, 0) == NET_OK) {
+				int r = net_read_line(&c, 2000, &line);
+				net_close(&c);
+				if (r > 0) {
+					server_pid = pid;
+					break;
+				}
+			}
+			nanosleep(&(struct timespec){0, 20 * 1000 * 1000}, NULL);
+		}
+		if (server_pid < 0) {
+			kill(pid, SIGKILL);
+			waitpid(pid, NULL, 0);
+		}
+	}
+}
+
+static void server_stop(void)
+{
+	if (server_pid > 0) {
+		kill(server_pid, SIGTERM);
+		if (wait_bounded(server_pid, 10) < 0)
+			fprintf(stderr, "check_clients: bitarenad did not stop on SIGTERM\n");
+	}
+	server_pid = -1;
+	char cmd[128];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
+	if (strncmp(tmpdir, "/tmp/check_clients.", 19) == 0 && system(cmd) != 0)
+		fprintf(stderr, "check_clients: could not remove %s\n", tmpdir);
+}
+
+static const char *bitarena(void)
+{
+	const char *b = env_or_skip("BITARENA");
+	ck_assert_msg(b != NULL, "BITARENA does not name the bitarena program");
+	ck_assert_msg(server_pid > 0, "bitarenad ($BITARENAD) could not be started");
+	return b;
+}
+
+struct summary {
+	int games, wins, losses, draws;
+};
+
+/* Finds the "games N wins W losses L draws D" line in a bot's output. */
+static struct summary summary_of(const char *out_path)
+{
+	struct summary s = {-1, -1, -1, -1};
+	const char *text = slurp(out_path), *p = strstr(text, "games ");
+	while (p != NULL && sscanf(p, "games %d wins %d losses %d draws %d", &s.games, &s.wins,
+	                           &s.losses, &s.draws) != 4)
+		p = strstr(p + 1, "games ");
+	return s;
+}
+
+/* Two perfect bots (one seeks, one accepts) play 100 games: all draws. */
+START_TEST(bots_perfect_vs_perfect)
+{
+	const char *bin = bitarena();
+	char o1[256], o2[256], e1[256], e2[256];
+	tmp_path(o1, sizeof o1, "seek.out");
+	tmp_path(o2, sizeof o2, "acc.out");
+	tmp_path(e1, sizeof e1, "seek.err");
+	tmp_path(e2, sizeof e2, "acc.err");
+	const char *seek[] = {bin, "bot", "--server", server_addr, "--name", "perfect",
+	                "--seek", "ttt", "--games", "100", "--seed", "1", "--quiet", NULL};
+	const char *acc[] = {bin, "bot", "--server", server_addr, "--name", "perfect",
+	               "--accept", "--kind", "ttt", "--games", "100", "--seed", "2", "--quiet",
+	               NULL};
+	pid_t a = spawn(seek, o1, e1), b = spawn(acc, o2, e2);
+	int ra = wait_bounded(a, 100), rb = wait_bounded(b, 100);
+	ck_assert_msg(ra == 0, "seeking bot exited %d: %s", ra, slurp(e1));
+	ck_assert_msg(rb == 0, "accepting bot exited %d: %s", rb, slurp(e2));
+	struct summary sa = summary_of(o1), sb = summary_of(o2);
+	ck_assert_int_eq(sa.games, 100);
+	ck_assert_int_eq(sb.games, 100);
+	ck_assert_int_eq(sa.losses, 0);
+	ck_assert_int_eq(sb.losses, 0);
+	ck_assert_int_eq(sa.draws, 100);
+	ck_assert_int_eq(sb.draws, 100);
+}
+END_TEST
+
+/* The perfect bot against a random one: it never loses, and the random bot never wins. */
+START_TEST(bots_perfect_vs_random)
+{
+	const char *bin = bitarena();
+	char o1[256], o2[256], e1[256], e2[256];
+	tmp_path(o1, sizeof o1, "p.out");
+	tmp_path(o2, sizeof o2, "r.out");
+	tmp_path(e1, sizeof e1, "p.err");
+	tmp_path(e2, sizeof e2, "r.err");
+	const char *perfect[] = {bin, "bot", "--server", server_addr, "--name", "sage",
+	                   "--accept", "--games", "40", "--seed", "3", NULL};
+	const char *rnd[] = {bin, "bot", "--server", server_addr, "--name", "monkey",
+	               "--seek", "ttt", "--random", "--games", "40", "--seed", "4", NULL};
+	pid_t a = spawn(perfect, o1, e1), b = spawn(rnd, o2, e2);
+	int ra = wait_bounded(a, 100), rb = wait_bounded(b, 100);
+	ck_assert_msg(ra == 0, "perfect bot exited %d: %s", ra, slurp(e1));
+	ck_assert_msg(rb == 0, "random bot exited %d: %s", rb, slurp(e2));
+	struct summary sp_ = summary_of(o1), sr = summary_of(o2);
+	ck_assert_int_eq(sp_.games, 40);
+	ck_assert_int_eq(sp_.losses, 0);
+	ck_assert_int_eq(sr.wins, 0);
+	ck_assert_int_eq(sp_.wins, sr.losses);
+	ck_assert_int_eq(sp_.draws, sr.draws);
+	ck_assert_msg(sp_.wins > 0, "40 games against random moves and not one win");
+}
+END_TEST
+
+/* A larger board is played with bounded search and finishes. */
+START_TEST(bots_bounded_mnk)
+{
+	const char *bin = bitarena();
+	char o1[256], o2[256], e1[256], e2[256];
+	tmp_path(o1, sizeof o1, "m1.out");
+	tmp_path(o2, sizeof o2, "m2.out");
+	tmp_path(e1, sizeof e1, "m1.err");
+	tmp_path(e2, sizeof e2, "m2.err");
+	const char *seek[] = {bin, "bot", "--server", server_addr, "--name", "big",
+	                "--seek", "mnk m=5 n=5 k=4", "--games", "2", "--nodes", "20000", "--quiet",
+	                NULL};
+	const char *acc[] = {bin, "bot", "--server", server_addr, "--name", "big", "--accept",
+	               "--kind", "mnk", "--games", "2", "--depth", "3", "--quiet", NULL};
+	pid_t a = spawn(seek, o1, e1), b = spawn(acc, o2, e2);
+	int ra = wait_bounded(a, 100), rb = wait_bounded(b, 100);
+	ck_assert_msg(ra == 0, "seeking bot exited %d: %s", ra, slurp(e1));
+	ck_assert_msg(rb == 0, "accepting bot exited %d: %s", rb, slurp(e2));
+	struct summary sa = summary_of(o1), sb = summary_of(o2);
+	ck_assert_int_eq(sa.games, 2);
+	ck_assert_int_eq(sb.games, 2);
+	ck_assert_int_eq(sa.wins, sb.losses);
+	ck_assert_int_eq(sa.draws, sb.draws);
+}
+END_TEST
+
+START_TEST(bot_bad_seek_fails)
+{
+	const char *bin = bitarena();
+	char e1[256];
+	tmp_path(e1, sizeof e1, "bad.err");
+	const char *argv[] = {bin, "bot", "--server", server_addr, "--seek", "nosuchgame",
+	                "--games", "1", NULL};
+	int r = wait_bounded(spawn(argv, NULL, e1), 30);
+	ck_assert_int_eq(r, 1);
+	ck_assert_msg(strstr(slurp(e1), "UNKNOWN_GAME") != NULL, "%s", slurp(e1));
+}
+END_TEST
+
+START_TEST(bot_no_server_fails)
+{
+	const char *bin = bitarena();
+	char e1[256], addr[32];
+	tmp_path(e1, sizeof e1, "none.err");
+	snprintf(addr, sizeof addr, "127.0.0.1:%d", free_port());
+	const char *argv[] = {bin, "bot", "--server", addr, "--accept", NULL};
+	int r = wait_bounded(spawn(argv, NULL, e1), 30);
+	ck_assert_int_eq(r, 1);
+	ck_assert_msg(strstr(slurp(e1), "cannot connect") != NULL, "%s", slurp(e1));
+}
+END_TEST
+
+START_TEST(load_runs)
+{
+	const char *bin = bitarena();
+	char o1[256], e1[256];
+	tmp_path(o1, sizeof o1, "load.out");
+	tmp_path(e1, sizeof e1, "load.err");
+	const char *argv[] = {bin, "load", "--server", server_addr, "--pairs", "3", "--games",
+	                "5", "--seed", "9", NULL};
+	int r = wait_bounded(spawn(argv, o1, e1), 100);
+	ck_assert_msg(r == 0, "load exited %d: %s", r, slurp(e1));
+	const char *out = slurp(o1);
+	int pairs, games, total;
+	long long moves;
+	ck_assert_msg(sscanf(out, "load: %d pairs x %d games of ttt: %d games, %lld moves", &pairs,
+	                     &games, &total, &moves) == 4,
+	              "%s", out);
+	ck_assert_int_eq(total, 15);
+	ck_assert_int_ge(moves, 15 * 5); /* a tic-tac-toe game lasts at least 5 moves */
+	ck_assert_int_le(moves, 15 * 9);
+	ck_assert_msg(strstr(out, "latency move->state (ms): p50 ") != NULL, "%s", out);
+}
+END_TEST
+
+static int run_replay(const char *record, char *out, size_t outlen, char *err, size_t errlen)
+{
+	const char *bin = env_or_skip("BITARENA");
+	ck_assert(bin != NULL);
+	char path[256];
+	tmp_path(path, sizeof path, "game.rec");
+	FILE *f = fopen(path, "w");
+	ck_assert(f != NULL);
+	fputs(record, f);
+	fclose(f);
+	tmp_path(out, outlen, "replay.out");
+	tmp_path(err, errlen, "replay.err");
+	const char *argv[] = {bin, "replay", path, NULL};
+	return wait_bounded(spawn(argv, out, err), 30);
+}
+
+START_TEST(replay_record)
+{
+	char out[256], err[256];
+	int r = run_replay("[Game \"ttt\"]\n[Player1 \"a\"]\n[Result \"1-0\"]\n\n"
+	                   "1. b2 a1\n2. c3 {a comment} a3\n3. \"a2\" c1\n4. c2 1-0\n",
+	                   out, sizeof out, err, sizeof err);
+	ck_assert_msg(r == 0, "replay exited %d: %s", r, slurp(err));
+	const char *text = slurp(out);
+	ck_assert_msg(strstr(text, "7. c2 (X)") != NULL, "%s", text);
+	ck_assert_msg(strstr(text, "result: 1-0 (line)") != NULL, "%s", text);
+	r = run_replay("[Kind \"mnk\"]\n[Options \"m=4 n=4 k=3\"]\n1.a1 b1 2.a1\n", out, sizeof out,
+	               err, sizeof err);
+	ck_assert_int_eq(r, 1);
+	ck_assert_msg(strstr(slurp(err), "ply 3 (a1") != NULL, "%s", slurp(err));
+}
+END_TEST
+
+static Suite *clients_suite(void)
+{
+	Suite *s = suite_create("clients");
+	TCase *tc = tcase_create("net");
+	tcase_add_test(tc, net_lines_and_terminators);
+	tcase_add_test(tc, net_partial_reads_byte_by_byte);
+	tcase_add_test(tc, net_long_lines);
+	tcase_add_test(tc, net_big_line_from_writer);
+	tcase_add_test(tc, net_end_of_stream);
+	tcase_add_test(tc, net_send);
+	tcase_add_test(tc, net_connect_ipv4_ipv6);
+	tcase_add_test(tc, net_connect_failures);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("programs");
+	tcase_add_unchecked_fixture(tc, server_start, server_stop);
+	tcase_set_timeout(tc, 240);
+	tcase_add_test(tc, bots_perfect_vs_perfect);
+	tcase_add_test(tc, bots_perfect_vs_random);
+	tcase_add_test(tc, bots_bounded_mnk);
+	tcase_add_test(tc, bot_bad_seek_fails);
+	tcase_add_test(tc, bot_no_server_fails);
+	tcase_add_test(tc, load_runs);
+	tcase_add_test(tc, replay_record);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	signal(SIGPIPE, SIG_IGN);
+	SRunner *sr = srunner_create(clients_suite());
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
