@@ -93,6 +93,7 @@ static const char *const migrations[] = {
 
 enum stmt_id {
 	S_BEGIN,
+	S_BEGIN_READ,
 	S_COMMIT,
 	S_ROLLBACK,
 	S_ACC_INSERT,
@@ -114,6 +115,7 @@ enum stmt_id {
 
 static const char *const stmt_sql[S_COUNT] = {
         [S_BEGIN] = "BEGIN IMMEDIATE",
+        [S_BEGIN_READ] = "BEGIN", /* a read snapshot */
         [S_COMMIT] = "COMMIT",
         [S_ROLLBACK] = "ROLLBACK",
         [S_ACC_INSERT] =
@@ -833,9 +835,9 @@ static int load_moves(struct store *s, struct store_game *g)
 	return STORE_OK;
 }
 
-int store_game_fetch(struct store *s, int64_t id, struct store_game *out)
+/* Reads the game row and its moves (inside the caller's transaction). */
+static int fetch(struct store *s, int64_t id, struct store_game *out)
 {
-	memset(out, 0, sizeof(*out));
 	sqlite3_stmt *st = stmt(s, S_GAME_GET);
 	sqlite3_bind_int64(st, 1, id);
 	int rc = sqlite3_step(st);
@@ -844,8 +846,22 @@ int store_game_fetch(struct store *s, int64_t id, struct store_game *out)
 	sqlite3_reset(st);
 	if (rc != SQLITE_ROW)
 		return rc == SQLITE_DONE ? STORE_ENOTFOUND : sql_err(rc);
-	/* Game row and moves in two reads: consistent as long as one thread writes (store.h). */
 	return load_moves(s, out);
+}
+
+int store_game_fetch(struct store *s, int64_t id, struct store_game *out)
+{
+	memset(out, 0, sizeof(*out));
+	int err = run(s, S_BEGIN_READ); /* one snapshot for the row and its moves */
+	if (err)
+		return err;
+	err = fetch(s, id, out);
+	int cerr = end(s, STORE_OK);
+	if (err == STORE_OK && cerr != STORE_OK) {
+		store_game_clear(out);
+		err = cerr;
+	}
+	return err;
 }
 
 /* Why a guarded write changed nothing: no such game, or not in progress. */
@@ -984,7 +1000,7 @@ static int game_list(struct store *s, sqlite3_stmt *st, bool with_moves, struct 
 
 int store_games_in_progress(struct store *s, struct store_game **out, size_t *n)
 {
-	int err = begin(s); /* one snapshot for the games and their moves */
+	int err = run(s, S_BEGIN_READ); /* one snapshot for the games and their moves */
 	if (err)
 		return err;
 	err = game_list(s, stmt(s, S_IN_PROGRESS), true, out, n);

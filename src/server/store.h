@@ -173,7 +173,13 @@ enum store_status { STORE_IN_PROGRESS = 0, STORE_FINISHED = 1, STORE_ABORTED = 2
 /* "in_progress", "finished", "aborted" (the text stored in the database). */
 const char *store_status_name(enum store_status st);
 
-/* One journalled ply (for simultaneous games: one seat's action in a turn). */
+/*
+ * One journalled ply. Simultaneous games (Xmas Rush) journal each resolved
+ * turn as STORE_SEATS rows in seat order (plies 2t, 2t+1), text "" for a seat
+ * that sent nothing in time; a recovered game with an odd ply count lost the
+ * second half of its last turn to the crash, and that turn is replayed from
+ * its start (it was never announced: announce only after both rows).
+ */
 struct store_move {
 	int ply;                       /* 0-based, consecutive within a game */
 	int seat;                      /* who made it */
