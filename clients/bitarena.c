@@ -8,6 +8,10 @@
 #include "config.h"
 #include "cli.h"
 
+/* Xmas Rush tools (cmd_xmas.c) */
+int cmd_xmas_replay(int argc, char **argv);
+int cmd_bench(int argc, char **argv);
+
 static const struct cli_cmd cli_cmds[] = {
 	{"perft", cmd_perft, "<game> [opt=value ...] [--tps TEXT] [--moves \"M ...\"] --depth N [--divide]",
 	 "count move sequences to a depth, with nodes/s"},
@@ -20,6 +24,11 @@ static const struct cli_cmd cli_cmds[] = {
 	 "load generator: P pairs of random bots play G games each; moves/s and move latency"},
 	{"replay", cmd_replay, "FILE [--quiet]",
 	 "replay a game record through its engine, drawing every position"},
+	{"xmas-replay", cmd_xmas_replay, "[--seed S] [--pool 2|3]",
+	 "Xmas Rush turn by turn as JSON lines (contest inputs out, actions in), to check "
+	 "against the referee"},
+	{"bench", cmd_bench, "xmas [--seconds N]",
+	 "Xmas Rush push-then-reachability evaluations per second, one thread"},
 };
 #define NCMDS (sizeof cli_cmds / sizeof cli_cmds[0])
 

@@ -284,9 +284,9 @@ START_TEST(test_seed0_pool2_turn1)
 {
 	struct xmas_state st;
 	new_game(&st, 0, 2);
-	static const char *const shuffled[12] = {"ARROW", "KEY",  "SHIELD", "CANDY",
-	                                         "CANE",  "BOOK", "FISH",   "MASK",
-	                                         "SCROLL", "POTION", "SWORD", "DIAMOND"};
+	static const char *const shuffled[12] = {"ARROW",  "KEY",    "SHIELD", "CANDY",
+	                                         "CANE",   "BOOK",   "FISH",   "MASK",
+	                                         "SCROLL", "POTION", "SWORD",  "DIAMOND"};
 	for (int i = 0; i < 12; i++)
 		ck_assert_str_eq(xmas_item_names[st.names[i]], shuffled[i]);
 
@@ -359,8 +359,9 @@ START_TEST(test_seed0_pool3)
 	struct xmas_state st;
 	new_game(&st, 0, 3);
 	const char *in = input_of(&st, 0);
-	ck_assert_int_eq(strncmp(in, "0\n0110 0011 1101 1010 1010 1010 1010\n"
-	                             "0111 0101 1001 0011 1010 0111 1100\n",
+	ck_assert_int_eq(strncmp(in,
+	                         "0\n0110 0011 1101 1010 1010 1010 1010\n"
+	                         "0111 0101 1001 0011 1010 0111 1100\n",
 	                         2 + 35 + 35),
 	                 0);
 	ck_assert_ptr_nonnull(strstr(in, "\n12 0 0 0110\n12 6 6 1001\n"));
@@ -414,22 +415,22 @@ START_TEST(test_push_every_direction)
 	new_game(&st, 0, 2);
 	struct xmas_board b = st.b;
 	xmas_board_push(&b, 0, 3, XMAS_RIGHT);
-	ck_assert_uint_eq(xmas_board_tile(&b, 0, 3), 0x6);           /* hand 0110 enters at (0,3) */
-	ck_assert_uint_eq(b.hand[0], xmas_tile_parse("1101"));       /* old (6,3) */
-	ck_assert_uint_eq(xmas_board_tile(&b, 4, 3), 0xF);           /* the centre cross moved right */
+	ck_assert_uint_eq(xmas_board_tile(&b, 0, 3), 0x6);     /* hand 0110 enters at (0,3) */
+	ck_assert_uint_eq(b.hand[0], xmas_tile_parse("1101")); /* old (6,3) */
+	ck_assert_uint_eq(xmas_board_tile(&b, 4, 3), 0xF);     /* the centre cross moved right */
 	b = st.b;
 	xmas_board_push(&b, 1, 3, XMAS_LEFT);
 	ck_assert_uint_eq(xmas_board_tile(&b, 6, 3), 0x9);
-	ck_assert_uint_eq(b.hand[1], xmas_tile_parse("0111"));       /* old (0,3) */
+	ck_assert_uint_eq(b.hand[1], xmas_tile_parse("0111")); /* old (0,3) */
 	b = st.b;
 	xmas_board_push(&b, 0, 3, XMAS_DOWN);
 	ck_assert_uint_eq(xmas_board_tile(&b, 3, 0), 0x6);
-	ck_assert_uint_eq(b.hand[0], xmas_tile_parse("1010"));       /* old (3,6) */
+	ck_assert_uint_eq(b.hand[0], xmas_tile_parse("1010")); /* old (3,6) */
 	ck_assert_uint_eq(xmas_board_tile(&b, 3, 4), 0xF);
 	b = st.b;
 	xmas_board_push(&b, 1, 3, XMAS_UP);
 	ck_assert_uint_eq(xmas_board_tile(&b, 3, 6), 0x9);
-	ck_assert_uint_eq(b.hand[1], xmas_tile_parse("1010"));       /* old (3,0) */
+	ck_assert_uint_eq(b.hand[1], xmas_tile_parse("1010")); /* old (3,0) */
 	ck_assert_uint_eq(xmas_board_tile(&b, 3, 2), 0xF);
 }
 END_TEST
@@ -551,8 +552,8 @@ START_TEST(test_deadlock_after_ten)
 	struct game_result r;
 	game_xmas.result(&st, &r);
 	ck_assert_str_eq(r.reason, "deadlock");
-	ck_assert_int_eq(r.winner, st.pl[0].score == st.pl[1].score ? -1
-	                                                             : st.pl[0].score < st.pl[1].score);
+	ck_assert_int_eq(r.winner,
+	                 st.pl[0].score == st.pl[1].score ? -1 : st.pl[0].score < st.pl[1].score);
 	ck_assert_int_eq(st.turn_type, XMAS_TURN_PUSH);
 }
 END_TEST
@@ -724,7 +725,7 @@ START_TEST(test_scored_after_input_quirk)
 	put_item(&st, "DIAMOND", 0, cell(1, 0));
 	put_item(&st, "SCROLL", 0, cell(2, 0));
 	play(&st, "PUSH 6 RIGHT", "PUSH 6 LEFT"); /* stale, nothing moves */
-	play(&st, "MOVE RIGHT RIGHT", "PASS");   /* over DIAMOND (collected) onto SCROLL (hidden) */
+	play(&st, "MOVE RIGHT RIGHT", "PASS"); /* over DIAMOND (collected) onto SCROLL (hidden) */
 	ck_assert_int_eq(st.pl[0].score, 1);
 	ck_assert_int_eq(st.pl[0].cell, cell(2, 0));
 	/* turn 3's input: SCROLL revealed, still on the board, 11 quests to go, score 1 */
@@ -756,9 +757,9 @@ START_TEST(test_fatal_lines_parse)
 	ck_assert_int_eq(game_xmas.parse_move(&st, 0, "MOVE UP", &m, &why), GAME_ETURN);
 	ck_assert_int_eq(game_xmas.parse_move(&st, 0, "PASS", &m, &why), GAME_ETURN);
 	static const char *const bad_push[] = {
-	        "PUSH 7 UP", "push 1 up", "Push 1 UP", "PUSH 1 UP ", " PUSH 1 UP", "PUSH   UP",
-	        "PUSH 1  UP", "PUSH 1 UPP", "PUSH 10 UP", "PUSH -1 UP", "PUSH 1", "PUSH",
-	        "PUSH 1 UP\n", "PUSH 1 UP;", "",
+	        "PUSH 7 UP", "push 1 up",  "Push 1 UP",   "PUSH 1 UP ", " PUSH 1 UP",
+	        "PUSH   UP", "PUSH 1  UP", "PUSH 1 UPP",  "PUSH 10 UP", "PUSH -1 UP",
+	        "PUSH 1",    "PUSH",       "PUSH 1 UP\n", "PUSH 1 UP;", "",
 	};
 	for (size_t i = 0; i < sizeof bad_push / sizeof *bad_push; i++)
 		ck_assert_msg(game_xmas.parse_move(&st, 0, bad_push[i], &m, &why) == GAME_ESYNTAX,
@@ -793,8 +794,8 @@ START_TEST(test_fatal_lines_parse)
 	ck_assert_int_eq(game_xmas.parse_move(&st, 0, line, &m, &why), GAME_ESYNTAX);
 	ck_assert_str_eq(why, "more than 20 steps");
 	static const char *const bad_move[] = {
-	        "MOVE UP ", "MOVE  UP", "move up", "MOVE UP,LEFT", "MOVEUP", "MOVE UPLEFT",
-	        "PASS ", "pass", "MOVE UP\r",
+	        "MOVE UP ",    "MOVE  UP", "move up", "MOVE UP,LEFT", "MOVEUP",
+	        "MOVE UPLEFT", "PASS ",    "pass",    "MOVE UP\r",
 	};
 	for (size_t i = 0; i < sizeof bad_move / sizeof *bad_move; i++)
 		ck_assert_msg(game_xmas.parse_move(&st, 0, bad_move[i], &m, &why) == GAME_ESYNTAX,
@@ -842,8 +843,8 @@ START_TEST(test_fatal_lines_resolve)
 	/* MOVE turn */
 	fatal_case("PASS", "PUSH 1 LEFT", 0, 4, -1, "invalid_action", 0);
 	fatal_case("MOVE", "PASS", 0, -1, 2, "invalid_action", 1);
-	fatal_case("MOVE UP UP UP UP UP UP UP UP UP UP UP UP UP UP UP UP UP UP UP UP UP", "PASS",
-	           0, -1, 2, "invalid_action", 1);
+	fatal_case("MOVE UP UP UP UP UP UP UP UP UP UP UP UP UP UP UP UP UP UP UP UP UP", "PASS", 0,
+	           -1, 2, "invalid_action", 1);
 	char longline[130];
 	memset(longline, 'A', 125);
 	longline[125] = '\0';

@@ -100,11 +100,13 @@ int xmas_setup(struct xmas_state *st, int64_t seed, int pool)
 			if (tiles[xmas_cell(x, y)] == NO_TILE) {
 				int idx = jrandom_next_int_n(&r, npat);
 				unsigned t = pool_take(pat, &npat, idx);
-				int rot = jrandom_next_int_n(&r, 3); /* 0..2 quarter turns, never 3 */
+				/* 0..2 quarter turns, never 3 */
+				int rot = jrandom_next_int_n(&r, 3);
 				tiles[xmas_cell(x, y)] = (uint8_t)xmas_tile_rotate(t, rot);
 			}
 			/* always, even for a cell filled before: the point mirror */
-			tiles[xmas_cell(6 - x, 6 - y)] = (uint8_t)xmas_tile_rot180(tiles[xmas_cell(x, y)]);
+			tiles[xmas_cell(6 - x, 6 - y)] =
+			        (uint8_t)xmas_tile_rot180(tiles[xmas_cell(x, y)]);
 		}
 	}
 	for (int y = 0; y < XMAS_SIZE; y++)
@@ -247,7 +249,7 @@ static void push_line(struct xmas_state *st, int seat, int line, int d)
 static bool push_frame(struct xmas_state *st, const game_move *mv, const bool *take)
 {
 	if (take[0] && take[1] && xmas_move_line(mv[0]) == xmas_move_line(mv[1]))
-		return false; /* same index, same orientation: nothing happens, whatever the directions */
+		return false; /* same line, same orientation: nothing, whatever the directions */
 	for (int s = 0; s < 2; s++)
 		if (take[s])
 			push_line(st, s, xmas_move_line(mv[s]), xmas_move_dir(mv[s]));
@@ -341,12 +343,15 @@ static int xmas_resolve(void *vst, const game_move *moves, const enum game_act *
 	} else {
 		/* lockstep: one step of each player per frame, a collection check after each */
 		int left[2];
-		for (int s = 0; s < 2; s++)
-			left[s] = xmas_move_kind(mv[s]) == XMAS_KIND_MOVE ? xmas_move_nsteps(mv[s]) : 0;
+		for (int s = 0; s < 2; s++) {
+			bool walks = xmas_move_kind(mv[s]) == XMAS_KIND_MOVE;
+			left[s] = walks ? xmas_move_nsteps(mv[s]) : 0;
+		}
 		for (int f = 0; f < XMAS_MAX_STEPS && (left[0] > f || left[1] > f); f++) {
 			for (int s = 0; s < 2; s++)
+				/* an illegal step drops the rest of that MOVE */
 				if (left[s] > f && !move_step(st, s, xmas_move_step(mv[s], f)))
-					left[s] = f; /* an illegal step drops the rest of that MOVE */
+					left[s] = f;
 			collect(st);
 		}
 		collect(st); /* a PASS/PASS turn still has its one (empty) frame */
@@ -358,8 +363,8 @@ static int xmas_resolve(void *vst, const game_move *moves, const enum game_act *
 /* --- game_ops ---------------------------------------------------------------- */
 
 static const struct game_optdef xmas_opts[] = {
-	{"seed", 0, INT64_MIN, INT64_MAX, "map seed, a Java long (random if not given)"},
-	{"pool", 3, 2, 3, "tile pool: 2 (Silver/Gold) or 3 (Legend)"},
+        {"seed", 0, INT64_MIN, INT64_MAX, "map seed, a Java long (random if not given)"},
+        {"pool", 3, 2, 3, "tile pool: 2 (Silver/Gold) or 3 (Legend)"},
 };
 
 static int xmas_init(void *vst, const struct game_params *p, uint64_t seed)
@@ -431,10 +436,10 @@ int xmas_moves_for(const struct xmas_state *st, int seat, game_move *out, size_t
 	out[n++] = xmas_move_pass();
 	for (int depth = 1; depth <= XMAS_MAX_STEPS && layer; depth++) {
 		const bb_t grow[4] = {
-		        (layer >> 7) & down,         /* UP: from (x, y+1) to (x, y) */
-		        (layer & right) << 1,        /* RIGHT */
-		        (layer & down) << 7,         /* DOWN */
-		        (layer >> 1) & right,        /* LEFT: from (x+1, y) to (x, y) */
+		        (layer >> 7) & down,  /* UP: from (x, y+1) to (x, y) */
+		        (layer & right) << 1, /* RIGHT */
+		        (layer & down) << 7,  /* DOWN */
+		        (layer >> 1) & right, /* LEFT: from (x+1, y) to (x, y) */
 		};
 		bb_t next = 0;
 		for (int d = 0; d < 4; d++) {
@@ -646,7 +651,8 @@ int xmas_input(const struct xmas_state *st, int seat, char *buf, size_t len)
 		if (it->loc == XMAS_LOC_GONE)
 			continue;
 		item_xy(st, it, seat, &x, &y);
-		put(&o, "%s %d %d %d\n", xmas_item_names[it->name], x, y, it->owner == seat ? 0 : 1);
+		put(&o, "%s %d %d %d\n", xmas_item_names[it->name], x, y,
+		    it->owner == seat ? 0 : 1);
 	}
 	put(&o, "%d\n", st->pl[0].nvis + st->pl[1].nvis);
 	for (int k = 0; k < 2; k++) {
@@ -812,7 +818,8 @@ static int xmas_render_text(const void *vst, int viewer, char *buf, size_t len)
 			put(&o, " carrying %c", item_letter(&st->items[i]));
 		put(&o, "\n    quests:");
 		for (int q = 0; q < p->nvis; q++)
-			put(&o, " %c=%s", (s == 0 ? 'a' : 'A') + p->vis[q], xmas_item_names[p->vis[q]]);
+			put(&o, " %c=%s", (s == 0 ? 'a' : 'A') + p->vis[q],
+			    xmas_item_names[p->vis[q]]);
 		put(&o, "\n");
 	}
 	put(&o, "  items: a-l are player 0's, A-L player 1's:");

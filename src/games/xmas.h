@@ -17,14 +17,14 @@
 #include "games/game.h"
 #include "games/xmas_push.h"
 
-#define XMAS_NAMES        12  /* item names (ARROW .. SWORD) */
-#define XMAS_MAX_ITEMS    24  /* two players x 12 quests */
-#define XMAS_MAX_VISIBLE  3   /* revealed quests per player */
-#define XMAS_MAX_TURNS    150 /* game turns: 75 PUSH + 75 MOVE */
-#define XMAS_MAX_STEPS    20  /* steps in one MOVE */
-#define XMAS_MAX_LINE     124 /* longest accepted action line */
-#define XMAS_STALE_END    10  /* stale PUSH turns in a row that end the game */
-#define XMAS_INPUT_MAX    1024 /* a buffer that holds any contest input block */
+#define XMAS_NAMES       12   /* item names (ARROW .. SWORD) */
+#define XMAS_MAX_ITEMS   24   /* two players x 12 quests */
+#define XMAS_MAX_VISIBLE 3    /* revealed quests per player */
+#define XMAS_MAX_TURNS   150  /* game turns: 75 PUSH + 75 MOVE */
+#define XMAS_MAX_STEPS   20   /* steps in one MOVE */
+#define XMAS_MAX_LINE    124  /* longest accepted action line */
+#define XMAS_STALE_END   10   /* stale PUSH turns in a row that end the game */
+#define XMAS_INPUT_MAX   1024 /* a buffer that holds any contest input block */
 
 /* The referee's ITEM_NAMES, in its list order (the shuffle depends on it). */
 extern const char *const xmas_item_names[XMAS_NAMES];
@@ -53,12 +53,12 @@ struct xmas_item {
 };
 
 struct xmas_player {
-	uint8_t cell;                   /* y*7 + x */
-	uint8_t ndeck;                  /* hidden quests: names[0 .. ndeck) of the state */
-	uint8_t nvis;                   /* revealed quests, 0..nvisible */
-	uint8_t vis[XMAS_MAX_VISIBLE];  /* their names, in reveal order */
-	int16_t score;                  /* quests done; -1 after a fatal line or a timeout */
-	uint8_t fault;                  /* 0, XMAS_END_INVALID or XMAS_END_TIMEOUT */
+	uint8_t cell;                  /* y*7 + x */
+	uint8_t ndeck;                 /* hidden quests: names[0 .. ndeck) of the state */
+	uint8_t nvis;                  /* revealed quests, 0..nvisible */
+	uint8_t vis[XMAS_MAX_VISIBLE]; /* their names, in reveal order */
+	int16_t score;                 /* quests done; -1 after a fatal line or a timeout */
+	uint8_t fault;                 /* 0, XMAS_END_INVALID or XMAS_END_TIMEOUT */
 };
 
 /*
@@ -71,13 +71,13 @@ struct xmas_player {
  */
 struct xmas_state {
 	struct xmas_board b;
-	int64_t seed;     /* the Java long given to new Random(seed) */
-	uint8_t pool;     /* tile pool 2 or 3 */
-	uint8_t ncards;   /* quests per player (12) */
-	uint8_t nvisible; /* revealed at once (3) */
-	uint8_t nitems;   /* entries of items[] (2 * ncards) */
-	uint8_t names[XMAS_NAMES];                  /* the shuffled names (both players' quests) */
-	struct xmas_item items[XMAS_MAX_ITEMS];     /* in the fixed input order (§2 step 5) */
+	int64_t seed;                           /* the Java long given to new Random(seed) */
+	uint8_t pool;                           /* tile pool 2 or 3 */
+	uint8_t ncards;                         /* quests per player (12) */
+	uint8_t nvisible;                       /* revealed at once (3) */
+	uint8_t nitems;                         /* entries of items[] (2 * ncards) */
+	uint8_t names[XMAS_NAMES];              /* the shuffled names (both players' quests) */
+	struct xmas_item items[XMAS_MAX_ITEMS]; /* in the fixed input order (§2 step 5) */
 	struct xmas_player pl[2];
 	int16_t turn;       /* game turn being played, 1..150 */
 	int16_t turns_left; /* the referee's gameTurnsLeft (after this turn's decrement) */

@@ -51,8 +51,7 @@ const char *xmas_tile_glyph(unsigned t)
 {
 	/* indexed by the nibble: bit 0 up, 1 right, 2 down, 3 left */
 	static const char *const glyph[16] = {
-	        " ", "╵", "╶", "└", "╷", "│", "┌", "├",
-	        "╴", "┘", "─", "┴", "┐", "┤", "┬", "┼",
+	        " ", "╵", "╶", "└", "╷", "│", "┌", "├", "╴", "┘", "─", "┴", "┐", "┤", "┬", "┼",
 	};
 	return glyph[t & 0xF];
 }

@@ -76,23 +76,23 @@ struct xmas_board {
 
 /* Masks of the 7x7 geometry (checked against bb_geom_init(7, 7) in the tests). */
 #define XMAS_BB_FULL ((((bb_t)1) << 49) - 1)
-#define XMAS_BB_ROW0 ((bb_t)0x7F)           /* cells (0..6, 0) */
-#define XMAS_BB_COL0 ((bb_t)0x40810204081)  /* cells (0, 0..6) */
+#define XMAS_BB_ROW0 ((bb_t)0x7F)          /* cells (0..6, 0) */
+#define XMAS_BB_COL0 ((bb_t)0x40810204081) /* cells (0, 0..6) */
 
 /* The core geometry of a 7x7 board, as a constant the compiler can fold. */
 static inline const struct bb_geom *xmas_geom(void)
 {
 	static const struct bb_geom g = {
-		.w = 7,
-		.h = 7,
-		.n = 49,
-		.full = XMAS_BB_FULL,
-		.edge = {[BB_N] = XMAS_BB_ROW0 << 42,
-		         [BB_E] = XMAS_BB_COL0 << 6,
-		         [BB_S] = XMAS_BB_ROW0,
-		         [BB_W] = XMAS_BB_COL0},
-		.not_west = XMAS_BB_FULL & ~XMAS_BB_COL0,
-		.not_east = XMAS_BB_FULL & ~(XMAS_BB_COL0 << 6),
+	        .w = 7,
+	        .h = 7,
+	        .n = 49,
+	        .full = XMAS_BB_FULL,
+	        .edge = {[BB_N] = XMAS_BB_ROW0 << 42,
+	                 [BB_E] = XMAS_BB_COL0 << 6,
+	                 [BB_S] = XMAS_BB_ROW0,
+	                 [BB_W] = XMAS_BB_COL0},
+	        .not_west = XMAS_BB_FULL & ~XMAS_BB_COL0,
+	        .not_east = XMAS_BB_FULL & ~(XMAS_BB_COL0 << 6),
 	};
 	return &g;
 }
