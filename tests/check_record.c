@@ -166,7 +166,56 @@ START_TEST(test_parse_errors)
 		ck_assert_uint_eq(r.ntags + r.nmoves, 0); /* left cleared */
 		ck_assert_ptr_null(r.tags);
 	}
+	/* A NUL byte inside the text (len counts past it). */
+	const char nul[] = "1. a1\n\n b\0c";
+	struct record r;
+	int line = 0;
+	ck_assert_int_eq(record_parse(nul, sizeof nul - 1, &r, &line), RECORD_ESYNTAX);
+	ck_assert_int_eq(line, 3);
 	ck_assert_str_eq(record_strerror(RECORD_ESYNTAX), "not a valid game record");
+}
+END_TEST
+
+/* Seeded random move texts of printable bytes survive write + parse; garbage never crashes. */
+START_TEST(test_random_round_trip_and_garbage)
+{
+	struct rng rng;
+	rng_seed(&rng, 2026);
+	static const char alphabet[] = "ab1 2-\"\\{}[];.*/RF'!?+<>\t";
+	for (int iter = 0; iter < 300; iter++) {
+		struct record r, back;
+		record_init(&r);
+		int n = (int)rng_below(&rng, 12);
+		for (int i = 0; i < n; i++) {
+			char m[24];
+			int len = (int)rng_below(&rng, 8);
+			for (int j = 0; j < len; j++)
+				m[j] = alphabet[rng_below(&rng, sizeof alphabet - 1)];
+			m[len] = '\0';
+			ck_assert_int_eq(record_add_move(&r, m), RECORD_OK);
+		}
+		ck_assert_int_eq(record_set_tag(&r, "Note", "x \"y\" {z}"), RECORD_OK);
+		char *text;
+		size_t len;
+		ck_assert_int_eq(record_write(&r, &text, &len), RECORD_OK);
+		int line = 0;
+		ck_assert_msg(record_parse(text, len, &back, &line) == RECORD_OK, "line %d:\n%s",
+		              line, text);
+		ck_assert_uint_eq(back.nmoves, r.nmoves);
+		for (size_t i = 0; i < r.nmoves; i++)
+			ck_assert_str_eq(back.moves[i], r.moves[i]);
+		ck_assert_str_eq(record_tag(&back, "Note"), "x \"y\" {z}");
+		free(text);
+		record_clear(&r);
+		record_clear(&back);
+		/* Random bytes (NUL included): any answer but a crash or a leak. */
+		char junk[64];
+		size_t jl = rng_below(&rng, sizeof junk);
+		for (size_t j = 0; j < jl; j++)
+			junk[j] = (char)rng_below(&rng, 256);
+		if (record_parse(junk, jl, &back, NULL) == RECORD_OK)
+			record_clear(&back);
+	}
 }
 END_TEST
 
@@ -395,6 +444,7 @@ static Suite *record_suite(void)
 	tcase_add_test(tc, test_quoting_round_trip);
 	tcase_add_test(tc, test_parse_foreign_ptn);
 	tcase_add_test(tc, test_parse_errors);
+	tcase_add_test(tc, test_random_round_trip_and_garbage);
 	tcase_add_test(tc, test_tags_of_stored_game);
 	tcase_add_test(tc, test_export_import_replay);
 	tcase_add_test(tc, test_replay_plain_ptn);

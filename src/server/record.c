@@ -368,8 +368,8 @@ static int read_tag(struct lexer *lx, struct record *r)
 
 static bool token_char(char c)
 {
-	return !isspace((unsigned char)c) && c != '{' && c != '}' && c != '"' && c != ';' &&
-	       c != '[' && c != ']';
+	return c != '\0' && !isspace((unsigned char)c) && c != '{' && c != '}' && c != '"' &&
+	       c != ';' && c != '[' && c != ']';
 }
 
 int record_parse(const char *text, size_t len, struct record *r, int *line)
