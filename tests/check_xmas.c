@@ -1050,6 +1050,80 @@ START_TEST(test_json_and_text)
 }
 END_TEST
 
+/* Whole games between two seeded random players: invariants hold and every game ends. */
+START_TEST(test_random_games)
+{
+	for (int64_t g = 0; g < 40; g++) {
+		struct xmas_state st;
+		new_game(&st, g * 2654435761LL, 2 + (int)(g & 1));
+		uint64_t rnd = (uint64_t)g * 0x9E3779B97F4A7C15ULL + 1;
+		int turns = 0;
+		while (!st.over) {
+			game_move m[2], opts[64];
+			enum game_act a[2] = {GAME_ACT_MOVE, GAME_ACT_MOVE};
+			for (int s = 0; s < 2; s++) {
+				int n = xmas_moves_for(&st, s, opts, 64);
+				ck_assert_int_gt(n, 0);
+				rnd = rnd * 6364136223846793005ULL + 1442695040888963407ULL;
+				m[s] = opts[(rnd >> 33) % (uint64_t)n];
+			}
+			ck_assert_int_eq(game_xmas.resolve(&st, m, a), 0);
+			turns++;
+			int items = 0, quests = 0;
+			for (int i = 0; i < st.nitems; i++)
+				items += st.items[i].loc != XMAS_LOC_GONE;
+			for (int s = 0; s < 2; s++) {
+				const struct xmas_player *p = &st.pl[s];
+				ck_assert_int_ge(p->score, 0);
+				ck_assert_int_eq(p->score + p->ndeck + p->nvis, 12);
+				quests += p->ndeck + p->nvis;
+				ck_assert_int_lt(p->cell, 49);
+			}
+			ck_assert_int_eq(items, quests); /* one item on the board per quest left */
+			for (int d = 0; d < 4; d++)
+				ck_assert_uint_eq(st.b.open[d] & ~XMAS_BB_FULL, 0);
+			/* no two items share a tile */
+			for (int i = 0; i < st.nitems; i++)
+				for (int j = i + 1; j < st.nitems; j++)
+					if (st.items[i].loc != XMAS_LOC_GONE)
+						ck_assert_int_ne(st.items[i].loc, st.items[j].loc);
+		}
+		ck_assert_int_le(turns, XMAS_MAX_TURNS);
+		struct game_result r;
+		game_xmas.result(&st, &r);
+		ck_assert(strcmp(r.reason, "max_turns") == 0 || strcmp(r.reason, "deadlock") == 0 ||
+		          strcmp(r.reason, "all_quests_completed") == 0);
+	}
+}
+END_TEST
+
+/* Any bytes: parse_move answers without crashing and accepts only what it can format back. */
+START_TEST(test_parse_any_bytes)
+{
+	struct xmas_state st;
+	new_game(&st, 1, 3);
+	static const char alphabet[] = "PUSHMOVEASRIGTLDNW0123456789 \t\n-";
+	uint64_t rnd = 99;
+	char line[160], back[GAME_MOVE_TEXT];
+	for (int k = 0; k < 20000; k++) {
+		if (k == 10000)
+			play(&st, "PUSH 2 UP", "PUSH 4 LEFT"); /* then MOVE-turn lines */
+		rnd = rnd * 6364136223846793005ULL + 1442695040888963407ULL;
+		int n = (int)((rnd >> 40) % 150);
+		for (int i = 0; i < n; i++) {
+			rnd = rnd * 6364136223846793005ULL + 1442695040888963407ULL;
+			line[i] = alphabet[(rnd >> 35) % (sizeof alphabet - 1)];
+		}
+		line[n] = '\0';
+		game_move m;
+		if (game_xmas.parse_move(&st, k & 1, line, &m, NULL) == 0) {
+			ck_assert_int_gt(game_xmas.format_move(&st, m, back, sizeof back), 0);
+			ck_assert_str_eq(back, line);
+		}
+	}
+}
+END_TEST
+
 static Suite *xmas_suite(void)
 {
 	Suite *s = suite_create("xmas");
@@ -1078,6 +1152,8 @@ static Suite *xmas_suite(void)
 	tcase_add_test(tc, test_twelfth_quest_ends_before_move);
 	tcase_add_test(tc, test_max_turns);
 	tcase_add_test(tc, test_json_and_text);
+	tcase_add_test(tc, test_random_games);
+	tcase_add_test(tc, test_parse_any_bytes);
 	suite_add_tcase(s, tc);
 	return s;
 }
