@@ -6,10 +6,12 @@
 
 extern const struct game_ops game_ttt, game_mnk;
 extern const struct game_ops game_xmas;
+extern const struct game_ops game_tak;
 
 const struct game_ops *const game_table[] = {
 	&game_ttt,
 	&game_mnk,
+	&game_tak,
 	&game_xmas,
 	NULL,
 };

@@ -23,9 +23,9 @@
  * So the first 2^h - 1 entries are exactly the patterns of carry limit h,
  * carry k starts at index 2^(k-1) - 1, and every query below is a range.
  *
- * The tables are static const data written out by an offline generator; the
- * test suite (tests/check_tak_slide.c) rebuilds them by plain enumeration and
- * asserts they are identical, and prints them with --print-tables.
+ * The tables are static const data (no initialisation, nothing to lock),
+ * printed by `tests/check_tak_slide --print-tables`; the same suite rebuilds
+ * them by plain enumeration of drop sequences and asserts they are identical.
  */
 #ifndef BITARENA_GAMES_TAK_SLIDE_H
 #define BITARENA_GAMES_TAK_SLIDE_H

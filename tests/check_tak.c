@@ -1,0 +1,1373 @@
+/*
+ * check_tak.c - the Tak engine (src/games/tak*.c) through its game_ops:
+ * every rule of tak.md section 1 on a position that proves it, the opening,
+ * PTN and TPS round trips over random positions, the published perft numbers,
+ * and a cross-check on every board size 3..8 against a deliberately naive
+ * Tak written below (its own array-of-strings board, move generator, slides,
+ * roads and TPS; nothing shared with the engine).
+ */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/rng.h"
+#include "games/game.h"
+#include "games/tak.h"
+#include "games/tak_slide.h"
+
+static const struct game_ops *T = &game_tak;
+
+/* --- helpers over the engine --------------------------------------------------------- */
+
+static void params(struct game_params *p, int size, int komi, int pieces, int caps)
+{
+	game_params_default(T, p);
+	if (size > 0) {
+		p->v[TAK_OPT_SIZE] = size;
+		p->set[TAK_OPT_SIZE] = true;
+	}
+	p->v[TAK_OPT_KOMI] = komi;
+	p->v[TAK_OPT_PIECES] = pieces;
+	p->v[TAK_OPT_CAPS] = caps;
+}
+
+static void load(struct tak_state *s, const char *tps, int komi, int pieces, int caps)
+{
+	struct game_params p;
+	params(&p, 0, komi, pieces, caps);
+	int err = T->load(s, &p, tps);
+	ck_assert_msg(err == 0, "load %s: %d", tps, err);
+}
+
+static void start(struct tak_state *s, int size)
+{
+	struct game_params p;
+	params(&p, size, 0, 0, -1);
+	ck_assert_int_eq(T->init(s, &p, 1), 0);
+}
+
+/* Parses text for the side to move and, if legal, plays it; returns the error. */
+static int play(struct tak_state *s, const char *text, const char **why)
+{
+	game_move m;
+	int seat = game_seat_to_move(T, s);
+	const char *w = NULL;
+	int err = T->parse_move(s, seat < 0 ? 0 : seat, text, &m, &w);
+	if (why)
+		*why = w;
+	if (err == 0) {
+		ck_assert_msg(w == NULL || w[0] != '\0', "why set on success");
+		ck_assert_int_eq(T->apply(s, m), 0);
+	} else {
+		ck_assert_msg(w != NULL && strlen(w) > 10, "no sentence for %s", text);
+	}
+	return err;
+}
+
+static void play_ok(struct tak_state *s, const char *text)
+{
+	const char *why = NULL;
+	int err = play(s, text, &why);
+	ck_assert_msg(err == 0, "%s refused: %s", text, why ? why : "?");
+}
+
+static const char *refusal(struct tak_state *s, const char *text)
+{
+	const char *why = NULL;
+	int err = play(s, text, &why);
+	ck_assert_msg(err < 0, "%s was accepted", text);
+	return why;
+}
+
+static const char *tps(const struct tak_state *s)
+{
+	static char buf[4096];
+	ck_assert_int_gt(T->save(s, buf, sizeof buf), 0);
+	return buf;
+}
+
+static const char *score(const struct tak_state *s)
+{
+	static struct game_result r;
+	T->result(s, &r);
+	return r.over ? r.score : "";
+}
+
+/* --- the naive Tak ---------------------------------------------------------------------- */
+
+#define NV_H 200
+
+struct nv {
+	int n, ply, komi;
+	int stones[2], caps[2];
+	int h[8][8];          /* [x][y] */
+	char pc[8][8][NV_H];  /* '1' / '2', bottom first */
+	char type[8][8];      /* type of the top piece: 'F', 'S', 'C'; 0 when empty */
+	char result[8];       /* "" ongoing, "R-0", "0-R", "F-0", "0-F", "1/2-1/2" */
+};
+
+struct nv_move {
+	char txt[16];
+	int place; /* 1: placement of kind ('F', 'S', 'C') at x, y */
+	char kind;
+	int x, y, dir, k, nd, drops[8];
+};
+
+static const int nv_dx[4] = {0, 1, 0, -1}, nv_dy[4] = {1, 0, -1, 0};
+static const char nv_dirc[4] = {'+', '>', '-', '<'};
+
+static int nv_std_stones(int n)
+{
+	return n == 3 ? 10 : n == 4 ? 15 : n == 5 ? 21 : n == 6 ? 30 : n == 7 ? 40 : 50;
+}
+
+static int nv_std_caps(int n)
+{
+	return n <= 4 ? 0 : n <= 6 ? 1 : 2;
+}
+
+/* Loads TPS; pieces <= 0 / caps < 0 mean the standard counts. */
+static void nv_load(struct nv *v, const char *t, int komi, int pieces, int caps)
+{
+	memset(v, 0, sizeof *v);
+	int rows = 1;
+	for (const char *c = t; *c != ' '; c++)
+		rows += *c == '/';
+	v->n = rows;
+	v->komi = komi;
+	for (int c = 0; c < 2; c++) {
+		v->stones[c] = pieces > 0 ? pieces : nv_std_stones(rows);
+		v->caps[c] = caps >= 0 ? caps : nv_std_caps(rows);
+	}
+	const char *c = t;
+	for (int y = rows - 1; y >= 0; y--) {
+		int x = 0;
+		while (*c != '/' && *c != ' ') {
+			if (*c == ',') {
+				c++;
+				continue;
+			}
+			if (*c == 'x') {
+				c++;
+				int run = 1;
+				if (*c >= '1' && *c <= '9')
+					run = *c++ - '0';
+				x += run;
+				continue;
+			}
+			while (*c == '1' || *c == '2') {
+				v->pc[x][y][v->h[x][y]++] = *c;
+				v->stones[*c - '1']--;
+				c++;
+			}
+			char top = v->pc[x][y][v->h[x][y] - 1];
+			v->type[x][y] = 'F';
+			if (*c == 'S' || *c == 'C') {
+				v->type[x][y] = *c;
+				if (*c == 'C') {
+					v->stones[top - '1']++;
+					v->caps[top - '1']--;
+				}
+				c++;
+			}
+			x++;
+		}
+		ck_assert_int_eq(x, rows);
+		c++;
+	}
+	int turn = *c - '1';
+	int move = atoi(c + 2);
+	v->ply = 2 * (move - 1) + turn;
+}
+
+static void nv_tps(const struct nv *v, char *out)
+{
+	char *o = out;
+	for (int y = v->n - 1; y >= 0; y--) {
+		for (int x = 0; x < v->n; x++) {
+			if (x)
+				*o++ = ',';
+			if (v->h[x][y] == 0) {
+				int run = 1;
+				while (x + run < v->n && v->h[x + run][y] == 0)
+					run++;
+				o += run > 1 ? sprintf(o, "x%d", run) : sprintf(o, "x");
+				x += run - 1;
+				continue;
+			}
+			memcpy(o, v->pc[x][y], (size_t)v->h[x][y]);
+			o += v->h[x][y];
+			if (v->type[x][y] != 'F')
+				*o++ = v->type[x][y];
+		}
+		if (y)
+			*o++ = '/';
+	}
+	sprintf(o, " %d %d", v->ply % 2 + 1, v->ply / 2 + 1);
+}
+
+static void nv_square(char *o, int x, int y)
+{
+	o[0] = (char)('a' + x);
+	o[1] = (char)('1' + y);
+}
+
+static void nv_emit(struct nv_move *out, int *cnt, const struct nv_move *m)
+{
+	struct nv_move *r = &out[(*cnt)++];
+	*r = *m;
+	char *o = r->txt;
+	if (m->place) {
+		if (m->kind != 'F')
+			*o++ = m->kind;
+		nv_square(o, m->x, m->y);
+		o[2] = '\0';
+		return;
+	}
+	if (m->k > 1)
+		*o++ = (char)('0' + m->k);
+	nv_square(o, m->x, m->y);
+	o += 2;
+	*o++ = nv_dirc[m->dir];
+	if (m->nd > 1)
+		for (int i = 0; i < m->nd; i++)
+			*o++ = (char)('0' + m->drops[i]);
+	*o = '\0';
+}
+
+/* Walks one more square from (cx, cy) with left pieces still carried. */
+static void nv_walk(const struct nv *v, struct nv_move *m, int cx, int cy, int left, bool cap,
+                    struct nv_move *out, int *cnt)
+{
+	int nx = cx + nv_dx[m->dir], ny = cy + nv_dy[m->dir];
+	if (nx < 0 || ny < 0 || nx >= v->n || ny >= v->n)
+		return;
+	char t = v->type[nx][ny];
+	if (t == 'C')
+		return;
+	if (t == 'S') {
+		if (cap && left == 1) {
+			m->drops[m->nd++] = 1;
+			nv_emit(out, cnt, m);
+			m->nd--;
+		}
+		return;
+	}
+	for (int d = 1; d <= left; d++) {
+		m->drops[m->nd++] = d;
+		if (d == left)
+			nv_emit(out, cnt, m);
+		else
+			nv_walk(v, m, nx, ny, left - d, cap, out, cnt);
+		m->nd--;
+	}
+}
+
+static int nv_moves(const struct nv *v, struct nv_move *out)
+{
+	int cnt = 0, me = v->ply % 2;
+	if (v->result[0])
+		return 0;
+	for (int x = 0; x < v->n; x++)
+		for (int y = 0; y < v->n; y++) {
+			struct nv_move m = {.place = 1, .x = x, .y = y};
+			if (v->h[x][y])
+				continue;
+			if (v->ply < 2) {
+				m.kind = 'F';
+				nv_emit(out, &cnt, &m);
+				continue;
+			}
+			if (v->stones[me] > 0) {
+				m.kind = 'F';
+				nv_emit(out, &cnt, &m);
+				m.kind = 'S';
+				nv_emit(out, &cnt, &m);
+			}
+			if (v->caps[me] > 0) {
+				m.kind = 'C';
+				nv_emit(out, &cnt, &m);
+			}
+		}
+	if (v->ply < 2)
+		return cnt;
+	for (int x = 0; x < v->n; x++)
+		for (int y = 0; y < v->n; y++) {
+			int h = v->h[x][y];
+			if (h == 0 || v->pc[x][y][h - 1] != '1' + me)
+				continue;
+			for (int k = 1; k <= h && k <= v->n; k++)
+				for (int d = 0; d < 4; d++) {
+					struct nv_move m = {.x = x, .y = y, .dir = d, .k = k};
+					nv_walk(v, &m, x, y, k, v->type[x][y] == 'C', out, &cnt);
+				}
+		}
+	return cnt;
+}
+
+static bool nv_road(const struct nv *v, char colour)
+{
+	for (int axis = 0; axis < 2; axis++) {
+		bool seen[8][8] = {{false}};
+		int stack[64][2], sp = 0;
+		for (int i = 0; i < v->n; i++) {
+			int x = axis ? i : 0, y = axis ? 0 : i;
+			stack[sp][0] = x;
+			stack[sp++][1] = y;
+		}
+		while (sp) {
+			sp--;
+			int x = stack[sp][0], y = stack[sp][1];
+			if (seen[x][y] || v->h[x][y] == 0 || v->type[x][y] == 'S' ||
+			    v->pc[x][y][v->h[x][y] - 1] != colour)
+				continue;
+			seen[x][y] = true;
+			if ((axis ? y : x) == v->n - 1)
+				return true;
+			for (int d = 0; d < 4; d++) {
+				int nx = x + nv_dx[d], ny = y + nv_dy[d];
+				if (nx >= 0 && ny >= 0 && nx < v->n && ny < v->n) {
+					stack[sp][0] = nx;
+					stack[sp++][1] = ny;
+				}
+			}
+		}
+	}
+	return false;
+}
+
+static void nv_apply(struct nv *v, const struct nv_move *m)
+{
+	int me = v->ply % 2;
+	if (m->place) {
+		int owner = v->ply < 2 ? 1 - me : me;
+		v->pc[m->x][m->y][0] = (char)('1' + owner);
+		v->h[m->x][m->y] = 1;
+		v->type[m->x][m->y] = m->kind;
+		if (m->kind == 'C')
+			v->caps[owner]--;
+		else
+			v->stones[owner]--;
+	} else {
+		char carried[8];
+		int x = m->x, y = m->y;
+		char moving = v->type[x][y];
+		v->h[x][y] -= m->k;
+		memcpy(carried, &v->pc[x][y][v->h[x][y]], (size_t)m->k);
+		v->type[x][y] = v->h[x][y] ? 'F' : 0;
+		int at = 0;
+		for (int i = 0; i < m->nd; i++) {
+			x += nv_dx[m->dir];
+			y += nv_dy[m->dir];
+			for (int j = 0; j < m->drops[i]; j++)
+				v->pc[x][y][v->h[x][y]++] = carried[at++];
+			v->type[x][y] = 'F';
+		}
+		v->type[x][y] = moving;
+	}
+	v->ply++;
+	bool rw = nv_road(v, '1'), rb = nv_road(v, '2');
+	if (rw && rb)
+		strcpy(v->result, me ? "0-R" : "R-0");
+	else if (rw || rb)
+		strcpy(v->result, rw ? "R-0" : "0-R");
+	if (v->result[0])
+		return;
+	bool full = true;
+	int flats[2] = {0, 0};
+	for (int x = 0; x < v->n; x++)
+		for (int y = 0; y < v->n; y++) {
+			if (v->h[x][y] == 0)
+				full = false;
+			else if (v->type[x][y] == 'F')
+				flats[v->pc[x][y][v->h[x][y] - 1] - '1']++;
+		}
+	bool out = (v->stones[0] == 0 && v->caps[0] == 0) || (v->stones[1] == 0 && v->caps[1] == 0);
+	if (full || out) {
+		int d = 2 * flats[0] - 2 * flats[1] - v->komi;
+		strcpy(v->result, d > 0 ? "F-0" : d < 0 ? "0-F" : "1/2-1/2");
+	}
+}
+
+static uint64_t nv_perft(const struct nv *v, int depth)
+{
+	if (depth == 0)
+		return 1;
+	struct nv_move *ms = malloc(sizeof *ms * 40000);
+	ck_assert_ptr_nonnull(ms);
+	int n = nv_moves(v, ms);
+	uint64_t total = 0;
+	if (depth == 1) {
+		total = (uint64_t)n;
+	} else {
+		struct nv *c = malloc(sizeof *c);
+		ck_assert_ptr_nonnull(c);
+		for (int i = 0; i < n; i++) {
+			memcpy(c, v, sizeof *c);
+			nv_apply(c, &ms[i]);
+			total += nv_perft(c, depth - 1);
+		}
+		free(c);
+	}
+	free(ms);
+	return total;
+}
+
+static int cmp_txt(const void *a, const void *b)
+{
+	return strcmp(a, b);
+}
+
+/* --- cross-checking engine and naive ------------------------------------------------ */
+
+struct cfg {
+	int size, komi, pieces, caps;
+};
+
+/* Engine moves of s as sorted canonical text; returns the count. */
+static int engine_texts(const struct tak_state *s, char (*txt)[16], game_move *ms)
+{
+	int n = T->legal_moves(s, ms, TAK_MAX_MOVES);
+	ck_assert_int_ge(n, 0);
+	for (int i = 0; i < n; i++)
+		ck_assert_int_gt(T->format_move(s, ms[i], txt[i], 16), 0);
+	qsort(txt, (size_t)n, 16, cmp_txt);
+	return n;
+}
+
+/*
+ * Compares the engine and the naive Tak on one position: the move lists, and
+ * for every move the child's TPS, result and number of moves. Returns the
+ * number of moves.
+ */
+static int cross_check(const char *pos, const struct cfg *c, int perft_depth)
+{
+	struct tak_state *s = malloc(sizeof *s), *child = malloc(sizeof *child);
+	struct nv *v = malloc(sizeof *v), *vc = malloc(sizeof *vc);
+	struct nv_move *nm = malloc(sizeof *nm * 40000);
+	char(*et)[16] = malloc(16 * TAK_MAX_MOVES), (*nt)[16] = malloc(16 * 40000);
+	game_move *ms = malloc(sizeof *ms * TAK_MAX_MOVES);
+	char buf[2048];
+	ck_assert(s && child && v && vc && nm && et && nt && ms);
+	load(s, pos, c->komi, c->pieces, c->caps);
+	nv_load(v, pos, c->komi, c->pieces, c->caps);
+	nv_tps(v, buf);
+	ck_assert_str_eq(buf, tps(s));
+
+	int n = engine_texts(s, et, ms);
+	int nn = nv_moves(v, nm);
+	for (int i = 0; i < nn; i++)
+		memcpy(nt[i], nm[i].txt, 16);
+	qsort(nt, (size_t)nn, 16, cmp_txt);
+	ck_assert_msg(n == nn, "%s: engine %d moves, naive %d", pos, n, nn);
+	for (int i = 0; i < n; i++)
+		ck_assert_msg(strcmp(et[i], nt[i]) == 0, "%s: move %d engine %s naive %s", pos, i,
+		              et[i], nt[i]);
+	ck_assert_uint_eq(T->perft(s, 1), (uint64_t)n);
+
+	for (int i = 0; i < nn; i++) {
+		game_move m;
+		const char *why = NULL;
+		memcpy(child, s, sizeof *s);
+		int err = T->parse_move(child, game_seat_to_move(T, child), nm[i].txt, &m, &why);
+		ck_assert_msg(err == 0, "%s: %s refused: %s", pos, nm[i].txt, why);
+		ck_assert_int_eq(T->apply(child, m), 0);
+		memcpy(vc, v, sizeof *v);
+		nv_apply(vc, &nm[i]);
+		nv_tps(vc, buf);
+		ck_assert_msg(strcmp(buf, tps(child)) == 0, "%s after %s: engine %s naive %s", pos,
+		              nm[i].txt, tps(child), buf);
+		ck_assert_msg(strcmp(vc->result, score(child)) == 0, "%s after %s: result %s vs %s",
+		              pos, nm[i].txt, score(child), vc->result);
+		int cn = T->legal_moves(child, ms, TAK_MAX_MOVES);
+		ck_assert_int_eq(cn, nv_moves(vc, nm + nn));
+		ck_assert_uint_eq(T->perft(child, 1), (uint64_t)cn);
+	}
+	if (perft_depth > 0)
+		ck_assert_uint_eq(T->perft(s, perft_depth), nv_perft(v, perft_depth));
+	free(s);
+	free(child);
+	free(v);
+	free(vc);
+	free(nm);
+	free(et);
+	free(nt);
+	free(ms);
+	return n;
+}
+
+/* A random game of up to plies plies that stops before any move that ends it. */
+static void random_position(struct tak_state *s, const struct cfg *c, struct rng *r, int plies)
+{
+	struct game_params p;
+	game_move *ms = malloc(sizeof *ms * TAK_MAX_MOVES);
+	ck_assert_ptr_nonnull(ms);
+	params(&p, c->size, c->komi, c->pieces, c->caps);
+	ck_assert_int_eq(T->init(s, &p, 0), 0);
+	for (int i = 0; i < plies; i++) {
+		int n = T->legal_moves(s, ms, TAK_MAX_MOVES);
+		ck_assert_int_gt(n, 0);
+		struct tak_state next;
+		int tries;
+		for (tries = 0; tries < 20; tries++) {
+			game_move m = ms[rng_below(r, (uint32_t)n)];
+			/* Favour slides, so that stacks grow. */
+			if (!tak_move_is_slide(m) && tries < 3 && rng_below(r, 3) != 0)
+				continue;
+			memcpy(&next, s, sizeof next);
+			ck_assert_int_eq(T->apply(&next, m), 0);
+			if (T->to_move(&next) != 0)
+				break;
+		}
+		if (tries == 20)
+			break;
+		memcpy(s, &next, sizeof next);
+	}
+	free(ms);
+}
+
+/* --- perft ---------------------------------------------------------------------------- */
+
+static const struct {
+	int size;
+	uint64_t n[5];
+} published[] = {
+        {5, {1, 25, 600, 43320, 2999784}},
+        {6, {1, 36, 1260, 132720, 13586048}},
+};
+
+START_TEST(test_perft_published)
+{
+	const struct game_ops *g = game_find("tak");
+	ck_assert_ptr_eq(g, &game_tak);
+	for (size_t i = 0; i < sizeof published / sizeof published[0]; i++) {
+		struct game_params p;
+		char word[16];
+		const char *why;
+		unsigned char st[sizeof(struct tak_state)];
+		game_params_default(g, &p);
+		snprintf(word, sizeof word, "size=%d", published[i].size);
+		ck_assert_int_eq(game_param_word(g, &p, word, &why), 1);
+		ck_assert_int_eq(g->init(st, &p, 0), 0);
+		for (int d = 0; d <= 4; d++)
+			ck_assert_uint_eq(game_perft(g, st, d), published[i].n[d]);
+		/* The same through legal_moves + apply by copy-make. */
+		ck_assert_uint_eq(game_perft_generic(g, st, 3), published[i].n[3]);
+	}
+}
+END_TEST
+
+START_TEST(test_perft_opening_all_sizes)
+{
+	for (int n = 3; n <= 8; n++) {
+		struct tak_state s;
+		start(&s, n);
+		uint64_t sq = (uint64_t)n * (uint64_t)n;
+		ck_assert_uint_eq(T->perft(&s, 1), sq);
+		ck_assert_uint_eq(T->perft(&s, 2), sq * (sq - 1));
+		ck_assert_uint_eq(game_perft_generic(T, &s, 2), sq * (sq - 1));
+	}
+}
+END_TEST
+
+START_TEST(test_perft_finished_counts_zero)
+{
+	struct tak_state s;
+	load(&s, "x3/x3/1,1,x 1 4", 0, 0, -1);
+	play_ok(&s, "c1");
+	ck_assert_str_eq(score(&s), "R-0");
+	ck_assert_uint_eq(T->perft(&s, 0), 1);
+	ck_assert_uint_eq(T->perft(&s, 1), 0);
+	ck_assert_uint_eq(T->perft(&s, 3), 0);
+	ck_assert_uint_eq(game_perft_generic(T, &s, 2), 0);
+}
+END_TEST
+
+/* --- the naive cross-check on every size ------------------------------------------------ */
+
+static const struct cfg sizes[] = {
+        {3, 0, 0, -1}, {3, 1, 10, 2}, {4, 0, 0, -1}, {4, 2, 0, 1}, {5, 0, 0, -1},
+        {5, 4, 0, 3},  {6, 4, 0, -1}, {7, 0, 0, -1}, {8, 0, 0, -1}, {8, 3, 0, 5},
+};
+
+START_TEST(test_naive_cross_check)
+{
+	const struct cfg *c = &sizes[_i];
+	struct rng r;
+	struct tak_state s;
+	rng_seed(&r, 1000 + (uint64_t)_i);
+	char pos[4096];
+	int total = 0;
+	for (int k = 0; k < 6; k++) {
+		int plies = 4 + (int)rng_below(&r, c->size <= 4 ? 30 : 60);
+		random_position(&s, c, &r, plies);
+		strcpy(pos, tps(&s));
+		int depth = c->size <= 4 ? 3 : 2;
+		if (k == 0) { /* the start position too */
+			struct game_params p;
+			params(&p, c->size, c->komi, c->pieces, c->caps);
+			T->init(&s, &p, 0);
+			strcpy(pos, tps(&s));
+		}
+		total += cross_check(pos, c, depth);
+	}
+	ck_assert_int_gt(total, 0);
+}
+END_TEST
+
+/* Engine and naive in lockstep through random games to their end. */
+START_TEST(test_naive_lockstep_games)
+{
+	const struct cfg *c = &sizes[_i];
+	struct rng r;
+	rng_seed(&r, 77 + (uint64_t)_i);
+	game_move *ms = malloc(sizeof *ms * TAK_MAX_MOVES);
+	struct nv *v = malloc(sizeof *v);
+	struct nv_move *nm = malloc(sizeof *nm * 40000);
+	ck_assert(ms && v && nm);
+	for (int game = 0; game < 4; game++) {
+		struct tak_state s;
+		struct game_params p;
+		char buf[4096], txt[16];
+		params(&p, c->size, c->komi, c->pieces, c->caps);
+		T->init(&s, &p, 0);
+		nv_load(v, tps(&s), c->komi, c->pieces, c->caps);
+		for (int ply = 0; ply < 400 && T->to_move(&s); ply++) {
+			int n = T->legal_moves(&s, ms, TAK_MAX_MOVES);
+			int nn = nv_moves(v, nm);
+			ck_assert_int_eq(n, nn);
+			int pick = (int)rng_below(&r, (uint32_t)nn);
+			/* half the time prefer a slide */
+			for (int t = 0; t < 4 && nm[pick].place && rng_below(&r, 2); t++)
+				pick = (int)rng_below(&r, (uint32_t)nn);
+			game_move m;
+			ck_assert_int_eq(T->parse_move(&s, game_seat_to_move(T, &s), nm[pick].txt, &m,
+			                               NULL),
+			                 0);
+			ck_assert_int_gt(T->format_move(&s, m, txt, sizeof txt), 0);
+			ck_assert_str_eq(txt, nm[pick].txt);
+			ck_assert_int_eq(T->apply(&s, m), 0);
+			nv_apply(v, &nm[pick]);
+			nv_tps(v, buf);
+			ck_assert_str_eq(buf, tps(&s));
+			ck_assert_str_eq(v->result, score(&s));
+		}
+	}
+	free(ms);
+	free(v);
+	free(nm);
+}
+END_TEST
+
+/* Stacks taller than 64 pieces (8x8 with 80 stones each): the deep bits. */
+START_TEST(test_tall_stacks)
+{
+	struct rng r;
+	rng_seed(&r, 5);
+	char pos[1024], *o = pos;
+	o += sprintf(o, "x8/x8/x8/x3,");
+	for (int i = 0; i < 99; i++)
+		*o++ = (char)('1' + (int)rng_below(&r, 2));
+	*o++ = '1';
+	o += sprintf(o, ",x4/x8/x8/2,x6,1/x8 1 30");
+	struct cfg c = {8, 0, 80, 2};
+	struct tak_state s;
+	load(&s, pos, 0, 80, 2);
+	ck_assert_str_eq(tps(&s), pos);
+	ck_assert_int_eq(s.height[4 * 8 + 3], 100);
+	cross_check(pos, &c, 2);
+	/* Move the stack away piece by piece and back, checked against the naive. */
+	struct nv *v = malloc(sizeof *v);
+	ck_assert_ptr_nonnull(v);
+	nv_load(v, pos, 0, 80, 2);
+	game_move *ms = malloc(sizeof *ms * TAK_MAX_MOVES);
+	struct nv_move *nm = malloc(sizeof *nm * 40000);
+	ck_assert(ms && nm);
+	char buf[2048];
+	for (int ply = 0; ply < 120 && T->to_move(&s); ply++) {
+		int nn = nv_moves(v, nm);
+		ck_assert_int_eq(T->legal_moves(&s, ms, TAK_MAX_MOVES), nn);
+		/* prefer slides off the tallest stack */
+		int pick = (int)rng_below(&r, (uint32_t)nn);
+		for (int t = 0; t < 40; t++) {
+			int q = (int)rng_below(&r, (uint32_t)nn);
+			if (!nm[q].place && v->h[nm[q].x][nm[q].y] > 8) {
+				pick = q;
+				break;
+			}
+		}
+		play_ok(&s, nm[pick].txt);
+		nv_apply(v, &nm[pick]);
+		nv_tps(v, buf);
+		ck_assert_str_eq(buf, tps(&s));
+	}
+	free(v);
+	free(ms);
+	free(nm);
+}
+END_TEST
+
+/* --- the rules, one position each -------------------------------------------------------- */
+
+START_TEST(test_reserves_per_size)
+{
+	static const int stones[9] = {0, 0, 0, 10, 15, 21, 30, 40, 50};
+	static const int caps[9] = {0, 0, 0, 0, 0, 1, 1, 2, 2};
+	for (int n = 3; n <= 8; n++) {
+		struct tak_state s;
+		start(&s, n);
+		cJSON *j = T->to_json(&s, -1);
+		cJSON *res = cJSON_GetObjectItem(cJSON_GetObjectItem(j, "reserves"), "black");
+		ck_assert_int_eq(cJSON_GetObjectItem(res, "stones")->valueint, stones[n]);
+		ck_assert_int_eq(cJSON_GetObjectItem(res, "caps")->valueint, caps[n]);
+		cJSON_Delete(j);
+	}
+	/* Options: pieces 0 = standard, 10..80; caps -1 = standard; bad values refused. */
+	struct game_params p;
+	struct tak_state s;
+	const char *why;
+	game_params_default(T, &p);
+	ck_assert_int_eq(game_param_word(T, &p, "pieces=5", &why), 1);
+	ck_assert_int_eq(T->init(&s, &p, 0), GAME_EOPT);
+	ck_assert_int_eq(game_param_word(T, &p, "pieces=12", &why), 1);
+	ck_assert_int_eq(game_param_word(T, &p, "caps=3", &why), 1);
+	ck_assert_int_eq(T->init(&s, &p, 0), 0);
+	ck_assert_int_eq(s.reserve[1][TAK_STONES], 12);
+	ck_assert_int_eq(s.reserve[0][TAK_CAPS], 3);
+	ck_assert_int_eq(game_param_word(T, &p, "size=9", &why), GAME_EOPT);
+	ck_assert_int_eq(game_param_word(T, &p, "komi=9", &why), GAME_EOPT);
+}
+END_TEST
+
+START_TEST(test_opening)
+{
+	struct tak_state s;
+	start(&s, 5);
+	ck_assert_int_eq(T->perft(&s, 1), 25);
+	ck_assert_ptr_nonnull(strstr(refusal(&s, "Sa1"), "opponent's flats"));
+	ck_assert_ptr_nonnull(strstr(refusal(&s, "Ca1"), "opponent's flats"));
+	play_ok(&s, "a1"); /* White places a black flat */
+	ck_assert_str_eq(tps(&s), "x5/x5/x5/x5/2,x4 2 1");
+	ck_assert_int_eq(s.reserve[TAK_BLACK][TAK_STONES], 20);
+	ck_assert_int_eq(s.reserve[TAK_WHITE][TAK_STONES], 21);
+	ck_assert_int_eq(T->perft(&s, 1), 24);
+	/* Black may not move the black flat in the opening, nor place anything but a flat. */
+	ck_assert_ptr_nonnull(strstr(refusal(&s, "a1>"), "opening"));
+	refusal(&s, "Cb2");
+	refusal(&s, "a1");
+	play_ok(&s, "e5"); /* a white flat */
+	ck_assert_str_eq(tps(&s), "x4,1/x5/x5/x5/2,x4 1 2");
+	/* Now White plays normally: not the black flat, but its own; walls and caps allowed. */
+	ck_assert_ptr_nonnull(strstr(refusal(&s, "a1>"), "on top"));
+	struct tak_state c = s;
+	play_ok(&c, "e5<");
+	play_ok(&c, "Cc3");
+	c = s;
+	play_ok(&c, "Sc3");
+	ck_assert_int_eq(c.reserve[TAK_WHITE][TAK_STONES], 19);
+}
+END_TEST
+
+START_TEST(test_placement)
+{
+	struct tak_state s;
+	load(&s, "x3/x,1,x/2,x2 1 3", 0, 0, -1);
+	ck_assert_ptr_nonnull(strstr(refusal(&s, "b2"), "empty"));
+	ck_assert_ptr_nonnull(strstr(refusal(&s, "Ca3"), "capstone")); /* 3x3: no caps */
+	ck_assert_int_eq(play(&s, "d1", NULL), GAME_EILLEGAL);
+	ck_assert_int_eq(play(&s, "z9", NULL), GAME_ESYNTAX);
+	ck_assert_int_eq(play(&s, "Xa1", NULL), GAME_ESYNTAX);
+	/* Out of stones but with a capstone: only the capstone can be placed. */
+	load(&s, "1,1,1,x2/1,1,1,x2/2,2,2,2,x/x5/x5 1 9", 0, 10, 1);
+	/* white has 6 of 10 stones placed */
+	ck_assert_int_eq(s.reserve[TAK_WHITE][TAK_STONES], 4);
+	load(&s, "1,1,1,1,x/2,2,2,x2/1,1,1,1,2/2,2,x3/x5 1 9", 0, 10, 1);
+	ck_assert_int_eq(s.reserve[TAK_WHITE][TAK_STONES], 2);
+	ck_assert_int_eq(s.reserve[TAK_BLACK][TAK_STONES], 4);
+	ck_assert_str_eq(score(&s), "");
+}
+END_TEST
+
+START_TEST(test_flatten_alone_and_last)
+{
+	struct tak_state s, c;
+	/* White capstone on c3 over a black flat; a black wall on d3, another on e2. */
+	load(&s, "x5/x5/x2,21C,2S,x/x4,2S/1,x4 1 10", 0, 0, -1);
+	c = s;
+	play_ok(&c, "c3>*"); /* alone, last: flattens; the wall keeps its colour */
+	ck_assert_str_eq(tps(&c), "x5/x5/x2,2,21C,x/x4,2S/1,x4 2 10");
+	c = s;
+	ck_assert_str_eq(refusal(&c, "2c3>"),
+	                 "a capstone flattens a wall only when it moves alone onto it as the last "
+	                 "drop");
+	c = s;
+	refusal(&c, "2c3>11"); /* the wall is the first square */
+	/* Carrying two, dropping one before, the capstone alone onto the wall: legal. */
+	load(&s, "x5/x5/x,21C,x,2S,x/x5/1,x4 1 10", 0, 0, -1);
+	c = s;
+	play_ok(&c, "2b3>11");
+	ck_assert_str_eq(tps(&c), "x5/x5/x2,2,21C,x/x5/1,x4 2 10");
+	c = s;
+	play_ok(&c, "2b3>2"); /* both onto c3 is fine */
+	ck_assert_str_eq(tps(&c), "x5/x5/x2,21C,2S,x/x5/1,x4 2 10");
+	c = s;
+	refusal(&c, "2b3>11S"); /* the stone letter must match */
+	/* A wall or a flat never moves onto a wall; nothing moves onto a capstone. */
+	load(&s, "x5/x5/x,1S,2S,1,2C/x5/1,x4 1 10", 0, 0, -1);
+	c = s;
+	ck_assert_ptr_nonnull(strstr(refusal(&c, "b3>"), "only a capstone"));
+	c = s;
+	ck_assert_ptr_nonnull(strstr(refusal(&c, "d3>"), "capstone"));
+	c = s;
+	play_ok(&c, "b3+"); /* a wall moves onto empty squares and stays a wall */
+	ck_assert_str_eq(tps(&c), "x5/x,1S,x3/x2,2S,1,2C/x5/1,x4 2 10");
+	/* A capstone does not flatten another capstone. */
+	load(&s, "x5/x5/x,1C,2C,x2/x5/x5 1 10", 0, 0, -1);
+	refusal(&s, "b3>");
+	/* The flattening is not possible on the first square of a longer move either */
+	load(&s, "x5/x5/21C,2S,x3/x5/x5 1 10", 0, 0, -1);
+	c = s;
+	refusal(&c, "2a3>11");
+	play_ok(&s, "a3>");
+	ck_assert_str_eq(tps(&s), "x5/x5/2,21C,x3/x5/x5 2 10");
+}
+END_TEST
+
+START_TEST(test_carry_limit)
+{
+	struct tak_state s, c;
+	/* A 5-high white-topped stack on a 3x3 board: carry at most 3. */
+	load(&s, "x3/x3/21211,x2 1 6", 0, 0, -1);
+	c = s;
+	ck_assert_ptr_nonnull(strstr(refusal(&c, "4a1>"), "board is wide"));
+	c = s;
+	refusal(&c, "4a1>22");
+	c = s;
+	play_ok(&c, "3a1>12");
+	ck_assert_str_eq(tps(&c), "x3/x3/21,2,11 2 6");
+	c = s;
+	play_ok(&c, "3a1+21");
+	ck_assert_str_eq(tps(&c), "1,x2/21,x2/21,x2 2 6");
+	/* count of moves: placements 8 * 2 + slides: each direction carry<=3 over 2 squares */
+	ck_assert_uint_eq(T->perft(&s, 1), 8 * 2 + 2 * (3 + 3));
+	c = s;
+	ck_assert_ptr_nonnull(strstr(refusal(&c, "3a1<"), "off the board"));
+	c = s;
+	ck_assert_ptr_nonnull(strstr(refusal(&c, "3a1>111"), "off the board"));
+	/* Not taller than the stack, drops that add up. */
+	load(&s, "x3/x3/21,x2 1 6", 0, 0, -1);
+	c = s;
+	ck_assert_ptr_nonnull(strstr(refusal(&c, "3a1>"), "fewer pieces"));
+	c = s;
+	ck_assert_ptr_nonnull(strstr(refusal(&c, "2a1>12"), "add up"));
+	c = s;
+	ck_assert_ptr_nonnull(strstr(refusal(&c, "b2>"), "no stack"));
+}
+END_TEST
+
+START_TEST(test_roads)
+{
+	struct tak_state s, c;
+	/* Four white flats on rank 3: a wall does not complete the road, a flat or a cap does. */
+	load(&s, "x5/x5/1,1,1,1,x/2,2,x3/2,2,x3 1 8", 0, 0, -1);
+	c = s;
+	play_ok(&c, "Se3");
+	ck_assert_str_eq(score(&c), "");
+	c = s;
+	play_ok(&c, "e3");
+	ck_assert_str_eq(score(&c), "R-0");
+	c = s;
+	play_ok(&c, "Ce3");
+	ck_assert_str_eq(score(&c), "R-0");
+	struct game_result r;
+	T->result(&c, &r);
+	ck_assert(r.over);
+	ck_assert_int_eq(r.winner, 0);
+	ck_assert_str_eq(r.reason, "road");
+	/* A road bends; a wall in the middle breaks it; a capstone in the middle counts. */
+	load(&s, "x5/x5/1,1,1S,1,x/2,2,x3/2,2,x3 1 8", 0, 0, -1);
+	c = s;
+	play_ok(&c, "e3");
+	ck_assert_str_eq(score(&c), "");
+	load(&s, "x5/x5/1,1,1C,1,x/2,2,x3/2,2,x3 1 8", 0, 0, -1);
+	c = s;
+	play_ok(&c, "e3");
+	ck_assert_str_eq(score(&c), "R-0");
+	load(&s, "x4,1/x3,1,1/x2,1C,1,x/1,1,x3/x5 1 12", 0, 0, -1);
+	c = s;
+	play_ok(&c, "b3"); /* a2-b2-b3-c3(cap)-d3-d4-e4: west to east */
+	ck_assert_str_eq(score(&c), "R-0");
+	/* Diagonals do not connect. */
+	load(&s, "x3/x,1,x/1,x2 2 5", 0, 0, -1);
+	play_ok(&s, "Sa3");
+	play_ok(&s, "c3");
+	ck_assert_str_eq(score(&s), "");
+	/* Black roads score 0-R; a road on a loaded position ends the game. */
+	load(&s, "2,x2/2,x2/2,x2 1 5", 0, 0, -1);
+	ck_assert_str_eq(score(&s), "0-R");
+	ck_assert_uint_eq(T->to_move(&s), 0);
+	ck_assert_int_eq(play(&s, "b1", NULL), GAME_EOVER);
+}
+END_TEST
+
+START_TEST(test_double_road_and_suicide)
+{
+	struct tak_state s, c;
+	/* White lifts its flat off a1 onto a2: a white road on rank 2 and, uncovered,
+	 * a black road on rank 1. The mover wins. */
+	load(&s, "x5/x5/x5/x,1,1,1,1/21,2,2,2,2 1 10", 0, 0, -1);
+	c = s;
+	play_ok(&c, "a1+");
+	ck_assert_str_eq(score(&c), "R-0");
+	/* The same with the colours swapped: Black moves and wins. */
+	load(&s, "x5/x5/x5/x,2,2,2,2/12,1,1,1,1 2 10", 0, 0, -1);
+	c = s;
+	play_ok(&c, "a1+");
+	ck_assert_str_eq(score(&c), "0-R");
+	/* Suicide: White's move completes only Black's road; legal, and Black wins. */
+	load(&s, "x5/x5/x5/x,1,x3/21,2,2,2,2 1 10", 0, 0, -1);
+	c = s;
+	play_ok(&c, "a1+");
+	ck_assert_str_eq(score(&c), "0-R");
+	struct game_result r;
+	T->result(&c, &r);
+	ck_assert_int_eq(r.winner, 1);
+	/* A slide that drops an opponent's flat to complete its road. */
+	load(&s, "x5/x5/x5/x5/2,2,21,x,2 1 10", 0, 0, -1);
+	c = s;
+	play_ok(&c, "2c1>11");
+	ck_assert_str_eq(tps(&c), "x5/x5/x5/x5/2,2,x,2,21 2 10");
+	ck_assert_str_eq(score(&c), "");
+	c = s;
+	play_ok(&c, "2c1>");
+	ck_assert_str_eq(score(&c), "");
+	load(&s, "x5/x5/x5/x5/2,2,x,12,2 1 10", 0, 0, -1);
+	c = s;
+	refusal(&c, "d1<"); /* black on top */
+}
+END_TEST
+
+START_TEST(test_flat_win_reserves)
+{
+	struct tak_state s, c;
+	/* pieces=10 caps=1: White has 9 stones and its capstone left in reserve... */
+	load(&s, "1,1,1,1,x/x5/1,1,1,1,x/x5/1,2,2,2,x 1 10", 0, 10, 1);
+	ck_assert_int_eq(s.reserve[TAK_WHITE][TAK_STONES], 1);
+	ck_assert_int_eq(s.reserve[TAK_WHITE][TAK_CAPS], 1);
+	c = s;
+	play_ok(&c, "e2"); /* last stone, capstone still in hand: the game goes on */
+	ck_assert_str_eq(score(&c), "");
+	ck_assert_uint_ne(T->to_move(&c), 0);
+	play_ok(&c, "e4"); /* black */
+	refusal(&c, "a2");  /* no stones left */
+	refusal(&c, "Sa2");
+	play_ok(&c, "Ca2"); /* now out of both: ends at once on flats: white 10 vs black 4 */
+	ck_assert_str_eq(score(&c), "F-0");
+	struct game_result r;
+	T->result(&c, &r);
+	ck_assert_str_eq(r.reason, "flats");
+	ck_assert_int_eq(r.winner, 0);
+	/* With the capstone already on the board, the tenth stone ends the game. */
+	load(&s, "1,1,1,1,x/x5/1,1,1,1,x/x,1C,x3/x,2,2,2,x 1 10", 0, 10, 1);
+	ck_assert_int_eq(s.reserve[TAK_WHITE][TAK_STONES], 2);
+	c = s;
+	play_ok(&c, "e1");
+	ck_assert_str_eq(score(&c), "");
+	play_ok(&c, "e3");
+	play_ok(&c, "Se5"); /* a wall is a stone too; flats: white 9, black 4 */
+	ck_assert_str_eq(score(&c), "F-0");
+	/* Black runs out: the game ends too, counted on flats. */
+	load(&s, "2,2,2,2,x/x5/2,2,2,2,x/x5/1,x4 2 10", 0, 10, 0);
+	ck_assert_int_eq(s.reserve[TAK_BLACK][TAK_STONES], 2);
+	c = s;
+	play_ok(&c, "Sb2");
+	play_ok(&c, "c2");
+	ck_assert_str_eq(score(&c), "");
+	play_ok(&c, "d2");
+	ck_assert_str_eq(score(&c), "0-F");
+}
+END_TEST
+
+START_TEST(test_board_full_and_komi)
+{
+	/* Checkerboard 3x3, White fills c1: white 5 flats, black 4. */
+	static const struct {
+		int komi;
+		const char *move, *score;
+	} cases[] = {
+	        {0, "c1", "F-0"},  {1, "c1", "F-0"},     {2, "c1", "1/2-1/2"}, {3, "c1", "0-F"},
+	        {8, "c1", "0-F"},  {0, "Sc1", "1/2-1/2"}, {1, "Sc1", "0-F"},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		struct tak_state s;
+		load(&s, "1,2,1/2,1,2/1,2,x 1 5", cases[i].komi, 0, -1);
+		play_ok(&s, cases[i].move);
+		ck_assert_msg(strcmp(score(&s), cases[i].score) == 0, "komi %d %s: %s",
+		              cases[i].komi, cases[i].move, score(&s));
+		struct game_result r;
+		T->result(&s, &r);
+		ck_assert_str_eq(r.reason, strcmp(cases[i].score, "1/2-1/2") ? "flats" : "draw");
+		ck_assert_int_eq(r.winner, strcmp(cases[i].score, "F-0") == 0   ? 0
+		                           : strcmp(cases[i].score, "0-F") == 0 ? 1
+		                                                                : -1);
+	}
+	/* A slide can fill the board too. */
+	struct tak_state s;
+	load(&s, "1,2,1/2,1,2/1,12,x 2 5", 0, 0, -1);
+	play_ok(&s, "b1>");
+	ck_assert_str_eq(tps(&s), "1,2,1/2,1,2/1,1,2 1 6");
+	ck_assert_str_eq(score(&s), "F-0"); /* 5 - 4 */
+	/* Road beats a full board. */
+	load(&s, "1,2,2/1,2,1/x,1,2 1 5", 0, 0, -1);
+	play_ok(&s, "a1");
+	ck_assert_str_eq(score(&s), "R-0");
+}
+END_TEST
+
+START_TEST(test_stale_rule)
+{
+	struct game_params p;
+	struct tak_state s, off;
+	params(&p, 0, 0, 0, -1);
+	p.v[TAK_OPT_STALE] = 1;
+	ck_assert_int_eq(T->load(&s, &p, "x4/x,1,x2/x2,2,x/x4 1 5"), 0);
+	p.v[TAK_OPT_STALE] = 0;
+	ck_assert_int_eq(T->load(&off, &p, "x4/x,1,x2/x2,2,x/x4 1 5"), 0);
+	static const char *dance[4] = {"b3>", "c2<", "c3<", "b2>"};
+	for (int i = 0; i < 49; i++) {
+		play_ok(&s, dance[i % 4]);
+		play_ok(&off, dance[i % 4]);
+	}
+	ck_assert_str_eq(score(&s), "");
+	play_ok(&s, dance[49 % 4]);
+	play_ok(&off, dance[49 % 4]);
+	ck_assert_str_eq(score(&s), "1/2-1/2");
+	ck_assert_str_eq(score(&off), "");
+	/* A placement resets the count. */
+	ck_assert_int_eq(T->load(&s, &p, "x4/x,1,x2/x2,2,x/x4 1 5"), 0);
+	s.stale_rule = 1;
+	for (int i = 0; i < 48; i++)
+		play_ok(&s, dance[i % 4]);
+	play_ok(&s, "a1");
+	play_ok(&s, "a4");
+	for (int i = 0; i < 48; i++)
+		play_ok(&s, dance[i % 4]);
+	ck_assert_str_eq(score(&s), "");
+}
+END_TEST
+
+/* --- notation ------------------------------------------------------------------------------ */
+
+START_TEST(test_ptn_forms)
+{
+	struct tak_state s;
+	game_move a, b;
+	char buf[32];
+	load(&s, "x5/x5/x,1C,x3/x5/x,1,x2,2 1 10", 0, 0, -1);
+	static const char *same[][2] = {
+	        {"b3>", "1b3>1"}, {"b3>", "b3>C"}, {"b3>", "1b3>1C'"},  {"b3>", "b3>*!?"},
+	        {"a1", "Fa1"},    {"a1", " a1\n"}, {"Sa1", "Sa1''"},    {"b1+", "b1+1F"},
+	        {"b1+", "b1+\""}, {"Sa5", "Sa5!"},
+	};
+	for (size_t i = 0; i < sizeof same / sizeof same[0]; i++) {
+		ck_assert_int_eq(T->parse_move(&s, 0, same[i][0], &a, NULL), 0);
+		ck_assert_msg(T->parse_move(&s, 0, same[i][1], &b, NULL) == 0, "%s", same[i][1]);
+		ck_assert_msg(a == b, "%s vs %s", same[i][0], same[i][1]);
+		ck_assert_int_gt(T->format_move(&s, a, buf, sizeof buf), 0);
+		ck_assert_str_eq(buf, same[i][0]);
+	}
+	static const char *bad[] = {"", "a", "a0", "i1", "0a1>", "a1>0", "b3>x", "b3>1 2",
+	                            "b3^", "3", "CC", "A1", "a1b", "3a1", "b3>11111111111"};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		const char *why = NULL;
+		ck_assert_msg(T->parse_move(&s, 0, bad[i], &a, &why) < 0, "%s accepted", bad[i]);
+		ck_assert_ptr_nonnull(why);
+	}
+	ck_assert_int_eq(T->parse_move(&s, 1, "a1", &a, NULL), GAME_ETURN);
+	ck_assert_int_eq(T->parse_move(&s, 0, "b1+C", &a, NULL), GAME_EILLEGAL);
+	/* canonical forms of tak.md 2.1 */
+	load(&s, "x5/x,1111,x3/x2,1111,x2/x,11111,x3/x5 1 10", 0, 0, -1);
+	static const char *canon[][2] = {
+	        {"4c3>", "4c3>4"},     {"3b2+111", "3b2+111"}, {"3c3>12", "3c3>12"},
+	        {"2b4-", "2b4-2"},     {"5b2>23", "5b2>23"},   {"5b2>212", "5b2>212"},
+	        {"c3+", "1c3+1"},
+	};
+	for (size_t i = 0; i < sizeof canon / sizeof canon[0]; i++) {
+		ck_assert_msg(T->parse_move(&s, 0, canon[i][1], &a, NULL) == 0, "%s", canon[i][1]);
+		ck_assert_int_gt(T->format_move(&s, a, buf, sizeof buf), 0);
+		ck_assert_str_eq(buf, canon[i][0]);
+	}
+	ck_assert_int_eq(T->format_move(&s, a, buf, 3), GAME_ENOSPACE);
+}
+END_TEST
+
+static void variants(const struct tak_state *s, game_move m, const char *canon)
+{
+	char v[GAME_MOVE_TEXT + 8];
+	game_move b;
+	int seat = game_seat_to_move(T, s);
+	const char *marks[] = {"'", "''", "*", "!", "?", "'!", "\"", "!?"};
+	for (size_t i = 0; i < sizeof marks / sizeof marks[0]; i++) {
+		snprintf(v, sizeof v, "%s%s", canon, marks[i]);
+		ck_assert_int_eq(T->parse_move(s, seat, v, &b, NULL), 0);
+		ck_assert(b == m);
+	}
+	if (!tak_move_is_slide(m))
+		return;
+	const char *p = canon;
+	if (canon[0] < '1' || canon[0] > '8') {
+		snprintf(v, sizeof v, "1%s", canon);
+		ck_assert_int_eq(T->parse_move(s, seat, v, &b, NULL), 0);
+		ck_assert(b == m);
+	} else {
+		p++;
+	}
+	if (strlen(p) == 3) { /* square + direction: write the one drop */
+		snprintf(v, sizeof v, "%s%d", canon, tak_pattern_carry(tak_move_pattern(m)));
+		ck_assert_int_eq(T->parse_move(s, seat, v, &b, NULL), 0);
+		ck_assert(b == m);
+	}
+}
+
+START_TEST(test_ptn_tps_round_trips)
+{
+	struct rng r;
+	rng_seed(&r, 42);
+	game_move *ms = malloc(sizeof *ms * TAK_MAX_MOVES);
+	ck_assert_ptr_nonnull(ms);
+	int positions = 0, moves = 0;
+	for (int i = 0; i < 60; i++) {
+		struct cfg c = {3 + i % 6, (int)rng_below(&r, 9), 0, -1};
+		struct tak_state s, t;
+		random_position(&s, &c, &r, (int)rng_below(&r, 80));
+		char a[4096], b[4096];
+		ck_assert_int_gt(T->save(&s, a, sizeof a), 0);
+		struct game_params p;
+		params(&p, c.size, c.komi, 0, -1);
+		ck_assert_int_eq(T->load(&t, &p, a), 0);
+		ck_assert_int_gt(T->save(&t, b, sizeof b), 0);
+		ck_assert_str_eq(a, b);
+		ck_assert(memcmp(t.reserve, s.reserve, sizeof s.reserve) == 0);
+		ck_assert(memcmp(t.stack, s.stack, sizeof s.stack) == 0);
+		ck_assert(t.top[0] == s.top[0] && t.top[1] == s.top[1] && t.walls == s.walls &&
+		          t.caps == s.caps && t.ply == s.ply);
+		ck_assert_int_eq(T->save(&s, a, 5), GAME_ENOSPACE);
+		int n = T->legal_moves(&s, ms, TAK_MAX_MOVES);
+		ck_assert_uint_eq(T->perft(&t, 1), (uint64_t)n);
+		for (int k = 0; k < n; k++) {
+			char txt[GAME_MOVE_TEXT];
+			game_move m2;
+			ck_assert_int_gt(T->format_move(&s, ms[k], txt, sizeof txt), 0);
+			ck_assert_int_eq(T->parse_move(&s, game_seat_to_move(T, &s), txt, &m2, NULL),
+			                 0);
+			ck_assert(m2 == ms[k]);
+			if (k % 7 == 0)
+				variants(&s, ms[k], txt);
+		}
+		positions++;
+		moves += n;
+	}
+	ck_assert_int_eq(positions, 60);
+	ck_assert_int_gt(moves, 1000);
+	free(ms);
+}
+END_TEST
+
+START_TEST(test_tps_errors)
+{
+	struct tak_state s;
+	struct game_params p;
+	params(&p, 0, 0, 0, -1);
+	static const char *bad[] = {
+	        "",
+	        "x5/x5/x5/x5 1 1",
+	        "x5/x5/x5/x5/x4 1 1",
+	        "x5/x5/x5/x5/x6 1 1",
+	        "x5/x5/x5/x5/x5 3 1",
+	        "x5/x5/x5/x5/x5 1 0",
+	        "x5/x5/x5/x5/x5 1",
+	        "x5/x5/x5/x5/x5 1 1 junk",
+	        "x5/x5/x5/x5/3,x4 1 1",
+	        "x5/x5/x5/x5/1CC,x4 1 1",
+	        "x5/x5/x5/x5/1C,1C,x3 1 1", /* 2 caps on 5x5 */
+	        "x3/x3/11111111111,x2 1 2", /* 11 white stones on 3x3 */
+	        "x9/x9/x9/x9/x9/x9/x9/x9/x9 1 1",
+	        "x3/x3/x3 1 1 ",
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		int err = T->load(&s, &p, bad[i]);
+		if (i == sizeof bad / sizeof bad[0] - 1)
+			ck_assert_int_eq(err, 0); /* trailing blanks are fine */
+		else
+			ck_assert_msg(err < 0, "%s loaded", bad[i]);
+	}
+	/* A size option that disagrees with the TPS. */
+	params(&p, 6, 0, 0, -1);
+	ck_assert_int_lt(T->load(&s, &p, "x5/x5/x5/x5/x5 1 1"), 0);
+	/* The ustak example */
+	params(&p, 0, 0, 0, -1);
+	const char *ex = "x3,12,2S/x,22S,22C,11,21/121,212,12,1121C,1212S/21S,1,21,211S,12S/"
+	                 "x,21S,2,x2 1 26";
+	ck_assert_int_eq(T->load(&s, &p, ex), 0);
+	ck_assert_str_eq(tps(&s), ex);
+	ck_assert_int_eq(s.ply, 50);
+	const char *ex6 = "2,2,21S,2,2,2/2,x,222221,2,2,x/1,1,2221C,x,111112C,2S/x,1,2S,x2,121211212/"
+	                  "1,1,1212S,1S,2,1S/x2,2,1,21,1 1 42";
+	ck_assert_int_eq(T->load(&s, &p, ex6), 0);
+	ck_assert_str_eq(tps(&s), ex6);
+}
+END_TEST
+
+START_TEST(test_ptn_game_text)
+{
+	struct tak_state s, st;
+	start(&s, 5);
+	st = s;
+	static const char *line[] = {"a1", "e5", "e4", "a2", "e3", "a3", "e2", "a4", "e1"};
+	game_move ms[9];
+	for (int i = 0; i < 9; i++) {
+		ck_assert_int_eq(T->parse_move(&s, game_seat_to_move(T, &s), line[i], &ms[i], NULL),
+		                 0);
+		T->apply(&s, ms[i]);
+	}
+	ck_assert_str_eq(score(&s), "R-0");
+	struct tak_ptn_tags tags = {"alice", "bo\"b", "2026.11.21", "10:0 +20", NULL,
+	                            -1,      4,       -1,           -1};
+	char buf[2048];
+	int n = tak_write_ptn_game(&st, ms, 9, &tags, buf, sizeof buf);
+	ck_assert_int_gt(n, 0);
+	ck_assert_int_eq((int)strlen(buf), n);
+	ck_assert_str_eq(buf, "[Player1 \"alice\"]\n[Player2 \"bo\\\"b\"]\n[Date \"2026.11.21\"]\n"
+	                      "[Size \"5\"]\n[Komi \"2\"]\n[Flats \"21\"]\n[Caps \"1\"]\n"
+	                      "[Clock \"10:0 +20\"]\n[Result \"R-0\"]\n\n"
+	                      "1. a1 e5\n2. e4 a2\n3. e3 a3\n4. e2 a4\n5. e1\nR-0\n");
+	ck_assert_int_eq(tak_write_ptn_game(&st, ms, 9, &tags, buf, 40), GAME_ENOSPACE);
+	/* From a TPS with black to move, komi 2.5. */
+	load(&st, "x3/x3/1,2,x 2 2", 5, 0, -1);
+	ck_assert_int_eq(T->parse_move(&st, 1, "c1", &ms[0], NULL), 0);
+	n = tak_write_ptn_game(&st, ms, 1, NULL, buf, sizeof buf);
+	ck_assert_int_gt(n, 0);
+	ck_assert_ptr_nonnull(strstr(buf, "[TPS \"x3/x3/1,2,x 2 2\"]\n"));
+	ck_assert_ptr_nonnull(strstr(buf, "[Komi \"2.5\"]\n"));
+	ck_assert_ptr_nonnull(strstr(buf, "\n2. -- c1\n*\n"));
+	/* An illegal move in the list is refused. */
+	ck_assert_int_eq(tak_write_ptn_game(&st, ms, 1, NULL, buf, sizeof buf) > 0, 1);
+	ms[1] = ms[0];
+	ck_assert_int_eq(tak_write_ptn_game(&st, ms, 2, NULL, buf, sizeof buf), GAME_EILLEGAL);
+}
+END_TEST
+
+/* --- presentation ------------------------------------------------------------------------- */
+
+START_TEST(test_json)
+{
+	struct tak_state s;
+	load(&s, "x4,1/x3,1,1/x2,1C,1,x/12,1,1S,x2/x,2,x3 2 12", 3, 0, -1);
+	cJSON *j = T->to_json(&s, 0);
+	ck_assert_ptr_nonnull(j);
+	ck_assert_int_eq(cJSON_GetObjectItem(j, "size")->valueint, 5);
+	ck_assert_str_eq(cJSON_GetObjectItem(j, "tps")->valuestring, tps(&s));
+	ck_assert_str_eq(cJSON_GetObjectItem(j, "to_move")->valuestring, "black");
+	ck_assert_int_eq(cJSON_GetObjectItem(j, "ply")->valueint, 23);
+	ck_assert_int_eq(cJSON_GetObjectItem(j, "move")->valueint, 12);
+	ck_assert_int_eq(cJSON_GetObjectItem(j, "komi")->valueint, 3);
+	cJSON *board = cJSON_GetObjectItem(j, "board");
+	ck_assert_int_eq(cJSON_GetArraySize(board), 5);
+	ck_assert_str_eq(cJSON_GetArrayItem(cJSON_GetArrayItem(board, 0), 4)->valuestring, "1");
+	ck_assert_str_eq(cJSON_GetArrayItem(cJSON_GetArrayItem(board, 2), 2)->valuestring, "1C");
+	ck_assert_str_eq(cJSON_GetArrayItem(cJSON_GetArrayItem(board, 3), 0)->valuestring, "12");
+	ck_assert_str_eq(cJSON_GetArrayItem(cJSON_GetArrayItem(board, 3), 2)->valuestring, "1S");
+	ck_assert_str_eq(cJSON_GetArrayItem(cJSON_GetArrayItem(board, 4), 0)->valuestring, "");
+	cJSON *flats = cJSON_GetObjectItem(j, "flats");
+	ck_assert_int_eq(cJSON_GetObjectItem(flats, "white")->valueint, 5);
+	ck_assert_int_eq(cJSON_GetObjectItem(flats, "black")->valueint, 2);
+	cJSON *w = cJSON_GetObjectItem(cJSON_GetObjectItem(j, "reserves"), "white");
+	ck_assert_int_eq(cJSON_GetObjectItem(w, "stones")->valueint, 21 - 7);
+	ck_assert_int_eq(cJSON_GetObjectItem(w, "caps")->valueint, 0);
+	ck_assert(cJSON_IsNull(cJSON_GetObjectItem(j, "result")));
+	cJSON_Delete(j);
+	load(&s, "2,x2/2,x2/2,x2 1 5", 0, 0, -1);
+	j = T->to_json(&s, -1);
+	cJSON *res = cJSON_GetObjectItem(j, "result");
+	ck_assert_str_eq(cJSON_GetObjectItem(res, "winner")->valuestring, "black");
+	ck_assert_str_eq(cJSON_GetObjectItem(res, "reason")->valuestring, "road");
+	ck_assert_str_eq(cJSON_GetObjectItem(res, "score")->valuestring, "0-R");
+	cJSON_Delete(j);
+}
+END_TEST
+
+START_TEST(test_render_text)
+{
+	struct tak_state s;
+	char buf[4096], pos[512];
+	/* 8x8 with a 30-high stack on a8 and a wall on h1. */
+	char *o = pos;
+	for (int i = 0; i < 29; i++)
+		*o++ = (char)('1' + i % 2);
+	strcpy(o, "1C,x7/x8/x8/x8/x8/x8/x8/x7,2S 2 40");
+	load(&s, pos, 5, 0, -1);
+	int n = T->render_text(&s, 1, buf, sizeof buf);
+	ck_assert_int_gt(n, 0);
+	ck_assert_int_eq((int)strlen(buf), n);
+	int lines = 0;
+	for (char *l = buf; *l; lines++) {
+		char *e = strchr(l, '\n');
+		ck_assert_ptr_nonnull(e);
+		ck_assert_int_le(e - l, 80);
+		l = e + 1;
+	}
+	ck_assert_int_ge(lines, 10);
+	ck_assert_ptr_nonnull(strstr(buf, "30^11C")); /* height 30, top pieces shown */
+	ck_assert_ptr_nonnull(strstr(buf, "2S"));
+	ck_assert_ptr_nonnull(strstr(buf, " a "));
+	ck_assert_ptr_nonnull(strstr(buf, "komi 2.5"));
+	ck_assert_ptr_nonnull(strstr(buf, "black to play"));
+	ck_assert_int_eq(T->render_text(&s, 1, buf, 20), GAME_ENOSPACE);
+}
+END_TEST
+
+static Suite *tak_suite(void)
+{
+	Suite *s = suite_create("tak");
+	TCase *tc = tcase_create("rules");
+	tcase_add_test(tc, test_reserves_per_size);
+	tcase_add_test(tc, test_opening);
+	tcase_add_test(tc, test_placement);
+	tcase_add_test(tc, test_flatten_alone_and_last);
+	tcase_add_test(tc, test_carry_limit);
+	tcase_add_test(tc, test_roads);
+	tcase_add_test(tc, test_double_road_and_suicide);
+	tcase_add_test(tc, test_flat_win_reserves);
+	tcase_add_test(tc, test_board_full_and_komi);
+	tcase_add_test(tc, test_stale_rule);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("notation");
+	tcase_add_test(tc, test_ptn_forms);
+	tcase_add_test(tc, test_ptn_tps_round_trips);
+	tcase_add_test(tc, test_tps_errors);
+	tcase_add_test(tc, test_ptn_game_text);
+	tcase_add_test(tc, test_json);
+	tcase_add_test(tc, test_render_text);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("perft");
+	tcase_set_timeout(tc, 300);
+	tcase_add_test(tc, test_perft_published);
+	tcase_add_test(tc, test_perft_opening_all_sizes);
+	tcase_add_test(tc, test_perft_finished_counts_zero);
+	tcase_add_loop_test(tc, test_naive_cross_check, 0, (int)(sizeof sizes / sizeof sizes[0]));
+	tcase_add_loop_test(tc, test_naive_lockstep_games, 0,
+	                    (int)(sizeof sizes / sizeof sizes[0]));
+	tcase_add_test(tc, test_tall_stacks);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(tak_suite());
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
