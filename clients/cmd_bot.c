@@ -534,7 +534,7 @@ static int parse_long(const char *s, long long min, long long max, long long *ou
 
 int cmd_bot(int argc, char **argv)
 {
-	struct bot b = {.prog = "bitarena bot", .want_games = 1, .nodes = 2000000,
+	struct bot b = {.prog = "bitarena bot", .want_games = 1, .nodes = 1000000,
 	                .timeout_ms = 60000};
 	const char *server = CLI_DEFAULT_SERVER, *name = "bot";
 	bool accept = false;

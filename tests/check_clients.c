@@ -325,7 +325,7 @@ static void tmp_path(char *buf, size_t len, const char *name)
 	snprintf(buf, len, "%s/%s", tmpdir, name);
 }
 
-/* A free loopback port: bind port 0, read it back, release it for the server. */
+/* A loopback port nobody listens on (bound to port 0, read back, released). */
 static int free_port(void)
 {
 	int port, fd = listener(AF_INET, &port);
@@ -335,40 +335,64 @@ static int free_port(void)
 	return port;
 }
 
-static void server_start(void)
+/* The port bitarenad wrote to its --port-file, or -1 while there is none. */
+static int read_port(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	int port = -1;
+	if (f != NULL) {
+		if (fscanf(f, "%d", &port) != 1 || port <= 0 || port > 65535)
+			port = -1;
+		fclose(f);
+	}
+	return port;
+}
+
+/*
+ * Starts bitarenad on 127.0.0.1, port 0 (the kernel picks), files named by
+ * tag in tmpdir, and waits until it greets (10 s at most). Returns its pid
+ * with its address in addr, or -1.
+ */
+static pid_t launch_server(const char *tag, char *addr, size_t addrlen)
 {
 	const char *bin = env_or_skip("BITARENAD");
-	if (bin == NULL || mkdtemp(tmpdir) == NULL)
-		return;
-	for (int attempt = 0; attempt < 5 && server_pid < 0; attempt++) {
-		char listen_arg[64], log[256];
-		int port = free_port();
-		snprintf(server_addr, sizeof server_addr, "127.0.0.1:%d", port);
-		snprintf(listen_arg, sizeof listen_arg, "127.0.0.1:%d", port);
-		tmp_path(log, sizeof log, "server.log");
-		const char *argv[] = {bin, "--listen", listen_arg, "--grace", "1", NULL};
-		pid_t pid = spawn(argv, log, log);
-		/* ready when it greets; gone when the port was taken meanwhile */
-		for (int i = 0; i < 500; i++) {
-			struct net_conn c;
-			char *line;
-			if (waitpid(pid, NULL, WNOHANG) == pid)
-				break;
-			if (net_connect(&c, server_addr, 0, 1000, NULL, 0) == NET_OK) {
-				int r = net_read_line(&c, 2000, &line);
-				net_close(&c);
-				if (r > 0) {
-					server_pid = pid;
-					break;
-				}
-			}
+	char log[256], portfile[256], name[64];
+	pid_t ready = -1;
+	if (bin == NULL)
+		return -1;
+	snprintf(name, sizeof name, "%s.log", tag);
+	tmp_path(log, sizeof log, name);
+	snprintf(name, sizeof name, "%s.port", tag);
+	tmp_path(portfile, sizeof portfile, name);
+	const char *argv[] = {bin, "--listen", "127.0.0.1:0", "--port-file", portfile,
+	                      "--grace", "1", NULL};
+	pid_t pid = spawn(argv, log, log);
+	for (int i = 0; i < 500 && ready < 0; i++) {
+		struct net_conn c;
+		char *line;
+		int port = read_port(portfile);
+		if (waitpid(pid, NULL, WNOHANG) == pid)
+			return -1;
+		snprintf(addr, addrlen, "127.0.0.1:%d", port);
+		if (port > 0 && net_connect(&c, addr, 0, 1000, NULL, 0) == NET_OK) {
+			if (net_read_line(&c, 2000, &line) > 0 && strncmp(line, "bitarenad ", 10) == 0)
+				ready = pid;
+			net_close(&c);
+		}
+		if (ready < 0)
 			nanosleep(&(struct timespec){0, 20 * 1000 * 1000}, NULL);
-		}
-		if (server_pid < 0) {
-			kill(pid, SIGKILL);
-			waitpid(pid, NULL, 0);
-		}
 	}
+	if (ready < 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+	}
+	return ready;
+}
+
+static void server_start(void)
+{
+	if (mkdtemp(tmpdir) != NULL)
+		server_pid = launch_server("server", server_addr, sizeof server_addr);
 }
 
 static void server_stop(void)
@@ -515,6 +539,27 @@ START_TEST(bot_no_server_fails)
 }
 END_TEST
 
+/* A server that dies under a waiting bot: the bot says so and exits 1. */
+START_TEST(bot_server_vanishes)
+{
+	const char *bin = bitarena();
+	char addr[64], e1[256];
+	pid_t srv = launch_server("doomed", addr, sizeof addr);
+	ck_assert_int_gt(srv, 0);
+	tmp_path(e1, sizeof e1, "vanish.err");
+	const char *argv[] = {bin, "bot", "--server", addr, "--accept", "--games", "3", NULL};
+	pid_t bot = spawn(argv, NULL, e1);
+	/* wait until the bot is logged in (its first line), then kill the server */
+	for (int i = 0; i < 500 && strstr(slurp(e1), "logged in") == NULL; i++)
+		nanosleep(&(struct timespec){0, 20 * 1000 * 1000}, NULL);
+	kill(srv, SIGKILL);
+	waitpid(srv, NULL, 0);
+	int r = wait_bounded(bot, 30);
+	ck_assert_int_eq(r, 1);
+	ck_assert_msg(strstr(slurp(e1), "lost the server") != NULL, "%s", slurp(e1));
+}
+END_TEST
+
 START_TEST(load_runs)
 {
 	const char *bin = bitarena();
@@ -593,6 +638,7 @@ static Suite *clients_suite(void)
 	tcase_add_test(tc, bots_bounded_mnk);
 	tcase_add_test(tc, bot_bad_seek_fails);
 	tcase_add_test(tc, bot_no_server_fails);
+	tcase_add_test(tc, bot_server_vanishes);
 	tcase_add_test(tc, load_runs);
 	tcase_add_test(tc, replay_record);
 	suite_add_tcase(s, tc);
