@@ -101,10 +101,10 @@ static const char *score(const struct tak_state *s)
 struct nv {
 	int n, ply, komi;
 	int stones[2], caps[2];
-	int h[8][8];          /* [x][y] */
-	char pc[8][8][NV_H];  /* '1' / '2', bottom first */
-	char type[8][8];      /* type of the top piece: 'F', 'S', 'C'; 0 when empty */
-	char result[8];       /* "" ongoing, "R-0", "0-R", "F-0", "0-F", "1/2-1/2" */
+	int h[8][8];         /* [x][y] */
+	char pc[8][8][NV_H]; /* '1' / '2', bottom first */
+	char type[8][8];     /* type of the top piece: 'F', 'S', 'C'; 0 when empty */
+	char result[8];      /* "" ongoing, "R-0", "0-R", "F-0", "0-F", "1/2-1/2" */
 };
 
 struct nv_move {
@@ -587,7 +587,7 @@ END_TEST
 /* --- the naive cross-check on every size ------------------------------------------------ */
 
 static const struct cfg sizes[] = {
-        {3, 0, 0, -1}, {3, 1, 10, 2}, {4, 0, 0, -1}, {4, 2, 0, 1}, {5, 0, 0, -1},
+        {3, 0, 0, -1}, {3, 1, 10, 2}, {4, 0, 0, -1}, {4, 2, 0, 1},  {5, 0, 0, -1},
         {5, 4, 0, 3},  {6, 4, 0, -1}, {7, 0, 0, -1}, {8, 0, 0, -1}, {8, 3, 0, 5},
 };
 
@@ -642,9 +642,9 @@ START_TEST(test_naive_lockstep_games)
 			for (int t = 0; t < 4 && nm[pick].place && rng_below(&r, 2); t++)
 				pick = (int)rng_below(&r, (uint32_t)nn);
 			game_move m;
-			ck_assert_int_eq(T->parse_move(&s, game_seat_to_move(T, &s), nm[pick].txt, &m,
-			                               NULL),
-			                 0);
+			ck_assert_int_eq(
+			        T->parse_move(&s, game_seat_to_move(T, &s), nm[pick].txt, &m, NULL),
+			        0);
 			ck_assert_int_gt(T->format_move(&s, m, txt, sizeof txt), 0);
 			ck_assert_str_eq(txt, nm[pick].txt);
 			ck_assert_int_eq(T->apply(&s, m), 0);
@@ -960,7 +960,7 @@ START_TEST(test_flat_win_reserves)
 	ck_assert_str_eq(score(&c), "");
 	ck_assert_uint_ne(T->to_move(&c), 0);
 	play_ok(&c, "e4"); /* black */
-	refusal(&c, "a2");  /* no stones left */
+	refusal(&c, "a2"); /* no stones left */
 	refusal(&c, "Sa2");
 	play_ok(&c, "Ca2"); /* now out of both: ends at once on flats: white 10 vs black 4 */
 	ck_assert_str_eq(score(&c), "F-0");
@@ -996,8 +996,8 @@ START_TEST(test_board_full_and_komi)
 		int komi;
 		const char *move, *score;
 	} cases[] = {
-	        {0, "c1", "F-0"},  {1, "c1", "F-0"},     {2, "c1", "1/2-1/2"}, {3, "c1", "0-F"},
-	        {8, "c1", "0-F"},  {0, "Sc1", "1/2-1/2"}, {1, "Sc1", "0-F"},
+	        {0, "c1", "F-0"}, {1, "c1", "F-0"},      {2, "c1", "1/2-1/2"}, {3, "c1", "0-F"},
+	        {8, "c1", "0-F"}, {0, "Sc1", "1/2-1/2"}, {1, "Sc1", "0-F"},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		struct tak_state s;
@@ -1066,8 +1066,8 @@ START_TEST(test_ptn_forms)
 	char buf[32];
 	load(&s, "x5/x5/x,1C,x3/x5/x,1,x2,2 1 10", 0, 0, -1);
 	static const char *same[][2] = {
-	        {"b3>", "1b3>1"}, {"b3>", "b3>C"}, {"b3>", "1b3>1C'"},  {"b3>", "b3>*!?"},
-	        {"a1", "Fa1"},    {"a1", " a1\n"}, {"Sa1", "Sa1''"},    {"b1+", "b1+1F"},
+	        {"b3>", "1b3>1"}, {"b3>", "b3>C"}, {"b3>", "1b3>1C'"}, {"b3>", "b3>*!?"},
+	        {"a1", "Fa1"},    {"a1", " a1\n"}, {"Sa1", "Sa1''"},   {"b1+", "b1+1F"},
 	        {"b1+", "b1+\""}, {"Sa5", "Sa5!"},
 	};
 	for (size_t i = 0; i < sizeof same / sizeof same[0]; i++) {
@@ -1077,8 +1077,9 @@ START_TEST(test_ptn_forms)
 		ck_assert_int_gt(T->format_move(&s, a, buf, sizeof buf), 0);
 		ck_assert_str_eq(buf, same[i][0]);
 	}
-	static const char *bad[] = {"", "a", "a0", "i1", "0a1>", "a1>0", "b3>x", "b3>1 2",
-	                            "b3^", "3", "CC", "A1", "a1b", "3a1", "b3>11111111111"};
+	static const char *bad[] = {"",     "a",    "a0",     "i1",  "0a1>",
+	                            "a1>0", "b3>x", "b3>1 2", "b3^", "3",
+	                            "CC",   "A1",   "a1b",    "3a1", "b3>11111111111"};
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		const char *why = NULL;
 		ck_assert_msg(T->parse_move(&s, 0, bad[i], &a, &why) < 0, "%s accepted", bad[i]);
@@ -1089,8 +1090,8 @@ START_TEST(test_ptn_forms)
 	/* canonical forms of tak.md 2.1 */
 	load(&s, "x5/x,1111,x3/x2,1111,x2/x,11111,x3/x5 1 10", 0, 0, -1);
 	static const char *canon[][2] = {
-	        {"4c3>", "4c3>4"},     {"3b2+111", "3b2+111"}, {"3c3>12", "3c3>12"},
-	        {"2b4-", "2b4-2"},     {"5b2>23", "5b2>23"},   {"5b2>212", "5b2>212"},
+	        {"4c3>", "4c3>4"}, {"3b2+111", "3b2+111"}, {"3c3>12", "3c3>12"},
+	        {"2b4-", "2b4-2"}, {"5b2>23", "5b2>23"},   {"5b2>212", "5b2>212"},
 	        {"c3+", "1c3+1"},
 	};
 	for (size_t i = 0; i < sizeof canon / sizeof canon[0]; i++) {
@@ -1159,8 +1160,8 @@ START_TEST(test_ptn_tps_round_trips)
 			char txt[GAME_MOVE_TEXT];
 			game_move m2;
 			ck_assert_int_gt(T->format_move(&s, ms[k], txt, sizeof txt), 0);
-			ck_assert_int_eq(T->parse_move(&s, game_seat_to_move(T, &s), txt, &m2, NULL),
-			                 0);
+			ck_assert_int_eq(
+			        T->parse_move(&s, game_seat_to_move(T, &s), txt, &m2, NULL), 0);
 			ck_assert(m2 == ms[k]);
 			if (k % 7 == 0)
 				variants(&s, ms[k], txt);
@@ -1212,8 +1213,9 @@ START_TEST(test_tps_errors)
 	ck_assert_int_eq(T->load(&s, &p, ex), 0);
 	ck_assert_str_eq(tps(&s), ex);
 	ck_assert_int_eq(s.ply, 50);
-	const char *ex6 = "2,2,21S,2,2,2/2,x,222221,2,2,x/1,1,2221C,x,111112C,2S/x,1,2S,x2,121211212/"
-	                  "1,1,1212S,1S,2,1S/x2,2,1,21,1 1 42";
+	const char *ex6 =
+	        "2,2,21S,2,2,2/2,x,222221,2,2,x/1,1,2221C,x,111112C,2S/x,1,2S,x2,121211212/"
+	        "1,1,1212S,1S,2,1S/x2,2,1,21,1 1 42";
 	ck_assert_int_eq(T->load(&s, &p, ex6), 0);
 	ck_assert_str_eq(tps(&s), ex6);
 }

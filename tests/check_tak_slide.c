@@ -91,8 +91,9 @@ START_TEST(test_pattern_list)
 	build();
 	ck_assert_int_eq(nall, TAK_SLIDE_NPATTERNS);
 	for (int i = 0; i < nall; i++)
-		ck_assert_msg(tak_slide_pattern[i] == pack(&all[i]), "pattern %d: %#x, expected %#x", i,
-		              tak_slide_pattern[i], pack(&all[i]));
+		ck_assert_msg(tak_slide_pattern[i] == pack(&all[i]),
+		              "pattern %d: %#x, expected %#x", i, tak_slide_pattern[i],
+		              pack(&all[i]));
 	/* The first 2^h - 1 entries are the patterns of carry limit h. */
 	for (int h = 1; h <= 8; h++) {
 		int n = 0;
@@ -210,6 +211,7 @@ static int f_flat_hi(int k, int t)
 static void print_tables(void)
 {
 	build();
+	printf("/* clang-format off */\n");
 	printf("const uint32_t tak_slide_pattern[TAK_SLIDE_NPATTERNS] = {\n");
 	for (int i = 0; i < nall; i++)
 		printf("%s%#x,%s", i % 8 == 0 ? "\t" : "", pack(&all[i]),
@@ -220,6 +222,7 @@ static void print_tables(void)
 	print_row("uint8_t", "tak_slide_flat_hi", "[9][8]", 9, 8, f_flat_hi);
 	print_row("uint16_t", "tak_slide_count", "[9][8]", 9, 8, f_count);
 	print_row("uint8_t", "tak_slide_flat_count", "[9][8]", 9, 8, f_flat_count);
+	printf("/* clang-format on */\n");
 }
 
 int main(int argc, char **argv)

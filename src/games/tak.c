@@ -30,14 +30,14 @@ int tak_std_caps(int size)
 }
 
 /* file_of[n][sq] = sq % n, as constant data (no division in the hot path). */
-#define TF1(n, s)  (uint8_t)((s) % (n))
-#define TF8(n, s)                                                                                \
-	TF1(n, s), TF1(n, s + 1), TF1(n, s + 2), TF1(n, s + 3), TF1(n, s + 4), TF1(n, s + 5),    \
+#define TF1(n, s) (uint8_t)((s) % (n))
+#define TF8(n, s)                                                                                  \
+	TF1(n, s), TF1(n, s + 1), TF1(n, s + 2), TF1(n, s + 3), TF1(n, s + 4), TF1(n, s + 5),      \
 	        TF1(n, s + 6), TF1(n, s + 7)
-#define TF64(n)                                                                                  \
-	{                                                                                        \
-		TF8(n, 0), TF8(n, 8), TF8(n, 16), TF8(n, 24), TF8(n, 32), TF8(n, 40), TF8(n, 48), \
-		        TF8(n, 56)                                                               \
+#define TF64(n)                                                                                    \
+	{                                                                                          \
+		TF8(n, 0), TF8(n, 8), TF8(n, 16), TF8(n, 24), TF8(n, 32), TF8(n, 40), TF8(n, 48),  \
+		        TF8(n, 56)                                                                 \
 	}
 static const uint8_t file_of[9][64] = {
         [3] = TF64(3), [4] = TF64(4), [5] = TF64(5), [6] = TF64(6), [7] = TF64(7), [8] = TF64(8),
@@ -134,7 +134,8 @@ void tak_update_result_after_load(struct tak_state *s)
 	bool r[2];
 	for (int c = 0; c < 2; c++) {
 		bb_t set = s->top[c] & ~s->walls;
-		r[c] = bb_connects(&s->geom, set, BB_N, BB_S) || bb_connects(&s->geom, set, BB_W, BB_E);
+		r[c] = bb_connects(&s->geom, set, BB_N, BB_S) ||
+		       bb_connects(&s->geom, set, BB_W, BB_E);
 	}
 	if (r[0] || r[1]) {
 		/* Both: the player who moved last made them. */
@@ -331,7 +332,8 @@ int tak_check_move(const struct tak_state *s, game_move m, const char **why)
 			goto bad;
 		}
 		if (s->ply < 2 && kd != TAK_FLAT) {
-			w = "each player's first move places one of the opponent's flats: no wall or "
+			w = "each player's first move places one of the opponent's flats: no wall "
+			    "or "
 			    "capstone";
 			goto bad;
 		}
@@ -359,7 +361,8 @@ int tak_check_move(const struct tak_state *s, game_move m, const char **why)
 			goto bad;
 		}
 	if (s->ply < 2) {
-		w = "no stack may move in the opening: each player's first move places an opponent's "
+		w = "no stack may move in the opening: each player's first move places an "
+		    "opponent's "
 		    "flat";
 		goto bad;
 	}
@@ -397,9 +400,11 @@ int tak_check_move(const struct tak_state *s, game_move m, const char **why)
 		if (s->walls & tb) {
 			if (cap && q == 1)
 				continue; /* the capstone alone, last: flattens the wall */
-			w = cap ? "a capstone flattens a wall only when it moves alone onto it as the "
+			w = cap ? "a capstone flattens a wall only when it moves alone onto it as "
+			          "the "
 			          "last drop"
-			        : "only a capstone can move onto a wall (flattening it), alone and as the "
+			        : "only a capstone can move onto a wall (flattening it), alone and "
+			          "as the "
 			          "last drop";
 			goto bad;
 		}
@@ -505,6 +510,37 @@ static inline uint64_t count_moves(const struct tak_state *s)
 	return total;
 }
 
+/* The slides of one stack, as runs of tak_slide_pattern indices [lo, hi) of one carry k in
+ * one direction: at most 4 directions x 8 carries, plus as many capstone flattenings. */
+struct slide_run {
+	uint8_t dir, k, lo, hi;
+};
+struct slide_runs {
+	int n;
+	struct slide_run r[64];
+};
+
+static inline void stack_slides(const struct tak_state *s, int sq, struct slide_runs *sr)
+{
+	int t[4];
+	bb_t stop[4];
+	const int c = s->height[sq] < s->size ? s->height[sq] : s->size;
+	const bool cap = (s->caps & bb_bit(sq)) != 0;
+	free_runs(s, sq, s->walls | s->caps, t, stop);
+	sr->n = 0;
+	for (int d = 0; d < 4; d++) {
+		for (int k = 1; k <= c && tak_slide_first(k) < tak_slide_upto[k][t[d]]; k++)
+			sr->r[sr->n++] = (struct slide_run){(uint8_t)d, (uint8_t)k,
+			                                    (uint8_t)tak_slide_first(k),
+			                                    tak_slide_upto[k][t[d]]};
+		if (cap && (stop[d] & s->walls))
+			for (int k = t[d] + 1; k <= c; k++)
+				sr->r[sr->n++] = (struct slide_run){(uint8_t)d, (uint8_t)k,
+				                                    tak_slide_flat_lo[k][t[d]],
+				                                    tak_slide_flat_hi[k][t[d]]};
+	}
+}
+
 static int legal_moves(const void *st, game_move *out, size_t room)
 {
 	const struct tak_state *s = st;
@@ -521,30 +557,16 @@ static int legal_moves(const void *st, game_move *out, size_t room)
 			}
 	if (s->ply < 2)
 		return (int)n;
-	const int me = (int)(s->ply & 1), size = s->size;
-	const bb_t block = s->walls | s->caps;
-	for (bb_t own = s->top[me]; own; own &= own - 1) {
-		int sq = bb_lsb(own), t[4];
-		bb_t stop[4];
-		int c = s->height[sq] < size ? s->height[sq] : size;
-		bool cap = (s->caps & own & -own) != 0;
-		free_runs(s, sq, block, t, stop);
-		for (int d = 0; d < 4; d++) {
-			for (int k = 1; k <= c; k++)
-				for (int i = tak_slide_first(k); i < tak_slide_upto[k][t[d]]; i++) {
-					if (n >= room)
-						return GAME_ENOSPACE;
-					out[n++] = tak_move_slide(sq, d, tak_slide_pattern[i]);
-				}
-			if (cap && (stop[d] & s->walls))
-				for (int k = 1; k <= c; k++)
-					for (int i = tak_slide_flat_lo[k][t[d]];
-					     i < tak_slide_flat_hi[k][t[d]]; i++) {
-						if (n >= room)
-							return GAME_ENOSPACE;
-						out[n++] = tak_move_slide(sq, d, tak_slide_pattern[i]);
-					}
-		}
+	struct slide_runs sr;
+	for (bb_t own = s->top[s->ply & 1]; own; own &= own - 1) {
+		const int sq = bb_lsb(own);
+		stack_slides(s, sq, &sr);
+		for (int j = 0; j < sr.n; j++)
+			for (int i = sr.r[j].lo; i < sr.r[j].hi; i++) {
+				if (n >= room)
+					return GAME_ENOSPACE;
+				out[n++] = tak_move_slide(sq, sr.r[j].dir, tak_slide_pattern[i]);
+			}
 	}
 	return (int)n;
 }
@@ -580,31 +602,18 @@ static uint64_t perft_node(struct tak_state *s, int depth)
 	}
 	if (s->ply < 2)
 		return total;
-	const int size = s->size;
-	const bb_t block = s->walls | s->caps;
+	struct slide_runs sr;
+	struct undo u;
 	for (bb_t own = s->top[me]; own; own &= own - 1) {
-		int sq = bb_lsb(own), t[4];
-		bb_t stop[4];
-		int c = s->height[sq] < size ? s->height[sq] : size;
-		bool cap = (s->caps & own & -own) != 0;
-		free_runs(s, sq, block, t, stop);
-		for (int d = 0; d < 4; d++) {
-			struct undo u;
-			for (int k = 1; k <= c; k++)
-				for (int i = tak_slide_first(k); i < tak_slide_upto[k][t[d]]; i++) {
-					make_slide(s, sq, d, tak_slide_pattern[i], k, &u);
-					total += perft_child(s, depth - 1);
-					unmake_slide(s, sq, d, tak_slide_pattern[i], k, &u);
-				}
-			if (cap && (stop[d] & s->walls))
-				for (int k = 1; k <= c; k++)
-					for (int i = tak_slide_flat_lo[k][t[d]];
-					     i < tak_slide_flat_hi[k][t[d]]; i++) {
-						make_slide(s, sq, d, tak_slide_pattern[i], k, &u);
-						total += perft_child(s, depth - 1);
-						unmake_slide(s, sq, d, tak_slide_pattern[i], k, &u);
-					}
-		}
+		const int sq = bb_lsb(own);
+		stack_slides(s, sq, &sr);
+		for (int j = 0; j < sr.n; j++)
+			for (int i = sr.r[j].lo; i < sr.r[j].hi; i++) {
+				const int d = sr.r[j].dir, k = sr.r[j].k;
+				make_slide(s, sq, d, tak_slide_pattern[i], k, &u);
+				total += perft_child(s, depth - 1);
+				unmake_slide(s, sq, d, tak_slide_pattern[i], k, &u);
+			}
 	}
 	return total;
 }

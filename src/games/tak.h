@@ -75,11 +75,11 @@ struct tak_state {
 	uint32_t ply;   /* plies played; white moves at even plies; opening = ply < 2 */
 	uint16_t stale; /* plies since the last placement or flattening */
 	uint8_t size;
-	uint8_t komi;       /* half flats for black */
-	uint8_t stale_rule; /* 0 or 1 */
-	uint8_t result;     /* enum tak_end */
-	uint8_t reserve[2][2];     /* [colour][enum tak_reserve] pieces not yet placed */
-	uint8_t start_reserve[2];  /* [enum tak_reserve] per player at the start */
+	uint8_t komi;             /* half flats for black */
+	uint8_t stale_rule;       /* 0 or 1 */
+	uint8_t result;           /* enum tak_end */
+	uint8_t reserve[2][2];    /* [colour][enum tak_reserve] pieces not yet placed */
+	uint8_t start_reserve[2]; /* [enum tak_reserve] per player at the start */
 	struct bb_geom geom;
 	uint64_t deep[64][2];
 };

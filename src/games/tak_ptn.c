@@ -77,7 +77,8 @@ int tak_parse_ptn(const struct tak_state *s, const char *text, game_move *m, con
 	int ndrops = 0, sum = 0;
 	for (; *p >= '0' && *p <= '9'; p++) {
 		if (*p == '0')
-			return fail(why, "every square passed gets at least one piece", GAME_ESYNTAX);
+			return fail(why, "every square passed gets at least one piece",
+			            GAME_ESYNTAX);
 		if (ndrops == 8)
 			return fail(why, "the move runs off the board", GAME_EILLEGAL);
 		pattern |= (uint32_t)(*p - '0') << (4 * ndrops++);
@@ -109,7 +110,8 @@ int tak_parse_ptn(const struct tak_state *s, const char *text, game_move *m, con
 		bb_t b = bb_bit(y * n + x);
 		int top = s->caps & b ? TAK_CAP : s->walls & b ? TAK_WALL : TAK_FLAT;
 		if (top != stone)
-			return fail(why, "the stone letter does not match the top of the moving stack",
+			return fail(why,
+			            "the stone letter does not match the top of the moving stack",
 			            GAME_EILLEGAL);
 	}
 	return GAME_OK;
@@ -184,11 +186,11 @@ int tak_save_tps(const struct tak_state *s, char *buf, size_t len)
 	const int n = s->size;
 	size_t at = 0;
 	char cell[200];
-#define EMIT(...)                                                                                \
-	do {                                                                                     \
-		int k_ = snprintf(at < len ? buf + at : NULL, at < len ? len - at : 0,          \
-		                  __VA_ARGS__);                                                  \
-		at += k_ > 0 ? (size_t)k_ : 0;                                                   \
+#define EMIT(...)                                                                                  \
+	do {                                                                                       \
+		int k_ = snprintf(at < len ? buf + at : NULL, at < len ? len - at : 0,             \
+		                  __VA_ARGS__);                                                    \
+		at += k_ > 0 ? (size_t)k_ : 0;                                                     \
 	} while (0)
 	for (int y = n - 1; y >= 0; y--) {
 		int run = 0;
@@ -259,7 +261,8 @@ int tak_load_tps(struct tak_state *st, const struct game_params *p, const char *
 				int sq = y * n + x++, colour = 0;
 				for (; *c == '1' || *c == '2'; c++) {
 					colour = *c - '1';
-					if (++used[colour][TAK_STONES] > s.start_reserve[TAK_STONES])
+					if (++used[colour][TAK_STONES] >
+					    s.start_reserve[TAK_STONES])
 						return GAME_EPOSITION;
 					tak_push_piece(&s, sq, colour);
 				}
@@ -270,7 +273,8 @@ int tak_load_tps(struct tak_state *st, const struct game_params *p, const char *
 					} else {
 						s.caps |= bb_bit(sq);
 						used[colour][TAK_STONES]--;
-						if (++used[colour][TAK_CAPS] > s.start_reserve[TAK_CAPS])
+						if (++used[colour][TAK_CAPS] >
+						    s.start_reserve[TAK_CAPS])
 							return GAME_EPOSITION;
 					}
 					c++;
@@ -328,8 +332,8 @@ static void emit(struct out *o, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	int k = vsnprintf(o->at < o->len ? o->buf + o->at : NULL, o->at < o->len ? o->len - o->at : 0,
-	                  fmt, ap);
+	int k = vsnprintf(o->at < o->len ? o->buf + o->at : NULL,
+	                  o->at < o->len ? o->len - o->at : 0, fmt, ap);
 	va_end(ap);
 	if (k > 0)
 		o->at += (size_t)k;
@@ -393,7 +397,8 @@ int tak_write_ptn_game(const struct tak_state *start, const game_move *moves, si
 	for (size_t i = 0; i < nmoves; i++) {
 		bool white = (s.ply & 1) == 0;
 		if (white || i == 0)
-			emit(&o, "%s%u.%s", i ? "\n" : "", (unsigned)(s.ply / 2 + 1), white ? "" : " --");
+			emit(&o, "%s%u.%s", i ? "\n" : "", (unsigned)(s.ply / 2 + 1),
+			     white ? "" : " --");
 		if (tak_format_ptn(&s, moves[i], t, sizeof t) < 0)
 			return GAME_EILLEGAL;
 		emit(&o, " %s", t);

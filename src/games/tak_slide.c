@@ -7,6 +7,7 @@
  */
 #include "games/tak_slide.h"
 
+/* clang-format off */
 const uint32_t tak_slide_pattern[TAK_SLIDE_NPATTERNS] = {
 	0x1, 0x2, 0x11, 0x3, 0x12, 0x21, 0x111, 0x4,
 	0x13, 0x31, 0x22, 0x121, 0x112, 0x211, 0x1111, 0x5,
@@ -96,3 +97,4 @@ const uint8_t tak_slide_flat_count[9][8] = {
 	{1, 6, 15, 20, 15, 6, 1, 0},
 	{1, 7, 21, 35, 35, 21, 7, 1},
 };
+/* clang-format on */
