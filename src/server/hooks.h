@@ -1,0 +1,49 @@
+/*
+ * hooks.h - what the server tells storage (and anything else that records
+ * games) about the games it runs. The storage integration (issue 5) fills a
+ * struct session_hooks and passes it to server_set_hooks(); with no hooks the
+ * server keeps games in memory only.
+ *
+ * Order guarantees, which make "a move is journalled before anyone is told"
+ * hold:
+ *  - on_start runs before game_start is sent to anyone; it may give the game
+ *    its id (storage ids survive restarts). A negative return refuses the
+ *    game (the accept gets INTERNAL and the seek stays).
+ *  - on_move runs once per move record, after the engine accepted the move
+ *    and before the state is broadcast; the game's position does not include
+ *    the move yet. A negative return refuses the move (INTERNAL, nothing
+ *    changes). Simultaneous games give one record per seat per resolved turn
+ *    (a missed or invalid action is a record too, with act set accordingly).
+ *  - on_end runs once when the game ends (result filled), before game_over is
+ *    sent.
+ * Hooks run on the loop thread and must not call back into the server.
+ */
+#ifndef BITARENA_SERVER_HOOKS_H
+#define BITARENA_SERVER_HOOKS_H
+
+#include <stdint.h>
+
+#include "games/game.h"
+
+struct game; /* session.h: read-only for hooks */
+
+/* One move (sequential) or one seat's action in a turn (simultaneous). */
+struct move_rec {
+	int ply;                     /* 0-based index of this record in the game */
+	int turn;                    /* 0-based turn (== ply for sequential games) */
+	int seat;
+	enum game_act act;           /* GAME_ACT_MOVE, or NONE/INVALID in simultaneous games */
+	char text[GAME_MOVE_TEXT];   /* canonical text ("" when act != GAME_ACT_MOVE) */
+	int64_t ms_used;             /* thinking time of this move */
+	int64_t clock_ms[GAME_MAX_PLAYERS]; /* clocks after the move, increment included; 0 untimed */
+	int64_t at;                  /* wall clock, ms since the Unix epoch */
+};
+
+struct session_hooks {
+	void *ud;
+	int (*on_start)(void *ud, const struct game *g, uint64_t *id);
+	int (*on_move)(void *ud, const struct game *g, const struct move_rec *m);
+	void (*on_end)(void *ud, const struct game *g);
+};
+
+#endif

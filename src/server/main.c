@@ -1,0 +1,165 @@
+/*
+ * main.c - bitarenad's entry point: argument parsing and start-up only; the
+ * server itself is in net.c, commands.c and session.c.
+ */
+#include "config.h"
+
+#include "server/server.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+	        "usage: bitarenad [options]\n"
+	        "  --listen HOST:PORT  address to listen on (default 127.0.0.1:7777;\n"
+	        "                      IPv6 as [::1]:7777; port 0 picks a free port)\n"
+	        "  --grace SECONDS     how long a disconnected player keeps the seat (default %d)\n"
+	        "  --port-file PATH    write the bound port number to PATH once listening\n"
+	        "  --verbose           log connections to stderr\n"
+	        "  --help, --version\n"
+	        "Protocol: protocol/PROTOCOL.md; try 'nc 127.0.0.1 7777' and type 'help'.\n",
+	        SERVER_GRACE_DEFAULT);
+}
+
+/* Splits "HOST:PORT" or "[V6]:PORT" into host (buffer) and port. */
+static int parse_listen(const char *s, char *host, size_t hlen, int *port)
+{
+	const char *colon;
+	size_t n;
+	if (s[0] == '[') {
+		const char *end = strchr(s, ']');
+		if (end == NULL || end[1] != ':')
+			return -1;
+		n = (size_t)(end - s - 1);
+		if (n == 0 || n >= hlen)
+			return -1;
+		memcpy(host, s + 1, n);
+		colon = end + 1;
+	} else {
+		colon = strrchr(s, ':');
+		if (colon == NULL)
+			return -1;
+		n = (size_t)(colon - s);
+		if (n == 0 || n >= hlen)
+			return -1;
+		memcpy(host, s, n);
+	}
+	host[n] = '\0';
+	char *end;
+	errno = 0;
+	long p = strtol(colon + 1, &end, 10);
+	if (colon[1] == '\0' || *end != '\0' || errno != 0 || p < 0 || p > 65535)
+		return -1;
+	*port = (int)p;
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"listen", required_argument, NULL, 'l'},
+		{"grace", required_argument, NULL, 'g'},
+		{"port-file", required_argument, NULL, 'p'},
+		{"verbose", no_argument, NULL, 'v'},
+		{"help", no_argument, NULL, 'h'},
+		{"version", no_argument, NULL, 'V'},
+		{NULL, 0, NULL, 0},
+	};
+	const char *listen = "127.0.0.1:7777", *port_file = NULL;
+	struct server_config cfg = {.grace_ms = SERVER_GRACE_DEFAULT * 1000LL, .verbose = false};
+	int opt;
+	while ((opt = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'l':
+			listen = optarg;
+			break;
+		case 'g': {
+			char *end;
+			errno = 0;
+			long g = strtol(optarg, &end, 10);
+			if (*optarg == '\0' || *end != '\0' || errno != 0 || g < 0 || g > 86400) {
+				fprintf(stderr, "bitarenad: --grace takes 0..86400 seconds\n");
+				return 2;
+			}
+			cfg.grace_ms = g * 1000LL;
+			break;
+		}
+		case 'p':
+			port_file = optarg;
+			break;
+		case 'v':
+			cfg.verbose = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		case 'V':
+			printf("bitarenad %s (protocol %d)\n", PACKAGE_VERSION, SERVER_PROTOCOL);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind != argc) {
+		usage(stderr);
+		return 2;
+	}
+	char host[128];
+	int port;
+	if (parse_listen(listen, host, sizeof host, &port) < 0) {
+		fprintf(stderr, "bitarenad: --listen wants HOST:PORT or [V6ADDR]:PORT, not '%s'\n",
+		        listen);
+		return 2;
+	}
+	signal(SIGPIPE, SIG_IGN);
+
+	uv_loop_t loop;
+	if (uv_loop_init(&loop) != 0) {
+		fprintf(stderr, "bitarenad: cannot start the event loop\n");
+		return 1;
+	}
+	struct server *srv = malloc(sizeof *srv);
+	int r = srv ? server_init(srv, &loop, &cfg) : UV_ENOMEM;
+	int bound = 0;
+	if (r == 0)
+		r = server_listen(srv, host, port, &bound);
+	if (r != 0) {
+		fprintf(stderr, "bitarenad: cannot listen on %s: %s\n", listen, uv_strerror(r));
+		if (srv)
+			server_stop(srv);
+		uv_run(&loop, UV_RUN_DEFAULT);
+		uv_loop_close(&loop);
+		free(srv);
+		return 1;
+	}
+	if (port_file != NULL) {
+		FILE *f = fopen(port_file, "w");
+		if (f == NULL || fprintf(f, "%d\n", bound) < 0 || fclose(f) != 0) {
+			fprintf(stderr, "bitarenad: cannot write %s\n", port_file);
+			server_stop(srv);
+			uv_run(&loop, UV_RUN_DEFAULT);
+			uv_loop_close(&loop);
+			free(srv);
+			return 1;
+		}
+	}
+	fprintf(stderr, "bitarenad %s listening on %s%s%s:%d\n", PACKAGE_VERSION,
+	        strchr(host, ':') ? "[" : "", host, strchr(host, ':') ? "]" : "", bound);
+	uv_run(&loop, UV_RUN_DEFAULT);
+	server_free(srv);
+	r = uv_loop_close(&loop);
+	free(srv);
+	if (r != 0) {
+		fprintf(stderr, "bitarenad: handles left open at exit\n");
+		return 1;
+	}
+	fprintf(stderr, "bitarenad: stopped\n");
+	return 0;
+}

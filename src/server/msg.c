@@ -1,0 +1,157 @@
+/*
+ * msg.c - messages in the connection's format: one struct msg holds a JSON
+ * object and its text-mode rendering, each serialized at most once into a
+ * shared outbuf; the direct replies ok/error with the command's tag.
+ */
+#include "server/server.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+char *xasprintf(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *s = NULL;
+	if (vasprintf(&s, fmt, ap) < 0)
+		s = NULL;
+	va_end(ap);
+	return s;
+}
+
+static char *xvasprintf(const char *fmt, va_list ap)
+{
+	char *s = NULL;
+	if (vasprintf(&s, fmt, ap) < 0)
+		s = NULL;
+	return s;
+}
+
+void msg_init(struct msg *m, cJSON *json, char *text)
+{
+	m->json = json;
+	m->text = text;
+	m->out[0] = m->out[1] = NULL;
+}
+
+/* A text block as an outbuf ending in exactly one newline. */
+static struct outbuf *text_outbuf(const char *text)
+{
+	size_t n = strlen(text);
+	while (n > 0 && text[n - 1] == '\n')
+		n--;
+	struct outbuf *b = malloc(sizeof *b + n + 2);
+	if (b == NULL)
+		return NULL;
+	b->refs = 1;
+	b->len = n + 1;
+	memcpy(b->data, text, n);
+	b->data[n] = '\n';
+	b->data[n + 1] = '\0';
+	return b;
+}
+
+static struct outbuf *json_outbuf(const cJSON *j)
+{
+	char *s = cJSON_PrintUnformatted(j);
+	if (s == NULL)
+		return NULL;
+	struct outbuf *b = text_outbuf(s);
+	cJSON_free(s);
+	return b;
+}
+
+void msg_send(struct msg *m, struct conn *c)
+{
+	int k = c->json && m->json != NULL ? 1 : 0;
+	if (m->out[k] == NULL) {
+		if (k == 1)
+			m->out[1] = json_outbuf(m->json);
+		else if (m->text != NULL)
+			m->out[0] = text_outbuf(m->text);
+	}
+	conn_send(c, m->out[k]);
+}
+
+void msg_done(struct msg *m)
+{
+	cJSON_Delete(m->json);
+	free(m->text);
+	outbuf_unref(m->out[0]);
+	outbuf_unref(m->out[1]);
+}
+
+void send_msg(struct conn *c, cJSON *json, char *text)
+{
+	struct msg m;
+	msg_init(&m, json, text);
+	msg_send(&m, c);
+	msg_done(&m);
+}
+
+/* Adds "id" to j when rq was tagged; returns the text prefix ("#tag " or ""). */
+static const char *tag_of(const struct proto_req *rq, cJSON *j, char *buf, size_t len)
+{
+	buf[0] = '\0';
+	if (rq != NULL && rq->tagged) {
+		if (j)
+			cJSON_AddStringToObject(j, "id", rq->tag);
+		snprintf(buf, len, "#%s ", rq->tag);
+	}
+	return buf;
+}
+
+void reply_ok(struct conn *c, const struct proto_req *rq, cJSON *fields, char *extra,
+              const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *sentence = xvasprintf(fmt, ap);
+	va_end(ap);
+	char tb[PROTO_TAG_MAX + 3];
+	cJSON *j = cJSON_CreateObject();
+	cJSON_AddStringToObject(j, "type", "ok");
+	if (rq != NULL && rq->cmd != NULL)
+		cJSON_AddStringToObject(j, "cmd", rq->cmd->name);
+	const char *tag = tag_of(rq, j, tb, sizeof tb);
+	if (fields != NULL) {
+		while (fields->child != NULL) {
+			cJSON *it = fields->child;
+			const char *k = it->string;
+			cJSON_DetachItemViaPointer(fields, it);
+			cJSON_AddItemToObject(j, k, it);
+			/* AddItemToObject copied the key; the detached item's own key is freed with it */
+		}
+		cJSON_Delete(fields);
+	}
+	cJSON_AddStringToObject(j, "message", sentence ? sentence : "");
+	char *text = xasprintf("%sok %s%s%s", tag, sentence ? sentence : "", extra ? "\n" : "",
+	                       extra ? extra : "");
+	free(sentence);
+	free(extra);
+	send_msg(c, j, text);
+}
+
+void reply_err(struct conn *c, const struct proto_req *rq, const char *code, const char *fmt,
+               ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *sentence = xvasprintf(fmt, ap);
+	va_end(ap);
+	char tb[PROTO_TAG_MAX + 3];
+	cJSON *j = cJSON_CreateObject();
+	cJSON_AddStringToObject(j, "type", "error");
+	cJSON_AddStringToObject(j, "code", code);
+	cJSON_AddStringToObject(j, "message", sentence ? sentence : "");
+	if (rq != NULL && rq->cmd != NULL)
+		cJSON_AddStringToObject(j, "cmd", rq->cmd->name);
+	else if (rq != NULL && rq->verb[0] != '\0')
+		cJSON_AddStringToObject(j, "cmd", rq->verb);
+	const char *tag = tag_of(rq, j, tb, sizeof tb);
+	char *text = xasprintf("%serror %s: %s", tag, code, sentence ? sentence : "");
+	free(sentence);
+	send_msg(c, j, text);
+}

@@ -1,0 +1,335 @@
+/*
+ * proto.c - the command table, line splitting, ids, names and seek options
+ * (see proto.h). No I/O.
+ */
+#include "server/proto.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#define LOGIN PROTO_NEED_LOGIN
+#define REST  PROTO_REST
+
+const struct proto_cmd proto_cmds[] = {
+	{"login", V_LOGIN, 1, 1, 0, "login <name>",
+	 "take a guest name (2-20 of A-Z a-z 0-9 _ -); gives back your seats if you had left"},
+	{"games", V_GAMES, 0, 0, 0, "games", "game kinds with their seats and options"},
+	{"seek", V_SEEK, 1, PROTO_MAX_ARGS, LOGIN, "seek <kind> [opt=value ...]",
+	 "offer a game: time=MIN+INC color=white|black|random turn_ms=N rated=0|1 and the "
+	 "game's options"},
+	{"seeks", V_SEEKS, 0, 0, 0, "seeks", "open seeks"},
+	{"unseek", V_UNSEEK, 1, 1, LOGIN, "unseek <seek-id>", "withdraw your seek"},
+	{"accept", V_ACCEPT, 1, 1, LOGIN, "accept <seek-id>", "accept a seek: the game starts"},
+	{"list", V_LIST, 0, 0, 0, "list", "games in progress"},
+	{"move", V_MOVE, 2, 2, LOGIN | REST, "move <game> <move>",
+	 "play a move; the move is the rest of the line"},
+	{"resign", V_RESIGN, 1, 1, LOGIN, "resign <game>", "resign a game"},
+	{"watch", V_WATCH, 1, 1, 0, "watch <game>", "follow a game's moves, chat and end"},
+	{"unwatch", V_UNWATCH, 1, 1, 0, "unwatch <game>", "stop watching a game"},
+	{"who", V_WHO, 0, 0, 0, "who", "connected users and their games"},
+	{"say", V_SAY, 2, 2, LOGIN | REST, "say <game> <text>",
+	 "talk to a game's players and spectators"},
+	{"set", V_SET, 2, 2, 0, "set format text|json", "choose how the server writes to you"},
+	{"ping", V_PING, 0, 0, 0, "ping", "the server answers pong"},
+	{"help", V_HELP, 0, 1, 0, "help [verb]", "this list, or one command's usage"},
+	{"quit", V_QUIT, 0, 0, 0, "quit", "leave (your seats wait for you through the grace period)"},
+};
+const size_t proto_ncmds = sizeof proto_cmds / sizeof proto_cmds[0];
+
+const struct proto_cmd *proto_find(const char *name)
+{
+	for (size_t i = 0; i < proto_ncmds; i++)
+		if (strcasecmp(proto_cmds[i].name, name) == 0)
+			return &proto_cmds[i];
+	return NULL;
+}
+
+static bool is_blank(char c)
+{
+	return c == ' ' || c == '\t';
+}
+
+static bool is_word_char(char c)
+{
+	return isalnum((unsigned char)c) || c == '_' || c == '-';
+}
+
+/* Cuts the word at *p (NUL after it), moves *p past the blanks that follow; returns the word. */
+static char *next_word(char **p)
+{
+	char *w = *p, *s = w;
+	while (*s != '\0' && !is_blank(*s))
+		s++;
+	if (*s != '\0') {
+		*s++ = '\0';
+		while (is_blank(*s))
+			s++;
+	}
+	*p = s;
+	return w;
+}
+
+int proto_parse(char *line, struct proto_req *req)
+{
+	memset(req, 0, sizeof *req);
+	char *p = line;
+	while (is_blank(*p))
+		p++;
+	size_t n = strlen(p);
+	while (n > 0 && is_blank(p[n - 1]))
+		p[--n] = '\0';
+	if (n == 0)
+		return PROTO_EMPTY;
+
+	if (*p == '#') {
+		char *tag = next_word(&p) + 1;
+		size_t tl = strlen(tag);
+		bool ok = tl >= 1 && tl <= PROTO_TAG_MAX;
+		for (size_t i = 0; ok && i < tl; i++)
+			ok = is_word_char(tag[i]);
+		if (!ok)
+			return PROTO_EBADTAG;
+		memcpy(req->tag, tag, tl + 1);
+		req->tagged = true;
+		if (*p == '\0')
+			return PROTO_EBADTAG;
+	}
+
+	char *verb = next_word(&p);
+	size_t i;
+	for (i = 0; verb[i] != '\0' && i + 1 < sizeof req->verb; i++)
+		req->verb[i] = (char)tolower((unsigned char)verb[i]);
+	req->verb[i] = '\0';
+	req->cmd = proto_find(verb);
+	if (req->cmd == NULL)
+		return PROTO_EUNKNOWN;
+
+	const struct proto_cmd *c = req->cmd;
+	while (*p != '\0') {
+		if (req->argc == c->max)
+			return PROTO_EARGS;
+		if ((c->flags & PROTO_REST) && req->argc == c->max - 1) {
+			req->argv[req->argc++] = p; /* already trimmed at the end */
+			break;
+		}
+		req->argv[req->argc++] = next_word(&p);
+	}
+	if (req->argc < c->min)
+		return PROTO_EARGS;
+	return PROTO_OK;
+}
+
+bool proto_parse_id(const char *s, uint64_t *out)
+{
+	uint64_t v = 0;
+	if (*s == '\0')
+		return false;
+	for (; *s != '\0'; s++) {
+		if (*s < '0' || *s > '9')
+			return false;
+		v = v * 10 + (uint64_t)(*s - '0');
+		if (v > PROTO_MAX_ID)
+			return false;
+	}
+	if (v == 0)
+		return false;
+	*out = v;
+	return true;
+}
+
+bool proto_name_valid(const char *name)
+{
+	size_t n = strlen(name);
+	if (n < PROTO_NAME_MIN || n > PROTO_NAME_MAX)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!is_word_char(name[i]))
+			return false;
+	return true;
+}
+
+/* ---- seek options ----------------------------------------------------------------- */
+
+/* Digits only, into *v; false when empty, not digits, or above max. */
+static bool parse_uint(const char *s, size_t n, int64_t max, int64_t *v)
+{
+	int64_t x = 0;
+	if (n == 0)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return false;
+		x = x * 10 + (s[i] - '0');
+		if (x > max)
+			return false;
+	}
+	*v = x;
+	return true;
+}
+
+bool seek_parse_time(const char *s, int64_t *base_ms, int64_t *inc_ms)
+{
+	const char *plus = strchr(s, '+');
+	if (plus == NULL)
+		return false;
+	const char *colon = memchr(s, ':', (size_t)(plus - s));
+	int64_t min, sec = 0, inc;
+	size_t mlen = (size_t)((colon ? colon : plus) - s);
+	if (!parse_uint(s, mlen, SEEK_BASE_MS_MAX / 60000, &min))
+		return false;
+	if (colon != NULL) {
+		size_t slen = (size_t)(plus - colon - 1);
+		if (slen != 2 || !parse_uint(colon + 1, slen, 59, &sec))
+			return false;
+	}
+	if (!parse_uint(plus + 1, strlen(plus + 1), SEEK_INC_MS_MAX / 1000, &inc))
+		return false;
+	int64_t base = min * 60000 + sec * 1000;
+	if (base < 1000 || base > SEEK_BASE_MS_MAX)
+		return false;
+	*base_ms = base;
+	*inc_ms = inc * 1000;
+	return true;
+}
+
+void seek_format_time(int64_t base_ms, int64_t inc_ms, char *buf, size_t len)
+{
+	int64_t s = base_ms / 1000;
+	if (s % 60 == 0)
+		snprintf(buf, len, "%" PRId64 "+%" PRId64, s / 60, inc_ms / 1000);
+	else
+		snprintf(buf, len, "%" PRId64 ":%02" PRId64 "+%" PRId64, s / 60, s % 60,
+		         inc_ms / 1000);
+}
+
+/* "0"/"1" into *b. */
+static bool parse_bool(const char *s, bool *b)
+{
+	if (strcmp(s, "0") == 0 || strcmp(s, "1") == 0) {
+		*b = s[0] == '1';
+		return true;
+	}
+	return false;
+}
+
+static int parse_color(const char *s)
+{
+	if (strcasecmp(s, "white") == 0 || strcasecmp(s, "first") == 0)
+		return 0;
+	if (strcasecmp(s, "black") == 0 || strcasecmp(s, "second") == 0)
+		return 1;
+	if (strcasecmp(s, "random") == 0)
+		return -1;
+	return -2;
+}
+
+int seek_opts_parse(const struct game_ops *ops, int argc, char *const argv[],
+                    struct seek_opts *so, char *err, size_t errlen)
+{
+	bool simultaneous = (ops->flags & GAME_SIMULTANEOUS) != 0;
+	memset(so, 0, sizeof *so);
+	game_params_default(ops, &so->params);
+	so->color = -1;
+	so->turn_ms = simultaneous ? SEEK_TURN_MS_DEFAULT : 0;
+
+	for (int i = 0; i < argc; i++) {
+		const char *w = argv[i];
+		const char *eq = strchr(w, '=');
+		if (eq == NULL || eq == w) {
+			snprintf(err, errlen, "'%.40s' is not name=value", w);
+			return -1;
+		}
+		const char *val = eq + 1;
+		size_t nlen = (size_t)(eq - w);
+#define IS(name) (nlen == strlen(name) && strncasecmp(w, name, nlen) == 0)
+		if (IS("time")) {
+			if (simultaneous) {
+				snprintf(err, errlen, "%s has no clock; its turns last turn_ms", ops->name);
+				return -1;
+			}
+			if (!seek_parse_time(val, &so->base_ms, &so->inc_ms)) {
+				snprintf(err, errlen,
+				         "time is MIN+INC: minutes (or M:SS, at least 0:01) plus "
+				         "seconds per move, e.g. time=5+3");
+				return -1;
+			}
+			so->timed = true;
+		} else if (IS("color")) {
+			int c = parse_color(val);
+			if (c == -2) {
+				snprintf(err, errlen, "color is white, black, first, second or random");
+				return -1;
+			}
+			so->color = c;
+		} else if (IS("turn_ms")) {
+			if (!simultaneous) {
+				snprintf(err, errlen, "turn_ms is for simultaneous games; use time=");
+				return -1;
+			}
+			if (!parse_uint(val, strlen(val), SEEK_TURN_MS_MAX, &so->turn_ms) ||
+			    so->turn_ms < SEEK_TURN_MS_MIN) {
+				snprintf(err, errlen, "turn_ms is a whole number from %d to %d",
+				         SEEK_TURN_MS_MIN, SEEK_TURN_MS_MAX);
+				return -1;
+			}
+		} else if (IS("rated")) {
+			if (!parse_bool(val, &so->rated)) {
+				snprintf(err, errlen, "rated is 0 or 1");
+				return -1;
+			}
+		} else if (IS("strict")) {
+			if (!simultaneous) {
+				snprintf(err, errlen, "strict is for simultaneous games");
+				return -1;
+			}
+			if (!parse_bool(val, &so->strict)) {
+				snprintf(err, errlen, "strict is 0 or 1");
+				return -1;
+			}
+		} else {
+			const char *why = NULL;
+			int r = game_param_word(ops, &so->params, w, &why);
+			if (r == 0) {
+				snprintf(err, errlen, "%s has no option '%.*s' (see 'games')", ops->name,
+				         (int)(nlen > 32 ? 32 : nlen), w);
+				return -1;
+			}
+			if (r < 0) {
+				snprintf(err, errlen, "%.*s: %s", (int)(nlen > 32 ? 32 : nlen), w,
+				         why ? why : game_strerror(r));
+				return -1;
+			}
+		}
+#undef IS
+	}
+
+	/* Options that are each in range may still not fit together (k > max(m, n)). */
+	_Alignas(max_align_t) unsigned char scratch[GAME_STATE_MAX];
+	if (ops->state_size > sizeof scratch || ops->init(scratch, &so->params, 0) != 0) {
+		snprintf(err, errlen, "these options do not make a %s game (see 'games')", ops->name);
+		return -1;
+	}
+	return 0;
+}
+
+int game_params_text(const struct game_ops *ops, const struct game_params *p, char *buf,
+                     size_t len)
+{
+	size_t at = 0;
+	if (len == 0)
+		return -1;
+	buf[0] = '\0';
+	for (int i = 0; i < ops->nopts; i++) {
+		int n = snprintf(buf + at, len - at, "%s%s=%" PRId64, i ? " " : "", ops->opts[i].name,
+		                 p->v[i]);
+		if (n < 0 || (size_t)n >= len - at)
+			return -1;
+		at += (size_t)n;
+	}
+	return (int)at;
+}

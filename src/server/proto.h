@@ -1,0 +1,138 @@
+/*
+ * proto.h - the command side of the text protocol, without sockets: the
+ * command table (name, arity, flags, usage, help in one place), splitting a
+ * line into an optional tag, a verb and its arguments, ids and login names,
+ * and the options of "seek". The dispatcher checks arity and flags once from
+ * the table, so a handler never re-checks them. See protocol/PROTOCOL.md.
+ */
+#ifndef BITARENA_SERVER_PROTO_H
+#define BITARENA_SERVER_PROTO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "games/game.h"
+
+#define PROTO_TAG_MAX  32
+#define PROTO_MAX_ARGS 24
+#define PROTO_NAME_MIN 2
+#define PROTO_NAME_MAX 20
+#define PROTO_MAX_ID   9007199254740991ULL /* 2^53 - 1: ids survive a JSON double */
+
+enum proto_verb {
+	V_LOGIN,
+	V_GAMES,
+	V_SEEK,
+	V_SEEKS,
+	V_UNSEEK,
+	V_ACCEPT,
+	V_LIST,
+	V_MOVE,
+	V_RESIGN,
+	V_WATCH,
+	V_UNWATCH,
+	V_WHO,
+	V_SAY,
+	V_SET,
+	V_PING,
+	V_HELP,
+	V_QUIT,
+	V__COUNT
+};
+
+enum proto_flags {
+	PROTO_NEED_LOGIN = 1 << 0, /* NOT_LOGGED_IN before a login */
+	PROTO_REST = 1 << 1        /* the last argument is the rest of the line, spaces kept */
+};
+
+struct proto_cmd {
+	const char *name;
+	enum proto_verb verb;
+	int min, max; /* arguments after the verb */
+	unsigned flags;
+	const char *usage;
+	const char *help;
+};
+
+/* The table, in the order "help" lists it; proto_ncmds entries. */
+extern const struct proto_cmd proto_cmds[];
+extern const size_t proto_ncmds;
+
+/* The entry named name (case-insensitive), or NULL. */
+const struct proto_cmd *proto_find(const char *name);
+
+enum proto_err {
+	PROTO_OK = 0,
+	PROTO_EMPTY = -1,   /* nothing but blanks: no reply */
+	PROTO_EBADTAG = -2, /* BAD_TAG */
+	PROTO_EUNKNOWN = -3, /* UNKNOWN_COMMAND (req->verb holds the word, cut to fit) */
+	PROTO_EARGS = -4    /* BAD_ARGS (req->cmd is set) */
+};
+
+/* One parsed command line. argv point into the line given to proto_parse(). */
+struct proto_req {
+	bool tagged;
+	char tag[PROTO_TAG_MAX + 1];
+	char verb[24];                /* the verb as typed, lower-cased, cut to fit */
+	const struct proto_cmd *cmd;  /* NULL unless found */
+	int argc;
+	char *argv[PROTO_MAX_ARGS];
+};
+
+/*
+ * Splits line (modified in place: NULs are written between words) into req.
+ * Leading and trailing blanks (space, tab) are ignored. The tag and the verb
+ * are filled as far as they were read even when an error is returned.
+ */
+int proto_parse(char *line, struct proto_req *req);
+
+/* A positive decimal id (1..PROTO_MAX_ID, digits only). */
+bool proto_parse_id(const char *s, uint64_t *out);
+
+/* A login name: PROTO_NAME_MIN..PROTO_NAME_MAX characters of [A-Za-z0-9_-]. */
+bool proto_name_valid(const char *name);
+
+/* ---- seek options ----------------------------------------------------------------- */
+
+#define SEEK_TURN_MS_DEFAULT 30000
+#define SEEK_TURN_MS_MIN     10
+#define SEEK_TURN_MS_MAX     3600000
+#define SEEK_BASE_MS_MAX     (24LL * 3600 * 1000)
+#define SEEK_INC_MS_MAX      (3600LL * 1000)
+
+/* Everything a seek says about the game to be played. */
+struct seek_opts {
+	struct game_params params; /* the engine's options */
+	bool timed;                /* time= given (sequential games) */
+	int64_t base_ms, inc_ms;
+	int color;                 /* the seeker's seat: 0, 1, or -1 for random */
+	int64_t turn_ms;           /* simultaneous games: per-turn deadline */
+	bool strict;               /* simultaneous games: an unparsable action is fatal */
+	bool rated;
+};
+
+/*
+ * Parses the option words of "seek <kind> word..." for ops into so. Server
+ * options (time, color, turn_ms, rated, strict) are handled here, every other
+ * word through game_param_word(); the resulting options are then tried with
+ * ops->init so that inconsistent combinations are refused now. Returns 0, or
+ * -1 with a sentence in err (BAD_OPTION).
+ */
+int seek_opts_parse(const struct game_ops *ops, int argc, char *const argv[],
+                    struct seek_opts *so, char *err, size_t errlen);
+
+/* "MIN+INC" as in time=; returns false when malformed or out of range. */
+bool seek_parse_time(const char *s, int64_t *base_ms, int64_t *inc_ms);
+/* Writes the time control as "5+3" or "0:30+2" (the form seek_parse_time() reads). */
+void seek_format_time(int64_t base_ms, int64_t inc_ms, char *buf, size_t len);
+
+/*
+ * The engine options as "name=value" words separated by single spaces, every
+ * option of ops in table order ("m=3 n=3 k=3"). Returns the length, or -1 if
+ * it does not fit.
+ */
+int game_params_text(const struct game_ops *ops, const struct game_params *p, char *buf,
+                     size_t len);
+
+#endif

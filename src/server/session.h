@@ -1,0 +1,133 @@
+/*
+ * session.h - games being played: seats and turns, moves through the
+ * engine's game_ops, clocks, simultaneous turns with a deadline, spectators,
+ * disconnection with a grace period and coming back, the end of a game.
+ *
+ * Nothing here knows a game by name: everything goes through game_ops.
+ *
+ * A move's path: checks (seat, turn, clock) -> ops->parse_move -> the text by
+ * ops->format_move -> hooks->on_move -> ops->apply -> one struct snapshot,
+ * built once and shared, rendered lazily once per (format, viewer) and the
+ * resulting outbuf shared by every subscriber with that view.
+ *
+ * Each game has one uv_timer_t, armed for the earliest of: the flag of the
+ * seat to move, the simultaneous turn's deadline, and the end of the grace of
+ * any absent player. A game is freed in that timer's close callback.
+ */
+#ifndef BITARENA_SERVER_SESSION_H
+#define BITARENA_SERVER_SESSION_H
+
+#include "server/server.h"
+
+/* A shared, immutable picture of a game after a state change. */
+struct snapshot {
+	unsigned refs;
+	uint64_t seq;
+	int ply;
+	unsigned to_move;
+	bool over;
+	int64_t clocks[GAME_MAX_PLAYERS]; /* ms left when built */
+	/* last move (sequential: [0] only) or the actions of the resolved turn */
+	bool has_last[GAME_MAX_PLAYERS];
+	char last[GAME_MAX_PLAYERS][GAME_MOVE_TEXT];
+	struct outbuf *out[2][GAME_MAX_PLAYERS + 1]; /* [json][viewer + 1], built on demand */
+	_Alignas(max_align_t) unsigned char st[];    /* the engine state (state_size bytes) */
+};
+
+struct player {
+	char name[PROTO_NAME_MAX + 1];
+	struct conn *c;   /* NULL while absent */
+	bool absent;
+	uint64_t gone_at; /* uv_now when the connection went */
+};
+
+struct watcher {
+	struct conn *c;
+	struct snapshot *pending; /* coalesced newest state not yet sent (slow spectator) */
+};
+
+struct game {
+	struct game *next;
+	struct server *srv;
+	uint64_t id;
+	const struct game_ops *ops;
+	struct seek_opts so; /* options as sought (params, clock, turn_ms, ...) */
+	uint64_t seed;
+	int64_t started_at; /* wall clock, ms since epoch */
+	struct player pl[GAME_MAX_PLAYERS];
+	void *st;   /* current engine state (owned) */
+	void *tmp;  /* scratch state for copy-make (owned) */
+	uint64_t seq;
+	int ply;    /* moves made / turns resolved */
+	struct move_rec *moves;
+	size_t nmoves, cap_moves;
+
+	/* clocks (sequential, timed) */
+	int64_t left[GAME_MAX_PLAYERS];
+	uint64_t turn_started; /* uv_now when the current turn began */
+
+	/* simultaneous turns */
+	bool acted[GAME_MAX_PLAYERS];
+	game_move action[GAME_MAX_PLAYERS];
+	enum game_act act[GAME_MAX_PLAYERS];
+	int64_t act_ms[GAME_MAX_PLAYERS];
+	char act_text[GAME_MAX_PLAYERS][GAME_MOVE_TEXT];
+
+	bool over;
+	bool freeing;
+	int winner;          /* seat or -1 */
+	char score[24];      /* "1-0", "1/2-1/2", ... */
+	char reason[32];     /* engine reason, "resign", "timeout", "abandoned" */
+
+	struct watcher *w;
+	size_t nw, cap_w;
+	struct snapshot *snap; /* the current state */
+	uv_timer_t timer;
+};
+
+/* Everything needed to start a game. */
+struct game_spec {
+	const struct game_ops *ops;
+	struct seek_opts so;
+	uint64_t seed;
+	const char *names[GAME_MAX_PLAYERS];
+	struct conn *conns[GAME_MAX_PLAYERS]; /* NULL = absent (a restored game) */
+};
+
+/*
+ * Creates a game (the on_start hook may give its id) without telling anyone;
+ * NULL on failure (hook or memory). session_begin() then sends game_start and
+ * the first state to the players and starts the clocks.
+ */
+struct game *session_create(struct server *s, const struct game_spec *spec);
+void session_begin(struct game *g);
+/* The game with this id (finished ones kept a while), or NULL. */
+struct game *session_find(struct server *s, uint64_t id);
+/* The seat c plays in g, or -1. */
+int session_seat_of(const struct game *g, const struct conn *c);
+bool session_is_watching(const struct game *g, const struct conn *c);
+
+/* Command handlers; they reply to rq themselves. */
+void session_move(struct conn *c, const struct proto_req *rq, struct game *g, const char *text);
+void session_resign(struct conn *c, const struct proto_req *rq, struct game *g);
+void session_watch(struct conn *c, const struct proto_req *rq, struct game *g);
+void session_unwatch(struct conn *c, const struct proto_req *rq, struct game *g);
+void session_say(struct conn *c, const struct proto_req *rq, struct game *g, const char *text);
+
+/* After a login: put c back into seats its name left; fills resumed with the game ids. */
+void session_login(struct conn *c, cJSON *resumed);
+/* Sends game_start and the current state of every game resumed by session_login(). */
+void session_resume_send(struct conn *c);
+/* c closed: seats wait for it through the grace, watches end. */
+void session_conn_gone(struct conn *c);
+/* Sends c any coalesced states it is owed (called when its output drains). */
+void session_flush_pending(struct conn *c);
+/* Ends and frees every game (shutdown). */
+void session_free_all(struct server *s);
+
+/* JSON {"m":3,...} of the engine options. */
+cJSON *session_options_json(const struct game_ops *ops, const struct game_params *p);
+/* Seek option words for text: "m=3 n=3 k=3, 5+3" etc. (malloc'd). */
+char *session_options_text(const struct game_ops *ops, const struct seek_opts *so);
+
+#endif
