@@ -11,6 +11,7 @@
 /* Xmas Rush tools (cmd_xmas.c) */
 int cmd_xmas_replay(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
+int cmd_cg_bridge(int argc, char **argv);
 
 static const struct cli_cmd cli_cmds[] = {
 	{"perft", cmd_perft, "<game> [opt=value ...] [--tps TEXT] [--moves \"M ...\"] --depth N [--divide]",
@@ -29,6 +30,10 @@ static const struct cli_cmd cli_cmds[] = {
 	 "against the referee"},
 	{"bench", cmd_bench, "xmas [--seconds N]",
 	 "Xmas Rush push-then-reachability evaluations per second, one thread"},
+	{"cg-bridge", cmd_cg_bridge,
+	 "--game xmas [--server HOST:PORT] [--name NAME] [--seek \"opt=value ...\" | --accept] "
+	 "[--quiet] [--verbose] -- <bot command ...>",
+	 "play one game on bitarenad with a CodinGame Xmas Rush bot (contest input in, actions out)"},
 };
 #define NCMDS (sizeof cli_cmds / sizeof cli_cmds[0])
 
