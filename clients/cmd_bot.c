@@ -167,6 +167,7 @@ struct bot {
 	size_t nhistory, caphistory;
 	cJSON *last_state;   /* our current game's latest state (owned) */
 	int move_errors;
+	long long engine_moves, random_moves; /* how moves were chosen */
 	long long last_progress, last_poll;
 };
 
@@ -330,8 +331,11 @@ static int play_state(struct bot *b, const cJSON *state, bool use_engine)
 	char move[GAME_MOVE_TEXT];
 	if (!cJSON_IsArray(legal) || cJSON_GetArraySize(legal) == 0)
 		return 0;
-	if (!(use_engine && engine_move(b, state, legal, move, sizeof move)) &&
-	    !random_move(b, legal, move, sizeof move))
+	if (use_engine && engine_move(b, state, legal, move, sizeof move))
+		b->engine_moves++;
+	else if (random_move(b, legal, move, sizeof move))
+		b->random_moves++;
+	else
 		return 0;
 	b->seq_moved = cli_jint(state, "seq", 0);
 	return send_cmd(b, "move %lld %s", b->game, move);
@@ -583,6 +587,15 @@ int cmd_bot(int argc, char **argv)
 	}
 	if (b.seek != NULL && strpbrk(b.seek, "\r\n") != NULL)
 		return cli_usage("bot");
+	char kind[32];
+	snprintf(kind, sizeof kind, "%.*s", (int)strcspn(b.seek ? b.seek : b.kind ? b.kind : "", " \t"),
+	         b.seek ? b.seek : b.kind ? b.kind : "");
+	const struct game_ops *kops = game_find(kind);
+	if (kops != NULL && (kops->flags & GAME_SIMULTANEOUS)) {
+		fprintf(stderr, "%s: %s has simultaneous turns; the bot plays sequential games only\n",
+		        b.prog, kops->name);
+		return 2;
+	}
 	rng_seed(&b.rng, (uint64_t)seed);
 	history_clear(&b);
 	if (cli_session_open(&b.c, b.prog, server, name, b.name, sizeof b.name, 10000) < 0)
@@ -592,6 +605,9 @@ int cmd_bot(int argc, char **argv)
 	int rc = bot_loop(&b);
 	if (rc == 0)
 		net_send_line(&b.c, "quit"); /* best effort: the summary does not depend on it */
+	if (!b.quiet && !b.random && b.random_moves > 0)
+		fprintf(stderr, "%s: %lld of %lld moves were random (no engine position for them)\n",
+		        b.prog, b.random_moves, b.random_moves + b.engine_moves);
 	printf("games %d wins %d losses %d draws %d\n", b.played, b.wins, b.losses, b.draws);
 	net_close(&b.c);
 	history_clear(&b);
