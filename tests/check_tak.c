@@ -213,8 +213,13 @@ static void nv_square(char *o, int x, int y)
 	o[1] = (char)('1' + y);
 }
 
+/* Adds m to out, or only counts it when out is NULL. */
 static void nv_emit(struct nv_move *out, int *cnt, const struct nv_move *m)
 {
+	if (out == NULL) {
+		(*cnt)++;
+		return;
+	}
 	struct nv_move *r = &out[(*cnt)++];
 	*r = *m;
 	char *o = r->txt;
@@ -394,22 +399,19 @@ static uint64_t nv_perft(const struct nv *v, int depth)
 {
 	if (depth == 0)
 		return 1;
+	if (depth == 1)
+		return (uint64_t)nv_moves(v, NULL);
 	struct nv_move *ms = malloc(sizeof *ms * 40000);
-	ck_assert_ptr_nonnull(ms);
+	struct nv *c = malloc(sizeof *c);
+	ck_assert(ms && c);
 	int n = nv_moves(v, ms);
 	uint64_t total = 0;
-	if (depth == 1) {
-		total = (uint64_t)n;
-	} else {
-		struct nv *c = malloc(sizeof *c);
-		ck_assert_ptr_nonnull(c);
-		for (int i = 0; i < n; i++) {
-			memcpy(c, v, sizeof *c);
-			nv_apply(c, &ms[i]);
-			total += nv_perft(c, depth - 1);
-		}
-		free(c);
+	for (int i = 0; i < n; i++) {
+		memcpy(c, v, sizeof *c);
+		nv_apply(c, &ms[i]);
+		total += nv_perft(c, depth - 1);
 	}
+	free(c);
 	free(ms);
 	return total;
 }
@@ -481,7 +483,7 @@ static int cross_check(const char *pos, const struct cfg *c, int perft_depth)
 		ck_assert_msg(strcmp(vc->result, score(child)) == 0, "%s after %s: result %s vs %s",
 		              pos, nm[i].txt, score(child), vc->result);
 		int cn = T->legal_moves(child, ms, TAK_MAX_MOVES);
-		ck_assert_int_eq(cn, nv_moves(vc, nm + nn));
+		ck_assert_int_eq(cn, nv_moves(vc, NULL));
 		ck_assert_uint_eq(T->perft(child, 1), (uint64_t)cn);
 	}
 	if (perft_depth > 0)
@@ -558,6 +560,19 @@ START_TEST(test_perft_published)
 }
 END_TEST
 
+/* The naive Tak reproduces the published numbers on its own. */
+START_TEST(test_naive_published)
+{
+	struct nv *v = malloc(sizeof *v);
+	ck_assert_ptr_nonnull(v);
+	nv_load(v, "x5/x5/x5/x5/x5 1 1", 0, 0, -1);
+	ck_assert_uint_eq(nv_perft(v, 4), 2999784);
+	nv_load(v, "x6/x6/x6/x6/x6/x6 1 1", 0, 0, -1);
+	ck_assert_uint_eq(nv_perft(v, 3), 132720);
+	free(v);
+}
+END_TEST
+
 START_TEST(test_perft_opening_all_sizes)
 {
 	for (int n = 3; n <= 8; n++) {
@@ -599,12 +614,13 @@ START_TEST(test_naive_cross_check)
 	rng_seed(&r, 1000 + (uint64_t)_i);
 	char pos[4096];
 	int total = 0;
-	for (int k = 0; k < 6; k++) {
+	for (int k = 0; k < 10; k++) {
 		int plies = 4 + (int)rng_below(&r, c->size <= 4 ? 30 : 60);
 		random_position(&s, c, &r, plies);
 		strcpy(pos, tps(&s));
 		int depth = c->size <= 4 ? 3 : 2;
-		if (k == 0) { /* the start position too */
+		if (k == 0) { /* the start position too, one ply deeper */
+			depth = 3;
 			struct game_params p;
 			params(&p, c->size, c->komi, c->pieces, c->caps);
 			T->init(&s, &p, 0);
@@ -626,7 +642,7 @@ START_TEST(test_naive_lockstep_games)
 	struct nv *v = malloc(sizeof *v);
 	struct nv_move *nm = malloc(sizeof *nm * 40000);
 	ck_assert(ms && v && nm);
-	for (int game = 0; game < 4; game++) {
+	for (int game = 0; game < 8; game++) {
 		struct tak_state s;
 		struct game_params p;
 		char buf[4096], txt[16];
@@ -1105,7 +1121,7 @@ END_TEST
 
 static void variants(const struct tak_state *s, game_move m, const char *canon)
 {
-	char v[GAME_MOVE_TEXT + 8];
+	char v[2 * GAME_MOVE_TEXT];
 	game_move b;
 	int seat = game_seat_to_move(T, s);
 	const char *marks[] = {"'", "''", "*", "!", "?", "'!", "\"", "!?"};
@@ -1355,6 +1371,7 @@ static Suite *tak_suite(void)
 	tc = tcase_create("perft");
 	tcase_set_timeout(tc, 300);
 	tcase_add_test(tc, test_perft_published);
+	tcase_add_test(tc, test_naive_published);
 	tcase_add_test(tc, test_perft_opening_all_sizes);
 	tcase_add_test(tc, test_perft_finished_counts_zero);
 	tcase_add_loop_test(tc, test_naive_cross_check, 0, (int)(sizeof sizes / sizeof sizes[0]));

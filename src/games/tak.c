@@ -831,6 +831,15 @@ static void put(char *buf, size_t len, size_t *at, const char *fmt, ...)
 
 #define CELL_W 7 /* characters per square: up to 6 of stack text and a space */
 
+/* The file letters under the squares' columns. */
+static void files(char *buf, size_t len, size_t *at, int n)
+{
+	put(buf, len, at, "    a");
+	for (int x = 1; x < n; x++)
+		put(buf, len, at, "%*c", CELL_W, 'a' + x);
+	put(buf, len, at, "\n");
+}
+
 /*
  * The board drawn for a terminal (at most 3 + 8 * 7 + 3 = 62 columns): rank 8
  * at the top, each square its stack bottom to top as in TPS ("12S"); a stack
@@ -847,10 +856,7 @@ static int render_text(const void *st, int viewer, char *buf, size_t len)
 	bool tall = false;
 	if (len == 0)
 		return GAME_ENOSPACE;
-	put(buf, len, &at, "   ");
-	for (int x = 0; x < n; x++)
-		put(buf, len, &at, " %-*c", CELL_W - 1, 'a' + x);
-	put(buf, len, &at, "\n");
+	files(buf, len, &at, n);
 	for (int y = n - 1; y >= 0; y--) {
 		put(buf, len, &at, "%2d ", y + 1);
 		for (int x = 0; x < n; x++) {
@@ -870,10 +876,7 @@ static int render_text(const void *st, int viewer, char *buf, size_t len)
 		}
 		put(buf, len, &at, " %d\n", y + 1);
 	}
-	put(buf, len, &at, "   ");
-	for (int x = 0; x < n; x++)
-		put(buf, len, &at, " %-*c", CELL_W - 1, 'a' + x);
-	put(buf, len, &at, "\n");
+	files(buf, len, &at, n);
 	if (tall)
 		put(buf, len, &at, "(h^...: a stack h pieces tall, its top pieces shown)\n");
 	for (int c = 0; c < 2; c++)
