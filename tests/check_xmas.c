@@ -678,15 +678,11 @@ START_TEST(test_collect_column_frame_scores)
 {
 	struct xmas_state st;
 	/*
-	 * Player 0 on row 2 at (2,2), DIAMOND on column 3 at (3,2)... a player and an
-	 * item on the same pushed line move together, so the column frame can only
-	 * bring the two together when the row frame put the player on a cell the
-	 * column push does not move, i.e. another column; or the column push moves
-	 * the player (on the column) onto an item that is not on it. So: the row
-	 * frame carries player 0 from (2,4) to (3,4); the column frame (column 3
-	 * DOWN) carries it to (3,5), where DIAMOND waits on row 5, which is also on
-	 * column 3... and moves too. Only the hand tile entering at the end avoids
-	 * moving with the line: DIAMOND on player 1's hand enters at (3,0).
+	 * A player and the items on a pushed line ride together, so a push can only
+	 * bring a player onto an item by wrapping the player onto the inserted hand
+	 * tile. Here the row frame moves player 0 onto column 3, and the column
+	 * frame (the opponent's push) wraps it onto the inserted tile carrying
+	 * player 0's DIAMOND: collected in the column frame, by the opponent's push.
 	 */
 	open_board(&st, cell(2, 6), cell(6, 5));
 	put_item(&st, "DIAMOND", 0, XMAS_LOC_HAND(1));
@@ -719,8 +715,7 @@ END_TEST
 START_TEST(test_scored_after_input_quirk)
 {
 	struct xmas_state st;
-	/* player 0 collects DIAMOND with a MOVE while standing... set up: SCROLL is the next
-	 * quest and lies under the cell where the MOVE ends */
+	/* player 0's MOVE collects DIAMOND and ends on SCROLL, its next (still hidden) quest */
 	open_board(&st, cell(0, 0), cell(6, 6));
 	put_item(&st, "DIAMOND", 0, cell(1, 0));
 	put_item(&st, "SCROLL", 0, cell(2, 0));
