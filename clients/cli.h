@@ -49,6 +49,8 @@ int cli_read_json(struct net_conn *c, const char *prog, int timeout_ms, cJSON **
 /* A string / number member of o, or NULL / def. */
 const char *cli_jstr(const cJSON *o, const char *key);
 long long cli_jint(const cJSON *o, const char *key, long long def);
+/* True when a state's "to_move" array holds seat. */
+bool cli_to_move_has(const cJSON *state, int seat);
 /* Engine parameters from a JSON "options" object ({"m":5,...}); false if one is rejected. */
 bool cli_params_from_json(const struct game_ops *ops, const cJSON *opts, struct game_params *p);
 

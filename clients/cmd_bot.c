@@ -45,7 +45,8 @@ int cli_read_json(struct net_conn *c, const char *prog, int timeout_ms, cJSON **
 		char *line;
 		int n = net_read_line(c, deadline < 0 ? -1 : left < 0 ? 0 : (int)left, &line);
 		if (n == NET_ETOOLONG) {
-			fprintf(stderr, "%s: skipped a server line over %zu bytes\n", prog, c->max_line);
+			fprintf(stderr, "%s: skipped a server line over %zu bytes\n", prog,
+			        c->max_line);
 			continue;
 		}
 		if (n < 0)
@@ -58,7 +59,8 @@ int cli_read_json(struct net_conn *c, const char *prog, int timeout_ms, cJSON **
 			return NET_OK;
 		}
 		cJSON_Delete(m);
-		fprintf(stderr, "%s: ignoring a line that is not a JSON message: %.80s\n", prog, line);
+		fprintf(stderr, "%s: ignoring a line that is not a JSON message: %.80s\n", prog,
+		        line);
 	}
 }
 
@@ -118,7 +120,8 @@ int cli_session_open(struct net_conn *c, const char *prog, const char *server, c
 			goto io;
 		const char *code = cli_jstr(rep, "code");
 		if (strcmp(cli_jstr(rep, "type"), "ok") == 0) {
-			snprintf(got, gotlen, "%s", cli_jstr(rep, "name") ? cli_jstr(rep, "name") : want);
+			snprintf(got, gotlen, "%s",
+			         cli_jstr(rep, "name") ? cli_jstr(rep, "name") : want);
 			cJSON_Delete(rep);
 			return NET_OK;
 		}
@@ -146,26 +149,26 @@ struct bot {
 	const char *prog;
 	struct net_conn c;
 	char name[PROTO_NAME_MAX_CLI + 1];
-	const char *seek;  /* seek text, or NULL when accepting */
-	const char *kind;  /* accept only this kind (NULL: any sequential kind we know) */
+	const char *seek; /* seek text, or NULL when accepting */
+	const char *kind; /* accept only this kind (NULL: any sequential kind we know) */
 	int want_games;
-	int depth;         /* 0: automatic */
+	int depth; /* 0: automatic */
 	uint64_t nodes;
-	int timeout_ms;    /* longest wait for any progress */
+	int timeout_ms; /* longest wait for any progress */
 	bool quiet;
 	bool random; /* play random legal moves (a weak opponent for tests) */
 	struct rng rng;
 
 	int played, wins, losses, draws;
 	bool seek_open, accept_pending, in_game;
-	long long game;    /* current game id */
+	long long game; /* current game id */
 	int seat;
 	long long seq_moved; /* the state seq we last answered */
 	long long last_seq;  /* the last state seq seen */
 	bool history_ok;     /* every move of the game was seen in order */
 	char **history;      /* move texts in order (owned) */
 	size_t nhistory, caphistory;
-	cJSON *last_state;   /* our current game's latest state (owned) */
+	cJSON *last_state; /* our current game's latest state (owned) */
 	int move_errors;
 	long long engine_moves, random_moves; /* how moves were chosen */
 	long long last_progress, last_poll;
@@ -208,7 +211,8 @@ bool cli_params_from_json(const struct game_ops *ops, const cJSON *opts, struct 
 		char word[128];
 		const char *why = NULL;
 		if (cJSON_IsNumber(o))
-			snprintf(word, sizeof word, "%s=%lld", o->string, (long long)o->valuedouble);
+			snprintf(word, sizeof word, "%s=%lld", o->string,
+			         (long long)o->valuedouble);
 		else if (cJSON_IsString(o))
 			snprintf(word, sizeof word, "%s=%s", o->string, o->valuestring);
 		else
@@ -264,7 +268,8 @@ static bool fills_cells(const struct game_ops *ops)
 static bool engine_move(struct bot *b, const cJSON *state, const cJSON *legal, char *out,
                         size_t len)
 {
-	const struct game_ops *ops = game_find(cli_jstr(state, "kind") ? cli_jstr(state, "kind") : "");
+	const struct game_ops *ops =
+	        game_find(cli_jstr(state, "kind") ? cli_jstr(state, "kind") : "");
 	if (ops == NULL || ops->apply == NULL || ops->nplayers != 2)
 		return false;
 	void *st = calloc(1, ops->state_size);
@@ -302,7 +307,7 @@ static bool random_move(struct bot *b, const cJSON *legal, char *out, size_t len
 	return true;
 }
 
-static bool seat_to_move(const cJSON *state, int seat)
+bool cli_to_move_has(const cJSON *state, int seat)
 {
 	const cJSON *s;
 	cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(state, "to_move"))
@@ -355,8 +360,8 @@ static void on_state(struct bot *b, const cJSON *m)
 		b->last_seq = seq;
 	cJSON_Delete(b->last_state);
 	b->last_state = cJSON_Duplicate(m, true);
-	if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(m, "over")) && seat_to_move(m, b->seat) &&
-	    seq != b->seq_moved)
+	if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(m, "over")) &&
+	    cli_to_move_has(m, b->seat) && seq != b->seq_moved)
 		play_state(b, m, !b->random);
 }
 
@@ -512,8 +517,7 @@ static int bot_loop(struct bot *b)
 		}
 		if (now - b->last_progress > b->timeout_ms) {
 			fprintf(stderr, "%s: nothing happened for %d s (%s); giving up\n", b->prog,
-			        b->timeout_ms / 1000,
-			        b->in_game ? "game stalled" : "no opponent");
+			        b->timeout_ms / 1000, b->in_game ? "game stalled" : "no opponent");
 			return 1;
 		}
 		if (b->seek == NULL && !b->in_game && !b->accept_pending &&
@@ -538,8 +542,8 @@ static int parse_long(const char *s, long long min, long long max, long long *ou
 
 int cmd_bot(int argc, char **argv)
 {
-	struct bot b = {.prog = "bitarena bot", .want_games = 1, .nodes = 1000000,
-	                .timeout_ms = 60000};
+	struct bot b = {
+	        .prog = "bitarena bot", .want_games = 1, .nodes = 1000000, .timeout_ms = 60000};
 	const char *server = CLI_DEFAULT_SERVER, *name = "bot";
 	bool accept = false;
 	long long seed = (long long)time(NULL) ^ ((long long)getpid() << 16), v;
@@ -560,19 +564,23 @@ int cmd_bot(int argc, char **argv)
 			b.seek = argv[++i];
 		} else if (strcmp(a, "--kind") == 0 && has) {
 			b.kind = argv[++i];
-		} else if (strcmp(a, "--games") == 0 && has && parse_long(val, 1, 1000000, &v) == 0) {
+		} else if (strcmp(a, "--games") == 0 && has &&
+		           parse_long(val, 1, 1000000, &v) == 0) {
 			b.want_games = (int)v;
 			i++;
 		} else if (strcmp(a, "--depth") == 0 && has && parse_long(val, 1, 64, &v) == 0) {
 			b.depth = (int)v;
 			i++;
-		} else if (strcmp(a, "--nodes") == 0 && has && parse_long(val, 1, 1LL << 40, &v) == 0) {
+		} else if (strcmp(a, "--nodes") == 0 && has &&
+		           parse_long(val, 1, 1LL << 40, &v) == 0) {
 			b.nodes = (uint64_t)v;
 			i++;
-		} else if (strcmp(a, "--seed") == 0 && has && parse_long(val, 0, 1LL << 62, &v) == 0) {
+		} else if (strcmp(a, "--seed") == 0 && has &&
+		           parse_long(val, 0, 1LL << 62, &v) == 0) {
 			seed = v;
 			i++;
-		} else if (strcmp(a, "--timeout") == 0 && has && parse_long(val, 1, 86400, &v) == 0) {
+		} else if (strcmp(a, "--timeout") == 0 && has &&
+		           parse_long(val, 1, 86400, &v) == 0) {
 			b.timeout_ms = (int)v * 1000;
 			i++;
 		} else {
@@ -581,18 +589,27 @@ int cmd_bot(int argc, char **argv)
 		}
 	}
 	if ((b.seek == NULL) == !accept || (b.seek != NULL && b.kind != NULL)) {
-		fprintf(stderr, "%s: give either --seek \"<kind> [opt=value ...]\" or --accept [--kind K]\n",
+		fprintf(stderr,
+		        "%s: give either --seek \"<kind> [opt=value ...]\" or --accept [--kind "
+		        "K]\n",
 		        b.prog);
 		return cli_usage("bot");
 	}
 	if (b.seek != NULL && strpbrk(b.seek, "\r\n") != NULL)
 		return cli_usage("bot");
 	char kind[32];
-	snprintf(kind, sizeof kind, "%.*s", (int)strcspn(b.seek ? b.seek : b.kind ? b.kind : "", " \t"),
-	         b.seek ? b.seek : b.kind ? b.kind : "");
+	snprintf(kind, sizeof kind, "%.*s",
+	         (int)strcspn(b.seek   ? b.seek
+	                      : b.kind ? b.kind
+	                               : "",
+	                      " \t"),
+	         b.seek   ? b.seek
+	         : b.kind ? b.kind
+	                  : "");
 	const struct game_ops *kops = game_find(kind);
 	if (kops != NULL && (kops->flags & GAME_SIMULTANEOUS)) {
-		fprintf(stderr, "%s: %s has simultaneous turns; the bot plays sequential games only\n",
+		fprintf(stderr,
+		        "%s: %s has simultaneous turns; the bot plays sequential games only\n",
 		        b.prog, kops->name);
 		return 2;
 	}
@@ -606,7 +623,8 @@ int cmd_bot(int argc, char **argv)
 	if (rc == 0)
 		net_send_line(&b.c, "quit"); /* best effort: the summary does not depend on it */
 	if (!b.quiet && !b.random && b.random_moves > 0)
-		fprintf(stderr, "%s: %lld of %lld moves were random (no engine position for them)\n",
+		fprintf(stderr,
+		        "%s: %lld of %lld moves were random (no engine position for them)\n",
 		        b.prog, b.random_moves, b.random_moves + b.engine_moves);
 	printf("games %d wins %d losses %d draws %d\n", b.played, b.wins, b.losses, b.draws);
 	net_close(&b.c);

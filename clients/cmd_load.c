@@ -65,7 +65,8 @@ static bool peer_is_loopback(int fd)
 	}
 	if (ss.ss_family == AF_INET6) {
 		const struct in6_addr *a = &((const struct sockaddr_in6 *)&ss)->sin6_addr;
-		return IN6_IS_ADDR_LOOPBACK(a) || (IN6_IS_ADDR_V4MAPPED(a) && a->s6_addr[12] == 127);
+		return IN6_IS_ADDR_LOOPBACK(a) ||
+		       (IN6_IS_ADDR_V4MAPPED(a) && a->s6_addr[12] == 127);
 	}
 	return false;
 }
@@ -111,17 +112,6 @@ static int send_or_count(struct load *l, struct lconn *x, const char *fmt, ...)
 	return r;
 }
 
-static bool to_move_has(const cJSON *state, int seat)
-{
-	const cJSON *s;
-	cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(state, "to_move"))
-	{
-		if (cJSON_IsNumber(s) && (int)s->valuedouble == seat)
-			return true;
-	}
-	return false;
-}
-
 static void on_state(struct load *l, struct lconn *x, const cJSON *m)
 {
 	long long seq = cli_jint(m, "seq", 0);
@@ -133,8 +123,8 @@ static void on_state(struct load *l, struct lconn *x, const cJSON *m)
 	}
 	const cJSON *legal = cJSON_GetObjectItemCaseSensitive(m, "legal");
 	int n = cJSON_GetArraySize(legal);
-	if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(m, "over")) || !to_move_has(m, x->seat) ||
-	    n <= 0 || x->timing)
+	if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(m, "over")) ||
+	    !cli_to_move_has(m, x->seat) || n <= 0 || x->timing)
 		return;
 	const cJSON *mv = cJSON_GetArrayItem(legal, (int)rng_below(&l->rng, (uint32_t)n));
 	if (!cJSON_IsString(mv))
@@ -162,9 +152,11 @@ static void on_message(struct load *l, struct lconn *x, const cJSON *m)
 		x->timing = false;
 		if (x->seeker && ++l->done[x->pair] < l->games)
 			send_or_count(l, x, "seek %s", l->kind);
-	} else if (strcmp(type, "ok") == 0 && cmd != NULL && strcmp(cmd, "seek") == 0 && x->seeker) {
+	} else if (strcmp(type, "ok") == 0 && cmd != NULL && strcmp(cmd, "seek") == 0 &&
+	           x->seeker) {
 		const cJSON *seek = cJSON_GetObjectItemCaseSensitive(m, "seek");
-		send_or_count(l, &l->conns[2 * x->pair + 1], "accept %lld", cli_jint(seek, "id", 0));
+		send_or_count(l, &l->conns[2 * x->pair + 1], "accept %lld",
+		              cli_jint(seek, "id", 0));
 	} else if (strcmp(type, "error") == 0) {
 		l->errors++;
 		fprintf(stderr, "%s: %s: server error %s on %s: %s\n", l->prog, x->name,
@@ -214,10 +206,12 @@ static int run(struct load *l, const char *server, int timeout_ms)
 		x->seeker = i % 2 == 0;
 		x->game = -1;
 		snprintf(want, sizeof want, "load%d%c", x->pair, x->seeker ? 's' : 'a');
-		if (cli_session_open(&x->c, l->prog, server, want, x->name, sizeof x->name, 10000) < 0)
+		if (cli_session_open(&x->c, l->prog, server, want, x->name, sizeof x->name, 10000) <
+		    0)
 			return 1;
 		if (!peer_is_loopback(x->c.fd)) {
-			fprintf(stderr, "%s: %s is not a loopback address; load runs only locally\n",
+			fprintf(stderr,
+			        "%s: %s is not a loopback address; load runs only locally\n",
 			        l->prog, server);
 			return 2;
 		}

@@ -63,7 +63,8 @@ static int replay(const struct record *r, bool quiet)
 {
 	const struct game_ops *ops = NULL;
 	const char *kind = record_tag(r, "Game");
-	if (kind == NULL && (kind = record_tag(r, "Kind")) != NULL && (ops = game_find(kind)) == NULL) {
+	if (kind == NULL && (kind = record_tag(r, "Kind")) != NULL &&
+	    (ops = game_find(kind)) == NULL) {
 		fprintf(stderr, "bitarena replay: unknown game '%s'\n", kind);
 		return 1;
 	}
@@ -79,11 +80,13 @@ static int replay(const struct record *r, bool quiet)
 	int bad, e = record_replay(&start, ops, st, &ops, &bad);
 	if (e < 0) {
 		if (ops == NULL)
-			fprintf(stderr, "bitarena replay: the record names no known game (tag Game%s%s)\n",
+			fprintf(stderr,
+			        "bitarena replay: the record names no known game (tag Game%s%s)\n",
 			        kind ? ": " : "", kind ? kind : "");
 		else
 			fprintf(stderr, "bitarena replay: %s: %s\n", ops->name,
-			        e == RECORD_EGAME ? "bad options, size or seed tags" : record_strerror(e));
+			        e == RECORD_EGAME ? "bad options, size or seed tags"
+			                          : record_strerror(e));
 		goto out;
 	}
 	printf("%s, %zu moves\n", ops->title, r->nmoves);
@@ -94,14 +97,14 @@ static int replay(const struct record *r, bool quiet)
 		game_move m;
 		const char *why = NULL;
 		if (seat < 0) {
-			fprintf(stderr, "bitarena replay: ply %zu (%s): the game is already over\n", i + 1,
-			        r->moves[i]);
+			fprintf(stderr, "bitarena replay: ply %zu (%s): the game is already over\n",
+			        i + 1, r->moves[i]);
 			goto out;
 		}
 		e = ops->parse_move(st, seat, r->moves[i], &m, &why);
 		if (e < 0) {
-			fprintf(stderr, "bitarena replay: ply %zu (%s for %s): %s\n", i + 1, r->moves[i],
-			        ops->seat_names[seat] ? ops->seat_names[seat] : "?",
+			fprintf(stderr, "bitarena replay: ply %zu (%s for %s): %s\n", i + 1,
+			        r->moves[i], ops->seat_names[seat] ? ops->seat_names[seat] : "?",
 			        why ? why : game_strerror(e));
 			goto out;
 		}
@@ -154,7 +157,8 @@ int cmd_replay(int argc, char **argv)
 	size_t len;
 	char *text = read_file(path, &len);
 	if (text == NULL) {
-		fprintf(stderr, "bitarena replay: cannot read %s (missing, unreadable or over 16 MiB)\n",
+		fprintf(stderr,
+		        "bitarena replay: cannot read %s (missing, unreadable or over 16 MiB)\n",
 		        path);
 		return 1;
 	}

@@ -77,8 +77,8 @@ static int wait_fd(int fd, short events, long long deadline)
 	}
 }
 
-__attribute__((format(printf, 3, 4))) static void set_err(char *err, size_t errlen,
-                                                         const char *fmt, ...)
+__attribute__((format(printf, 3, 4))) static void set_err(char *err, size_t errlen, const char *fmt,
+                                                          ...)
 {
 	va_list ap;
 	va_start(ap, fmt);

@@ -357,8 +357,8 @@ static pid_t launch_server(const char *tag, char *addr, size_t addrlen)
 	tmp_path(log, sizeof log, name);
 	snprintf(name, sizeof name, "%s.port", tag);
 	tmp_path(portfile, sizeof portfile, name);
-	const char *argv[] = {bin, "--listen", "127.0.0.1:0", "--port-file", portfile,
-	                      "--grace", "1", NULL};
+	const char *argv[] = {bin,      "--listen", "127.0.0.1:0", "--port-file",
+	                      portfile, "--grace",  "1",           NULL};
 	pid_t pid = spawn(argv, log, log);
 	for (int i = 0; i < 500 && ready < 0; i++) {
 		struct net_conn c;
@@ -368,7 +368,8 @@ static pid_t launch_server(const char *tag, char *addr, size_t addrlen)
 			return -1;
 		snprintf(addr, addrlen, "127.0.0.1:%d", port);
 		if (port > 0 && net_connect(&c, addr, 0, 1000, NULL, 0) == NET_OK) {
-			if (net_read_line(&c, 2000, &line) > 0 && strncmp(line, "bitarenad ", 10) == 0)
+			if (net_read_line(&c, 2000, &line) > 0 &&
+			    strncmp(line, "bitarenad ", 10) == 0)
 				ready = pid;
 			net_close(&c);
 		}
@@ -425,84 +426,110 @@ static struct summary summary_of(const char *out_path)
 	return s;
 }
 
-/* Two perfect bots (one seeks, one accepts) play 100 games: all draws. */
-START_TEST(bots_perfect_vs_perfect)
+/* The output files of one bot run: tag.out, tag.err. */
+struct botrun {
+	char out[256], err[256];
+	struct summary sum;
+};
+
+/*
+ * Runs two bots at once against the test server, each with its own arguments
+ * after "bot --server ADDR" (NULL-terminated), waits for both (bounded) and
+ * asserts they exit 0. Fills their outputs and summaries.
+ */
+static void play_pair(const char *tag_a, const char *const args_a[], struct botrun *a,
+                      const char *tag_b, const char *const args_b[], struct botrun *b)
 {
 	const char *bin = bitarena();
-	char o1[256], o2[256], e1[256], e2[256];
-	tmp_path(o1, sizeof o1, "seek.out");
-	tmp_path(o2, sizeof o2, "acc.out");
-	tmp_path(e1, sizeof e1, "seek.err");
-	tmp_path(e2, sizeof e2, "acc.err");
-	const char *seek[] = {bin, "bot", "--server", server_addr, "--name", "perfect",
-	                "--seek", "ttt", "--games", "100", "--seed", "1", "--quiet", NULL};
-	const char *acc[] = {bin, "bot", "--server", server_addr, "--name", "perfect",
-	               "--accept", "--kind", "ttt", "--games", "100", "--seed", "2", "--quiet",
-	               NULL};
-	pid_t a = spawn(seek, o1, e1), b = spawn(acc, o2, e2);
-	int ra = wait_bounded(a, 100), rb = wait_bounded(b, 100);
-	ck_assert_msg(ra == 0, "seeking bot exited %d: %s", ra, slurp(e1));
-	ck_assert_msg(rb == 0, "accepting bot exited %d: %s", rb, slurp(e2));
-	struct summary sa = summary_of(o1), sb = summary_of(o2);
-	ck_assert_int_eq(sa.games, 100);
-	ck_assert_int_eq(sb.games, 100);
-	ck_assert_int_eq(sa.losses, 0);
-	ck_assert_int_eq(sb.losses, 0);
-	ck_assert_int_eq(sa.draws, 100);
-	ck_assert_int_eq(sb.draws, 100);
+	struct botrun *run[2] = {a, b};
+	const char *const *args[2] = {args_a, args_b};
+	const char *tags[2] = {tag_a, tag_b};
+	pid_t pid[2];
+	for (int i = 0; i < 2; i++) {
+		const char *argv[32] = {bin, "bot", "--server", server_addr};
+		int n = 4;
+		for (int j = 0; args[i][j] != NULL && n < 31; j++)
+			argv[n++] = args[i][j];
+		argv[n] = NULL;
+		char name[64];
+		snprintf(name, sizeof name, "%s.out", tags[i]);
+		tmp_path(run[i]->out, sizeof run[i]->out, name);
+		snprintf(name, sizeof name, "%s.err", tags[i]);
+		tmp_path(run[i]->err, sizeof run[i]->err, name);
+		pid[i] = spawn(argv, run[i]->out, run[i]->err);
+	}
+	for (int i = 0; i < 2; i++) {
+		int r = wait_bounded(pid[i], 100);
+		ck_assert_msg(r == 0, "bot %s exited %d: %s", tags[i], r, slurp(run[i]->err));
+		run[i]->sum = summary_of(run[i]->out);
+	}
+}
+
+/* Two perfect bots (one seeks, one accepts, both asking for one name) play 100 games: all draws. */
+START_TEST(bots_perfect_vs_perfect)
+{
+	struct botrun a, b;
+	const char *seek[] = {"--name", "perfect", "--seek", "ttt",     "--games",
+	                      "100",    "--seed",  "1",      "--quiet", NULL};
+	const char *acc[] = {"--name", "perfect", "--accept", "--kind",  "ttt", "--games",
+	                     "100",    "--seed",  "2",        "--quiet", NULL};
+	play_pair("seek", seek, &a, "acc", acc, &b);
+	ck_assert_int_eq(a.sum.games, 100);
+	ck_assert_int_eq(b.sum.games, 100);
+	ck_assert_int_eq(a.sum.losses, 0);
+	ck_assert_int_eq(b.sum.losses, 0);
+	ck_assert_int_eq(a.sum.draws, 100);
+	ck_assert_int_eq(b.sum.draws, 100);
 }
 END_TEST
 
 /* The perfect bot against a random one: it never loses, and the random bot never wins. */
 START_TEST(bots_perfect_vs_random)
 {
-	const char *bin = bitarena();
-	char o1[256], o2[256], e1[256], e2[256];
-	tmp_path(o1, sizeof o1, "p.out");
-	tmp_path(o2, sizeof o2, "r.out");
-	tmp_path(e1, sizeof e1, "p.err");
-	tmp_path(e2, sizeof e2, "r.err");
-	const char *perfect[] = {bin, "bot", "--server", server_addr, "--name", "sage",
-	                   "--accept", "--games", "40", "--seed", "3", NULL};
-	const char *rnd[] = {bin, "bot", "--server", server_addr, "--name", "monkey",
-	               "--seek", "ttt", "--random", "--games", "40", "--seed", "4", NULL};
-	pid_t a = spawn(perfect, o1, e1), b = spawn(rnd, o2, e2);
-	int ra = wait_bounded(a, 100), rb = wait_bounded(b, 100);
-	ck_assert_msg(ra == 0, "perfect bot exited %d: %s", ra, slurp(e1));
-	ck_assert_msg(rb == 0, "random bot exited %d: %s", rb, slurp(e2));
-	struct summary sp_ = summary_of(o1), sr = summary_of(o2);
-	ck_assert_int_eq(sp_.games, 40);
-	ck_assert_int_eq(sp_.losses, 0);
-	ck_assert_int_eq(sr.wins, 0);
-	ck_assert_int_eq(sp_.wins, sr.losses);
-	ck_assert_int_eq(sp_.draws, sr.draws);
-	ck_assert_msg(sp_.wins > 0, "40 games against random moves and not one win");
+	struct botrun p, r;
+	const char *perfect[] = {"--name", "sage",   "--accept", "--games",
+	                         "40",     "--seed", "3",        NULL};
+	const char *rnd[] = {"--name",  "monkey", "--seek", "ttt", "--random",
+	                     "--games", "40",     "--seed", "4",   NULL};
+	play_pair("perfect", perfect, &p, "random", rnd, &r);
+	ck_assert_int_eq(p.sum.games, 40);
+	ck_assert_int_eq(p.sum.losses, 0);
+	ck_assert_int_eq(r.sum.wins, 0);
+	ck_assert_int_eq(p.sum.wins, r.sum.losses);
+	ck_assert_int_eq(p.sum.draws, r.sum.draws);
+	ck_assert_msg(p.sum.wins > 0, "40 games against random moves and not one win");
+	/* every move of the perfect bot came from the engine, none at random */
+	ck_assert_msg(strstr(slurp(p.err), "were random") == NULL, "%s", slurp(p.err));
 }
 END_TEST
 
-/* A larger board is played with bounded search and finishes. */
-START_TEST(bots_bounded_mnk)
+/* Larger boards and Tak are played with bounded search from the state's position text. */
+START_TEST(bots_bounded_mnk_and_tak)
 {
-	const char *bin = bitarena();
-	char o1[256], o2[256], e1[256], e2[256];
-	tmp_path(o1, sizeof o1, "m1.out");
-	tmp_path(o2, sizeof o2, "m2.out");
-	tmp_path(e1, sizeof e1, "m1.err");
-	tmp_path(e2, sizeof e2, "m2.err");
-	const char *seek[] = {bin, "bot", "--server", server_addr, "--name", "big",
-	                "--seek", "mnk m=5 n=5 k=4", "--games", "2", "--nodes", "20000", "--quiet",
-	                NULL};
-	const char *acc[] = {bin, "bot", "--server", server_addr, "--name", "big", "--accept",
-	               "--kind", "mnk", "--games", "2", "--depth", "3", "--quiet", NULL};
-	pid_t a = spawn(seek, o1, e1), b = spawn(acc, o2, e2);
-	int ra = wait_bounded(a, 100), rb = wait_bounded(b, 100);
-	ck_assert_msg(ra == 0, "seeking bot exited %d: %s", ra, slurp(e1));
-	ck_assert_msg(rb == 0, "accepting bot exited %d: %s", rb, slurp(e2));
-	struct summary sa = summary_of(o1), sb = summary_of(o2);
-	ck_assert_int_eq(sa.games, 2);
-	ck_assert_int_eq(sb.games, 2);
-	ck_assert_int_eq(sa.wins, sb.losses);
-	ck_assert_int_eq(sa.draws, sb.draws);
+	struct botrun a, b;
+	const char *seek[] = {"--name",  "big",   "--seek", "mnk m=5 n=5 k=4", "--games", "2",
+	                      "--nodes", "20000", NULL};
+	const char *acc[] = {"--name",  "big", "--accept", "--kind", "mnk",
+	                     "--games", "2",   "--depth",  "3",      NULL};
+	play_pair("mnk1", seek, &a, "mnk2", acc, &b);
+	ck_assert_int_eq(a.sum.games, 2);
+	ck_assert_int_eq(b.sum.games, 2);
+	ck_assert_int_eq(a.sum.wins, b.sum.losses);
+	ck_assert_int_eq(a.sum.draws, b.sum.draws);
+	ck_assert_msg(strstr(slurp(a.err), "were random") == NULL, "%s", slurp(a.err));
+	ck_assert_msg(strstr(slurp(b.err), "were random") == NULL, "%s", slurp(b.err));
+
+	const char *tseek[] = {"--name", "taker",   "--seek", "tak size=4", "--games",
+	                       "2",      "--depth", "2",      NULL};
+	const char *tacc[] = {"--name",  "taker", "--accept", "--kind", "tak",
+	                      "--games", "2",     "--depth",  "1",      NULL};
+	play_pair("tak1", tseek, &a, "tak2", tacc, &b);
+	ck_assert_int_eq(a.sum.games, 2);
+	ck_assert_int_eq(b.sum.games, 2);
+	ck_assert_int_eq(a.sum.wins + a.sum.losses + a.sum.draws, 2);
+	ck_assert_int_eq(a.sum.wins, b.sum.losses);
+	ck_assert_msg(strstr(slurp(a.err), "were random") == NULL, "%s", slurp(a.err));
+	ck_assert_msg(strstr(slurp(b.err), "were random") == NULL, "%s", slurp(b.err));
 }
 END_TEST
 
@@ -511,8 +538,8 @@ START_TEST(bot_bad_seek_fails)
 	const char *bin = bitarena();
 	char e1[256];
 	tmp_path(e1, sizeof e1, "bad.err");
-	const char *argv[] = {bin, "bot", "--server", server_addr, "--seek", "nosuchgame",
-	                "--games", "1", NULL};
+	const char *argv[] = {bin,          "bot",     "--server", server_addr, "--seek",
+	                      "nosuchgame", "--games", "1",        NULL};
 	int r = wait_bounded(spawn(argv, NULL, e1), 30);
 	ck_assert_int_eq(r, 1);
 	ck_assert_msg(strstr(slurp(e1), "UNKNOWN_GAME") != NULL, "%s", slurp(e1));
@@ -559,8 +586,8 @@ START_TEST(load_runs)
 	char o1[256], e1[256];
 	tmp_path(o1, sizeof o1, "load.out");
 	tmp_path(e1, sizeof e1, "load.err");
-	const char *argv[] = {bin, "load", "--server", server_addr, "--pairs", "3", "--games",
-	                "5", "--seed", "9", NULL};
+	const char *argv[] = {bin,       "load", "--server", server_addr, "--pairs", "3",
+	                      "--games", "5",    "--seed",   "9",         NULL};
 	int r = wait_bounded(spawn(argv, o1, e1), 100);
 	ck_assert_msg(r == 0, "load exited %d: %s", r, slurp(e1));
 	const char *out = slurp(o1);
@@ -628,7 +655,7 @@ static Suite *clients_suite(void)
 	tcase_set_timeout(tc, 240);
 	tcase_add_test(tc, bots_perfect_vs_perfect);
 	tcase_add_test(tc, bots_perfect_vs_random);
-	tcase_add_test(tc, bots_bounded_mnk);
+	tcase_add_test(tc, bots_bounded_mnk_and_tak);
 	tcase_add_test(tc, bot_bad_seek_fails);
 	tcase_add_test(tc, bot_no_server_fails);
 	tcase_add_test(tc, bot_server_vanishes);
