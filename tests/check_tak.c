@@ -1276,6 +1276,60 @@ START_TEST(test_ptn_game_text)
 }
 END_TEST
 
+/* Random bytes, mutated TPS and random move words never crash the engine. */
+START_TEST(test_garbage)
+{
+	struct rng r;
+	rng_seed(&r, 99);
+	static const char alphabet[] = "x12SCF/, abch8+-<>0123456789'\"*!?\t";
+	struct game_params p;
+	params(&p, 0, 0, 0, -1);
+	for (int i = 0; i < 3000; i++) {
+		struct tak_state s, t;
+		struct cfg c = {3 + i % 6, 0, 0, -1};
+		random_position(&s, &c, &r, (int)rng_below(&r, 40));
+		char text[4096], again[4096];
+		strcpy(text, tps(&s));
+		size_t len = strlen(text);
+		for (int k = (int)rng_below(&r, 4); k >= 0; k--)
+			text[rng_below(&r, (uint32_t)len)] =
+			        alphabet[rng_below(&r, sizeof alphabet - 1)];
+		if (T->load(&t, &p, text) == 0) {
+			ck_assert_int_gt(T->save(&t, again, sizeof again), 0);
+			struct tak_state u;
+			ck_assert_int_eq(T->load(&u, &p, again), 0);
+			ck_assert_str_eq(tps(&u), again);
+		}
+		char mv[12];
+		int ml = 1 + (int)rng_below(&r, sizeof mv - 1);
+		for (int k = 0; k < ml - 1; k++)
+			mv[k] = alphabet[rng_below(&r, sizeof alphabet - 1)];
+		mv[ml - 1] = '\0';
+		game_move m;
+		const char *why = NULL;
+		if (T->to_move(&s) &&
+		    T->parse_move(&s, game_seat_to_move(T, &s), mv, &m, &why) == 0) {
+			ck_assert_int_eq(T->apply(&s, m), 0);
+		} else if (T->to_move(&s)) {
+			ck_assert_ptr_nonnull(why);
+		}
+		game_move w = rng_next(&r);
+		if (i % 2)
+			w &= 0xffffffff000001ffULL;
+		t = s;
+		if (T->apply(&t, w) == 0) {
+			game_move *ms = malloc(sizeof *ms * TAK_MAX_MOVES);
+			ck_assert_ptr_nonnull(ms);
+			int n = T->legal_moves(&s, ms, TAK_MAX_MOVES), found = 0;
+			for (int k = 0; k < n; k++)
+				found += ms[k] == w;
+			ck_assert_int_eq(found, 1);
+			free(ms);
+		}
+	}
+}
+END_TEST
+
 /* --- presentation ------------------------------------------------------------------------- */
 
 START_TEST(test_json)
@@ -1365,6 +1419,7 @@ static Suite *tak_suite(void)
 	tcase_add_test(tc, test_ptn_tps_round_trips);
 	tcase_add_test(tc, test_tps_errors);
 	tcase_add_test(tc, test_ptn_game_text);
+	tcase_add_test(tc, test_garbage);
 	tcase_add_test(tc, test_json);
 	tcase_add_test(tc, test_render_text);
 	suite_add_tcase(s, tc);
