@@ -14,6 +14,15 @@
  *
  * Seats: 0 = white (player 1, "1" in TPS), 1 = black (player 2).
  *
+ * Rules as tak.md section 1. Choices where sources differ: on plies 1-2 the
+ * placed flat comes out of its owner's reserve (tiltak; playtak charges the
+ * placer, the totals agree from ply 2 on). The stale rule, when on, draws
+ * after the 50th slide in a row without a flattening (a road or a full board
+ * on that ply still wins); it is off by default, so perft with default
+ * options never meets it. A loaded TPS carries no reserves: they are the
+ * option's counts minus the pieces on the board; a TPS already holding a road
+ * or a full board loads as a finished game.
+ *
  * Move encoding (game_move, 64 bits):
  *   bits 0..5    square, bit index y*size + x (a1 = 0, b1 = 1, a2 = size)
  *   bits 6..7    placement: piece kind (enum tak_kind); slide: direction
