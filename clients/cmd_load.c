@@ -199,6 +199,19 @@ static int run(struct load *l, const char *server, int timeout_ms)
 {
 	long long deadline = net_now_ms() + timeout_ms;
 	int n = 2 * l->pairs;
+	struct net_conn probe;
+	char err[256];
+	if (net_connect(&probe, server, 0, 10000, err, sizeof err) < 0) {
+		fprintf(stderr, "%s: %s\n", l->prog, err);
+		return 1;
+	}
+	bool local = peer_is_loopback(probe.fd);
+	net_close(&probe);
+	if (!local) {
+		fprintf(stderr, "%s: %s is not a loopback address; load runs only locally\n",
+		        l->prog, server);
+		return 2;
+	}
 	for (int i = 0; i < n; i++) {
 		struct lconn *x = &l->conns[i];
 		char want[PROTO_NAME_MAX_CLI + 1];
@@ -209,12 +222,6 @@ static int run(struct load *l, const char *server, int timeout_ms)
 		if (cli_session_open(&x->c, l->prog, server, want, x->name, sizeof x->name, 10000) <
 		    0)
 			return 1;
-		if (!peer_is_loopback(x->c.fd)) {
-			fprintf(stderr,
-			        "%s: %s is not a loopback address; load runs only locally\n",
-			        l->prog, server);
-			return 2;
-		}
 	}
 	struct pollfd *pf = calloc((size_t)n, sizeof *pf);
 	if (pf == NULL)
