@@ -53,6 +53,20 @@ START_TEST(test_idle_and_cap)
 	struct glicko same;
 	glicko_update(&p, NULL, 0, 0.5, &same);
 	ck_assert_double_eq(same.rd, out.rd);
+	/* Decay by periods: 1 is one idle period, 3 is three, 0 and negatives change nothing. */
+	struct glicko d, three = p;
+	glicko_decay(&p, 1.0, &d);
+	ck_assert_double_eq(d.rd, out.rd);
+	for (int i = 0; i < 3; i++)
+		glicko_idle(&three, &three);
+	glicko_decay(&p, 3.0, &d);
+	ck_assert_double_eq_tol(d.rd, three.rd, 1e-9);
+	glicko_decay(&p, 0.0, &d);
+	ck_assert_double_eq(d.rd, 100);
+	glicko_decay(&p, -5.0, &d);
+	ck_assert_double_eq(d.rd, 100);
+	glicko_decay(&p, 1e9, &d);
+	ck_assert_double_eq_tol(d.rd, GLICKO_MAX_RD, 1e-9);
 	/* Many idle periods never pass the 350 cap. */
 	for (int i = 0; i < 10000; i++)
 		glicko_idle(&out, &out);

@@ -34,13 +34,20 @@ void glicko_default(struct glicko *p)
 	p->vol = GLICKO_DEFAULT_VOL;
 }
 
-void glicko_idle(const struct glicko *p, struct glicko *out)
+void glicko_decay(const struct glicko *p, double periods, struct glicko *out)
 {
 	double phi = p->rd / GLICKO_SCALE;
-	double phi_star = cap_phi(sqrt(phi * phi + p->vol * p->vol));
+	if (!(periods > 0)) /* also NaN */
+		periods = 0;
+	double phi_star = cap_phi(sqrt(phi * phi + periods * p->vol * p->vol));
 	out->rating = p->rating;
 	out->vol = p->vol;
 	out->rd = phi_star * GLICKO_SCALE;
+}
+
+void glicko_idle(const struct glicko *p, struct glicko *out)
+{
+	glicko_decay(p, 1.0, out);
 }
 
 /* Step 5's f(x) for the volatility search. */

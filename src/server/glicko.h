@@ -9,8 +9,9 @@
  * choice for online play (lichess does the same); the paper prefers periods
  * of 10-15 games, which needs a batch job and delays every rating change.
  * A player who sits out a period keeps rating and volatility while the RD
- * grows: glicko_idle(). The RD is never allowed above GLICKO_MAX_RD (350,
- * the unrated default), which the paper leaves to the implementer.
+ * grows: glicko_idle(), or glicko_decay() for time away measured in periods. The RD is never
+ * allowed above GLICKO_MAX_RD (350, the unrated default), which the paper leaves to the
+ * implementer.
  *
  * Pure functions: no I/O, no globals, no allocation.
  */
@@ -51,6 +52,17 @@ void glicko_update(const struct glicko *p, const struct glicko_result *res, size
 
 /* A period without games: RD' = sqrt(RD^2 + sigma^2) on the Glicko-2 scale, capped. */
 void glicko_idle(const struct glicko *p, struct glicko *out);
+
+/*
+ * Time away as a number of idle periods (may be fractional): RD' =
+ * sqrt(RD^2 + periods * sigma^2), capped; periods <= 0 changes nothing. With
+ * one game per period, RD would never grow with time; the server calls this
+ * before rating a game with the time since the player's last rated game in
+ * units of GLICKO_IDLE_PERIOD_MS, so a player back after months is
+ * uncertain again. glicko_decay(p, 1) == glicko_idle(p).
+ */
+#define GLICKO_IDLE_PERIOD_MS (24LL * 3600 * 1000) /* one day, as lichess does */
+void glicko_decay(const struct glicko *p, double periods, struct glicko *out);
 
 /*
  * One game as one period for both players, from their ratings before the
