@@ -444,8 +444,10 @@ static int on_error(struct bot *b, const cJSON *m)
 		b->accept_pending = false; /* someone was quicker: look again */
 		return 0;
 	}
+	/* a refused move (not a late one, not out of turn: those wait for the next state) is
+	 * replaced by a random legal one from the same state */
 	if (strcmp(cmd, "move") == 0 && b->in_game && b->last_state != NULL &&
-	    strcmp(code, "GAME_OVER") != 0) {
+	    strcmp(code, "GAME_OVER") != 0 && strcmp(code, "NOT_YOUR_TURN") != 0) {
 		if (++b->move_errors > 3) { /* give the game up rather than loop */
 			fprintf(stderr, "%s: resigning game %lld after repeated move errors\n",
 			        b->prog, b->game);
