@@ -183,6 +183,29 @@ static char *cli_line(struct cli *c)
 	}
 }
 
+/* Reads what has arrived without waiting; true if a line containing needle was among it. */
+static bool cli_drain(struct cli *c, const char *needle)
+{
+	bool seen = false;
+	for (;;) {
+		char *nl;
+		while ((nl = memchr(c->buf, '\n', c->len)) != NULL) {
+			*nl = '\0';
+			seen |= strstr(c->buf, needle) != NULL;
+			size_t n = (size_t)(nl - c->buf) + 1;
+			memmove(c->buf, nl + 1, c->len - n);
+			c->len -= n;
+		}
+		struct pollfd p = {.fd = c->fd, .events = POLLIN};
+		if (poll(&p, 1, 0) <= 0)
+			return seen;
+		ssize_t got = read(c->fd, c->buf + c->len, sizeof c->buf - c->len);
+		if (got <= 0)
+			return seen;
+		c->len += (size_t)got;
+	}
+}
+
 /* True when the server closes c (EOF) within the wait; lines before it are skipped. */
 static bool cli_eof(struct cli *c)
 {
@@ -768,6 +791,196 @@ START_TEST(test_flag_fall)
 }
 END_TEST
 
+/* ---- simultaneous turns (Xmas Rush, when the table has it) ------------------------------ */
+
+/* Is kind in the server's games list? */
+static bool has_game(struct cli *c, const char *kind)
+{
+	cli_send(c, "games");
+	cJSON *g = expect(c, "{\"type\":\"ok\",\"cmd\":\"games\"}");
+	bool found = false;
+	const cJSON *it;
+	cJSON_ArrayForEach(it, cJSON_GetObjectItem(g, "games"))
+	        found |= strcmp(cJSON_GetObjectItem(it, "name")->valuestring, kind) == 0;
+	cJSON_Delete(g);
+	return found;
+}
+
+START_TEST(test_simultaneous)
+{
+	struct srv s;
+	srv_start(&s, NULL, 0);
+	struct cli a, b, w;
+	join(&a, s.port, "alice");
+	join(&b, s.port, "bob");
+	join(&w, s.port, "wendy");
+	if (!has_game(&a, "xmas")) {
+		cli_close(&a);
+		cli_close(&b);
+		cli_close(&w);
+		srv_stop(&s);
+		return;
+	}
+	int id = start_game(&a, &b, "xmas seed=0 turn_ms=60000");
+	cJSON_Delete(until(&w, "{\"type\":\"seek\",\"event\":\"gone\"}"));
+	cli_send(&w, "watch %d", id);
+	expect0(&w, "{\"type\":\"ok\"}");
+	expect0(&w, "{\"type\":\"state\",\"seq\":1,\"to_move\":[0,1],\"turn_ms\":60000}");
+	cli_send(&a, "move %d PUSH 3 RIGHT", id);
+	expect0(&a, "{\"type\":\"ok\",\"cmd\":\"move\",\"pending\":true}");
+	cli_send(&a, "move %d PUSH 1 LEFT", id);
+	expect0(&a, "{\"type\":\"error\",\"code\":\"ALREADY_ACTED\"}");
+	/* nothing of a's action reaches b or the spectator before the turn resolves */
+	cli_send(&b, "#b ping");
+	expect0(&b, "{\"type\":\"pong\",\"id\":\"b\"}");
+	cli_send(&w, "#w ping");
+	expect0(&w, "{\"type\":\"pong\",\"id\":\"w\"}");
+	cli_send(&b, "move %d PUSH 9 NOWHERE", id);
+	cJSON *e = expect(&b, "{\"type\":\"error\"}");
+	const char *code = cJSON_GetObjectItem(e, "code")->valuestring;
+	ck_assert(strcmp(code, "BAD_MOVE") == 0 || strcmp(code, "ILLEGAL_MOVE") == 0);
+	cJSON_Delete(e);
+	cli_send(&b, "move %d PUSH 2 UP", id); /* not strict: b may try again */
+	expect0(&b, "{\"type\":\"ok\",\"pending\":true}");
+	const char *st2 = "{\"type\":\"state\",\"seq\":2,\"ply\":1,"
+	                  "\"last_move\":{\"0\":\"PUSH 3 RIGHT\",\"1\":\"PUSH 2 UP\"}}";
+	expect0(&b, st2);
+	expect0(&a, st2);
+	expect0(&w, st2);
+
+	/* a short deadline with nobody acting: the referee's timeout for both */
+	int id2 = start_game(&a, &b, "xmas seed=1 turn_ms=100");
+	const char *timeout = "{\"type\":\"state\",\"seq\":2,\"last_move\":{\"0\":null,\"1\":null}}";
+	cJSON_Delete(until(&a, timeout));
+	cJSON_Delete(until(&b, timeout));
+	/* (in Xmas Rush a timeout is fatal: the game ends there) */
+	char over[96];
+	snprintf(over, sizeof over, "{\"type\":\"game_over\",\"game\":%d}", id2);
+	cJSON_Delete(until(&a, over));
+	cJSON_Delete(until(&b, over));
+
+	/* strict: an action that does not parse is final for the turn */
+	int id3 = start_game(&a, &b, "xmas seed=2 turn_ms=60000 strict=1");
+	cli_send(&a, "move %d HELLO", id3);
+	expect0(&a, "{\"type\":\"error\",\"code\":\"BAD_MOVE\"}");
+	cli_send(&a, "move %d PUSH 3 RIGHT", id3);
+	expect0(&a, "{\"type\":\"error\",\"code\":\"ALREADY_ACTED\"}");
+	cli_close(&a);
+	cli_close(&b);
+	cli_close(&w);
+	srv_stop(&s);
+}
+END_TEST
+
+/* ---- slow readers: a spectator is coalesced, a player is dropped ------------------------ */
+
+START_TEST(test_slow_readers)
+{
+	static const char *const args[] = {"--out-cap", "2048", "--sndbuf", "4096", "--grace", "1"};
+	struct srv s;
+	srv_start(&s, args, 6);
+	struct cli a, b, w, v;
+	join(&a, s.port, "alice");
+	join(&b, s.port, "bob");
+	/* the spectator's socket buffers are small, and it stops reading for a while */
+	w.len = 0;
+	w.fd = socket(AF_INET, SOCK_STREAM, 0);
+	int small = 4096;
+	ck_assert_int_eq(setsockopt(w.fd, SOL_SOCKET, SO_RCVBUF, &small, sizeof small), 0);
+	struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)s.port)};
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	ck_assert_int_eq(connect(w.fd, (struct sockaddr *)&sa, sizeof sa), 0);
+	expect0(&w, "bitarenad *");
+	cli_send(&w, "set format json");
+	expect0(&w, "{\"type\":\"ok\"}");
+	int id = start_game(&a, &b, "mnk m=8 n=8 k=8");
+	cli_send(&w, "watch %d", id);
+	expect0(&w, "{\"type\":\"ok\"}");
+	expect0(&w, "{\"type\":\"state\",\"seq\":1}");
+	/* the whole game while w reads nothing */
+	cli_send(&a, "watch %d", id);
+	expect0(&a, "{\"type\":\"ok\"}");
+	cJSON *st = expect(&a, "{\"type\":\"state\",\"seq\":1}");
+	int seq = 1;
+	for (;;) {
+		struct cli *m = seq % 2 == 1 ? &a : &b, *o = seq % 2 == 1 ? &b : &a;
+		char mv[64];
+		snprintf(mv, sizeof mv, "%s", pick_legal(st, seq * 5));
+		cJSON_Delete(st);
+		cli_send(m, "move %d %s", id, mv);
+		expect0(m, "{\"type\":\"ok\"}");
+		seq++;
+		cJSON *mine = expect(m, "{\"type\":\"state\"}");
+		cJSON_Delete(mine);
+		st = expect(o, "{\"type\":\"state\"}");
+		if (cJSON_IsTrue(cJSON_GetObjectItem(st, "over")))
+			break;
+	}
+	cJSON_Delete(st);
+	cJSON_Delete(until(&a, "{\"type\":\"game_over\"}"));
+	cJSON_Delete(until(&b, "{\"type\":\"game_over\"}"));
+	/* now w reads: states in increasing seq, the last one included, some skipped */
+	int last = 0, got = 0;
+	for (;;) {
+		char *l = cli_line(&w);
+		ck_assert_ptr_nonnull(l);
+		cJSON *j = cJSON_Parse(l);
+		free(l);
+		const char *type = cJSON_GetObjectItem(j, "type")->valuestring;
+		if (strcmp(type, "game_over") == 0) {
+			cJSON_Delete(j);
+			break;
+		}
+		if (strcmp(type, "state") == 0) {
+			int q = jint(j, "seq");
+			ck_assert_int_gt(q, last);
+			last = q;
+			got++;
+		}
+		cJSON_Delete(j);
+	}
+	ck_assert_int_eq(last, seq);
+	ck_assert_int_lt(got, seq - 1); /* coalesced: fewer states than were made */
+	cli_send(&w, "#w ping");
+	expect0(&w, "{\"type\":\"pong\",\"id\":\"w\"}");
+
+	/* a player who stops reading while chat floods in is dropped; the seat waits */
+	int id2 = start_game(&a, &b, "ttt");
+	join(&v, s.port, "vera");
+	cli_send(&v, "watch %d", id2);
+	expect0(&v, "{\"type\":\"ok\"}");
+	expect0(&v, "{\"type\":\"state\"}");
+	bool gone = false, a_saw = false;
+	char text[200];
+	memset(text, 'z', sizeof text - 1);
+	text[sizeof text - 1] = '\0';
+	for (int round = 0; round < 400 && !gone; round++) {
+		for (int i = 0; i < 10; i++)
+			cli_send(&v, "say %d %s", id2, text);
+		for (int i = 0; i < 20; i++) {
+			char *l = cli_line(&v);
+			ck_assert_ptr_nonnull(l);
+			if (strstr(l, "\"event\":\"gone\"") != NULL) {
+				gone = true;
+				i--; /* not one of the 20 replies */
+			}
+			free(l);
+		}
+		/* a keeps reading; it sees bob go */
+		a_saw |= cli_drain(&a, "\"event\":\"gone\",\"player\":\"bob\"");
+	}
+	ck_assert_msg(gone, "the player who does not read was never dropped");
+	if (!a_saw)
+		cJSON_Delete(until(&a, "{\"type\":\"info\",\"event\":\"gone\",\"player\":\"bob\"}"));
+	cJSON_Delete(until(&a, "{\"type\":\"game_over\",\"result\":{\"reason\":\"abandoned\"}}"));
+	cli_close(&a);
+	cli_close(&b);
+	cli_close(&w);
+	cli_close(&v);
+	srv_stop(&s);
+}
+END_TEST
+
 /* ---- text mode, pipelining, IPv6 ------------------------------------------------------- */
 
 START_TEST(test_text_mode)
@@ -911,6 +1124,8 @@ static Suite *server_suite(void)
 	tcase_add_test(tc, test_vanish_forfeit);
 	tcase_add_test(tc, test_reconnect);
 	tcase_add_test(tc, test_flag_fall);
+	tcase_add_test(tc, test_simultaneous);
+	tcase_add_test(tc, test_slow_readers);
 	tcase_add_test(tc, test_text_mode);
 	tcase_add_test(tc, test_pipelining);
 	tcase_add_test(tc, test_ipv6);

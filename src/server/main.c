@@ -21,10 +21,13 @@ static void usage(FILE *f)
 	        "                      IPv6 as [::1]:7777; port 0 picks a free port)\n"
 	        "  --grace SECONDS     how long a disconnected player keeps the seat (default %d)\n"
 	        "  --port-file PATH    write the bound port number to PATH once listening\n"
+	        "  --out-cap BYTES     output a connection may have queued before spectators get\n"
+	        "                      only the newest state (default %d; 16x that: dropped)\n"
+	        "  --sndbuf BYTES      socket send buffer of connections (default: the system's)\n"
 	        "  --verbose           log connections to stderr\n"
 	        "  --help, --version\n"
 	        "Protocol: protocol/PROTOCOL.md; try 'nc 127.0.0.1 7777' and type 'help'.\n",
-	        SERVER_GRACE_DEFAULT);
+	        SERVER_GRACE_DEFAULT, CONN_OUT_SOFT);
 }
 
 /* Splits "HOST:PORT" or "[V6]:PORT" into host (buffer) and port. */
@@ -66,6 +69,8 @@ int main(int argc, char **argv)
 		{"listen", required_argument, NULL, 'l'},
 		{"grace", required_argument, NULL, 'g'},
 		{"port-file", required_argument, NULL, 'p'},
+		{"out-cap", required_argument, NULL, 'o'},
+		{"sndbuf", required_argument, NULL, 's'},
 		{"verbose", no_argument, NULL, 'v'},
 		{"help", no_argument, NULL, 'h'},
 		{"version", no_argument, NULL, 'V'},
@@ -93,6 +98,23 @@ int main(int argc, char **argv)
 		case 'p':
 			port_file = optarg;
 			break;
+		case 'o':
+		case 's': {
+			char *end;
+			errno = 0;
+			long v = strtol(optarg, &end, 10);
+			if (*optarg == '\0' || *end != '\0' || errno != 0 || v < 1024 ||
+			    v > 64L * 1024 * 1024) {
+				fprintf(stderr, "bitarenad: --%s takes 1024..67108864 bytes\n",
+				        opt == 'o' ? "out-cap" : "sndbuf");
+				return 2;
+			}
+			if (opt == 'o')
+				cfg.out_soft = (size_t)v;
+			else
+				cfg.sndbuf = (int)v;
+			break;
+		}
 		case 'v':
 			cfg.verbose = true;
 			break;

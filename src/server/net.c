@@ -86,7 +86,7 @@ static void conn_process(struct conn *c)
 	int lines = 0;
 	bool backed_up = false;
 	while (off < c->in_len && lines < CONN_LINES_PER_PASS && !c->closing) {
-		if (conn_backlog(c) > CONN_OUT_SOFT) {
+		if (conn_slow(c)) {
 			backed_up = true;
 			break;
 		}
@@ -221,6 +221,11 @@ size_t conn_backlog(const struct conn *c)
 	return uv_stream_get_write_queue_size((const uv_stream_t *)&c->tcp);
 }
 
+bool conn_slow(const struct conn *c)
+{
+	return conn_backlog(c) > c->srv->cfg.out_soft;
+}
+
 /* Marks c to be dropped at the next pump pass (safe inside any loop over connections). */
 static void conn_doom(struct conn *c)
 {
@@ -242,7 +247,7 @@ static void write_cb(uv_write_t *req, int status)
 		conn_doom(c);
 		return;
 	}
-	if (conn_backlog(c) <= CONN_OUT_SOFT / 2) {
+	if (conn_backlog(c) <= c->srv->cfg.out_soft / 2) {
 		if (c->has_pending_states)
 			session_flush_pending(c);
 		if (c->in_len > 0)
@@ -267,7 +272,7 @@ void conn_send(struct conn *c, struct outbuf *b)
 		conn_doom(c);
 		return;
 	}
-	if (conn_backlog(c) > CONN_OUT_HARD) {
+	if (conn_backlog(c) > c->srv->cfg.out_soft * CONN_OUT_HARD_FACTOR) {
 		server_log(c->srv, "conn %llu: does not read its output; dropped",
 		           (unsigned long long)c->id);
 		conn_doom(c);
@@ -342,6 +347,10 @@ static void on_connection(uv_stream_t *server, int status)
 	c->id = ++s->next_conn_id;
 	framer_init(&c->fr);
 	uv_tcp_nodelay(&c->tcp, 1);
+	if (s->cfg.sndbuf > 0) {
+		int v = s->cfg.sndbuf;
+		uv_send_buffer_size((uv_handle_t *)&c->tcp, &v);
+	}
 	struct sockaddr_storage ss;
 	int sl = sizeof ss;
 	if (uv_tcp_getpeername(&c->tcp, (struct sockaddr *)&ss, &sl) == 0) {
@@ -382,6 +391,8 @@ int server_init(struct server *s, uv_loop_t *loop, const struct server_config *c
 	memset(s, 0, sizeof *s);
 	s->loop = loop;
 	s->cfg = *cfg;
+	if (s->cfg.out_soft == 0)
+		s->cfg.out_soft = CONN_OUT_SOFT;
 	struct timespec ts;
 	clock_gettime(CLOCK_REALTIME, &ts);
 	rng_seed(&s->rng, (uint64_t)ts.tv_sec * 1000000007ULL ^ (uint64_t)ts.tv_nsec ^

@@ -28,9 +28,10 @@
 #define SERVER_GRACE_DEFAULT 60
 #define CONN_IN_CAP          8192         /* unparsed input held per connection */
 #define CONN_LINES_PER_PASS  4            /* commands handled per connection per loop pass */
-#define CONN_OUT_SOFT        (64 * 1024)  /* above: spectators get only the newest state, and
-                                             the connection's commands wait */
-#define CONN_OUT_HARD        (1024 * 1024) /* above: the connection is dropped */
+#define CONN_OUT_SOFT        (64 * 1024)  /* default output cap: above it spectators get only
+                                             the newest state, and the connection's commands
+                                             wait for its output to drain */
+#define CONN_OUT_HARD_FACTOR 16           /* above 16 x the cap the connection is dropped */
 #define SERVER_MAX_SEEKS     8            /* open seeks per user */
 #define SERVER_KEEP_FINISHED 64           /* finished games kept in memory for lookups */
 
@@ -73,6 +74,8 @@ struct seek;
 
 struct server_config {
 	int64_t grace_ms; /* disconnect forfeit grace */
+	size_t out_soft;  /* per-connection output cap (CONN_OUT_SOFT); 0 = default */
+	int sndbuf;       /* SO_SNDBUF of accepted sockets; 0 = the system's */
 	bool verbose;     /* log connections to stderr */
 };
 
@@ -113,10 +116,12 @@ void server_stop(struct server *s);
 
 /* ---- output ---------------------------------------------------------------------- */
 
-/* Queues b on c (takes its own reference). Drops c if its output passes CONN_OUT_HARD. */
+/* Queues b on c (takes its own reference). Drops c if its output passes 16 x the cap. */
 void conn_send(struct conn *c, struct outbuf *b);
 /* Bytes queued on c and not yet written to the socket. */
 size_t conn_backlog(const struct conn *c);
+/* True when c's backlog is above the output cap (slow reader). */
+bool conn_slow(const struct conn *c);
 /*
  * Closes c: it leaves its games (seats wait through the grace), its seeks
  * and watches at once. graceful: queued output is flushed first (quit).

@@ -388,7 +388,7 @@ static void broadcast_state(struct game *g)
 			continue;
 		snap_unref(w->pending);
 		w->pending = NULL;
-		if (conn_backlog(w->c) > CONN_OUT_SOFT) {
+		if (conn_slow(w->c)) {
 			w->pending = sn;
 			sn->refs++;
 			w->c->has_pending_states = true;
@@ -410,7 +410,10 @@ void session_flush_pending(struct conn *c)
 			}
 }
 
-/* One message to the players (connected) and the spectators who do not play. */
+/*
+ * One message to the players (connected) and the spectators who do not play; a
+ * spectator's coalesced state is sent before it.
+ */
 static void broadcast_msg(struct game *g, cJSON *json, char *text, const struct conn *except)
 {
 	struct msg m;
@@ -418,9 +421,17 @@ static void broadcast_msg(struct game *g, cJSON *json, char *text, const struct 
 	for (int i = 0; i < g->ops->nplayers; i++)
 		if (g->pl[i].c != NULL && g->pl[i].c != except)
 			msg_send(&m, g->pl[i].c);
-	for (size_t i = 0; i < g->nw; i++)
-		if (session_seat_of(g, g->w[i].c) < 0 && g->w[i].c != except)
-			msg_send(&m, g->w[i].c);
+	for (size_t i = 0; i < g->nw; i++) {
+		struct watcher *w = &g->w[i];
+		if (session_seat_of(g, w->c) >= 0 || w->c == except)
+			continue;
+		if (w->pending != NULL) { /* a coalesced state goes first: the game's order holds */
+			send_state(g, w->pending, w->c, -1);
+			snap_unref(w->pending);
+			w->pending = NULL;
+		}
+		msg_send(&m, w->c);
+	}
 	msg_done(&m);
 }
 
