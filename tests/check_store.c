@@ -558,6 +558,16 @@ START_TEST(test_newer_schema_refused)
 	store_close(s);
 	sqlite3 *db;
 	ck_assert_int_eq(sqlite3_open(path, &db), SQLITE_OK);
+	/* The file is in WAL mode (persistent), at schema version 1. */
+	sqlite3_stmt *st;
+	ck_assert_int_eq(sqlite3_prepare_v2(db, "PRAGMA journal_mode", -1, &st, NULL), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_step(st), SQLITE_ROW);
+	ck_assert_str_eq((const char *)sqlite3_column_text(st, 0), "wal");
+	sqlite3_finalize(st);
+	ck_assert_int_eq(sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, NULL), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_step(st), SQLITE_ROW);
+	ck_assert_int_eq(sqlite3_column_int(st, 0), 1);
+	sqlite3_finalize(st);
 	ck_assert_int_eq(sqlite3_exec(db, "PRAGMA user_version = 99", NULL, NULL, NULL), SQLITE_OK);
 	sqlite3_close(db);
 	s = (struct store *)1;
