@@ -573,10 +573,14 @@ struct game *session_create(struct server *s, const struct game_spec *spec)
 	for (int i = 0; i < ops->nplayers; i++) {
 		snprintf(g->pl[i].name, sizeof g->pl[i].name, "%s", spec->names[i]);
 		g->pl[i].c = spec->conns[i];
+		if (g->pl[i].c == NULL) {
+			g->pl[i].absent = true;
+			g->pl[i].gone_at = uv_now(s->loop);
+		}
 		g->left[i] = g->so.timed ? g->so.base_ms : 0;
 	}
-	uint64_t id = s->next_game_id + 1;
-	if (s->hooks.on_start != NULL && s->hooks.on_start(s->hooks.ud, g, &id) < 0)
+	uint64_t id = spec->id != 0 ? spec->id : s->next_game_id + 1;
+	if (spec->id == 0 && s->hooks.on_start != NULL && s->hooks.on_start(s->hooks.ud, g, &id) < 0)
 		goto fail;
 	g->id = id;
 	if (id > s->next_game_id)
@@ -824,6 +828,54 @@ static void sim_resolve(struct game *g)
 	memset(g->acted, 0, sizeof g->acted);
 	g->turn_started = now_ms(g);
 	after_change(g);
+}
+
+int session_replay(struct game *g, const struct move_rec *m)
+{
+	const struct game_ops *ops = g->ops;
+	if (g->over || ops->to_move(g->st) == 0)
+		return GAME_EOVER;
+	unsigned mask = ops->to_move(g->st);
+	if (m->seat < 0 || m->seat >= ops->nplayers || !(mask & (1u << m->seat)))
+		return GAME_ETURN;
+	game_move mv = 0;
+	int r;
+	if (m->act == GAME_ACT_MOVE &&
+	    (r = ops->parse_move(g->st, m->seat, m->text, &mv, NULL)) < 0)
+		return r;
+	if (!simultaneous(g)) {
+		if (m->act != GAME_ACT_MOVE)
+			return GAME_ESYNTAX;
+		if ((r = ops->apply(g->st, mv)) < 0)
+			return r;
+		if (!append_move(g, m))
+			return GAME_ENOSPACE;
+		if (g->so.timed)
+			for (int i = 0; i < ops->nplayers; i++)
+				g->left[i] = m->clock_ms[i];
+		g->ply++;
+		return 0;
+	}
+	if (g->acted[m->seat])
+		return GAME_ETURN;
+	if (!append_move(g, m))
+		return GAME_ENOSPACE;
+	g->acted[m->seat] = true;
+	g->act[m->seat] = m->act;
+	g->action[m->seat] = mv;
+	for (int i = 0; i < ops->nplayers; i++)
+		if ((mask & (1u << i)) && !g->acted[i])
+			return 0;
+	game_move moves[GAME_MAX_PLAYERS] = {0};
+	enum game_act acts[GAME_MAX_PLAYERS] = {GAME_ACT_NONE};
+	for (int i = 0; i < ops->nplayers; i++)
+		if (mask & (1u << i)) {
+			moves[i] = g->action[i];
+			acts[i] = g->act[i];
+		}
+	memset(g->acted, 0, sizeof g->acted);
+	g->ply++;
+	return ops->resolve(g->st, moves, acts);
 }
 
 void session_move(struct conn *c, const struct proto_req *rq, struct game *g, const char *text)

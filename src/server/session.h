@@ -91,7 +91,9 @@ struct game_spec {
 	struct seek_opts so;
 	uint64_t seed;
 	const char *names[GAME_MAX_PLAYERS];
-	struct conn *conns[GAME_MAX_PLAYERS]; /* NULL = absent (a restored game) */
+	struct conn *conns[GAME_MAX_PLAYERS]; /* NULL = absent (a restored game): the grace runs */
+	uint64_t id; /* 0: a new game (on_start may give the id); else a restored game's id,
+	                and on_start is not called */
 };
 
 /*
@@ -101,6 +103,16 @@ struct game_spec {
  */
 struct game *session_create(struct server *s, const struct game_spec *spec);
 void session_begin(struct game *g);
+/*
+ * Restoring a game after a restart (storage, issue 5): session_create() with
+ * spec->id set, then session_replay() for every journalled record in order
+ * (no hooks, nothing sent; clocks taken from the records), then
+ * session_begin(): the clock of the side to move starts again from now, so
+ * the downtime is not charged, and seq starts again at 1. Returns 0 or a
+ * negative enum game_err when a record does not fit the game.
+ */
+int session_replay(struct game *g, const struct move_rec *m);
+
 /* The game with this id (finished ones kept a while), or NULL. */
 struct game *session_find(struct server *s, uint64_t id);
 /* The seat c plays in g, or -1. */
