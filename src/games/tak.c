@@ -16,6 +16,8 @@
 
 #include "games/tak_slide.h"
 
+_Static_assert(sizeof(struct tak_state) <= GAME_STATE_MAX, "tak_state must fit GAME_STATE_MAX");
+
 static const int8_t std_stones[9] = {0, 0, 0, 10, 15, 21, 30, 40, 50};
 static const int8_t std_caps[9] = {0, 0, 0, 0, 0, 1, 1, 2, 2};
 
