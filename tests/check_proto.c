@@ -27,8 +27,8 @@ static int frame_all(const char *in, size_t len, size_t chunk, char out[][FRAME_
 		size_t off = 0;
 		while (off < piece) {
 			size_t used = 0;
-			enum frame_event ev =
-			        framer_feed(&f, (const unsigned char *)in + at + off, piece - off, &used);
+			enum frame_event ev = framer_feed(&f, (const unsigned char *)in + at + off,
+			                                  piece - off, &used);
 			ck_assert_uint_gt(used, 0);
 			off += used;
 			if (ev == FRAME_LINE) {
@@ -183,8 +183,7 @@ START_TEST(test_parse_tags)
 	ck_assert_str_eq(rq.tag, "a-1_Z");
 	ck_assert_int_eq(rq.cmd->verb, V_PING);
 	ck_assert_int_eq(parse("#12345678901234567890123456789012 who", &rq, buf), PROTO_OK);
-	ck_assert_int_eq(parse("#123456789012345678901234567890123 who", &rq, buf),
-	                 PROTO_EBADTAG);
+	ck_assert_int_eq(parse("#123456789012345678901234567890123 who", &rq, buf), PROTO_EBADTAG);
 	ck_assert_int_eq(parse("# who", &rq, buf), PROTO_EBADTAG);
 	ck_assert_int_eq(parse("#a.b who", &rq, buf), PROTO_EBADTAG);
 	ck_assert_int_eq(parse("#abc", &rq, buf), PROTO_EBADTAG);
@@ -307,7 +306,7 @@ START_TEST(test_seek_options)
 	ck_assert_int_eq(seek("ttt", "color=green", &so, err), -1);
 	ck_assert_int_eq(seek("ttt", "rated=2", &so, err), -1);
 	ck_assert_int_eq(seek("ttt", "time=abc", &so, err), -1);
-	ck_assert_int_eq(seek("ttt", "turn_ms=50", &so, err), -1);  /* sequential game */
+	ck_assert_int_eq(seek("ttt", "turn_ms=50", &so, err), -1); /* sequential game */
 	ck_assert_int_eq(seek("ttt", "strict=1", &so, err), -1);
 
 	/* a simultaneous game, whichever the table has, takes turn_ms and refuses time= */
@@ -379,13 +378,13 @@ START_TEST(test_session_hooks_replay)
 	ck_assert_int_eq(server_init(srv, &loop, &cfg), 0);
 	struct seen seen;
 	memset(&seen, 0, sizeof seen);
-	struct session_hooks h = {.ud = &seen, .on_start = hk_start, .on_move = hk_move,
-	                          .on_end = hk_end};
+	struct session_hooks h = {
+	        .ud = &seen, .on_start = hk_start, .on_move = hk_move, .on_end = hk_end};
 	server_set_hooks(srv, &h);
 	struct conn *ca = fake_conn(srv, "alice"), *cb = fake_conn(srv, "bob");
 	const struct game_ops *ops = game_find("ttt");
-	struct game_spec spec = {.ops = ops, .seed = 1, .names = {"alice", "bob"},
-	                         .conns = {ca, cb}};
+	struct game_spec spec = {
+	        .ops = ops, .seed = 1, .names = {"alice", "bob"}, .conns = {ca, cb}};
 	char err[160];
 	ck_assert_int_eq(seek_opts_parse(ops, 0, NULL, &spec.so, err, sizeof err), 0);
 	struct game *g = session_create(srv, &spec);

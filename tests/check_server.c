@@ -84,7 +84,8 @@ static void srv_start_at(struct srv *s, const char *listen, const char *const *e
 		}
 		if (s->port == 0) {
 			int st;
-			ck_assert_msg(waitpid(s->pid, &st, WNOHANG) == 0, "bitarenad exited at start");
+			ck_assert_msg(waitpid(s->pid, &st, WNOHANG) == 0,
+			              "bitarenad exited at start");
 			msleep(10);
 		}
 	}
@@ -387,7 +388,8 @@ START_TEST(test_transcript)
 			ck_assert_msg(!started, "%s:%d: '@' must come first", path, lineno);
 			const char *args[16];
 			int na = 0;
-			for (char *w = strtok(line + 1, " "); w != NULL && na < 16; w = strtok(NULL, " "))
+			for (char *w = strtok(line + 1, " "); w != NULL && na < 16;
+			     w = strtok(NULL, " "))
 				args[na++] = w;
 			srv_start(&s, args, na);
 			started = true;
@@ -397,8 +399,8 @@ START_TEST(test_transcript)
 			srv_start(&s, NULL, 0);
 			started = true;
 		}
-		ck_assert_msg(line[0] >= 'A' && line[0] <= 'Z' && n >= 2, "%s:%d: bad directive", path,
-		              lineno);
+		ck_assert_msg(line[0] >= 'A' && line[0] <= 'Z' && n >= 2, "%s:%d: bad directive",
+		              path, lineno);
 		int k = line[0] - 'A';
 		char op = line[1];
 		const char *arg = line + 2 + (line[2] == ' ');
@@ -412,10 +414,10 @@ START_TEST(test_transcript)
 			break;
 		case '<': {
 			char *got = cli_line(&cl[k]);
-			ck_assert_msg(got != NULL, "%s:%d: %c got nothing; expected %s", path, lineno,
-			              line[0], arg);
-			ck_assert_msg(line_match(arg, got), "%s:%d: %c expected %s\n     got %s", path,
-			              lineno, line[0], arg, got);
+			ck_assert_msg(got != NULL, "%s:%d: %c got nothing; expected %s", path,
+			              lineno, line[0], arg);
+			ck_assert_msg(line_match(arg, got), "%s:%d: %c expected %s\n     got %s",
+			              path, lineno, line[0], arg, got);
 			free(got);
 			break;
 		}
@@ -423,7 +425,8 @@ START_TEST(test_transcript)
 			char *got;
 			while ((got = cli_line(&cl[k])) != NULL && !line_match(arg, got))
 				free(got);
-			ck_assert_msg(got != NULL, "%s:%d: %c never got %s", path, lineno, line[0], arg);
+			ck_assert_msg(got != NULL, "%s:%d: %c never got %s", path, lineno, line[0],
+			              arg);
 			free(got);
 			break;
 		}
@@ -495,9 +498,10 @@ START_TEST(test_games_with_spectator)
 			cJSON_Delete(st);
 			cli_send(m, "#m%d move %d %s", seq, id, mv);
 			char pat[256];
-			snprintf(pat, sizeof pat,
-			         "{\"type\":\"ok\",\"cmd\":\"move\",\"id\":\"m%d\",\"move\":\"%s\"}", seq,
-			         mv);
+			snprintf(
+			        pat, sizeof pat,
+			        "{\"type\":\"ok\",\"cmd\":\"move\",\"id\":\"m%d\",\"move\":\"%s\"}",
+			        seq, mv);
 			expect0(m, pat);
 			seq++;
 			snprintf(pat, sizeof pat,
@@ -521,7 +525,8 @@ START_TEST(test_games_with_spectator)
 		cJSON *g3 = expect(&w, "{\"type\":\"game_over\"}");
 		ck_assert(cJSON_Compare(g1, g2, true) && cJSON_Compare(g1, g3, true));
 		const char *reason =
-		        cJSON_GetObjectItem(cJSON_GetObjectItem(g1, "result"), "reason")->valuestring;
+		        cJSON_GetObjectItem(cJSON_GetObjectItem(g1, "result"), "reason")
+		                ->valuestring;
 		ck_assert(strcmp(reason, "line") == 0 || strcmp(reason, "board_full") == 0);
 		cJSON_Delete(g1);
 		cJSON_Delete(g2);
@@ -614,8 +619,9 @@ START_TEST(test_bad_input)
 	free(big);
 
 	/* binary junk: errors, never a crash, never a silent drop */
-	static const unsigned char junk[] = {0x00, 0x01, 0xc3, 0x28, 0x1b, '[', '2', 'J', '\n',
-	                                     0x80, 0x81, 0xfe, '\n', 'p', 'i', 'n', 'g', 0x7f, '\n'};
+	static const unsigned char junk[] = {0x00, 0x01, 0xc3, 0x28, 0x1b, '[',  '2',
+	                                     'J',  '\n', 0x80, 0x81, 0xfe, '\n', 'p',
+	                                     'i',  'n',  'g',  0x7f, '\n'};
 	cli_write(&c, junk, sizeof junk);
 	expect0(&c, "{\"type\":\"error\",\"code\":\"BAD_INPUT\"}");
 	expect0(&c, "{\"type\":\"error\",\"code\":\"BAD_INPUT\"}");
@@ -673,8 +679,9 @@ START_TEST(test_vanish_forfeit)
 	expect0(&x, "{\"type\":\"ok\",\"move\":\"d4\"}");
 	expect0(&y, "{\"type\":\"state\",\"seq\":2,\"last_move\":\"d4\"}");
 	/* the grace ends: bob loses */
-	const char *over = "{\"type\":\"game_over\",\"result\":{\"winner\":0,\"winner_name\":\"alice\","
-	                   "\"score\":\"1-0\",\"reason\":\"abandoned\"}}";
+	const char *over =
+	        "{\"type\":\"game_over\",\"result\":{\"winner\":0,\"winner_name\":\"alice\","
+	        "\"score\":\"1-0\",\"reason\":\"abandoned\"}}";
 	cJSON_Delete(until(&a, over));
 	cJSON_Delete(until(&w, over));
 	/* a late return finds no seat */
@@ -735,7 +742,8 @@ START_TEST(test_reconnect)
 	/* resign ends it */
 	cli_send(&a, "resign %d", id);
 	expect0(&a, "{\"type\":\"ok\",\"cmd\":\"resign\"}");
-	const char *over = "{\"type\":\"game_over\",\"result\":{\"winner\":1,\"reason\":\"resign\"}}";
+	const char *over =
+	        "{\"type\":\"game_over\",\"result\":{\"winner\":1,\"reason\":\"resign\"}}";
 	expect0(&a, over);
 	cJSON_Delete(until(&b, over));
 	expect0(&w, over);
@@ -778,7 +786,8 @@ START_TEST(test_flag_fall)
 	ck_assert_int_gt(x_left, 1000);
 	ck_assert_int_le(x_left, 3000);
 	cJSON_Delete(st);
-	const char *over = "{\"type\":\"game_over\",\"result\":{\"winner\":0,\"reason\":\"timeout\"}}";
+	const char *over =
+	        "{\"type\":\"game_over\",\"result\":{\"winner\":0,\"reason\":\"timeout\"}}";
 	cJSON *g = expect(&a, over);
 	ck_assert_int_eq(cJSON_GetArrayItem(cJSON_GetObjectItem(g, "clocks"), 1)->valueint, 0);
 	cJSON_Delete(g);
@@ -800,8 +809,8 @@ static bool has_game(struct cli *c, const char *kind)
 	cJSON *g = expect(c, "{\"type\":\"ok\",\"cmd\":\"games\"}");
 	bool found = false;
 	const cJSON *it;
-	cJSON_ArrayForEach(it, cJSON_GetObjectItem(g, "games"))
-	        found |= strcmp(cJSON_GetObjectItem(it, "name")->valuestring, kind) == 0;
+	cJSON_ArrayForEach(it, cJSON_GetObjectItem(g, "games")) found |=
+	        strcmp(cJSON_GetObjectItem(it, "name")->valuestring, kind) == 0;
 	cJSON_Delete(g);
 	return found;
 }
@@ -850,7 +859,8 @@ START_TEST(test_simultaneous)
 
 	/* a short deadline with nobody acting: the referee's timeout for both */
 	int id2 = start_game(&a, &b, "xmas seed=1 turn_ms=100");
-	const char *timeout = "{\"type\":\"state\",\"seq\":2,\"last_move\":{\"0\":null,\"1\":null}}";
+	const char *timeout =
+	        "{\"type\":\"state\",\"seq\":2,\"last_move\":{\"0\":null,\"1\":null}}";
 	cJSON_Delete(until(&a, timeout));
 	cJSON_Delete(until(&b, timeout));
 	/* (in Xmas Rush a timeout is fatal: the game ends there) */
@@ -971,7 +981,8 @@ START_TEST(test_slow_readers)
 	}
 	ck_assert_msg(gone, "the player who does not read was never dropped");
 	if (!a_saw)
-		cJSON_Delete(until(&a, "{\"type\":\"info\",\"event\":\"gone\",\"player\":\"bob\"}"));
+		cJSON_Delete(
+		        until(&a, "{\"type\":\"info\",\"event\":\"gone\",\"player\":\"bob\"}"));
 	cJSON_Delete(until(&a, "{\"type\":\"game_over\",\"result\":{\"reason\":\"abandoned\"}}"));
 	cli_close(&a);
 	cli_close(&b);

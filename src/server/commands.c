@@ -143,8 +143,8 @@ static void cmd_login(struct conn *c, const struct proto_req *rq)
 	}
 	if (!proto_name_valid(name)) {
 		reply_err(c, rq, "BAD_NAME",
-		          "names are %d to %d characters of A-Z, a-z, 0-9, _ and -",
-		          PROTO_NAME_MIN, PROTO_NAME_MAX);
+		          "names are %d to %d characters of A-Z, a-z, 0-9, _ and -", PROTO_NAME_MIN,
+		          PROTO_NAME_MAX);
 		return;
 	}
 	if (server_find_user(c->srv, name) != NULL) {
@@ -366,10 +366,10 @@ static void cmd_list(struct conn *c, const struct proto_req *rq)
 				cJSON_AddItemToArray(tm, cJSON_CreateNumber(i));
 		cJSON_AddNumberToObject(j, "watchers", (double)g->nw);
 		cJSON_AddItemToArray(arr, j);
-		char *e = xasprintf("%s%s  %" PRIu64 " %s: %s (%s) vs %s (%s), ply %d, %zu watching",
-		                    extra ? extra : "", extra ? "\n" : "", g->id, g->ops->name,
-		                    g->pl[0].name, g->ops->seat_names[0], g->pl[1].name,
-		                    g->ops->seat_names[1], g->ply, g->nw);
+		char *e = xasprintf(
+		        "%s%s  %" PRIu64 " %s: %s (%s) vs %s (%s), ply %d, %zu watching",
+		        extra ? extra : "", extra ? "\n" : "", g->id, g->ops->name, g->pl[0].name,
+		        g->ops->seat_names[0], g->pl[1].name, g->ops->seat_names[1], g->ply, g->nw);
 		free(extra);
 		extra = e;
 	}
@@ -407,7 +407,8 @@ static void cmd_who(struct conn *c, const struct proto_req *rq)
 			line = l2;
 		}
 		cJSON_AddItemToArray(arr, j);
-		char *e = xasprintf("%s%s%s", extra ? extra : "", extra ? "\n" : "", line ? line : "");
+		char *e = xasprintf("%s%s%s", extra ? extra : "", extra ? "\n" : "",
+		                    line ? line : "");
 		free(line);
 		free(extra);
 		extra = e;
@@ -472,7 +473,8 @@ static void cmd_help(struct conn *c, const struct proto_req *rq)
 		free(extra);
 		extra = e;
 	}
-	reply_ok(c, rq, f, extra, "%s", only ? only->usage : "commands (a leading #tag is echoed):");
+	reply_ok(c, rq, f, extra, "%s",
+	         only ? only->usage : "commands (a leading #tag is echoed):");
 }
 
 static void cmd_quit(struct conn *c, const struct proto_req *rq)
@@ -516,12 +518,12 @@ static void cmd_game(struct conn *c, const struct proto_req *rq)
 typedef void (*cmd_fn)(struct conn *c, const struct proto_req *rq);
 
 static const cmd_fn handlers[V__COUNT] = {
-	[V_LOGIN] = cmd_login,   [V_GAMES] = cmd_games,  [V_SEEK] = cmd_seek,
-	[V_SEEKS] = cmd_seeks,   [V_UNSEEK] = cmd_unseek, [V_ACCEPT] = cmd_accept,
-	[V_LIST] = cmd_list,     [V_MOVE] = cmd_game,    [V_RESIGN] = cmd_game,
-	[V_WATCH] = cmd_game,    [V_UNWATCH] = cmd_game, [V_WHO] = cmd_who,
-	[V_SAY] = cmd_game,      [V_SET] = cmd_set,      [V_PING] = cmd_ping,
-	[V_HELP] = cmd_help,     [V_QUIT] = cmd_quit,
+        [V_LOGIN] = cmd_login, [V_GAMES] = cmd_games,   [V_SEEK] = cmd_seek,
+        [V_SEEKS] = cmd_seeks, [V_UNSEEK] = cmd_unseek, [V_ACCEPT] = cmd_accept,
+        [V_LIST] = cmd_list,   [V_MOVE] = cmd_game,     [V_RESIGN] = cmd_game,
+        [V_WATCH] = cmd_game,  [V_UNWATCH] = cmd_game,  [V_WHO] = cmd_who,
+        [V_SAY] = cmd_game,    [V_SET] = cmd_set,       [V_PING] = cmd_ping,
+        [V_HELP] = cmd_help,   [V_QUIT] = cmd_quit,
 };
 
 void commands_line(struct conn *c, char *line, size_t len)

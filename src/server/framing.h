@@ -31,8 +31,8 @@ struct framer {
 	int tstate;      /* telnet parser state (framing.c) */
 	bool after_cr;   /* the previous data byte was a CR terminator */
 	bool discarding; /* inside an overlong line */
-	size_t len;     /* bytes of the line being collected */
-	size_t linelen; /* length of the line of the last FRAME_LINE */
+	size_t len;      /* bytes of the line being collected */
+	size_t linelen;  /* length of the line of the last FRAME_LINE */
 	char line[FRAME_MAX + 1];
 };
 

@@ -29,14 +29,15 @@ struct game; /* session.h: read-only for hooks */
 
 /* One move (sequential) or one seat's action in a turn (simultaneous). */
 struct move_rec {
-	int ply;                     /* 0-based index of this record in the game */
-	int turn;                    /* 0-based turn (== ply for sequential games) */
+	int ply;  /* 0-based index of this record in the game */
+	int turn; /* 0-based turn (== ply for sequential games) */
 	int seat;
-	enum game_act act;           /* GAME_ACT_MOVE, or NONE/INVALID in simultaneous games */
-	char text[GAME_MOVE_TEXT];   /* canonical text ("" when act != GAME_ACT_MOVE) */
-	int64_t ms_used;             /* thinking time of this move */
-	int64_t clock_ms[GAME_MAX_PLAYERS]; /* clocks after the move, increment included; 0 untimed */
-	int64_t at;                  /* wall clock, ms since the Unix epoch */
+	enum game_act act;         /* GAME_ACT_MOVE, or NONE/INVALID in simultaneous games */
+	char text[GAME_MOVE_TEXT]; /* canonical text ("" when act != GAME_ACT_MOVE) */
+	int64_t ms_used;           /* thinking time of this move */
+	int64_t clock_ms[GAME_MAX_PLAYERS]; /* clocks after the move, increment included; 0 untimed
+	                                     */
+	int64_t at;                         /* wall clock, ms since the Unix epoch */
 };
 
 struct session_hooks {

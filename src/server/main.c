@@ -66,15 +66,15 @@ static int parse_listen(const char *s, char *host, size_t hlen, int *port)
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{"listen", required_argument, NULL, 'l'},
-		{"grace", required_argument, NULL, 'g'},
-		{"port-file", required_argument, NULL, 'p'},
-		{"out-cap", required_argument, NULL, 'o'},
-		{"sndbuf", required_argument, NULL, 's'},
-		{"verbose", no_argument, NULL, 'v'},
-		{"help", no_argument, NULL, 'h'},
-		{"version", no_argument, NULL, 'V'},
-		{NULL, 0, NULL, 0},
+	        {"listen", required_argument, NULL, 'l'},
+	        {"grace", required_argument, NULL, 'g'},
+	        {"port-file", required_argument, NULL, 'p'},
+	        {"out-cap", required_argument, NULL, 'o'},
+	        {"sndbuf", required_argument, NULL, 's'},
+	        {"verbose", no_argument, NULL, 'v'},
+	        {"help", no_argument, NULL, 'h'},
+	        {"version", no_argument, NULL, 'V'},
+	        {NULL, 0, NULL, 0},
 	};
 	const char *listen = "127.0.0.1:7777", *port_file = NULL;
 	struct server_config cfg = {.grace_ms = SERVER_GRACE_DEFAULT * 1000LL, .verbose = false};

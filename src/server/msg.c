@@ -122,7 +122,7 @@ void reply_ok(struct conn *c, const struct proto_req *rq, cJSON *fields, char *e
 			const char *k = it->string;
 			cJSON_DetachItemViaPointer(fields, it);
 			cJSON_AddItemToObject(j, k, it);
-			/* AddItemToObject copied the key; the detached item's own key is freed with it */
+			/* the key is copied before the item's own one is freed */
 		}
 		cJSON_Delete(fields);
 	}
@@ -134,8 +134,7 @@ void reply_ok(struct conn *c, const struct proto_req *rq, cJSON *fields, char *e
 	send_msg(c, j, text);
 }
 
-void reply_err(struct conn *c, const struct proto_req *rq, const char *code, const char *fmt,
-               ...)
+void reply_err(struct conn *c, const struct proto_req *rq, const char *code, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);

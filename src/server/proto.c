@@ -16,28 +16,29 @@
 #define REST  PROTO_REST
 
 const struct proto_cmd proto_cmds[] = {
-	{"login", V_LOGIN, 1, 1, 0, "login <name>",
-	 "take a guest name (2-20 of A-Z a-z 0-9 _ -); gives back your seats if you had left"},
-	{"games", V_GAMES, 0, 0, 0, "games", "game kinds with their seats and options"},
-	{"seek", V_SEEK, 1, PROTO_MAX_ARGS, LOGIN, "seek <kind> [opt=value ...]",
-	 "offer a game: time=MIN+INC color=white|black|random turn_ms=N rated=0|1 and the "
-	 "game's options"},
-	{"seeks", V_SEEKS, 0, 0, 0, "seeks", "open seeks"},
-	{"unseek", V_UNSEEK, 1, 1, LOGIN, "unseek <seek-id>", "withdraw your seek"},
-	{"accept", V_ACCEPT, 1, 1, LOGIN, "accept <seek-id>", "accept a seek: the game starts"},
-	{"list", V_LIST, 0, 0, 0, "list", "games in progress"},
-	{"move", V_MOVE, 2, 2, LOGIN | REST, "move <game> <move>",
-	 "play a move; the move is the rest of the line"},
-	{"resign", V_RESIGN, 1, 1, LOGIN, "resign <game>", "resign a game"},
-	{"watch", V_WATCH, 1, 1, 0, "watch <game>", "follow a game's moves, chat and end"},
-	{"unwatch", V_UNWATCH, 1, 1, 0, "unwatch <game>", "stop watching a game"},
-	{"who", V_WHO, 0, 0, 0, "who", "connected users and their games"},
-	{"say", V_SAY, 2, 2, LOGIN | REST, "say <game> <text>",
-	 "talk to a game's players and spectators"},
-	{"set", V_SET, 2, 2, 0, "set format text|json", "choose how the server writes to you"},
-	{"ping", V_PING, 0, 0, 0, "ping", "the server answers pong"},
-	{"help", V_HELP, 0, 1, 0, "help [verb]", "this list, or one command's usage"},
-	{"quit", V_QUIT, 0, 0, 0, "quit", "leave (your seats wait for you through the grace period)"},
+        {"login", V_LOGIN, 1, 1, 0, "login <name>",
+         "take a guest name (2-20 of A-Z a-z 0-9 _ -); gives back your seats if you had left"},
+        {"games", V_GAMES, 0, 0, 0, "games", "game kinds with their seats and options"},
+        {"seek", V_SEEK, 1, PROTO_MAX_ARGS, LOGIN, "seek <kind> [opt=value ...]",
+         "offer a game: time=MIN+INC color=white|black|random turn_ms=N rated=0|1 and the "
+         "game's options"},
+        {"seeks", V_SEEKS, 0, 0, 0, "seeks", "open seeks"},
+        {"unseek", V_UNSEEK, 1, 1, LOGIN, "unseek <seek-id>", "withdraw your seek"},
+        {"accept", V_ACCEPT, 1, 1, LOGIN, "accept <seek-id>", "accept a seek: the game starts"},
+        {"list", V_LIST, 0, 0, 0, "list", "games in progress"},
+        {"move", V_MOVE, 2, 2, LOGIN | REST, "move <game> <move>",
+         "play a move; the move is the rest of the line"},
+        {"resign", V_RESIGN, 1, 1, LOGIN, "resign <game>", "resign a game"},
+        {"watch", V_WATCH, 1, 1, 0, "watch <game>", "follow a game's moves, chat and end"},
+        {"unwatch", V_UNWATCH, 1, 1, 0, "unwatch <game>", "stop watching a game"},
+        {"who", V_WHO, 0, 0, 0, "who", "connected users and their games"},
+        {"say", V_SAY, 2, 2, LOGIN | REST, "say <game> <text>",
+         "talk to a game's players and spectators"},
+        {"set", V_SET, 2, 2, 0, "set format text|json", "choose how the server writes to you"},
+        {"ping", V_PING, 0, 0, 0, "ping", "the server answers pong"},
+        {"help", V_HELP, 0, 1, 0, "help [verb]", "this list, or one command's usage"},
+        {"quit", V_QUIT, 0, 0, 0, "quit",
+         "leave (your seats wait for you through the grace period)"},
 };
 const size_t proto_ncmds = sizeof proto_cmds / sizeof proto_cmds[0];
 
@@ -228,8 +229,8 @@ static int parse_color(const char *s)
 	return -2;
 }
 
-int seek_opts_parse(const struct game_ops *ops, int argc, char *const argv[],
-                    struct seek_opts *so, char *err, size_t errlen)
+int seek_opts_parse(const struct game_ops *ops, int argc, char *const argv[], struct seek_opts *so,
+                    char *err, size_t errlen)
 {
 	bool simultaneous = (ops->flags & GAME_SIMULTANEOUS) != 0;
 	memset(so, 0, sizeof *so);
@@ -249,7 +250,8 @@ int seek_opts_parse(const struct game_ops *ops, int argc, char *const argv[],
 #define IS(name) (nlen == strlen(name) && strncasecmp(w, name, nlen) == 0)
 		if (IS("time")) {
 			if (simultaneous) {
-				snprintf(err, errlen, "%s has no clock; its turns last turn_ms", ops->name);
+				snprintf(err, errlen, "%s has no clock; its turns last turn_ms",
+				         ops->name);
 				return -1;
 			}
 			if (!seek_parse_time(val, &so->base_ms, &so->inc_ms)) {
@@ -262,13 +264,15 @@ int seek_opts_parse(const struct game_ops *ops, int argc, char *const argv[],
 		} else if (IS("color")) {
 			int c = parse_color(val);
 			if (c == -2) {
-				snprintf(err, errlen, "color is white, black, first, second or random");
+				snprintf(err, errlen,
+				         "color is white, black, first, second or random");
 				return -1;
 			}
 			so->color = c;
 		} else if (IS("turn_ms")) {
 			if (!simultaneous) {
-				snprintf(err, errlen, "turn_ms is for simultaneous games; use time=");
+				snprintf(err, errlen,
+				         "turn_ms is for simultaneous games; use time=");
 				return -1;
 			}
 			if (!parse_uint(val, strlen(val), SEEK_TURN_MS_MAX, &so->turn_ms) ||
@@ -295,8 +299,8 @@ int seek_opts_parse(const struct game_ops *ops, int argc, char *const argv[],
 			const char *why = NULL;
 			int r = game_param_word(ops, &so->params, w, &why);
 			if (r == 0) {
-				snprintf(err, errlen, "%s has no option '%.*s' (see 'games')", ops->name,
-				         (int)(nlen > 32 ? 32 : nlen), w);
+				snprintf(err, errlen, "%s has no option '%.*s' (see 'games')",
+				         ops->name, (int)(nlen > 32 ? 32 : nlen), w);
 				return -1;
 			}
 			if (r < 0) {
@@ -311,22 +315,22 @@ int seek_opts_parse(const struct game_ops *ops, int argc, char *const argv[],
 	/* Options that are each in range may still not fit together (k > max(m, n)). */
 	_Alignas(max_align_t) unsigned char scratch[GAME_STATE_MAX];
 	if (ops->state_size > sizeof scratch || ops->init(scratch, &so->params, 0) != 0) {
-		snprintf(err, errlen, "these options do not make a %s game (see 'games')", ops->name);
+		snprintf(err, errlen, "these options do not make a %s game (see 'games')",
+		         ops->name);
 		return -1;
 	}
 	return 0;
 }
 
-int game_params_text(const struct game_ops *ops, const struct game_params *p, char *buf,
-                     size_t len)
+int game_params_text(const struct game_ops *ops, const struct game_params *p, char *buf, size_t len)
 {
 	size_t at = 0;
 	if (len == 0)
 		return -1;
 	buf[0] = '\0';
 	for (int i = 0; i < ops->nopts; i++) {
-		int n = snprintf(buf + at, len - at, "%s%s=%" PRId64, i ? " " : "", ops->opts[i].name,
-		                 p->v[i]);
+		int n = snprintf(buf + at, len - at, "%s%s=%" PRId64, i ? " " : "",
+		                 ops->opts[i].name, p->v[i]);
 		if (n < 0 || (size_t)n >= len - at)
 			return -1;
 		at += (size_t)n;

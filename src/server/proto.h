@@ -64,18 +64,18 @@ const struct proto_cmd *proto_find(const char *name);
 
 enum proto_err {
 	PROTO_OK = 0,
-	PROTO_EMPTY = -1,   /* nothing but blanks: no reply */
-	PROTO_EBADTAG = -2, /* BAD_TAG */
+	PROTO_EMPTY = -1,    /* nothing but blanks: no reply */
+	PROTO_EBADTAG = -2,  /* BAD_TAG */
 	PROTO_EUNKNOWN = -3, /* UNKNOWN_COMMAND (req->verb holds the word, cut to fit) */
-	PROTO_EARGS = -4    /* BAD_ARGS (req->cmd is set) */
+	PROTO_EARGS = -4     /* BAD_ARGS (req->cmd is set) */
 };
 
 /* One parsed command line. argv point into the line given to proto_parse(). */
 struct proto_req {
 	bool tagged;
 	char tag[PROTO_TAG_MAX + 1];
-	char verb[24];                /* the verb as typed, lower-cased, cut to fit */
-	const struct proto_cmd *cmd;  /* NULL unless found */
+	char verb[24];               /* the verb as typed, lower-cased, cut to fit */
+	const struct proto_cmd *cmd; /* NULL unless found */
 	int argc;
 	char *argv[PROTO_MAX_ARGS];
 };
@@ -106,9 +106,9 @@ struct seek_opts {
 	struct game_params params; /* the engine's options */
 	bool timed;                /* time= given (sequential games) */
 	int64_t base_ms, inc_ms;
-	int color;                 /* the seeker's seat: 0, 1, or -1 for random */
-	int64_t turn_ms;           /* simultaneous games: per-turn deadline */
-	bool strict;               /* simultaneous games: an unparsable action is fatal */
+	int color;       /* the seeker's seat: 0, 1, or -1 for random */
+	int64_t turn_ms; /* simultaneous games: per-turn deadline */
+	bool strict;     /* simultaneous games: an unparsable action is fatal */
 	bool rated;
 };
 
@@ -119,8 +119,8 @@ struct seek_opts {
  * ops->init so that inconsistent combinations are refused now. Returns 0, or
  * -1 with a sentence in err (BAD_OPTION).
  */
-int seek_opts_parse(const struct game_ops *ops, int argc, char *const argv[],
-                    struct seek_opts *so, char *err, size_t errlen);
+int seek_opts_parse(const struct game_ops *ops, int argc, char *const argv[], struct seek_opts *so,
+                    char *err, size_t errlen);
 
 /* "MIN+INC" as in time=; returns false when malformed or out of range. */
 bool seek_parse_time(const char *s, int64_t *base_ms, int64_t *inc_ms);

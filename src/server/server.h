@@ -26,14 +26,17 @@
 
 #define SERVER_PROTOCOL      1
 #define SERVER_GRACE_DEFAULT 60
-#define CONN_IN_CAP          8192         /* unparsed input held per connection */
-#define CONN_LINES_PER_PASS  4            /* commands handled per connection per loop pass */
-#define CONN_OUT_SOFT        (64 * 1024)  /* default output cap: above it spectators get only
-                                             the newest state, and the connection's commands
-                                             wait for its output to drain */
-#define CONN_OUT_HARD_FACTOR 16           /* above 16 x the cap the connection is dropped */
-#define SERVER_MAX_SEEKS     8            /* open seeks per user */
-#define SERVER_KEEP_FINISHED 64           /* finished games kept in memory for lookups */
+#define CONN_IN_CAP          8192 /* unparsed input held per connection */
+#define CONN_LINES_PER_PASS  4    /* commands handled per connection per loop pass */
+/*
+ * The default output cap (--out-cap): above it spectators get only the newest
+ * state, and the connection's own commands wait for its output to drain; above
+ * CONN_OUT_HARD_FACTOR times the cap the connection is dropped.
+ */
+#define CONN_OUT_SOFT        (64 * 1024)
+#define CONN_OUT_HARD_FACTOR 16
+#define SERVER_MAX_SEEKS     8  /* open seeks per user */
+#define SERVER_KEEP_FINISHED 64 /* finished games kept in memory for lookups */
 
 /* An immutable, reference-counted output line (or block of lines). */
 struct outbuf {
@@ -54,11 +57,11 @@ struct conn {
 	struct conn *prev, *next; /* srv->conns */
 	struct conn *pump_next;   /* srv's list of connections with input left */
 	bool in_pump;
-	bool reading;  /* uv_read_start is active */
-	bool closing;  /* detached from everything; waiting for the close callback */
-	bool doomed;   /* to be dropped at the next pump pass (output overflow, write error) */
-	bool eof;      /* the peer finished sending: close once its input is handled */
-	bool json;     /* output format */
+	bool reading; /* uv_read_start is active */
+	bool closing; /* detached from everything; waiting for the close callback */
+	bool doomed;  /* to be dropped at the next pump pass (output overflow, write error) */
+	bool eof;     /* the peer finished sending: close once its input is handled */
+	bool json;    /* output format */
 	bool logged_in;
 	bool has_pending_states; /* some watched game holds a coalesced state for us */
 	char name[PROTO_NAME_MAX + 1];
@@ -155,8 +158,8 @@ char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void reply_ok(struct conn *c, const struct proto_req *rq, cJSON *fields, char *extra,
               const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 /* {"type":"error","code":..,"message":..,"cmd":..,"id":..} or "error CODE: message". */
-void reply_err(struct conn *c, const struct proto_req *rq, const char *code, const char *fmt,
-               ...) __attribute__((format(printf, 4, 5)));
+void reply_err(struct conn *c, const struct proto_req *rq, const char *code, const char *fmt, ...)
+        __attribute__((format(printf, 4, 5)));
 
 /* ---- commands (commands.c) ---------------------------------------------------------- */
 

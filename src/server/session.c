@@ -580,7 +580,8 @@ struct game *session_create(struct server *s, const struct game_spec *spec)
 		g->left[i] = g->so.timed ? g->so.base_ms : 0;
 	}
 	uint64_t id = spec->id != 0 ? spec->id : s->next_game_id + 1;
-	if (spec->id == 0 && s->hooks.on_start != NULL && s->hooks.on_start(s->hooks.ud, g, &id) < 0)
+	if (spec->id == 0 && s->hooks.on_start != NULL &&
+	    s->hooks.on_start(s->hooks.ud, g, &id) < 0)
 		goto fail;
 	g->id = id;
 	if (id > s->next_game_id)
@@ -932,7 +933,8 @@ void session_move(struct conn *c, const struct proto_req *rq, struct game *g, co
 		return;
 	}
 	if (s->hooks.on_move != NULL && s->hooks.on_move(s->hooks.ud, g, &rec) < 0) {
-		reply_err(c, rq, "INTERNAL", "the move could not be recorded, so it was not played");
+		reply_err(c, rq, "INTERNAL",
+		          "the move could not be recorded, so it was not played");
 		return;
 	}
 	if (!append_move(g, &rec)) {
@@ -990,8 +992,7 @@ void session_watch(struct conn *c, const struct proto_req *rq, struct game *g)
 	}
 	cJSON *f = cJSON_CreateObject();
 	cJSON_AddNumberToObject(f, "game", (double)g->id);
-	reply_ok(c, rq, f, NULL, "%s game %" PRIu64, seat >= 0 ? "you play in" : "watching",
-	         g->id);
+	reply_ok(c, rq, f, NULL, "%s game %" PRIu64, seat >= 0 ? "you play in" : "watching", g->id);
 	if (g->snap != NULL)
 		send_state(g, g->snap, c, seat);
 }

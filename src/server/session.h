@@ -36,7 +36,7 @@ struct snapshot {
 
 struct player {
 	char name[PROTO_NAME_MAX + 1];
-	struct conn *c;   /* NULL while absent */
+	struct conn *c; /* NULL while absent */
 	bool absent;
 	uint64_t gone_at; /* uv_now when the connection went */
 };
@@ -55,10 +55,10 @@ struct game {
 	uint64_t seed;
 	int64_t started_at; /* wall clock, ms since epoch */
 	struct player pl[GAME_MAX_PLAYERS];
-	void *st;   /* current engine state (owned) */
-	void *tmp;  /* scratch state for copy-make (owned) */
+	void *st;  /* current engine state (owned) */
+	void *tmp; /* scratch state for copy-make (owned) */
 	uint64_t seq;
-	int ply;    /* moves made / turns resolved */
+	int ply; /* moves made / turns resolved */
 	struct move_rec *moves;
 	size_t nmoves, cap_moves;
 
@@ -75,9 +75,9 @@ struct game {
 
 	bool over;
 	bool freeing;
-	int winner;          /* seat or -1 */
-	char score[24];      /* "1-0", "1/2-1/2", ... */
-	char reason[32];     /* engine reason, "resign", "timeout", "abandoned" */
+	int winner;      /* seat or -1 */
+	char score[24];  /* "1-0", "1/2-1/2", ... */
+	char reason[32]; /* engine reason, "resign", "timeout", "abandoned" */
 
 	struct watcher *w;
 	size_t nw, cap_w;
