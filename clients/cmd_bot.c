@@ -367,8 +367,10 @@ static void on_state(struct bot *b, const cJSON *m)
 
 static bool seek_matches(const struct bot *b, const cJSON *seek)
 {
-	const char *kind = cli_jstr(seek, "kind"), *by = cli_jstr(seek, "by");
-	if (kind == NULL || (by != NULL && strcasecmp(by, b->name) == 0))
+	/* An accepting bot posts no seeks, so every seek is someone else's (the server would
+	 * answer OWN_SEEK otherwise); names are not compared. */
+	const char *kind = cli_jstr(seek, "kind");
+	if (kind == NULL)
 		return false;
 	if (b->kind != NULL)
 		return strcasecmp(kind, b->kind) == 0;
