@@ -469,10 +469,10 @@ static void play_pair(const char *tag_a, const char *const args_a[], struct botr
 START_TEST(bots_perfect_vs_perfect)
 {
 	struct botrun a, b;
-	const char *seek[] = {"--name", "perfect", "--seek", "ttt",     "--games",
-	                      "100",    "--seed",  "1",      "--quiet", NULL};
-	const char *acc[] = {"--name", "perfect", "--accept", "--kind",  "ttt", "--games",
-	                     "100",    "--seed",  "2",        "--quiet", NULL};
+	const char *seek[] = {"--name", "perfect", "--seek", "ttt", "--games",
+	                      "100",    "--seed",  "1",      NULL};
+	const char *acc[] = {"--name",  "perfect", "--accept", "--kind", "ttt",
+	                     "--games", "100",     "--seed",   "2",      NULL};
 	play_pair("seek", seek, &a, "acc", acc, &b);
 	ck_assert_int_eq(a.sum.games, 100);
 	ck_assert_int_eq(b.sum.games, 100);
@@ -480,6 +480,12 @@ START_TEST(bots_perfect_vs_perfect)
 	ck_assert_int_eq(b.sum.losses, 0);
 	ck_assert_int_eq(a.sum.draws, 100);
 	ck_assert_int_eq(b.sum.draws, 100);
+	/* the name went to whichever logged in first; the other one got "perfect2" */
+	char errs[2048];
+	snprintf(errs, sizeof errs, "%s", slurp(a.err));
+	snprintf(errs + strlen(errs), sizeof errs - strlen(errs), "%s", slurp(b.err));
+	ck_assert_msg(strstr(errs, " as perfect\n") != NULL, "%s", errs);
+	ck_assert_msg(strstr(errs, " as perfect2\n") != NULL, "%s", errs);
 }
 END_TEST
 
