@@ -275,7 +275,7 @@ static int mnk_render_text(const void *st, int viewer, char *buf, size_t len)
 	} while (0)
 	OUT("   ");
 	for (int x = 0; x < s->g.w; x++)
-		OUT("  %c ", 'a' + x);
+		OUT("%s%c", x ? "   " : "  ", 'a' + x);
 	OUT("\n");
 	for (int y = s->g.h - 1; y >= 0; y--) {
 		OUT("   +");
