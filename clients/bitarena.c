@@ -23,7 +23,7 @@ static const struct cli_cmd cli_cmds[] = {
 	{"load", cmd_load,
 	 "[--server HOST:PORT] [--pairs P] [--games G] [--kind ttt] [--seed S] [--timeout SEC]",
 	 "load generator: P pairs of random bots play G games each; moves/s and move latency"},
-	{"replay", cmd_replay, "FILE [--quiet]",
+	{"replay", cmd_replay, "FILE [--delay-ms N] [--quiet]",
 	 "replay a game record through its engine, drawing every position"},
 	{"xmas-replay", cmd_xmas_replay, "[--seed S] [--pool 2|3]",
 	 "Xmas Rush turn by turn as JSON lines (contest inputs out, actions in), to check "

@@ -1,7 +1,8 @@
 /*
  * cmd_replay.c - `bitarena replay FILE`: reads a game record and plays it
- * through the game's engine, drawing the position after every move. Stops
- * with an error naming the ply at the first move the engine refuses.
+ * through the game's engine, drawing the position after every move (with
+ * --delay-ms N, N ms apart, to watch it unfold). Stops with an error naming
+ * the ply at the first move the engine refuses.
  *
  * The record is read by the server's own parser (record_parse, see
  * src/server/record.h: tags, numbered moves, quoted move texts, {comments},
@@ -14,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cli.h"
 #include "server/record.h"
@@ -59,7 +61,7 @@ static void draw(const struct game_ops *ops, const void *st, char *buf, size_t l
 		printf("%s%s", buf, buf[0] && buf[strlen(buf) - 1] == '\n' ? "" : "\n");
 }
 
-static int replay(const struct record *r, bool quiet)
+static int replay(const struct record *r, bool quiet, int delay_ms)
 {
 	const struct game_ops *ops = NULL;
 	const char *kind = record_tag(r, "Game");
@@ -117,6 +119,12 @@ static int replay(const struct record *r, bool quiet)
 			goto out;
 		}
 		if (!quiet) {
+			if (delay_ms > 0) {
+				fflush(stdout);
+				nanosleep(&(struct timespec){delay_ms / 1000,
+				                             delay_ms % 1000 * 1000000L},
+				          NULL);
+			}
 			printf("\n%zu. %s (%s)\n", i + 1, text,
 			       ops->seat_names[seat] ? ops->seat_names[seat] : "?");
 			draw(ops, st, buf, blen);
@@ -144,9 +152,13 @@ int cmd_replay(int argc, char **argv)
 {
 	const char *path = NULL;
 	bool quiet = false;
+	int delay_ms = 0;
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--quiet") == 0)
 			quiet = true;
+		else if (strcmp(argv[i], "--delay-ms") == 0 && i + 1 < argc &&
+		         (delay_ms = atoi(argv[i + 1])) >= 0 && delay_ms <= 60000)
+			i++;
 		else if (path == NULL && (argv[i][0] != '-' || strcmp(argv[i], "-") == 0))
 			path = argv[i];
 		else
@@ -169,7 +181,7 @@ int cmd_replay(int argc, char **argv)
 	else if (e < 0)
 		fprintf(stderr, "bitarena replay: %s: %s\n", path, record_strerror(e));
 	else
-		rc = replay(&r, quiet);
+		rc = replay(&r, quiet, delay_ms);
 	record_clear(&r);
 	free(text);
 	return rc;
