@@ -304,6 +304,29 @@ static void join(struct cli *c, int port, const char *name)
 	expect0(c, "{\"type\":\"ok\",\"cmd\":\"login\"}");
 }
 
+/* Starts a server (with args) and joins alice, bob and, when w is not NULL, wendy. */
+static void setup(struct srv *s, const char *const *args, int nargs, struct cli *a, struct cli *b,
+                  struct cli *w)
+{
+	srv_start(s, args, nargs);
+	join(a, s->port, "alice");
+	join(b, s->port, "bob");
+	if (w != NULL)
+		join(w, s->port, "wendy");
+}
+
+/* Closes the clients (a NULL-terminated list) and stops the server: it must exit 0. */
+static void teardown(struct srv *s, ...)
+{
+	va_list ap;
+	va_start(ap, s);
+	struct cli *c;
+	while ((c = va_arg(ap, struct cli *)) != NULL)
+		cli_close(c);
+	va_end(ap);
+	srv_stop(s);
+}
+
 static int jint(const cJSON *j, const char *k)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, k);
@@ -471,11 +494,8 @@ static const char *pick_legal(const cJSON *state, int pick)
 START_TEST(test_games_with_spectator)
 {
 	struct srv s;
-	srv_start(&s, NULL, 0);
 	struct cli a, b, w;
-	join(&a, s.port, "alice");
-	join(&b, s.port, "bob");
-	join(&w, s.port, "wendy");
+	setup(&s, NULL, 0, &a, &b, &w);
 	for (int round = 0; round < 4; round++) {
 		int id = start_game(&a, &b, "ttt");
 		cJSON_Delete(until(&w, "{\"type\":\"seek\",\"event\":\"gone\"}"));
@@ -537,10 +557,7 @@ START_TEST(test_games_with_spectator)
 		cli_send(&w, "list");
 		expect0(&w, "{\"type\":\"ok\",\"cmd\":\"list\",\"games\":[]}");
 	}
-	cli_close(&a);
-	cli_close(&b);
-	cli_close(&w);
-	srv_stop(&s);
+	teardown(&s, &a, &b, &w, NULL);
 }
 END_TEST
 
@@ -549,10 +566,8 @@ END_TEST
 START_TEST(test_bad_input)
 {
 	struct srv s;
-	srv_start(&s, NULL, 0);
 	struct cli a, b, c;
-	join(&a, s.port, "alice");
-	join(&b, s.port, "bob");
+	setup(&s, NULL, 0, &a, &b, NULL);
 	join(&c, s.port, "carol");
 	int id = start_game(&a, &b, "ttt");
 	cJSON_Delete(until(&c, "{\"type\":\"seek\",\"event\":\"gone\"}"));
@@ -642,10 +657,7 @@ START_TEST(test_bad_input)
 	cli_send(&b, "move %d a1", id);
 	expect0(&b, "{\"type\":\"ok\",\"move\":\"a1\"}");
 	expect0(&a, "{\"type\":\"state\",\"seq\":3,\"last_move\":\"a1\"}");
-	cli_close(&a);
-	cli_close(&b);
-	cli_close(&c);
-	srv_stop(&s);
+	teardown(&s, &a, &b, &c, NULL);
 }
 END_TEST
 
@@ -655,11 +667,8 @@ START_TEST(test_vanish_forfeit)
 {
 	static const char *const args[] = {"--grace", "1"};
 	struct srv s;
-	srv_start(&s, args, 2);
 	struct cli a, b, w, x, y;
-	join(&a, s.port, "alice");
-	join(&b, s.port, "bob");
-	join(&w, s.port, "wendy");
+	setup(&s, args, 2, &a, &b, &w);
 	int id = start_game(&a, &b, "ttt");
 	cli_send(&w, "watch %d", id);
 	cJSON_Delete(until(&w, "{\"type\":\"state\",\"seq\":1}"));
@@ -689,23 +698,15 @@ START_TEST(test_vanish_forfeit)
 	join(&b2, s.port, "bob");
 	cli_send(&b2, "move %d b2", id);
 	expect0(&b2, "{\"type\":\"error\",\"code\":\"NOT_YOUR_GAME\"}");
-	cli_close(&a);
-	cli_close(&w);
-	cli_close(&x);
-	cli_close(&y);
-	cli_close(&b2);
-	srv_stop(&s);
+	teardown(&s, &a, &w, &x, &y, &b2, NULL);
 }
 END_TEST
 
 START_TEST(test_reconnect)
 {
 	struct srv s;
-	srv_start(&s, NULL, 0); /* default grace, 60 s */
 	struct cli a, b, w;
-	join(&a, s.port, "alice");
-	join(&b, s.port, "bob");
-	join(&w, s.port, "wendy");
+	setup(&s, NULL, 0, &a, &b, &w);
 	int id = start_game(&a, &b, "ttt");
 	cli_send(&w, "watch %d", id);
 	cJSON_Delete(until(&w, "{\"type\":\"state\",\"seq\":1}"));
@@ -747,10 +748,7 @@ START_TEST(test_reconnect)
 	expect0(&a, over);
 	cJSON_Delete(until(&b, over));
 	expect0(&w, over);
-	cli_close(&a);
-	cli_close(&b);
-	cli_close(&w);
-	srv_stop(&s);
+	teardown(&s, &a, &b, &w, NULL);
 }
 END_TEST
 
@@ -759,10 +757,8 @@ END_TEST
 START_TEST(test_flag_fall)
 {
 	struct srv s;
-	srv_start(&s, NULL, 0);
 	struct cli a, b;
-	join(&a, s.port, "alice");
-	join(&b, s.port, "bob");
+	setup(&s, NULL, 0, &a, &b, NULL);
 	/* 2 s + 1 s per move: a moves at once, then b lets the flag fall */
 	cli_send(&a, "seek ttt time=0:02+1 color=white");
 	expect0(&a, "{\"type\":\"ok\",\"seek\":{\"time\":{\"base_ms\":2000,\"inc_ms\":1000}}}");
@@ -794,9 +790,7 @@ START_TEST(test_flag_fall)
 	cJSON_Delete(until(&b, over));
 	cli_send(&b, "move 1 a1");
 	expect0(&b, "{\"type\":\"error\",\"code\":\"GAME_OVER\"}");
-	cli_close(&a);
-	cli_close(&b);
-	srv_stop(&s);
+	teardown(&s, &a, &b, NULL);
 }
 END_TEST
 
@@ -818,16 +812,10 @@ static bool has_game(struct cli *c, const char *kind)
 START_TEST(test_simultaneous)
 {
 	struct srv s;
-	srv_start(&s, NULL, 0);
 	struct cli a, b, w;
-	join(&a, s.port, "alice");
-	join(&b, s.port, "bob");
-	join(&w, s.port, "wendy");
+	setup(&s, NULL, 0, &a, &b, &w);
 	if (!has_game(&a, "xmas")) {
-		cli_close(&a);
-		cli_close(&b);
-		cli_close(&w);
-		srv_stop(&s);
+		teardown(&s, &a, &b, &w, NULL);
 		return;
 	}
 	int id = start_game(&a, &b, "xmas seed=0 turn_ms=60000");
@@ -875,10 +863,7 @@ START_TEST(test_simultaneous)
 	expect0(&a, "{\"type\":\"error\",\"code\":\"BAD_MOVE\"}");
 	cli_send(&a, "move %d PUSH 3 RIGHT", id3);
 	expect0(&a, "{\"type\":\"error\",\"code\":\"ALREADY_ACTED\"}");
-	cli_close(&a);
-	cli_close(&b);
-	cli_close(&w);
-	srv_stop(&s);
+	teardown(&s, &a, &b, &w, NULL);
 }
 END_TEST
 
@@ -888,10 +873,8 @@ START_TEST(test_slow_readers)
 {
 	static const char *const args[] = {"--out-cap", "2048", "--sndbuf", "4096", "--grace", "1"};
 	struct srv s;
-	srv_start(&s, args, 6);
 	struct cli a, b, w, v;
-	join(&a, s.port, "alice");
-	join(&b, s.port, "bob");
+	setup(&s, args, 6, &a, &b, NULL);
 	/* the spectator's socket buffers are small, and it stops reading for a while */
 	w.len = 0;
 	w.fd = socket(AF_INET, SOCK_STREAM, 0);
@@ -984,11 +967,7 @@ START_TEST(test_slow_readers)
 		cJSON_Delete(
 		        until(&a, "{\"type\":\"info\",\"event\":\"gone\",\"player\":\"bob\"}"));
 	cJSON_Delete(until(&a, "{\"type\":\"game_over\",\"result\":{\"reason\":\"abandoned\"}}"));
-	cli_close(&a);
-	cli_close(&b);
-	cli_close(&w);
-	cli_close(&v);
-	srv_stop(&s);
+	teardown(&s, &a, &b, &w, &v, NULL);
 }
 END_TEST
 
@@ -1042,19 +1021,15 @@ START_TEST(test_text_mode)
 	expect0(&a, "ok you resigned game 1");
 	expect0(&a, "game 1 over: 1-0, bob (X) wins (resign)");
 	expect0(&b, "game 1 over: 1-0, bob (X) wins (resign)");
-	cli_close(&a);
-	cli_close(&b);
-	srv_stop(&s);
+	teardown(&s, &a, &b, NULL);
 }
 END_TEST
 
 START_TEST(test_pipelining)
 {
 	struct srv s;
-	srv_start(&s, NULL, 0);
 	struct cli a, b;
-	join(&a, s.port, "alice");
-	join(&b, s.port, "bob");
+	setup(&s, NULL, 0, &a, &b, NULL);
 	/* a thousand commands in one write: all answered, in order */
 	size_t cap = 1000 * 16, at = 0;
 	char *burst = malloc(cap);
@@ -1074,9 +1049,7 @@ START_TEST(test_pipelining)
 	shutdown(a.fd, SHUT_WR);
 	expect0(&a, "{\"type\":\"pong\",\"id\":\"last\"}");
 	ck_assert(cli_eof(&a));
-	cli_close(&a);
-	cli_close(&b);
-	srv_stop(&s);
+	teardown(&s, &a, &b, NULL);
 }
 END_TEST
 
@@ -1099,8 +1072,7 @@ START_TEST(test_ipv6)
 	expect0(&c, "bitarenad * ready*");
 	cli_send(&c, "ping");
 	expect0(&c, "pong");
-	cli_close(&c);
-	srv_stop(&s);
+	teardown(&s, &c, NULL);
 }
 END_TEST
 

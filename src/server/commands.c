@@ -162,12 +162,9 @@ static void cmd_login(struct conn *c, const struct proto_req *rq)
 	char *back = NULL;
 	if (n > 0) {
 		back = xasprintf("; back in game%s", n > 1 ? "s" : "");
-		for (int i = 0; i < n && back; i++) {
-			char *b = xasprintf("%s%s %.0f", back, i ? "," : "",
-			                    cJSON_GetArrayItem(resumed, i)->valuedouble);
-			free(back);
-			back = b;
-		}
+		for (int i = 0; i < n; i++)
+			xappend(&back, "%s %.0f", i ? "," : "",
+			        cJSON_GetArrayItem(resumed, i)->valuedouble);
 	}
 	server_log(c->srv, "conn %llu is %s", (unsigned long long)c->id, c->name);
 	reply_ok(c, rq, f, NULL, "logged in as %s (guest)%s", c->name, back ? back : "");
@@ -179,7 +176,7 @@ static void cmd_games(struct conn *c, const struct proto_req *rq)
 {
 	cJSON *f = cJSON_CreateObject();
 	cJSON *arr = cJSON_AddArrayToObject(f, "games");
-	char *extra = xasprintf("%s", "");
+	char *extra = NULL;
 	int count = 0;
 	for (size_t i = 0; game_table[i] != NULL; i++, count++) {
 		const struct game_ops *ops = game_table[i];
@@ -206,17 +203,12 @@ static void cmd_games(struct conn *c, const struct proto_req *rq)
 			cJSON_AddNumberToObject(o, "max", (double)d->max);
 			cJSON_AddStringToObject(o, "help", d->help ? d->help : "");
 			cJSON_AddItemToArray(opts, o);
-			char *l2 = xasprintf("%s\n    %s=%" PRId64 " (%" PRId64 "..%" PRId64 ") %s",
-			                     line ? line : "", d->name, d->def, d->min, d->max,
-			                     d->help ? d->help : "");
-			free(line);
-			line = l2;
+			xappend(&line, "\n    %s=%" PRId64 " (%" PRId64 "..%" PRId64 ") %s",
+			        d->name, d->def, d->min, d->max, d->help ? d->help : "");
 		}
 		cJSON_AddItemToArray(arr, g);
-		char *e2 = xasprintf("%s%s%s", extra ? extra : "", i ? "\n" : "", line ? line : "");
-		free(extra);
+		xappend(&extra, "%s%s", i ? "\n" : "", line ? line : "");
 		free(line);
-		extra = e2;
 	}
 	reply_ok(c, rq, f, extra, "%d game kinds; seek <kind> [opt=value ...]", count);
 }
@@ -273,10 +265,8 @@ static void cmd_seeks(struct conn *c, const struct proto_req *rq)
 	for (struct seek *k = c->srv->seeks; k != NULL; k = k->next, n++) {
 		cJSON_AddItemToArray(arr, seek_json(k));
 		char *d = seek_text(k);
-		char *e = xasprintf("%s%s  %s", extra ? extra : "", extra ? "\n" : "", d ? d : "");
+		xappend(&extra, "%s  %s", extra ? "\n" : "", d ? d : "");
 		free(d);
-		free(extra);
-		extra = e;
 	}
 	reply_ok(c, rq, f, extra, "%d open seek%s", n, n == 1 ? "" : "s");
 }
@@ -366,12 +356,9 @@ static void cmd_list(struct conn *c, const struct proto_req *rq)
 				cJSON_AddItemToArray(tm, cJSON_CreateNumber(i));
 		cJSON_AddNumberToObject(j, "watchers", (double)g->nw);
 		cJSON_AddItemToArray(arr, j);
-		char *e = xasprintf(
-		        "%s%s  %" PRIu64 " %s: %s (%s) vs %s (%s), ply %d, %zu watching",
-		        extra ? extra : "", extra ? "\n" : "", g->id, g->ops->name, g->pl[0].name,
+		xappend(&extra, "%s  %" PRIu64 " %s: %s (%s) vs %s (%s), ply %d, %zu watching",
+		        extra ? "\n" : "", g->id, g->ops->name, g->pl[0].name,
 		        g->ops->seat_names[0], g->pl[1].name, g->ops->seat_names[1], g->ply, g->nw);
-		free(extra);
-		extra = e;
 	}
 	reply_ok(c, rq, f, extra, "%d game%s in progress", n, n == 1 ? "" : "s");
 }
@@ -401,17 +388,11 @@ static void cmd_who(struct conn *c, const struct proto_req *rq)
 			if (!plays && !watches)
 				continue;
 			cJSON_AddItemToArray(plays ? pl : wa, cJSON_CreateNumber((double)g->id));
-			char *l2 = xasprintf("%s, %s %" PRIu64, line ? line : "",
-			                     plays ? "plays" : "watches", g->id);
-			free(line);
-			line = l2;
+			xappend(&line, ", %s %" PRIu64, plays ? "plays" : "watches", g->id);
 		}
 		cJSON_AddItemToArray(arr, j);
-		char *e = xasprintf("%s%s%s", extra ? extra : "", extra ? "\n" : "",
-		                    line ? line : "");
+		xappend(&extra, "%s%s", extra ? "\n" : "", line ? line : "");
 		free(line);
-		free(extra);
-		extra = e;
 	}
 	reply_ok(c, rq, f, extra, "%d user%s online", n, n == 1 ? "" : "s");
 }
@@ -468,10 +449,7 @@ static void cmd_help(struct conn *c, const struct proto_req *rq)
 		cJSON_AddStringToObject(j, "usage", pc->usage);
 		cJSON_AddStringToObject(j, "help", pc->help);
 		cJSON_AddItemToArray(arr, j);
-		char *e = xasprintf("%s%s  %-28s %s", extra ? extra : "", extra ? "\n" : "",
-		                    pc->usage, pc->help);
-		free(extra);
-		extra = e;
+		xappend(&extra, "%s  %-28s %s", extra ? "\n" : "", pc->usage, pc->help);
 	}
 	reply_ok(c, rq, f, extra, "%s",
 	         only ? only->usage : "commands (a leading #tag is echoed):");

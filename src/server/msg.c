@@ -21,12 +21,26 @@ char *xasprintf(const char *fmt, ...)
 	return s;
 }
 
-static char *xvasprintf(const char *fmt, va_list ap)
+char *xvasprintf(const char *fmt, va_list ap)
 {
 	char *s = NULL;
 	if (vasprintf(&s, fmt, ap) < 0)
 		s = NULL;
 	return s;
+}
+
+void xappend(char **s, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *add = xvasprintf(fmt, ap);
+	va_end(ap);
+	char *n = add ? xasprintf("%s%s", *s ? *s : "", add) : NULL;
+	free(add);
+	if (n != NULL) {
+		free(*s);
+		*s = n;
+	}
 }
 
 void msg_init(struct msg *m, cJSON *json, char *text)
@@ -91,16 +105,49 @@ void send_msg(struct conn *c, cJSON *json, char *text)
 	msg_done(&m);
 }
 
-/* Adds "id" to j when rq was tagged; returns the text prefix ("#tag " or ""). */
-static const char *tag_of(const struct proto_req *rq, cJSON *j, char *buf, size_t len)
+/*
+ * The direct reply to rq: ok (code NULL; fields and extra as for reply_ok) or
+ * an error with code. The sentence is printf'd from fmt.
+ */
+static void reply(struct conn *c, const struct proto_req *rq, const char *code, cJSON *fields,
+                  char *extra, const char *fmt, va_list ap)
 {
-	buf[0] = '\0';
-	if (rq != NULL && rq->tagged) {
-		if (j)
-			cJSON_AddStringToObject(j, "id", rq->tag);
-		snprintf(buf, len, "#%s ", rq->tag);
+	char *sentence = xvasprintf(fmt, ap);
+	const char *said = sentence ? sentence : "";
+	cJSON *j = cJSON_CreateObject();
+	cJSON_AddStringToObject(j, "type", code ? "error" : "ok");
+	if (code != NULL) {
+		cJSON_AddStringToObject(j, "code", code);
+		cJSON_AddStringToObject(j, "message", said);
 	}
-	return buf;
+	if (rq != NULL && rq->cmd != NULL)
+		cJSON_AddStringToObject(j, "cmd", rq->cmd->name);
+	else if (rq != NULL && rq->verb[0] != '\0')
+		cJSON_AddStringToObject(j, "cmd", rq->verb);
+	bool tagged = rq != NULL && rq->tagged;
+	if (tagged)
+		cJSON_AddStringToObject(j, "id", rq->tag);
+	if (fields != NULL) {
+		while (fields->child != NULL) {
+			cJSON *it = fields->child;
+			cJSON_DetachItemViaPointer(fields, it);
+			/* the key is copied before the item's own one is freed */
+			cJSON_AddItemToObject(j, it->string, it);
+		}
+		cJSON_Delete(fields);
+	}
+	char *text;
+	if (code != NULL) {
+		text = xasprintf("%s%s%serror %s: %s", tagged ? "#" : "", tagged ? rq->tag : "",
+		                 tagged ? " " : "", code, said);
+	} else {
+		cJSON_AddStringToObject(j, "message", said);
+		text = xasprintf("%s%s%sok %s%s%s", tagged ? "#" : "", tagged ? rq->tag : "",
+		                 tagged ? " " : "", said, extra ? "\n" : "", extra ? extra : "");
+	}
+	free(sentence);
+	free(extra);
+	send_msg(c, j, text);
 }
 
 void reply_ok(struct conn *c, const struct proto_req *rq, cJSON *fields, char *extra,
@@ -108,49 +155,14 @@ void reply_ok(struct conn *c, const struct proto_req *rq, cJSON *fields, char *e
 {
 	va_list ap;
 	va_start(ap, fmt);
-	char *sentence = xvasprintf(fmt, ap);
+	reply(c, rq, NULL, fields, extra, fmt, ap);
 	va_end(ap);
-	char tb[PROTO_TAG_MAX + 3];
-	cJSON *j = cJSON_CreateObject();
-	cJSON_AddStringToObject(j, "type", "ok");
-	if (rq != NULL && rq->cmd != NULL)
-		cJSON_AddStringToObject(j, "cmd", rq->cmd->name);
-	const char *tag = tag_of(rq, j, tb, sizeof tb);
-	if (fields != NULL) {
-		while (fields->child != NULL) {
-			cJSON *it = fields->child;
-			const char *k = it->string;
-			cJSON_DetachItemViaPointer(fields, it);
-			cJSON_AddItemToObject(j, k, it);
-			/* the key is copied before the item's own one is freed */
-		}
-		cJSON_Delete(fields);
-	}
-	cJSON_AddStringToObject(j, "message", sentence ? sentence : "");
-	char *text = xasprintf("%sok %s%s%s", tag, sentence ? sentence : "", extra ? "\n" : "",
-	                       extra ? extra : "");
-	free(sentence);
-	free(extra);
-	send_msg(c, j, text);
 }
 
 void reply_err(struct conn *c, const struct proto_req *rq, const char *code, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	char *sentence = xvasprintf(fmt, ap);
+	reply(c, rq, code, NULL, NULL, fmt, ap);
 	va_end(ap);
-	char tb[PROTO_TAG_MAX + 3];
-	cJSON *j = cJSON_CreateObject();
-	cJSON_AddStringToObject(j, "type", "error");
-	cJSON_AddStringToObject(j, "code", code);
-	cJSON_AddStringToObject(j, "message", sentence ? sentence : "");
-	if (rq != NULL && rq->cmd != NULL)
-		cJSON_AddStringToObject(j, "cmd", rq->cmd->name);
-	else if (rq != NULL && rq->verb[0] != '\0')
-		cJSON_AddStringToObject(j, "cmd", rq->verb);
-	const char *tag = tag_of(rq, j, tb, sizeof tb);
-	char *text = xasprintf("%serror %s: %s", tag, code, sentence ? sentence : "");
-	free(sentence);
-	send_msg(c, j, text);
 }

@@ -12,6 +12,7 @@
 #ifndef BITARENA_SERVER_SERVER_H
 #define BITARENA_SERVER_SERVER_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -148,6 +149,10 @@ void send_msg(struct conn *c, cJSON *json, char *text);
 
 /* malloc'd printf; aborts never, returns NULL when out of memory. */
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+char *xvasprintf(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
+/* Appends printf output to the malloc'd string *s (NULL counts as ""); unchanged if out of memory.
+ */
+void xappend(char **s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /*
  * The direct reply to a command: {"type":"ok","cmd":..,"id":..,fields...,"message":text}

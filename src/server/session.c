@@ -8,7 +8,6 @@
 #include "server/session.h"
 
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -264,76 +263,58 @@ static cJSON *state_json(const struct game *g, const struct snapshot *sn, int vi
 	return j;
 }
 
-/* Appends printf output to a growing string; *s stays NULL after a failure. */
-static void cat(char **s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void cat(char **s, const char *fmt, ...)
-{
-	if (*s == NULL)
-		return;
-	va_list ap;
-	va_start(ap, fmt);
-	char *add = NULL;
-	if (vasprintf(&add, fmt, ap) < 0)
-		add = NULL;
-	va_end(ap);
-	char *n = add ? xasprintf("%s%s", *s, add) : NULL;
-	free(add);
-	free(*s);
-	*s = n;
-}
-
 static char *state_text(const struct game *g, const struct snapshot *sn, int viewer)
 {
 	const struct game_ops *ops = g->ops;
 	char *t = xasprintf("game %" PRIu64 " %s, ply %d:", g->id, ops->name, sn->ply);
 	for (int i = 0; i < ops->nplayers; i++)
-		cat(&t, "%s %s (%s)", i ? " vs" : "", g->pl[i].name, ops->seat_names[i]);
-	cat(&t, "\n");
+		xappend(&t, "%s %s (%s)", i ? " vs" : "", g->pl[i].name, ops->seat_names[i]);
+	xappend(&t, "\n");
 	size_t cap = 16384;
 	char *board = malloc(cap);
 	if (board != NULL && ops->render_text(sn->st, viewer, board, cap) >= 0) {
 		size_t n = strlen(board);
 		while (n > 0 && board[n - 1] == '\n')
 			board[--n] = '\0';
-		cat(&t, "%s\n", board);
+		xappend(&t, "%s\n", board);
 	}
 	free(board);
 	if (simultaneous(g)) {
 		if (sn->ply > 0) {
-			cat(&t, "last actions:");
+			xappend(&t, "last actions:");
 			for (int i = 0; i < ops->nplayers; i++)
-				cat(&t, "%s %s %s", i ? ";" : "", ops->seat_names[i],
-				    sn->has_last[i] ? sn->last[i] : "(none)");
-			cat(&t, "; ");
+				xappend(&t, "%s %s %s", i ? ";" : "", ops->seat_names[i],
+				        sn->has_last[i] ? sn->last[i] : "(none)");
+			xappend(&t, "; ");
 		}
 	} else if (sn->has_last[0]) {
-		cat(&t, "last move: %s; ", sn->last[0]);
+		xappend(&t, "last move: %s; ", sn->last[0]);
 	}
 	if (sn->over) {
 		char *r = result_text(g);
-		cat(&t, "game over: %s", r ? r : "");
+		xappend(&t, "game over: %s", r ? r : "");
 		free(r);
 	} else {
-		cat(&t, "to move:");
+		xappend(&t, "to move:");
 		bool first = true;
 		for (int i = 0; i < ops->nplayers; i++)
 			if (sn->to_move & (1u << i)) {
-				cat(&t, "%s %s (%s)", first ? "" : ",", ops->seat_names[i],
-				    g->pl[i].name);
+				xappend(&t, "%s %s (%s)", first ? "" : ",", ops->seat_names[i],
+				        g->pl[i].name);
 				first = false;
 			}
 		if (g->so.timed) {
-			cat(&t, "; clocks:");
+			xappend(&t, "; clocks:");
 			for (int i = 0; i < ops->nplayers; i++) {
 				char cb[24];
 				fmt_clock(sn->clocks[i], cb, sizeof cb);
-				cat(&t, " %s %s", ops->seat_names[i], cb);
+				xappend(&t, " %s %s", ops->seat_names[i], cb);
 			}
 		}
 		if (simultaneous(g))
-			cat(&t, "; %" PRId64 " s per turn", g->so.turn_ms / 1000);
+			xappend(&t, "; %" PRId64 " s per turn", g->so.turn_ms / 1000);
 		if (viewer >= 0 && (sn->to_move & (1u << viewer)))
-			cat(&t, "\nyour move: move %" PRIu64 " <move>", g->id);
+			xappend(&t, "\nyour move: move %" PRIu64 " <move>", g->id);
 	}
 	return t;
 }
@@ -879,18 +860,23 @@ int session_replay(struct game *g, const struct move_rec *m)
 	return ops->resolve(g->st, moves, acts);
 }
 
+/* c's seat in g, still being played; else answers NOT_YOUR_GAME or GAME_OVER and gives -1. */
+static int playing_seat(struct conn *c, const struct proto_req *rq, const struct game *g)
+{
+	int seat = session_seat_of(g, c);
+	if (seat < 0)
+		reply_err(c, rq, "NOT_YOUR_GAME", "you do not play in game %" PRIu64, g->id);
+	else if (g->over)
+		reply_err(c, rq, "GAME_OVER", "game %" PRIu64 " is over", g->id);
+	return g->over ? -1 : seat;
+}
+
 void session_move(struct conn *c, const struct proto_req *rq, struct game *g, const char *text)
 {
 	struct server *s = g->srv;
-	int seat = session_seat_of(g, c);
-	if (seat < 0) {
-		reply_err(c, rq, "NOT_YOUR_GAME", "you do not play in game %" PRIu64, g->id);
+	int seat = playing_seat(c, rq, g);
+	if (seat < 0)
 		return;
-	}
-	if (g->over) {
-		reply_err(c, rq, "GAME_OVER", "game %" PRIu64 " is over", g->id);
-		return;
-	}
 	if (simultaneous(g)) {
 		sim_move(c, rq, g, seat, text);
 		return;
@@ -957,15 +943,9 @@ void session_move(struct conn *c, const struct proto_req *rq, struct game *g, co
 
 void session_resign(struct conn *c, const struct proto_req *rq, struct game *g)
 {
-	int seat = session_seat_of(g, c);
-	if (seat < 0) {
-		reply_err(c, rq, "NOT_YOUR_GAME", "you do not play in game %" PRIu64, g->id);
+	int seat = playing_seat(c, rq, g);
+	if (seat < 0)
 		return;
-	}
-	if (g->over) {
-		reply_err(c, rq, "GAME_OVER", "game %" PRIu64 " is over", g->id);
-		return;
-	}
 	cJSON *f = cJSON_CreateObject();
 	cJSON_AddNumberToObject(f, "game", (double)g->id);
 	reply_ok(c, rq, f, NULL, "you resigned game %" PRIu64, g->id);
