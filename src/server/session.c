@@ -729,6 +729,17 @@ static void reply_parse_error(struct conn *c, const struct proto_req *rq, int r,
 	}
 }
 
+/* ops->parse_move for seat; a failure is answered with the engine's sentence. */
+static int parse_or_reply(struct conn *c, const struct proto_req *rq, const struct game *g,
+                          int seat, const char *text, game_move *m)
+{
+	const char *why = NULL;
+	int r = g->ops->parse_move(g->st, seat, text, m, &why);
+	if (r < 0)
+		reply_parse_error(c, rq, r, why);
+	return r;
+}
+
 static void sim_move(struct conn *c, const struct proto_req *rq, struct game *g, int seat,
                      const char *text)
 {
@@ -741,11 +752,8 @@ static void sim_move(struct conn *c, const struct proto_req *rq, struct game *g,
 		reply_err(c, rq, "ALREADY_ACTED", "your action for this turn is already in");
 		return;
 	}
-	const char *why = NULL;
 	game_move m = 0;
-	int r = g->ops->parse_move(g->st, seat, text, &m, &why);
-	if (r < 0) {
-		reply_parse_error(c, rq, r, why);
+	if (parse_or_reply(c, rq, g, seat, text, &m) < 0) {
 		if (g->so.strict) {
 			g->acted[seat] = true;
 			g->act[seat] = GAME_ACT_INVALID;
@@ -894,13 +902,10 @@ void session_move(struct conn *c, const struct proto_req *rq, struct game *g, co
 		game_end(g, 1 - seat, score_for(1 - seat), "timeout");
 		return;
 	}
-	const char *why = NULL;
 	game_move m = 0;
-	int r = g->ops->parse_move(g->st, seat, text, &m, &why);
-	if (r < 0) {
-		reply_parse_error(c, rq, r, why);
+	int r = parse_or_reply(c, rq, g, seat, text, &m);
+	if (r < 0)
 		return;
-	}
 	struct move_rec rec = {.ply = (int)g->nmoves,
 	                       .turn = g->ply,
 	                       .seat = seat,
