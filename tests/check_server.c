@@ -971,6 +971,64 @@ START_TEST(test_slow_readers)
 }
 END_TEST
 
+/* ---- random commands: the server survives anything and keeps answering ---------------- */
+
+START_TEST(test_random_commands)
+{
+	static const char *const verbs[] = {"login",
+	                                    "games",
+	                                    "seek ttt",
+	                                    "seek mnk m=4 n=4 k=3",
+	                                    "seek ttt time=0:01+0",
+	                                    "seeks",
+	                                    "unseek",
+	                                    "accept",
+	                                    "list",
+	                                    "move",
+	                                    "resign",
+	                                    "watch",
+	                                    "unwatch",
+	                                    "who",
+	                                    "say",
+	                                    "set format json",
+	                                    "set format text",
+	                                    "ping",
+	                                    "help",
+	                                    "HELP move",
+	                                    "#t1 move",
+	                                    "seek xmas turn_ms=20",
+	                                    "seek nosuch",
+	                                    "move 1",
+	                                    "accept 0",
+	                                    "#",
+	                                    "   "};
+	static const char *const moves[] = {"a1", "b2",           "c3",      "a3",   "c1", "b1",
+	                                    "zz", "PUSH 3 RIGHT", "MOVE UP", "PASS", "",   "a1 a2"};
+	struct srv s;
+	struct cli cl[3];
+	setup(&s, NULL, 0, &cl[0], &cl[1], &cl[2]);
+	unsigned x = 2024;
+#define RND() (x = x * 1103515245u + 12345u, (x >> 16) & 0x7fff)
+	for (int i = 0; i < 3000; i++) {
+		struct cli *c = &cl[RND() % 3];
+		const char *v = verbs[RND() % (sizeof verbs / sizeof verbs[0])];
+		const char *m = moves[RND() % (sizeof moves / sizeof moves[0])];
+		unsigned id = RND() % 6;
+		cli_send(c, "%s %u %s", v, id, m);
+		if (i % 50 == 0)
+			for (int k = 0; k < 3; k++)
+				cli_drain(&cl[k], "");
+	}
+#undef RND
+	for (int k = 0; k < 3; k++) {
+		cli_send(&cl[k], "set format json");
+		cli_send(&cl[k], "#end ping");
+		cJSON_Delete(until(&cl[k], "{\"type\":\"pong\",\"id\":\"end\"}"));
+	}
+	teardown(&s, &cl[0], &cl[1], &cl[2], NULL);
+}
+END_TEST
+
 /* ---- text mode, pipelining, IPv6 ------------------------------------------------------- */
 
 START_TEST(test_text_mode)
@@ -1109,6 +1167,7 @@ static Suite *server_suite(void)
 	tcase_add_test(tc, test_flag_fall);
 	tcase_add_test(tc, test_simultaneous);
 	tcase_add_test(tc, test_slow_readers);
+	tcase_add_test(tc, test_random_commands);
 	tcase_add_test(tc, test_text_mode);
 	tcase_add_test(tc, test_pipelining);
 	tcase_add_test(tc, test_ipv6);
