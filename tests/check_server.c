@@ -759,18 +759,18 @@ START_TEST(test_flag_fall)
 	struct srv s;
 	struct cli a, b;
 	setup(&s, NULL, 0, &a, &b, NULL);
-	/* 2 s + 1 s per move: a moves at once, then b lets the flag fall */
-	cli_send(&a, "seek ttt time=0:02+1 color=white");
-	expect0(&a, "{\"type\":\"ok\",\"seek\":{\"time\":{\"base_ms\":2000,\"inc_ms\":1000}}}");
+	/* 3 s + 1 s per move: a moves at once, then b lets the flag fall */
+	cli_send(&a, "seek ttt time=0:03+1 color=white");
+	expect0(&a, "{\"type\":\"ok\",\"seek\":{\"time\":{\"base_ms\":3000,\"inc_ms\":1000}}}");
 	cJSON_Delete(until(&b, "{\"type\":\"seek\",\"event\":\"new\"}"));
 	cli_send(&b, "accept 1");
 	expect0(&b, "{\"type\":\"ok\",\"game\":1}");
 	expect0(&b, "{\"type\":\"seek\",\"event\":\"gone\"}");
-	expect0(&b, "{\"type\":\"game_start\",\"time\":{\"base_ms\":2000,\"inc_ms\":1000}}");
+	expect0(&b, "{\"type\":\"game_start\",\"time\":{\"base_ms\":3000,\"inc_ms\":1000}}");
 	cJSON *st = expect(&b, "{\"type\":\"state\",\"seq\":1}");
 	cJSON *clocks = cJSON_GetObjectItem(st, "clocks");
 	ck_assert_int_eq(cJSON_GetArraySize(clocks), 2);
-	ck_assert_int_eq(cJSON_GetArrayItem(clocks, 1)->valueint, 2000);
+	ck_assert_int_eq(cJSON_GetArrayItem(clocks, 1)->valueint, 3000);
 	cJSON_Delete(st);
 	cJSON_Delete(until(&a, "{\"type\":\"state\",\"seq\":1}"));
 	cli_send(&a, "move 1 b2");
@@ -780,7 +780,7 @@ START_TEST(test_flag_fall)
 	/* the increment is added: more than the base unless a whole second went by */
 	int x_left = cJSON_GetArrayItem(clocks, 0)->valueint;
 	ck_assert_int_gt(x_left, 1000);
-	ck_assert_int_le(x_left, 3000);
+	ck_assert_int_le(x_left, 4000);
 	cJSON_Delete(st);
 	const char *over =
 	        "{\"type\":\"game_over\",\"result\":{\"winner\":0,\"reason\":\"timeout\"}}";

@@ -425,8 +425,18 @@ int server_listen(struct server *s, const char *host, int port, int *bound)
 	int r = uv_ip4_addr(host, port, (struct sockaddr_in *)&ss);
 	if (r != 0)
 		r = uv_ip6_addr(host, port, (struct sockaddr_in6 *)&ss);
-	if (r != 0)
-		return r;
+	if (r != 0) { /* a name such as localhost: its first address */
+		uv_getaddrinfo_t req;
+		struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM};
+		if ((r = uv_getaddrinfo(s->loop, &req, NULL, host, NULL, &hints)) != 0)
+			return r;
+		memcpy(&ss, req.addrinfo->ai_addr, req.addrinfo->ai_addrlen);
+		uv_freeaddrinfo(req.addrinfo);
+		if (ss.ss_family == AF_INET6)
+			((struct sockaddr_in6 *)&ss)->sin6_port = htons((uint16_t)port);
+		else
+			((struct sockaddr_in *)&ss)->sin_port = htons((uint16_t)port);
+	}
 	if ((r = uv_tcp_init(s->loop, &s->listener)) != 0)
 		return r;
 	s->listener_open = true;
