@@ -347,6 +347,9 @@ static void on_connection(uv_stream_t *server, int status)
 	c->id = ++s->next_conn_id;
 	framer_init(&c->fr);
 	uv_tcp_nodelay(&c->tcp, 1);
+	/* a peer that vanished without a FIN (NAT, cable) is found and its seat freed for
+	   the grace: otherwise its name would stay taken */
+	uv_tcp_keepalive(&c->tcp, 1, 30);
 	if (s->cfg.sndbuf > 0) {
 		int v = s->cfg.sndbuf;
 		uv_send_buffer_size((uv_handle_t *)&c->tcp, &v);

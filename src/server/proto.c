@@ -50,6 +50,24 @@ const struct proto_cmd *proto_find(const char *name)
 	return NULL;
 }
 
+const char *proto_strerror(int err)
+{
+	switch (err) {
+	case PROTO_OK:
+		return "ok";
+	case PROTO_EMPTY:
+		return "empty line";
+	case PROTO_EBADTAG:
+		return "bad tag";
+	case PROTO_EUNKNOWN:
+		return "unknown command";
+	case PROTO_EARGS:
+		return "wrong number of arguments";
+	default:
+		return "unknown error";
+	}
+}
+
 static bool is_blank(char c)
 {
 	return c == ' ' || c == '\t';

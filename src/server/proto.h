@@ -70,6 +70,8 @@ enum proto_err {
 	PROTO_EARGS = -4     /* BAD_ARGS (req->cmd is set) */
 };
 
+const char *proto_strerror(int err);
+
 /* One parsed command line. argv point into the line given to proto_parse(). */
 struct proto_req {
 	bool tagged;
