@@ -171,6 +171,8 @@ START_TEST(test_parse_basic)
 	ck_assert_int_eq(parse("help move", &rq, buf), PROTO_OK);
 	ck_assert_int_eq(parse("set format json", &rq, buf), PROTO_OK);
 	ck_assert_int_eq(parse("set format", &rq, buf), PROTO_EARGS);
+	ck_assert_str_eq(proto_strerror(PROTO_EARGS), "wrong number of arguments");
+	ck_assert_str_eq(proto_strerror(PROTO_EBADTAG), "bad tag");
 }
 END_TEST
 
