@@ -1029,6 +1029,65 @@ START_TEST(test_random_commands)
 }
 END_TEST
 
+/* ---- one connection in several games at once ------------------------------------------- */
+
+START_TEST(test_several_games)
+{
+	struct srv s;
+	struct cli a, b, w;
+	setup(&s, NULL, 0, &a, &b, &w);
+	int g1 = start_game(&a, &b, "ttt"); /* alice X vs bob */
+	cJSON_Delete(until(&w, "{\"type\":\"seek\",\"event\":\"gone\"}"));
+	int g2 = start_game(&a, &w, "mnk m=4 n=4 k=3"); /* alice X vs wendy */
+	cJSON_Delete(until(&b, "{\"type\":\"seek\",\"event\":\"gone\"}"));
+	int g3 = start_game(&b, &w, "ttt"); /* bob X vs wendy */
+	cJSON_Delete(until(&a, "{\"type\":\"seek\",\"event\":\"gone\"}"));
+	cli_send(&a, "watch %d", g3);
+	expect0(&a, "{\"type\":\"ok\"}");
+	expect0(&a, "{\"type\":\"state\",\"seat\":null,\"seq\":1}");
+	cli_send(&a, "who");
+	char pat[256];
+	snprintf(pat, sizeof pat,
+	         "{\"type\":\"ok\",\"users\":[{\"name\":\"wendy\",\"playing\":[%d,%d]},"
+	         "{\"name\":\"bob\",\"playing\":[%d,%d]},"
+	         "{\"name\":\"alice\",\"playing\":[%d,%d],\"watching\":[%d]}]}",
+	         g3, g2, g3, g1, g2, g1, g3);
+	expect0(&a, pat);
+	/* moves in all three, each state reaches exactly the right connections */
+	cli_send(&a, "move %d a1", g1);
+	expect0(&a, "{\"type\":\"ok\"}");
+	snprintf(pat, sizeof pat, "{\"type\":\"state\",\"game\":%d,\"seq\":2}", g1);
+	expect0(&a, pat);
+	expect0(&b, pat);
+	cli_send(&a, "move %d d4", g2);
+	expect0(&a, "{\"type\":\"ok\"}");
+	snprintf(pat, sizeof pat, "{\"type\":\"state\",\"game\":%d,\"seq\":2,\"last_move\":\"d4\"}",
+	         g2);
+	expect0(&a, pat);
+	expect0(&w, pat);
+	cli_send(&b, "move %d c3", g3);
+	expect0(&b, "{\"type\":\"ok\"}");
+	snprintf(pat, sizeof pat, "{\"type\":\"state\",\"game\":%d,\"seq\":2,\"last_move\":\"c3\"}",
+	         g3);
+	expect0(&b, pat);
+	expect0(&w, pat);
+	expect0(&a, pat); /* as a spectator */
+	/* the seat in one game gives no right in another */
+	cli_send(&w, "move %d b1", g1);
+	expect0(&w, "{\"type\":\"error\",\"code\":\"NOT_YOUR_GAME\"}");
+	cli_send(&a, "move %d b1", g3);
+	expect0(&a, "{\"type\":\"error\",\"code\":\"NOT_YOUR_GAME\"}");
+	/* leaving: every game of the leaver is told */
+	cli_close(&w);
+	snprintf(pat, sizeof pat, "{\"type\":\"info\",\"game\":%d,\"event\":\"gone\"}", g3);
+	expect0(&a, pat); /* as a spectator of g3 */
+	expect0(&b, pat);
+	snprintf(pat, sizeof pat, "{\"type\":\"info\",\"game\":%d,\"event\":\"gone\"}", g2);
+	expect0(&a, pat);
+	teardown(&s, &a, &b, NULL);
+}
+END_TEST
+
 /* ---- text mode, pipelining, IPv6 ------------------------------------------------------- */
 
 START_TEST(test_text_mode)
@@ -1168,6 +1227,7 @@ static Suite *server_suite(void)
 	tcase_add_test(tc, test_simultaneous);
 	tcase_add_test(tc, test_slow_readers);
 	tcase_add_test(tc, test_random_commands);
+	tcase_add_test(tc, test_several_games);
 	tcase_add_test(tc, test_text_mode);
 	tcase_add_test(tc, test_pipelining);
 	tcase_add_test(tc, test_ipv6);
