@@ -13,7 +13,9 @@
  *    and before the state is broadcast; the game's position does not include
  *    the move yet. A negative return refuses the move (INTERNAL, nothing
  *    changes). Simultaneous games give one record per seat per resolved turn
- *    (a missed or invalid action is a record too, with act set accordingly).
+ *    (a missed or invalid action is a record too, with act set accordingly);
+ *    a turn cannot be refused (its deadline has passed), so there a negative
+ *    return is only logged: the storage should treat that as fatal itself.
  *  - on_end runs once when the game ends (result filled), before game_over is
  *    sent.
  * Hooks run on the loop thread and must not call back into the server.
