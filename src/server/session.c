@@ -216,14 +216,21 @@ static cJSON *legal_json(const struct game *g, const struct snapshot *sn, int vi
 	return a;
 }
 
-static cJSON *state_json(const struct game *g, const struct snapshot *sn, int viewer)
+/* {"type":type,"game","kind","options","players"}: how game_start and state begin. */
+static cJSON *game_head(const char *type, const struct game *g)
 {
 	cJSON *j = cJSON_CreateObject();
-	cJSON_AddStringToObject(j, "type", "state");
+	cJSON_AddStringToObject(j, "type", type);
 	cJSON_AddNumberToObject(j, "game", (double)g->id);
 	cJSON_AddStringToObject(j, "kind", g->ops->name);
 	cJSON_AddItemToObject(j, "options", session_options_json(g->ops, &g->so.params));
 	cJSON_AddItemToObject(j, "players", players_json(g));
+	return j;
+}
+
+static cJSON *state_json(const struct game *g, const struct snapshot *sn, int viewer)
+{
+	cJSON *j = game_head("state", g);
 	if (viewer >= 0)
 		cJSON_AddNumberToObject(j, "seat", viewer);
 	else
@@ -594,12 +601,7 @@ static void send_game_start(struct game *g, int seat)
 	struct conn *c = g->pl[seat].c;
 	if (c == NULL)
 		return;
-	cJSON *j = cJSON_CreateObject();
-	cJSON_AddStringToObject(j, "type", "game_start");
-	cJSON_AddNumberToObject(j, "game", (double)g->id);
-	cJSON_AddStringToObject(j, "kind", g->ops->name);
-	cJSON_AddItemToObject(j, "options", session_options_json(g->ops, &g->so.params));
-	cJSON_AddItemToObject(j, "players", players_json(g));
+	cJSON *j = game_head("game_start", g);
 	cJSON_AddNumberToObject(j, "seat", seat);
 	cJSON_AddItemToObject(j, "time", time_json(g));
 	if (simultaneous(g))
