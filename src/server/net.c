@@ -117,22 +117,28 @@ static void conn_process(struct conn *c)
 		read_start(c);
 }
 
+/*
+ * One pass: each connection queued when the pass starts gets one turn. Those
+ * queued during the pass (again, or newly doomed) wait for the next pass, so
+ * no list is walked while it changes.
+ */
 static void pump_cb(uv_idle_t *h)
 {
 	struct server *s = h->data;
-	struct conn *list = s->pump_head;
-	s->pump_head = s->pump_tail = NULL;
-	for (struct conn *c = list; c != NULL; c = c->pump_next)
-		c->in_pump = false;
-	struct conn *c = list;
-	while (c != NULL) {
-		struct conn *next = c->pump_next;
+	size_t n = 0;
+	for (struct conn *c = s->pump_head; c != NULL; c = c->pump_next)
+		n++;
+	while (n-- > 0 && s->pump_head != NULL) {
+		struct conn *c = s->pump_head;
+		s->pump_head = c->pump_next;
+		if (s->pump_head == NULL)
+			s->pump_tail = NULL;
 		c->pump_next = NULL;
+		c->in_pump = false;
 		if (c->doomed)
 			conn_close(c, false);
 		else if (!c->closing)
 			conn_process(c);
-		c = next;
 	}
 	if (s->pump_head == NULL)
 		uv_idle_stop(&s->pump);
