@@ -31,6 +31,9 @@
 /* Listed in the subcommand table of bitarena.c. */
 int cmd_xmas_replay(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
+/* Not static only so that tests/fuzz/fuzz_xmas.c can fuzz it (declared there too). */
+int xmas_read_actions(const struct xmas_state *st, const char *line, size_t len, game_move *moves,
+                      enum game_act *acts, const char **why);
 
 static int parse_i64(const char *s, int64_t *v)
 {
@@ -91,8 +94,8 @@ static int emit_final(const struct xmas_state *st)
  * Reads the actions of one turn from a JSON line into acts/moves. Returns 0,
  * or -1 with *why set when the line is not the expected JSON object.
  */
-static int read_actions(const struct xmas_state *st, const char *line, size_t len, game_move *moves,
-                        enum game_act *acts, const char **why)
+int xmas_read_actions(const struct xmas_state *st, const char *line, size_t len, game_move *moves,
+                      enum game_act *acts, const char **why)
 {
 	const char *end = NULL;
 	cJSON *o = cJSON_ParseWithLengthOpts(line, len, &end, false);
@@ -182,7 +185,7 @@ int cmd_xmas_replay(int argc, char **argv)
 		game_move moves[2];
 		enum game_act acts[2];
 		const char *why = NULL;
-		if (read_actions(&st, line, (size_t)n, moves, acts, &why) < 0) {
+		if (xmas_read_actions(&st, line, (size_t)n, moves, acts, &why) < 0) {
 			fprintf(stderr,
 			        "bitarena xmas-replay: turn %d: bad actions line (%s); expected "
 			        "{\"p0\": \"<line>\"|null, \"p1\": \"<line>\"|null}\n",
