@@ -21,8 +21,11 @@
  *    and the server's per-turn deadline turns that into the referee's timeout
  *    loss; at the end of the game the bot's process group gets SIGTERM, then
  *    SIGKILL after a short grace, and is reaped.
- * An answer holding control bytes, or an empty one, is sent as the word
- * INVALID (not an action: the referee's "invalid output").
+ * An answer holding control bytes, an empty one, or one with a leading or
+ * trailing blank (which the referee's whole-line patterns refuse but the
+ * server's line framing would trim away) is sent as the word INVALID: not an
+ * action, so the referee's "invalid output". Seeks carry strict=1, so such a
+ * line is fatal at once, as on CodinGame, rather than waiting for the deadline.
  * Prints one line with the result and exits 0 when the game ended, 1 otherwise.
  */
 #include <errno.h>
@@ -179,7 +182,8 @@ static void bot_flush(struct bridge *b)
 
 static bool clean_line(const char *s)
 {
-	if (*s == '\0')
+	size_t n = strlen(s);
+	if (n == 0 || s[0] == ' ' || s[0] == '\t' || s[n - 1] == ' ' || s[n - 1] == '\t')
 		return false;
 	for (; *s; s++)
 		if ((unsigned char)*s < 0x20 || *s == 0x7F)
@@ -457,7 +461,7 @@ int cmd_cg_bridge(int argc, char **argv)
 
 	if (cli_session_open(&b.c, PROG, server, name, b.name, sizeof b.name, 10000) < 0)
 		return 1;
-	int r = b.seek ? net_sendf(&b.c, "seek xmas %s", b.seek) : net_send_line(&b.c, "seeks");
+	int r = b.seek ? net_sendf(&b.c, "seek xmas strict=1 %s", b.seek) : net_send_line(&b.c, "seeks");
 	if (r >= 0)
 		r = bridge_loop(&b);
 	bot_stop(&b);

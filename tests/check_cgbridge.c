@@ -34,7 +34,8 @@ static int port;
  * on a pipe nothing would arrive before exit, on the bridge's pty each line
  * does. MODE "play" plays random legal-looking actions forever, "crash"
  * aborts on its third turn, "hang" stops answering on its third turn but
- * keeps spamming lines, as some real bots do.
+ * keeps spamming stderr, as some real bots do, and "junk" answers its third
+ * turn with a line that is no action (the referee's invalid output).
  */
 static int run_bot(const char *mode)
 {
@@ -67,7 +68,9 @@ static int run_bot(const char *mode)
 		}
 		if (turn >= 3 && strcmp(mode, "hang") == 0)
 			for (;;)
-				printf("still thinking\n");
+				fprintf(stderr, "still thinking\n");
+		if (turn == 3 && strcmp(mode, "junk") == 0)
+			printf("still thinking\n");
 		r = r * 1103515245u + 12345u;
 		if (type == 0)
 			printf("PUSH %u %s\n", (r >> 8) % 7, dir[(r >> 4) & 3]);
@@ -283,6 +286,15 @@ START_TEST(test_crash_and_hang_are_timeouts)
 		ck_assert_msg(strstr(out[1], ": win ") && strstr(out[1], "(timeout)"), "%s: %s",
 		              modes[k], out[1]);
 	}
+	/* an answer that is no action loses at once, as the referee's invalid output */
+	char out[2][256];
+	const char *junk[] = {self, "--bot", "junk", NULL};
+	const char *good[] = {self, "--bot", "play", NULL};
+	bridge_game("turn_ms=5000", junk, good, out);
+	ck_assert_msg(strstr(out[0], ": loss ") && strstr(out[0], "(invalid_action)"), "junk: %s",
+	              out[0]);
+	ck_assert_msg(strstr(out[1], ": win ") && strstr(out[1], "(invalid_action)"), "junk: %s",
+	              out[1]);
 	/* no bot outlives its game */
 	char cmd[PATH_MAX + 64];
 	snprintf(cmd, sizeof cmd, "pgrep -f '^%s --bot' >/dev/null", self);
