@@ -1,0 +1,126 @@
+/*
+ * seq.c - the notation properties of sequential games (see seq.h): move text
+ * round trips, parsed moves are legal moves, and positions survive save/load.
+ */
+#include "seq.h"
+
+#include <stdalign.h>
+#include <string.h>
+
+#include "fuzz.h"
+
+#define SEQ_MAX_MOVES 32768 /* at least every engine's max_moves (Tak: TAK_MAX_MOVES) */
+#define SEQ_POS_TEXT  8192  /* a buffer for any saved position */
+
+/* Scratch move lists: one for the position being checked, one for results of apply(). */
+static game_move moves_a[SEQ_MAX_MOVES], moves_b[SEQ_MAX_MOVES];
+
+static int legal(const struct game_ops *ops, const void *st, game_move *out)
+{
+	FUZZ_CHECK(ops->max_moves <= SEQ_MAX_MOVES);
+	int n = ops->legal_moves(st, out, ops->max_moves);
+	FUZZ_CHECK(n >= 0 && (size_t)n <= ops->max_moves);
+	return n;
+}
+
+static bool same_result(const struct game_result *a, const struct game_result *b)
+{
+	return a->over == b->over && (!a->over || a->winner == b->winner) &&
+	       strcmp(a->reason ? a->reason : "", b->reason ? b->reason : "") == 0 &&
+	       strcmp(a->score, b->score) == 0;
+}
+
+void seq_check_position(const struct game_ops *ops, const struct game_params *p, const void *st,
+                        bool all_moves)
+{
+	static char text[SEQ_POS_TEXT], text2[SEQ_POS_TEXT];
+	alignas(max_align_t) static unsigned char st2[GAME_STATE_MAX];
+
+	int len = ops->save(st, text, sizeof text);
+	FUZZ_CHECK(len >= 0 && (size_t)len < sizeof text && strlen(text) == (size_t)len);
+	int err = ops->load(st2, p, text);
+	if (err != GAME_OK)
+		fprintf(stderr, "saved position does not load (%d): %s\n", err, text);
+	FUZZ_CHECK(err == GAME_OK);
+	int len2 = ops->save(st2, text2, sizeof text2);
+	if (len2 != len || strcmp(text, text2) != 0)
+		fprintf(stderr, "saved %s\nreloaded and saved %s\n", text, text2);
+	FUZZ_CHECK(len2 == len && strcmp(text, text2) == 0);
+	FUZZ_CHECK(ops->to_move(st) == ops->to_move(st2));
+	struct game_result r1, r2;
+	ops->result(st, &r1);
+	ops->result(st2, &r2);
+	if (!same_result(&r1, &r2))
+		fprintf(stderr, "%s: result %d/%d %s %s, reloaded %d/%d %s %s\n", text, r1.over,
+		        r1.winner, r1.reason, r1.score, r2.over, r2.winner, r2.reason, r2.score);
+	FUZZ_CHECK(same_result(&r1, &r2));
+	int n = legal(ops, st, moves_a);
+	int n2 = legal(ops, st2, moves_b);
+	if (n != n2)
+		fprintf(stderr, "%s: %d legal moves, %d after reloading\n", text, n, n2);
+	FUZZ_CHECK(n == n2);
+	FUZZ_CHECK(n == 0 || ops->to_move(st) != 0);
+
+	int seat = game_seat_to_move(ops, st);
+	if (!all_moves || seat < 0)
+		return;
+	for (int i = 0; i < n; i++) {
+		char mt[GAME_MOVE_TEXT];
+		game_move m = 0;
+		int k = ops->format_move(st, moves_a[i], mt, sizeof mt);
+		FUZZ_CHECK(k > 0 && (size_t)k < sizeof mt && strlen(mt) == (size_t)k);
+		err = ops->parse_move(st, seat, mt, &m, NULL);
+		if (err != GAME_OK || m != moves_a[i])
+			fprintf(stderr, "%s: legal move %s (%#llx) parses to %#llx (%d)\n", text,
+			        mt, (unsigned long long)moves_a[i], (unsigned long long)m, err);
+		FUZZ_CHECK(err == GAME_OK && m == moves_a[i]);
+	}
+}
+
+void seq_try_move(const struct game_ops *ops, const struct game_params *p, const void *st,
+                  const char *text)
+{
+	alignas(max_align_t) static unsigned char after[GAME_STATE_MAX];
+	int seat = game_seat_to_move(ops, st);
+	game_move m = 0, m2 = 0;
+	const char *why = NULL;
+	if (seat < 0) {
+		/* over: every seat is refused, whatever the text */
+		for (int s = 0; s < ops->nplayers; s++)
+			FUZZ_CHECK(ops->parse_move(st, s, text, &m, &why) < 0);
+		return;
+	}
+	for (int s = 0; s < ops->nplayers; s++) {
+		if (s == seat)
+			continue;
+		int err = ops->parse_move(st, s, text, &m, &why);
+		FUZZ_CHECK(err < 0);
+	}
+	why = NULL;
+	int err = ops->parse_move(st, seat, text, &m, &why);
+	if (err != GAME_OK) {
+		FUZZ_CHECK(err == GAME_ESYNTAX || err == GAME_EILLEGAL);
+		FUZZ_CHECK(why != NULL);
+		return;
+	}
+	int n = legal(ops, st, moves_a), i;
+	for (i = 0; i < n && moves_a[i] != m; i++)
+		;
+	if (i == n)
+		fprintf(stderr, "'%s' parses to %#llx, which is not among the %d legal moves\n",
+		        text, (unsigned long long)m, n);
+	FUZZ_CHECK(i < n);
+
+	char mt[GAME_MOVE_TEXT];
+	int k = ops->format_move(st, m, mt, sizeof mt);
+	FUZZ_CHECK(k > 0 && (size_t)k < sizeof mt && strlen(mt) == (size_t)k);
+	err = ops->parse_move(st, seat, mt, &m2, NULL);
+	if (err != GAME_OK || m2 != m)
+		fprintf(stderr, "'%s' -> %#llx -> '%s' -> %#llx (%d)\n", text,
+		        (unsigned long long)m, mt, (unsigned long long)m2, err);
+	FUZZ_CHECK(err == GAME_OK && m2 == m);
+
+	memcpy(after, st, ops->state_size);
+	FUZZ_CHECK(ops->apply(after, m) == GAME_OK);
+	seq_check_position(ops, p, after, false);
+}
