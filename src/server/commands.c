@@ -6,6 +6,7 @@
  */
 #include "server/server.h"
 #include "server/session.h"
+#include "server/offers.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -380,6 +381,7 @@ static void cmd_who(struct conn *c, const struct proto_req *rq)
 		cJSON *pl = cJSON_AddArrayToObject(j, "playing");
 		cJSON *wa = cJSON_AddArrayToObject(j, "watching");
 		char *line = xasprintf("  %s", u->name);
+		rtt_describe(u, j, &line);
 		for (struct game *g = s->games; g != NULL; g = g->next) {
 			if (g->freeing)
 				continue;
@@ -399,6 +401,10 @@ static void cmd_who(struct conn *c, const struct proto_req *rq)
 
 static void cmd_set(struct conn *c, const struct proto_req *rq)
 {
+	if (strcasecmp(rq->argv[0], "ping") == 0) {
+		rtt_cmd_set(c, rq); /* rtt.c */
+		return;
+	}
 	bool json;
 	if (strcasecmp(rq->argv[0], "format") != 0 ||
 	    (strcasecmp(rq->argv[1], "json") != 0 && strcasecmp(rq->argv[1], "text") != 0)) {
@@ -502,6 +508,8 @@ static const cmd_fn handlers[V__COUNT] = {
         [V_WATCH] = cmd_game,  [V_UNWATCH] = cmd_game,  [V_WHO] = cmd_who,
         [V_SAY] = cmd_game,    [V_SET] = cmd_set,       [V_PING] = cmd_ping,
         [V_HELP] = cmd_help,   [V_QUIT] = cmd_quit,
+        [V_DRAW] = offers_cmd, [V_UNDO] = offers_cmd, [V_ABORT] = offers_cmd,
+        [V_REMATCH] = offers_cmd, [V_PONG] = rtt_cmd_pong,
 };
 
 void commands_line(struct conn *c, char *line, size_t len)

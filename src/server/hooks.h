@@ -17,7 +17,14 @@
  *    a turn cannot be refused (its deadline has passed), so there a negative
  *    return is only logged: the storage should treat that as fatal itself.
  *  - on_end runs once when the game ends (result filled), before game_over is
- *    sent.
+ *    sent. Reason "aborted" (the abort command, before the second ply) means
+ *    no result: winner -1, score "*"; such a game is not rated.
+ *  - on_undo runs when the players agreed to take back moves (offers.c): the
+ *    last nplies records of g->moves are to be removed (they are still in
+ *    g->moves while it runs). It runs after the position without them was
+ *    rebuilt and before anyone is told; a negative return refuses the takeback
+ *    (INTERNAL, nothing changes). Storage removes the journalled moves (e.g.
+ *    store_move_remove_last nplies times).
  * Hooks run on the loop thread and must not call back into the server.
  */
 #ifndef BITARENA_SERVER_HOOKS_H
@@ -47,6 +54,7 @@ struct session_hooks {
 	int (*on_start)(void *ud, const struct game *g, uint64_t *id);
 	int (*on_move)(void *ud, const struct game *g, const struct move_rec *m);
 	void (*on_end)(void *ud, const struct game *g);
+	int (*on_undo)(void *ud, const struct game *g, int nplies);
 };
 
 #endif

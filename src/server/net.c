@@ -8,6 +8,7 @@
 
 #include "server/server.h"
 #include "server/session.h"
+#include "server/offers.h"
 
 #include <signal.h>
 #include <stdarg.h>
@@ -412,6 +413,7 @@ int server_init(struct server *s, uv_loop_t *loop, const struct server_config *c
 	s->pump.data = s;
 	uv_timer_init(loop, &s->stop_timer);
 	s->stop_timer.data = s;
+	rtt_init(s);
 	uv_signal_init(loop, &s->sig_int);
 	uv_signal_init(loop, &s->sig_term);
 	s->sig_int.data = s->sig_term.data = s;
@@ -480,6 +482,7 @@ void server_stop(struct server *s)
 	close_if_open((uv_handle_t *)&s->sig_int);
 	close_if_open((uv_handle_t *)&s->sig_term);
 	close_if_open((uv_handle_t *)&s->pump);
+	rtt_stop(s);
 	s->pump_head = s->pump_tail = NULL;
 	for (struct conn *c = s->conns; c != NULL; c = c->next) {
 		c->in_pump = false;

@@ -26,7 +26,8 @@
 #include "server/proto.h"
 
 #define SERVER_PROTOCOL      1
-#define SERVER_GRACE_DEFAULT 60
+#define SERVER_GRACE_DEFAULT 120
+#define SERVER_PING_DEFAULT  10 /* seconds between pings to connections that asked (set ping on) */
 #define CONN_IN_CAP          8192 /* unparsed input held per connection */
 #define CONN_LINES_PER_PASS  4    /* commands handled per connection per loop pass */
 /*
@@ -65,6 +66,13 @@ struct conn {
 	bool json;    /* output format */
 	bool logged_in;
 	bool has_pending_states; /* some watched game holds a coalesced state for us */
+	/* round-trip time, measured by the server's own pings (rtt.c) */
+	bool ping_on;        /* "set ping on": the server pings this connection */
+	bool has_rtt;        /* rtt_ms is known */
+	bool ping_waiting;   /* ping_token is sent and not answered yet */
+	uint64_t ping_token; /* the last ping sent */
+	uint64_t ping_sent;  /* uv_now when it went out */
+	int64_t rtt_ms;      /* smoothed round-trip time */
 	char name[PROTO_NAME_MAX + 1];
 	char peer[64];
 	struct framer fr;
@@ -81,6 +89,7 @@ struct server_config {
 	size_t out_soft;  /* per-connection output cap (CONN_OUT_SOFT); 0 = default */
 	int sndbuf;       /* SO_SNDBUF of accepted sockets; 0 = the system's */
 	bool verbose;     /* log connections to stderr */
+	int64_t ping_ms;  /* between pings (set ping on); 0 = SERVER_PING_DEFAULT s */
 };
 
 struct server {
@@ -100,6 +109,7 @@ struct server {
 	uint64_t next_conn_id, next_seek_id, next_game_id;
 	struct session_hooks hooks;
 	struct rng rng;
+	uv_timer_t ping_timer; /* pings connections that asked (rtt.c) */
 };
 
 /* Sets up s on loop (signals, pump); 0 or a libuv error. */

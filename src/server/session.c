@@ -6,6 +6,7 @@
  * and the end of a game. See session.h.
  */
 #include "server/session.h"
+#include "server/offers.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -105,6 +106,24 @@ static void clocks_now(const struct game *g, int64_t out[GAME_MAX_PLAYERS])
 	}
 }
 
+/* The players' round-trip times as the server measured them; -1 unknown. */
+static void rtts_now(const struct game *g, int64_t out[GAME_MAX_PLAYERS])
+{
+	for (int i = 0; i < GAME_MAX_PLAYERS; i++) {
+		const struct conn *pc = i < g->ops->nplayers ? g->pl[i].c : NULL;
+		out[i] = pc != NULL && pc->has_rtt ? pc->rtt_ms : -1;
+	}
+}
+
+static cJSON *rtt_json(const struct game *g, const int64_t rtt[GAME_MAX_PLAYERS])
+{
+	cJSON *a = cJSON_CreateArray();
+	for (int i = 0; i < g->ops->nplayers; i++)
+		cJSON_AddItemToArray(a, rtt[i] >= 0 ? cJSON_CreateNumber((double)rtt[i])
+		                                    : cJSON_CreateNull());
+	return a;
+}
+
 /* ---- snapshots --------------------------------------------------------------------- */
 
 static void snap_unref(struct snapshot *sn)
@@ -128,6 +147,7 @@ static struct snapshot *snap_build(struct game *g)
 	sn->over = g->over;
 	sn->to_move = g->over ? 0 : g->ops->to_move(g->st);
 	clocks_now(g, sn->clocks);
+	rtts_now(g, sn->rtt);
 	if (g->nmoves > 0) {
 		if (simultaneous(g)) {
 			int turn = g->moves[g->nmoves - 1].turn;
@@ -164,6 +184,8 @@ static cJSON *result_json(const struct game *g)
 
 static char *result_text(const struct game *g)
 {
+	if (strcmp(g->reason, "aborted") == 0)
+		return xasprintf("aborted, no result");
 	if (g->winner >= 0)
 		return xasprintf("%s, %s (%s) wins (%s)", g->score, g->pl[g->winner].name,
 		                 g->ops->seat_names[g->winner], g->reason);
@@ -265,6 +287,7 @@ static cJSON *state_json(const struct game *g, const struct snapshot *sn, int vi
 	if (legal)
 		cJSON_AddItemToObject(j, "legal", legal);
 	cJSON_AddItemToObject(j, "clocks", clocks_json(g, sn->clocks));
+	cJSON_AddItemToObject(j, "rtt_ms", rtt_json(g, sn->rtt));
 	cJSON_AddBoolToObject(j, "over", sn->over);
 	cJSON_AddItemToObject(j, "result", sn->over ? result_json(g) : cJSON_CreateNull());
 	return j;
@@ -320,6 +343,15 @@ static char *state_text(const struct game *g, const struct snapshot *sn, int vie
 		}
 		if (simultaneous(g))
 			xappend(&t, "; %" PRId64 " s per turn", g->so.turn_ms / 1000);
+		if (sn->rtt[0] >= 0 || sn->rtt[1] >= 0) {
+			xappend(&t, "; rtt:");
+			for (int i = 0; i < ops->nplayers; i++)
+				if (sn->rtt[i] >= 0)
+					xappend(&t, " %s %" PRId64 " ms", ops->seat_names[i],
+					        sn->rtt[i]);
+				else
+					xappend(&t, " %s ?", ops->seat_names[i]);
+		}
 		if (viewer >= 0 && (sn->to_move & (1u << viewer)))
 			xappend(&t, "\nyour move: move %" PRIu64 " <move>", g->id);
 	}
@@ -421,6 +453,11 @@ static void broadcast_msg(struct game *g, cJSON *json, char *text, const struct 
 		msg_send(&m, w->c);
 	}
 	msg_done(&m);
+}
+
+void session_broadcast(struct game *g, cJSON *json, char *text)
+{
+	broadcast_msg(g, json, text, NULL);
 }
 
 /* ---- the game timer ---------------------------------------------------------------- */
@@ -604,6 +641,9 @@ static void send_game_start(struct game *g, int seat)
 	cJSON *j = game_head("game_start", g);
 	cJSON_AddNumberToObject(j, "seat", seat);
 	cJSON_AddItemToObject(j, "time", time_json(g));
+	int64_t rtt[GAME_MAX_PLAYERS];
+	rtts_now(g, rtt);
+	cJSON_AddItemToObject(j, "rtt_ms", rtt_json(g, rtt));
 	if (simultaneous(g))
 		cJSON_AddNumberToObject(j, "turn_ms", (double)g->so.turn_ms);
 	else
@@ -667,6 +707,11 @@ static void announce_end(struct game *g)
 	char *r = result_text(g);
 	char *t = xasprintf("game %" PRIu64 " over: %s", g->id, r ? r : "");
 	free(r);
+	for (int i = 0; g->so.timed && !simultaneous(g) && i < g->ops->nplayers; i++) {
+		char cb[24];
+		fmt_clock(g->left[i], cb, sizeof cb);
+		xappend(&t, "%s %s %s", i ? "" : "; clocks:", g->ops->seat_names[i], cb);
+	}
 	broadcast_msg(g, j, t, NULL);
 	s->nfinished++;
 	prune_finished(s); /* may free g itself (after this call stack: the close callback) */
@@ -679,6 +724,11 @@ static void game_end(struct game *g, int winner, const char *score, const char *
 		return;
 	set_result(g, winner, score, reason);
 	announce_end(g);
+}
+
+void session_end(struct game *g, int winner, const char *score, const char *reason)
+{
+	game_end(g, winner, score, reason);
 }
 
 /* After a position change: the state to everyone, then the end or the next deadline. */
@@ -819,6 +869,7 @@ static void sim_resolve(struct game *g)
 	g->ply++;
 	memset(g->acted, 0, sizeof g->acted);
 	g->turn_started = now_ms(g);
+	offers_moved(g, mask);
 	after_change(g);
 }
 
@@ -870,6 +921,41 @@ int session_replay(struct game *g, const struct move_rec *m)
 	return ops->resolve(g->st, moves, acts);
 }
 
+int session_takeback(struct game *g, int n)
+{
+	const struct game_ops *ops = g->ops;
+	struct server *s = g->srv;
+	if (simultaneous(g) || g->over || n < 1 || (size_t)n > g->nmoves)
+		return GAME_ETURN;
+	size_t keep = g->nmoves - (size_t)n;
+	int r = ops->init(g->tmp, &g->so.params, g->seed) != 0 ? GAME_EOPT : 0;
+	for (size_t i = 0; r >= 0 && i < keep; i++) {
+		game_move mv = 0;
+		r = ops->parse_move(g->tmp, g->moves[i].seat, g->moves[i].text, &mv, NULL);
+		if (r >= 0)
+			r = ops->apply(g->tmp, mv);
+	}
+	if (r < 0)
+		return r;
+	if (s->hooks.on_undo != NULL && s->hooks.on_undo(s->hooks.ud, g, n) < 0)
+		return GAME_EOVER;
+	void *t = g->st;
+	g->st = g->tmp;
+	g->tmp = t;
+	g->nmoves = keep;
+	g->ply = (int)keep;
+	for (int i = 0; g->so.timed && i < ops->nplayers; i++)
+		g->left[i] = keep > 0 ? g->moves[keep - 1].clock_ms[i] : g->so.base_ms;
+	g->turn_started = now_ms(g);
+	return 0;
+}
+
+void session_push_state(struct game *g)
+{
+	broadcast_state(g);
+	arm_timer(g);
+}
+
 /* c's seat in g, still being played; else answers NOT_YOUR_GAME or GAME_OVER and gives -1. */
 static int playing_seat(struct conn *c, const struct proto_req *rq, const struct game *g)
 {
@@ -904,6 +990,7 @@ void session_move(struct conn *c, const struct proto_req *rq, struct game *g, co
 		game_end(g, 1 - seat, score_for(1 - seat), "timeout");
 		return;
 	}
+	used = rtt_charge(c, used); /* the lag allowance (offers.h) */
 	game_move m = 0;
 	int r = parse_or_reply(c, rq, g, seat, text, &m);
 	if (r < 0)
@@ -945,6 +1032,7 @@ void session_move(struct conn *c, const struct proto_req *rq, struct game *g, co
 	cJSON_AddNumberToObject(f, "game", (double)g->id);
 	cJSON_AddStringToObject(f, "move", rec.text);
 	reply_ok(c, rq, f, NULL, "%s played in game %" PRIu64, rec.text, g->id);
+	offers_moved(g, 1u << seat);
 	after_change(g);
 }
 

@@ -30,6 +30,7 @@ struct snapshot {
 	/* last move (sequential: [0] only) or the actions of the resolved turn */
 	bool has_last[GAME_MAX_PLAYERS];
 	char last[GAME_MAX_PLAYERS][GAME_MOVE_TEXT];
+	int64_t rtt[GAME_MAX_PLAYERS];               /* players' round-trip times, -1 unknown */
 	struct outbuf *out[2][GAME_MAX_PLAYERS + 1]; /* [json][viewer + 1], built on demand */
 	_Alignas(max_align_t) unsigned char st[];    /* the engine state (state_size bytes) */
 };
@@ -79,6 +80,13 @@ struct game {
 	char score[24];  /* "1-0", "1/2-1/2", ... */
 	char reason[32]; /* engine reason, "resign", "timeout", "abandoned" */
 
+	/* offers between the players (offers.c): seats as bit masks */
+	unsigned draw_offer;    /* seats offering a draw */
+	unsigned undo_offer;    /* the seat asking for a takeback (one at a time) */
+	int undo_n;             /* plies that takeback would remove (1 or 2) */
+	unsigned rematch_offer; /* seats offering a rematch (game over) */
+	uint64_t rematch_game;  /* the rematch's id once it started, else 0 */
+
 	struct watcher *w;
 	size_t nw, cap_w;
 	struct snapshot *snap; /* the current state */
@@ -112,6 +120,24 @@ void session_begin(struct game *g);
  * negative enum game_err when a record does not fit the game.
  */
 int session_replay(struct game *g, const struct move_rec *m);
+
+/*
+ * Takes back the last n plies of a sequential game g (an agreed undo): the
+ * position is rebuilt from the start with the remaining move records (engines
+ * are pure), the clocks are those recorded after the last remaining move (the
+ * base time when none is left) and the side to move starts again from now.
+ * hooks->on_undo is called once the rebuilt position is known good. Nothing
+ * is sent: session_push_state() tells everyone. 0, or a negative enum
+ * game_err (GAME_ETURN: simultaneous or too few plies; GAME_EOVER: the hook
+ * refused; anything else: a record did not replay).
+ */
+int session_takeback(struct game *g, int n);
+/* A new state of g to players and spectators (seq + 1), and the timer re-armed. */
+void session_push_state(struct game *g);
+/* Ends g now (no new position): result recorded, on_end, game_over to everyone. */
+void session_end(struct game *g, int winner, const char *score, const char *reason);
+/* One message (owned: json, text) to g's connected players and spectators. */
+void session_broadcast(struct game *g, cJSON *json, char *text);
 
 /* The game with this id (finished ones kept a while), or NULL. */
 struct game *session_find(struct server *s, uint64_t id);
