@@ -349,7 +349,7 @@ static int read_port(const char *path)
 static pid_t launch_server(const char *tag, char *addr, size_t addrlen)
 {
 	const char *bin = env_or_skip("BITARENAD");
-	char log[256], portfile[256], name[64];
+	char log[256], portfile[256], data[256], name[64];
 	pid_t ready = -1;
 	if (bin == NULL)
 		return -1;
@@ -357,8 +357,10 @@ static pid_t launch_server(const char *tag, char *addr, size_t addrlen)
 	tmp_path(log, sizeof log, name);
 	snprintf(name, sizeof name, "%s.port", tag);
 	tmp_path(portfile, sizeof portfile, name);
-	const char *argv[] = {bin,      "--listen", "127.0.0.1:0", "--port-file",
-	                      portfile, "--grace",  "1",           NULL};
+	snprintf(name, sizeof name, "%s.data", tag); /* a fresh store: no games from elsewhere */
+	tmp_path(data, sizeof data, name);
+	const char *argv[] = {bin, "--listen", "127.0.0.1:0", "--port-file", portfile, "--grace",
+	                      "1", "--data",   data,          "--fast-hash", NULL};
 	pid_t pid = spawn(argv, log, log);
 	for (int i = 0; i < 500 && ready < 0; i++) {
 		struct net_conn c;

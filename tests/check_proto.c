@@ -164,7 +164,11 @@ START_TEST(test_parse_basic)
 	ck_assert_str_eq(rq.verb, "frobnicate");
 	ck_assert_int_eq(parse("login", &rq, buf), PROTO_EARGS);
 	ck_assert_ptr_nonnull(rq.cmd);
-	ck_assert_int_eq(parse("login a b", &rq, buf), PROTO_EARGS);
+	ck_assert_int_eq(parse("unseek 1 2", &rq, buf), PROTO_EARGS);
+	/* login <name> <password>: the password is the rest of the line */
+	ck_assert_int_eq(parse("login a pass word", &rq, buf), PROTO_OK);
+	ck_assert_int_eq(rq.argc, 2);
+	ck_assert_str_eq(rq.argv[1], "pass word");
 	ck_assert_int_eq(parse("ping extra", &rq, buf), PROTO_EARGS);
 	ck_assert_int_eq(parse("move 1", &rq, buf), PROTO_EARGS);
 	ck_assert_int_eq(parse("help", &rq, buf), PROTO_OK);

@@ -30,6 +30,8 @@
 
 #include <cjson/cJSON.h>
 
+#include "tmpdir.h"
+
 #define LINE_WAIT_MS 10000
 
 /* ---- the server process ------------------------------------------------------------ */
@@ -38,6 +40,7 @@ struct srv {
 	pid_t pid;
 	int port;
 	char portfile[256];
+	char datadir[256]; /* a fresh store for each server (--data) */
 };
 
 static void msleep(int ms)
@@ -58,6 +61,7 @@ static void srv_start_at(struct srv *s, const char *listen, const char *const *e
 	ck_assert_int_ge(fd, 0);
 	close(fd);
 	unlink(s->portfile);
+	tmpdir_make(s->datadir, sizeof s->datadir, "bitarenad-data");
 	const char *argv[32];
 	int n = 0;
 	argv[n++] = bin;
@@ -65,6 +69,9 @@ static void srv_start_at(struct srv *s, const char *listen, const char *const *e
 	argv[n++] = listen ? listen : "127.0.0.1:0";
 	argv[n++] = "--port-file";
 	argv[n++] = s->portfile;
+	argv[n++] = "--data";
+	argv[n++] = s->datadir;
+	argv[n++] = "--fast-hash";
 	for (int i = 0; i < nextra && n < 31; i++)
 		argv[n++] = extra[i];
 	argv[n] = NULL;
@@ -104,6 +111,7 @@ static void srv_stop(struct srv *s)
 	ck_assert_int_eq(kill(s->pid, SIGTERM), 0);
 	ck_assert_int_eq(waitpid(s->pid, &st, 0), s->pid);
 	unlink(s->portfile);
+	tmpdir_remove(s->datadir);
 	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "bitarenad exit status %d", st);
 }
 

@@ -7,6 +7,7 @@
 #include "server/server.h"
 #include "server/session.h"
 #include "server/offers.h"
+#include "server/storage.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -142,21 +143,40 @@ static void cmd_login(struct conn *c, const struct proto_req *rq)
 		reply_err(c, rq, "ALREADY_LOGGED_IN", "you are %s already", c->name);
 		return;
 	}
+	if (rq->argc == 2) { /* an account: the password is checked on a worker */
+		acct_login(c, rq);
+		return;
+	}
 	if (!proto_name_valid(name)) {
 		reply_err(c, rq, "BAD_NAME",
 		          "names are %d to %d characters of A-Z, a-z, 0-9, _ and -", PROTO_NAME_MIN,
 		          PROTO_NAME_MAX);
 		return;
 	}
+	int acct = storage_is_account(c->srv, name);
+	if (acct != 0) {
+		if (acct < 0)
+			reply_err(c, rq, "INTERNAL", "the accounts could not be read");
+		else
+			reply_err(c, rq, "NAME_REGISTERED",
+			          "%s is a registered account: login %s <password>", name, name);
+		return;
+	}
 	if (server_find_user(c->srv, name) != NULL) {
 		reply_err(c, rq, "NAME_TAKEN", "%s is connected already; pick another name", name);
 		return;
 	}
+	lobby_logged_in(c, rq, name, false);
+}
+
+void lobby_logged_in(struct conn *c, const struct proto_req *rq, const char *name, bool registered)
+{
 	snprintf(c->name, sizeof c->name, "%s", name);
 	c->logged_in = true;
+	c->registered = registered;
 	cJSON *f = cJSON_CreateObject();
 	cJSON_AddStringToObject(f, "name", c->name);
-	cJSON_AddBoolToObject(f, "guest", true);
+	cJSON_AddBoolToObject(f, "guest", !registered);
 	cJSON *resumed = cJSON_AddArrayToObject(f, "resumed");
 	session_login(c, resumed);
 	int n = cJSON_GetArraySize(resumed);
@@ -168,7 +188,8 @@ static void cmd_login(struct conn *c, const struct proto_req *rq)
 			        cJSON_GetArrayItem(resumed, i)->valuedouble);
 	}
 	server_log(c->srv, "conn %llu is %s", (unsigned long long)c->id, c->name);
-	reply_ok(c, rq, f, NULL, "logged in as %s (guest)%s", c->name, back ? back : "");
+	reply_ok(c, rq, f, NULL, "logged in as %s%s%s", c->name, registered ? "" : " (guest)",
+	         back ? back : "");
 	free(back);
 	session_resume_send(c);
 }
@@ -227,6 +248,11 @@ static void cmd_seek(struct conn *c, const struct proto_req *rq)
 	char why[160];
 	if (seek_opts_parse(ops, rq->argc - 1, rq->argv + 1, &so, why, sizeof why) < 0) {
 		reply_err(c, rq, "BAD_OPTION", "%s", why);
+		return;
+	}
+	if (so.rated && !c->registered) {
+		reply_err(c, rq, "RATED_NEEDS_ACCOUNT",
+		          "rated games are between accounts: register first, or seek rated=0");
 		return;
 	}
 	int mine = 0;
@@ -315,6 +341,11 @@ static void cmd_accept(struct conn *c, const struct proto_req *rq)
 		reply_err(c, rq, "OWN_SEEK", "seek %" PRIu64 " is your own; wait for someone", id);
 		return;
 	}
+	if (k->so.rated && !c->registered) {
+		reply_err(c, rq, "RATED_NEEDS_ACCOUNT",
+		          "seek %" PRIu64 " is rated: rated games are between accounts", id);
+		return;
+	}
 	int seeker = k->so.color >= 0 ? k->so.color : (int)(rng_next(&s->rng) & 1);
 	struct game_spec spec = {.ops = k->ops, .so = k->so, .seed = rng_next(&s->rng)};
 	spec.names[seeker] = k->by->name;
@@ -377,7 +408,7 @@ static void cmd_who(struct conn *c, const struct proto_req *rq)
 		n++;
 		cJSON *j = cJSON_CreateObject();
 		cJSON_AddStringToObject(j, "name", u->name);
-		cJSON_AddBoolToObject(j, "guest", true);
+		cJSON_AddBoolToObject(j, "guest", !u->registered);
 		cJSON *pl = cJSON_AddArrayToObject(j, "playing");
 		cJSON *wa = cJSON_AddArrayToObject(j, "watching");
 		char *line = xasprintf("  %s", u->name);
@@ -502,14 +533,20 @@ static void cmd_game(struct conn *c, const struct proto_req *rq)
 typedef void (*cmd_fn)(struct conn *c, const struct proto_req *rq);
 
 static const cmd_fn handlers[V__COUNT] = {
-        [V_LOGIN] = cmd_login, [V_GAMES] = cmd_games,   [V_SEEK] = cmd_seek,
-        [V_SEEKS] = cmd_seeks, [V_UNSEEK] = cmd_unseek, [V_ACCEPT] = cmd_accept,
-        [V_LIST] = cmd_list,   [V_MOVE] = cmd_game,     [V_RESIGN] = cmd_game,
-        [V_WATCH] = cmd_game,  [V_UNWATCH] = cmd_game,  [V_WHO] = cmd_who,
-        [V_SAY] = cmd_game,    [V_SET] = cmd_set,       [V_PING] = cmd_ping,
-        [V_HELP] = cmd_help,   [V_QUIT] = cmd_quit,
-        [V_DRAW] = offers_cmd, [V_UNDO] = offers_cmd, [V_ABORT] = offers_cmd,
-        [V_REMATCH] = offers_cmd, [V_PONG] = rtt_cmd_pong,
+        [V_LOGIN] = cmd_login,        [V_GAMES] = cmd_games,
+        [V_SEEK] = cmd_seek,          [V_SEEKS] = cmd_seeks,
+        [V_UNSEEK] = cmd_unseek,      [V_ACCEPT] = cmd_accept,
+        [V_LIST] = cmd_list,          [V_MOVE] = cmd_game,
+        [V_RESIGN] = cmd_game,        [V_WATCH] = cmd_game,
+        [V_UNWATCH] = cmd_game,       [V_WHO] = cmd_who,
+        [V_SAY] = cmd_game,           [V_SET] = cmd_set,
+        [V_PING] = cmd_ping,          [V_HELP] = cmd_help,
+        [V_QUIT] = cmd_quit,          [V_DRAW] = offers_cmd,
+        [V_UNDO] = offers_cmd,        [V_ABORT] = offers_cmd,
+        [V_REMATCH] = offers_cmd,     [V_PONG] = rtt_cmd_pong,
+        [V_REGISTER] = acct_register, [V_RATINGS] = acct_ratings,
+        [V_FINGER] = acct_finger,     [V_HISTORY] = acct_history,
+        [V_RECORD] = acct_record,     [V_REPLAY] = acct_replay,
 };
 
 void commands_line(struct conn *c, char *line, size_t len)

@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include "server/server.h"
+#include "server/storage.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -24,10 +25,13 @@ static void usage(FILE *f)
 	        "  --out-cap BYTES     output a connection may have queued before spectators get\n"
 	        "                      only the newest state (default %d; 16x that: dropped)\n"
 	        "  --sndbuf BYTES      socket send buffer of connections (default: the system's)\n"
+	        "  --data DIR          accounts, ratings, games and the journal: DIR/bitarena.db\n"
+	        "                      (default ./%s, created when missing)\n"
+	        "  --fast-hash         weakest Argon2id cost for new passwords (tests only)\n"
 	        "  --verbose           log connections to stderr\n"
 	        "  --help, --version\n"
 	        "Protocol: protocol/PROTOCOL.md; try 'nc 127.0.0.1 7777' and type 'help'.\n",
-	        SERVER_GRACE_DEFAULT, CONN_OUT_SOFT);
+	        SERVER_GRACE_DEFAULT, CONN_OUT_SOFT, STORAGE_DATA_DEFAULT);
 }
 
 /* Splits "HOST:PORT" or "[V6]:PORT" into host (buffer) and port. */
@@ -72,11 +76,14 @@ int main(int argc, char **argv)
 	        {"out-cap", required_argument, NULL, 'o'},
 	        {"sndbuf", required_argument, NULL, 's'},
 	        {"verbose", no_argument, NULL, 'v'},
+	        {"data", required_argument, NULL, 'd'},
+	        {"fast-hash", no_argument, NULL, 'f'},
 	        {"help", no_argument, NULL, 'h'},
 	        {"version", no_argument, NULL, 'V'},
 	        {NULL, 0, NULL, 0},
 	};
-	const char *listen = "127.0.0.1:7777", *port_file = NULL;
+	const char *listen = "127.0.0.1:7777", *port_file = NULL, *data = STORAGE_DATA_DEFAULT;
+	bool fast_hash = false;
 	struct server_config cfg = {.grace_ms = SERVER_GRACE_DEFAULT * 1000LL, .verbose = false};
 	int opt;
 	while ((opt = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
@@ -118,6 +125,12 @@ int main(int argc, char **argv)
 		case 'v':
 			cfg.verbose = true;
 			break;
+		case 'd':
+			data = optarg;
+			break;
+		case 'f':
+			fast_hash = true;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -149,6 +162,20 @@ int main(int argc, char **argv)
 	}
 	struct server *srv = malloc(sizeof *srv);
 	int r = srv ? server_init(srv, &loop, &cfg) : UV_ENOMEM;
+	struct storage *st = NULL;
+	if (r == 0 && storage_open(srv, data, fast_hash, &st) < 0) {
+		server_stop(srv);
+		uv_run(&loop, UV_RUN_DEFAULT);
+		uv_loop_close(&loop);
+		free(srv);
+		return 1;
+	}
+	if (r == 0) {
+		int n = storage_recover(st);
+		if (n > 0)
+			fprintf(stderr, "bitarenad: %d game%s in progress restored from %s\n", n,
+			        n == 1 ? "" : "s", store_path(st->db));
+	}
 	int bound = 0;
 	if (r == 0)
 		r = server_listen(srv, host, port, &bound);
@@ -157,6 +184,7 @@ int main(int argc, char **argv)
 		if (srv)
 			server_stop(srv);
 		uv_run(&loop, UV_RUN_DEFAULT);
+		storage_close(st);
 		uv_loop_close(&loop);
 		free(srv);
 		return 1;
@@ -167,6 +195,7 @@ int main(int argc, char **argv)
 			fprintf(stderr, "bitarenad: cannot write %s\n", port_file);
 			server_stop(srv);
 			uv_run(&loop, UV_RUN_DEFAULT);
+			storage_close(st);
 			uv_loop_close(&loop);
 			free(srv);
 			return 1;
@@ -175,6 +204,7 @@ int main(int argc, char **argv)
 	fprintf(stderr, "bitarenad %s listening on %s%s%s:%d\n", PACKAGE_VERSION,
 	        strchr(host, ':') ? "[" : "", host, strchr(host, ':') ? "]" : "", bound);
 	uv_run(&loop, UV_RUN_DEFAULT);
+	storage_close(st);
 	server_free(srv);
 	r = uv_loop_close(&loop);
 	free(srv);

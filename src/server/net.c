@@ -9,6 +9,7 @@
 #include "server/server.h"
 #include "server/session.h"
 #include "server/offers.h"
+#include "server/storage.h"
 
 #include <signal.h>
 #include <stdarg.h>
@@ -87,7 +88,7 @@ static void conn_process(struct conn *c)
 	int lines = 0;
 	bool backed_up = false;
 	while (off < c->in_len && lines < CONN_LINES_PER_PASS && !c->closing) {
-		if (conn_slow(c)) {
+		if (conn_slow(c) || c->busy) {
 			backed_up = true;
 			break;
 		}
@@ -195,6 +196,12 @@ static void read_start(struct conn *c)
 {
 	if (uv_read_start((uv_stream_t *)&c->tcp, alloc_cb, read_cb) == 0)
 		c->reading = true;
+}
+
+void conn_resume(struct conn *c)
+{
+	if (!c->closing && !c->busy)
+		pump_add(c);
 }
 
 /* ---- writing ---------------------------------------------------------------------- */
@@ -320,6 +327,7 @@ void conn_close(struct conn *c, bool graceful)
 	/* Leave everything while still able to tell the others. */
 	lobby_conn_gone(c);
 	session_conn_gone(c);
+	storage_conn_gone(c);
 	c->closing = true;
 	pump_remove(c);
 	uv_read_stop((uv_stream_t *)&c->tcp);

@@ -16,8 +16,11 @@
 #define REST  PROTO_REST
 
 const struct proto_cmd proto_cmds[] = {
-        {"login", V_LOGIN, 1, 1, 0, "login <name>",
-         "take a guest name (2-20 of A-Z a-z 0-9 _ -); gives back your seats if you had left"},
+        {"login", V_LOGIN, 1, 2, REST, "login <name> [password]",
+         "with a password: log in to your account; without: take a guest name (2-20 of "
+         "A-Z a-z 0-9 _ -); gives back your seats if you had left"},
+        {"register", V_REGISTER, 2, 2, REST, "register <name> <password>",
+         "create an account (2-20 of A-Z a-z 0-9 _, password 6-128 bytes) and log in"},
         {"games", V_GAMES, 0, 0, 0, "games", "game kinds with their seats and options"},
         {"seek", V_SEEK, 1, PROTO_MAX_ARGS, LOGIN, "seek <kind> [opt=value ...]",
          "offer a game: time=MIN+INC color=white|black|random turn_ms=N rated=0|1 and the "
@@ -40,6 +43,15 @@ const struct proto_cmd proto_cmds[] = {
         {"watch", V_WATCH, 1, 1, 0, "watch <game>", "follow a game's moves, chat and end"},
         {"unwatch", V_UNWATCH, 1, 1, 0, "unwatch <game>", "stop watching a game"},
         {"who", V_WHO, 0, 0, 0, "who", "connected users and their games"},
+        {"ratings", V_RATINGS, 1, 1, 0, "ratings <kind>", "the best rated players of a game kind"},
+        {"finger", V_FINGER, 1, 1, 0, "finger <name>",
+         "a player: account or guest, online, ratings, recent games"},
+        {"history", V_HISTORY, 0, 1, 0, "history [name]",
+         "recent finished games (yours when logged in and no name)"},
+        {"record", V_RECORD, 1, 1, 0, "record <game-id>",
+         "a game's record: tags and moves (PTN for Tak)"},
+        {"replay", V_REPLAY, 1, 2, 0, "replay <game-id> [delay_ms]",
+         "the game's positions one by one, every delay_ms (default 1000, 0..60000)"},
         {"say", V_SAY, 2, 2, LOGIN | REST, "say <game> <text>",
          "talk to a game's players and spectators"},
         {"set", V_SET, 2, 2, 0, "set format text|json / set ping on|off",

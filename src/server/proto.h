@@ -22,6 +22,12 @@
 
 enum proto_verb {
 	V_LOGIN,
+	V_REGISTER,
+	V_RATINGS,
+	V_FINGER,
+	V_HISTORY,
+	V_RECORD,
+	V_REPLAY,
 	V_GAMES,
 	V_SEEK,
 	V_SEEKS,

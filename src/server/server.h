@@ -65,6 +65,8 @@ struct conn {
 	bool eof;     /* the peer finished sending: close once its input is handled */
 	bool json;    /* output format */
 	bool logged_in;
+	bool registered;         /* logged in to an account (storage.c); false for a guest */
+	bool busy;               /* a password check runs on a worker: input waits (storage.c) */
 	bool has_pending_states; /* some watched game holds a coalesced state for us */
 	/* round-trip time, measured by the server's own pings (rtt.c) */
 	bool ping_on;        /* "set ping on": the server pings this connection */
@@ -83,6 +85,7 @@ struct conn {
 
 struct game;
 struct seek;
+struct storage;
 
 struct server_config {
 	int64_t grace_ms; /* disconnect forfeit grace */
@@ -109,7 +112,8 @@ struct server {
 	uint64_t next_conn_id, next_seek_id, next_game_id;
 	struct session_hooks hooks;
 	struct rng rng;
-	uv_timer_t ping_timer; /* pings connections that asked (rtt.c) */
+	uv_timer_t ping_timer;   /* pings connections that asked (rtt.c) */
+	struct storage *storage; /* accounts, journal, records (storage.c); NULL: memory only */
 };
 
 /* Sets up s on loop (signals, pump); 0 or a libuv error. */
@@ -136,6 +140,8 @@ void conn_send(struct conn *c, struct outbuf *b);
 size_t conn_backlog(const struct conn *c);
 /* True when c's backlog is above the output cap (slow reader). */
 bool conn_slow(const struct conn *c);
+/* Input of c is handled again after c->busy was cleared (a worker finished). */
+void conn_resume(struct conn *c);
 /*
  * Closes c: it leaves its games (seats wait through the grace), its seeks
  * and watches at once. graceful: queued output is flushed first (quit).
@@ -180,6 +186,11 @@ void reply_err(struct conn *c, const struct proto_req *rq, const char *code, con
 
 /* Handles one complete input line of c (framing done). */
 void commands_line(struct conn *c, char *line, size_t len);
+/*
+ * c becomes name (a guest, or an account when registered): seats it left are
+ * given back, the reply to rq says so, the resumed games' states follow.
+ */
+void lobby_logged_in(struct conn *c, const struct proto_req *rq, const char *name, bool registered);
 /* c is going away: withdraw its seeks (told to others). */
 void lobby_conn_gone(struct conn *c);
 /* Frees every seek (shutdown). */

@@ -1,0 +1,503 @@
+/*
+ * account_cmds.c - the verbs that read the store: ratings (a kind's top
+ * list), finger (a player's profile), history (recent finished games),
+ * record (a game's record text, PTN for Tak) and replay (a stored game's
+ * positions streamed to one connection at a chosen pace by a uv_timer that
+ * stops when the connection goes).
+ */
+#include "server/record.h"
+#include "server/session.h"
+#include "server/storage.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static struct storage *storage_or_reply(struct conn *c, const struct proto_req *rq)
+{
+	if (c->srv->storage == NULL)
+		reply_err(c, rq, "NO_STORAGE", "this server keeps no accounts or records");
+	return c->srv->storage;
+}
+
+static void reply_store_err(struct conn *c, const struct proto_req *rq, struct storage *st, int r)
+{
+	fprintf(stderr, "bitarenad: storage: %s: %s (%s)\n", rq->cmd->name, store_strerror(r),
+	        store_last_error(st->db));
+	reply_err(c, rq, "INTERNAL", "the store could not be read");
+}
+
+/* "2026-11-21 13:05" (UTC) of ms since the epoch. */
+static void fmt_date(int64_t ms, char *buf, size_t len)
+{
+	time_t t = (time_t)(ms / 1000);
+	struct tm tm;
+	if (ms <= 0 || gmtime_r(&t, &tm) == NULL || strftime(buf, len, "%Y-%m-%d %H:%M", &tm) == 0)
+		snprintf(buf, len, "-");
+}
+
+/* ---- ratings ----------------------------------------------------------------------- */
+
+static cJSON *rating_json(const char *name, const char *kind, const struct store_rating *r)
+{
+	cJSON *j = cJSON_CreateObject();
+	if (name != NULL)
+		cJSON_AddStringToObject(j, "name", name);
+	cJSON_AddStringToObject(j, "kind", kind);
+	cJSON_AddNumberToObject(j, "rating", r->rating);
+	cJSON_AddNumberToObject(j, "rd", r->rd);
+	cJSON_AddNumberToObject(j, "volatility", r->volatility);
+	cJSON_AddNumberToObject(j, "games", r->games);
+	return j;
+}
+
+void acct_ratings(struct conn *c, const struct proto_req *rq)
+{
+	struct storage *st = storage_or_reply(c, rq);
+	if (st == NULL)
+		return;
+	const struct game_ops *ops = game_find(rq->argv[0]);
+	if (ops == NULL) {
+		reply_err(c, rq, "UNKNOWN_GAME", "no game called '%.32s'; 'games' lists them",
+		          rq->argv[0]);
+		return;
+	}
+	struct store_rating_row rows[STORAGE_LIST_MAX];
+	int n = store_rating_top(st->db, ops->name, rows, STORAGE_LIST_MAX);
+	if (n < 0) {
+		reply_store_err(c, rq, st, n);
+		return;
+	}
+	cJSON *f = cJSON_CreateObject();
+	cJSON_AddStringToObject(f, "kind", ops->name);
+	cJSON *arr = cJSON_AddArrayToObject(f, "ratings");
+	char *extra = NULL;
+	for (int i = 0; i < n; i++) {
+		const struct store_rating *r = &rows[i].r;
+		cJSON_AddItemToArray(arr, rating_json(rows[i].name, ops->name, r));
+		xappend(&extra, "%s  %2d. %-20s %6.1f  RD %5.1f  %d game%s", extra ? "\n" : "",
+		        i + 1, rows[i].name, r->rating, r->rd, r->games, r->games == 1 ? "" : "s");
+	}
+	reply_ok(c, rq, f, extra, "%d rated player%s in %s", n, n == 1 ? "" : "s", ops->name);
+}
+
+/* ---- games: history and finger ----------------------------------------------------- */
+
+static cJSON *game_row_json(const struct store_game *g)
+{
+	cJSON *j = cJSON_CreateObject();
+	cJSON_AddNumberToObject(j, "id", (double)g->id);
+	cJSON_AddStringToObject(j, "kind", g->kind);
+	cJSON *pl = cJSON_AddArrayToObject(j, "players");
+	cJSON *gu = cJSON_AddArrayToObject(j, "guest");
+	for (int i = 0; i < STORE_SEATS; i++) {
+		cJSON_AddItemToArray(pl, cJSON_CreateString(g->players[i]));
+		cJSON_AddItemToArray(gu, cJSON_CreateBool(g->guest[i]));
+	}
+	cJSON_AddStringToObject(j, "options", g->options);
+	if (g->time_base_ms > 0) {
+		cJSON *t = cJSON_AddObjectToObject(j, "time");
+		cJSON_AddNumberToObject(t, "base_ms", (double)g->time_base_ms);
+		cJSON_AddNumberToObject(t, "inc_ms", (double)g->time_inc_ms);
+	} else {
+		cJSON_AddNullToObject(j, "time");
+	}
+	cJSON_AddBoolToObject(j, "rated", g->rated);
+	cJSON_AddStringToObject(j, "status", store_status_name(g->status));
+	cJSON_AddStringToObject(j, "result", g->result);
+	if (g->winner >= 0)
+		cJSON_AddNumberToObject(j, "winner", g->winner);
+	else
+		cJSON_AddNullToObject(j, "winner");
+	cJSON_AddStringToObject(j, "reason", g->reason);
+	cJSON_AddNumberToObject(j, "plies", g->plies);
+	cJSON_AddNumberToObject(j, "started", (double)g->started);
+	cJSON_AddNumberToObject(j, "ended", (double)g->ended);
+	return j;
+}
+
+/* "  12 tak: alice vs bob, R-0 (road), 23 plies, rated, 2026-11-21 13:05" (malloc'd). */
+static char *game_row_text(const struct store_game *g)
+{
+	char when[32];
+	fmt_date(g->ended ? g->ended : g->started, when, sizeof when);
+	return xasprintf("  %" PRId64 " %s: %s vs %s, %s (%s), %d pl%s, %s, %s", g->id, g->kind,
+	                 g->players[0], g->players[1], g->result[0] ? g->result : "-",
+	                 g->reason[0] ? g->reason : store_status_name(g->status), g->plies,
+	                 g->plies == 1 ? "y" : "ies", g->rated ? "rated" : "unrated", when);
+}
+
+/* Appends the rows to arr and to *extra. */
+static void game_rows(const struct store_game *v, size_t n, cJSON *arr, char **extra)
+{
+	for (size_t i = 0; i < n; i++) {
+		cJSON_AddItemToArray(arr, game_row_json(&v[i]));
+		char *t = game_row_text(&v[i]);
+		xappend(extra, "%s%s", *extra ? "\n" : "", t ? t : "");
+		free(t);
+	}
+}
+
+void acct_history(struct conn *c, const struct proto_req *rq)
+{
+	struct storage *st = storage_or_reply(c, rq);
+	if (st == NULL)
+		return;
+	const char *name = rq->argc > 0 ? rq->argv[0] : c->logged_in ? c->name : NULL;
+	if (name == NULL) {
+		reply_err(c, rq, "BAD_ARGS", "usage: history <name> (or log in first)");
+		return;
+	}
+	struct store_game *v = NULL;
+	size_t n = 0;
+	int r = store_history(st->db, name, STORAGE_LIST_MAX, &v, &n);
+	if (r < 0) {
+		reply_store_err(c, rq, st, r);
+		return;
+	}
+	cJSON *f = cJSON_CreateObject();
+	cJSON_AddStringToObject(f, "name", name);
+	cJSON *arr = cJSON_AddArrayToObject(f, "games");
+	char *extra = NULL;
+	game_rows(v, n, arr, &extra);
+	store_games_free(v, n);
+	reply_ok(c, rq, f, extra, "%zu finished game%s of %s", n, n == 1 ? "" : "s", name);
+}
+
+void acct_finger(struct conn *c, const struct proto_req *rq)
+{
+	struct storage *st = storage_or_reply(c, rq);
+	if (st == NULL)
+		return;
+	const char *asked = rq->argv[0];
+	char canon[STORE_NAME_MAX + 1] = "";
+	int acct = store_name_valid(asked) ? store_account_exists(st->db, asked, canon) : 0;
+	if (acct < 0) {
+		reply_store_err(c, rq, st, acct);
+		return;
+	}
+	const char *name = acct ? canon : asked;
+	struct conn *u = server_find_user(c->srv, name);
+	struct store_rating_row rows[16];
+	int nr = acct ? store_ratings_of(st->db, name, rows, 16) : 0;
+	struct store_game *v = NULL;
+	size_t n = 0;
+	int r = nr < 0 ? nr : store_history(st->db, name, STORAGE_FINGER_GAMES, &v, &n);
+	if (r < 0) {
+		reply_store_err(c, rq, st, r);
+		return;
+	}
+	if (!acct && u == NULL && n == 0) {
+		reply_err(c, rq, "NO_SUCH_USER",
+		          "nobody called %.20s is registered, online or in "
+		          "the records",
+		          asked);
+		return;
+	}
+	cJSON *f = cJSON_CreateObject();
+	cJSON_AddStringToObject(f, "name", u != NULL ? u->name : name);
+	cJSON_AddBoolToObject(f, "registered", acct == 1);
+	cJSON_AddBoolToObject(f, "guest", acct != 1);
+	cJSON_AddBoolToObject(f, "online", u != NULL);
+	cJSON *ra = cJSON_AddArrayToObject(f, "ratings");
+	char *extra = NULL;
+	for (int i = 0; i < nr; i++) {
+		cJSON_AddItemToArray(ra, rating_json(NULL, rows[i].kind, &rows[i].r));
+		xappend(&extra, "%s  %-6s %6.1f  RD %5.1f  %d rated game%s", extra ? "\n" : "",
+		        rows[i].kind, rows[i].r.rating, rows[i].r.rd, rows[i].r.games,
+		        rows[i].r.games == 1 ? "" : "s");
+	}
+	cJSON *arr = cJSON_AddArrayToObject(f, "games");
+	if (n > 0)
+		xappend(&extra, "%srecent games:", extra ? "\n" : "");
+	game_rows(v, n, arr, &extra);
+	store_games_free(v, n);
+	reply_ok(c, rq, f, extra, "%s: %s, %s, %d rating%s, %zu recent game%s",
+	         u != NULL ? u->name : name, acct == 1 ? "registered" : "guest",
+	         u != NULL ? "online" : "offline", nr, nr == 1 ? "" : "s", n, n == 1 ? "" : "s");
+}
+
+/* ---- record ------------------------------------------------------------------------ */
+
+/* The stored game of argv[0] with its moves; false when answered (bad id, none, failure). */
+static bool fetch_game(struct conn *c, const struct proto_req *rq, struct storage *st,
+                       struct store_game *g)
+{
+	uint64_t id;
+	memset(g, 0, sizeof *g);
+	if (!proto_parse_id(rq->argv[0], &id)) {
+		reply_err(c, rq, "BAD_ARGS", "game ids are positive whole numbers");
+		return false;
+	}
+	int r = store_game_fetch(st->db, (int64_t)id, g);
+	if (r == STORE_ENOTFOUND) {
+		reply_err(c, rq, "NO_SUCH_GAME", "there is no game %" PRIu64, id);
+		return false;
+	}
+	if (r < 0) {
+		reply_store_err(c, rq, st, r);
+		return false;
+	}
+	return true;
+}
+
+void acct_record(struct conn *c, const struct proto_req *rq)
+{
+	struct storage *st = storage_or_reply(c, rq);
+	struct store_game g;
+	if (st == NULL || !fetch_game(c, rq, st, &g))
+		return;
+	struct record rec;
+	record_init(&rec);
+	char *text = NULL;
+	int r = record_from_game(&g, &rec);
+	if (r == 0)
+		r = record_write(&rec, &text, NULL);
+	record_clear(&rec);
+	if (r < 0) {
+		store_game_clear(&g);
+		reply_err(c, rq, "INTERNAL", "the record could not be written: %s",
+		          record_strerror(r));
+		return;
+	}
+	size_t n = strlen(text);
+	while (n > 0 && text[n - 1] == '\n')
+		text[--n] = '\0';
+	cJSON *f = cJSON_CreateObject();
+	cJSON_AddNumberToObject(f, "game", (double)g.id);
+	cJSON_AddStringToObject(f, "kind", g.kind);
+	cJSON_AddStringToObject(f, "record", text);
+	reply_ok(c, rq, f, text, "record of game %" PRId64 " (%s, %d pl%s)", g.id, g.kind, g.plies,
+	         g.plies == 1 ? "y" : "ies");
+	store_game_clear(&g);
+}
+
+/* ---- replay ------------------------------------------------------------------------ */
+
+struct replay {
+	uv_timer_t timer; /* data = this; the replay is freed in its close callback */
+	struct replay *next;
+	struct storage *st;
+	struct conn *c;
+	struct store_game g; /* with its moves (owned) */
+	const struct game_ops *ops;
+	void *state; /* ops->state_size bytes (owned) */
+	int at;      /* journal rows applied */
+	int ply;     /* positions shown after the first (plies, or turns) */
+	bool started, failed;
+	char last[GAME_MAX_PLAYERS][GAME_MOVE_TEXT];
+	uint64_t delay_ms;
+};
+
+static void replay_free_cb(uv_handle_t *h)
+{
+	struct replay *rp = h->data;
+	store_game_clear(&rp->g);
+	free(rp->state);
+	free(rp);
+}
+
+/* Unlinks rp and frees it once its timer is closed. */
+static void replay_stop(struct replay *rp)
+{
+	for (struct replay **pp = &rp->st->replays; *pp != NULL; pp = &(*pp)->next)
+		if (*pp == rp) {
+			*pp = rp->next;
+			break;
+		}
+	uv_timer_stop(&rp->timer);
+	uv_close((uv_handle_t *)&rp->timer, replay_free_cb);
+}
+
+void replay_conn_gone(struct storage *st, struct conn *c)
+{
+	struct replay *rp = st->replays;
+	while (rp != NULL) {
+		struct replay *next = rp->next;
+		if (rp->c == c)
+			replay_stop(rp);
+		rp = next;
+	}
+}
+
+/* Applies the next ply (sequential) or turn (simultaneous); false when it does not fit. */
+static bool replay_step(struct replay *rp)
+{
+	const struct game_ops *ops = rp->ops;
+	memset(rp->last, 0, sizeof rp->last);
+	if (!(ops->flags & GAME_SIMULTANEOUS)) {
+		const struct store_move *m = &rp->g.moves[rp->at++];
+		game_move mv;
+		int seat = game_seat_to_move(ops, rp->state);
+		if (seat < 0 || ops->parse_move(rp->state, seat, m->text, &mv, NULL) < 0 ||
+		    ops->apply(rp->state, mv) < 0)
+			return false;
+		snprintf(rp->last[0], GAME_MOVE_TEXT, "%s", m->text);
+		return true;
+	}
+	unsigned mask = ops->to_move(rp->state);
+	game_move moves[GAME_MAX_PLAYERS] = {0};
+	enum game_act acts[GAME_MAX_PLAYERS] = {GAME_ACT_NONE};
+	for (int i = 0; i < ops->nplayers; i++) {
+		if (!(mask & (1u << i)))
+			continue;
+		if (rp->at >= rp->g.plies)
+			return false; /* a turn cut short: not shown */
+		const struct store_move *m = &rp->g.moves[rp->at++];
+		if (m->seat != i)
+			return false;
+		if (m->text[0] != '\0') {
+			if (ops->parse_move(rp->state, i, m->text, &moves[i], NULL) < 0)
+				return false;
+			acts[i] = GAME_ACT_MOVE;
+			snprintf(rp->last[i], GAME_MOVE_TEXT, "%s", m->text);
+		}
+	}
+	return ops->resolve(rp->state, moves, acts) >= 0;
+}
+
+static void replay_send(struct replay *rp, bool done)
+{
+	const struct game_ops *ops = rp->ops;
+	bool sim = (ops->flags & GAME_SIMULTANEOUS) != 0;
+	cJSON *j = cJSON_CreateObject();
+	cJSON_AddStringToObject(j, "type", "replay");
+	cJSON_AddNumberToObject(j, "game", (double)rp->g.id);
+	cJSON_AddStringToObject(j, "kind", ops->name);
+	cJSON *pl = cJSON_AddArrayToObject(j, "players");
+	for (int i = 0; i < STORE_SEATS; i++)
+		cJSON_AddItemToArray(pl, cJSON_CreateString(rp->g.players[i]));
+	cJSON_AddNumberToObject(j, "ply", rp->ply);
+	char *t = xasprintf("replay game %" PRId64 ", %s %d:", rp->g.id, sim ? "turn" : "ply",
+	                    rp->ply);
+	if (rp->ply == 0) {
+		cJSON_AddNullToObject(j, "last_move");
+	} else if (sim) {
+		cJSON *lm = cJSON_AddObjectToObject(j, "last_move");
+		for (int i = 0; i < ops->nplayers; i++) {
+			char k[12];
+			snprintf(k, sizeof k, "%d", i);
+			if (rp->last[i][0])
+				cJSON_AddStringToObject(lm, k, rp->last[i]);
+			else
+				cJSON_AddNullToObject(lm, k);
+			xappend(&t, "%s %s %s", i ? ";" : " last actions:", ops->seat_names[i],
+			        rp->last[i][0] ? rp->last[i] : "(none)");
+		}
+	} else {
+		cJSON_AddStringToObject(j, "last_move", rp->last[0]);
+		xappend(&t, " last move %s", rp->last[0]);
+	}
+	cJSON *pos = ops->to_json(rp->state, -1);
+	cJSON_AddItemToObject(j, "position", pos ? pos : cJSON_CreateNull());
+	cJSON_AddBoolToObject(j, "done", done);
+	char board[16384];
+	if (ops->render_text(rp->state, -1, board, sizeof board) >= 0) {
+		size_t n = strlen(board);
+		while (n > 0 && board[n - 1] == '\n')
+			board[--n] = '\0';
+		xappend(&t, "\n%s", board);
+	}
+	if (done) {
+		cJSON *r = cJSON_AddObjectToObject(j, "result");
+		cJSON_AddStringToObject(r, "status", store_status_name(rp->g.status));
+		cJSON_AddStringToObject(r, "score", rp->g.result);
+		if (rp->g.winner >= 0)
+			cJSON_AddNumberToObject(r, "winner", rp->g.winner);
+		else
+			cJSON_AddNullToObject(r, "winner");
+		cJSON_AddStringToObject(r, "reason", rp->g.reason);
+		if (rp->failed)
+			xappend(&t,
+			        "\nreplay game %" PRId64 " stops: the next move does not replay",
+			        rp->g.id);
+		else if (rp->g.status == STORE_IN_PROGRESS)
+			xappend(&t,
+			        "\nreplay game %" PRId64 " done: the game is still being played",
+			        rp->g.id);
+		else
+			xappend(&t, "\nreplay game %" PRId64 " done: %s (%s)", rp->g.id,
+			        rp->g.result[0] ? rp->g.result : "-", rp->g.reason);
+	}
+	send_msg(rp->c, j, t);
+}
+
+static void replay_tick(uv_timer_t *t)
+{
+	struct replay *rp = t->data;
+	if (rp->c->closing || rp->c->doomed) {
+		replay_stop(rp);
+		return;
+	}
+	if (conn_slow(rp->c)) /* a slow reader: wait for the next tick */
+		return;
+	if (rp->started) {
+		if (replay_step(rp))
+			rp->ply++;
+		else
+			rp->failed = true;
+	}
+	rp->started = true;
+	bool done = rp->failed || rp->at >= rp->g.plies;
+	if (rp->failed)
+		rp->at = rp->g.plies;
+	replay_send(rp, done);
+	if (done)
+		replay_stop(rp);
+}
+
+void acct_replay(struct conn *c, const struct proto_req *rq)
+{
+	struct storage *st = storage_or_reply(c, rq);
+	if (st == NULL)
+		return;
+	uint64_t delay = STORAGE_REPLAY_DEF_MS;
+	if (rq->argc > 1) {
+		char *end;
+		unsigned long long v = strtoull(rq->argv[1], &end, 10);
+		if (rq->argv[1][0] < '0' || rq->argv[1][0] > '9' || *end != '\0' ||
+		    v > STORAGE_REPLAY_MAX_MS) {
+			reply_err(c, rq, "BAD_ARGS", "delay_ms is a whole number from 0 to %d",
+			          STORAGE_REPLAY_MAX_MS);
+			return;
+		}
+		delay = v;
+	}
+	struct replay *rp = calloc(1, sizeof *rp);
+	if (rp == NULL) {
+		reply_err(c, rq, "INTERNAL", "out of memory");
+		return;
+	}
+	if (!fetch_game(c, rq, st, &rp->g)) {
+		free(rp);
+		return;
+	}
+	struct seek_opts so;
+	rp->ops = game_find(rp->g.kind);
+	if (rp->ops != NULL && storage_seek_opts(rp->ops, &rp->g, &so) == 0)
+		rp->state = calloc(1, rp->ops->state_size);
+	if (rp->state == NULL || rp->ops->init(rp->state, &so.params, rp->g.seed) != 0) {
+		reply_err(c, rq, "INTERNAL", "game %" PRId64 " cannot be replayed", rp->g.id);
+		store_game_clear(&rp->g);
+		free(rp->state);
+		free(rp);
+		return;
+	}
+	rp->st = st;
+	rp->c = c;
+	rp->delay_ms = delay;
+	uv_timer_init(c->srv->loop, &rp->timer);
+	rp->timer.data = rp;
+	rp->next = st->replays;
+	st->replays = rp;
+	cJSON *f = cJSON_CreateObject();
+	cJSON_AddNumberToObject(f, "game", (double)rp->g.id);
+	cJSON_AddNumberToObject(f, "plies", rp->g.plies);
+	cJSON_AddNumberToObject(f, "delay_ms", (double)delay);
+	reply_ok(c, rq, f, NULL,
+	         "replaying game %" PRId64 ": %d journalled pl%s, one every %" PRIu64 " ms",
+	         rp->g.id, rp->g.plies, rp->g.plies == 1 ? "y" : "ies", delay);
+	uv_timer_start(&rp->timer, replay_tick, 0, delay > 0 ? delay : 1);
+}

@@ -1,0 +1,470 @@
+/*
+ * check_accounts.c - accounts, ratings and records over the real server
+ * ($BITARENAD with a fresh --data directory per test): register and login
+ * (wrong password, unknown name, names taken in any letter case, bad names
+ * and passwords, guests kept off registered names), a second login taking
+ * over the first (seats included), failed logins throttled per address,
+ * rated seeks only between accounts, ratings after a rated game equal to
+ * glicko_game()'s numbers, finger/history/record/replay, and the record text
+ * re-imported with record_parse + record_replay reaching the game's final
+ * position.
+ */
+#include "testserver.h"
+
+#include "games/game.h"
+#include "server/glicko.h"
+#include "server/record.h"
+
+#include <math.h>
+
+struct env {
+	char data[256];
+	struct ts_srv s;
+};
+
+static void env_up(struct env *e)
+{
+	tmpdir_make(e->data, sizeof e->data, "check_accounts");
+	ts_start(&e->s, e->data, NULL, 0);
+}
+
+static void env_down(struct env *e)
+{
+	ts_stop(&e->s);
+	tmpdir_remove(e->data);
+}
+
+/* A new connection registered (and so logged in) as name. */
+static void reg(struct ts_cli *c, int port, const char *name, const char *pw)
+{
+	ts_connect_json(c, port);
+	ts_send(c, "register %s %s", name, pw);
+	char pat[256];
+	snprintf(pat, sizeof pat,
+	         "{\"type\":\"ok\",\"cmd\":\"register\",\"name\":\"%s\",\"guest\":false}", name);
+	ts_expect0(c, pat);
+}
+
+/* A new connection logged in as a guest. */
+static void guest(struct ts_cli *c, int port, const char *name)
+{
+	ts_connect_json(c, port);
+	ts_send(c, "login %s", name);
+	ts_expect0(c, "{\"type\":\"ok\",\"cmd\":\"login\",\"guest\":true}");
+}
+
+static void expect_err(struct ts_cli *c, const char *code)
+{
+	char pat[128];
+	snprintf(pat, sizeof pat, "{\"type\":\"error\",\"code\":\"%s\"}", code);
+	ts_expect0(c, pat);
+}
+
+/* a seeks (seat 0), b accepts; both get game_start and the first state. Returns the id. */
+static int start_game(struct ts_cli *a, struct ts_cli *b, const char *kind_opts)
+{
+	ts_send(a, "seek %s color=first", kind_opts);
+	cJSON *ok = ts_expect(a, "{\"type\":\"ok\",\"cmd\":\"seek\"}");
+	int seek = ts_jint(cJSON_GetObjectItem(ok, "seek"), "id");
+	cJSON_Delete(ok);
+	ts_until0(b, "{\"type\":\"seek\",\"event\":\"new\"}");
+	ts_send(b, "accept %d", seek);
+	cJSON *acc = ts_until(b, "{\"type\":\"ok\",\"cmd\":\"accept\"}");
+	int id = ts_jint(acc, "game");
+	cJSON_Delete(acc);
+	ts_until0(a, "{\"type\":\"state\",\"seq\":1,\"seat\":0}");
+	ts_until0(b, "{\"type\":\"state\",\"seq\":1,\"seat\":1}");
+	return id;
+}
+
+/* mover plays text in game id; both get the state; returns mover's state (caller frees). */
+static cJSON *play(struct ts_cli *mover, struct ts_cli *other, int id, const char *text)
+{
+	ts_send(mover, "move %d %s", id, text);
+	char pat[256];
+	snprintf(pat, sizeof pat, "{\"type\":\"ok\",\"cmd\":\"move\",\"move\":\"%s\"}", text);
+	ts_until0(mover, pat);
+	cJSON *st = ts_until(mover, "{\"type\":\"state\"}");
+	ts_until0(other, "{\"type\":\"state\"}");
+	return st;
+}
+
+START_TEST(test_register_and_login)
+{
+	struct env e;
+	env_up(&e);
+	struct ts_cli a, b, c, d;
+	reg(&a, e.s.port, "alice", "secret1");
+	ts_connect_json(&b, e.s.port);
+	ts_send(&b, "register ALICE other12");
+	expect_err(&b, "NAME_TAKEN");
+	ts_send(&b, "register a secret1");
+	expect_err(&b, "BAD_NAME");
+	ts_send(&b, "register bad-name secret1");
+	expect_err(&b, "BAD_NAME");
+	ts_send(&b, "register carol 12345");
+	expect_err(&b, "BAD_PASSWORD");
+	ts_send(&b, "login alice");
+	expect_err(&b, "NAME_REGISTERED");
+	ts_send(&b, "login ALICE");
+	expect_err(&b, "NAME_REGISTERED");
+	ts_send(&b, "login alice secret2");
+	expect_err(&b, "BAD_LOGIN");
+	ts_send(&b, "login nobody secret1");
+	expect_err(&b, "BAD_LOGIN");
+	ts_send(&b, "seek ttt");
+	expect_err(&b, "NOT_LOGGED_IN");
+	/* the right password in another letter case of the name: the canonical name */
+	ts_send(&b, "#t login Alice secret1");
+	ts_expect0(&b, "{\"type\":\"ok\",\"cmd\":\"login\",\"id\":\"t\",\"name\":\"alice\","
+	               "\"guest\":false,\"resumed\":[]}");
+	/* the first connection is told why, then closed */
+	ts_expect0(&a,
+	           "{\"type\":\"info\",\"event\":\"session_taken\",\"code\":\"SESSION_TAKEN\"}");
+	ck_assert(ts_eof(&a));
+	/* a password is the rest of the line */
+	reg(&c, e.s.port, "dave", "my pass phrase");
+	ts_close(&c);
+	ts_connect_json(&c, e.s.port);
+	ts_send(&c, "login dave my pass phrase");
+	ts_expect0(&c, "{\"type\":\"ok\",\"cmd\":\"login\",\"name\":\"dave\",\"guest\":false}");
+	/* a guest may not register a name a guest holds; who tells accounts from guests */
+	guest(&d, e.s.port, "gus");
+	ts_send(&c, "register gus secret1");
+	expect_err(&c, "NAME_TAKEN");
+	ts_send(&d, "who");
+	cJSON *w = ts_expect(&d, "{\"type\":\"ok\",\"cmd\":\"who\"}");
+	cJSON *users = cJSON_GetObjectItem(w, "users");
+	int seen = 0;
+	for (cJSON *u = users->child; u != NULL; u = u->next) {
+		const char *n = ts_jstr(u, "name");
+		bool g = cJSON_IsTrue(cJSON_GetObjectItem(u, "guest"));
+		if (strcmp(n, "gus") == 0)
+			ck_assert(g), seen++;
+		else
+			ck_assert_msg(!g, "%s shown as a guest", n), seen++;
+	}
+	ck_assert_int_eq(seen, 3);
+	cJSON_Delete(w);
+	/* text mode */
+	struct ts_cli t;
+	ts_open(&t, e.s.port);
+	ts_expect0(&t, "bitarenad * ready*");
+	ts_send(&t, "login dave wrong-password");
+	ts_expect0(&t, "error BAD_LOGIN: wrong name or password");
+	ts_send(&t, "register erin secret9");
+	ts_expect0(&t, "ok logged in as erin");
+	ts_close(&t);
+	ts_close(&b);
+	ts_close(&c);
+	ts_close(&d);
+	ts_close(&a);
+	env_down(&e);
+}
+END_TEST
+
+START_TEST(test_throttle)
+{
+	struct env e;
+	env_up(&e);
+	struct ts_cli a, b;
+	reg(&a, e.s.port, "eve", "secret1");
+	ts_connect_json(&b, e.s.port);
+	for (int i = 0; i < 5; i++) {
+		ts_send(&b, "login eve wrong%d", i);
+		expect_err(&b, "BAD_LOGIN");
+	}
+	/* the sixth try is refused before the password is looked at, right or not */
+	ts_send(&b, "login eve secret1");
+	cJSON *j = ts_expect(&b,
+	                     "{\"type\":\"error\",\"code\":\"LOGIN_THROTTLED\",\"cmd\":\"login\"}");
+	double retry = ts_jnum(j, "retry_s");
+	ck_assert(retry >= 1 && retry <= 60);
+	cJSON_Delete(j);
+	/* guests are not throttled (no password to guess) */
+	ts_send(&b, "login visitor");
+	ts_expect0(&b, "{\"type\":\"ok\",\"cmd\":\"login\",\"guest\":true}");
+	ts_close(&a);
+	ts_close(&b);
+	env_down(&e);
+}
+END_TEST
+
+START_TEST(test_takeover_with_seat)
+{
+	struct env e;
+	env_up(&e);
+	struct ts_cli a, b, a2;
+	reg(&a, e.s.port, "alice", "secret1");
+	reg(&b, e.s.port, "bob", "secret2");
+	int id = start_game(&a, &b, "ttt");
+	cJSON_Delete(play(&a, &b, id, "a1"));
+	ts_connect_json(&a2, e.s.port);
+	ts_send(&a2, "login alice secret1");
+	char pat[256];
+	snprintf(pat, sizeof pat, "{\"type\":\"ok\",\"cmd\":\"login\",\"resumed\":[%d]}", id);
+	ts_expect0(&a2, pat);
+	ts_expect0(&a2, "{\"type\":\"game_start\",\"seat\":0}");
+	ts_expect0(&a2, "{\"type\":\"state\",\"ply\":1,\"last_move\":\"a1\"}");
+	ts_until0(&a, "{\"type\":\"info\",\"event\":\"session_taken\"}");
+	ck_assert(ts_eof(&a));
+	ts_until0(&b, "{\"type\":\"info\",\"event\":\"gone\",\"player\":\"alice\"}");
+	ts_until0(&b, "{\"type\":\"info\",\"event\":\"back\",\"player\":\"alice\"}");
+	cJSON_Delete(play(&b, &a2, id, "a2"));
+	cJSON_Delete(play(&a2, &b, id, "b1"));
+	ts_close(&a);
+	ts_close(&a2);
+	ts_close(&b);
+	env_down(&e);
+}
+END_TEST
+
+static const cJSON *rating_of(const cJSON *list, const char *name)
+{
+	for (const cJSON *r = list->child; r != NULL; r = r->next)
+		if (strcmp(ts_jstr(r, "name"), name) == 0)
+			return r;
+	ck_abort_msg("no rating for %s", name);
+	return NULL;
+}
+
+START_TEST(test_rated_game)
+{
+	struct env e;
+	env_up(&e);
+	struct ts_cli a, b, g;
+	reg(&a, e.s.port, "alice", "secret1");
+	reg(&b, e.s.port, "bob", "secret2");
+	guest(&g, e.s.port, "gus");
+	ts_send(&g, "seek ttt rated=1");
+	expect_err(&g, "RATED_NEEDS_ACCOUNT");
+	ts_send(&a, "seek ttt rated=1 color=first");
+	cJSON *ok = ts_expect(&a, "{\"type\":\"ok\",\"cmd\":\"seek\",\"seek\":{\"rated\":true}}");
+	int seek = ts_jint(cJSON_GetObjectItem(ok, "seek"), "id");
+	cJSON_Delete(ok);
+	ts_until0(&g, "{\"type\":\"seek\",\"event\":\"new\"}");
+	ts_send(&g, "accept %d", seek);
+	expect_err(&g, "RATED_NEEDS_ACCOUNT");
+	ts_until0(&b, "{\"type\":\"seek\",\"event\":\"new\"}");
+	ts_send(&b, "accept %d", seek);
+	cJSON *acc = ts_until(&b, "{\"type\":\"ok\",\"cmd\":\"accept\"}");
+	int id = ts_jint(acc, "game");
+	cJSON_Delete(acc);
+	ts_until0(&a, "{\"type\":\"state\",\"seq\":1}");
+	ts_until0(&b, "{\"type\":\"state\",\"seq\":1}");
+	cJSON_Delete(play(&a, &b, id, "a1"));
+	cJSON_Delete(play(&b, &a, id, "a2"));
+	cJSON_Delete(play(&a, &b, id, "b1"));
+	cJSON_Delete(play(&b, &a, id, "b2"));
+	cJSON_Delete(play(&a, &b, id, "c1"));
+	ts_until0(&a, "{\"type\":\"game_over\",\"result\":{\"winner\":0}}");
+
+	/* one game as one rating period for both, from the defaults */
+	struct glicko d, na, nb;
+	glicko_default(&d);
+	glicko_game(&d, &d, 1.0, GLICKO_TAU, &na, &nb);
+	ck_assert(na.rating > 1500 && nb.rating < 1500);
+	ts_send(&g, "ratings ttt");
+	cJSON *r = ts_until(&g, "{\"type\":\"ok\",\"cmd\":\"ratings\",\"kind\":\"ttt\"}");
+	cJSON *list = cJSON_GetObjectItem(r, "ratings");
+	ck_assert_int_eq(cJSON_GetArraySize(list), 2);
+	ck_assert_str_eq(ts_jstr(list->child, "name"), "alice"); /* best first */
+	const cJSON *ra = rating_of(list, "alice"), *rb = rating_of(list, "bob");
+	ck_assert_double_eq_tol(ts_jnum(ra, "rating"), na.rating, 1e-6);
+	ck_assert_double_eq_tol(ts_jnum(ra, "rd"), na.rd, 1e-6);
+	ck_assert_double_eq_tol(ts_jnum(ra, "volatility"), na.vol, 1e-9);
+	ck_assert_double_eq_tol(ts_jnum(rb, "rating"), nb.rating, 1e-6);
+	ck_assert_double_eq_tol(ts_jnum(rb, "rd"), nb.rd, 1e-6);
+	ck_assert_int_eq(ts_jint(ra, "games"), 1);
+	cJSON_Delete(r);
+	ts_send(&g, "ratings nosuchgame");
+	ts_until0(&g, "{\"type\":\"error\",\"code\":\"UNKNOWN_GAME\"}");
+
+	/* an unrated game with a guest changes nothing */
+	int id2 = start_game(&a, &g, "ttt");
+	ts_send(&a, "resign %d", id2);
+	ts_until0(&g, "{\"type\":\"game_over\"}");
+	ts_send(&b, "ratings ttt");
+	r = ts_until(&b, "{\"type\":\"ok\",\"cmd\":\"ratings\"}");
+	ra = rating_of(cJSON_GetObjectItem(r, "ratings"), "alice");
+	ck_assert_int_eq(ts_jint(ra, "games"), 1);
+	ck_assert_double_eq_tol(ts_jnum(ra, "rating"), na.rating, 1e-6);
+	cJSON_Delete(r);
+
+	/* finger: an account with its rating and games; a guest; nobody */
+	ts_send(&b, "finger ALICE");
+	cJSON *f = ts_until(&b, "{\"type\":\"ok\",\"cmd\":\"finger\",\"name\":\"alice\","
+	                        "\"registered\":true,\"guest\":false,\"online\":true}");
+	cJSON *fr = cJSON_GetObjectItem(f, "ratings");
+	ck_assert_int_eq(cJSON_GetArraySize(fr), 1);
+	ck_assert_str_eq(ts_jstr(fr->child, "kind"), "ttt");
+	ck_assert_double_eq_tol(ts_jnum(fr->child, "rating"), na.rating, 1e-6);
+	cJSON *fg = cJSON_GetObjectItem(f, "games");
+	ck_assert_int_eq(cJSON_GetArraySize(fg), 2);
+	ck_assert_int_eq(ts_jint(fg->child, "id"), id2); /* newest first */
+	ck_assert_int_eq(ts_jint(fg->child->next, "id"), id);
+	ck_assert_str_eq(ts_jstr(fg->child->next, "result"), "1-0");
+	ck_assert(cJSON_IsTrue(cJSON_GetObjectItem(fg->child->next, "rated")));
+	ck_assert(cJSON_IsFalse(cJSON_GetObjectItem(fg->child, "rated")));
+	cJSON_Delete(f);
+	ts_send(&b, "finger gus");
+	ts_until0(&b, "{\"type\":\"ok\",\"cmd\":\"finger\",\"name\":\"gus\",\"registered\":false,"
+	              "\"guest\":true,\"online\":true,\"ratings\":[]}");
+	ts_send(&b, "finger nobody");
+	ts_until0(&b, "{\"type\":\"error\",\"code\":\"NO_SUCH_USER\"}");
+	/* history: own games without a name, someone's with one */
+	ts_send(&b, "history");
+	cJSON *h = ts_until(&b, "{\"type\":\"ok\",\"cmd\":\"history\",\"name\":\"bob\"}");
+	cJSON *hg = cJSON_GetObjectItem(h, "games");
+	ck_assert_int_eq(cJSON_GetArraySize(hg), 1);
+	ck_assert_int_eq(ts_jint(hg->child, "id"), id);
+	ck_assert_str_eq(ts_jstr(hg->child, "reason"), "line");
+	ck_assert_int_eq(ts_jint(hg->child, "plies"), 5);
+	cJSON_Delete(h);
+	ts_send(&b, "history gus");
+	h = ts_until(&b, "{\"type\":\"ok\",\"cmd\":\"history\",\"name\":\"gus\"}");
+	ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItem(h, "games")), 1);
+	cJSON_Delete(h);
+	ts_close(&a);
+	ts_close(&b);
+	ts_close(&g);
+	env_down(&e);
+}
+END_TEST
+
+/* The record text of game id through c (JSON), malloc'd. */
+static char *fetch_record(struct ts_cli *c, int id)
+{
+	ts_send(c, "record %d", id);
+	cJSON *r = ts_until(c, "{\"type\":\"ok\",\"cmd\":\"record\"}");
+	ck_assert_int_eq(ts_jint(r, "game"), id);
+	char *text = strdup(ts_jstr(r, "record"));
+	cJSON_Delete(r);
+	return text;
+}
+
+START_TEST(test_record_and_replay)
+{
+	struct env e;
+	env_up(&e);
+	struct ts_cli a, b, v;
+	reg(&a, e.s.port, "alice", "secret1");
+	reg(&b, e.s.port, "bob", "secret2");
+	int id = start_game(&a, &b, "tak size=5 time=5+3");
+	static const char *const moves[] = {"a1", "e5", "c3", "c2", "d3", "d2", "b3", "c2+"};
+	cJSON *last = NULL;
+	for (size_t i = 0; i < sizeof moves / sizeof moves[0]; i++) {
+		cJSON_Delete(last);
+		last = play(i % 2 ? &b : &a, i % 2 ? &a : &b, id, moves[i]);
+	}
+	ts_send(&a, "resign %d", id);
+	ts_until0(&b, "{\"type\":\"game_over\",\"result\":{\"winner\":1,\"reason\":\"resign\"}}");
+	cJSON *pos = cJSON_Duplicate(cJSON_GetObjectItem(last, "position"), true);
+	cJSON_Delete(last);
+
+	/* the record: PTN tags, parsed back and replayed to the same position */
+	char *text = fetch_record(&b, id);
+	static const char *const tags[] = {
+	        "[Player1 \"alice\"]", "[Player2 \"bob\"]", "[Date \"",      "[Size \"5\"]",
+	        "[Komi \"0\"]",        "[Flats \"21\"]",    "[Caps \"1\"]",  "[Clock \"5:0 +3\"]",
+	        "[Result \"0-1\"]",    "[Game \"tak\"]",    "[Rated \"no\"]"};
+	for (size_t i = 0; i < sizeof tags / sizeof tags[0]; i++)
+		ck_assert_msg(strstr(text, tags[i]) != NULL, "no %s in\n%s", tags[i], text);
+	struct record rec;
+	record_init(&rec);
+	int line = 0;
+	ck_assert_int_eq(record_parse(text, strlen(text), &rec, &line), 0);
+	ck_assert_int_eq((int)rec.nmoves, 8);
+	const struct game_ops *ops = game_find("tak");
+	void *st = calloc(1, ops->state_size);
+	const struct game_ops *used = NULL;
+	int bad = 0;
+	ck_assert_int_eq(record_replay(&rec, NULL, st, &used, &bad), 0);
+	ck_assert_ptr_eq(used, ops);
+	cJSON *mine = ops->to_json(st, 0);
+	ck_assert_msg(cJSON_Compare(mine, pos, true), "the record replays to another position");
+	cJSON_Delete(mine);
+	record_clear(&rec);
+	free(text);
+
+	/* the same in text mode: the record's lines after the ok */
+	struct ts_cli t;
+	ts_open(&t, e.s.port);
+	ts_expect0(&t, "bitarenad * ready*");
+	ts_send(&t, "record %d", id);
+	ts_expect0(&t, "ok record of game * (tak, 8 plies)");
+	ts_expect0(&t, "\\[Event \"bitarena game *\"\\]"); /* a glob: [ ] escaped */
+	ts_until0(&t, "\\[Player1 \"alice\"\\]");
+	ts_until0(&t, "1. a1 e5");
+	ts_until0(&t, "4. b3 c2+ 0-1");
+	ts_send(&t, "record 999");
+	ts_expect0(&t, "error NO_SUCH_GAME: *");
+	ts_send(&t, "record x");
+	ts_expect0(&t, "error BAD_ARGS: *");
+	ts_send(&t, "replay 1 70000");
+	ts_expect0(&t, "error BAD_ARGS: *");
+	ts_close(&t);
+
+	/* replay: every position in order to this connection only, the last one the game's */
+	ts_connect_json(&v, e.s.port);
+	ts_send(&v, "replay %d 0", id);
+	ts_expect0(&v, "{\"type\":\"ok\",\"cmd\":\"replay\",\"plies\":8,\"delay_ms\":0}");
+	for (int ply = 0; ply <= 8; ply++) {
+		char pat[160];
+		snprintf(pat, sizeof pat,
+		         "{\"type\":\"replay\",\"game\":%d,\"ply\":%d,\"done\":%s}", id, ply,
+		         ply == 8 ? "true" : "false");
+		cJSON *r = ts_expect(&v, pat);
+		if (ply > 0)
+			ck_assert_str_eq(ts_jstr(r, "last_move"), moves[ply - 1]);
+		if (ply == 8) {
+			ck_assert(cJSON_Compare(cJSON_GetObjectItem(r, "position"), pos, true));
+			const cJSON *res = cJSON_GetObjectItem(r, "result");
+			ck_assert_str_eq(ts_jstr(res, "score"), "0-1");
+			ck_assert_str_eq(ts_jstr(res, "reason"), "resign");
+		}
+		cJSON_Delete(r);
+	}
+	ts_send(&v, "ping");
+	ts_expect0(&v, "{\"type\":\"pong\"}"); /* nothing more came */
+	/* a slow replay whose connection goes: its timer stops (the server exits 0 below) */
+	struct ts_cli w;
+	ts_connect_json(&w, e.s.port);
+	ts_send(&w, "replay %d 60000", id);
+	ts_expect0(&w, "{\"type\":\"ok\",\"cmd\":\"replay\"}");
+	ts_expect0(&w, "{\"type\":\"replay\",\"ply\":0,\"done\":false}");
+	ts_close(&w);
+	ts_send(&v, "replay %d 60000", id);
+	ts_expect0(&v, "{\"type\":\"ok\",\"cmd\":\"replay\"}");
+	ts_expect0(&v, "{\"type\":\"replay\",\"ply\":0}");
+	cJSON_Delete(pos);
+	free(st);
+	ts_close(&a);
+	ts_close(&b);
+	env_down(&e); /* v still has a replay running: the shutdown stops it */
+	ts_close(&v);
+}
+END_TEST
+
+static Suite *accounts_suite(void)
+{
+	Suite *s = suite_create("accounts");
+	TCase *tc = tcase_create("server");
+	tcase_add_test(tc, test_register_and_login);
+	tcase_add_test(tc, test_throttle);
+	tcase_add_test(tc, test_takeover_with_seat);
+	tcase_add_test(tc, test_rated_game);
+	tcase_add_test(tc, test_record_and_replay);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	signal(SIGPIPE, SIG_IGN);
+	SRunner *sr = srunner_create(accounts_suite());
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}

@@ -1,0 +1,282 @@
+/*
+ * check_recovery.c - nothing acknowledged is lost: the real bitarenad with a
+ * temporary --data directory, two registered players streaming Tak moves in
+ * a timed game, a SIGKILL right after the server acknowledged a move, a
+ * restart on the same directory, and then: every acknowledged move is in the
+ * restored game (ply, last move, the position the same moves give through
+ * the engine), a spectator can watch it, both players log in and are back in
+ * their seats, the game is finished, its record and history hold every move,
+ * and a new game gets a fresh id.
+ */
+#include "testserver.h"
+
+#include "games/game.h"
+
+#define KILL_AT 13 /* the ply whose acknowledgement is the last thing before the kill */
+
+/* A fixed-seed LCG so the game is the same every run. */
+static uint64_t lcg = 0x9e3779b97f4a7c15ULL;
+static unsigned pick(unsigned n)
+{
+	lcg = lcg * 6364136223846793005ULL + 1442695040888963407ULL;
+	return (unsigned)((lcg >> 33) % n);
+}
+
+/* A legal move from a state with "legal", preferring flat placements (no early road). */
+static const char *choose(const cJSON *state)
+{
+	const cJSON *legal = cJSON_GetObjectItem(state, "legal");
+	ck_assert_msg(cJSON_IsArray(legal) && cJSON_GetArraySize(legal) > 0, "no legal moves");
+	int n = cJSON_GetArraySize(legal);
+	for (int tries = 0; tries < 8; tries++) {
+		const char *t = cJSON_GetArrayItem(legal, (int)pick((unsigned)n))->valuestring;
+		if (strlen(t) == 2) /* "c3": a flat placed */
+			return t;
+	}
+	return cJSON_GetArrayItem(legal, (int)pick((unsigned)n))->valuestring;
+}
+
+static void login(struct ts_cli *c, int port, const char *name, const char *pw)
+{
+	ts_connect_json(c, port);
+	ts_send(c, "login %s %s", name, pw);
+}
+
+START_TEST(test_kill9_recovery)
+{
+	char data[256];
+	tmpdir_make(data, sizeof data, "check_recovery");
+	struct ts_srv s;
+	static const char *const args[] = {"--grace", "300"};
+	ts_start(&s, data, args, 2);
+	struct ts_cli cl[2];
+	static const char *const names[2] = {"alice", "bob"};
+	for (int i = 0; i < 2; i++) {
+		ts_connect_json(&cl[i], s.port);
+		ts_send(&cl[i], "register %s secret%d", names[i], i);
+		ts_expect0(&cl[i], "{\"type\":\"ok\",\"cmd\":\"register\",\"guest\":false}");
+	}
+	ts_send(&cl[0], "seek tak size=6 time=10+5 color=first rated=1");
+	cJSON *ok = ts_expect(&cl[0], "{\"type\":\"ok\",\"cmd\":\"seek\"}");
+	int seek = ts_jint(cJSON_GetObjectItem(ok, "seek"), "id");
+	cJSON_Delete(ok);
+	ts_until0(&cl[1], "{\"type\":\"seek\",\"event\":\"new\"}");
+	ts_send(&cl[1], "accept %d", seek);
+	cJSON *acc = ts_until(&cl[1], "{\"type\":\"ok\",\"cmd\":\"accept\"}");
+	int id = ts_jint(acc, "game");
+	cJSON_Delete(acc);
+	cJSON *state[2];
+	for (int i = 0; i < 2; i++)
+		state[i] = ts_until(&cl[i], "{\"type\":\"state\",\"seq\":1}");
+
+	/* the engine follows along: the position the acknowledged moves make */
+	const struct game_ops *ops = game_find("tak");
+	struct game_params p;
+	game_params_default(ops, &p);
+	const char *why = NULL;
+	ck_assert_int_gt(game_param_word(ops, &p, "size=6", &why), 0);
+	void *st = calloc(1, ops->state_size);
+	ck_assert_int_eq(ops->init(st, &p, 0), 0);
+	char acked[KILL_AT + 1][GAME_MOVE_TEXT];
+
+	for (int ply = 0; ply <= KILL_AT; ply++) {
+		int m = ply % 2;
+		char text[GAME_MOVE_TEXT];
+		snprintf(text, sizeof text, "%s", choose(state[m]));
+		ts_send(&cl[m], "move %d %s", id, text);
+		cJSON *a = ts_until(&cl[m], "{\"type\":\"ok\",\"cmd\":\"move\"}");
+		snprintf(acked[ply], GAME_MOVE_TEXT, "%s", ts_jstr(a, "move"));
+		cJSON_Delete(a);
+		game_move mv;
+		ck_assert_int_eq(ops->parse_move(st, m, acked[ply], &mv, NULL), 0);
+		ck_assert_int_eq(ops->apply(st, mv), 0);
+		if (ply == KILL_AT)
+			break; /* acknowledged: now the crash, before anything else */
+		for (int i = 0; i < 2; i++) {
+			cJSON_Delete(state[i]);
+			state[i] = ts_until(&cl[i], "{\"type\":\"state\"}");
+			ck_assert(cJSON_IsFalse(cJSON_GetObjectItem(state[i], "over")));
+		}
+	}
+	ts_kill9(&s);
+	for (int i = 0; i < 2; i++) {
+		cJSON_Delete(state[i]);
+		ts_close(&cl[i]);
+	}
+
+	ts_start(&s, data, args, 2);
+	/* a spectator finds the game and sees the last acknowledged position */
+	struct ts_cli w;
+	ts_connect_json(&w, s.port);
+	ts_send(&w, "login watcher");
+	ts_expect0(&w, "{\"type\":\"ok\",\"cmd\":\"login\"}");
+	ts_send(&w, "list");
+	char pat[512];
+	snprintf(pat, sizeof pat,
+	         "{\"type\":\"ok\",\"cmd\":\"list\",\"games\":[{\"id\":%d,\"kind\":\"tak\","
+	         "\"players\":[\"alice\",\"bob\"],\"ply\":%d}]}",
+	         id, KILL_AT + 1);
+	ts_expect0(&w, pat);
+	ts_send(&w, "watch %d", id);
+	ts_expect0(&w, "{\"type\":\"ok\",\"cmd\":\"watch\"}");
+	snprintf(pat, sizeof pat,
+	         "{\"type\":\"state\",\"game\":%d,\"ply\":%d,\"last_move\":\"%s\"}", id,
+	         KILL_AT + 1, acked[KILL_AT]);
+	cJSON *ws = ts_expect(&w, pat);
+	cJSON *want = ops->to_json(st, -1);
+	ck_assert_msg(cJSON_Compare(cJSON_GetObjectItem(ws, "position"), want, true),
+	              "the restored position is not the one the acknowledged moves make");
+	cJSON_Delete(want);
+	const cJSON *clocks = cJSON_GetObjectItem(ws, "clocks");
+	ck_assert(cJSON_IsArray(clocks) && cJSON_GetArraySize(clocks) == 2);
+	for (int i = 0; i < 2; i++) {
+		double ms = cJSON_GetArrayItem(clocks, i)->valuedouble;
+		ck_assert(ms > 0 && ms <= 600000 + 5000 * (KILL_AT + 1));
+	}
+	cJSON_Delete(ws);
+
+	/* both players log in and are back in their seats */
+	for (int i = 0; i < 2; i++) {
+		login(&cl[i], s.port, names[i], i ? "secret1" : "secret0");
+		snprintf(pat, sizeof pat,
+		         "{\"type\":\"ok\",\"cmd\":\"login\",\"guest\":false,\"resumed\":[%d]}",
+		         id);
+		ts_expect0(&cl[i], pat);
+		snprintf(pat, sizeof pat, "{\"type\":\"game_start\",\"game\":%d,\"seat\":%d}", id,
+		         i);
+		ts_expect0(&cl[i], pat);
+		snprintf(pat, sizeof pat, "{\"type\":\"state\",\"game\":%d,\"seat\":%d,\"ply\":%d}",
+		         id, i, KILL_AT + 1);
+		state[i] = ts_expect(&cl[i], pat);
+	}
+	/* the game goes on: three more plies, then the side to move resigns */
+	int ply = KILL_AT + 1;
+	for (int k = 0; k < 3; k++, ply++) {
+		int m = ply % 2;
+		ts_send(&cl[m], "move %d %s", id, choose(state[m]));
+		ts_until0(&cl[m], "{\"type\":\"ok\",\"cmd\":\"move\"}");
+		for (int i = 0; i < 2; i++) {
+			cJSON_Delete(state[i]);
+			snprintf(pat, sizeof pat, "{\"type\":\"state\",\"ply\":%d,\"over\":false}",
+			         ply + 1);
+			state[i] = ts_until(&cl[i], pat);
+		}
+	}
+	int loser = ply % 2;
+	ts_send(&cl[loser], "resign %d", id);
+	snprintf(pat, sizeof pat, "{\"type\":\"game_over\",\"game\":%d,\"result\":{\"winner\":%d}}",
+	         id, 1 - loser);
+	ts_until0(&cl[1 - loser], pat);
+	ts_until0(&w, pat);
+
+	/* the record and the history hold every move, the first ones as acknowledged */
+	ts_send(&w, "record %d", id);
+	cJSON *r = ts_until(&w, "{\"type\":\"ok\",\"cmd\":\"record\"}");
+	const char *rec = ts_jstr(r, "record");
+	ck_assert_ptr_nonnull(strstr(rec, "[Player1 \"alice\"]"));
+	ck_assert_ptr_nonnull(strstr(rec, "[Size \"6\"]"));
+	ck_assert_ptr_nonnull(strstr(rec, "[Rated \"yes\"]"));
+	const char *at = rec;
+	for (int i = 0; i <= KILL_AT; i++) {
+		at = strstr(at, acked[i]);
+		ck_assert_msg(at != NULL, "acknowledged move %d (%s) missing from\n%s", i, acked[i],
+		              rec);
+		at += strlen(acked[i]);
+	}
+	cJSON_Delete(r);
+	ts_send(&w, "history alice");
+	snprintf(pat, sizeof pat,
+	         "{\"type\":\"ok\",\"cmd\":\"history\",\"games\":[{\"id\":%d,\"plies\":%d,"
+	         "\"reason\":\"resign\",\"status\":\"finished\",\"rated\":true}]}",
+	         id, ply);
+	ts_until0(&w, pat);
+	ts_send(&w, "ratings tak");
+	ts_until0(
+	        &w,
+	        "{\"type\":\"ok\",\"cmd\":\"ratings\",\"ratings\":[{\"games\":1},{\"games\":1}]}");
+
+	/* ids survive the restart: a new game gets a new one */
+	ts_send(&cl[0], "seek ttt");
+	ok = ts_until(&cl[0], "{\"type\":\"ok\",\"cmd\":\"seek\"}");
+	seek = ts_jint(cJSON_GetObjectItem(ok, "seek"), "id");
+	cJSON_Delete(ok);
+	ts_send(&cl[1], "accept %d", seek);
+	acc = ts_until(&cl[1], "{\"type\":\"ok\",\"cmd\":\"accept\"}");
+	ck_assert_int_gt(ts_jint(acc, "game"), id);
+	cJSON_Delete(acc);
+
+	for (int i = 0; i < 2; i++) {
+		cJSON_Delete(state[i]);
+		ts_close(&cl[i]);
+	}
+	ts_close(&w);
+	ts_stop(&s);
+	free(st);
+	tmpdir_remove(data);
+}
+END_TEST
+
+/* A clean stop keeps games in progress too: they come back at the next start. */
+START_TEST(test_restart_keeps_games)
+{
+	char data[256];
+	tmpdir_make(data, sizeof data, "check_recovery");
+	struct ts_srv s;
+	ts_start(&s, data, NULL, 0);
+	struct ts_cli a, b;
+	ts_connect_json(&a, s.port);
+	ts_send(&a, "login gina");
+	ts_expect0(&a, "{\"type\":\"ok\"}");
+	ts_connect_json(&b, s.port);
+	ts_send(&b, "login hal");
+	ts_expect0(&b, "{\"type\":\"ok\"}");
+	ts_send(&a, "seek mnk m=5 n=5 k=4 color=first");
+	ts_expect0(&a, "{\"type\":\"ok\",\"cmd\":\"seek\"}");
+	ts_until0(&b, "{\"type\":\"seek\",\"event\":\"new\"}");
+	ts_send(&b, "accept 1");
+	cJSON *acc = ts_until(&b, "{\"type\":\"ok\",\"cmd\":\"accept\"}");
+	int id = ts_jint(acc, "game");
+	cJSON_Delete(acc);
+	ts_until0(&a, "{\"type\":\"state\",\"seq\":1}");
+	ts_send(&a, "move %d c3", id);
+	ts_until0(&a, "{\"type\":\"ok\",\"cmd\":\"move\"}");
+	ts_close(&a);
+	ts_close(&b);
+	ts_stop(&s);
+
+	ts_start(&s, data, NULL, 0);
+	/* guests get their seats back by name, as within any grace */
+	ts_connect_json(&b, s.port);
+	ts_send(&b, "login hal");
+	char pat[160];
+	snprintf(pat, sizeof pat, "{\"type\":\"ok\",\"cmd\":\"login\",\"resumed\":[%d]}", id);
+	ts_expect0(&b, pat);
+	ts_expect0(&b, "{\"type\":\"game_start\",\"seat\":1}");
+	ts_expect0(&b, "{\"type\":\"state\",\"ply\":1,\"last_move\":\"c3\",\"to_move\":[1]}");
+	ts_send(&b, "move %d b2", id);
+	ts_until0(&b, "{\"type\":\"ok\",\"cmd\":\"move\",\"move\":\"b2\"}");
+	ts_close(&b);
+	ts_stop(&s);
+	tmpdir_remove(data);
+}
+END_TEST
+
+static Suite *recovery_suite(void)
+{
+	Suite *s = suite_create("recovery");
+	TCase *tc = tcase_create("kill9");
+	tcase_add_test(tc, test_kill9_recovery);
+	tcase_add_test(tc, test_restart_keeps_games);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	signal(SIGPIPE, SIG_IGN);
+	SRunner *sr = srunner_create(recovery_suite());
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}

@@ -1,0 +1,307 @@
+/*
+ * testserver.h - the real bitarenad ($BITARENAD) for loopback tests: started
+ * on a free port of 127.0.0.1 (--port-file tells which) with a data directory
+ * the test chooses, stopped with SIGTERM (must exit 0) or killed with
+ * SIGKILL; clients on plain sockets that read lines with a bounded wait and
+ * match them as a JSON subset or a shell glob (the approach of
+ * check_server.c, which may later use this header too). Header-only; test
+ * code only.
+ */
+#ifndef BITARENA_TESTS_TESTSERVER_H
+#define BITARENA_TESTS_TESTSERVER_H
+
+#include <arpa/inet.h>
+#include <check.h>
+#include <errno.h>
+#include <fnmatch.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+#include "tmpdir.h"
+
+#define TS_LINE_WAIT_MS 10000
+
+struct ts_srv {
+	pid_t pid;
+	int port;
+	char portfile[256];
+};
+
+static inline void ts_msleep(int ms)
+{
+	struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+	nanosleep(&ts, NULL);
+}
+
+/*
+ * Starts bitarenad with --data datadir --fast-hash and extra arguments; waits
+ * until the port file names its port.
+ */
+static inline void ts_start(struct ts_srv *s, const char *datadir, const char *const *extra,
+                            int nextra)
+{
+	const char *bin = getenv("BITARENAD");
+	ck_assert_msg(bin != NULL, "BITARENAD is not set (run through make check)");
+	const char *tmp = getenv("TMPDIR");
+	snprintf(s->portfile, sizeof s->portfile, "%s/bitarenad-port.XXXXXX",
+	         tmp && *tmp ? tmp : "/tmp");
+	int fd = mkstemp(s->portfile);
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	unlink(s->portfile);
+	const char *argv[32];
+	int n = 0;
+	argv[n++] = bin;
+	argv[n++] = "--listen";
+	argv[n++] = "127.0.0.1:0";
+	argv[n++] = "--port-file";
+	argv[n++] = s->portfile;
+	argv[n++] = "--data";
+	argv[n++] = datadir;
+	argv[n++] = "--fast-hash";
+	for (int i = 0; i < nextra && n < 31; i++)
+		argv[n++] = extra[i];
+	argv[n] = NULL;
+	s->pid = fork();
+	ck_assert_int_ge(s->pid, 0);
+	if (s->pid == 0) {
+		execv(bin, (char *const *)argv);
+		_exit(127);
+	}
+	s->port = 0;
+	for (int i = 0; i < 3000 && s->port == 0; i++) {
+		FILE *f = fopen(s->portfile, "r");
+		if (f != NULL) {
+			if (fscanf(f, "%d", &s->port) != 1)
+				s->port = 0;
+			fclose(f);
+		}
+		if (s->port == 0) {
+			int st;
+			ck_assert_msg(waitpid(s->pid, &st, WNOHANG) == 0,
+			              "bitarenad exited at start");
+			ts_msleep(10);
+		}
+	}
+	ck_assert_int_gt(s->port, 0);
+}
+
+/* SIGTERM; the server must exit 0 (clean shutdown, every handle closed). */
+static inline void ts_stop(struct ts_srv *s)
+{
+	int st = 0;
+	ck_assert_int_eq(kill(s->pid, SIGTERM), 0);
+	ck_assert_int_eq(waitpid(s->pid, &st, 0), s->pid);
+	unlink(s->portfile);
+	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "bitarenad exit status %d", st);
+}
+
+/* SIGKILL: no shutdown of any kind, as in a crash. */
+static inline void ts_kill9(struct ts_srv *s)
+{
+	int st = 0;
+	ck_assert_int_eq(kill(s->pid, SIGKILL), 0);
+	ck_assert_int_eq(waitpid(s->pid, &st, 0), s->pid);
+	unlink(s->portfile);
+	ck_assert(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL);
+}
+
+struct ts_cli {
+	int fd;
+	size_t len;
+	char buf[1 << 17];
+};
+
+static inline void ts_open(struct ts_cli *c, int port)
+{
+	c->len = 0;
+	c->fd = socket(AF_INET, SOCK_STREAM, 0);
+	ck_assert_int_ge(c->fd, 0);
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	ck_assert_int_eq(connect(c->fd, (struct sockaddr *)&a, sizeof a), 0);
+}
+
+static inline void ts_close(struct ts_cli *c)
+{
+	if (c->fd >= 0)
+		close(c->fd);
+	c->fd = -1;
+}
+
+static void ts_send(struct ts_cli *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void ts_send(struct ts_cli *c, const char *fmt, ...)
+{
+	char line[8192];
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(line, sizeof line - 1, fmt, ap);
+	va_end(ap);
+	ck_assert(n >= 0 && (size_t)n < sizeof line - 1);
+	line[n++] = '\n';
+	const char *p = line;
+	size_t left = (size_t)n;
+	while (left > 0) {
+		ssize_t w = write(c->fd, p, left);
+		if (w < 0 && errno == EINTR)
+			continue;
+		ck_assert_int_gt(w, 0);
+		p += w;
+		left -= (size_t)w;
+	}
+}
+
+/* The next line (malloc'd, without its newline), or NULL at EOF or after the wait. */
+static inline char *ts_line(struct ts_cli *c)
+{
+	for (;;) {
+		char *nl = memchr(c->buf, '\n', c->len);
+		if (nl != NULL) {
+			size_t n = (size_t)(nl - c->buf);
+			char *line = malloc(n + 1);
+			ck_assert_ptr_nonnull(line);
+			memcpy(line, c->buf, n);
+			line[n] = '\0';
+			memmove(c->buf, nl + 1, c->len - n - 1);
+			c->len -= n + 1;
+			return line;
+		}
+		ck_assert_msg(c->len < sizeof c->buf, "line too long from the server");
+		struct pollfd p = {.fd = c->fd, .events = POLLIN};
+		if (poll(&p, 1, TS_LINE_WAIT_MS) <= 0)
+			return NULL;
+		ssize_t got = read(c->fd, c->buf + c->len, sizeof c->buf - c->len);
+		if (got <= 0)
+			return NULL;
+		c->len += (size_t)got;
+	}
+}
+
+/* True when the server closes c within the wait; lines before the end are skipped. */
+static inline bool ts_eof(struct ts_cli *c)
+{
+	char *l;
+	while ((l = ts_line(c)) != NULL)
+		free(l);
+	char b;
+	return c->len == 0 && read(c->fd, &b, 1) == 0;
+}
+
+/* Does got hold every field of pat with the same value (objects: pat's fields only)? */
+static inline bool ts_json_match(const cJSON *pat, const cJSON *got)
+{
+	if (got == NULL)
+		return false;
+	if (cJSON_IsObject(pat)) {
+		if (!cJSON_IsObject(got))
+			return false;
+		for (const cJSON *f = pat->child; f != NULL; f = f->next)
+			if (!ts_json_match(f, cJSON_GetObjectItemCaseSensitive(got, f->string)))
+				return false;
+		return true;
+	}
+	if (cJSON_IsArray(pat)) {
+		if (!cJSON_IsArray(got) || cJSON_GetArraySize(pat) != cJSON_GetArraySize(got))
+			return false;
+		const cJSON *g = got->child;
+		for (const cJSON *f = pat->child; f != NULL; f = f->next, g = g->next)
+			if (!ts_json_match(f, g))
+				return false;
+		return true;
+	}
+	return cJSON_Compare(pat, got, true);
+}
+
+/* A JSON subset when the pattern is an object, else a shell glob. */
+static inline bool ts_match(const char *pattern, const char *line)
+{
+	if (pattern[0] == '{') {
+		cJSON *p = cJSON_Parse(pattern), *g = cJSON_Parse(line);
+		ck_assert_msg(p != NULL, "bad JSON in a pattern: %s", pattern);
+		bool ok = g != NULL && ts_json_match(p, g);
+		cJSON_Delete(p);
+		cJSON_Delete(g);
+		return ok;
+	}
+	return fnmatch(pattern, line, 0) == 0;
+}
+
+/* The next line must match pattern; returns it parsed when JSON (caller frees). */
+static inline cJSON *ts_expect(struct ts_cli *c, const char *pattern)
+{
+	char *l = ts_line(c);
+	ck_assert_msg(l != NULL, "no line; expected %s", pattern);
+	ck_assert_msg(ts_match(pattern, l), "expected %s\n     got %s", pattern, l);
+	cJSON *j = cJSON_Parse(l);
+	free(l);
+	return j;
+}
+
+static inline void ts_expect0(struct ts_cli *c, const char *pattern)
+{
+	cJSON_Delete(ts_expect(c, pattern));
+}
+
+/* Skips lines until one matches pattern; returns it parsed when JSON (caller frees). */
+static inline cJSON *ts_until(struct ts_cli *c, const char *pattern)
+{
+	for (;;) {
+		char *l = ts_line(c);
+		ck_assert_msg(l != NULL, "no line matching %s", pattern);
+		if (ts_match(pattern, l)) {
+			cJSON *j = cJSON_Parse(l);
+			free(l);
+			return j;
+		}
+		free(l);
+	}
+}
+
+static inline void ts_until0(struct ts_cli *c, const char *pattern)
+{
+	cJSON_Delete(ts_until(c, pattern));
+}
+
+/* Connects, checks the welcome, switches to JSON. */
+static inline void ts_connect_json(struct ts_cli *c, int port)
+{
+	ts_open(c, port);
+	ts_expect0(c, "bitarenad * ready*");
+	ts_send(c, "set format json");
+	ts_expect0(c, "{\"type\":\"ok\",\"cmd\":\"set\",\"format\":\"json\"}");
+}
+
+static inline int ts_jint(const cJSON *j, const char *k)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, k);
+	ck_assert_msg(cJSON_IsNumber(v), "no number %s", k);
+	return v->valueint;
+}
+
+static inline double ts_jnum(const cJSON *j, const char *k)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, k);
+	ck_assert_msg(cJSON_IsNumber(v), "no number %s", k);
+	return v->valuedouble;
+}
+
+static inline const char *ts_jstr(const cJSON *j, const char *k)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, k);
+	ck_assert_msg(cJSON_IsString(v), "no string %s", k);
+	return v->valuestring;
+}
+
+#endif
