@@ -261,12 +261,71 @@ START_TEST(test_restart_keeps_games)
 }
 END_TEST
 
+/* A game of simultaneous turns comes back with its resolved turns, options and turn time. */
+START_TEST(test_simultaneous_recovery)
+{
+	char data[256];
+	tmpdir_make(data, sizeof data, "check_recovery");
+	struct ts_srv s;
+	ts_start(&s, data, NULL, 0);
+	struct ts_cli a, b, w;
+	ts_connect_json(&a, s.port);
+	ts_send(&a, "login ann");
+	ts_expect0(&a, "{\"type\":\"ok\"}");
+	ts_connect_json(&b, s.port);
+	ts_send(&b, "login ben");
+	ts_expect0(&b, "{\"type\":\"ok\"}");
+	ts_send(&a, "seek xmas seed=0 turn_ms=60000 color=first");
+	ts_expect0(&a, "{\"type\":\"ok\",\"cmd\":\"seek\"}");
+	ts_until0(&b, "{\"type\":\"seek\",\"event\":\"new\"}");
+	ts_send(&b, "accept 1");
+	cJSON *acc = ts_until(&b, "{\"type\":\"ok\",\"cmd\":\"accept\"}");
+	int id = ts_jint(acc, "game");
+	cJSON_Delete(acc);
+	ts_until0(&a, "{\"type\":\"state\",\"seq\":1}");
+	ts_send(&a, "move %d PUSH 3 RIGHT", id);
+	ts_expect0(&a, "{\"type\":\"ok\",\"pending\":true}");
+	ts_send(&b, "move %d PUSH 2 UP", id);
+	ts_until0(&b, "{\"type\":\"ok\",\"pending\":true}");
+	const char *st2 = "{\"type\":\"state\",\"ply\":1,"
+	                  "\"last_move\":{\"0\":\"PUSH 3 RIGHT\",\"1\":\"PUSH 2 UP\"}}";
+	cJSON *before = ts_until(&a, st2);
+	ts_kill9(&s);
+	ts_close(&a);
+	ts_close(&b);
+
+	ts_start(&s, data, NULL, 0);
+	ts_connect_json(&w, s.port);
+	ts_send(&w, "watch %d", id);
+	ts_expect0(&w, "{\"type\":\"ok\"}");
+	ts_expect0(&w, "{\"type\":\"state\",\"ply\":1,\"turn_ms\":60000,\"to_move\":[0,1],"
+	               "\"over\":false}");
+	ts_connect_json(&a, s.port);
+	ts_send(&a, "login ann");
+	char pat[160];
+	snprintf(pat, sizeof pat, "{\"type\":\"ok\",\"cmd\":\"login\",\"resumed\":[%d]}", id);
+	ts_expect0(&a, pat);
+	ts_expect0(&a, "{\"type\":\"game_start\",\"seat\":0,\"turn_ms\":60000}");
+	cJSON *after = ts_expect(&a, st2);
+	/* the same seat's view of the same position (seed and options came back too) */
+	ck_assert(cJSON_Compare(cJSON_GetObjectItem(before, "position"),
+	                        cJSON_GetObjectItem(after, "position"), true));
+	cJSON_Delete(before);
+	cJSON_Delete(after);
+	ts_close(&a);
+	ts_close(&w);
+	ts_stop(&s);
+	tmpdir_remove(data);
+}
+END_TEST
+
 static Suite *recovery_suite(void)
 {
 	Suite *s = suite_create("recovery");
 	TCase *tc = tcase_create("kill9");
 	tcase_add_test(tc, test_kill9_recovery);
 	tcase_add_test(tc, test_restart_keeps_games);
+	tcase_add_test(tc, test_simultaneous_recovery);
 	suite_add_tcase(s, tc);
 	return s;
 }
