@@ -78,11 +78,15 @@ START_TEST(test_kill9_recovery)
 	void *st = calloc(1, ops->state_size);
 	ck_assert_int_eq(ops->init(st, &p, 0), 0);
 	char acked[KILL_AT + 1][GAME_MOVE_TEXT];
+	double alice_left = 0; /* alice's clock when the kill comes (she is to move next) */
 
 	for (int ply = 0; ply <= KILL_AT; ply++) {
 		int m = ply % 2;
 		char text[GAME_MOVE_TEXT];
 		snprintf(text, sizeof text, "%s", choose(state[m]));
+		if (ply == KILL_AT) /* bob moves: alice's clock stands, exactly as shown */
+			alice_left = cJSON_GetArrayItem(cJSON_GetObjectItem(state[m], "clocks"), 0)
+			                     ->valuedouble;
 		ts_send(&cl[m], "move %d %s", id, text);
 		cJSON *a = ts_until(&cl[m], "{\"type\":\"ok\",\"cmd\":\"move\"}");
 		snprintf(acked[ply], GAME_MOVE_TEXT, "%s", ts_jstr(a, "move"));
@@ -133,10 +137,17 @@ START_TEST(test_kill9_recovery)
 		double ms = cJSON_GetArrayItem(clocks, i)->valuedouble;
 		ck_assert(ms > 0 && ms <= 600000 + 5000 * (KILL_AT + 1));
 	}
+	ck_assert_double_eq(cJSON_GetArrayItem(clocks, 0)->valuedouble, alice_left);
 	cJSON_Delete(ws);
 
-	/* both players log in and are back in their seats */
-	for (int i = 0; i < 2; i++) {
+	/*
+	 * Both players log in and are back in their seats, bob first. Alice is to move: her
+	 * clock is the journalled one, and it waits for her, whoever else comes back and
+	 * however long it takes (the resumed state shows the clocks as they stand).
+	 */
+	for (int i = 1; i >= 0; i--) {
+		if (i == 0)
+			ts_msleep(1100);
 		login(&cl[i], s.port, names[i], i ? "secret1" : "secret0");
 		snprintf(pat, sizeof pat,
 		         "{\"type\":\"ok\",\"cmd\":\"login\",\"guest\":false,\"resumed\":[%d]}",
@@ -148,6 +159,8 @@ START_TEST(test_kill9_recovery)
 		snprintf(pat, sizeof pat, "{\"type\":\"state\",\"game\":%d,\"seat\":%d,\"ply\":%d}",
 		         id, i, KILL_AT + 1);
 		state[i] = ts_expect(&cl[i], pat);
+		clocks = cJSON_GetObjectItem(state[i], "clocks");
+		ck_assert_double_eq(cJSON_GetArrayItem(clocks, 0)->valuedouble, alice_left);
 	}
 	/* the game goes on: three more plies, then the side to move resigns */
 	int ply = KILL_AT + 1;

@@ -96,7 +96,7 @@ static void clocks_now(const struct game *g, int64_t out[GAME_MAX_PLAYERS])
 {
 	for (int i = 0; i < GAME_MAX_PLAYERS; i++)
 		out[i] = g->left[i];
-	if (!g->so.timed || g->over || simultaneous(g))
+	if (!g->so.timed || g->over || simultaneous(g) || g->clock_held)
 		return;
 	int seat = game_seat_to_move(g->ops, g->st);
 	if (seat >= 0) {
@@ -474,7 +474,7 @@ static enum deadline_kind next_deadline(const struct game *g, uint64_t *when, in
 	if (simultaneous(g)) {
 		best = g->turn_started + (uint64_t)g->so.turn_ms;
 		k = DL_TURN;
-	} else if (g->so.timed) {
+	} else if (g->so.timed && !g->clock_held) {
 		int s = game_seat_to_move(g->ops, g->st);
 		if (s >= 0) {
 			int64_t left = g->left[s] > 0 ? g->left[s] : 0;
@@ -1167,6 +1167,10 @@ void session_login(struct conn *c, cJSON *resumed)
 				continue;
 			p->absent = false;
 			p->c = c;
+			if (g->clock_held && game_seat_to_move(g->ops, g->st) == i) {
+				g->clock_held = false; /* restored game: the mover is back */
+				g->turn_started = now_ms(g);
+			}
 			drop_watcher(g, c);
 			cJSON_AddItemToArray(resumed, cJSON_CreateNumber((double)g->id));
 			tell_presence(g, i, true);

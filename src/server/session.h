@@ -66,6 +66,8 @@ struct game {
 	/* clocks (sequential, timed) */
 	int64_t left[GAME_MAX_PLAYERS];
 	uint64_t turn_started; /* uv_now when the current turn began */
+	bool clock_held;       /* restored after a restart: the clock of the side to move waits
+	                          until that player is back (set by storage.c) */
 
 	/* simultaneous turns */
 	bool acted[GAME_MAX_PLAYERS];

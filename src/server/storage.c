@@ -326,6 +326,8 @@ static bool restore_one(struct storage *st, struct store_game *sg)
 	}
 	if (done < sg->plies)
 		trim_journal(st, sg, done);
+	/* the downtime is nobody's: the mover's clock waits until the mover is back */
+	g->clock_held = g->so.timed && !(ops->flags & GAME_SIMULTANEOUS);
 	session_begin(g);
 	server_log(s, "game %" PRIu64 " restored at ply %d", g->id, g->ply);
 	/* the crash came between the last move and the end being written */
