@@ -14,6 +14,8 @@
 #include "server/offers.h"
 
 #include <inttypes.h>
+#include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,7 +24,7 @@
 enum what { W_DRAW, W_UNDO, W_ABORT, W_REMATCH };
 static const char *const what_name[] = {"draw", "undo", "abort", "rematch"};
 
-/* How a word after the game id is read; W_NONE when absent. */
+/* The word after the game id; WD_NONE when there is none. */
 enum word { WD_NONE, WD_OFFER, WD_ACCEPT, WD_DECLINE, WD_WITHDRAW, WD_BAD };
 
 static enum word parse_word(const struct proto_req *rq)
@@ -88,70 +90,101 @@ static bool has(unsigned mask, int seat)
 	return (mask & (1u << seat)) != 0;
 }
 
+/* ---- draw, undo and rematch: one flow of offer and answer ------------------------------ */
+
+/*
+ * What differs between the offers that wait for an answer. make() checks and
+ * records a new offer (setting the seat's bit), replies and announces; agree()
+ * carries out an accepted one.
+ */
+struct offer_kind {
+	enum what w;
+	const char *thing; /* "draw", "takeback", "rematch" */
+	const char *noun;  /* "draw offer", ... */
+	size_t mask_at;    /* offsetof(struct game, the mask of seats with a standing offer) */
+	void (*make)(struct conn *c, const struct proto_req *rq, struct game *g, int seat);
+	void (*agree)(struct conn *c, const struct proto_req *rq, struct game *g, int seat);
+};
+
+static unsigned *offer_mask(const struct offer_kind *k, struct game *g)
+{
+	return (unsigned *)((char *)g + k->mask_at);
+}
+
+/* draw|undo|rematch <game> [offer|accept|decline|withdraw] by seat. */
+static void offer_flow(const struct offer_kind *k, struct conn *c, const struct proto_req *rq,
+                       struct game *g, int seat)
+{
+	unsigned *mask = offer_mask(k, g);
+	int opp = 1 - seat;
+	char b[64];
+	enum word wd = parse_word(rq);
+	switch (wd) {
+	case WD_NONE:
+	case WD_OFFER:
+	case WD_ACCEPT:
+		if (has(*mask, opp))
+			k->agree(c, rq, g, seat);
+		else if (wd == WD_ACCEPT)
+			reply_err(c, rq, "NO_OFFER", "%s has no standing %s in game %" PRIu64,
+			          g->pl[opp].name, k->noun, g->id);
+		else if (has(*mask, seat))
+			reply_ok(c, rq, game_field(g), NULL, "your %s in game %" PRIu64 " stands",
+			         k->noun, g->id);
+		else
+			k->make(c, rq, g, seat);
+		return;
+	case WD_DECLINE:
+	case WD_WITHDRAW: {
+		bool decline = wd == WD_DECLINE;
+		int by = decline ? opp : seat;
+		if (!has(*mask, by)) {
+			if (decline)
+				reply_err(c, rq, "NO_OFFER",
+				          "%s has no standing %s in game %" PRIu64, g->pl[opp].name,
+				          k->noun, g->id);
+			else
+				reply_err(c, rq, "NO_OFFER",
+				          "you have no standing %s in game %" PRIu64, k->noun,
+				          g->id);
+			return;
+		}
+		*mask &= ~(1u << by);
+		reply_ok(c, rq, game_field(g), NULL, "%s %s in game %" PRIu64, k->noun,
+		         decline ? "declined" : "withdrawn", g->id);
+		if (decline)
+			announce(g, k->w, "decline", seat, NULL, "%s declines the %s",
+			         who(g, seat, b, sizeof b), k->thing);
+		else
+			announce(g, k->w, "withdraw", seat, NULL, "%s withdraws the %s",
+			         who(g, seat, b, sizeof b), k->noun);
+		return;
+	}
+	case WD_BAD:
+		reply_err(c, rq, "BAD_ARGS", "usage: %s", rq->cmd->usage);
+		return;
+	}
+}
+
 /* ---- draw ---------------------------------------------------------------------------- */
 
-static void draw_agreed(struct conn *c, const struct proto_req *rq, struct game *g, int seat)
+static void draw_make(struct conn *c, const struct proto_req *rq, struct game *g, int seat)
+{
+	char b[64];
+	g->draw_offer |= 1u << seat;
+	reply_ok(c, rq, game_field(g), NULL, "draw offered in game %" PRIu64, g->id);
+	announce(g, W_DRAW, "offer", seat, NULL,
+	         "%s offers a draw (draw %" PRIu64 " accept / draw %" PRIu64 " decline)",
+	         who(g, seat, b, sizeof b), g->id, g->id);
+}
+
+static void draw_agree(struct conn *c, const struct proto_req *rq, struct game *g, int seat)
 {
 	char b[64];
 	reply_ok(c, rq, game_field(g), NULL, "draw agreed in game %" PRIu64, g->id);
 	announce(g, W_DRAW, "accept", seat, NULL, "%s accepts the draw", who(g, seat, b, sizeof b));
 	g->draw_offer = 0;
 	session_end(g, -1, "1/2-1/2", "agreement");
-}
-
-static void cmd_draw(struct conn *c, const struct proto_req *rq, struct game *g, int seat)
-{
-	int opp = 1 - seat;
-	char b[64];
-	switch (parse_word(rq)) {
-	case WD_NONE:
-	case WD_OFFER:
-		if (has(g->draw_offer, opp)) {
-			draw_agreed(c, rq, g, seat);
-		} else if (has(g->draw_offer, seat)) {
-			reply_ok(c, rq, game_field(g), NULL,
-			         "your draw offer in game %" PRIu64 " stands", g->id);
-		} else {
-			g->draw_offer |= 1u << seat;
-			reply_ok(c, rq, game_field(g), NULL, "draw offered in game %" PRIu64,
-			         g->id);
-			announce(g, W_DRAW, "offer", seat, NULL,
-			         "%s offers a draw (draw %" PRIu64 " accept / draw %" PRIu64
-			         " decline)",
-			         who(g, seat, b, sizeof b), g->id, g->id);
-		}
-		return;
-	case WD_ACCEPT:
-		if (!has(g->draw_offer, opp))
-			break;
-		draw_agreed(c, rq, g, seat);
-		return;
-	case WD_DECLINE:
-		if (!has(g->draw_offer, opp))
-			break;
-		g->draw_offer &= ~(1u << opp);
-		reply_ok(c, rq, game_field(g), NULL, "draw declined in game %" PRIu64, g->id);
-		announce(g, W_DRAW, "decline", seat, NULL, "%s declines the draw",
-		         who(g, seat, b, sizeof b));
-		return;
-	case WD_WITHDRAW:
-		if (!has(g->draw_offer, seat)) {
-			reply_err(c, rq, "NO_OFFER", "you have not offered a draw in game %" PRIu64,
-			          g->id);
-			return;
-		}
-		g->draw_offer &= ~(1u << seat);
-		reply_ok(c, rq, game_field(g), NULL, "draw offer withdrawn in game %" PRIu64,
-		         g->id);
-		announce(g, W_DRAW, "withdraw", seat, NULL, "%s withdraws the draw offer",
-		         who(g, seat, b, sizeof b));
-		return;
-	case WD_BAD:
-		reply_err(c, rq, "BAD_ARGS", "usage: %s", rq->cmd->usage);
-		return;
-	}
-	reply_err(c, rq, "NO_OFFER", "%s has not offered a draw in game %" PRIu64, g->pl[opp].name,
-	          g->id);
 }
 
 /* ---- undo ---------------------------------------------------------------------------- */
@@ -165,7 +198,34 @@ static int plies_to_undo(const struct game *g, int seat)
 	return 0;
 }
 
-static void undo_accept(struct conn *c, const struct proto_req *rq, struct game *g, int seat)
+/* {"plies":n}. */
+static cJSON *plies_field(cJSON *f, int n)
+{
+	cJSON_AddNumberToObject(f, "plies", n);
+	return f;
+}
+
+static void undo_make(struct conn *c, const struct proto_req *rq, struct game *g, int seat)
+{
+	int n = plies_to_undo(g, seat);
+	if (n == 0) {
+		reply_err(c, rq, "NOT_NOW", "you have no move to take back in game %" PRIu64,
+		          g->id);
+		return;
+	}
+	g->undo_offer = 1u << seat;
+	g->undo_n = n;
+	char b[64];
+	const char *pl = n == 1 ? "y" : "ies";
+	reply_ok(c, rq, plies_field(game_field(g), n), NULL,
+	         "takeback of %d pl%s asked in game %" PRIu64, n, pl, g->id);
+	announce(g, W_UNDO, "offer", seat, plies_field(cJSON_CreateObject(), n),
+	         "%s asks to take back %d pl%s (undo %" PRIu64 " accepts, undo %" PRIu64
+	         " decline)",
+	         who(g, seat, b, sizeof b), n, pl, g->id, g->id);
+}
+
+static void undo_agree(struct conn *c, const struct proto_req *rq, struct game *g, int seat)
 {
 	int n = g->undo_n, by = 1 - seat;
 	int r = session_takeback(g, n);
@@ -177,84 +237,13 @@ static void undo_accept(struct conn *c, const struct proto_req *rq, struct game 
 	g->undo_offer = 0;
 	g->draw_offer = 0;
 	char b[64], b2[64];
-	cJSON *f = game_field(g);
-	cJSON_AddNumberToObject(f, "plies", n);
-	reply_ok(c, rq, f, NULL, "%d pl%s taken back in game %" PRIu64, n, n == 1 ? "y" : "ies",
-	         g->id);
-	cJSON *x = cJSON_CreateObject();
-	cJSON_AddNumberToObject(x, "plies", n);
-	announce(g, W_UNDO, "accept", seat, x, "%s agrees: %d pl%s taken back, %s to move",
-	         who(g, seat, b, sizeof b), n, n == 1 ? "y" : "ies", who(g, by, b2, sizeof b2));
+	const char *pl = n == 1 ? "y" : "ies";
+	reply_ok(c, rq, plies_field(game_field(g), n), NULL, "%d pl%s taken back in game %" PRIu64,
+	         n, pl, g->id);
+	announce(g, W_UNDO, "accept", seat, plies_field(cJSON_CreateObject(), n),
+	         "%s agrees: %d pl%s taken back, %s to move", who(g, seat, b, sizeof b), n, pl,
+	         who(g, by, b2, sizeof b2));
 	session_push_state(g);
-}
-
-static void cmd_undo(struct conn *c, const struct proto_req *rq, struct game *g, int seat)
-{
-	int opp = 1 - seat;
-	char b[64];
-	if (g->ops->flags & GAME_SIMULTANEOUS) {
-		reply_err(c, rq, "NOT_SUPPORTED",
-		          "%s plays simultaneous turns; there is no takeback", g->ops->name);
-		return;
-	}
-	switch (parse_word(rq)) {
-	case WD_NONE:
-	case WD_OFFER:
-	case WD_ACCEPT:
-		if (has(g->undo_offer, opp)) {
-			undo_accept(c, rq, g, seat);
-		} else if (has(g->undo_offer, seat)) {
-			reply_ok(c, rq, game_field(g), NULL,
-			         "your takeback request in game %" PRIu64 " stands", g->id);
-		} else if (parse_word(rq) == WD_ACCEPT) {
-			break;
-		} else {
-			int n = plies_to_undo(g, seat);
-			if (n == 0) {
-				reply_err(c, rq, "NOT_NOW",
-				          "you have no move to take back in game %" PRIu64, g->id);
-				return;
-			}
-			g->undo_offer = 1u << seat;
-			g->undo_n = n;
-			cJSON *f = game_field(g);
-			cJSON_AddNumberToObject(f, "plies", n);
-			reply_ok(c, rq, f, NULL, "takeback of %d pl%s asked in game %" PRIu64, n,
-			         n == 1 ? "y" : "ies", g->id);
-			cJSON *x = cJSON_CreateObject();
-			cJSON_AddNumberToObject(x, "plies", n);
-			announce(g, W_UNDO, "offer", seat, x,
-			         "%s asks to take back %d pl%s (undo %" PRIu64
-			         " accepts, undo %" PRIu64 " decline)",
-			         who(g, seat, b, sizeof b), n, n == 1 ? "y" : "ies", g->id, g->id);
-		}
-		return;
-	case WD_DECLINE:
-		if (!has(g->undo_offer, opp))
-			break;
-		g->undo_offer = 0;
-		reply_ok(c, rq, game_field(g), NULL, "takeback declined in game %" PRIu64, g->id);
-		announce(g, W_UNDO, "decline", seat, NULL, "%s declines the takeback",
-		         who(g, seat, b, sizeof b));
-		return;
-	case WD_WITHDRAW:
-		if (!has(g->undo_offer, seat)) {
-			reply_err(c, rq, "NO_OFFER",
-			          "you have not asked for a takeback in game %" PRIu64, g->id);
-			return;
-		}
-		g->undo_offer = 0;
-		reply_ok(c, rq, game_field(g), NULL, "takeback request withdrawn in game %" PRIu64,
-		         g->id);
-		announce(g, W_UNDO, "withdraw", seat, NULL, "%s withdraws the takeback request",
-		         who(g, seat, b, sizeof b));
-		return;
-	case WD_BAD:
-		reply_err(c, rq, "BAD_ARGS", "usage: %s", rq->cmd->usage);
-		return;
-	}
-	reply_err(c, rq, "NO_OFFER", "%s has not asked for a takeback in game %" PRIu64,
-	          g->pl[opp].name, g->id);
 }
 
 /* ---- abort --------------------------------------------------------------------------- */
@@ -277,14 +266,34 @@ static void cmd_abort(struct conn *c, const struct proto_req *rq, struct game *g
 
 /* ---- rematch ------------------------------------------------------------------------- */
 
-static void rematch_start(struct conn *c, const struct proto_req *rq, struct game *g, int seat)
+/* Answers NOT_NOW and gives false when seat's opponent in g has left. */
+static bool opponent_here(struct conn *c, const struct proto_req *rq, const struct game *g,
+                          int seat)
+{
+	if (g->pl[1 - seat].c != NULL)
+		return true;
+	reply_err(c, rq, "NOT_NOW", "%s has left", g->pl[1 - seat].name);
+	return false;
+}
+
+static void rematch_make(struct conn *c, const struct proto_req *rq, struct game *g, int seat)
+{
+	if (!opponent_here(c, rq, g, seat))
+		return;
+	char b[64];
+	g->rematch_offer |= 1u << seat;
+	reply_ok(c, rq, game_field(g), NULL, "rematch offered for game %" PRIu64, g->id);
+	announce(g, W_REMATCH, "offer", seat, NULL,
+	         "%s offers a rematch with seats swapped (rematch %" PRIu64
+	         " accepts, rematch %" PRIu64 " decline)",
+	         who(g, seat, b, sizeof b), g->id, g->id);
+}
+
+static void rematch_agree(struct conn *c, const struct proto_req *rq, struct game *g, int seat)
 {
 	struct server *s = g->srv;
-	int opp = 1 - seat;
-	if (g->pl[opp].c == NULL) {
-		reply_err(c, rq, "NOT_NOW", "%s has left", g->pl[opp].name);
+	if (!opponent_here(c, rq, g, seat))
 		return;
-	}
 	struct game_spec spec = {.ops = g->ops, .so = g->so, .seed = rng_next(&s->rng)};
 	for (int i = 0; i < g->ops->nplayers; i++) {
 		spec.names[i] = g->pl[g->ops->nplayers - 1 - i].name; /* seats swapped */
@@ -309,64 +318,14 @@ static void rematch_start(struct conn *c, const struct proto_req *rq, struct gam
 	session_begin(ng);
 }
 
-static void cmd_rematch(struct conn *c, const struct proto_req *rq, struct game *g, int seat)
-{
-	int opp = 1 - seat;
-	char b[64];
-	if (g->rematch_game != 0) {
-		reply_err(c, rq, "NOT_NOW", "the rematch of game %" PRIu64 " is game %" PRIu64,
-		          g->id, g->rematch_game);
-		return;
-	}
-	switch (parse_word(rq)) {
-	case WD_NONE:
-	case WD_OFFER:
-	case WD_ACCEPT:
-		if (has(g->rematch_offer, opp)) {
-			rematch_start(c, rq, g, seat);
-		} else if (has(g->rematch_offer, seat)) {
-			reply_ok(c, rq, game_field(g), NULL,
-			         "your rematch offer for game %" PRIu64 " stands", g->id);
-		} else if (parse_word(rq) == WD_ACCEPT) {
-			break;
-		} else if (g->pl[opp].c == NULL) {
-			reply_err(c, rq, "NOT_NOW", "%s has left", g->pl[opp].name);
-		} else {
-			g->rematch_offer |= 1u << seat;
-			reply_ok(c, rq, game_field(g), NULL, "rematch offered for game %" PRIu64,
-			         g->id);
-			announce(g, W_REMATCH, "offer", seat, NULL,
-			         "%s offers a rematch with seats swapped (rematch %" PRIu64
-			         " accepts, rematch %" PRIu64 " decline)",
-			         who(g, seat, b, sizeof b), g->id, g->id);
-		}
-		return;
-	case WD_DECLINE:
-		if (!has(g->rematch_offer, opp))
-			break;
-		g->rematch_offer = 0;
-		reply_ok(c, rq, game_field(g), NULL, "rematch declined");
-		announce(g, W_REMATCH, "decline", seat, NULL, "%s declines the rematch",
-		         who(g, seat, b, sizeof b));
-		return;
-	case WD_WITHDRAW:
-		if (!has(g->rematch_offer, seat)) {
-			reply_err(c, rq, "NO_OFFER",
-			          "you have not offered a rematch of game %" PRIu64, g->id);
-			return;
-		}
-		g->rematch_offer &= ~(1u << seat);
-		reply_ok(c, rq, game_field(g), NULL, "rematch offer withdrawn");
-		announce(g, W_REMATCH, "withdraw", seat, NULL, "%s withdraws the rematch offer",
-		         who(g, seat, b, sizeof b));
-		return;
-	case WD_BAD:
-		reply_err(c, rq, "BAD_ARGS", "usage: %s", rq->cmd->usage);
-		return;
-	}
-	reply_err(c, rq, "NO_OFFER", "%s has not offered a rematch of game %" PRIu64,
-	          g->pl[opp].name, g->id);
-}
+static const struct offer_kind k_draw = {
+        W_DRAW, "draw", "draw offer", offsetof(struct game, draw_offer), draw_make, draw_agree};
+static const struct offer_kind k_undo = {
+        W_UNDO,    "takeback", "takeback request", offsetof(struct game, undo_offer),
+        undo_make, undo_agree};
+static const struct offer_kind k_rematch = {W_REMATCH,       "rematch",
+                                            "rematch offer", offsetof(struct game, rematch_offer),
+                                            rematch_make,    rematch_agree};
 
 /* ---- dispatch ------------------------------------------------------------------------ */
 
@@ -391,20 +350,30 @@ void offers_cmd(struct conn *c, const struct proto_req *rq)
 	if (v == V_REMATCH) {
 		if (!g->over)
 			reply_err(c, rq, "NOT_NOW", "game %" PRIu64 " is still being played", id);
+		else if (g->rematch_game != 0)
+			reply_err(c, rq, "NOT_NOW",
+			          "the rematch of game %" PRIu64 " is game %" PRIu64, id,
+			          g->rematch_game);
 		else
-			cmd_rematch(c, rq, g, seat);
+			offer_flow(&k_rematch, c, rq, g, seat);
 		return;
 	}
 	if (g->over) {
 		reply_err(c, rq, "GAME_OVER", "game %" PRIu64 " is over", id);
 		return;
 	}
-	if (v == V_DRAW)
-		cmd_draw(c, rq, g, seat);
-	else if (v == V_UNDO)
-		cmd_undo(c, rq, g, seat);
-	else if (v == V_ABORT)
+	if (v == V_DRAW) {
+		offer_flow(&k_draw, c, rq, g, seat);
+	} else if (v == V_UNDO) {
+		if (g->ops->flags & GAME_SIMULTANEOUS)
+			reply_err(c, rq, "NOT_SUPPORTED",
+			          "%s plays simultaneous turns; there is no takeback",
+			          g->ops->name);
+		else
+			offer_flow(&k_undo, c, rq, g, seat);
+	} else if (v == V_ABORT) {
 		cmd_abort(c, rq, g, seat);
+	}
 }
 
 void offers_moved(struct game *g, unsigned seats)
