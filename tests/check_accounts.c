@@ -16,6 +16,7 @@
 #include "server/record.h"
 
 #include <math.h>
+#include <sqlite3.h>
 
 struct env {
 	char data[256];
@@ -446,6 +447,51 @@ START_TEST(test_record_and_replay)
 }
 END_TEST
 
+/*
+ * Storage failing under the server (another process holds the database's write lock past
+ * the 5 s busy timeout): a move or a registration is refused with INTERNAL and nothing
+ * changes; reads go on (WAL); once the lock is gone everything works again.
+ */
+START_TEST(test_storage_failure)
+{
+	struct env e;
+	env_up(&e);
+	struct ts_cli a, b, c;
+	reg(&a, e.s.port, "alice", "secret1");
+	reg(&b, e.s.port, "bob", "secret2");
+	int id = start_game(&a, &b, "ttt");
+	cJSON_Delete(play(&a, &b, id, "a1"));
+	char path[512];
+	snprintf(path, sizeof path, "%s/bitarena.db", e.data);
+	sqlite3 *db = NULL;
+	ck_assert_int_eq(sqlite3_open(path, &db), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_exec(db, "BEGIN EXCLUSIVE", NULL, NULL, NULL), SQLITE_OK);
+	ts_send(&b, "move %d b1", id);
+	ts_expect0(&b, "{\"type\":\"error\",\"code\":\"INTERNAL\",\"cmd\":\"move\"}");
+	ts_connect_json(&c, e.s.port);
+	ts_send(&c, "register carol secret3");
+	ts_expect0(&c, "{\"type\":\"error\",\"code\":\"INTERNAL\",\"cmd\":\"register\"}");
+	ts_send(&c, "finger alice"); /* reading goes on */
+	ts_expect0(&c, "{\"type\":\"ok\",\"cmd\":\"finger\",\"registered\":true}");
+	ts_send(&c, "list"); /* the refused move was not played */
+	ts_expect0(&c, "{\"type\":\"ok\",\"cmd\":\"list\",\"games\":[{\"ply\":1}]}");
+	ck_assert_int_eq(sqlite3_exec(db, "COMMIT", NULL, NULL, NULL), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_close(db), SQLITE_OK);
+	cJSON_Delete(play(&b, &a, id, "b1"));
+	ts_send(&c, "register carol secret3");
+	ts_expect0(&c, "{\"type\":\"ok\",\"cmd\":\"register\",\"name\":\"carol\"}");
+	ts_send(&a, "resign %d", id);
+	ts_until0(&b, "{\"type\":\"game_over\"}");
+	ts_send(&c, "history alice");
+	ts_expect0(&c, "{\"type\":\"ok\",\"cmd\":\"history\",\"games\":[{\"plies\":2,"
+	               "\"reason\":\"resign\"}]}");
+	ts_close(&a);
+	ts_close(&b);
+	ts_close(&c);
+	env_down(&e);
+}
+END_TEST
+
 static Suite *accounts_suite(void)
 {
 	Suite *s = suite_create("accounts");
@@ -455,6 +501,7 @@ static Suite *accounts_suite(void)
 	tcase_add_test(tc, test_takeover_with_seat);
 	tcase_add_test(tc, test_rated_game);
 	tcase_add_test(tc, test_record_and_replay);
+	tcase_add_test(tc, test_storage_failure);
 	suite_add_tcase(s, tc);
 	return s;
 }
