@@ -697,6 +697,36 @@ START_TEST(test_rtt)
 }
 END_TEST
 
+/* --ping 1: the pings keep coming; an unanswered one is replaced by the next. */
+START_TEST(test_ping_period)
+{
+	struct srv s;
+	struct ts_cli a;
+	srv_start(&s, "--ping", "1", NULL);
+	join(&a, s.port, "alice");
+	ts_send(&a, "set ping on");
+	ts_expect0(&a, "{\"type\":\"ok\",\"cmd\":\"set\",\"ping\":true}");
+	ts_expect0(&a, "{\"type\":\"ping\",\"token\":1}");
+	ts_send(&a, "pong 1");
+	ts_expect0(&a, "{\"type\":\"ok\",\"cmd\":\"pong\"}");
+	ts_expect0(&a, "{\"type\":\"ping\",\"token\":2}");
+	ts_send(&a, "pong 2");
+	cJSON *ok = ts_expect(&a, "{\"type\":\"ok\",\"cmd\":\"pong\"}");
+	ck_assert_int_ge(ts_jint(ok, "rtt_ms"), 0);
+	cJSON_Delete(ok);
+	ts_expect0(&a, "{\"type\":\"ping\",\"token\":3}"); /* left unanswered */
+	ts_expect0(&a, "{\"type\":\"ping\",\"token\":4}");
+	ts_send(&a, "pong 3");
+	ts_expect0(&a, "{\"type\":\"error\",\"code\":\"NO_PING\"}");
+	ts_close(&a);
+	srv_stop(&s);
+	const char *bin = getenv("BITARENAD");
+	char cmd[1200];
+	snprintf(cmd, sizeof cmd, "'%s' --ping 0 2>/dev/null", bin);
+	ck_assert_int_ne(system(cmd), 0);
+}
+END_TEST
+
 START_TEST(test_lag_allowance)
 {
 	ck_assert_int_eq(lag_allowance(-1), 0);
@@ -771,6 +801,7 @@ static Suite *offers_suite(void)
 	tcase_add_test(tc, test_abandoned_after_grace);
 	tcase_add_test(tc, test_flag_while_away);
 	tcase_add_test(tc, test_rtt);
+	tcase_add_test(tc, test_ping_period);
 	tcase_add_test(tc, test_lag_allowance);
 	suite_add_tcase(s, tc);
 	return s;

@@ -21,6 +21,8 @@ static void usage(FILE *f)
 	        "  --listen HOST:PORT  address to listen on (default 127.0.0.1:7777;\n"
 	        "                      IPv6 as [::1]:7777; port 0 picks a free port)\n"
 	        "  --grace SECONDS     how long a disconnected player keeps the seat (default %d)\n"
+	        "  --ping SECONDS      how often connections that asked ('set ping on') are\n"
+	        "                      pinged to measure their round-trip time (default %d)\n"
 	        "  --port-file PATH    write the bound port number to PATH once listening\n"
 	        "  --out-cap BYTES     output a connection may have queued before spectators get\n"
 	        "                      only the newest state (default %d; 16x that: dropped)\n"
@@ -31,7 +33,7 @@ static void usage(FILE *f)
 	        "  --verbose           log connections to stderr\n"
 	        "  --help, --version\n"
 	        "Protocol: protocol/PROTOCOL.md; try 'nc 127.0.0.1 7777' and type 'help'.\n",
-	        SERVER_GRACE_DEFAULT, CONN_OUT_SOFT, STORAGE_DATA_DEFAULT);
+	        SERVER_GRACE_DEFAULT, SERVER_PING_DEFAULT, CONN_OUT_SOFT, STORAGE_DATA_DEFAULT);
 }
 
 /* Splits "HOST:PORT" or "[V6]:PORT" into host (buffer) and port. */
@@ -72,6 +74,7 @@ int main(int argc, char **argv)
 	static const struct option longopts[] = {
 	        {"listen", required_argument, NULL, 'l'},
 	        {"grace", required_argument, NULL, 'g'},
+	        {"ping", required_argument, NULL, 'P'},
 	        {"port-file", required_argument, NULL, 'p'},
 	        {"out-cap", required_argument, NULL, 'o'},
 	        {"sndbuf", required_argument, NULL, 's'},
@@ -91,15 +94,21 @@ int main(int argc, char **argv)
 		case 'l':
 			listen = optarg;
 			break;
-		case 'g': {
+		case 'g':
+		case 'P': {
 			char *end;
 			errno = 0;
-			long g = strtol(optarg, &end, 10);
-			if (*optarg == '\0' || *end != '\0' || errno != 0 || g < 0 || g > 86400) {
-				fprintf(stderr, "bitarenad: --grace takes 0..86400 seconds\n");
+			long g = strtol(optarg, &end, 10), least = opt == 'g' ? 0 : 1;
+			if (*optarg == '\0' || *end != '\0' || errno != 0 || g < least ||
+			    g > 86400) {
+				fprintf(stderr, "bitarenad: --%s takes %ld..86400 seconds\n",
+				        opt == 'g' ? "grace" : "ping", least);
 				return 2;
 			}
-			cfg.grace_ms = g * 1000LL;
+			if (opt == 'g')
+				cfg.grace_ms = g * 1000LL;
+			else
+				cfg.ping_ms = g * 1000LL;
 			break;
 		}
 		case 'p':

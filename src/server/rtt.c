@@ -1,7 +1,9 @@
 /*
  * rtt.c - the server measures round-trip times itself: every connection that
  * asked ("set ping on") gets "ping <token>" ({"type":"ping","token":N}) at
- * once and then every cfg.ping_ms; its "pong <token>" gives one sample, and
+ * once, then again cfg.ping_ms after its answer (or after the ping, when it
+ * was not answered: the new one replaces it); a timer checks four times per
+ * period. Its "pong <token>" gives one sample, and
  * the connection's round-trip time is a smoothed mean (7/8 old + 1/8 new, as
  * TCP does). Connections that never ask (people on nc) have no known
  * round-trip time and no lag allowance. See offers.h.
@@ -39,20 +41,27 @@ static void send_ping(struct conn *c)
 	send_msg(c, j, xasprintf("ping %" PRIu64, c->ping_token));
 }
 
+static uint64_t ping_period(const struct server *s)
+{
+	return s->cfg.ping_ms > 0 ? (uint64_t)s->cfg.ping_ms : SERVER_PING_DEFAULT * 1000;
+}
+
+/* Pings the connections whose last ping went out, or was answered, a period ago. */
 static void ping_cb(uv_timer_t *t)
 {
 	struct server *s = t->data;
+	uint64_t now = uv_now(s->loop), period = ping_period(s);
 	for (struct conn *c = s->conns; c != NULL; c = c->next)
-		if (c->ping_on && !c->closing && !c->doomed)
+		if (c->ping_on && !c->closing && !c->doomed && now - c->ping_sent >= period)
 			send_ping(c);
 }
 
 void rtt_init(struct server *s)
 {
-	uint64_t every = s->cfg.ping_ms > 0 ? (uint64_t)s->cfg.ping_ms : SERVER_PING_DEFAULT * 1000;
+	uint64_t tick = ping_period(s) / 4;
 	uv_timer_init(s->loop, &s->ping_timer);
 	s->ping_timer.data = s;
-	uv_timer_start(&s->ping_timer, ping_cb, every, every);
+	uv_timer_start(&s->ping_timer, ping_cb, tick, tick);
 }
 
 void rtt_stop(struct server *s)
@@ -94,10 +103,12 @@ void rtt_cmd_pong(struct conn *c, const struct proto_req *rq)
 		reply_err(c, rq, "NO_PING", "no ping %" PRIu64 " is waiting for an answer", token);
 		return;
 	}
-	int64_t sample = (int64_t)(uv_now(c->srv->loop) - c->ping_sent);
+	uint64_t now = uv_now(c->srv->loop);
+	int64_t sample = (int64_t)(now - c->ping_sent);
 	c->rtt_ms = c->has_rtt ? (7 * c->rtt_ms + sample + 4) / 8 : sample;
 	c->has_rtt = true;
 	c->ping_waiting = false;
+	c->ping_sent = now; /* the next ping is due a period after this answer */
 	cJSON *f = cJSON_CreateObject();
 	cJSON_AddNumberToObject(f, "sample_ms", (double)sample);
 	cJSON_AddNumberToObject(f, "rtt_ms", (double)c->rtt_ms);

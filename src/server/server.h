@@ -73,7 +73,7 @@ struct conn {
 	bool has_rtt;        /* rtt_ms is known */
 	bool ping_waiting;   /* ping_token is sent and not answered yet */
 	uint64_t ping_token; /* the last ping sent */
-	uint64_t ping_sent;  /* uv_now when it went out */
+	uint64_t ping_sent;  /* uv_now when it went out, or when it was answered */
 	int64_t rtt_ms;      /* smoothed round-trip time */
 	char name[PROTO_NAME_MAX + 1];
 	char peer[64];
