@@ -417,6 +417,54 @@ START_TEST(test_abort)
 }
 END_TEST
 
+/* Simultaneous turns (Xmas Rush, when the table has it): no takeback; abort before a turn resolves.
+ */
+START_TEST(test_simultaneous_offers)
+{
+	struct srv s;
+	struct ts_cli a, b;
+	srv_start(&s, NULL);
+	join(&a, s.port, "alice");
+	join(&b, s.port, "bob");
+	ts_send(&a, "games");
+	cJSON *g = ts_expect(&a, "{\"type\":\"ok\",\"cmd\":\"games\"}");
+	bool has_xmas = false;
+	const cJSON *it;
+	cJSON_ArrayForEach(it, cJSON_GetObjectItem(g, "games"))
+	{
+		has_xmas |= strcmp(cJSON_GetObjectItem(it, "name")->valuestring, "xmas") == 0;
+	}
+	cJSON_Delete(g);
+	if (has_xmas) {
+		int id = start_game(&a, &b, "xmas seed=3 turn_ms=60000", NULL);
+		ts_send(&a, "undo %d", id);
+		ts_expect0(&a, "{\"type\":\"error\",\"code\":\"NOT_SUPPORTED\",\"cmd\":\"undo\"}");
+		/* a draw offer lapses when the turn resolves (everybody acted) */
+		ts_send(&b, "draw %d", id);
+		ts_expect0(&b, "{\"type\":\"ok\",\"cmd\":\"draw\"}");
+		all_see("{\"type\":\"offer\",\"what\":\"draw\",\"event\":\"offer\"}", &b, &a, NULL);
+		ts_send(&a, "move %d PUSH 3 RIGHT", id);
+		ts_expect0(&a, "{\"type\":\"ok\",\"pending\":true}");
+		ts_send(&b, "move %d PUSH 2 UP", id);
+		ts_expect0(&b, "{\"type\":\"ok\",\"pending\":true}");
+		all_see("{\"type\":\"offer\",\"what\":\"draw\",\"event\":\"lapse\",\"by\":\"bob\"}",
+		        &b, &a, NULL);
+		all_see("{\"type\":\"state\",\"seq\":2,\"ply\":1}", &b, &a, NULL);
+		ts_send(&a, "abort %d", id);
+		ts_expect0(&a, "{\"type\":\"error\",\"code\":\"NOT_NOW\"}");
+		id = start_game(&a, &b, "xmas seed=4 turn_ms=60000", NULL);
+		ts_send(&b, "abort %d", id);
+		ts_expect0(&b, "{\"type\":\"ok\",\"cmd\":\"abort\"}");
+		all_see("{\"type\":\"offer\",\"what\":\"abort\"}", &b, &a, NULL);
+		all_see("{\"type\":\"game_over\",\"result\":{\"reason\":\"aborted\"}}", &b, &a,
+		        NULL);
+	}
+	ts_close(&a);
+	ts_close(&b);
+	srv_stop(&s);
+}
+END_TEST
+
 /* ---- rematch --------------------------------------------------------------------------- */
 
 START_TEST(test_rematch)
@@ -793,6 +841,7 @@ static Suite *offers_suite(void)
 	tcase_add_test(tc, test_undo);
 	tcase_add_test(tc, test_abort);
 	tcase_add_test(tc, test_rematch);
+	tcase_add_test(tc, test_simultaneous_offers);
 	tcase_add_test(tc, test_text_offers);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("clocks");
