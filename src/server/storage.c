@@ -27,6 +27,50 @@ static void log_store(struct storage *st, const char *what, int r)
 
 /* ---- hooks: the journal ------------------------------------------------------------ */
 
+/*
+ * A game end the store could not write (disk full, locked, ...). Left alone, the game would
+ * stay "in progress" in the store and come back at the next start, so it is kept (owned by
+ * st->unfinished) and written again before every later write and at close.
+ */
+struct unfinished {
+	struct unfinished *next;
+	int64_t id;
+	struct store_finish f; /* result and reason point into the buffers below */
+	char result[STORE_RESULT_MAX];
+	char reason[STORE_REASON_MAX];
+};
+
+static void finish_later(struct storage *st, int64_t id, const struct store_finish *f)
+{
+	struct unfinished *u = calloc(1, sizeof *u);
+	if (u == NULL)
+		return;
+	u->id = id;
+	u->f = *f;
+	snprintf(u->result, sizeof u->result, "%s", f->result);
+	snprintf(u->reason, sizeof u->reason, "%s", f->reason);
+	u->f.result = u->result;
+	u->f.reason = u->reason;
+	u->next = st->unfinished;
+	st->unfinished = u;
+}
+
+/* Writes the game ends that failed before; those that still fail stay. */
+static void finish_retry(struct storage *st)
+{
+	struct unfinished **pp = &st->unfinished;
+	while (*pp != NULL) {
+		struct unfinished *u = *pp;
+		int r = store_game_finish(st->db, u->id, &u->f);
+		if (r < 0 && r != STORE_ESTATE && r != STORE_ENOTFOUND) {
+			pp = &u->next;
+			continue;
+		}
+		*pp = u->next;
+		free(u);
+	}
+}
+
 /* The options as stored: the engine's words, plus turn_ms/strict for simultaneous games. */
 static void options_text(const struct game *g, char *buf, size_t len)
 {
@@ -42,6 +86,7 @@ static void options_text(const struct game *g, char *buf, size_t len)
 static int hook_start(void *ud, const struct game *g, uint64_t *id)
 {
 	struct storage *st = ud;
+	finish_retry(st);
 	struct store_game sg;
 	memset(&sg, 0, sizeof sg);
 	snprintf(sg.kind, sizeof sg.kind, "%s", g->ops->name);
@@ -70,6 +115,7 @@ static int hook_start(void *ud, const struct game *g, uint64_t *id)
 static int hook_move(void *ud, const struct game *g, const struct move_rec *m)
 {
 	struct storage *st = ud;
+	finish_retry(st);
 	struct store_move sm;
 	memset(&sm, 0, sizeof sm);
 	sm.ply = m->ply;
@@ -127,6 +173,7 @@ static bool aborted_reason(const char *reason)
 static void hook_end(void *ud, const struct game *g)
 {
 	struct storage *st = ud;
+	finish_retry(st);
 	int64_t now = store_now_ms();
 	struct store_finish f;
 	memset(&f, 0, sizeof f);
@@ -163,6 +210,7 @@ static void hook_end(void *ud, const struct game *g)
 		char what[64];
 		snprintf(what, sizeof what, "game %" PRIu64 " finish", g->id);
 		log_store(st, what, r);
+		finish_later(st, (int64_t)g->id, &f);
 	}
 }
 
@@ -217,6 +265,15 @@ void storage_close(struct storage *st)
 	if (st->srv != NULL && st->srv->storage == st) {
 		st->srv->storage = NULL;
 		server_set_hooks(st->srv, NULL);
+	}
+	if (st->db != NULL)
+		finish_retry(st);
+	while (st->unfinished != NULL) {
+		struct unfinished *u = st->unfinished;
+		fprintf(stderr, "bitarenad: game %" PRId64 " ended but its end is not stored\n",
+		        u->id);
+		st->unfinished = u->next;
+		free(u);
 	}
 	store_close(st->db);
 	ratelimit_free(st->rl);
@@ -448,6 +505,7 @@ static void auth_done(uv_work_t *req, int status)
 		reply_err(c, rq, "INTERNAL", "the password could not be checked");
 	} else if (j->reg) {
 		int r = j->result;
+		finish_retry(st);
 		if (r == 0)
 			r = store_account_insert(st->db, j->name, j->hash, store_now_ms());
 		if (r == STORE_EEXISTS) {

@@ -28,6 +28,7 @@
 #define STORAGE_REPLAY_MAX_MS 60000
 
 struct replay;
+struct unfinished;
 
 struct storage {
 	struct server *srv;
@@ -38,6 +39,7 @@ struct storage {
 	char dummy_hash[STORE_HASH_MAX]; /* checked for unknown names: same cost as a real one */
 	unsigned jobs;                   /* password jobs on workers */
 	struct replay *replays;          /* running replays (account_cmds.c) */
+	struct unfinished *unfinished;   /* game ends the store refused, retried later */
 };
 
 /*
