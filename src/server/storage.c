@@ -239,14 +239,14 @@ int storage_open(struct server *s, const char *dir, bool fast_hash, struct stora
 	char pw[2 * sizeof rnd + 1];
 	randombytes_buf(rnd, sizeof rnd);
 	sodium_bin2hex(pw, sizeof pw, rnd, sizeof rnd);
-	if (st->rl == NULL ||
-	    (r = store_password_hash(pw, st->opslimit, st->memlimit, st->dummy_hash)) < 0) {
-		fprintf(stderr, "bitarenad: cannot set up accounts: %s\n",
-		        st->rl == NULL ? "out of memory" : store_strerror(r));
-		storage_close(st);
-		return st->rl == NULL ? STORE_ENOMEM : r;
-	}
+	r = st->rl == NULL ? STORE_ENOMEM
+	                   : store_password_hash(pw, st->opslimit, st->memlimit, st->dummy_hash);
 	sodium_memzero(pw, sizeof pw);
+	if (r < 0) {
+		fprintf(stderr, "bitarenad: cannot set up accounts: %s\n", store_strerror(r));
+		storage_close(st);
+		return r;
+	}
 	struct session_hooks h = {.ud = st,
 	                          .on_start = hook_start,
 	                          .on_move = hook_move,
