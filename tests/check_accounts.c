@@ -129,6 +129,17 @@ START_TEST(test_register_and_login)
 	ts_connect_json(&c, e.s.port);
 	ts_send(&c, "login dave my pass phrase");
 	ts_expect0(&c, "{\"type\":\"ok\",\"cmd\":\"login\",\"name\":\"dave\",\"guest\":false}");
+	/* commands after a login wait for its answer: they run as the account, in order */
+	struct ts_cli p;
+	ts_connect_json(&p, e.s.port);
+	ts_send(&p,
+	        "login erin secret9\nseek ttt\nregister erin secret9\nlogin alice secret1\nwho");
+	ts_expect0(&p, "{\"type\":\"error\",\"code\":\"BAD_LOGIN\"}");
+	ts_expect0(&p, "{\"type\":\"error\",\"code\":\"NOT_LOGGED_IN\",\"cmd\":\"seek\"}");
+	ts_expect0(&p, "{\"type\":\"ok\",\"cmd\":\"register\",\"name\":\"erin\"}");
+	ts_expect0(&p, "{\"type\":\"error\",\"code\":\"ALREADY_LOGGED_IN\"}");
+	ts_expect0(&p, "{\"type\":\"ok\",\"cmd\":\"who\"}");
+	ts_close(&p);
 	/* a guest may not register a name a guest holds; who tells accounts from guests */
 	guest(&d, e.s.port, "gus");
 	ts_send(&c, "register gus secret1");
@@ -153,8 +164,8 @@ START_TEST(test_register_and_login)
 	ts_expect0(&t, "bitarenad * ready*");
 	ts_send(&t, "login dave wrong-password");
 	ts_expect0(&t, "error BAD_LOGIN: wrong name or password");
-	ts_send(&t, "register erin secret9");
-	ts_expect0(&t, "ok logged in as erin");
+	ts_send(&t, "register fay secret9");
+	ts_expect0(&t, "ok logged in as fay");
 	ts_close(&t);
 	ts_close(&b);
 	ts_close(&c);
