@@ -12,6 +12,11 @@
  * parses in the loaded position, the options' start position or one of a few
  * fixed positions is a legal move, formats and re-parses to the same move,
  * and the position after it survives save/load.
+ *
+ * The lines that parse, in turn, from the start position also make a game:
+ * tak_write_ptn_game() writes it, record_parse() reads it back with the same
+ * move texts, and (with standard pieces, komi 0) record_replay() reaches the
+ * same final position.
  */
 #include <stdalign.h>
 #include <string.h>
@@ -19,6 +24,7 @@
 #include "fuzz.h"
 #include "games/tak.h"
 #include "seq.h"
+#include "server/record.h"
 
 const char fuzz_target_name[] = "tak";
 
@@ -54,6 +60,52 @@ static void setup(const struct game_ops *ops)
 	fixed_ready = true;
 }
 
+/* Plays the lines that parse from start, writes the PTN game, reads and replays it. */
+static void check_game(const struct game_ops *ops, const struct game_params *p, const void *start,
+                       char **lines, size_t first, size_t nlines)
+{
+	static struct tak_state st, fin;
+	static char ptn[1 << 16], pos[4096], pos2[4096];
+	game_move moves[MAX_LINES];
+	char texts[MAX_LINES][GAME_MOVE_TEXT];
+	size_t n = 0;
+	memcpy(&st, start, sizeof st);
+	for (size_t i = first; i < nlines; i++) {
+		int seat = game_seat_to_move(ops, &st);
+		if (seat < 0 || ops->parse_move(&st, seat, lines[i], &moves[n], NULL) != GAME_OK)
+			continue;
+		FUZZ_CHECK(ops->format_move(&st, moves[n], texts[n], GAME_MOVE_TEXT) > 0);
+		FUZZ_CHECK(ops->apply(&st, moves[n]) == GAME_OK);
+		n++;
+	}
+	int len = tak_write_ptn_game(start, moves, n, NULL, ptn, sizeof ptn);
+	FUZZ_CHECK(len > 0 && (size_t)len < sizeof ptn);
+	struct record r;
+	int line = 0, err = record_parse(ptn, (size_t)len, &r, &line);
+	if (err != RECORD_OK)
+		fprintf(stderr, "PTN game does not parse as a record (line %d):\n%s", line, ptn);
+	FUZZ_CHECK(err == RECORD_OK);
+	FUZZ_CHECK(r.nmoves == n);
+	for (size_t i = 0; i < n; i++)
+		FUZZ_CHECK(strcmp(r.moves[i], texts[i]) == 0);
+	const struct tak_state *s0 = start;
+	bool plain = p->v[TAK_OPT_KOMI] == 0 && p->v[TAK_OPT_PIECES] == 0 &&
+	             p->v[TAK_OPT_CAPS] == -1 && p->v[TAK_OPT_STALE] == 0 && s0->ply == 0;
+	if (plain) {
+		const struct game_ops *used = NULL;
+		int bad = 0;
+		err = record_replay(&r, NULL, &fin, &used, &bad);
+		if (err != RECORD_OK)
+			fprintf(stderr, "PTN game does not replay (%d, ply %d):\n%s", err, bad,
+			        ptn);
+		FUZZ_CHECK(err == RECORD_OK && used == ops);
+		FUZZ_CHECK(ops->save(&st, pos, sizeof pos) > 0 &&
+		           ops->save(&fin, pos2, sizeof pos2) > 0);
+		FUZZ_CHECK(strcmp(pos, pos2) == 0);
+	}
+	record_clear(&r);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	const struct game_ops *ops = game_find("tak");
@@ -86,6 +138,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			seq_check_position(ops, &p, loaded, true);
 	}
 
+	if (have_start)
+		check_game(ops, &p, start, lines, first, nlines);
 	for (size_t i = first; i < nlines; i++) {
 		if (have_start)
 			seq_try_move(ops, &p, start, lines[i]);

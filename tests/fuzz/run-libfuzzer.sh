@@ -33,7 +33,8 @@ sources()
 {
 	case $1 in
 	proto) echo "src/server/framing.c src/server/proto.c" ;;
-	tak | mnk) echo "tests/fuzz/seq.c" ;;
+	tak) echo "tests/fuzz/seq.c src/server/record.c" ;;
+	mnk) echo "tests/fuzz/seq.c" ;;
 	xmas) echo "clients/cmd_xmas.c" ;;
 	record) echo "src/server/record.c" ;;
 	*) echo "unknown target $1" >&2; exit 2 ;;

@@ -60,6 +60,21 @@ void seq_check_position(const struct game_ops *ops, const struct game_params *p,
 		fprintf(stderr, "%s: %d legal moves, %d after reloading\n", text, n, n2);
 	FUZZ_CHECK(n == n2);
 	FUZZ_CHECK(n == 0 || ops->to_move(st) != 0);
+	if (ops->perft != NULL) {
+		/* the engine's own counter (make/unmake) against the generator (copy-make) */
+		uint64_t p1 = ops->perft(st, 1);
+		if (p1 != (uint64_t)n)
+			fprintf(stderr, "%s: perft 1 = %llu, %d legal moves\n", text,
+			        (unsigned long long)p1, n);
+		FUZZ_CHECK(p1 == (uint64_t)n);
+		if (n <= 100) {
+			uint64_t p2 = ops->perft(st, 2), g2 = game_perft_generic(ops, st, 2);
+			if (p2 != g2)
+				fprintf(stderr, "%s: perft 2 = %llu, by copy-make %llu\n", text,
+				        (unsigned long long)p2, (unsigned long long)g2);
+			FUZZ_CHECK(p2 == g2);
+		}
+	}
 
 	int seat = game_seat_to_move(ops, st);
 	if (!all_moves || seat < 0)

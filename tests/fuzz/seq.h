@@ -13,8 +13,10 @@
  * A position st of ops (made with params p) must survive save and load:
  * save succeeds, the text loads with p, the reloaded position saves to the
  * same text, and both positions agree on to_move, result and the number of
- * legal moves. With all_moves, every legal move is also formatted, parsed
- * back for the seat to move, and must come back as the same move.
+ * legal moves; an engine with its own perft counts as many moves at depth 1
+ * (and as many as game_perft_generic at depth 2, when there are at most 100
+ * moves). With all_moves, every legal move is also formatted, parsed back for
+ * the seat to move, and must come back as the same move.
  */
 void seq_check_position(const struct game_ops *ops, const struct game_params *p, const void *st,
                         bool all_moves);
