@@ -510,6 +510,7 @@ static Suite *accounts_suite(void)
 {
 	Suite *s = suite_create("accounts");
 	TCase *tc = tcase_create("server");
+	tcase_set_timeout(tc, 120); /* a locked store waits 5 s per write; valgrind */
 	tcase_add_test(tc, test_register_and_login);
 	tcase_add_test(tc, test_throttle);
 	tcase_add_test(tc, test_takeover_with_seat);

@@ -336,6 +336,7 @@ static Suite *recovery_suite(void)
 {
 	Suite *s = suite_create("recovery");
 	TCase *tc = tcase_create("kill9");
+	tcase_set_timeout(tc, 120); /* two server starts per test; valgrind */
 	tcase_add_test(tc, test_kill9_recovery);
 	tcase_add_test(tc, test_restart_keeps_games);
 	tcase_add_test(tc, test_simultaneous_recovery);
