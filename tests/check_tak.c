@@ -13,6 +13,7 @@
 
 #include "core/rng.h"
 #include "games/game.h"
+#include "games/search.h"
 #include "games/tak.h"
 #include "games/tak_slide.h"
 
@@ -93,6 +94,34 @@ static const char *score(const struct tak_state *s)
 	T->result(s, &r);
 	return r.over ? r.score : "";
 }
+
+/* The static evaluation favours more flats and wider road groups; the search finds a road. */
+START_TEST(test_evaluate_and_search)
+{
+	struct tak_state s;
+	load(&s, "1,1,x3/x5/x5/x5/2,x4 1 3", 0, 0, -1);
+	int white_up = T->evaluate(&s);
+	ck_assert_int_gt(white_up, 0);
+	load(&s, "1,1,x3/x5/x5/x5/2,x4 2 3", 0, 0, -1);
+	ck_assert_int_eq(T->evaluate(&s), -white_up);
+	/* equal flats, but white's are in one line: a road in the making */
+	load(&s, "x5/x5/2,x,2,x,2/x5/1,1,1,x2 1 4", 0, 0, -1);
+	ck_assert_int_gt(T->evaluate(&s), 0);
+	/* komi counts for black: four half flats make up for two flats (road spans equal) */
+	struct game_params p;
+	params(&p, 5, 4, 0, -1);
+	ck_assert_int_eq(T->load(&s, &p, "1,x,1,x2/x5/x5/x5/x3,2C,x 1 3"), 0);
+	ck_assert_int_eq(T->evaluate(&s), 0);
+	/* white to move completes rank 1 */
+	load(&s, "2,2,2,x2/x5/x5/x5/1,1,1,1,x 1 5", 0, 0, -1);
+	struct search_limits lim = {.max_depth = 2};
+	struct search_result r;
+	ck_assert_int_eq(search_best(T, &s, &lim, NULL, &r), 0);
+	ck_assert_int_eq(r.score, SEARCH_WIN - 1);
+	ck_assert_int_eq(T->apply(&s, r.best), 0);
+	ck_assert_str_eq(score(&s), "R-0");
+}
+END_TEST
 
 /* --- the naive Tak ---------------------------------------------------------------------- */
 
@@ -1339,6 +1368,7 @@ static Suite *tak_suite(void)
 	tcase_add_test(tc, test_garbage);
 	tcase_add_test(tc, test_json);
 	tcase_add_test(tc, test_render_text);
+	tcase_add_test(tc, test_evaluate_and_search);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("perft");
 	tcase_set_timeout(tc, 300);

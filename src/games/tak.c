@@ -904,6 +904,48 @@ static int render_text(const void *st, int viewer, char *buf, size_t len)
 	return (int)at;
 }
 
+/*
+ * A cheap static evaluation for bots (search.c), in centi-flats for the side
+ * to move: the top-flat difference with komi, plus for each colour the widest
+ * span (in files or ranks, whichever is larger) of one orthogonally connected
+ * group of its road pieces, squared, so groups close to a road weigh most.
+ */
+static int tak_road_span(const struct tak_state *s, bb_t road)
+{
+	const struct bb_geom *g = &s->geom;
+	int best = 0;
+	while (road) {
+		bb_t group = bb_flood(g, road & -road, road);
+		road &= ~group;
+		int xmin = g->w, xmax = -1, ymin = g->h, ymax = -1, i;
+		for (BB_EACH(i, t, group)) {
+			int x = bb_x(g, i), y = bb_y(g, i);
+			xmin = x < xmin ? x : xmin;
+			xmax = x > xmax ? x : xmax;
+			ymin = y < ymin ? y : ymin;
+			ymax = y > ymax ? y : ymax;
+		}
+		int span = (xmax - xmin > ymax - ymin ? xmax - xmin : ymax - ymin) + 1;
+		best = span > best ? span : best;
+	}
+	return best;
+}
+
+static int tak_evaluate(const void *st)
+{
+	const struct tak_state *s = st;
+	int me = s->ply & 1;
+	bb_t standing = s->walls | s->caps;
+	int flats[2], span[2];
+	for (int c = 0; c < 2; c++) {
+		flats[c] = 2 * bb_popcount(s->top[c] & ~standing);
+		span[c] = tak_road_span(s, s->top[c] & ~s->walls);
+	}
+	flats[TAK_BLACK] += s->komi;
+	int score = 50 * (flats[me] - flats[!me]) + 10 * (span[me] * span[me] - span[!me] * span[!me]);
+	return score;
+}
+
 const struct game_ops game_tak = {
         .name = "tak",
         .title = "Tak",
@@ -927,5 +969,5 @@ const struct game_ops game_tak = {
         .to_json = to_json,
         .render_text = render_text,
         .perft = perft,
-        .evaluate = NULL,
+        .evaluate = tak_evaluate,
 };
