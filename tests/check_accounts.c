@@ -14,6 +14,7 @@
 #include "games/game.h"
 #include "server/glicko.h"
 #include "server/record.h"
+#include "check_main.h"
 
 #include <math.h>
 #include <sqlite3.h>
@@ -524,9 +525,5 @@ static Suite *accounts_suite(void)
 int main(void)
 {
 	signal(SIGPIPE, SIG_IGN);
-	SRunner *sr = srunner_create(accounts_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return check_run(accounts_suite());
 }

@@ -7,6 +7,7 @@
 
 #include "core/bitboard.h"
 #include "core/rng.h"
+#include "check_main.h"
 
 /* Naive reference: is (x, y) on a w x h board set in b? */
 static int at(const struct bb_geom *g, bb_t b, int x, int y)
@@ -221,9 +222,5 @@ static Suite *bitboard_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(bitboard_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return check_run(bitboard_suite());
 }

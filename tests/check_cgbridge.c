@@ -22,6 +22,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "check_main.h"
+
 static char self[PATH_MAX];
 static char tmpdir[] = "/tmp/check_cgbridge.XXXXXX";
 static pid_t server_pid = -1;
@@ -318,13 +320,10 @@ int main(int argc, char **argv)
 	tcase_add_test(tc, test_full_game_c_and_python);
 	tcase_add_test(tc, test_crash_and_hang_are_timeouts);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
+	int status = check_run(s);
 	char cmd[PATH_MAX + 16];
 	snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
 	if (system(cmd) != 0)
 		fprintf(stderr, "could not remove %s\n", tmpdir);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return status;
 }

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "net.h"
+#include "check_main.h"
 
 /* ---- net.c over a socketpair ------------------------------------------------------- */
 
@@ -676,9 +677,5 @@ static Suite *clients_suite(void)
 int main(void)
 {
 	signal(SIGPIPE, SIG_IGN);
-	SRunner *sr = srunner_create(clients_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return check_run(clients_suite());
 }

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 
 #include "server/glicko.h"
+#include "check_main.h"
 
 /* The paper's example: 1500/200/0.06 plays 1400/30 (win), 1550/100 (loss), 1700/300 (loss). */
 START_TEST(test_paper_example)
@@ -127,9 +128,5 @@ static Suite *glicko_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(glicko_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return check_run(glicko_suite());
 }

@@ -11,6 +11,7 @@
 
 #include "games/game.h"
 #include "games/search.h"
+#include "check_main.h"
 
 static void *new_game(const struct game_ops *ops, const char *const *words, int nwords)
 {
@@ -396,9 +397,5 @@ static Suite *mnk_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(mnk_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return check_run(mnk_suite());
 }

@@ -24,6 +24,7 @@
 #include "server/offers.h"
 #include "testserver.h"
 #include "tmpdir.h"
+#include "check_main.h"
 
 /* ---- the server and its clients (testserver.h) ------------------------------------------ */
 
@@ -859,9 +860,5 @@ static Suite *offers_suite(void)
 int main(void)
 {
 	signal(SIGPIPE, SIG_IGN);
-	SRunner *sr = srunner_create(offers_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return check_run(offers_suite());
 }

@@ -14,6 +14,7 @@
 #include "server/framing.h"
 #include "server/proto.h"
 #include "server/session.h"
+#include "check_main.h"
 
 /* Feeds len bytes in chunks of chunk bytes; collects lines ("!" marks FRAME_TOO_LONG). */
 static int frame_all(const char *in, size_t len, size_t chunk, char out[][FRAME_MAX + 1],
@@ -479,9 +480,5 @@ static Suite *proto_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(proto_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return check_run(proto_suite());
 }

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include "server/ratelimit.h"
+#include "check_main.h"
 
 START_TEST(test_window)
 {
@@ -106,9 +107,5 @@ static Suite *ratelimit_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(ratelimit_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return check_run(ratelimit_suite());
 }

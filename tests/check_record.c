@@ -18,6 +18,7 @@
 #include "server/record.h"
 #include "server/store.h"
 #include "tmpdir.h"
+#include "check_main.h"
 
 START_TEST(test_write_exact)
 {
@@ -454,9 +455,5 @@ static Suite *record_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(record_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return check_run(record_suite());
 }

@@ -11,6 +11,7 @@
 #include "testserver.h"
 
 #include "games/game.h"
+#include "check_main.h"
 
 #define KILL_AT 13 /* the ply whose acknowledgement is the last thing before the kill */
 
@@ -347,9 +348,5 @@ static Suite *recovery_suite(void)
 int main(void)
 {
 	signal(SIGPIPE, SIG_IGN);
-	SRunner *sr = srunner_create(recovery_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return check_run(recovery_suite());
 }

@@ -31,6 +31,7 @@
 #include <cjson/cJSON.h>
 
 #include "tmpdir.h"
+#include "check_main.h"
 
 #define LINE_WAIT_MS 10000
 
@@ -1247,11 +1248,8 @@ static Suite *server_suite(void)
 int main(void)
 {
 	signal(SIGPIPE, SIG_IGN);
-	SRunner *sr = srunner_create(server_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
+	int status = check_run(server_suite());
 	for (int i = 0; i < nscripts; i++)
 		free(scripts[i]);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return status;
 }

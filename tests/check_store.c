@@ -17,6 +17,7 @@
 
 #include "server/store.h"
 #include "tmpdir.h"
+#include "check_main.h"
 
 static char tmpdir[256];
 static char dbdir[300];
@@ -606,9 +607,5 @@ static Suite *store_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(store_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return check_run(store_suite());
 }

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "games/tak_slide.h"
+#include "check_main.h"
 
 /* A drop sequence as digits, first drop first. */
 struct seq {
@@ -236,9 +237,5 @@ int main(int argc, char **argv)
 	tcase_add_test(tc, test_pattern_list);
 	tcase_add_test(tc, test_ranges_and_counts);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run(s);
 }

@@ -14,6 +14,7 @@
 
 #include "games/jrandom.h"
 #include "games/xmas.h"
+#include "check_main.h"
 
 /* --- helpers ------------------------------------------------------------------ */
 
@@ -1155,9 +1156,5 @@ static Suite *xmas_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(xmas_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return check_run(xmas_suite());
 }
