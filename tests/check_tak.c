@@ -16,6 +16,7 @@
 #include "games/search.h"
 #include "games/tak.h"
 #include "games/tak_slide.h"
+#include "check_main.h"
 
 static const struct game_ops *T = &game_tak;
 
@@ -1386,9 +1387,5 @@ static Suite *tak_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(tak_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run(tak_suite());
 }
