@@ -1,11 +1,13 @@
 /*
- * testserver.h - the real bitarenad ($BITARENAD) for loopback tests: started
- * on a free port of 127.0.0.1 (--port-file tells which) with a data directory
- * the test chooses, stopped with SIGTERM (must exit 0) or killed with
- * SIGKILL; clients on plain sockets that read lines with a bounded wait and
- * match them as a JSON subset or a shell glob (the approach of
- * check_server.c, which may later use this header too). Header-only; test
- * code only.
+ * testserver.h - the one harness of the loopback suites (check_server,
+ * check_accounts, check_offers, check_recovery): the real bitarenad
+ * ($BITARENAD) started on a free port of 127.0.0.1 or a given address
+ * (--port-file tells which) with a data directory the test chooses or a fresh
+ * one of its own, stopped with SIGTERM (must exit 0) or killed with SIGKILL;
+ * clients on plain sockets that write raw bytes or lines, read lines with a
+ * bounded wait and match them as a JSON subset or a shell glob; and the
+ * steps every suite takes: join as a player, start a game from a seek.
+ * Header-only; test code only.
  */
 #ifndef BITARENA_TESTS_TESTSERVER_H
 #define BITARENA_TESTS_TESTSERVER_H
@@ -37,6 +39,7 @@ struct ts_srv {
 	pid_t pid;
 	int port;
 	char portfile[256];
+	char datadir[256]; /* ts_up's fresh data directory, removed by ts_down */
 };
 
 static inline void ts_msleep(int ms)
@@ -46,11 +49,12 @@ static inline void ts_msleep(int ms)
 }
 
 /*
- * Starts bitarenad with --data datadir --fast-hash and extra arguments; waits
- * until the port file names its port.
+ * Starts bitarenad listening on listen (NULL: 127.0.0.1 on a free port) with
+ * --data datadir --fast-hash and extra arguments; waits until the port file
+ * names its port.
  */
-static inline void ts_start(struct ts_srv *s, const char *datadir, const char *const *extra,
-                            int nextra)
+static inline void ts_start_at(struct ts_srv *s, const char *listen, const char *datadir,
+                               const char *const *extra, int nextra)
 {
 	const char *bin = getenv("BITARENAD");
 	ck_assert_msg(bin != NULL, "BITARENAD is not set (run through make check)");
@@ -65,7 +69,7 @@ static inline void ts_start(struct ts_srv *s, const char *datadir, const char *c
 	int n = 0;
 	argv[n++] = bin;
 	argv[n++] = "--listen";
-	argv[n++] = "127.0.0.1:0";
+	argv[n++] = listen != NULL ? listen : "127.0.0.1:0";
 	argv[n++] = "--port-file";
 	argv[n++] = s->portfile;
 	argv[n++] = "--data";
@@ -98,13 +102,62 @@ static inline void ts_start(struct ts_srv *s, const char *datadir, const char *c
 	ck_assert_int_gt(s->port, 0);
 }
 
-/* SIGTERM; the server must exit 0 (clean shutdown, every handle closed). */
-static inline void ts_stop(struct ts_srv *s)
+/* ts_start_at() on 127.0.0.1, a free port. */
+static inline void ts_start(struct ts_srv *s, const char *datadir, const char *const *extra,
+                            int nextra)
+{
+	ts_start_at(s, NULL, datadir, extra, nextra);
+}
+
+/* ts_start_at() with a fresh data directory of its own (s->datadir; ts_down removes it). */
+static inline void ts_up_at(struct ts_srv *s, const char *listen, const char *const *extra,
+                            int nextra)
+{
+	tmpdir_make(s->datadir, sizeof s->datadir, "bitarenad-data");
+	ts_start_at(s, listen, s->datadir, extra, nextra);
+}
+
+static inline void ts_up(struct ts_srv *s, const char *const *extra, int nextra)
+{
+	ts_up_at(s, NULL, extra, nextra);
+}
+
+/* ts_up() with the extra arguments as a NULL-terminated list (at most 16). */
+static inline void ts_up_list(struct ts_srv *s, ...)
+{
+	const char *extra[16];
+	int n = 0;
+	va_list ap;
+	va_start(ap, s);
+	const char *a;
+	while ((a = va_arg(ap, const char *)) != NULL && n < 16)
+		extra[n++] = a;
+	va_end(ap);
+	ts_up(s, extra, n);
+}
+
+/* SIGTERM and the wait; returns the exit status. */
+static inline int ts_term(struct ts_srv *s)
 {
 	int st = 0;
 	ck_assert_int_eq(kill(s->pid, SIGTERM), 0);
 	ck_assert_int_eq(waitpid(s->pid, &st, 0), s->pid);
 	unlink(s->portfile);
+	return st;
+}
+
+/* SIGTERM; the server must exit 0 (clean shutdown, every handle closed). */
+static inline void ts_stop(struct ts_srv *s)
+{
+	int st = ts_term(s);
+	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "bitarenad exit status %d", st);
+}
+
+/* ts_stop() for a server of ts_up(): its data directory goes too (before the exit check). */
+static inline void ts_down(struct ts_srv *s)
+{
+	int st = ts_term(s);
+	tmpdir_remove(s->datadir);
 	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "bitarenad exit status %d", st);
 }
 
@@ -141,6 +194,21 @@ static inline void ts_close(struct ts_cli *c)
 	c->fd = -1;
 }
 
+/* Writes n raw bytes (no newline added). */
+static inline void ts_write(struct ts_cli *c, const void *data, size_t n)
+{
+	const char *p = data;
+	while (n > 0) {
+		ssize_t w = write(c->fd, p, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		ck_assert_int_gt(w, 0);
+		p += w;
+		n -= (size_t)w;
+	}
+}
+
+/* Writes one line (printf format; the newline is added). */
 static void ts_send(struct ts_cli *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void ts_send(struct ts_cli *c, const char *fmt, ...)
 {
@@ -151,16 +219,7 @@ static void ts_send(struct ts_cli *c, const char *fmt, ...)
 	va_end(ap);
 	ck_assert(n >= 0 && (size_t)n < sizeof line - 1);
 	line[n++] = '\n';
-	const char *p = line;
-	size_t left = (size_t)n;
-	while (left > 0) {
-		ssize_t w = write(c->fd, p, left);
-		if (w < 0 && errno == EINTR)
-			continue;
-		ck_assert_int_gt(w, 0);
-		p += w;
-		left -= (size_t)w;
-	}
+	ts_write(c, line, (size_t)n);
 }
 
 /* The next line (malloc'd, without its newline), or NULL at EOF or after the wait. */
@@ -185,6 +244,29 @@ static inline char *ts_line(struct ts_cli *c)
 		ssize_t got = read(c->fd, c->buf + c->len, sizeof c->buf - c->len);
 		if (got <= 0)
 			return NULL;
+		c->len += (size_t)got;
+	}
+}
+
+/* Reads what has arrived without waiting; true if a line containing needle was among it. */
+static inline bool ts_drain(struct ts_cli *c, const char *needle)
+{
+	bool seen = false;
+	for (;;) {
+		char *nl;
+		while ((nl = memchr(c->buf, '\n', c->len)) != NULL) {
+			*nl = '\0';
+			seen |= strstr(c->buf, needle) != NULL;
+			size_t n = (size_t)(nl - c->buf) + 1;
+			memmove(c->buf, nl + 1, c->len - n);
+			c->len -= n;
+		}
+		struct pollfd p = {.fd = c->fd, .events = POLLIN};
+		if (poll(&p, 1, 0) <= 0)
+			return seen;
+		ssize_t got = read(c->fd, c->buf + c->len, sizeof c->buf - c->len);
+		if (got <= 0)
+			return seen;
 		c->len += (size_t)got;
 	}
 }
@@ -254,6 +336,19 @@ static inline void ts_expect0(struct ts_cli *c, const char *pattern)
 	cJSON_Delete(ts_expect(c, pattern));
 }
 
+/* ts_expect() with a printf pattern. */
+static inline cJSON *ts_expectf(struct ts_cli *c, const char *fmt, ...)
+        __attribute__((format(printf, 2, 3)));
+static inline cJSON *ts_expectf(struct ts_cli *c, const char *fmt, ...)
+{
+	char pat[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(pat, sizeof pat, fmt, ap);
+	va_end(ap);
+	return ts_expect(c, pat);
+}
+
 /* Skips lines until one matches pattern; returns it parsed when JSON (caller frees). */
 static inline cJSON *ts_until(struct ts_cli *c, const char *pattern)
 {
@@ -283,6 +378,14 @@ static inline void ts_connect_json(struct ts_cli *c, int port)
 	ts_expect0(c, "{\"type\":\"ok\",\"cmd\":\"set\",\"format\":\"json\"}");
 }
 
+/* Connects, checks the welcome, switches to JSON, logs in as the guest name. */
+static inline void ts_join(struct ts_cli *c, int port, const char *name)
+{
+	ts_connect_json(c, port);
+	ts_send(c, "login %s", name);
+	ts_expect0(c, "{\"type\":\"ok\",\"cmd\":\"login\"}");
+}
+
 static inline int ts_jint(const cJSON *j, const char *k)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, k);
@@ -302,6 +405,44 @@ static inline const char *ts_jstr(const cJSON *j, const char *k)
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, k);
 	ck_assert_msg(cJSON_IsString(v), "no string %s", k);
 	return v->valuestring;
+}
+
+/*
+ * a seeks kind_opts as the first seat; b waits for the seek's notice and
+ * accepts it. The answers to the accept are the caller's to read.
+ */
+static inline void ts_seek_accept(struct ts_cli *a, struct ts_cli *b, const char *kind_opts)
+{
+	ts_send(a, "seek %s color=first", kind_opts);
+	cJSON *ok = ts_expect(a, "{\"type\":\"ok\",\"cmd\":\"seek\"}");
+	int seek = ts_jint(cJSON_GetObjectItem(ok, "seek"), "id");
+	cJSON_Delete(ok);
+	ts_until0(b, "{\"type\":\"seek\",\"event\":\"new\"}");
+	ts_send(b, "accept %d", seek);
+}
+
+/*
+ * ts_seek_accept(), then the exact answers: b's ok and the seek gone, game_start
+ * and the first state to both. Returns the game id; *first (may be NULL) gets
+ * a's first state (caller frees).
+ */
+static inline int ts_start_game(struct ts_cli *a, struct ts_cli *b, const char *kind_opts,
+                                cJSON **first)
+{
+	ts_seek_accept(a, b, kind_opts);
+	cJSON *acc = ts_expect(b, "{\"type\":\"ok\",\"cmd\":\"accept\"}");
+	int id = ts_jint(acc, "game");
+	cJSON_Delete(acc);
+	ts_expect0(b, "{\"type\":\"seek\",\"event\":\"gone\"}");
+	ts_expect0(a, "{\"type\":\"game_start\",\"seat\":0}");
+	cJSON *st = ts_expect(a, "{\"type\":\"state\",\"seq\":1,\"ply\":0,\"seat\":0}");
+	if (first != NULL)
+		*first = st;
+	else
+		cJSON_Delete(st);
+	ts_expect0(b, "{\"type\":\"game_start\",\"seat\":1}");
+	ts_expect0(b, "{\"type\":\"state\",\"seq\":1,\"ply\":0,\"seat\":1}");
+	return id;
 }
 
 #endif
