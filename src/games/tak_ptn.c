@@ -261,8 +261,9 @@ int tak_load_tps(struct tak_state *st, const struct game_params *p, const char *
 				int sq = y * n + x++, colour = 0;
 				for (; *c == '1' || *c == '2'; c++) {
 					colour = *c - '1';
-					if (++used[colour][TAK_STONES] >
-					    s.start_reserve[TAK_STONES])
+					/* a capstone top (next char 'C') is counted below */
+					if (c[1] != 'C' && ++used[colour][TAK_STONES] >
+					                           s.start_reserve[TAK_STONES])
 						return GAME_EPOSITION;
 					tak_push_piece(&s, sq, colour);
 				}
@@ -272,7 +273,6 @@ int tak_load_tps(struct tak_state *st, const struct game_params *p, const char *
 						s.walls |= bb_bit(sq);
 					} else {
 						s.caps |= bb_bit(sq);
-						used[colour][TAK_STONES]--;
 						if (++used[colour][TAK_CAPS] >
 						    s.start_reserve[TAK_CAPS])
 							return GAME_EPOSITION;
