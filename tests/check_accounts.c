@@ -19,32 +19,13 @@
 #include <math.h>
 #include <sqlite3.h>
 
-struct env {
-	char data[256];
-	struct ts_srv s;
-};
-
-static void env_up(struct env *e)
-{
-	tmpdir_make(e->data, sizeof e->data, "check_accounts");
-	ts_start(&e->s, e->data, NULL, 0);
-}
-
-static void env_down(struct env *e)
-{
-	ts_stop(&e->s);
-	tmpdir_remove(e->data);
-}
-
 /* A new connection registered (and so logged in) as name. */
 static void reg(struct ts_cli *c, int port, const char *name, const char *pw)
 {
 	ts_connect_json(c, port);
 	ts_send(c, "register %s %s", name, pw);
-	char pat[256];
-	snprintf(pat, sizeof pat,
-	         "{\"type\":\"ok\",\"cmd\":\"register\",\"name\":\"%s\",\"guest\":false}", name);
-	ts_expect0(c, pat);
+	cJSON_Delete(ts_expectf(
+	        c, "{\"type\":\"ok\",\"cmd\":\"register\",\"name\":\"%s\",\"guest\":false}", name));
 }
 
 /* A new connection logged in as a guest. */
@@ -57,20 +38,16 @@ static void guest(struct ts_cli *c, int port, const char *name)
 
 static void expect_err(struct ts_cli *c, const char *code)
 {
-	char pat[128];
-	snprintf(pat, sizeof pat, "{\"type\":\"error\",\"code\":\"%s\"}", code);
-	ts_expect0(c, pat);
+	cJSON_Delete(ts_expectf(c, "{\"type\":\"error\",\"code\":\"%s\"}", code));
 }
 
-/* a seeks (seat 0), b accepts; both get game_start and the first state. Returns the id. */
+/*
+ * a seeks (seat 0), b accepts; both get the first state (what comes between is
+ * skipped, unlike ts_start_game). Returns the id.
+ */
 static int start_game(struct ts_cli *a, struct ts_cli *b, const char *kind_opts)
 {
-	ts_send(a, "seek %s color=first", kind_opts);
-	cJSON *ok = ts_expect(a, "{\"type\":\"ok\",\"cmd\":\"seek\"}");
-	int seek = ts_jint(cJSON_GetObjectItem(ok, "seek"), "id");
-	cJSON_Delete(ok);
-	ts_until0(b, "{\"type\":\"seek\",\"event\":\"new\"}");
-	ts_send(b, "accept %d", seek);
+	ts_seek_accept(a, b, kind_opts);
 	cJSON *acc = ts_until(b, "{\"type\":\"ok\",\"cmd\":\"accept\"}");
 	int id = ts_jint(acc, "game");
 	cJSON_Delete(acc);
@@ -93,11 +70,11 @@ static cJSON *play(struct ts_cli *mover, struct ts_cli *other, int id, const cha
 
 START_TEST(test_register_and_login)
 {
-	struct env e;
-	env_up(&e);
+	struct ts_srv s;
+	ts_up(&s, NULL, 0);
 	struct ts_cli a, b, c, d;
-	reg(&a, e.s.port, "alice", "secret1");
-	ts_connect_json(&b, e.s.port);
+	reg(&a, s.port, "alice", "secret1");
+	ts_connect_json(&b, s.port);
 	ts_send(&b, "register ALICE other12");
 	expect_err(&b, "NAME_TAKEN");
 	ts_send(&b, "register a secret1");
@@ -125,14 +102,14 @@ START_TEST(test_register_and_login)
 	           "{\"type\":\"info\",\"event\":\"session_taken\",\"code\":\"SESSION_TAKEN\"}");
 	ck_assert(ts_eof(&a));
 	/* a password is the rest of the line */
-	reg(&c, e.s.port, "dave", "my pass phrase");
+	reg(&c, s.port, "dave", "my pass phrase");
 	ts_close(&c);
-	ts_connect_json(&c, e.s.port);
+	ts_connect_json(&c, s.port);
 	ts_send(&c, "login dave my pass phrase");
 	ts_expect0(&c, "{\"type\":\"ok\",\"cmd\":\"login\",\"name\":\"dave\",\"guest\":false}");
 	/* commands after a login wait for its answer: they run as the account, in order */
 	struct ts_cli p;
-	ts_connect_json(&p, e.s.port);
+	ts_connect_json(&p, s.port);
 	ts_send(&p,
 	        "login erin secret9\nseek ttt\nregister erin secret9\nlogin alice secret1\nwho");
 	ts_expect0(&p, "{\"type\":\"error\",\"code\":\"BAD_LOGIN\"}");
@@ -142,7 +119,7 @@ START_TEST(test_register_and_login)
 	ts_expect0(&p, "{\"type\":\"ok\",\"cmd\":\"who\"}");
 	ts_close(&p);
 	/* a guest may not register a name a guest holds; who tells accounts from guests */
-	guest(&d, e.s.port, "gus");
+	guest(&d, s.port, "gus");
 	ts_send(&c, "register gus secret1");
 	expect_err(&c, "NAME_TAKEN");
 	ts_send(&d, "who");
@@ -161,7 +138,7 @@ START_TEST(test_register_and_login)
 	cJSON_Delete(w);
 	/* text mode */
 	struct ts_cli t;
-	ts_open(&t, e.s.port);
+	ts_open(&t, s.port);
 	ts_expect0(&t, "bitarenad * ready*");
 	ts_send(&t, "login dave wrong-password");
 	ts_expect0(&t, "error BAD_LOGIN: wrong name or password");
@@ -172,17 +149,17 @@ START_TEST(test_register_and_login)
 	ts_close(&c);
 	ts_close(&d);
 	ts_close(&a);
-	env_down(&e);
+	ts_down(&s);
 }
 END_TEST
 
 START_TEST(test_throttle)
 {
-	struct env e;
-	env_up(&e);
+	struct ts_srv s;
+	ts_up(&s, NULL, 0);
 	struct ts_cli a, b;
-	reg(&a, e.s.port, "eve", "secret1");
-	ts_connect_json(&b, e.s.port);
+	reg(&a, s.port, "eve", "secret1");
+	ts_connect_json(&b, s.port);
 	for (int i = 0; i < 5; i++) {
 		ts_send(&b, "login eve wrong%d", i);
 		expect_err(&b, "BAD_LOGIN");
@@ -199,20 +176,20 @@ START_TEST(test_throttle)
 	ts_expect0(&b, "{\"type\":\"ok\",\"cmd\":\"login\",\"guest\":true}");
 	ts_close(&a);
 	ts_close(&b);
-	env_down(&e);
+	ts_down(&s);
 }
 END_TEST
 
 START_TEST(test_takeover_with_seat)
 {
-	struct env e;
-	env_up(&e);
+	struct ts_srv s;
+	ts_up(&s, NULL, 0);
 	struct ts_cli a, b, a2;
-	reg(&a, e.s.port, "alice", "secret1");
-	reg(&b, e.s.port, "bob", "secret2");
+	reg(&a, s.port, "alice", "secret1");
+	reg(&b, s.port, "bob", "secret2");
 	int id = start_game(&a, &b, "ttt");
 	cJSON_Delete(play(&a, &b, id, "a1"));
-	ts_connect_json(&a2, e.s.port);
+	ts_connect_json(&a2, s.port);
 	ts_send(&a2, "login alice secret1");
 	char pat[256];
 	snprintf(pat, sizeof pat, "{\"type\":\"ok\",\"cmd\":\"login\",\"resumed\":[%d]}", id);
@@ -228,7 +205,7 @@ START_TEST(test_takeover_with_seat)
 	ts_close(&a);
 	ts_close(&a2);
 	ts_close(&b);
-	env_down(&e);
+	ts_down(&s);
 }
 END_TEST
 
@@ -243,12 +220,12 @@ static const cJSON *rating_of(const cJSON *list, const char *name)
 
 START_TEST(test_rated_game)
 {
-	struct env e;
-	env_up(&e);
+	struct ts_srv s;
+	ts_up(&s, NULL, 0);
 	struct ts_cli a, b, g;
-	reg(&a, e.s.port, "alice", "secret1");
-	reg(&b, e.s.port, "bob", "secret2");
-	guest(&g, e.s.port, "gus");
+	reg(&a, s.port, "alice", "secret1");
+	reg(&b, s.port, "bob", "secret2");
+	guest(&g, s.port, "gus");
 	ts_send(&g, "seek ttt rated=1");
 	expect_err(&g, "RATED_NEEDS_ACCOUNT");
 	ts_send(&a, "seek ttt rated=1 color=first");
@@ -341,7 +318,7 @@ START_TEST(test_rated_game)
 	ts_close(&a);
 	ts_close(&b);
 	ts_close(&g);
-	env_down(&e);
+	ts_down(&s);
 }
 END_TEST
 
@@ -358,11 +335,11 @@ static char *fetch_record(struct ts_cli *c, int id)
 
 START_TEST(test_record_and_replay)
 {
-	struct env e;
-	env_up(&e);
+	struct ts_srv s;
+	ts_up(&s, NULL, 0);
 	struct ts_cli a, b, v;
-	reg(&a, e.s.port, "alice", "secret1");
-	reg(&b, e.s.port, "bob", "secret2");
+	reg(&a, s.port, "alice", "secret1");
+	reg(&b, s.port, "bob", "secret2");
 	int id = start_game(&a, &b, "tak size=5 time=5+3");
 	static const char *const moves[] = {"a1", "e5", "c3", "c2", "d3", "d2", "b3", "c2+"};
 	cJSON *last = NULL;
@@ -402,7 +379,7 @@ START_TEST(test_record_and_replay)
 
 	/* the same in text mode: the record's lines after the ok */
 	struct ts_cli t;
-	ts_open(&t, e.s.port);
+	ts_open(&t, s.port);
 	ts_expect0(&t, "bitarenad * ready*");
 	ts_send(&t, "record %d", id);
 	ts_expect0(&t, "ok record of game * (tak, 8 plies)");
@@ -419,7 +396,7 @@ START_TEST(test_record_and_replay)
 	ts_close(&t);
 
 	/* replay: every position in order to this connection only, the last one the game's */
-	ts_connect_json(&v, e.s.port);
+	ts_connect_json(&v, s.port);
 	ts_send(&v, "replay %d 0", id);
 	ts_expect0(&v, "{\"type\":\"ok\",\"cmd\":\"replay\",\"plies\":8,\"delay_ms\":0}");
 	for (int ply = 0; ply <= 8; ply++) {
@@ -442,7 +419,7 @@ START_TEST(test_record_and_replay)
 	ts_expect0(&v, "{\"type\":\"pong\"}"); /* nothing more came */
 	/* a slow replay whose connection goes: its timer stops (the server exits 0 below) */
 	struct ts_cli w;
-	ts_connect_json(&w, e.s.port);
+	ts_connect_json(&w, s.port);
 	ts_send(&w, "replay %d 60000", id);
 	ts_expect0(&w, "{\"type\":\"ok\",\"cmd\":\"replay\"}");
 	ts_expect0(&w, "{\"type\":\"replay\",\"ply\":0,\"done\":false}");
@@ -454,7 +431,7 @@ START_TEST(test_record_and_replay)
 	free(st);
 	ts_close(&a);
 	ts_close(&b);
-	env_down(&e); /* v still has a replay running: the shutdown stops it */
+	ts_down(&s); /* v still has a replay running: the shutdown stops it */
 	ts_close(&v);
 }
 END_TEST
@@ -467,21 +444,21 @@ END_TEST
  */
 START_TEST(test_storage_failure)
 {
-	struct env e;
-	env_up(&e);
+	struct ts_srv s;
+	ts_up(&s, NULL, 0);
 	struct ts_cli a, b, c;
-	reg(&a, e.s.port, "alice", "secret1");
-	reg(&b, e.s.port, "bob", "secret2");
+	reg(&a, s.port, "alice", "secret1");
+	reg(&b, s.port, "bob", "secret2");
 	int id = start_game(&a, &b, "ttt");
 	cJSON_Delete(play(&a, &b, id, "a1"));
 	char path[512];
-	snprintf(path, sizeof path, "%s/bitarena.db", e.data);
+	snprintf(path, sizeof path, "%s/bitarena.db", s.datadir);
 	sqlite3 *db = NULL;
 	ck_assert_int_eq(sqlite3_open(path, &db), SQLITE_OK);
 	ck_assert_int_eq(sqlite3_exec(db, "BEGIN EXCLUSIVE", NULL, NULL, NULL), SQLITE_OK);
 	ts_send(&b, "move %d b1", id);
 	ts_expect0(&b, "{\"type\":\"error\",\"code\":\"INTERNAL\",\"cmd\":\"move\"}");
-	ts_connect_json(&c, e.s.port);
+	ts_connect_json(&c, s.port);
 	ts_send(&c, "register carol secret3");
 	ts_expect0(&c, "{\"type\":\"error\",\"code\":\"INTERNAL\",\"cmd\":\"register\"}");
 	ts_send(&c, "finger alice"); /* reading goes on */
@@ -503,7 +480,7 @@ START_TEST(test_storage_failure)
 	ts_close(&a);
 	ts_close(&b);
 	ts_close(&c);
-	env_down(&e);
+	ts_down(&s);
 }
 END_TEST
 

@@ -28,55 +28,6 @@
 
 /* ---- the server and its clients (testserver.h) ------------------------------------------ */
 
-struct srv {
-	struct ts_srv ts;
-	int port;
-	char dir[256]; /* its data directory: fresh for each server, removed after */
-};
-
-/* Starts bitarenad with a fresh data directory and extra arguments (NULL-terminated). */
-static void srv_start(struct srv *s, ...)
-{
-	const char *extra[8];
-	int n = 0;
-	va_list ap;
-	va_start(ap, s);
-	const char *a;
-	while ((a = va_arg(ap, const char *)) != NULL && n < 8)
-		extra[n++] = a;
-	va_end(ap);
-	tmpdir_make(s->dir, sizeof s->dir, "check_offers");
-	ts_start(&s->ts, s->dir, extra, n);
-	s->port = s->ts.port;
-}
-
-/* SIGTERM: the server must exit 0; its data directory goes. */
-static void srv_stop(struct srv *s)
-{
-	ts_stop(&s->ts);
-	tmpdir_remove(s->dir);
-}
-
-/* ts_expect() with a printf pattern. */
-static cJSON *expectf(struct ts_cli *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static cJSON *expectf(struct ts_cli *c, const char *fmt, ...)
-{
-	char pat[1024];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(pat, sizeof pat, fmt, ap);
-	va_end(ap);
-	return ts_expect(c, pat);
-}
-
-/* Connects, checks the welcome, switches to JSON, logs in as name. */
-static void join(struct ts_cli *c, int port, const char *name)
-{
-	ts_connect_json(c, port);
-	ts_send(c, "login %s", name);
-	ts_expect0(c, "{\"type\":\"ok\",\"cmd\":\"login\"}");
-}
-
 /* clocks[seat] of a state or game_over. */
 static int clock_of(const cJSON *j, int seat)
 {
@@ -85,43 +36,17 @@ static int clock_of(const cJSON *j, int seat)
 	return cJSON_GetArrayItem(a, seat)->valueint;
 }
 
-/*
- * a seeks kind_opts as the first seat, b accepts; both get ok, game_start and
- * the first state. Returns the game id; *first (may be NULL) gets a's first state.
- */
-static int start_game(struct ts_cli *a, struct ts_cli *b, const char *kind_opts, cJSON **first)
-{
-	ts_send(a, "seek %s color=first", kind_opts);
-	cJSON *ok = ts_expect(a, "{\"type\":\"ok\",\"cmd\":\"seek\"}");
-	int seek = ts_jint(cJSON_GetObjectItem(ok, "seek"), "id");
-	cJSON_Delete(ok);
-	ts_until0(b, "{\"type\":\"seek\",\"event\":\"new\"}");
-	ts_send(b, "accept %d", seek);
-	cJSON *acc = ts_expect(b, "{\"type\":\"ok\",\"cmd\":\"accept\"}");
-	int id = ts_jint(acc, "game");
-	cJSON_Delete(acc);
-	ts_expect0(b, "{\"type\":\"seek\",\"event\":\"gone\"}");
-	ts_expect0(a, "{\"type\":\"game_start\",\"seat\":0}");
-	cJSON *st = ts_expect(a, "{\"type\":\"state\",\"seq\":1,\"ply\":0,\"seat\":0}");
-	if (first != NULL)
-		*first = st;
-	else
-		cJSON_Delete(st);
-	ts_expect0(b, "{\"type\":\"game_start\",\"seat\":1}");
-	ts_expect0(b, "{\"type\":\"state\",\"seq\":1,\"ply\":0,\"seat\":1}");
-	return id;
-}
-
 /* who plays move in game id: the ok, then the state at seq to both (and w, if not NULL). */
 static cJSON *play(struct ts_cli *who, struct ts_cli *other, struct ts_cli *w, int id,
                    const char *move, int seq)
 {
 	ts_send(who, "move %d %s", id, move);
-	cJSON_Delete(expectf(who, "{\"type\":\"ok\",\"cmd\":\"move\",\"move\":\"%s\"}", move));
-	cJSON *st = expectf(who, "{\"type\":\"state\",\"seq\":%d,\"last_move\":\"%s\"}", seq, move);
-	cJSON_Delete(expectf(other, "{\"type\":\"state\",\"seq\":%d}", seq));
+	cJSON_Delete(ts_expectf(who, "{\"type\":\"ok\",\"cmd\":\"move\",\"move\":\"%s\"}", move));
+	cJSON *st =
+	        ts_expectf(who, "{\"type\":\"state\",\"seq\":%d,\"last_move\":\"%s\"}", seq, move);
+	cJSON_Delete(ts_expectf(other, "{\"type\":\"state\",\"seq\":%d}", seq));
 	if (w != NULL)
-		cJSON_Delete(expectf(w, "{\"type\":\"state\",\"seq\":%d}", seq));
+		cJSON_Delete(ts_expectf(w, "{\"type\":\"state\",\"seq\":%d}", seq));
 	return st;
 }
 
@@ -146,14 +71,14 @@ static void all_see(const char *pattern, ...)
  * A server with alice and bob playing kind_opts (start_game) and wendy watching
  * from the first state. Returns the game id.
  */
-static int watched_game(struct srv *s, struct ts_cli *a, struct ts_cli *b, struct ts_cli *w,
+static int watched_game(struct ts_srv *s, struct ts_cli *a, struct ts_cli *b, struct ts_cli *w,
                         const char *kind_opts, cJSON **first)
 {
-	srv_start(s, NULL);
-	join(a, s->port, "alice");
-	join(b, s->port, "bob");
-	join(w, s->port, "wendy");
-	int id = start_game(a, b, kind_opts, first);
+	ts_up_list(s, NULL);
+	ts_join(a, s->port, "alice");
+	ts_join(b, s->port, "bob");
+	ts_join(w, s->port, "wendy");
+	int id = ts_start_game(a, b, kind_opts, first);
 	ts_until0(w, "{\"type\":\"seek\",\"event\":\"gone\"}");
 	ts_send(w, "watch %d", id);
 	ts_expect0(w, "{\"type\":\"ok\",\"cmd\":\"watch\"}");
@@ -165,7 +90,7 @@ static int watched_game(struct srv *s, struct ts_cli *a, struct ts_cli *b, struc
 
 START_TEST(test_draw)
 {
-	struct srv s;
+	struct ts_srv s;
 	struct ts_cli a, b, w;
 	int id = watched_game(&s, &a, &b, &w, "ttt", NULL);
 
@@ -235,7 +160,7 @@ START_TEST(test_draw)
 	ts_expect0(&a, "{\"type\":\"error\",\"code\":\"GAME_OVER\"}");
 
 	/* a second game: accept by word */
-	id = start_game(&a, &b, "ttt", NULL);
+	id = ts_start_game(&a, &b, "ttt", NULL);
 	ts_send(&b, "draw %d", id);
 	ts_expect0(&b, "{\"type\":\"ok\"}");
 	all_see("{\"type\":\"offer\",\"event\":\"offer\",\"by\":\"bob\"}", &a, &b, NULL);
@@ -246,7 +171,7 @@ START_TEST(test_draw)
 	ts_close(&a);
 	ts_close(&b);
 	ts_close(&w);
-	srv_stop(&s);
+	ts_down(&s);
 }
 END_TEST
 
@@ -254,7 +179,7 @@ END_TEST
 
 START_TEST(test_undo)
 {
-	struct srv s;
+	struct ts_srv s;
 	struct ts_cli a, b, w;
 	cJSON *first = NULL;
 	int id = watched_game(&s, &a, &b, &w, "ttt time=5+3", &first);
@@ -363,7 +288,7 @@ START_TEST(test_undo)
 	ts_close(&a);
 	ts_close(&b);
 	ts_close(&w);
-	srv_stop(&s);
+	ts_down(&s);
 }
 END_TEST
 
@@ -371,16 +296,16 @@ END_TEST
 
 START_TEST(test_abort)
 {
-	struct srv s;
+	struct ts_srv s;
 	struct ts_cli a, b, c;
-	srv_start(&s, NULL);
-	join(&a, s.port, "alice");
-	join(&b, s.port, "bob");
-	join(&c, s.port, "carol");
+	ts_up_list(&s, NULL);
+	ts_join(&a, s.port, "alice");
+	ts_join(&b, s.port, "bob");
+	ts_join(&c, s.port, "carol");
 	const char *over = "{\"type\":\"game_over\",\"result\":{\"winner\":null,\"score\":\"*\","
 	                   "\"reason\":\"aborted\"}}";
 	/* before any move, by the second seat */
-	int id = start_game(&a, &b, "ttt", NULL);
+	int id = ts_start_game(&a, &b, "ttt", NULL);
 	ts_send(&c, "abort %d", id);
 	ts_until0(&c, "{\"type\":\"error\",\"code\":\"NOT_YOUR_GAME\"}");
 	ts_send(&b, "abort %d", id);
@@ -392,7 +317,7 @@ START_TEST(test_abort)
 	ts_expect0(&a, "{\"type\":\"error\",\"code\":\"GAME_OVER\"}");
 
 	/* after one ply, by the side that moved */
-	id = start_game(&a, &b, "ttt", NULL);
+	id = ts_start_game(&a, &b, "ttt", NULL);
 	play0(&a, &b, NULL, id, "b2", 2);
 	ts_send(&a, "abort %d", id);
 	ts_expect0(&a, "{\"type\":\"ok\",\"cmd\":\"abort\"}");
@@ -400,7 +325,7 @@ START_TEST(test_abort)
 	all_see(over, &a, &b, NULL);
 
 	/* not once both sides have moved */
-	id = start_game(&a, &b, "ttt", NULL);
+	id = ts_start_game(&a, &b, "ttt", NULL);
 	play0(&a, &b, NULL, id, "b2", 2);
 	play0(&b, &a, NULL, id, "a1", 3);
 	ts_send(&a, "abort %d", id);
@@ -414,7 +339,7 @@ START_TEST(test_abort)
 	ts_close(&a);
 	ts_close(&b);
 	ts_close(&c);
-	srv_stop(&s);
+	ts_down(&s);
 }
 END_TEST
 
@@ -422,11 +347,11 @@ END_TEST
  */
 START_TEST(test_simultaneous_offers)
 {
-	struct srv s;
+	struct ts_srv s;
 	struct ts_cli a, b;
-	srv_start(&s, NULL);
-	join(&a, s.port, "alice");
-	join(&b, s.port, "bob");
+	ts_up_list(&s, NULL);
+	ts_join(&a, s.port, "alice");
+	ts_join(&b, s.port, "bob");
 	ts_send(&a, "games");
 	cJSON *g = ts_expect(&a, "{\"type\":\"ok\",\"cmd\":\"games\"}");
 	bool has_xmas = false;
@@ -437,7 +362,7 @@ START_TEST(test_simultaneous_offers)
 	}
 	cJSON_Delete(g);
 	if (has_xmas) {
-		int id = start_game(&a, &b, "xmas seed=3 turn_ms=60000", NULL);
+		int id = ts_start_game(&a, &b, "xmas seed=3 turn_ms=60000", NULL);
 		ts_send(&a, "undo %d", id);
 		ts_expect0(&a, "{\"type\":\"error\",\"code\":\"NOT_SUPPORTED\",\"cmd\":\"undo\"}");
 		/* a draw offer lapses when the turn resolves (everybody acted) */
@@ -453,7 +378,7 @@ START_TEST(test_simultaneous_offers)
 		all_see("{\"type\":\"state\",\"seq\":2,\"ply\":1}", &b, &a, NULL);
 		ts_send(&a, "abort %d", id);
 		ts_expect0(&a, "{\"type\":\"error\",\"code\":\"NOT_NOW\"}");
-		id = start_game(&a, &b, "xmas seed=4 turn_ms=60000", NULL);
+		id = ts_start_game(&a, &b, "xmas seed=4 turn_ms=60000", NULL);
 		ts_send(&b, "abort %d", id);
 		ts_expect0(&b, "{\"type\":\"ok\",\"cmd\":\"abort\"}");
 		all_see("{\"type\":\"offer\",\"what\":\"abort\"}", &b, &a, NULL);
@@ -462,7 +387,7 @@ START_TEST(test_simultaneous_offers)
 	}
 	ts_close(&a);
 	ts_close(&b);
-	srv_stop(&s);
+	ts_down(&s);
 }
 END_TEST
 
@@ -470,12 +395,12 @@ END_TEST
 
 START_TEST(test_rematch)
 {
-	struct srv s;
+	struct ts_srv s;
 	struct ts_cli a, b;
-	srv_start(&s, NULL);
-	join(&a, s.port, "alice");
-	join(&b, s.port, "bob");
-	int id = start_game(&a, &b, "mnk m=4 n=4 k=3 time=2+1", NULL);
+	ts_up_list(&s, NULL);
+	ts_join(&a, s.port, "alice");
+	ts_join(&b, s.port, "bob");
+	int id = ts_start_game(&a, &b, "mnk m=4 n=4 k=3 time=2+1", NULL);
 	ts_send(&a, "rematch %d", id);
 	ts_expect0(&a, "{\"type\":\"error\",\"code\":\"NOT_NOW\",\"cmd\":\"rematch\"}");
 	ts_send(&a, "resign %d", id);
@@ -516,8 +441,8 @@ START_TEST(test_rematch)
 	ts_expect0(&b, pat);
 	ts_expect0(&a, pat);
 	cJSON_Delete(
-	        expectf(&b, "{\"type\":\"state\",\"game\":%d,\"seat\":0,\"to_move\":[0]}", nid));
-	cJSON_Delete(expectf(&a, "{\"type\":\"state\",\"game\":%d,\"seat\":1}", nid));
+	        ts_expectf(&b, "{\"type\":\"state\",\"game\":%d,\"seat\":0,\"to_move\":[0]}", nid));
+	cJSON_Delete(ts_expectf(&a, "{\"type\":\"state\",\"game\":%d,\"seat\":1}", nid));
 	ts_send(&a, "rematch %d", id);
 	ts_expect0(&a, "{\"type\":\"error\",\"code\":\"NOT_NOW\"}");
 	play0(&b, &a, NULL, nid, "a1", 2);
@@ -532,7 +457,7 @@ START_TEST(test_rematch)
 	ts_send(&b, "rematch %d", nid);
 	ts_expect0(&b, "{\"type\":\"error\",\"code\":\"NOT_NOW\"}");
 	ts_close(&b);
-	srv_stop(&s);
+	ts_down(&s);
 }
 END_TEST
 
@@ -540,12 +465,12 @@ END_TEST
 
 START_TEST(test_flag_with_increment)
 {
-	struct srv s;
+	struct ts_srv s;
 	struct ts_cli a, b;
-	srv_start(&s, NULL);
-	join(&a, s.port, "alice");
-	join(&b, s.port, "bob");
-	int id = start_game(&a, &b, "ttt time=0:02+1", NULL);
+	ts_up_list(&s, NULL);
+	ts_join(&a, s.port, "alice");
+	ts_join(&b, s.port, "bob");
+	int id = ts_start_game(&a, &b, "ttt time=0:02+1", NULL);
 	/* each quick move adds a second: the clocks end above the 2 s base */
 	cJSON *st = play(&a, &b, NULL, id, "b2", 2);
 	int x = clock_of(st, 0);
@@ -569,7 +494,7 @@ START_TEST(test_flag_with_increment)
 	ts_expect0(&a, "{\"type\":\"error\",\"code\":\"GAME_OVER\"}");
 	ts_close(&a);
 	ts_close(&b);
-	srv_stop(&s);
+	ts_down(&s);
 }
 END_TEST
 
@@ -589,16 +514,16 @@ static void drop(struct ts_cli *b, struct ts_cli *a, int grace_ms)
 
 START_TEST(test_reconnect_within_grace)
 {
-	struct srv s;
+	struct ts_srv s;
 	struct ts_cli a, b;
-	srv_start(&s, NULL); /* the default grace: 120 s */
-	join(&a, s.port, "alice");
-	join(&b, s.port, "bob");
-	int id = start_game(&a, &b, "ttt time=5+0", NULL);
+	ts_up_list(&s, NULL); /* the default grace: 120 s */
+	ts_join(&a, s.port, "alice");
+	ts_join(&b, s.port, "bob");
+	int id = ts_start_game(&a, &b, "ttt time=5+0", NULL);
 	play0(&a, &b, NULL, id, "b2", 2);
 	drop(&b, &a, 120000);
-	ts_msleep(30);           /* some time passes while bob is away */
-	join(&b, s.port, "bob"); /* the login reply says which game came back */
+	ts_msleep(30);              /* some time passes while bob is away */
+	ts_join(&b, s.port, "bob"); /* the login reply says which game came back */
 	cJSON *gs = ts_expect(&b, "{\"type\":\"game_start\",\"seat\":1,\"players\":[\"alice\","
 	                          "\"bob\"],\"time\":{\"base_ms\":300000,\"inc_ms\":0}}");
 	cJSON_Delete(gs);
@@ -612,18 +537,18 @@ START_TEST(test_reconnect_within_grace)
 	play0(&b, &a, NULL, id, "a1", 3);
 	ts_close(&a);
 	ts_close(&b);
-	srv_stop(&s);
+	ts_down(&s);
 }
 END_TEST
 
 START_TEST(test_abandoned_after_grace)
 {
-	struct srv s;
+	struct ts_srv s;
 	struct ts_cli a, b;
-	srv_start(&s, "--grace", "1", NULL);
-	join(&a, s.port, "alice");
-	join(&b, s.port, "bob");
-	int id = start_game(&a, &b, "ttt time=5+0", NULL);
+	ts_up_list(&s, "--grace", "1", NULL);
+	ts_join(&a, s.port, "alice");
+	ts_join(&b, s.port, "bob");
+	int id = ts_start_game(&a, &b, "ttt time=5+0", NULL);
 	play0(&a, &b, NULL, id, "b2", 2);
 	drop(&b, &a, 1000);
 	ts_expect0(&a, "{\"type\":\"game_over\",\"result\":{\"winner\":0,\"score\":\"1-0\","
@@ -639,18 +564,18 @@ START_TEST(test_abandoned_after_grace)
 	ts_expect0(&b, "{\"type\":\"error\",\"code\":\"NOT_YOUR_GAME\"}");
 	ts_close(&a);
 	ts_close(&b);
-	srv_stop(&s);
+	ts_down(&s);
 }
 END_TEST
 
 START_TEST(test_flag_while_away)
 {
-	struct srv s;
+	struct ts_srv s;
 	struct ts_cli a, b;
-	srv_start(&s, "--grace", "60", NULL);
-	join(&a, s.port, "alice");
-	join(&b, s.port, "bob");
-	int id = start_game(&a, &b, "ttt time=0:01+0", NULL);
+	ts_up_list(&s, "--grace", "60", NULL);
+	ts_join(&a, s.port, "alice");
+	ts_join(&b, s.port, "bob");
+	int id = ts_start_game(&a, &b, "ttt time=0:01+0", NULL);
 	play0(&a, &b, NULL, id, "b2", 2);
 	drop(&b, &a, 60000);
 	/* bob's clock runs out long before his grace: a loss on time, not abandonment */
@@ -659,7 +584,7 @@ START_TEST(test_flag_while_away)
 	ck_assert_int_eq(clock_of(g, 1), 0);
 	cJSON_Delete(g);
 	ts_close(&a);
-	srv_stop(&s);
+	ts_down(&s);
 }
 END_TEST
 
@@ -680,11 +605,11 @@ static const cJSON *who_entry(const cJSON *who, const char *name)
 
 START_TEST(test_rtt)
 {
-	struct srv s;
+	struct ts_srv s;
 	struct ts_cli a, b;
-	srv_start(&s, NULL);
-	join(&a, s.port, "alice");
-	join(&b, s.port, "bob");
+	ts_up_list(&s, NULL);
+	ts_join(&a, s.port, "alice");
+	ts_join(&b, s.port, "bob");
 	ts_send(&a, "who");
 	cJSON *who = ts_expect(&a, "{\"type\":\"ok\",\"cmd\":\"who\"}");
 	ck_assert(cJSON_IsNull(cJSON_GetObjectItem(who_entry(who, "alice"), "rtt_ms")));
@@ -742,17 +667,17 @@ START_TEST(test_rtt)
 	cJSON_Delete(who);
 	ts_close(&a);
 	ts_close(&b);
-	srv_stop(&s);
+	ts_down(&s);
 }
 END_TEST
 
 /* --ping 1: the pings keep coming; an unanswered one is replaced by the next. */
 START_TEST(test_ping_period)
 {
-	struct srv s;
+	struct ts_srv s;
 	struct ts_cli a;
-	srv_start(&s, "--ping", "1", NULL);
-	join(&a, s.port, "alice");
+	ts_up_list(&s, "--ping", "1", NULL);
+	ts_join(&a, s.port, "alice");
 	ts_send(&a, "set ping on");
 	ts_expect0(&a, "{\"type\":\"ok\",\"cmd\":\"set\",\"ping\":true}");
 	ts_expect0(&a, "{\"type\":\"ping\",\"token\":1}");
@@ -768,7 +693,7 @@ START_TEST(test_ping_period)
 	ts_send(&a, "pong 3");
 	ts_expect0(&a, "{\"type\":\"error\",\"code\":\"NO_PING\"}");
 	ts_close(&a);
-	srv_stop(&s);
+	ts_down(&s);
 	const char *bin = getenv("BITARENAD");
 	char cmd[1200];
 	snprintf(cmd, sizeof cmd, "'%s' --ping 0 2>/dev/null", bin);
@@ -799,14 +724,14 @@ END_TEST
 
 START_TEST(test_text_offers)
 {
-	struct srv s;
+	struct ts_srv s;
 	struct ts_cli a, b;
-	srv_start(&s, NULL);
+	ts_up_list(&s, NULL);
 	ts_open(&a, s.port);
 	ts_expect0(&a, "bitarenad *");
 	ts_send(&a, "login alice");
 	ts_expect0(&a, "ok logged in as alice*");
-	join(&b, s.port, "bob");
+	ts_join(&b, s.port, "bob");
 	ts_send(&a, "seek ttt color=first time=1+0");
 	ts_expect0(&a, "ok seek 1 *");
 	ts_until0(&b, "{\"type\":\"seek\",\"event\":\"new\"}");
@@ -830,7 +755,7 @@ START_TEST(test_text_offers)
 	ts_expect0(&a, "game 1 over: aborted, no result; clocks: X ?:?? O 1:00");
 	ts_close(&a);
 	ts_close(&b);
-	srv_stop(&s);
+	ts_down(&s);
 }
 END_TEST
 

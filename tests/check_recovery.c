@@ -45,11 +45,9 @@ static void login(struct ts_cli *c, int port, const char *name, const char *pw)
 
 START_TEST(test_kill9_recovery)
 {
-	char data[256];
-	tmpdir_make(data, sizeof data, "check_recovery");
 	struct ts_srv s;
 	static const char *const args[] = {"--grace", "300"};
-	ts_start(&s, data, args, 2);
+	ts_up(&s, args, 2);
 	struct ts_cli cl[2];
 	static const char *const names[2] = {"alice", "bob"};
 	for (int i = 0; i < 2; i++) {
@@ -109,7 +107,7 @@ START_TEST(test_kill9_recovery)
 		ts_close(&cl[i]);
 	}
 
-	ts_start(&s, data, args, 2);
+	ts_start(&s, s.datadir, args, 2);
 	/* a spectator finds the game and sees the last acknowledged position */
 	struct ts_cli w;
 	ts_connect_json(&w, s.port);
@@ -224,79 +222,69 @@ START_TEST(test_kill9_recovery)
 		ts_close(&cl[i]);
 	}
 	ts_close(&w);
-	ts_stop(&s);
+	ts_down(&s);
 	free(st);
-	tmpdir_remove(data);
 }
 END_TEST
+
+/*
+ * a and b connect and log in as the guests na and nb; a seeks kind_opts as the
+ * first seat and b accepts seek 1. Returns the game id once a has the first state.
+ */
+static int guest_game(int port, struct ts_cli *a, const char *na, struct ts_cli *b, const char *nb,
+                      const char *kind_opts)
+{
+	ts_connect_json(a, port);
+	ts_send(a, "login %s", na);
+	ts_expect0(a, "{\"type\":\"ok\"}");
+	ts_connect_json(b, port);
+	ts_send(b, "login %s", nb);
+	ts_expect0(b, "{\"type\":\"ok\"}");
+	ts_send(a, "seek %s color=first", kind_opts);
+	ts_expect0(a, "{\"type\":\"ok\",\"cmd\":\"seek\"}");
+	ts_until0(b, "{\"type\":\"seek\",\"event\":\"new\"}");
+	ts_send(b, "accept 1");
+	cJSON *acc = ts_until(b, "{\"type\":\"ok\",\"cmd\":\"accept\"}");
+	int id = ts_jint(acc, "game");
+	cJSON_Delete(acc);
+	ts_until0(a, "{\"type\":\"state\",\"seq\":1}");
+	return id;
+}
 
 /* A clean stop keeps games in progress too: they come back at the next start. */
 START_TEST(test_restart_keeps_games)
 {
-	char data[256];
-	tmpdir_make(data, sizeof data, "check_recovery");
 	struct ts_srv s;
-	ts_start(&s, data, NULL, 0);
+	ts_up(&s, NULL, 0);
 	struct ts_cli a, b;
-	ts_connect_json(&a, s.port);
-	ts_send(&a, "login gina");
-	ts_expect0(&a, "{\"type\":\"ok\"}");
-	ts_connect_json(&b, s.port);
-	ts_send(&b, "login hal");
-	ts_expect0(&b, "{\"type\":\"ok\"}");
-	ts_send(&a, "seek mnk m=5 n=5 k=4 color=first");
-	ts_expect0(&a, "{\"type\":\"ok\",\"cmd\":\"seek\"}");
-	ts_until0(&b, "{\"type\":\"seek\",\"event\":\"new\"}");
-	ts_send(&b, "accept 1");
-	cJSON *acc = ts_until(&b, "{\"type\":\"ok\",\"cmd\":\"accept\"}");
-	int id = ts_jint(acc, "game");
-	cJSON_Delete(acc);
-	ts_until0(&a, "{\"type\":\"state\",\"seq\":1}");
+	int id = guest_game(s.port, &a, "gina", &b, "hal", "mnk m=5 n=5 k=4");
 	ts_send(&a, "move %d c3", id);
 	ts_until0(&a, "{\"type\":\"ok\",\"cmd\":\"move\"}");
 	ts_close(&a);
 	ts_close(&b);
 	ts_stop(&s);
 
-	ts_start(&s, data, NULL, 0);
+	ts_start(&s, s.datadir, NULL, 0);
 	/* guests get their seats back by name, as within any grace */
 	ts_connect_json(&b, s.port);
 	ts_send(&b, "login hal");
-	char pat[160];
-	snprintf(pat, sizeof pat, "{\"type\":\"ok\",\"cmd\":\"login\",\"resumed\":[%d]}", id);
-	ts_expect0(&b, pat);
+	cJSON_Delete(ts_expectf(&b, "{\"type\":\"ok\",\"cmd\":\"login\",\"resumed\":[%d]}", id));
 	ts_expect0(&b, "{\"type\":\"game_start\",\"seat\":1}");
 	ts_expect0(&b, "{\"type\":\"state\",\"ply\":1,\"last_move\":\"c3\",\"to_move\":[1]}");
 	ts_send(&b, "move %d b2", id);
 	ts_until0(&b, "{\"type\":\"ok\",\"cmd\":\"move\",\"move\":\"b2\"}");
 	ts_close(&b);
-	ts_stop(&s);
-	tmpdir_remove(data);
+	ts_down(&s);
 }
 END_TEST
 
 /* A game of simultaneous turns comes back with its resolved turns, options and turn time. */
 START_TEST(test_simultaneous_recovery)
 {
-	char data[256];
-	tmpdir_make(data, sizeof data, "check_recovery");
 	struct ts_srv s;
-	ts_start(&s, data, NULL, 0);
+	ts_up(&s, NULL, 0);
 	struct ts_cli a, b, w;
-	ts_connect_json(&a, s.port);
-	ts_send(&a, "login ann");
-	ts_expect0(&a, "{\"type\":\"ok\"}");
-	ts_connect_json(&b, s.port);
-	ts_send(&b, "login ben");
-	ts_expect0(&b, "{\"type\":\"ok\"}");
-	ts_send(&a, "seek xmas seed=0 turn_ms=60000 color=first");
-	ts_expect0(&a, "{\"type\":\"ok\",\"cmd\":\"seek\"}");
-	ts_until0(&b, "{\"type\":\"seek\",\"event\":\"new\"}");
-	ts_send(&b, "accept 1");
-	cJSON *acc = ts_until(&b, "{\"type\":\"ok\",\"cmd\":\"accept\"}");
-	int id = ts_jint(acc, "game");
-	cJSON_Delete(acc);
-	ts_until0(&a, "{\"type\":\"state\",\"seq\":1}");
+	int id = guest_game(s.port, &a, "ann", &b, "ben", "xmas seed=0 turn_ms=60000");
 	ts_send(&a, "move %d PUSH 3 RIGHT", id);
 	ts_expect0(&a, "{\"type\":\"ok\",\"pending\":true}");
 	ts_send(&b, "move %d PUSH 2 UP", id);
@@ -308,7 +296,7 @@ START_TEST(test_simultaneous_recovery)
 	ts_close(&a);
 	ts_close(&b);
 
-	ts_start(&s, data, NULL, 0);
+	ts_start(&s, s.datadir, NULL, 0);
 	ts_connect_json(&w, s.port);
 	ts_send(&w, "watch %d", id);
 	ts_expect0(&w, "{\"type\":\"ok\"}");
@@ -316,9 +304,7 @@ START_TEST(test_simultaneous_recovery)
 	               "\"over\":false}");
 	ts_connect_json(&a, s.port);
 	ts_send(&a, "login ann");
-	char pat[160];
-	snprintf(pat, sizeof pat, "{\"type\":\"ok\",\"cmd\":\"login\",\"resumed\":[%d]}", id);
-	ts_expect0(&a, pat);
+	cJSON_Delete(ts_expectf(&a, "{\"type\":\"ok\",\"cmd\":\"login\",\"resumed\":[%d]}", id));
 	ts_expect0(&a, "{\"type\":\"game_start\",\"seat\":0,\"turn_ms\":60000}");
 	cJSON *after = ts_expect(&a, st2);
 	/* the same seat's view of the same position (seed and options came back too) */
@@ -328,8 +314,7 @@ START_TEST(test_simultaneous_recovery)
 	cJSON_Delete(after);
 	ts_close(&a);
 	ts_close(&w);
-	ts_stop(&s);
-	tmpdir_remove(data);
+	ts_down(&s);
 }
 END_TEST
 
