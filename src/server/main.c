@@ -36,6 +36,15 @@ static void usage(FILE *f)
 	        SERVER_GRACE_DEFAULT, SERVER_PING_DEFAULT, CONN_OUT_SOFT, STORAGE_DATA_DEFAULT);
 }
 
+/* A whole decimal number in least..most into *v; false for anything else. */
+static bool parse_long(const char *s, long least, long most, long *v)
+{
+	char *end;
+	errno = 0;
+	*v = strtol(s, &end, 10);
+	return *s != '\0' && *end == '\0' && errno == 0 && *v >= least && *v <= most;
+}
+
 /* Splits "HOST:PORT" or "[V6]:PORT" into host (buffer) and port. */
 static int parse_listen(const char *s, char *host, size_t hlen, int *port)
 {
@@ -60,13 +69,27 @@ static int parse_listen(const char *s, char *host, size_t hlen, int *port)
 		memcpy(host, s, n);
 	}
 	host[n] = '\0';
-	char *end;
-	errno = 0;
-	long p = strtol(colon + 1, &end, 10);
-	if (colon[1] == '\0' || *end != '\0' || errno != 0 || p < 0 || p > 65535)
+	long p;
+	if (!parse_long(colon + 1, 0, 65535, &p))
 		return -1;
 	*port = (int)p;
 	return 0;
+}
+
+/*
+ * Start-up failed once the loop was made: stops the server (srv may be
+ * NULL), lets the loop close its handles, closes the store (may be NULL) and
+ * the loop, and frees srv. Returns main's exit status, 1.
+ */
+static int start_failed(uv_loop_t *loop, struct server *srv, struct storage *st)
+{
+	if (srv != NULL)
+		server_stop(srv);
+	uv_run(loop, UV_RUN_DEFAULT);
+	storage_close(st);
+	uv_loop_close(loop);
+	free(srv);
+	return 1;
 }
 
 int main(int argc, char **argv)
@@ -96,11 +119,8 @@ int main(int argc, char **argv)
 			break;
 		case 'g':
 		case 'P': {
-			char *end;
-			errno = 0;
-			long g = strtol(optarg, &end, 10), least = opt == 'g' ? 0 : 1;
-			if (*optarg == '\0' || *end != '\0' || errno != 0 || g < least ||
-			    g > 86400) {
+			long g, least = opt == 'g' ? 0 : 1;
+			if (!parse_long(optarg, least, 86400, &g)) {
 				fprintf(stderr, "bitarenad: --%s takes %ld..86400 seconds\n",
 				        opt == 'g' ? "grace" : "ping", least);
 				return 2;
@@ -116,11 +136,8 @@ int main(int argc, char **argv)
 			break;
 		case 'o':
 		case 's': {
-			char *end;
-			errno = 0;
-			long v = strtol(optarg, &end, 10);
-			if (*optarg == '\0' || *end != '\0' || errno != 0 || v < 1024 ||
-			    v > 64L * 1024 * 1024) {
+			long v;
+			if (!parse_long(optarg, 1024, 64L * 1024 * 1024, &v)) {
 				fprintf(stderr, "bitarenad: --%s takes 1024..67108864 bytes\n",
 				        opt == 'o' ? "out-cap" : "sndbuf");
 				return 2;
@@ -172,13 +189,8 @@ int main(int argc, char **argv)
 	struct server *srv = malloc(sizeof *srv);
 	int r = srv ? server_init(srv, &loop, &cfg) : UV_ENOMEM;
 	struct storage *st = NULL;
-	if (r == 0 && storage_open(srv, data, fast_hash, &st) < 0) {
-		server_stop(srv);
-		uv_run(&loop, UV_RUN_DEFAULT);
-		uv_loop_close(&loop);
-		free(srv);
-		return 1;
-	}
+	if (r == 0 && storage_open(srv, data, fast_hash, &st) < 0)
+		return start_failed(&loop, srv, st);
 	if (r == 0) {
 		int n = storage_recover(st);
 		if (n > 0)
@@ -190,24 +202,13 @@ int main(int argc, char **argv)
 		r = server_listen(srv, host, port, &bound);
 	if (r != 0) {
 		fprintf(stderr, "bitarenad: cannot listen on %s: %s\n", listen, uv_strerror(r));
-		if (srv)
-			server_stop(srv);
-		uv_run(&loop, UV_RUN_DEFAULT);
-		storage_close(st);
-		uv_loop_close(&loop);
-		free(srv);
-		return 1;
+		return start_failed(&loop, srv, st);
 	}
 	if (port_file != NULL) {
 		FILE *f = fopen(port_file, "w");
 		if (f == NULL || fprintf(f, "%d\n", bound) < 0 || fclose(f) != 0) {
 			fprintf(stderr, "bitarenad: cannot write %s\n", port_file);
-			server_stop(srv);
-			uv_run(&loop, UV_RUN_DEFAULT);
-			storage_close(st);
-			uv_loop_close(&loop);
-			free(srv);
-			return 1;
+			return start_failed(&loop, srv, st);
 		}
 	}
 	fprintf(stderr, "bitarenad %s listening on %s%s%s:%d\n", PACKAGE_VERSION,
