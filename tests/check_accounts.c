@@ -28,6 +28,14 @@ static void reg(struct ts_cli *c, int port, const char *name, const char *pw)
 	        c, "{\"type\":\"ok\",\"cmd\":\"register\",\"name\":\"%s\",\"guest\":false}", name));
 }
 
+/* A server with a fresh store, and alice (a) and bob (b) registered on it. */
+static void alice_and_bob(struct ts_srv *s, struct ts_cli *a, struct ts_cli *b)
+{
+	ts_up(s, NULL, 0);
+	reg(a, s->port, "alice", "secret1");
+	reg(b, s->port, "bob", "secret2");
+}
+
 /* A new connection logged in as a guest. */
 static void guest(struct ts_cli *c, int port, const char *name)
 {
@@ -183,17 +191,13 @@ END_TEST
 START_TEST(test_takeover_with_seat)
 {
 	struct ts_srv s;
-	ts_up(&s, NULL, 0);
 	struct ts_cli a, b, a2;
-	reg(&a, s.port, "alice", "secret1");
-	reg(&b, s.port, "bob", "secret2");
+	alice_and_bob(&s, &a, &b);
 	int id = start_game(&a, &b, "ttt");
 	cJSON_Delete(play(&a, &b, id, "a1"));
 	ts_connect_json(&a2, s.port);
 	ts_send(&a2, "login alice secret1");
-	char pat[256];
-	snprintf(pat, sizeof pat, "{\"type\":\"ok\",\"cmd\":\"login\",\"resumed\":[%d]}", id);
-	ts_expect0(&a2, pat);
+	cJSON_Delete(ts_expectf(&a2, "{\"type\":\"ok\",\"cmd\":\"login\",\"resumed\":[%d]}", id));
 	ts_expect0(&a2, "{\"type\":\"game_start\",\"seat\":0}");
 	ts_expect0(&a2, "{\"type\":\"state\",\"ply\":1,\"last_move\":\"a1\"}");
 	ts_until0(&a, "{\"type\":\"info\",\"event\":\"session_taken\"}");
@@ -221,10 +225,8 @@ static const cJSON *rating_of(const cJSON *list, const char *name)
 START_TEST(test_rated_game)
 {
 	struct ts_srv s;
-	ts_up(&s, NULL, 0);
 	struct ts_cli a, b, g;
-	reg(&a, s.port, "alice", "secret1");
-	reg(&b, s.port, "bob", "secret2");
+	alice_and_bob(&s, &a, &b);
 	guest(&g, s.port, "gus");
 	ts_send(&g, "seek ttt rated=1");
 	expect_err(&g, "RATED_NEEDS_ACCOUNT");
@@ -336,10 +338,8 @@ static char *fetch_record(struct ts_cli *c, int id)
 START_TEST(test_record_and_replay)
 {
 	struct ts_srv s;
-	ts_up(&s, NULL, 0);
 	struct ts_cli a, b, v;
-	reg(&a, s.port, "alice", "secret1");
-	reg(&b, s.port, "bob", "secret2");
+	alice_and_bob(&s, &a, &b);
 	int id = start_game(&a, &b, "tak size=5 time=5+3");
 	static const char *const moves[] = {"a1", "e5", "c3", "c2", "d3", "d2", "b3", "c2+"};
 	cJSON *last = NULL;
@@ -445,10 +445,8 @@ END_TEST
 START_TEST(test_storage_failure)
 {
 	struct ts_srv s;
-	ts_up(&s, NULL, 0);
 	struct ts_cli a, b, c;
-	reg(&a, s.port, "alice", "secret1");
-	reg(&b, s.port, "bob", "secret2");
+	alice_and_bob(&s, &a, &b);
 	int id = start_game(&a, &b, "ttt");
 	cJSON_Delete(play(&a, &b, id, "a1"));
 	char path[512];

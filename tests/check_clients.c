@@ -34,6 +34,13 @@ static void pair_open(struct net_conn *c, size_t max_line)
 	ck_assert_int_eq(net_open_fd(c, sp[0], max_line), NET_OK);
 }
 
+/* Closes both ends of the pair. */
+static void pair_close(struct net_conn *c)
+{
+	net_close(c);
+	close(sp[1]);
+}
+
 static void put(const char *s)
 {
 	size_t n = strlen(s);
@@ -66,8 +73,7 @@ START_TEST(net_lines_and_terminators)
 	expect_line(&c, "x");
 	ck_assert(net_buffered(&c));
 	expect_line(&c, "y");
-	net_close(&c);
-	close(sp[1]);
+	pair_close(&c);
 }
 END_TEST
 
@@ -83,8 +89,7 @@ START_TEST(net_partial_reads_byte_by_byte)
 			ck_assert_int_eq(net_read_line(&c, 0, &line), NET_ETIMEOUT);
 	}
 	expect_line(&c, "{\"type\":\"state\",\"seq\":12}");
-	net_close(&c);
-	close(sp[1]);
+	pair_close(&c);
 }
 END_TEST
 
@@ -108,8 +113,7 @@ START_TEST(net_long_lines)
 	ck_assert_int_eq(net_read_line(&c, 0, &line), NET_ETIMEOUT);
 	put("cc\nafter\n");
 	expect_line(&c, "after");
-	net_close(&c);
-	close(sp[1]);
+	pair_close(&c);
 }
 END_TEST
 
@@ -134,8 +138,7 @@ START_TEST(net_big_line_in_pieces)
 	ck_assert_int_eq(line[n - 1], 'z');
 	ck_assert_int_eq(strspn(line, "z"), n);
 	expect_line(&c, "end");
-	net_close(&c);
-	close(sp[1]);
+	pair_close(&c);
 }
 END_TEST
 
