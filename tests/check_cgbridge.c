@@ -155,14 +155,18 @@ static void slurp(const char *path, char *buf, size_t len)
 
 static void start_server(void)
 {
-	char portfile[PATH_MAX], listen[] = "127.0.0.1:0";
+	char portfile[PATH_MAX], data[PATH_MAX], listen[] = "127.0.0.1:0";
 	snprintf(portfile, sizeof portfile, "%s/port", tmpdir);
 	unlink(portfile); /* a previous server's */
+	/* a fresh store in tmpdir for each test (its own process), not ./data in the build dir */
+	snprintf(data, sizeof data, "%s/data.%d", tmpdir, (int)getpid());
 	const char *argv[] = {prog("BITARENAD", "./bitarenad"),
 	                      "--listen",
 	                      listen,
 	                      "--port-file",
 	                      portfile,
+	                      "--data",
+	                      data,
 	                      NULL};
 	server_pid = spawn(argv, "/dev/null");
 	for (int i = 0; i < 1000 && port == 0; i++) {
