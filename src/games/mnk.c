@@ -231,7 +231,7 @@ static int ttt_load(void *st, const struct game_params *p, const char *text)
 static cJSON *mnk_to_json(const void *st, int viewer)
 {
 	const struct mnk_state *s = st;
-	char pos[80], cell[4];
+	char pos[80], cell[16];
 	cJSON *o = cJSON_CreateObject(), *rows = NULL;
 	if (o == NULL)
 		return NULL;
