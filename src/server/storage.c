@@ -112,6 +112,14 @@ static int hook_start(void *ud, const struct game *g, uint64_t *id)
 	return 0;
 }
 
+/* What a journalled text stands for (see struct store_move). */
+static enum game_act journal_act(const char *text)
+{
+	if (text[0] == '\0')
+		return GAME_ACT_NONE;
+	return strcmp(text, STORE_INVALID_ACTION) == 0 ? GAME_ACT_INVALID : GAME_ACT_MOVE;
+}
+
 static int hook_move(void *ud, const struct game *g, const struct move_rec *m)
 {
 	struct storage *st = ud;
@@ -122,6 +130,8 @@ static int hook_move(void *ud, const struct game *g, const struct move_rec *m)
 	sm.seat = m->seat;
 	if (m->act == GAME_ACT_MOVE)
 		snprintf(sm.text, sizeof sm.text, "%s", m->text);
+	else if (m->act == GAME_ACT_INVALID)
+		snprintf(sm.text, sizeof sm.text, "%s", STORE_INVALID_ACTION);
 	sm.ms_used = m->ms_used;
 	for (int i = 0; i < STORE_SEATS; i++)
 		sm.clock_ms[i] = m->clock_ms[i];
@@ -359,7 +369,7 @@ static bool restore_one(struct storage *st, struct store_game *sg)
 		struct move_rec rec = {.ply = m->ply,
 		                       .turn = g->ply,
 		                       .seat = m->seat,
-		                       .act = m->text[0] ? GAME_ACT_MOVE : GAME_ACT_NONE,
+		                       .act = journal_act(m->text),
 		                       .ms_used = m->ms_used,
 		                       .at = m->at};
 		snprintf(rec.text, sizeof rec.text, "%s", m->text);
@@ -383,6 +393,8 @@ static bool restore_one(struct storage *st, struct store_game *sg)
 	}
 	if (done < sg->plies)
 		trim_journal(st, sg, done);
+	/* states go on numbering where they stopped: the start was 1, each ply or turn one more */
+	g->seq = (uint64_t)g->ply;
 	/* the downtime is nobody's: the mover's clock waits until the mover is back */
 	g->clock_held = g->so.timed && !(ops->flags & GAME_SIMULTANEOUS);
 	session_begin(g);

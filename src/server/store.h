@@ -45,6 +45,7 @@
 #define STORE_REASON_MAX  32  /* "road", "flats", "timeout", "resign", "abandon", ... */
 #define STORE_HASH_MAX    128 /* == crypto_pwhash_STRBYTES: an encoded Argon2id hash */
 #define STORE_DB_FILE     "bitarena.db"
+#define STORE_INVALID_ACTION "!" /* journal text of a refused simultaneous action */
 
 enum store_err {
 	STORE_OK = 0,
@@ -176,7 +177,8 @@ const char *store_status_name(enum store_status st);
 /*
  * One journalled ply. Simultaneous games (Xmas Rush) journal each resolved
  * turn as STORE_SEATS rows in seat order (plies 2t, 2t+1), text "" for a seat
- * that sent nothing in time; a recovered game with an odd ply count lost the
+ * that sent nothing in time and STORE_INVALID_ACTION for a seat whose line was
+ * refused as the referee's invalid action; a recovered game with an odd ply count lost the
  * second half of its last turn to the crash, and that turn is replayed from
  * its start (it was never announced: announce only after both rows).
  */
