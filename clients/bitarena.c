@@ -14,26 +14,29 @@ int cmd_bench(int argc, char **argv);
 int cmd_cg_bridge(int argc, char **argv);
 
 static const struct cli_cmd cli_cmds[] = {
-	{"perft", cmd_perft, "<game> [opt=value ...] [--tps TEXT] [--moves \"M ...\"] --depth N [--divide]",
-	 "count move sequences to a depth, with nodes/s"},
-	{"bot", cmd_bot,
-	 "[--server HOST:PORT] [--name NAME] [--games N] (--seek \"<kind> [opt=value ...]\" | "
-	 "--accept [--kind K]) [--depth D] [--nodes N] [--seed S] [--random] [--timeout SEC] [--quiet]",
-	 "connect to bitarenad, seek or accept games and play them with the engine's search"},
-	{"load", cmd_load,
-	 "[--server HOST:PORT] [--pairs P] [--games G] [--kind ttt] [--seed S] [--timeout SEC]",
-	 "load generator: P pairs of random bots play G games each; moves/s and move latency"},
-	{"replay", cmd_replay, "FILE [--delay-ms N] [--quiet]",
-	 "replay a game record through its engine, drawing every position"},
-	{"xmas-replay", cmd_xmas_replay, "[--seed S] [--pool 2|3]",
-	 "Xmas Rush turn by turn as JSON lines (contest inputs out, actions in), to check "
-	 "against the referee"},
-	{"bench", cmd_bench, "xmas [--seconds N]",
-	 "Xmas Rush push-then-reachability evaluations per second, one thread"},
-	{"cg-bridge", cmd_cg_bridge,
-	 "--game xmas [--server HOST:PORT] [--name NAME] [--seek \"opt=value ...\" | --accept] "
-	 "[--quiet] [--verbose] -- <bot command ...>",
-	 "play one game on bitarenad with a CodinGame Xmas Rush bot (contest input in, actions out)"},
+        {"perft", cmd_perft,
+         "<game> [opt=value ...] [--tps TEXT] [--moves \"M ...\"] --depth N [--divide]",
+         "count move sequences to a depth, with nodes/s"},
+        {"bot", cmd_bot,
+         "[--server HOST:PORT] [--name NAME] [--games N] (--seek \"<kind> [opt=value ...]\" | "
+         "--accept [--kind K]) [--depth D] [--nodes N] [--seed S] [--random] [--timeout SEC] "
+         "[--quiet]",
+         "connect to bitarenad, seek or accept games and play them with the engine's search"},
+        {"load", cmd_load,
+         "[--server HOST:PORT] [--pairs P] [--games G] [--kind ttt] [--seed S] [--timeout SEC]",
+         "load generator: P pairs of random bots play G games each; moves/s and move latency"},
+        {"replay", cmd_replay, "FILE [--delay-ms N] [--quiet]",
+         "replay a game record through its engine, drawing every position"},
+        {"xmas-replay", cmd_xmas_replay, "[--seed S] [--pool 2|3]",
+         "Xmas Rush turn by turn as JSON lines (contest inputs out, actions in), to check "
+         "against the referee"},
+        {"bench", cmd_bench, "xmas [--seconds N]",
+         "Xmas Rush push-then-reachability evaluations per second, one thread"},
+        {"cg-bridge", cmd_cg_bridge,
+         "--game xmas [--server HOST:PORT] [--name NAME] [--seek \"opt=value ...\" | --accept] "
+         "[--quiet] [--verbose] -- <bot command ...>",
+         "play one game on bitarenad with a CodinGame Xmas Rush bot (contest input in, actions "
+         "out)"},
 };
 #define NCMDS (sizeof cli_cmds / sizeof cli_cmds[0])
 

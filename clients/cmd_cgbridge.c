@@ -461,7 +461,8 @@ int cmd_cg_bridge(int argc, char **argv)
 
 	if (cli_session_open(&b.c, PROG, server, name, b.name, sizeof b.name, 10000) < 0)
 		return 1;
-	int r = b.seek ? net_sendf(&b.c, "seek xmas strict=1 %s", b.seek) : net_send_line(&b.c, "seeks");
+	int r = b.seek ? net_sendf(&b.c, "seek xmas strict=1 %s", b.seek)
+	               : net_send_line(&b.c, "seeks");
 	if (r >= 0)
 		r = bridge_loop(&b);
 	bot_stop(&b);

@@ -32,7 +32,8 @@ static int play_moves(const struct game_ops *ops, void *st, const char *text)
 		int seat = game_seat_to_move(ops, st);
 		int r = ops->parse_move(st, seat < 0 ? 0 : seat, w, &m, &why);
 		if (r < 0) {
-			fprintf(stderr, "bitarena perft: move '%s': %s\n", w, why ? why : game_strerror(r));
+			fprintf(stderr, "bitarena perft: move '%s': %s\n", w,
+			        why ? why : game_strerror(r));
 			rc = 1;
 			break;
 		}
@@ -73,7 +74,9 @@ int cmd_perft(int argc, char **argv)
 		return 2;
 	}
 	if (ops->apply == NULL) {
-		fprintf(stderr, "bitarena perft: %s has simultaneous turns; perft needs a sequential game\n",
+		fprintf(stderr,
+		        "bitarena perft: %s has simultaneous turns; perft needs a sequential "
+		        "game\n",
 		        ops->name);
 		return 2;
 	}
@@ -104,7 +107,8 @@ int cmd_perft(int argc, char **argv)
 		return 1;
 	int r = tps ? (ops->load ? ops->load(st, &p, tps) : GAME_EPOSITION) : ops->init(st, &p, 0);
 	if (r < 0) {
-		fprintf(stderr, "bitarena perft: %s\n", tps ? "cannot load that position" : game_strerror(r));
+		fprintf(stderr, "bitarena perft: %s\n",
+		        tps ? "cannot load that position" : game_strerror(r));
 		goto out;
 	}
 	if (moves && play_moves(ops, st, moves) != 0)

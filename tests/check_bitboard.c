@@ -17,7 +17,8 @@ static int at(const struct bb_geom *g, bb_t b, int x, int y)
 
 START_TEST(test_cells_roundtrip)
 {
-	static const int sizes[][2] = {{3, 3}, {8, 8}, {5, 3}, {3, 7}, {7, 7}, {1, 64}, {64, 1}, {9, 7}};
+	static const int sizes[][2] = {{3, 3}, {8, 8},  {5, 3},  {3, 7},
+	                               {7, 7}, {1, 64}, {64, 1}, {9, 7}};
 	for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
 		struct bb_geom g;
 		ck_assert(bb_geom_init(&g, sizes[s][0], sizes[s][1]));
@@ -157,7 +158,8 @@ START_TEST(test_lines)
 		ck_assert(bb_geom_init(&g, sizes[s][0], sizes[s][1]));
 		for (int t = 0; t < 3000; t++) {
 			bb_t b = rng_next(&r) & rng_next(&r) & g.full;
-			ck_assert_int_eq(bb_has_line(&g, b, sizes[s][2]), naive_line(&g, b, sizes[s][2]));
+			ck_assert_int_eq(bb_has_line(&g, b, sizes[s][2]),
+			                 naive_line(&g, b, sizes[s][2]));
 		}
 	}
 }

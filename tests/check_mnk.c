@@ -76,7 +76,7 @@ static void naive_walk(struct naive *b, int ply, int maxply, unsigned long long 
 
 START_TEST(test_ttt_perft_published)
 {
-	static const unsigned long long want[10] = {1,     9,      72,     504,    3024,
+	static const unsigned long long want[10] = {1,     9,     72,     504,    3024,
 	                                            15120, 54720, 148176, 200448, 127872};
 	const struct game_ops *ops = game_find("ttt");
 	ck_assert_ptr_nonnull(ops);
@@ -178,8 +178,8 @@ START_TEST(test_mnk_perft_vs_naive)
 {
 	static const int cfg[][4] = {
 	        /* m, n, k, depth */
-	        {4, 3, 3, 7}, {3, 4, 3, 7}, {4, 4, 3, 6}, {4, 4, 4, 5}, {5, 4, 4, 5}, {5, 5, 4, 4},
-	        {8, 3, 3, 4},  {3, 8, 8, 5}, {6, 6, 5, 3}, {8, 8, 5, 3},
+	        {4, 3, 3, 7}, {3, 4, 3, 7}, {4, 4, 3, 6}, {4, 4, 4, 5}, {5, 4, 4, 5},
+	        {5, 5, 4, 4}, {8, 3, 3, 4}, {3, 8, 8, 5}, {6, 6, 5, 3}, {8, 8, 5, 3},
 	};
 	const struct game_ops *ops = game_find("mnk");
 	for (size_t c = 0; c < sizeof cfg / sizeof cfg[0]; c++) {
@@ -193,9 +193,10 @@ START_TEST(test_mnk_perft_vs_naive)
 		unsigned long long nodes[66] = {0}, games[3] = {0};
 		naive_walk(&b, 0, cfg[c][3], nodes, games);
 		for (int d = 1; d <= cfg[c][3]; d++)
-			ck_assert_msg(game_perft(ops, st, d) == nodes[d], "%dx%d k=%d depth %d: %llu vs %llu",
-			              cfg[c][0], cfg[c][1], cfg[c][2], d,
-			              (unsigned long long)game_perft(ops, st, d), nodes[d]);
+			ck_assert_msg(game_perft(ops, st, d) == nodes[d],
+			              "%dx%d k=%d depth %d: %llu vs %llu", cfg[c][0], cfg[c][1],
+			              cfg[c][2], d, (unsigned long long)game_perft(ops, st, d),
+			              nodes[d]);
 		free(st);
 	}
 }
@@ -251,7 +252,7 @@ START_TEST(test_notation_and_errors)
 		ck_assert_int_eq(ops->parse_move(st, (i + 1) & 1, seq[i], &m, &why), 0);
 		ops->apply(st, m);
 	}
-		ck_assert_int_eq(ops->parse_move(st, 0, "c2", &m, &why), 0);
+	ck_assert_int_eq(ops->parse_move(st, 0, "c2", &m, &why), 0);
 	ops->apply(st, m);
 	struct game_result r;
 	ops->result(st, &r);

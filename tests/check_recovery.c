@@ -123,8 +123,8 @@ START_TEST(test_kill9_recovery)
 	ts_send(&w, "watch %d", id);
 	ts_expect0(&w, "{\"type\":\"ok\",\"cmd\":\"watch\"}");
 	snprintf(pat, sizeof pat,
-	         "{\"type\":\"state\",\"game\":%d,\"ply\":%d,\"seq\":%d,\"last_move\":\"%s\"}",
-	         id, KILL_AT + 1, KILL_AT + 2, acked[KILL_AT]);
+	         "{\"type\":\"state\",\"game\":%d,\"ply\":%d,\"seq\":%d,\"last_move\":\"%s\"}", id,
+	         KILL_AT + 1, KILL_AT + 2, acked[KILL_AT]);
 	cJSON *ws = ts_expect(&w, pat);
 	cJSON *want = ops->to_json(st, -1);
 	ck_assert_msg(cJSON_Compare(cJSON_GetObjectItem(ws, "position"), want, true),

@@ -33,12 +33,12 @@ enum bb_dir {
 };
 
 struct bb_geom {
-	int w, h;         /* columns, rows: 1..64 each, w * h <= 64 */
-	int n;            /* w * h */
-	bb_t full;        /* every cell of the board */
-	bb_t edge[4];     /* cells on the N, E, S and W edge (indexed by bb_dir) */
-	bb_t not_west;    /* cells with x > 0: where an eastward shift may land */
-	bb_t not_east;    /* cells with x < w - 1: where a westward shift may land */
+	int w, h;      /* columns, rows: 1..64 each, w * h <= 64 */
+	int n;         /* w * h */
+	bb_t full;     /* every cell of the board */
+	bb_t edge[4];  /* cells on the N, E, S and W edge (indexed by bb_dir) */
+	bb_t not_west; /* cells with x > 0: where an eastward shift may land */
+	bb_t not_east; /* cells with x < w - 1: where a westward shift may land */
 };
 
 static inline bb_t bb_full_mask(int ncells)
@@ -135,7 +135,10 @@ static inline int bb_pop_lsb(bb_t *b)
 	return i;
 }
 /* for (BB_EACH(i, tmp, board)) visits every set bit index i of board, low first. */
-#define BB_EACH(i, tmp, board) bb_t tmp = (board); (tmp) && (((i) = bb_lsb(tmp)), 1); (tmp) &= (tmp)-1
+#define BB_EACH(i, tmp, board)                                                                     \
+	bb_t tmp = (board);                                                                        \
+	(tmp) && (((i) = bb_lsb(tmp)), 1);                                                         \
+	(tmp) &= (tmp)-1
 
 /* --- shifts -------------------------------------------------------------- */
 

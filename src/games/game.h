@@ -67,9 +67,10 @@ struct game_params {
 
 struct game_result {
 	bool over;
-	int winner;         /* seat 0 or 1; -1 for a draw (meaningful when over) */
-	const char *reason; /* stable word: "line", "board_full", "road", "flats", "max_turns", ... */
-	char score[24];     /* the game's own result text: "1-0", "R-0", "F-0", "1/2-1/2", "5-3" */
+	int winner; /* seat 0 or 1; -1 for a draw (meaningful when over) */
+	const char
+	        *reason; /* stable word: "line", "board_full", "road", "flats", "max_turns", ... */
+	char score[24];  /* the game's own result text: "1-0", "R-0", "F-0", "1/2-1/2", "5-3" */
 };
 
 /* What a seat did in a simultaneous turn. */

@@ -8,6 +8,7 @@ extern const struct game_ops game_ttt, game_mnk;
 extern const struct game_ops game_xmas;
 extern const struct game_ops game_tak;
 
+/* clang-format off: one game per line */
 const struct game_ops *const game_table[] = {
 	&game_ttt,
 	&game_mnk,
@@ -15,3 +16,4 @@ const struct game_ops *const game_table[] = {
 	&game_xmas,
 	NULL,
 };
+/* clang-format on */

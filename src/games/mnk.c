@@ -21,17 +21,17 @@ struct mnk_state {
 	struct bb_geom g;
 	int k;
 	int ply;
-	int last;        /* cell of the last move, -1 before the first */
-	int winner;      /* seat with a line, -1 if none */
-	bb_t side[2];    /* stones of X (seat 0) and O (seat 1) */
+	int last;     /* cell of the last move, -1 before the first */
+	int winner;   /* seat with a line, -1 if none */
+	bb_t side[2]; /* stones of X (seat 0) and O (seat 1) */
 };
 
 static const char mnk_mark[2] = {'X', 'O'};
 
 static const struct game_optdef mnk_opts[] = {
-	{"m", 3, 3, 8, "columns"},
-	{"n", 3, 3, 8, "rows"},
-	{"k", 3, 3, 8, "stones in a row to win (at most max(m, n))"},
+        {"m", 3, 3, 8, "columns"},
+        {"n", 3, 3, 8, "rows"},
+        {"k", 3, 3, 8, "stones in a row to win (at most max(m, n))"},
 };
 
 static int mnk_setup(struct mnk_state *s, int m, int n, int k)
@@ -109,7 +109,9 @@ static void mnk_result(const void *st, struct game_result *r)
 	r->winner = s->winner;
 	r->reason = s->winner >= 0 ? "line" : "board_full";
 	snprintf(r->score, sizeof r->score, "%s",
-	         s->winner == 0 ? "1-0" : s->winner == 1 ? "0-1" : "1/2-1/2");
+	         s->winner == 0   ? "1-0"
+	         : s->winner == 1 ? "0-1"
+	                          : "1/2-1/2");
 }
 
 static int mnk_parse_move(const void *st, int seat, const char *text, game_move *m,
@@ -266,12 +268,12 @@ static int mnk_render_text(const void *st, int viewer, char *buf, size_t len)
 	const struct mnk_state *s = st;
 	size_t o = 0;
 	int n;
-#define OUT(...)                                                                    \
-	do {                                                                        \
-		n = snprintf(buf + o, len - o, __VA_ARGS__);                        \
-		if (n < 0 || (size_t)n >= len - o)                                  \
-			return GAME_ENOSPACE;                                       \
-		o += (size_t)n;                                                     \
+#define OUT(...)                                                                                   \
+	do {                                                                                       \
+		n = snprintf(buf + o, len - o, __VA_ARGS__);                                       \
+		if (n < 0 || (size_t)n >= len - o)                                                 \
+			return GAME_ENOSPACE;                                                      \
+		o += (size_t)n;                                                                    \
 	} while (0)
 	OUT("   ");
 	for (int x = 0; x < s->g.w; x++)
@@ -323,28 +325,28 @@ static int mnk_evaluate(const void *st)
 	return score;
 }
 
-#define MNK_OPS(ident, name_, title_, nopts_, opts_, init_, load_)                    \
-	const struct game_ops ident = {                                              \
-	        .name = name_,                                                       \
-	        .title = title_,                                                     \
-	        .nplayers = 2,                                                       \
-	        .seat_names = {"X", "O"},                                            \
-	        .state_size = sizeof(struct mnk_state),                              \
-	        .max_moves = 64,                                                     \
-	        .nopts = nopts_,                                                     \
-	        .opts = opts_,                                                       \
-	        .init = init_,                                                       \
-	        .to_move = mnk_to_move,                                              \
-	        .legal_moves = mnk_legal_moves,                                      \
-	        .apply = mnk_apply,                                                  \
-	        .result = mnk_result,                                                \
-	        .parse_move = mnk_parse_move,                                        \
-	        .format_move = mnk_format_move,                                      \
-	        .load = load_,                                                       \
-	        .save = mnk_save,                                                    \
-	        .to_json = mnk_to_json,                                              \
-	        .render_text = mnk_render_text,                                      \
-	        .evaluate = mnk_evaluate,                                            \
+#define MNK_OPS(ident, name_, title_, nopts_, opts_, init_, load_)                                 \
+	const struct game_ops ident = {                                                            \
+	        .name = name_,                                                                     \
+	        .title = title_,                                                                   \
+	        .nplayers = 2,                                                                     \
+	        .seat_names = {"X", "O"},                                                          \
+	        .state_size = sizeof(struct mnk_state),                                            \
+	        .max_moves = 64,                                                                   \
+	        .nopts = nopts_,                                                                   \
+	        .opts = opts_,                                                                     \
+	        .init = init_,                                                                     \
+	        .to_move = mnk_to_move,                                                            \
+	        .legal_moves = mnk_legal_moves,                                                    \
+	        .apply = mnk_apply,                                                                \
+	        .result = mnk_result,                                                              \
+	        .parse_move = mnk_parse_move,                                                      \
+	        .format_move = mnk_format_move,                                                    \
+	        .load = load_,                                                                     \
+	        .save = mnk_save,                                                                  \
+	        .to_json = mnk_to_json,                                                            \
+	        .render_text = mnk_render_text,                                                    \
+	        .evaluate = mnk_evaluate,                                                          \
 	}
 
 MNK_OPS(game_ttt, "ttt", "Tic-tac-toe (3,3,3)", 0, NULL, ttt_init, ttt_load);

@@ -113,7 +113,8 @@ int search_best(const struct game_ops *ops, const void *st, const struct search_
 			break;
 		int ties = 0, pick = 0;
 		for (int i = 0; i < n; i++)
-			if (scores[i] == best && (ties++ == 0 || (rng && rng_below(rng, (uint32_t)ties) == 0)))
+			if (scores[i] == best &&
+			    (ties++ == 0 || (rng && rng_below(rng, (uint32_t)ties) == 0)))
 				pick = i;
 		out->best = moves[pick];
 		out->score = best;

@@ -942,7 +942,8 @@ static int tak_evaluate(const void *st)
 		span[c] = tak_road_span(s, s->top[c] & ~s->walls);
 	}
 	flats[TAK_BLACK] += s->komi;
-	int score = 50 * (flats[me] - flats[!me]) + 10 * (span[me] * span[me] - span[!me] * span[!me]);
+	int score =
+	        50 * (flats[me] - flats[!me]) + 10 * (span[me] * span[me] - span[!me] * span[!me]);
 	return score;
 }
 

@@ -32,19 +32,19 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define STORE_SEATS       2 /* == GAME_MAX_PLAYERS (checked in store.c) */
-#define STORE_NAME_MIN    2 /* account names: 2..20 characters of [A-Za-z0-9_] */
-#define STORE_NAME_MAX    20
-#define STORE_PASS_MIN    6 /* passwords: 6..128 bytes, any bytes but NUL */
-#define STORE_PASS_MAX    128
-#define STORE_PLAYER_MAX  32  /* a seat's name: an account name or a guest name */
-#define STORE_KIND_MAX    16  /* "ttt", "mnk", "tak", "xmas" */
-#define STORE_OPTIONS_MAX 256 /* the game's options as text, "size=6 komi=4" */
-#define STORE_MOVE_TEXT   160 /* == GAME_MOVE_TEXT */
-#define STORE_RESULT_MAX  24  /* "1-0", "R-0", "1/2-1/2", "5-3" */
-#define STORE_REASON_MAX  32  /* "road", "flats", "timeout", "resign", "abandon", ... */
-#define STORE_HASH_MAX    128 /* == crypto_pwhash_STRBYTES: an encoded Argon2id hash */
-#define STORE_DB_FILE     "bitarena.db"
+#define STORE_SEATS          2 /* == GAME_MAX_PLAYERS (checked in store.c) */
+#define STORE_NAME_MIN       2 /* account names: 2..20 characters of [A-Za-z0-9_] */
+#define STORE_NAME_MAX       20
+#define STORE_PASS_MIN       6 /* passwords: 6..128 bytes, any bytes but NUL */
+#define STORE_PASS_MAX       128
+#define STORE_PLAYER_MAX     32  /* a seat's name: an account name or a guest name */
+#define STORE_KIND_MAX       16  /* "ttt", "mnk", "tak", "xmas" */
+#define STORE_OPTIONS_MAX    256 /* the game's options as text, "size=6 komi=4" */
+#define STORE_MOVE_TEXT      160 /* == GAME_MOVE_TEXT */
+#define STORE_RESULT_MAX     24  /* "1-0", "R-0", "1/2-1/2", "5-3" */
+#define STORE_REASON_MAX     32  /* "road", "flats", "timeout", "resign", "abandon", ... */
+#define STORE_HASH_MAX       128 /* == crypto_pwhash_STRBYTES: an encoded Argon2id hash */
+#define STORE_DB_FILE        "bitarena.db"
 #define STORE_INVALID_ACTION "!" /* journal text of a refused simultaneous action */
 
 enum store_err {
