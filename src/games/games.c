@@ -8,7 +8,8 @@ extern const struct game_ops game_ttt, game_mnk;
 extern const struct game_ops game_xmas;
 extern const struct game_ops game_tak;
 
-/* clang-format off: one game per line */
+/* One game per line. */
+/* clang-format off */
 const struct game_ops *const game_table[] = {
 	&game_ttt,
 	&game_mnk,
