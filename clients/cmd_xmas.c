@@ -153,14 +153,8 @@ int cmd_xmas_replay(int argc, char **argv)
 		}
 	}
 
-	struct game_params p;
 	struct xmas_state st;
-	game_params_default(&game_xmas, &p);
-	p.v[0] = seed;
-	p.set[0] = true;
-	p.v[1] = pool;
-	p.set[1] = true;
-	if (game_xmas.init(&st, &p, 0) != GAME_OK) {
+	if (xmas_start(&st, seed, (int)pool) != GAME_OK) {
 		fprintf(stderr, "bitarena xmas-replay: cannot set up the game\n");
 		return 1;
 	}

@@ -380,6 +380,17 @@ static int xmas_init(void *vst, const struct game_params *p, uint64_t seed)
 	return rc;
 }
 
+int xmas_start(struct xmas_state *st, int64_t seed, int pool)
+{
+	struct game_params p;
+	game_params_default(&game_xmas, &p);
+	p.v[0] = seed;
+	p.set[0] = true;
+	p.v[1] = pool;
+	p.set[1] = true;
+	return xmas_init(st, &p, 0);
+}
+
 static unsigned xmas_to_move(const void *vst)
 {
 	const struct xmas_state *st = vst;

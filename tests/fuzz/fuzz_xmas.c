@@ -42,14 +42,8 @@ static int npos;
 /* Plays seed/pool for turns turns with each seat's first candidate action; keeps each state. */
 static void record_game(int64_t seed, int pool, int turns)
 {
-	struct game_params p;
 	struct xmas_state st;
-	game_params_default(&game_xmas, &p);
-	p.v[0] = seed;
-	p.set[0] = true;
-	p.v[1] = pool;
-	p.set[1] = true;
-	FUZZ_CHECK(game_xmas.init(&st, &p, 0) == GAME_OK);
+	FUZZ_CHECK(xmas_start(&st, seed, pool) == GAME_OK);
 	for (int t = 0; t < turns && !st.over; t++) {
 		FUZZ_CHECK(npos < NPOS);
 		pos[npos++] = st;
