@@ -7,8 +7,8 @@
  * depth- and node-bounded elsewhere. Any move it cannot compute comes at
  * random from the state's "legal" list. Prints one summary line at the end.
  *
- * Also the session helpers shared with `bitarena load` (see cli.h): connect,
- * switch to JSON, log in under a free name, read one JSON message.
+ * Messages reach their handlers through the client library's dispatcher
+ * (client.h): one table row per message type.
  */
 #include <ctype.h>
 #include <stdio.h>
@@ -23,132 +23,12 @@
 #include "games/game.h"
 #include "games/search.h"
 
-/* ---- session helpers (cli.h) ------------------------------------------------ */
-
-const char *cli_jstr(const cJSON *o, const char *key)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-	return cJSON_IsString(v) ? v->valuestring : NULL;
-}
-
-long long cli_jint(const cJSON *o, const char *key, long long def)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-	return cJSON_IsNumber(v) ? (long long)v->valuedouble : def;
-}
-
-int cli_read_json(struct net_conn *c, const char *prog, int timeout_ms, cJSON **msg)
-{
-	long long deadline = timeout_ms < 0 ? -1 : net_now_ms() + timeout_ms;
-	for (;;) {
-		long long left = deadline < 0 ? -1 : deadline - net_now_ms();
-		char *line;
-		int n = net_read_line(c, deadline < 0 ? -1 : left < 0 ? 0 : (int)left, &line);
-		if (n == NET_ETOOLONG) {
-			fprintf(stderr, "%s: skipped a server line over %zu bytes\n", prog,
-			        c->max_line);
-			continue;
-		}
-		if (n < 0)
-			return n;
-		if (n == 0)
-			continue;
-		cJSON *m = cJSON_ParseWithLength(line, (size_t)n);
-		if (m != NULL && cJSON_IsObject(m) && cli_jstr(m, "type") != NULL) {
-			*msg = m;
-			return NET_OK;
-		}
-		cJSON_Delete(m);
-		fprintf(stderr, "%s: ignoring a line that is not a JSON message: %.80s\n", prog,
-		        line);
-	}
-}
-
-/* Waits for the direct reply (ok/error) to verb; other messages are dropped. */
-static int await_reply(struct net_conn *c, const char *prog, const char *verb, int timeout_ms,
-                       cJSON **reply)
-{
-	long long deadline = net_now_ms() + timeout_ms;
-	for (;;) {
-		long long left = deadline - net_now_ms();
-		cJSON *m = NULL;
-		int r = cli_read_json(c, prog, left < 0 ? 0 : (int)left, &m);
-		if (r < 0)
-			return r;
-		const char *type = cli_jstr(m, "type"), *cmd = cli_jstr(m, "cmd");
-		if ((strcmp(type, "ok") == 0 || strcmp(type, "error") == 0) &&
-		    (cmd == NULL || strcmp(cmd, verb) == 0)) {
-			*reply = m;
-			return NET_OK;
-		}
-		cJSON_Delete(m);
-	}
-}
-
-int cli_session_open(struct net_conn *c, const char *prog, const char *server, const char *name,
-                     char *got, size_t gotlen, int timeout_ms)
-{
-	char err[256], *line, want[PROTO_NAME_MAX_CLI + 1];
-	int r = net_connect(c, server, 0, timeout_ms, err, sizeof err);
-	if (r < 0) {
-		fprintf(stderr, "%s: %s\n", prog, err);
-		return r;
-	}
-	r = net_read_line(c, timeout_ms, &line);
-	if (r < 0 || strncmp(line, "bitarenad ", 10) != 0) {
-		fprintf(stderr, "%s: %s did not greet like bitarenad (%s)\n", prog, server,
-		        r < 0 ? net_strerror(r) : "unexpected welcome");
-		goto fail;
-	}
-	cJSON *rep = NULL;
-	if ((r = net_send_line(c, "set format json")) < 0 ||
-	    (r = await_reply(c, prog, "set", timeout_ms, &rep)) < 0)
-		goto io;
-	bool ok = strcmp(cli_jstr(rep, "type"), "ok") == 0;
-	cJSON_Delete(rep);
-	if (!ok) {
-		fprintf(stderr, "%s: the server refused JSON mode\n", prog);
-		goto fail;
-	}
-	/* Names are 2..20 characters; keep room for a numeric suffix. */
-	char base[PROTO_NAME_MAX_CLI - 3];
-	snprintf(base, sizeof base, "%s", name);
-	snprintf(want, sizeof want, "%s", base);
-	for (int attempt = 2; attempt < 1000; attempt++) {
-		if ((r = net_sendf(c, "login %s", want)) < 0 ||
-		    (r = await_reply(c, prog, "login", timeout_ms, &rep)) < 0)
-			goto io;
-		const char *code = cli_jstr(rep, "code");
-		if (strcmp(cli_jstr(rep, "type"), "ok") == 0) {
-			snprintf(got, gotlen, "%s",
-			         cli_jstr(rep, "name") ? cli_jstr(rep, "name") : want);
-			cJSON_Delete(rep);
-			return NET_OK;
-		}
-		if (code == NULL || strcmp(code, "NAME_TAKEN") != 0) {
-			fprintf(stderr, "%s: login %s: %s\n", prog, want,
-			        cli_jstr(rep, "message") ? cli_jstr(rep, "message") : "refused");
-			cJSON_Delete(rep);
-			goto fail;
-		}
-		cJSON_Delete(rep);
-		snprintf(want, sizeof want, "%s%d", base, attempt);
-	}
-	fprintf(stderr, "%s: no free name starting with %s\n", prog, base);
-	goto fail;
-io:
-	fprintf(stderr, "%s: %s: %s\n", prog, server, net_strerror(r));
-fail:
-	net_close(c);
-	return r < 0 ? r : NET_EIO;
-}
-
 /* ---- the bot ------------------------------------------------------------------ */
 
 struct bot {
 	const char *prog;
 	struct net_conn c;
-	char name[PROTO_NAME_MAX_CLI + 1];
+	char name[PROTO_NAME_MAX + 1];
 	const char *seek; /* seek text, or NULL when accepting */
 	const char *kind; /* accept only this kind (NULL: any sequential kind we know) */
 	int want_games;
@@ -199,28 +79,6 @@ static void history_add(struct bot *b, const char *text)
 		b->history_ok = false;
 	else
 		b->nhistory++;
-}
-
-/* Game parameters from a state's "options" object; false if the engine rejects one. */
-bool cli_params_from_json(const struct game_ops *ops, const cJSON *opts, struct game_params *p)
-{
-	game_params_default(ops, p);
-	const cJSON *o;
-	cJSON_ArrayForEach(o, opts)
-	{
-		char word[128];
-		const char *why = NULL;
-		if (cJSON_IsNumber(o))
-			snprintf(word, sizeof word, "%s=%lld", o->string,
-			         (long long)o->valuedouble);
-		else if (cJSON_IsString(o))
-			snprintf(word, sizeof word, "%s=%s", o->string, o->valuestring);
-		else
-			continue;
-		if (game_param_word(ops, p, word, &why) < 0)
-			return false;
-	}
-	return true;
 }
 
 /* Rebuilds the position of a state into st: load its position text, else replay the moves. */
@@ -307,17 +165,6 @@ static bool random_move(struct bot *b, const cJSON *legal, char *out, size_t len
 	return true;
 }
 
-bool cli_to_move_has(const cJSON *state, int seat)
-{
-	const cJSON *s;
-	cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(state, "to_move"))
-	{
-		if (cJSON_IsNumber(s) && (int)s->valuedouble == seat)
-			return true;
-	}
-	return false;
-}
-
 static int send_cmd(struct bot *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static int send_cmd(struct bot *b, const char *fmt, ...)
 {
@@ -346,11 +193,16 @@ static int play_state(struct bot *b, const cJSON *state, bool use_engine)
 	return send_cmd(b, "move %lld %s", b->game, move);
 }
 
-static void on_state(struct bot *b, const cJSON *m)
+/* What a handler returns to stop the pump (0 goes on). */
+enum { BOT_DONE = 1, BOT_FAIL = 2 };
+
+static int on_state(void *ud, const cJSON *m)
 {
+	struct bot *b = ud;
 	long long seq = cli_jint(m, "seq", 0);
+	b->last_progress = net_now_ms();
 	if (!b->in_game || cli_jint(m, "game", -1) != b->game)
-		return;
+		return 0;
 	const char *last = cli_jstr(m, "last_move");
 	if (seq == b->last_seq + 1 && last != NULL)
 		history_add(b, last);
@@ -363,6 +215,7 @@ static void on_state(struct bot *b, const cJSON *m)
 	if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(m, "over")) &&
 	    cli_to_move_has(m, b->seat) && seq != b->seq_moved)
 		play_state(b, m, !b->random);
+	return 0;
 }
 
 static bool seek_matches(const struct bot *b, const cJSON *seek)
@@ -398,10 +251,29 @@ static void post_seek(struct bot *b)
 		b->seek_open = true;
 }
 
-static void on_game_over(struct bot *b, const cJSON *m)
+static int on_game_start(void *ud, const cJSON *m)
 {
+	struct bot *b = ud;
+	if (b->in_game) /* one game at a time; a resumed extra game is left alone */
+		return 0;
+	b->last_progress = net_now_ms();
+	b->in_game = true;
+	b->seek_open = b->accept_pending = false;
+	b->game = cli_jint(m, "game", 0);
+	b->seat = (int)cli_jint(m, "seat", -1);
+	b->seq_moved = -1;
+	b->move_errors = 0;
+	history_clear(b);
+	return 0;
+}
+
+/* The end of our game: counted and printed; BOT_DONE after the last one wanted. */
+static int on_game_over(void *ud, const cJSON *m)
+{
+	struct bot *b = ud;
+	b->last_progress = net_now_ms();
 	if (!b->in_game || cli_jint(m, "game", -1) != b->game)
-		return;
+		return 0;
 	const cJSON *res = cJSON_GetObjectItemCaseSensitive(m, "result");
 	const cJSON *w = cJSON_GetObjectItemCaseSensitive(res, "winner");
 	const char *outcome;
@@ -427,11 +299,41 @@ static void on_game_over(struct bot *b, const cJSON *m)
 	post_seek(b);
 	if (b->seek == NULL && want_more(b) && send_cmd(b, "seeks") == 0)
 		b->last_poll = net_now_ms();
+	return want_more(b) ? 0 : BOT_DONE;
 }
 
-/* A server error: printed; returns -1 when the bot cannot go on. */
-static int on_error(struct bot *b, const cJSON *m)
+static int on_seek(void *ud, const cJSON *m)
 {
+	const char *ev = cli_jstr(m, "event");
+	if (ev != NULL && strcmp(ev, "new") == 0)
+		try_accept(ud, cJSON_GetObjectItemCaseSensitive(m, "seek"));
+	return 0;
+}
+
+/* The answer to "seeks": every open seek, as if announced now. */
+static int on_seeks(void *ud, const cJSON *m)
+{
+	const cJSON *s;
+	cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(m, "seeks"))
+	{
+		try_accept(ud, s);
+	}
+	return 0;
+}
+
+static int on_info(void *ud, const cJSON *m)
+{
+	struct bot *b = ud;
+	if (!b->quiet)
+		fprintf(stderr, "%s: %s\n", b->prog,
+		        cli_jstr(m, "message") ? cli_jstr(m, "message") : "server info");
+	return 0;
+}
+
+/* A server error: printed; BOT_FAIL when the bot cannot go on. */
+static int on_error(void *ud, const cJSON *m)
+{
+	struct bot *b = ud;
 	const char *code = cli_jstr(m, "code"), *cmd = cli_jstr(m, "cmd");
 	code = code ? code : "?";
 	fprintf(stderr, "%s: server error %s%s%s: %s\n", b->prog, code, cmd ? " on " : "",
@@ -440,7 +342,7 @@ static int on_error(struct bot *b, const cJSON *m)
 		return 0;
 	if (strcmp(cmd, "seek") == 0) {
 		b->seek_open = false;
-		return -1; /* a seek the server refuses will be refused again */
+		return BOT_FAIL; /* a seek the server refuses will be refused again */
 	}
 	if (strcmp(cmd, "accept") == 0) {
 		b->accept_pending = false; /* someone was quicker: look again */
@@ -453,51 +355,25 @@ static int on_error(struct bot *b, const cJSON *m)
 		if (++b->move_errors > 3) { /* give the game up rather than loop */
 			fprintf(stderr, "%s: resigning game %lld after repeated move errors\n",
 			        b->prog, b->game);
-			return send_cmd(b, "resign %lld", b->game) < 0 ? -1 : 0;
+			return send_cmd(b, "resign %lld", b->game) < 0 ? BOT_FAIL : 0;
 		}
-		return play_state(b, b->last_state, false) < 0 ? -1 : 0;
+		return play_state(b, b->last_state, false) < 0 ? BOT_FAIL : 0;
 	}
 	return 0;
 }
 
-static int on_message(struct bot *b, const cJSON *m)
-{
-	const char *type = cli_jstr(m, "type"), *cmd = cli_jstr(m, "cmd");
-	if (strcmp(type, "state") == 0) {
-		b->last_progress = net_now_ms();
-		on_state(b, m);
-	} else if (strcmp(type, "game_start") == 0) {
-		if (b->in_game) /* one game at a time; a resumed extra game is left alone */
-			return 0;
-		b->last_progress = net_now_ms();
-		b->in_game = true;
-		b->seek_open = b->accept_pending = false;
-		b->game = cli_jint(m, "game", 0);
-		b->seat = (int)cli_jint(m, "seat", -1);
-		b->seq_moved = -1;
-		b->move_errors = 0;
-		history_clear(b);
-	} else if (strcmp(type, "game_over") == 0) {
-		b->last_progress = net_now_ms();
-		on_game_over(b, m);
-	} else if (strcmp(type, "seek") == 0) {
-		const char *ev = cli_jstr(m, "event");
-		if (ev != NULL && strcmp(ev, "new") == 0)
-			try_accept(b, cJSON_GetObjectItemCaseSensitive(m, "seek"));
-	} else if (strcmp(type, "ok") == 0 && cmd != NULL && strcmp(cmd, "seeks") == 0) {
-		const cJSON *s;
-		cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(m, "seeks"))
-		{
-			try_accept(b, s);
-		}
-	} else if (strcmp(type, "error") == 0) {
-		return on_error(b, m);
-	} else if (strcmp(type, "info") == 0 && !b->quiet) {
-		fprintf(stderr, "%s: %s\n", b->prog,
-		        cli_jstr(m, "message") ? cli_jstr(m, "message") : "server info");
-	}
-	return 0;
-}
+/* clang-format off */
+static const struct cli_route bot_routes[] = {
+        {"state", NULL, on_state},
+        {"game_start", NULL, on_game_start},
+        {"game_over", NULL, on_game_over},
+        {"seek", NULL, on_seek},
+        {"ok", "seeks", on_seeks},
+        {"error", NULL, on_error},
+        {"info", NULL, on_info},
+        {NULL, NULL, NULL},
+};
+/* clang-format on */
 
 static int bot_loop(struct bot *b)
 {
@@ -506,15 +382,13 @@ static int bot_loop(struct bot *b)
 	if (b->seek == NULL && send_cmd(b, "seeks") < 0)
 		return 1;
 	while (want_more(b)) {
-		cJSON *m = NULL;
-		int r = cli_read_json(&b->c, b->prog, 1000, &m);
+		int r = cli_pump(&b->c, b->prog, 1000, bot_routes, b);
 		long long now = net_now_ms();
-		if (r == NET_OK) {
-			int h = on_message(b, m);
-			cJSON_Delete(m);
-			if (h < 0)
-				return 1;
-		} else if (r != NET_ETIMEOUT) {
+		if (r == BOT_DONE)
+			break;
+		if (r == BOT_FAIL)
+			return 1;
+		if (r < 0) {
 			fprintf(stderr, "%s: lost the server: %s\n", b->prog,
 			        r == NET_ECLOSED ? "it closed the connection" : net_strerror(r));
 			return 1;

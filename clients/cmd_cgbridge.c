@@ -44,14 +44,16 @@
 
 int cmd_cg_bridge(int argc, char **argv);
 
-#define BOT_LINE_MAX   4096
-#define BOT_INPUT_MAX  (64 * 1024)
-#define PROG           "bitarena cg-bridge"
-#define BRIDGE_REFUSED (-100) /* the server refused our seek */
+#define BOT_LINE_MAX  4096
+#define BOT_INPUT_MAX (64 * 1024)
+#define PROG          "bitarena cg-bridge"
+
+/* What a message handler returns to stop the pump (0 goes on; < 0 is a failed send). */
+enum { BRIDGE_OVER = 1, BRIDGE_REFUSED = 2 /* the server refused our seek */ };
 
 struct bridge {
 	struct net_conn c;
-	char name[PROTO_NAME_MAX_CLI + 1];
+	char name[PROTO_NAME_MAX + 1];
 	const char *seek; /* options for "seek xmas ...", or NULL to accept */
 	bool quiet, verbose;
 	char **cmd; /* the bot's argv (borrowed from ours) */
@@ -272,105 +274,123 @@ static bool seat_in(const cJSON *arr, int seat)
 	return false;
 }
 
-/* Returns 1 when the game is over, 0 to go on, < 0 on a fatal error. */
-static int on_message(struct bridge *b, const cJSON *m)
+static int on_error(void *ud, const cJSON *m)
 {
-	const char *type = cli_jstr(m, "type");
-	if (strcmp(type, "error") == 0) {
-		const char *cmd = cli_jstr(m, "cmd");
-		if (!b->quiet)
-			fprintf(stderr, PROG ": server: %s: %s\n", cli_jstr(m, "code"),
-			        cli_jstr(m, "message") ? cli_jstr(m, "message") : "");
-		if (cmd && (strcmp(cmd, "seek") == 0))
-			return BRIDGE_REFUSED;
-		if (cmd && strcmp(cmd, "accept") == 0)
-			b->accept_sent = false;
+	struct bridge *b = ud;
+	const char *cmd = cli_jstr(m, "cmd");
+	if (!b->quiet)
+		fprintf(stderr, PROG ": server: %s: %s\n", cli_jstr(m, "code"),
+		        cli_jstr(m, "message") ? cli_jstr(m, "message") : "");
+	if (cmd && (strcmp(cmd, "seek") == 0))
+		return BRIDGE_REFUSED;
+	if (cmd && strcmp(cmd, "accept") == 0)
+		b->accept_sent = false;
+	return 0;
+}
+
+static int on_seek(void *ud, const cJSON *m)
+{
+	struct bridge *b = ud;
+	if (b->seek != NULL || b->game >= 0 || b->accept_sent)
 		return 0;
-	}
-	if (strcmp(type, "seek") == 0 && b->seek == NULL && b->game < 0 && !b->accept_sent) {
-		const cJSON *sk = cJSON_GetObjectItemCaseSensitive(m, "seek");
-		const char *ev = cli_jstr(m, "event"), *kind = cli_jstr(sk, "kind");
-		if (ev && strcmp(ev, "new") == 0 && kind && strcmp(kind, "xmas") == 0) {
-			b->accept_sent = true;
-			return net_sendf(&b->c, "accept %lld", cli_jint(sk, "id", 0));
-		}
-		return 0;
-	}
-	if (strcmp(type, "ok") == 0) {
-		const char *cmd = cli_jstr(m, "cmd");
-		/* the answer to "seeks": accept the first open xmas seek */
-		if (cmd && strcmp(cmd, "seeks") == 0 && b->seek == NULL && !b->accept_sent) {
-			const cJSON *sk;
-			cJSON_ArrayForEach(sk, cJSON_GetObjectItemCaseSensitive(m, "seeks"))
-			{
-				const char *kind = cli_jstr(sk, "kind"), *by = cli_jstr(sk, "by");
-				if (kind && strcmp(kind, "xmas") == 0 && by &&
-				    strcmp(by, b->name) != 0) {
-					b->accept_sent = true;
-					return net_sendf(&b->c, "accept %lld",
-					                 cli_jint(sk, "id", 0));
-				}
-			}
-		}
-		return 0;
-	}
-	if (strcmp(type, "game_start") == 0 && b->game < 0) {
-		const char *kind = cli_jstr(m, "kind");
-		if (kind == NULL || strcmp(kind, "xmas") != 0)
-			return 0;
-		b->game = cli_jint(m, "game", -1);
-		b->seat = (int)cli_jint(m, "seat", 0);
-		if (!b->quiet)
-			fprintf(stderr, PROG ": game %lld started, seat %d\n", b->game, b->seat);
-		if (bot_start(b) < 0) {
-			fprintf(stderr, PROG ": cannot start the bot: %s\n", strerror(errno));
-			b->bot_gone = true;
-		}
-		return 0;
-	}
-	if (cli_jint(m, "game", -2) != b->game)
-		return 0;
-	if (strcmp(type, "game_over") == 0) {
-		const cJSON *r = cJSON_GetObjectItemCaseSensitive(m, "result");
-		const cJSON *w = cJSON_GetObjectItemCaseSensitive(r, "winner");
-		const char *outcome = cJSON_IsNumber(w)
-		                              ? ((int)w->valuedouble == b->seat ? "win" : "loss")
-		                              : "draw";
-		printf("game %lld: %s %s (%s), seat %d\n", b->game, outcome,
-		       cli_jstr(r, "score") ? cli_jstr(r, "score") : "?",
-		       cli_jstr(r, "reason") ? cli_jstr(r, "reason") : "?", b->seat);
-		fflush(stdout);
-		return 1;
-	}
-	if (strcmp(type, "state") == 0) {
-		long long seq = cli_jint(m, "seq", -1);
-		const cJSON *pos = cJSON_GetObjectItemCaseSensitive(m, "position");
-		const char *input = cli_jstr(pos, "input");
-		if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(m, "over")))
-			return 0; /* game_over follows */
-		if (!seat_in(cJSON_GetObjectItemCaseSensitive(m, "to_move"), b->seat) ||
-		    input == NULL || seq <= b->answered_seq || seq == b->due_seq)
-			return 0;
-		b->due_seq = seq; /* a later state replaces an unanswered one */
-		bot_queue(b, input);
-		bot_flush(b);
+	const cJSON *sk = cJSON_GetObjectItemCaseSensitive(m, "seek");
+	const char *ev = cli_jstr(m, "event"), *kind = cli_jstr(sk, "kind");
+	if (ev && strcmp(ev, "new") == 0 && kind && strcmp(kind, "xmas") == 0) {
+		b->accept_sent = true;
+		return net_sendf(&b->c, "accept %lld", cli_jint(sk, "id", 0));
 	}
 	return 0;
 }
 
+/* The answer to "seeks": accept the first open xmas seek. */
+static int on_seeks(void *ud, const cJSON *m)
+{
+	struct bridge *b = ud;
+	if (b->seek != NULL || b->accept_sent)
+		return 0;
+	const cJSON *sk;
+	cJSON_ArrayForEach(sk, cJSON_GetObjectItemCaseSensitive(m, "seeks"))
+	{
+		const char *kind = cli_jstr(sk, "kind"), *by = cli_jstr(sk, "by");
+		if (kind && strcmp(kind, "xmas") == 0 && by && strcmp(by, b->name) != 0) {
+			b->accept_sent = true;
+			return net_sendf(&b->c, "accept %lld", cli_jint(sk, "id", 0));
+		}
+	}
+	return 0;
+}
+
+static int on_game_start(void *ud, const cJSON *m)
+{
+	struct bridge *b = ud;
+	const char *kind = cli_jstr(m, "kind");
+	if (b->game >= 0 || kind == NULL || strcmp(kind, "xmas") != 0)
+		return 0;
+	b->game = cli_jint(m, "game", -1);
+	b->seat = (int)cli_jint(m, "seat", 0);
+	if (!b->quiet)
+		fprintf(stderr, PROG ": game %lld started, seat %d\n", b->game, b->seat);
+	if (bot_start(b) < 0) {
+		fprintf(stderr, PROG ": cannot start the bot: %s\n", strerror(errno));
+		b->bot_gone = true;
+	}
+	return 0;
+}
+
+static int on_game_over(void *ud, const cJSON *m)
+{
+	struct bridge *b = ud;
+	if (cli_jint(m, "game", -2) != b->game)
+		return 0;
+	const cJSON *r = cJSON_GetObjectItemCaseSensitive(m, "result");
+	const cJSON *w = cJSON_GetObjectItemCaseSensitive(r, "winner");
+	const char *outcome =
+	        cJSON_IsNumber(w) ? ((int)w->valuedouble == b->seat ? "win" : "loss") : "draw";
+	printf("game %lld: %s %s (%s), seat %d\n", b->game, outcome,
+	       cli_jstr(r, "score") ? cli_jstr(r, "score") : "?",
+	       cli_jstr(r, "reason") ? cli_jstr(r, "reason") : "?", b->seat);
+	fflush(stdout);
+	return BRIDGE_OVER;
+}
+
+static int on_state(void *ud, const cJSON *m)
+{
+	struct bridge *b = ud;
+	if (cli_jint(m, "game", -2) != b->game)
+		return 0;
+	long long seq = cli_jint(m, "seq", -1);
+	const cJSON *pos = cJSON_GetObjectItemCaseSensitive(m, "position");
+	const char *input = cli_jstr(pos, "input");
+	if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(m, "over")))
+		return 0; /* game_over follows */
+	if (!seat_in(cJSON_GetObjectItemCaseSensitive(m, "to_move"), b->seat) || input == NULL ||
+	    seq <= b->answered_seq || seq == b->due_seq)
+		return 0;
+	b->due_seq = seq; /* a later state replaces an unanswered one */
+	bot_queue(b, input);
+	bot_flush(b);
+	return 0;
+}
+
+/* clang-format off */
+static const struct cli_route bridge_routes[] = {
+        {"error", NULL, on_error},
+        {"seek", NULL, on_seek},
+        {"ok", "seeks", on_seeks},
+        {"game_start", NULL, on_game_start},
+        {"game_over", NULL, on_game_over},
+        {"state", NULL, on_state},
+        {NULL, NULL, NULL},
+};
+/* clang-format on */
+
+/* BRIDGE_OVER when the game is over, BRIDGE_REFUSED, or < 0 on a fatal error. */
 static int bridge_loop(struct bridge *b)
 {
 	for (;;) {
 		/* everything the server already sent */
 		while (net_buffered(&b->c)) {
-			cJSON *m = NULL;
-			int r = cli_read_json(&b->c, PROG, 0, &m);
-			if (r == NET_ETIMEOUT)
-				break;
-			if (r < 0)
-				return r;
-			r = on_message(b, m);
-			cJSON_Delete(m);
+			int r = cli_pump(&b->c, PROG, 0, bridge_routes, b);
 			if (r != 0)
 				return r;
 		}
@@ -381,15 +401,8 @@ static int bridge_loop(struct bridge *b)
 		if (poll(pf, 3, 100) < 0 && errno != EINTR)
 			return NET_EIO;
 		if (pf[0].revents) {
-			cJSON *m = NULL;
-			int r;
-			while ((r = cli_read_json(&b->c, PROG, 0, &m)) == NET_OK) {
-				int rr = on_message(b, m);
-				cJSON_Delete(m);
-				if (rr != 0)
-					return rr;
-			}
-			if (r != NET_ETIMEOUT)
+			int r = cli_pump(&b->c, PROG, 0, bridge_routes, b);
+			if (r != 0)
 				return r;
 		}
 		if (b->pty >= 0 && (pf[1].revents & POLLOUT))
@@ -467,7 +480,7 @@ int cmd_cg_bridge(int argc, char **argv)
 		r = bridge_loop(&b);
 	bot_stop(&b);
 	net_close(&b.c);
-	if (r < 0 && r != BRIDGE_REFUSED)
+	if (r < 0)
 		fprintf(stderr, PROG ": %s: %s\n", server, net_strerror(r));
-	return r == 1 ? 0 : 1;
+	return r == BRIDGE_OVER ? 0 : 1;
 }

@@ -24,7 +24,7 @@
 
 struct lconn {
 	struct net_conn c;
-	char name[PROTO_NAME_MAX_CLI + 1];
+	char name[PROTO_NAME_MAX + 1];
 	int pair;
 	bool seeker;
 	long long game;
@@ -214,7 +214,7 @@ static int run(struct load *l, const char *server, int timeout_ms)
 	}
 	for (int i = 0; i < n; i++) {
 		struct lconn *x = &l->conns[i];
-		char want[PROTO_NAME_MAX_CLI + 1];
+		char want[PROTO_NAME_MAX + 1];
 		x->pair = i / 2;
 		x->seeker = i % 2 == 0;
 		x->game = -1;

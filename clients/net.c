@@ -147,7 +147,7 @@ static int split_hostport(const char *hp, char *host, size_t hlen, char *port, s
 		return NET_EADDR;
 	memcpy(host, h, n);
 	host[n] = '\0';
-	snprintf(port, plen, "%s", p ? p : NET_DEFAULT_PORT);
+	snprintf(port, plen, "%s", p ? p : PROTO_DEFAULT_PORT);
 	return NET_OK;
 }
 

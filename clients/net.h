@@ -23,8 +23,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "proto/limits.h"
+
 #define NET_DEFAULT_MAX_LINE (256 * 1024) /* server lines can be long JSON states */
-#define NET_DEFAULT_PORT     "7777"
 
 enum net_err {
 	NET_OK = 0,
@@ -52,7 +53,7 @@ struct net_conn {
 };
 
 /*
- * Connects to "host:port", "[v6addr]:port", "host" (port 7777) or ":port"
+ * Connects to "host:port", "[v6addr]:port", "host" (port PROTO_DEFAULT_PORT) or ":port"
  * (loopback). Tries every address getaddrinfo gives within timeout_ms in
  * total (< 0: no limit). On failure c->fd is -1 and, when err/errlen are
  * given, err holds a sentence. max_line 0 means NET_DEFAULT_MAX_LINE.

@@ -1,7 +1,9 @@
 /*
- * check_clients.c - tests of the `bitarena` network tools: the line client
- * of clients/net.c over socketpairs and loopback sockets (partial and long
- * lines, CRLF, end of stream, limits, addresses), then the real programs:
+ * check_clients.c - tests of the client library and the `bitarena` network
+ * tools: the line client of clients/net.c over socketpairs and loopback
+ * sockets (partial and long lines, CRLF, end of stream, limits, addresses),
+ * the dispatcher and the JSON session of clients/client.c against a scripted
+ * peer, then the real programs:
  * bitarenad ($BITARENAD) started on a free loopback port and `bitarena bot`,
  * `load` and `replay` ($BITARENA) run against it as child processes, each
  * waited for with a bound so a hang fails instead of blocking the suite.
@@ -21,7 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "net.h"
+#include "client.h"
 #include "check_main.h"
 
 /* ---- net.c over a socketpair ------------------------------------------------------- */
@@ -259,6 +261,213 @@ START_TEST(net_connect_failures)
 	ck_assert_int_eq(net_connect(&c, addr, 0, 2000, err, sizeof err), NET_ECONNECT);
 	ck_assert_msg(strstr(err, "refused") != NULL, "%s", err);
 	close(fd);
+}
+END_TEST
+
+/* ---- the dispatcher and the session (client.c) ----------------------------------------- */
+
+/* What the test handlers saw, in order: one letter per call. */
+struct seen {
+	char calls[128];
+	int n;
+	int stop_on_over; /* value on_over returns */
+};
+
+static int saw(struct seen *s, char c)
+{
+	ck_assert_int_lt(s->n, (int)sizeof s->calls - 1);
+	s->calls[s->n++] = c;
+	s->calls[s->n] = '\0';
+	return 0;
+}
+
+static int on_state(void *ud, const cJSON *m)
+{
+	ck_assert_str_eq(cli_jstr(m, "type"), "state");
+	return saw(ud, 's');
+}
+
+static int on_ok_seek(void *ud, const cJSON *m)
+{
+	ck_assert_str_eq(cli_jstr(m, "cmd"), "seek");
+	return saw(ud, 'k');
+}
+
+static int on_ok(void *ud, const cJSON *m)
+{
+	(void)m;
+	return saw(ud, 'o');
+}
+
+static int on_over(void *ud, const cJSON *m)
+{
+	(void)m;
+	saw(ud, 'g');
+	return ((struct seen *)ud)->stop_on_over;
+}
+
+/* clang-format off */
+static const struct cli_route test_routes[] = {
+        {"state", NULL, on_state},
+        {"ok", "seek", on_ok_seek}, /* before the row for any ok: the first match wins */
+        {"ok", NULL, on_ok},
+        {"game_over", NULL, on_over},
+        {NULL, NULL, NULL},
+};
+/* clang-format on */
+
+static int dispatch_text(struct seen *s, const char *json)
+{
+	cJSON *m = cJSON_Parse(json);
+	ck_assert_ptr_nonnull(m);
+	int r = cli_dispatch(test_routes, s, m);
+	cJSON_Delete(m);
+	return r;
+}
+
+START_TEST(dispatch_rows)
+{
+	struct seen s = {.stop_on_over = 7};
+	ck_assert_int_eq(dispatch_text(&s, "{\"type\":\"state\",\"seq\":1}"), 0);
+	ck_assert_int_eq(dispatch_text(&s, "{\"type\":\"ok\",\"cmd\":\"seek\"}"), 0);
+	ck_assert_int_eq(dispatch_text(&s, "{\"type\":\"ok\",\"cmd\":\"seeks\"}"), 0);
+	ck_assert_int_eq(dispatch_text(&s, "{\"type\":\"ok\"}"), 0);
+	/* no row: nothing is called */
+	ck_assert_int_eq(dispatch_text(&s, "{\"type\":\"info\"}"), 0);
+	ck_assert_int_eq(dispatch_text(&s, "{\"type\":\"State\"}"), 0);
+	ck_assert_int_eq(dispatch_text(&s, "{\"type\":7}"), 0);
+	ck_assert_int_eq(dispatch_text(&s, "{\"kind\":\"state\"}"), 0);
+	/* a handler's value comes back */
+	ck_assert_int_eq(dispatch_text(&s, "{\"type\":\"game_over\"}"), 7);
+	ck_assert_str_eq(s.calls, "skoog");
+}
+END_TEST
+
+START_TEST(pump_batches_and_stops)
+{
+	struct net_conn c;
+	struct seen s = {.stop_on_over = 3};
+	pair_open(&c, 0);
+	/* nothing there: 0 after the wait */
+	ck_assert_int_eq(cli_pump(&c, "test", 50, test_routes, &s), 0);
+	ck_assert_int_eq(s.n, 0);
+	/* every message already there is handled in one call; lines that are not messages
+	 * are skipped; a handler's nonzero value stops the pump with the rest unread */
+	put("{\"type\":\"state\"}\nnot json\n[1,2]\n{\"no\":\"type\"}\n\n"
+	    "{\"type\":\"ok\",\"cmd\":\"seek\"}\n{\"type\":\"game_over\"}\n{\"type\":\"state\"}\n");
+	ck_assert_int_eq(cli_pump(&c, "test", 1000, test_routes, &s), 3);
+	ck_assert_str_eq(s.calls, "skg");
+	ck_assert(net_buffered(&c));
+	s.stop_on_over = 0;
+	ck_assert_int_eq(cli_pump(&c, "test", 0, test_routes, &s), 0);
+	ck_assert_str_eq(s.calls, "skgs");
+	/* a partial message waits for its end */
+	put("{\"type\":\"st");
+	ck_assert_int_eq(cli_pump(&c, "test", 0, test_routes, &s), 0);
+	put("ate\"}\n");
+	ck_assert_int_eq(cli_pump(&c, "test", 1000, test_routes, &s), 0);
+	ck_assert_str_eq(s.calls, "skgss");
+	/* more than one batch: the rest stays for the next call, nothing is lost */
+	for (int i = 0; i < 40; i++)
+		put("{\"type\":\"ok\"}\n{\"type\":\"ok\"}\n");
+	s.n = 0;
+	ck_assert_int_eq(cli_pump(&c, "test", 1000, test_routes, &s), 0);
+	ck_assert_int_lt(s.n, 80);
+	ck_assert_int_gt(s.n, 0);
+	while (s.n < 80)
+		ck_assert_int_eq(cli_pump(&c, "test", 1000, test_routes, &s), 0);
+	ck_assert_int_eq(cli_pump(&c, "test", 0, test_routes, &s), 0);
+	ck_assert_int_eq(s.n, 80);
+	/* the end of the stream is the connection's error, after the last message */
+	put("{\"type\":\"state\"}\n");
+	close(sp[1]);
+	s.n = 0;
+	ck_assert_int_eq(cli_pump(&c, "test", 1000, test_routes, &s), NET_ECLOSED);
+	ck_assert_str_eq(s.calls, "s");
+	net_close(&c);
+}
+END_TEST
+
+/* The scripted server of session_open: greets, takes JSON mode, refuses the first name. */
+static void fake_server(int lfd, const char *const *script)
+{
+	int fd = accept(lfd, NULL, NULL);
+	struct net_conn c;
+	if (fd < 0 || net_open_fd(&c, fd, 0) < 0)
+		_exit(1);
+	/* script: pairs of (expected line or NULL, reply lines) */
+	for (int i = 0; script[i] != NULL || script[i + 1] != NULL; i += 2) {
+		char *line;
+		if (script[i] != NULL &&
+		    (net_read_line(&c, 5000, &line) < 0 || strcmp(line, script[i]) != 0))
+			_exit(2);
+		if (script[i + 1] != NULL && net_send_raw(&c, script[i + 1], strlen(script[i + 1])))
+			_exit(3);
+	}
+	char *line;
+	int r = net_read_line(&c, 5000, &line); /* the client closes: end of stream */
+	_exit(r == NET_ECLOSED ? 0 : 4);
+}
+
+static int run_session(const char *const *script, const char *name, char *got, size_t len)
+{
+	int port, lfd = listener(AF_INET, &port);
+	ck_assert_int_ge(lfd, 0);
+	pid_t pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0)
+		fake_server(lfd, script);
+	close(lfd);
+	char addr[32];
+	snprintf(addr, sizeof addr, "127.0.0.1:%d", port);
+	struct net_conn c;
+	int r = cli_session_open(&c, "test", addr, name, got, len, 5000);
+	if (r == NET_OK)
+		net_close(&c);
+	int st;
+	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "fake server status %d", st);
+	return r;
+}
+
+START_TEST(session_open_retries_names)
+{
+	static const char *const script[] = {
+	        NULL,
+	        "bitarenad 0.1.0 (protocol 1) ready\n",
+	        "set format json",
+	        "{\"type\":\"seek\",\"event\":\"new\"}\n"
+	        "{\"type\":\"ok\",\"cmd\":\"set\",\"format\":\"json\"}\n",
+	        "login averyveryverylon", /* cut to leave room for a suffix */
+	        "{\"type\":\"error\",\"cmd\":\"login\",\"code\":\"NAME_TAKEN\",\"message\":\"x\"}"
+	        "\n",
+	        "login averyveryverylon2",
+	        "{\"type\":\"info\"}\n{\"type\":\"ok\",\"cmd\":\"login\",\"name\":"
+	        "\"Averyveryverylon2\"}\n",
+	        NULL,
+	        NULL};
+	char got[PROTO_NAME_MAX + 1];
+	ck_assert_int_eq(run_session(script, "averyveryverylongname", got, sizeof got), NET_OK);
+	ck_assert_str_eq(got, "Averyveryverylon2"); /* the server's spelling */
+	ck_assert_int_le(strlen(got), PROTO_NAME_MAX);
+}
+END_TEST
+
+START_TEST(session_open_failures)
+{
+	static const char *const not_bitarenad[] = {NULL, "SSH-2.0-OpenSSH\n", NULL, NULL};
+	static const char *const refused[] = {NULL,
+	                                      "bitarenad 0.1.0 (protocol 1) ready\n",
+	                                      "set format json",
+	                                      "{\"type\":\"ok\",\"cmd\":\"set\"}\n",
+	                                      "login bot",
+	                                      "{\"type\":\"error\",\"cmd\":\"login\",\"code\":"
+	                                      "\"NAME_REGISTERED\",\"message\":\"m\"}\n",
+	                                      NULL,
+	                                      NULL};
+	char got[PROTO_NAME_MAX + 1];
+	ck_assert_int_lt(run_session(not_bitarenad, "bot", got, sizeof got), 0);
+	ck_assert_int_lt(run_session(refused, "bot", got, sizeof got), 0);
 }
 END_TEST
 
@@ -660,6 +869,13 @@ static Suite *clients_suite(void)
 	tcase_add_test(tc, net_send);
 	tcase_add_test(tc, net_connect_ipv4_ipv6);
 	tcase_add_test(tc, net_connect_failures);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("client");
+	tcase_add_test(tc, dispatch_rows);
+	tcase_add_test(tc, pump_batches_and_stops);
+	tcase_add_test(tc, session_open_retries_names);
+	tcase_add_test(tc, session_open_failures);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("programs");

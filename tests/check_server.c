@@ -559,13 +559,13 @@ START_TEST(test_slow_readers)
 	struct ts_cli a, b, w, v;
 	setup(&s, args, 6, &a, &b, NULL);
 	/* the spectator's socket buffers are small, and it stops reading for a while */
-	w.len = 0;
-	w.fd = socket(AF_INET, SOCK_STREAM, 0);
+	int wfd = socket(AF_INET, SOCK_STREAM, 0);
 	int small = 4096;
-	ck_assert_int_eq(setsockopt(w.fd, SOL_SOCKET, SO_RCVBUF, &small, sizeof small), 0);
+	ck_assert_int_eq(setsockopt(wfd, SOL_SOCKET, SO_RCVBUF, &small, sizeof small), 0);
 	struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)s.port)};
 	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	ck_assert_int_eq(connect(w.fd, (struct sockaddr *)&sa, sizeof sa), 0);
+	ck_assert_int_eq(connect(wfd, (struct sockaddr *)&sa, sizeof sa), 0);
+	ts_open_fd(&w, wfd);
 	ts_expect0(&w, "bitarenad *");
 	ts_send(&w, "set format json");
 	ts_expect0(&w, "{\"type\":\"ok\"}");
@@ -845,7 +845,7 @@ START_TEST(test_pipelining)
 	}
 	/* input ends without a newline and the socket half-closes: still answered */
 	ts_write(&a, "#last ping", 10);
-	shutdown(a.fd, SHUT_WR);
+	shutdown(ts_fd(&a), SHUT_WR);
 	ts_expect0(&a, "{\"type\":\"pong\",\"id\":\"last\"}");
 	ck_assert(ts_eof(&a));
 	teardown(&s, &a, &b, NULL);
@@ -864,10 +864,10 @@ START_TEST(test_ipv6)
 	struct ts_srv s;
 	ts_up_at(&s, "[::1]:0", NULL, 0);
 	struct ts_cli c;
-	c.len = 0;
-	c.fd = socket(AF_INET6, SOCK_STREAM, 0);
+	int cfd = socket(AF_INET6, SOCK_STREAM, 0);
 	a6.sin6_port = htons((uint16_t)s.port);
-	ck_assert_int_eq(connect(c.fd, (struct sockaddr *)&a6, sizeof a6), 0);
+	ck_assert_int_eq(connect(cfd, (struct sockaddr *)&a6, sizeof a6), 0);
+	ts_open_fd(&c, cfd);
 	ts_expect0(&c, "bitarenad * ready*");
 	ts_send(&c, "ping");
 	ts_expect0(&c, "pong");

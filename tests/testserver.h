@@ -4,8 +4,9 @@
  * ($BITARENAD) started on a free port of 127.0.0.1 or a given address
  * (--port-file tells which) with a data directory the test chooses or a fresh
  * one of its own, stopped with SIGTERM (must exit 0) or killed with SIGKILL;
- * clients on plain sockets that write raw bytes or lines, read lines with a
- * bounded wait and match them as a JSON subset or a shell glob; and the
+ * clients on the client library's line client (clients/net.h) that write raw
+ * bytes or lines, read lines with a bounded wait and match them as a JSON
+ * subset or a shell glob; and the
  * steps every suite takes: join as a player, start a game from a seek.
  * Header-only; test code only.
  */
@@ -31,6 +32,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "net.h"
 #include "tmpdir.h"
 
 #define TS_LINE_WAIT_MS 10000
@@ -171,44 +173,44 @@ static inline void ts_kill9(struct ts_srv *s)
 	ck_assert(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL);
 }
 
+/* A client: the client library's line client (clients/net.h) with the harness's waits. */
 struct ts_cli {
-	int fd;
-	size_t len;
-	char buf[1 << 17];
+	struct net_conn nc;
 };
+
+/* Takes an open, connected socket as c (tests that set socket options first). */
+static inline void ts_open_fd(struct ts_cli *c, int fd)
+{
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(net_open_fd(&c->nc, fd, 0), NET_OK);
+}
 
 static inline void ts_open(struct ts_cli *c, int port)
 {
-	c->len = 0;
-	c->fd = socket(AF_INET, SOCK_STREAM, 0);
-	ck_assert_int_ge(c->fd, 0);
-	struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
-	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	ck_assert_int_eq(connect(c->fd, (struct sockaddr *)&a, sizeof a), 0);
+	char addr[32], err[256] = "";
+	snprintf(addr, sizeof addr, "127.0.0.1:%d", port);
+	int r = net_connect(&c->nc, addr, 0, TS_LINE_WAIT_MS, err, sizeof err);
+	ck_assert_msg(r == NET_OK, "%s", err);
+}
+
+static inline int ts_fd(const struct ts_cli *c)
+{
+	return c->nc.fd;
 }
 
 static inline void ts_close(struct ts_cli *c)
 {
-	if (c->fd >= 0)
-		close(c->fd);
-	c->fd = -1;
+	net_close(&c->nc);
 }
 
 /* Writes n raw bytes (no newline added). */
 static inline void ts_write(struct ts_cli *c, const void *data, size_t n)
 {
-	const char *p = data;
-	while (n > 0) {
-		ssize_t w = write(c->fd, p, n);
-		if (w < 0 && errno == EINTR)
-			continue;
-		ck_assert_int_gt(w, 0);
-		p += w;
-		n -= (size_t)w;
-	}
+	int r = net_send_raw(&c->nc, data, n);
+	ck_assert_msg(r == NET_OK, "write: %s", net_strerror(r));
 }
 
-/* Writes one line (printf format; the newline is added). */
+/* Writes one line (printf format; the newline is added; the text is sent as it is). */
 static void ts_send(struct ts_cli *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void ts_send(struct ts_cli *c, const char *fmt, ...)
 {
@@ -225,60 +227,35 @@ static void ts_send(struct ts_cli *c, const char *fmt, ...)
 /* The next line (malloc'd, without its newline), or NULL at EOF or after the wait. */
 static inline char *ts_line(struct ts_cli *c)
 {
-	for (;;) {
-		char *nl = memchr(c->buf, '\n', c->len);
-		if (nl != NULL) {
-			size_t n = (size_t)(nl - c->buf);
-			char *line = malloc(n + 1);
-			ck_assert_ptr_nonnull(line);
-			memcpy(line, c->buf, n);
-			line[n] = '\0';
-			memmove(c->buf, nl + 1, c->len - n - 1);
-			c->len -= n + 1;
-			return line;
-		}
-		ck_assert_msg(c->len < sizeof c->buf, "line too long from the server");
-		struct pollfd p = {.fd = c->fd, .events = POLLIN};
-		if (poll(&p, 1, TS_LINE_WAIT_MS) <= 0)
-			return NULL;
-		ssize_t got = read(c->fd, c->buf + c->len, sizeof c->buf - c->len);
-		if (got <= 0)
-			return NULL;
-		c->len += (size_t)got;
-	}
+	char *l;
+	int n = net_read_line(&c->nc, TS_LINE_WAIT_MS, &l);
+	ck_assert_msg(n != NET_ETOOLONG, "line too long from the server");
+	if (n < 0)
+		return NULL;
+	char *copy = strdup(l);
+	ck_assert_ptr_nonnull(copy);
+	return copy;
 }
 
 /* Reads what has arrived without waiting; true if a line containing needle was among it. */
 static inline bool ts_drain(struct ts_cli *c, const char *needle)
 {
 	bool seen = false;
-	for (;;) {
-		char *nl;
-		while ((nl = memchr(c->buf, '\n', c->len)) != NULL) {
-			*nl = '\0';
-			seen |= strstr(c->buf, needle) != NULL;
-			size_t n = (size_t)(nl - c->buf) + 1;
-			memmove(c->buf, nl + 1, c->len - n);
-			c->len -= n;
-		}
-		struct pollfd p = {.fd = c->fd, .events = POLLIN};
-		if (poll(&p, 1, 0) <= 0)
-			return seen;
-		ssize_t got = read(c->fd, c->buf + c->len, sizeof c->buf - c->len);
-		if (got <= 0)
-			return seen;
-		c->len += (size_t)got;
-	}
+	char *l;
+	int n;
+	while ((n = net_read_line(&c->nc, 0, &l)) >= 0 || n == NET_ETOOLONG)
+		seen |= n >= 0 && strstr(l, needle) != NULL;
+	return seen;
 }
 
 /* True when the server closes c within the wait; lines before the end are skipped. */
 static inline bool ts_eof(struct ts_cli *c)
 {
 	char *l;
-	while ((l = ts_line(c)) != NULL)
-		free(l);
-	char b;
-	return c->len == 0 && read(c->fd, &b, 1) == 0;
+	int n;
+	while ((n = net_read_line(&c->nc, TS_LINE_WAIT_MS, &l)) >= 0)
+		;
+	return n == NET_ECLOSED;
 }
 
 /* Does got hold every field of pat with the same value (objects: pat's fields only)? */

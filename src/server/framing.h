@@ -19,7 +19,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#define FRAME_MAX 4096
+#include "proto/limits.h"
+
+#define FRAME_MAX PROTO_LINE_MAX
 
 enum frame_event {
 	FRAME_NEED_MORE = 0, /* all input consumed, no complete line yet */

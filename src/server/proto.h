@@ -13,12 +13,7 @@
 #include <stdint.h>
 
 #include "games/game.h"
-
-#define PROTO_TAG_MAX  32
-#define PROTO_MAX_ARGS 24
-#define PROTO_NAME_MIN 2
-#define PROTO_NAME_MAX 20
-#define PROTO_MAX_ID   9007199254740991ULL /* 2^53 - 1: ids survive a JSON double */
+#include "proto/limits.h" /* PROTO_TAG_MAX, PROTO_MAX_ARGS, PROTO_NAME_*, PROTO_MAX_ID */
 
 enum proto_verb {
 	V_LOGIN,

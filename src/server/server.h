@@ -25,7 +25,7 @@
 #include "server/hooks.h"
 #include "server/proto.h"
 
-#define SERVER_PROTOCOL      1
+#define SERVER_PROTOCOL      PROTO_VERSION
 #define SERVER_GRACE_DEFAULT 120
 #define SERVER_PING_DEFAULT  10 /* seconds between pings to connections that asked (set ping on) */
 #define CONN_IN_CAP          8192 /* unparsed input held per connection */

@@ -32,11 +32,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define STORE_SEATS          2 /* == GAME_MAX_PLAYERS (checked in store.c) */
-#define STORE_NAME_MIN       2 /* account names: 2..20 characters of [A-Za-z0-9_] */
-#define STORE_NAME_MAX       20
-#define STORE_PASS_MIN       6 /* passwords: 6..128 bytes, any bytes but NUL */
-#define STORE_PASS_MAX       128
+#include "proto/limits.h"
+
+/* account names: 2..20 characters of [A-Za-z0-9_]; passwords: 6..128 bytes, any but NUL */
+#define STORE_NAME_MIN       PROTO_NAME_MIN
+#define STORE_NAME_MAX       PROTO_NAME_MAX
+#define STORE_PASS_MIN       PROTO_PASS_MIN
+#define STORE_PASS_MAX       PROTO_PASS_MAX
+#define STORE_SEATS          2   /* == GAME_MAX_PLAYERS (checked in store.c) */
 #define STORE_PLAYER_MAX     32  /* a seat's name: an account name or a guest name */
 #define STORE_KIND_MAX       16  /* "ttt", "mnk", "tak", "xmas" */
 #define STORE_OPTIONS_MAX    256 /* the game's options as text, "size=6 komi=4" */
