@@ -23,8 +23,13 @@ static const struct cli_cmd cli_cmds[] = {
          "[--quiet]",
          "connect to bitarenad, seek or accept games and play them with the engine's search"},
         {"load", cmd_load,
-         "[--server HOST:PORT] [--pairs P] [--games G] [--kind ttt] [--seed S] [--timeout SEC]",
-         "load generator: P pairs of random bots play G games each; moves/s and move latency"},
+         "[--server HOST:PORT] [--kind \"ttt|mnk|tak|xmas [opt=value ...]\"] [--games N] "
+         "[--spectators M] [--idle K] [--pingers P [--ping-ms MS]] [--duration S | --rounds R] "
+         "[--rate MOVES_PER_S] [--json] [--ack-log FILE] [--keep-going] [--server-pid PID] "
+         "[--seed S] [--timeout SEC] | --pairs P [--games G] | --verify FILE",
+         "benchmark and checker: N games of random moves with M spectators each, K idle "
+         "connections; moves/s, latency and fan-out percentiles, server RSS and CPU; fails on "
+         "any unacknowledged move or missed state"},
         {"replay", cmd_replay, "FILE [--delay-ms N] [--quiet]",
          "replay a game record through its engine, drawing every position"},
         {"xmas-replay", cmd_xmas_replay, "[--seed S] [--pool 2|3]",

@@ -1,320 +1,1397 @@
 /*
- * cmd_load.c - `bitarena load`: a load generator and latency benchmark for a
- * bitarenad on this machine. P pairs of connections (a seeker and an
- * accepter each) play G games per pair as fast as they can, choosing random
- * moves from each state's "legal" list, all driven from one poll() loop. It
- * times every move from sending `move` to receiving the resulting `state`
- * and prints moves/s and the latency percentiles. Bounded: at most 256 pairs,
- * 100000 games per pair, a total time limit, and loopback servers only.
+ * cmd_load.c - `bitarena load`: a benchmark and correctness checker for a
+ * bitarenad on this machine, thousands of connections on one libuv loop
+ * (uvline.h).
+ *
+ * Connections, by role:
+ *  - players: --games N slots of two guests each. A slot's first game comes
+ *    from a seek and its accept; every later one from `rematch` (so the
+ *    seek announcements, sent to every logged-in user, are paid once).
+ *    Moves are random: from the state's "legal" list, or for Xmas Rush,
+ *    whose states list no moves, from the engine's actions
+ *    (xmas_moves_for) on the board and positions the state shows.
+ *  - spectators: --spectators M per slot; not logged in; they `watch` each
+ *    new game of their slot. A slot's next move waits until all of them
+ *    have its last state, so one move at a time fans out to M spectators.
+ *  - idle: --idle K connections that read the welcome and then do nothing;
+ *    the server's RSS before and after them gives its memory per idle
+ *    connection.
+ *  - pingers: --pingers P connections sending `ping` every --ping-ms and
+ *    timing each `pong`.
+ *
+ * Measured from `go` (every slot has started its first game and every
+ * connection has its welcome) until --duration passes or every slot has
+ * played --rounds games: moves/s, move->state latency (from sending `move`
+ * to the mover receiving the state it caused), fan-out time (from sending
+ * the move to the last spectator reading that state), ping->pong time,
+ * connect->welcome time, and the server's RSS and CPU time (from /proc; its
+ * pid is --server-pid or the owner of the listening port).
+ *
+ * Checked all along; any violation stops the run with exit status 1: every
+ * move gets its `ok` (with the move's text) before the state it causes,
+ * every player and spectator receives every state of its game in seq
+ * order, and no connection is lost. --ack-log writes each acknowledged move
+ * (loadcheck.h); --verify checks such a log against the server's records.
+ *
+ * Bounded: loopback servers only, at most LOAD_MAX_CONNS connections, a
+ * total time limit (--timeout).
  */
 #include <arpa/inet.h>
+#include <errno.h>
+#include <limits.h>
 #include <netinet/in.h>
-#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
 #include "core/rng.h"
+#include "games/xmas.h"
+#include "loadcheck.h"
+#include "loadstat.h"
+#include "uvline.h"
 
-#define LOAD_MAX_PAIRS 256
+#define LOAD_MAX_CONNS   60000
+#define LOAD_WINDOW      64    /* connects in flight */
+#define LOAD_DRAIN_MS    10000 /* after the end: waiting for outstanding states */
+#define LOAD_QUIT_MS     5000  /* waiting for the server to close after `quit` */
+#define LOAD_MAX_REPORTS 10    /* violations printed */
+
+enum role { ROLE_PLAYER, ROLE_SPECTATOR, ROLE_IDLE, ROLE_PINGER };
+
+struct load;
 
 struct lconn {
-	struct net_conn c;
+	struct uvl_conn u; /* first: uvline hands this back */
+	struct load *l;
+	enum role role;
+	int slot, idx; /* the slot of a player or spectator; its index in its role */
+	bool welcomed, quitting, closed;
+	struct lk_stream stream; /* the states it received */
+	/* players */
 	char name[PROTO_NAME_MAX + 1];
-	int pair;
-	bool seeker;
+	int name_try;
+	bool logged_in;
 	long long game;
 	int seat;
-	bool timing;        /* a move was sent; waiting for the state after it */
-	long long sent_ns;  /* when */
-	long long sent_seq; /* the seq of the state it answered */
+	bool want_move, queued; /* a move chosen and not sent yet; waiting for a rate token */
+	long long want_seq;     /* the seq of the state it answers */
+	int want_ply;           /* the ply the move will be */
+	char move[GAME_MOVE_TEXT];
+	bool awaiting_ok, awaiting_state;
+	int64_t sent_ns;
+	long long sent_seq;
+	int sent_ply;
+	int64_t retry_at; /* --keep-going: resend the refused move then (0: none) */
+	int64_t now_ns;   /* when the line being handled was read */
+	/* pingers */
+	int64_t ping_ns; /* when the outstanding ping went (0: none) */
+};
+
+struct slot {
+	struct lconn *p[2]; /* [0] seeks, [1] accepts; seats come from game_start */
+	struct lconn *spec; /* the slot's spectators */
+	long long seek_id;
+	bool accept_sent, started, done, again;
+	long long game, ended; /* the current game; the last one that ended */
+	long long prev_game, prev_final_seq;
+	long long seq; /* the newest seq of the current game anyone received */
+	int synced;    /* spectators whose last state is seq */
+	bool over;
+	int rounds;                  /* games finished */
+	long long fan_game, fan_seq; /* the state a move in flight will make (0: none) */
+	int64_t fan_sent_ns;         /* when that move went */
+	int64_t fan_last_ns;         /* when the latest spectator read it */
+	int fan_got;                 /* spectators that read it */
 };
 
 struct load {
-	const char *prog, *kind;
-	int pairs, games;
-	struct lconn *conns; /* 2 per pair: [2p] seeks, [2p + 1] accepts */
-	int *done;           /* games finished per pair */
-	double *lat;         /* latency samples in ms */
-	size_t nlat, caplat;
-	long long moves, errors;
+	const char *prog;
+	/* options */
+	const char *server, *kind_arg, *ack_path;
+	char kind[32];
+	const struct game_ops *ops;
+	int games, spectators, idle, pingers, ping_ms, rounds;
+	double duration_s, rate;
+	long long timeout_s;
+	pid_t server_pid;
+	bool json, keep_going, legacy;
+	int legacy_pairs, legacy_games;
+	/* connections */
+	uv_loop_t loop;
+	struct uvl_pool pool;
+	struct lconn *conns; /* players, spectators, idle, pingers in that order */
+	int nconns, nplayers, nspec;
+	struct slot *slots;
+	struct lconn **rateq; /* players waiting for a rate token (ring) */
+	int rq_head, rq_len;
+	uv_timer_t tick, dur, deadline, flush, wait, pingt;
+	bool tick_on;
+	double tokens;
+	int64_t last_tick_ns;
 	struct rng rng;
+	char prefix[8];
+	FILE *ack;
+	/* progress */
+	int welcomed, idle_welcomed, started, slots_done, closed;
+	bool go, stopping, finishing, failed;
+	int64_t t0, t1;
+	struct ls_proc proc_start, proc_idle, proc_go, proc_end;
+	bool have_start, have_idle, have_go, have_end;
+	struct rusage ru0, ru1;
+	/* figures */
+	long long moves_sent, moves_done, moves_window, acked, refused, games_done, states_spec;
+	long long violations;
+	struct ls_samples lat, fan, ping, greet;
 };
 
-static long long now_ns(void)
+/* ---- failing ------------------------------------------------------------------------ */
+
+/* The measured window ends now: its time, the server's and our own CPU. */
+static void mark_end(struct load *l)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+	if (l->stopping)
+		return;
+	l->stopping = true;
+	l->t1 = uvl_now_ns();
+	l->have_end = l->server_pid > 0 && ls_proc_read(l->server_pid, &l->proc_end);
+	getrusage(RUSAGE_SELF, &l->ru1);
 }
 
-/* True when the connected peer is a loopback address (127/8, ::1, ::ffff:127/104). */
-static bool peer_is_loopback(int fd)
+static void finish(struct load *l);
+static void close_all(struct load *l);
+static void close_timers(struct load *l);
+static void drop_unstarted(struct load *l);
+
+/* A violation of what the server promises: reported, and the run stops with status 1. */
+__attribute__((format(printf, 2, 3))) static void violation(struct load *l, const char *fmt, ...)
 {
-	struct sockaddr_storage ss;
-	socklen_t sl = sizeof ss;
-	if (getpeername(fd, (struct sockaddr *)&ss, &sl) < 0)
+	if (l->violations++ < LOAD_MAX_REPORTS) {
+		va_list ap;
+		va_start(ap, fmt);
+		fprintf(stderr, "%s: FAILED: ", l->prog);
+		vfprintf(stderr, fmt, ap);
+		fputc('\n', stderr);
+		va_end(ap);
+	}
+	if (!l->failed) {
+		l->failed = true;
+		mark_end(l);
+		close_all(l);
+	}
+}
+
+static const char *who(const struct lconn *c)
+{
+	static char buf[64];
+	switch (c->role) {
+	case ROLE_PLAYER:
+		return c->name;
+	case ROLE_SPECTATOR:
+		snprintf(buf, sizeof buf, "spectator %d of slot %d", c->idx, c->slot);
+		return buf;
+	case ROLE_IDLE:
+		snprintf(buf, sizeof buf, "idle connection %d", c->idx);
+		return buf;
+	case ROLE_PINGER:
+		snprintf(buf, sizeof buf, "pinger %d", c->idx);
+		return buf;
+	}
+	return "?";
+}
+
+static void send_line(struct lconn *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void send_line(struct lconn *c, const char *fmt, ...)
+{
+	char line[GAME_MOVE_TEXT + 128];
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(line, sizeof line - 1, fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= sizeof line - 1)
+		return;
+	line[n++] = '\n';
+	int r = uvl_send(&c->u, line, (size_t)n);
+	if (r < 0 && !c->l->failed)
+		violation(c->l, "%s: cannot send: %s", who(c), uv_strerror(r));
+}
+
+/* ---- moves ------------------------------------------------------------------------- */
+
+static bool in_window(const struct load *l, int64_t sent_ns)
+{
+	return l->go && sent_ns >= l->t0 && (!l->stopping || sent_ns < l->t1);
+}
+
+/* An Xmas Rush action for seat from the board and positions of a state's position. */
+static bool xmas_choose(struct load *l, const cJSON *pos, int seat, char *out, size_t len)
+{
+	struct xmas_state st;
+	memset(&st, 0, sizeof st);
+	const cJSON *board = cJSON_GetObjectItemCaseSensitive(pos, "board");
+	const cJSON *players = cJSON_GetObjectItemCaseSensitive(pos, "players");
+	const char *tt = cli_jstr(pos, "turn_type");
+	if (cJSON_GetArraySize(board) != XMAS_SIZE || cJSON_GetArraySize(players) != 2 || !tt)
 		return false;
-	if (ss.ss_family == AF_INET) {
-		const struct sockaddr_in *a = (const struct sockaddr_in *)&ss;
+	for (int y = 0; y < XMAS_SIZE; y++) {
+		const cJSON *row = cJSON_GetArrayItem(board, y);
+		for (int x = 0; x < XMAS_SIZE; x++) {
+			const cJSON *t = cJSON_GetArrayItem(row, x);
+			int tile = cJSON_IsString(t) ? xmas_tile_parse(t->valuestring) : -1;
+			if (tile < 0)
+				return false;
+			xmas_board_set(&st.b, x, y, (unsigned)tile);
+		}
+	}
+	for (int s = 0; s < 2; s++) {
+		const cJSON *p = cJSON_GetArrayItem(players, s);
+		long long x = cli_jint(p, "x", -1), y = cli_jint(p, "y", -1);
+		if (x < 0 || x >= XMAS_SIZE || y < 0 || y >= XMAS_SIZE)
+			return false;
+		st.pl[s].cell = (uint8_t)xmas_cell((int)x, (int)y);
+	}
+	st.turn_type = strcmp(tt, "PUSH") == 0 ? XMAS_TURN_PUSH : XMAS_TURN_MOVE;
+	game_move mv[64];
+	int n = xmas_moves_for(&st, seat, mv, sizeof mv / sizeof mv[0]);
+	if (n <= 0)
+		return false;
+	return game_xmas.format_move(&st, mv[rng_below(&l->rng, (uint32_t)n)], out, len) > 0;
+}
+
+/* Picks c's move for a state in which its seat is to act; false if there is none. */
+static bool choose(struct load *l, struct lconn *c, const cJSON *state)
+{
+	if (l->ops->flags & GAME_SIMULTANEOUS)
+		return xmas_choose(l, cJSON_GetObjectItemCaseSensitive(state, "position"), c->seat,
+		                   c->move, sizeof c->move);
+	const cJSON *legal = cJSON_GetObjectItemCaseSensitive(state, "legal");
+	int n = cJSON_GetArraySize(legal);
+	if (n <= 0)
+		return false;
+	const cJSON *mv = cJSON_GetArrayItem(legal, (int)rng_below(&l->rng, (uint32_t)n));
+	if (!cJSON_IsString(mv) || strlen(mv->valuestring) >= sizeof c->move)
+		return false;
+	strcpy(c->move, mv->valuestring);
+	return true;
+}
+
+static void send_move(struct load *l, struct lconn *c)
+{
+	struct slot *s = &l->slots[c->slot];
+	int64_t now = uvl_now_ns();
+	c->want_move = false;
+	c->awaiting_ok = c->awaiting_state = true;
+	c->sent_ns = now;
+	c->sent_seq = c->want_seq;
+	c->sent_ply = c->want_ply;
+	l->moves_sent++;
+	if (l->spectators > 0) { /* the latest mover of a turn starts the fan-out clock */
+		s->fan_game = c->game;
+		s->fan_seq = c->want_seq + 1;
+		s->fan_sent_ns = now;
+		s->fan_got = 0;
+		s->fan_last_ns = 0;
+	}
+	send_line(c, "move %lld %s", c->game, c->move);
+}
+
+static void start_tick(struct load *l);
+
+/* Sends c's chosen move if the run, the slot's spectators and the rate allow it now. */
+static void try_move(struct load *l, struct lconn *c)
+{
+	if (!c->want_move || c->queued || !l->go || l->stopping || c->retry_at)
+		return;
+	if (l->slots[c->slot].synced < l->spectators)
+		return;
+	if (l->rate > 0) {
+		if (l->tokens < 1) {
+			c->queued = true;
+			l->rateq[(l->rq_head + l->rq_len++) % l->nplayers] = c;
+			start_tick(l);
+			return;
+		}
+		l->tokens -= 1;
+	}
+	send_move(l, c);
+}
+
+static void try_slot(struct load *l, struct slot *s)
+{
+	try_move(l, s->p[0]);
+	try_move(l, s->p[1]);
+}
+
+static void tick_cb(uv_timer_t *t)
+{
+	struct load *l = t->data;
+	int64_t now = uvl_now_ns();
+	if (l->rate > 0) {
+		double burst = l->rate / 100 > 1 ? l->rate / 100 : 1; /* 10 ms worth */
+		l->tokens += l->rate * (double)(now - l->last_tick_ns) / 1e9;
+		if (l->tokens > burst)
+			l->tokens = burst;
+	}
+	l->last_tick_ns = now;
+	while (l->rq_len > 0 && l->tokens >= 1 && !l->stopping) {
+		struct lconn *c = l->rateq[l->rq_head];
+		l->rq_head = (l->rq_head + 1) % l->nplayers;
+		l->rq_len--;
+		c->queued = false;
+		if (!c->want_move || l->slots[c->slot].synced < l->spectators)
+			continue;
+		l->tokens -= 1;
+		send_move(l, c);
+	}
+	bool retries = false;
+	for (int i = 0; i < l->nplayers && l->keep_going; i++) {
+		struct lconn *c = &l->conns[i];
+		if (c->retry_at && now >= c->retry_at) {
+			c->retry_at = 0;
+			c->want_move = true;
+			try_move(l, c);
+		}
+		retries |= c->retry_at != 0;
+	}
+	if (l->rate <= 0 && !retries) {
+		uv_timer_stop(t);
+		l->tick_on = false;
+	}
+}
+
+static void start_tick(struct load *l)
+{
+	if (l->tick_on || l->finishing)
+		return;
+	l->tick_on = true;
+	l->last_tick_ns = uvl_now_ns();
+	uv_timer_start(&l->tick, tick_cb, 1, 1);
+}
+
+/* ---- slots -------------------------------------------------------------------------- */
+
+/* Someone received state seq of game: a newer one of the slot's game resets the count. */
+static void slot_raise(struct load *l, struct slot *s, long long game, long long seq)
+{
+	if (game != s->game || seq <= s->seq)
+		return;
+	s->seq = seq;
+	s->synced = 0;
+	for (int i = 0; i < l->spectators; i++)
+		if (s->spec[i].stream.game == s->game && s->spec[i].stream.last_seq == seq)
+			s->synced++;
+}
+
+static void slot_new_game(struct load *l, struct slot *s, long long game)
+{
+	s->prev_game = s->game;
+	s->prev_final_seq = s->seq;
+	s->game = game;
+	s->seq = 0;
+	s->synced = 0;
+	s->over = false;
+	for (int i = 0; i < l->spectators; i++)
+		if (s->spec[i].welcomed)
+			send_line(&s->spec[i], "watch %lld", game);
+	if (!s->started) {
+		s->started = true;
+		l->started++;
+	}
+}
+
+static void try_accept(struct load *l, struct slot *s)
+{
+	struct lconn *a = s->p[1];
+	if (s->seek_id > 0 && a->logged_in && !s->accept_sent) {
+		s->accept_sent = true;
+		send_line(a, "accept %lld", s->seek_id);
+	}
+}
+
+/* ---- the run's phases ----------------------------------------------------------------- */
+
+static void begin_stop(struct load *l);
+
+static void dur_cb(uv_timer_t *t)
+{
+	begin_stop(t->data);
+}
+
+static void deadline_cb(uv_timer_t *t)
+{
+	struct load *l = t->data;
+	if (l->finishing) { /* the server did not close after quit: close ourselves */
+		close_all(l);
+		return;
+	}
+	violation(l, "the time limit (--timeout %lld s) passed before the run ended", l->timeout_s);
+}
+
+static void flush_cb(uv_timer_t *t)
+{
+	struct load *l = t->data;
+	if (l->ack)
+		fflush(l->ack);
+}
+
+static void maybe_go(struct load *l)
+{
+	int want = l->nconns - l->idle;
+	if (l->go || l->failed || l->started < l->games || l->welcomed < want ||
+	    l->idle_welcomed < l->idle)
+		return;
+	l->go = true;
+	l->t0 = uvl_now_ns();
+	l->have_go = l->server_pid > 0 && ls_proc_read(l->server_pid, &l->proc_go);
+	getrusage(RUSAGE_SELF, &l->ru0);
+	if (l->rate > 0) {
+		l->tokens = 1;
+		start_tick(l);
+	}
+	if (l->duration_s > 0)
+		uv_timer_start(&l->dur, dur_cb, (uint64_t)(l->duration_s * 1000), 0);
+	else if (l->rounds == 0 || l->games == 0)
+		begin_stop(l);
+	for (int i = 0; i < l->nplayers && !l->stopping; i++)
+		try_move(l, &l->conns[i]);
+}
+
+/* Everything the run sent has come back (or a violation ended it). */
+static bool drained(const struct load *l)
+{
+	for (int i = 0; i < l->nplayers; i++)
+		if (l->conns[i].awaiting_state || l->conns[i].awaiting_ok)
+			return false;
+	for (int i = 0; i < l->games; i++)
+		if (l->slots[i].game > 0 && l->slots[i].synced < l->spectators)
+			return false;
+	return true;
+}
+
+static void wait_cb(uv_timer_t *t)
+{
+	struct load *l = t->data;
+	int late = 0;
+	for (int i = 0; i < l->nplayers; i++)
+		late += l->conns[i].awaiting_state || l->conns[i].awaiting_ok;
+	if (late > 0)
+		violation(l, "%d moves got no ok or no state within %d s", late,
+		          LOAD_DRAIN_MS / 1000);
+	finish(l);
+}
+
+static void begin_stop(struct load *l)
+{
+	if (l->stopping)
+		return;
+	mark_end(l);
+	uv_timer_stop(&l->dur);
+	if (drained(l))
+		finish(l);
+	else
+		uv_timer_start(&l->wait, wait_cb, LOAD_DRAIN_MS, 0);
+}
+
+/* Checks the spectators' streams are complete, ends the games, and quits every connection. */
+static void finish(struct load *l)
+{
+	if (l->finishing)
+		return;
+	l->finishing = true;
+	uv_timer_stop(&l->wait);
+	uv_timer_stop(&l->tick);
+	l->tick_on = false;
+	for (int i = 0; i < l->games && !l->failed; i++) {
+		struct slot *s = &l->slots[i];
+		for (int k = 0; k < l->spectators && s->game > 0; k++) {
+			const struct lk_stream *st = &s->spec[k].stream;
+			if (st->game != s->game || st->last_seq != s->seq)
+				violation(l,
+				          "spectator %d of game %lld stopped at state %lld of game "
+				          "%lld; the last state is %lld",
+				          k, s->game, st->last_seq, st->game, s->seq);
+		}
+	}
+	if (l->failed)
+		return; /* close_all() has run */
+	for (int i = 0; i < l->games; i++) {
+		struct slot *s = &l->slots[i];
+		if (s->game > 0 && !s->over && s->ended != s->game) /* leave no game held */
+			send_line(s->p[0], "resign %lld", s->game);
+	}
+	drop_unstarted(l);
+	for (int i = 0; i < l->nconns; i++) {
+		struct lconn *c = &l->conns[i];
+		c->quitting = true;
+		if (c->closed || c->u.closing)
+			continue;
+		if (c->u.connected)
+			send_line(c, "quit");
+		else
+			uvl_close(&c->u);
+	}
+	if (l->closed == l->nconns)
+		close_timers(l);
+	else
+		uv_timer_start(&l->deadline, deadline_cb, LOAD_QUIT_MS, 0);
+}
+
+static void close_timers(struct load *l)
+{
+	uv_timer_t *ts[] = {&l->tick, &l->dur, &l->deadline, &l->flush, &l->wait, &l->pingt};
+	for (size_t i = 0; i < sizeof ts / sizeof ts[0]; i++)
+		if (!uv_is_closing((uv_handle_t *)ts[i]))
+			uv_close((uv_handle_t *)ts[i], NULL);
+}
+
+/* Connections that never started to connect (queued or not yet asked) count as closed. */
+static void drop_unstarted(struct load *l)
+{
+	for (struct uvl_conn *u = l->pool.wait_head; u != NULL; u = u->wait_next)
+		u->pool = NULL; /* no handle was made: as if it had never been queued */
+	l->pool.wait_head = l->pool.wait_tail = NULL;
+	for (int i = 0; i < l->nconns; i++) {
+		struct lconn *c = &l->conns[i];
+		if (!c->closed && c->u.pool == NULL) {
+			c->closed = true;
+			l->closed++;
+		}
+	}
+}
+
+static void close_all(struct load *l)
+{
+	l->finishing = true;
+	drop_unstarted(l);
+	for (int i = 0; i < l->nconns; i++) {
+		struct lconn *c = &l->conns[i];
+		c->quitting = true;
+		if (!c->closed && !c->u.closing)
+			uvl_close(&c->u);
+	}
+	if (l->closed == l->nconns)
+		close_timers(l);
+}
+
+/* ---- messages ------------------------------------------------------------------------ */
+
+static void player_login(struct load *l, struct lconn *c)
+{
+	if (c->name_try++ == 0)
+		snprintf(c->name, sizeof c->name, "L%s-%d%c", l->prefix, c->slot,
+		         c->idx % 2 ? 'b' : 'a');
+	else
+		snprintf(c->name, sizeof c->name, "L%s-%d%c%d", l->prefix, c->slot,
+		         c->idx % 2 ? 'b' : 'a', c->name_try);
+	send_line(c, "login %s", c->name);
+}
+
+static void on_welcomed(struct load *l, struct lconn *c)
+{
+	switch (c->role) {
+	case ROLE_PLAYER:
+		send_line(c, "set format json");
+		player_login(l, c);
+		break;
+	case ROLE_SPECTATOR: {
+		struct slot *s = &l->slots[c->slot];
+		send_line(c, "set format json");
+		if (s->game > 0)
+			send_line(c, "watch %lld", s->game);
+		break;
+	}
+	case ROLE_IDLE:
+		if (++l->idle_welcomed == l->idle) {
+			l->have_idle =
+			        l->server_pid > 0 && ls_proc_read(l->server_pid, &l->proc_idle);
+			for (int i = l->nplayers + l->nspec + l->idle; i < l->nconns; i++)
+				uvl_connect(&l->pool, &l->conns[i].u);
+			for (int i = 0; i < l->nplayers + l->nspec; i++)
+				uvl_connect(&l->pool, &l->conns[i].u);
+			maybe_go(l);
+		}
+		return;
+	case ROLE_PINGER:
+		break;
+	}
+	l->welcomed++;
+	maybe_go(l);
+}
+
+static int on_move_ok(void *ud, const cJSON *m)
+{
+	struct lconn *c = ud;
+	struct load *l = c->l;
+	if (!c->awaiting_ok) {
+		violation(l, "%s: an ok for a move it did not send", who(c));
+		return 0;
+	}
+	c->awaiting_ok = false;
+	l->acked++;
+	if (l->ops->flags & GAME_SIMULTANEOUS) {
+		if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(m, "pending")))
+			violation(l, "%s: the ok of action '%s' in game %lld is not pending",
+			          who(c), c->move, c->game);
+		return 0;
+	}
+	const char *text = cli_jstr(m, "move");
+	if (text == NULL || strcmp(text, c->move) != 0 || cli_jint(m, "game", -1) != c->game) {
+		violation(l, "%s: move %s in game %lld was acknowledged as %s in game %lld", who(c),
+		          c->move, c->game, text ? text : "(none)", cli_jint(m, "game", -1));
+		return 0;
+	}
+	if (l->ack)
+		lk_ack_write(l->ack, c->game, c->sent_ply, text);
+	return 0;
+}
+
+static int on_player_state(void *ud, const cJSON *m)
+{
+	struct lconn *c = ud;
+	struct load *l = c->l;
+	int64_t now = c->now_ns;
+	struct slot *s = &l->slots[c->slot];
+	long long game = cli_jint(m, "game", -1), seq = cli_jint(m, "seq", -1);
+	if (game != c->game) {
+		violation(l, "%s: a state of game %lld while it plays game %lld", who(c), game,
+		          c->game);
+		return 0;
+	}
+	long long last = c->stream.last_seq;
+	enum lk_seq r = lk_stream_feed(&c->stream, game, seq);
+	if (r < 0 || (r == LK_SEQ_FIRST && seq != 1)) {
+		violation(l, "%s: game %lld: state %lld after %lld: %s", who(c), game, seq,
+		          r == LK_SEQ_FIRST ? 0 : last,
+		          r == LK_SEQ_FIRST ? "the first state is not 1" : lk_seq_str(r));
+		return 0;
+	}
+	slot_raise(l, s, game, seq);
+	if (c->awaiting_state && seq > c->sent_seq) {
+		if (c->awaiting_ok) {
+			violation(l, "%s: game %lld: the state after move %s came before its ok",
+			          who(c), game, c->move);
+			return 0;
+		}
+		c->awaiting_state = false;
+		l->moves_done++;
+		if (in_window(l, c->sent_ns)) {
+			l->moves_window++;
+			ls_add(&l->lat, now - c->sent_ns);
+		}
+	}
+	if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(m, "over"))) {
+		s->over = true;
+		return 0;
+	}
+	if (!cli_to_move_has(m, c->seat) || c->awaiting_state)
+		return 0;
+	if (!choose(l, c, m)) {
+		violation(l,
+		          "%s: game %lld, state %lld: its seat is to move but no move can be "
+		          "chosen",
+		          who(c), game, seq);
+		return 0;
+	}
+	c->want_move = true;
+	c->want_seq = seq;
+	c->want_ply = (int)cli_jint(m, "ply", 0) + 1;
+	try_move(l, c);
+	return 0;
+}
+
+static int on_game_over(void *ud, const cJSON *m)
+{
+	struct lconn *c = ud;
+	struct load *l = c->l;
+	struct slot *s = &l->slots[c->slot];
+	long long game = cli_jint(m, "game", -1);
+	if (game != c->game)
+		return 0;
+	if (s->ended != game) { /* the first of the two players to hear it decides */
+		s->ended = game;
+		s->rounds++;
+		l->games_done++;
+		s->again = !l->stopping && (l->rounds == 0 || s->rounds < l->rounds);
+		if (!s->again && !s->done) {
+			s->done = true;
+			if (++l->slots_done == l->games && l->rounds > 0)
+				begin_stop(l);
+		}
+	}
+	if (s->again)
+		send_line(c, "rematch %lld", game);
+	return 0;
+}
+
+static int on_player_error(void *ud, const cJSON *m)
+{
+	struct lconn *c = ud;
+	struct load *l = c->l;
+	const char *cmd = cli_jstr(m, "cmd"), *code = cli_jstr(m, "code");
+	const char *msg = cli_jstr(m, "message");
+	cmd = cmd ? cmd : "?";
+	code = code ? code : "?";
+	if (strcmp(cmd, "login") == 0 && strcmp(code, "NAME_TAKEN") == 0 && c->name_try < 5) {
+		player_login(l, c);
+		return 0;
+	}
+	if (strcmp(cmd, "move") == 0 && l->keep_going && c->awaiting_ok) {
+		/* a refusal (a storage failure): nothing happened; try the same move again */
+		l->refused++;
+		c->awaiting_ok = c->awaiting_state = false;
+		c->want_seq = c->sent_seq;
+		c->want_ply = c->sent_ply;
+		c->retry_at = uvl_now_ns() + 100 * 1000000LL;
+		start_tick(l);
+		return 0;
+	}
+	violation(l, "%s: server error %s on %s%s%s: %s", who(c), code, cmd,
+	          strcmp(cmd, "move") == 0 ? " " : "", strcmp(cmd, "move") == 0 ? c->move : "",
+	          msg ? msg : "");
+	return 0;
+}
+
+static int on_login_ok(void *ud, const cJSON *m)
+{
+	struct lconn *c = ud;
+	struct slot *s = &c->l->slots[c->slot];
+	c->logged_in = true;
+	if (c == s->p[0])
+		send_line(c, "seek %s", c->l->kind_arg);
+	else
+		try_accept(c->l, s);
+	return 0;
+}
+
+static int on_seek_ok(void *ud, const cJSON *m)
+{
+	struct lconn *c = ud;
+	struct slot *s = &c->l->slots[c->slot];
+	s->seek_id = cli_jint(cJSON_GetObjectItemCaseSensitive(m, "seek"), "id", 0);
+	try_accept(c->l, s);
+	return 0;
+}
+
+static int on_game_start(void *ud, const cJSON *m)
+{
+	struct lconn *c = ud;
+	struct slot *s = &c->l->slots[c->slot];
+	c->game = cli_jint(m, "game", -1);
+	c->seat = (int)cli_jint(m, "seat", -1);
+	c->want_move = c->awaiting_ok = c->awaiting_state = false;
+	c->retry_at = 0;
+	if (s->game != c->game)
+		slot_new_game(c->l, s, c->game);
+	maybe_go(c->l);
+	return 0;
+}
+
+static int on_info(void *ud, const cJSON *m)
+{
+	struct lconn *c = ud;
+	const char *ev = cli_jstr(m, "event");
+	if (ev != NULL && strcmp(ev, "shutdown") == 0)
+		violation(c->l, "%s: the server is shutting down", who(c));
+	return 0;
+}
+
+/* What a player hears; everything else (seek announcements, offers, chat) it ignores. */
+static const struct cli_route player_routes[] = {
+        {"state", NULL, on_player_state},
+        {"ok", "move", on_move_ok},
+        {"ok", "login", on_login_ok},
+        {"ok", "seek", on_seek_ok},
+        {"game_start", NULL, on_game_start},
+        {"game_over", NULL, on_game_over},
+        {"error", NULL, on_player_error},
+        {"info", NULL, on_info},
+        {NULL, NULL, NULL},
+};
+
+static void on_player_line(struct load *l, struct lconn *c, char *line, size_t len, int64_t now)
+{
+	cJSON *m = cJSON_ParseWithLength(line, len);
+	if (cli_jstr(m, "type") == NULL)
+		violation(l, "%s: not a JSON message: %.80s", who(c), line);
+	c->now_ns = now;
+	if (!l->failed)
+		cli_dispatch(player_routes, c, m);
+	cJSON_Delete(m);
+}
+
+static void on_spectator_line(struct load *l, struct lconn *c, const char *line, size_t len,
+                              int64_t now)
+{
+	struct lk_top t;
+	if (lk_scan(line, len, &t) < 0) {
+		violation(l, "%s: not a JSON message: %.80s", who(c), line);
+		return;
+	}
+	if (strcmp(t.type, "error") == 0) {
+		violation(l, "%s: server error: %.200s", who(c), line);
+		return;
+	}
+	if (strcmp(t.type, "state") != 0)
+		return;
+	struct slot *s = &l->slots[c->slot];
+	/* the last states of the previous game may be read after its successor started */
+	if (!t.has_game || !t.has_seq || (t.game != s->game && t.game != s->prev_game)) {
+		violation(l, "%s: a state of game %lld while watching game %lld", who(c), t.game,
+		          s->game);
+		return;
+	}
+	struct lk_stream old = c->stream;
+	enum lk_seq r = lk_stream_feed(&c->stream, t.game, t.seq);
+	if (r == LK_SEQ_FIRST && old.game != 0 && old.game == s->prev_game &&
+	    old.last_seq != s->prev_final_seq) {
+		violation(l, "%s: game %lld ended at state %lld but it saw only up to %lld", who(c),
+		          old.game, s->prev_final_seq, old.last_seq);
+		return;
+	}
+	if (r < 0) {
+		violation(l, "%s: game %lld: state %lld after %lld: %s", who(c), t.game, t.seq,
+		          old.last_seq, lk_seq_str(r));
+		return;
+	}
+	l->states_spec++;
+	if (t.game == s->game && t.seq > s->seq)
+		slot_raise(l, s, t.game, t.seq); /* counts this spectator */
+	else if (t.game == s->game && t.seq == s->seq)
+		s->synced++;
+	if (t.game == s->fan_game && t.seq == s->fan_seq) {
+		s->fan_got++;
+		if (now > s->fan_last_ns)
+			s->fan_last_ns = now;
+		if (s->fan_got == l->spectators) {
+			if (in_window(l, s->fan_sent_ns))
+				ls_add(&l->fan, s->fan_last_ns - s->fan_sent_ns);
+			s->fan_seq = 0;
+		}
+	}
+	if (s->synced == l->spectators)
+		try_slot(l, s);
+}
+
+static void on_line(struct uvl_conn *u, char *line, size_t len, int64_t now)
+{
+	struct lconn *c = (struct lconn *)u;
+	struct load *l = c->l;
+	if (l->failed)
+		return;
+	if (len == UVL_TOO_LONG) {
+		violation(l, "%s: a line over %zu bytes", who(c), l->pool.max_line);
+		return;
+	}
+	if (!c->welcomed) {
+		if (strncmp(line, "bitarenad ", 10) != 0) {
+			violation(l, "%s: the server's first line is not its welcome: %.80s",
+			          who(c), line);
+			return;
+		}
+		c->welcomed = true;
+		ls_add(&l->greet, now - u->t_connect_ns);
+		on_welcomed(l, c);
+		return;
+	}
+	if (c->quitting)
+		return;
+	switch (c->role) {
+	case ROLE_PLAYER:
+		on_player_line(l, c, line, len, now);
+		break;
+	case ROLE_SPECTATOR:
+		on_spectator_line(l, c, line, len, now);
+		break;
+	case ROLE_PINGER:
+		if (strcmp(line, "pong") == 0 && c->ping_ns > 0) {
+			if (l->go && !l->stopping)
+				ls_add(&l->ping, now - c->ping_ns);
+			c->ping_ns = 0;
+		} else if (strncmp(line, "error", 5) == 0) {
+			violation(l, "%s: %.200s", who(c), line);
+		}
+		break;
+	case ROLE_IDLE:
+		break;
+	}
+	if (l->stopping && !l->finishing && !l->failed && drained(l))
+		finish(l);
+}
+
+static void on_open(struct uvl_conn *u, int status)
+{
+	struct lconn *c = (struct lconn *)u;
+	if (status < 0 && !c->l->failed)
+		violation(c->l, "%s: cannot connect to %s: %s", who(c), c->l->server,
+		          uv_strerror(status));
+}
+
+static void on_close(struct uvl_conn *u, int status)
+{
+	struct lconn *c = (struct lconn *)u;
+	struct load *l = c->l;
+	c->closed = true;
+	l->closed++;
+	if (!c->quitting && !l->failed)
+		violation(l, "%s lost the server: %s", who(c),
+		          status == UV_EOF ? "it closed the connection" : uv_strerror(status));
+	if (l->finishing && l->closed == l->nconns)
+		close_timers(l);
+}
+
+static void ping_cb(uv_timer_t *t)
+{
+	struct load *l = t->data;
+	if (l->stopping)
+		return;
+	for (int i = l->nconns - l->pingers; i < l->nconns; i++) {
+		struct lconn *c = &l->conns[i];
+		if (c->welcomed && c->ping_ns == 0 && !c->closed) {
+			c->ping_ns = uvl_now_ns();
+			send_line(c, "ping");
+		}
+	}
+}
+
+/* ---- the report ---------------------------------------------------------------------- */
+
+static double secs(const struct load *l)
+{
+	return l->go && l->t1 > l->t0 ? (double)(l->t1 - l->t0) / 1e9 : 0;
+}
+
+static void summary_json(cJSON *o, const char *name, const struct ls_summary *s)
+{
+	cJSON *x = cJSON_AddObjectToObject(o, name);
+	cJSON_AddNumberToObject(x, "n", (double)s->n);
+	cJSON_AddNumberToObject(x, "p50", s->p50);
+	cJSON_AddNumberToObject(x, "p90", s->p90);
+	cJSON_AddNumberToObject(x, "p99", s->p99);
+	cJSON_AddNumberToObject(x, "p99.9", s->p999);
+	cJSON_AddNumberToObject(x, "max", s->max);
+	cJSON_AddNumberToObject(x, "mean", s->mean);
+}
+
+static void summary_text(const char *what, const struct ls_summary *s)
+{
+	if (s->n == 0)
+		return;
+	printf("%s (ms): p50 %.3f p90 %.3f p99 %.3f p99.9 %.3f max %.3f (n=%zu)\n", what, s->p50,
+	       s->p90, s->p99, s->p999, s->max, s->n);
+}
+
+static double tool_cpu(const struct load *l)
+{
+	const struct timeval *u0 = &l->ru0.ru_utime, *s0 = &l->ru0.ru_stime;
+	const struct timeval *u1 = &l->ru1.ru_utime, *s1 = &l->ru1.ru_stime;
+	return (double)(u1->tv_sec - u0->tv_sec + s1->tv_sec - s0->tv_sec) +
+	       (double)(u1->tv_usec - u0->tv_usec + s1->tv_usec - s0->tv_usec) / 1e6;
+}
+
+static void report(struct load *l)
+{
+	struct ls_summary lat, fan, ping, greet;
+	ls_summarize(&l->lat, &lat);
+	ls_summarize(&l->fan, &fan);
+	ls_summarize(&l->ping, &ping);
+	ls_summarize(&l->greet, &greet);
+	double t = secs(l), rate = t > 0 ? (double)l->moves_window / t : 0, la[3];
+	ls_loadavg(la);
+	double per_idle = l->have_start && l->have_idle && l->idle > 0
+	                          ? (double)(l->proc_idle.rss_kib - l->proc_start.rss_kib) / l->idle
+	                          : -1;
+	double srv_cpu = l->have_go && l->have_end && t > 0
+	                         ? (l->proc_end.cpu_s - l->proc_go.cpu_s) / t
+	                         : -1;
+	double own_cpu = l->go && t > 0.1 ? tool_cpu(l) / t : -1;
+	if (l->json) {
+		cJSON *o = cJSON_CreateObject();
+		cJSON_AddStringToObject(o, "kind", l->kind_arg);
+		cJSON_AddNumberToObject(o, "games", l->games);
+		cJSON_AddNumberToObject(o, "spectators", l->spectators);
+		cJSON_AddNumberToObject(o, "idle", l->idle);
+		cJSON_AddNumberToObject(o, "pingers", l->pingers);
+		cJSON_AddNumberToObject(o, "connections", l->nconns);
+		cJSON_AddNumberToObject(o, "seconds", t);
+		cJSON_AddNumberToObject(o, "moves", (double)l->moves_window);
+		cJSON_AddNumberToObject(o, "moves_per_s", rate);
+		cJSON_AddNumberToObject(o, "games_finished", (double)l->games_done);
+		cJSON_AddNumberToObject(o, "acknowledged", (double)l->acked);
+		cJSON_AddNumberToObject(o, "refused", (double)l->refused);
+		cJSON_AddNumberToObject(o, "spectator_states", (double)l->states_spec);
+		summary_json(o, "latency_ms", &lat);
+		summary_json(o, "fanout_ms", &fan);
+		summary_json(o, "ping_ms", &ping);
+		summary_json(o, "connect_ms", &greet);
+		cJSON *srv = cJSON_AddObjectToObject(o, "server");
+		cJSON_AddNumberToObject(srv, "pid", l->server_pid);
+		if (l->have_start)
+			cJSON_AddNumberToObject(srv, "rss_kib_start",
+			                        (double)l->proc_start.rss_kib);
+		if (l->have_idle)
+			cJSON_AddNumberToObject(srv, "rss_kib_idle", (double)l->proc_idle.rss_kib);
+		if (l->have_end) {
+			cJSON_AddNumberToObject(srv, "rss_kib_end", (double)l->proc_end.rss_kib);
+			cJSON_AddNumberToObject(srv, "rss_kib_peak", (double)l->proc_end.hwm_kib);
+		}
+		if (per_idle >= 0)
+			cJSON_AddNumberToObject(srv, "rss_kib_per_idle", per_idle);
+		if (srv_cpu >= 0)
+			cJSON_AddNumberToObject(srv, "cpu", srv_cpu);
+		if (own_cpu >= 0)
+			cJSON_AddNumberToObject(o, "tool_cpu", own_cpu);
+		cJSON_AddItemToObject(o, "loadavg", cJSON_CreateDoubleArray(la, 3));
+		cJSON_AddNumberToObject(o, "violations", (double)l->violations);
+		cJSON_AddBoolToObject(o, "ok", !l->failed);
+		char *s = cJSON_PrintUnformatted(o);
+		if (s)
+			printf("%s\n", s);
+		free(s);
+		cJSON_Delete(o);
+		return;
+	}
+	if (l->legacy)
+		printf("load: %d pairs x %d games of %s: %lld games, %lld moves in %.3f s: %.0f "
+		       "moves/s, %.0f games/s\n",
+		       l->legacy_pairs, l->legacy_games, l->kind_arg, l->games_done,
+		       l->moves_window, t, rate, t > 0 ? (double)l->games_done / t : 0.0);
+	else
+		printf("load: %s, %d games x %d spectators, %d idle, %d pingers (%d connections): "
+		       "%lld moves in %.3f s: %.0f moves/s, %lld games finished\n",
+		       l->kind_arg, l->games, l->spectators, l->idle, l->pingers, l->nconns,
+		       l->moves_window, t, rate, l->games_done);
+	summary_text("latency move->state", &lat);
+	char what[96];
+	snprintf(what, sizeof what, "fan-out move->last of %d spectators", l->spectators);
+	summary_text(what, &fan);
+	summary_text("ping->pong", &ping);
+	summary_text("connect->welcome", &greet);
+	if (l->server_pid > 0) {
+		printf("server pid %ld: RSS", (long)l->server_pid);
+		const char *sep = " ";
+		if (l->have_start) {
+			printf("%s%.1f MiB at the start", sep, l->proc_start.rss_kib / 1024.0);
+			sep = ", ";
+		}
+		if (per_idle >= 0) {
+			printf("%s%.1f MiB with %d idle connections (%.2f KiB each)", sep,
+			       l->proc_idle.rss_kib / 1024.0, l->idle, per_idle);
+			sep = ", ";
+		}
+		if (l->have_end)
+			printf("%s%.1f MiB at the end (peak %.1f MiB)", sep,
+			       l->proc_end.rss_kib / 1024.0, l->proc_end.hwm_kib / 1024.0);
+		if (srv_cpu >= 0)
+			printf("; CPU %.2f of a core", srv_cpu);
+		printf("\n");
+	}
+	printf("checks: %lld moves acknowledged, %lld refused, %lld spectator states in order; "
+	       "%s\n",
+	       l->acked, l->refused, l->states_spec, l->failed ? "FAILED" : "no violation");
+	printf("load average %.2f %.2f %.2f", la[0], la[1], la[2]);
+	if (own_cpu >= 0)
+		printf("; load tool CPU %.2f of a core", own_cpu);
+	printf("\n");
+}
+
+/* ---- set-up --------------------------------------------------------------------------- */
+
+/* True when the connected peer is a loopback address (127/8, ::1, ::ffff:127/104). */
+static bool addr_is_loopback(const struct sockaddr_storage *ss)
+{
+	if (ss->ss_family == AF_INET) {
+		const struct sockaddr_in *a = (const struct sockaddr_in *)ss;
 		return (ntohl(a->sin_addr.s_addr) >> 24) == 127;
 	}
-	if (ss.ss_family == AF_INET6) {
-		const struct in6_addr *a = &((const struct sockaddr_in6 *)&ss)->sin6_addr;
+	if (ss->ss_family == AF_INET6) {
+		const struct in6_addr *a = &((const struct sockaddr_in6 *)ss)->sin6_addr;
 		return IN6_IS_ADDR_LOOPBACK(a) ||
 		       (IN6_IS_ADDR_V4MAPPED(a) && a->s6_addr[12] == 127);
 	}
 	return false;
 }
 
-static void add_sample(struct load *l, double ms)
+/* Connects once (blocking) to find the server's address; 0, or the exit status. */
+static int probe(struct load *l, struct sockaddr_storage *ss)
 {
-	if (l->nlat == l->caplat) {
-		size_t cap = l->caplat ? 2 * l->caplat : 4096;
-		double *p = realloc(l->lat, cap * sizeof *p);
-		if (p == NULL)
-			return; /* a lost sample only thins the statistics */
-		l->lat = p;
-		l->caplat = cap;
-	}
-	l->lat[l->nlat++] = ms;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
-/* Nearest-rank percentile of the sorted samples. */
-static double percentile(const double *v, size_t n, double pct)
-{
-	size_t rank = (size_t)(pct / 100.0 * (double)n + 0.999999);
-	return v[rank == 0 ? 0 : rank > n ? n - 1 : rank - 1];
-}
-
-static int send_or_count(struct load *l, struct lconn *x, const char *fmt, ...)
-        __attribute__((format(printf, 3, 4)));
-static int send_or_count(struct load *l, struct lconn *x, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	int r = net_vsendf(&x->c, fmt, ap);
-	va_end(ap);
-	if (r < 0) {
-		fprintf(stderr, "%s: %s: %s\n", l->prog, x->name, net_strerror(r));
-		l->errors++;
-	}
-	return r;
-}
-
-static void on_state(struct load *l, struct lconn *x, const cJSON *m)
-{
-	long long seq = cli_jint(m, "seq", 0);
-	if (cli_jint(m, "game", -1) != x->game)
-		return;
-	if (x->timing && seq > x->sent_seq) {
-		add_sample(l, (double)(now_ns() - x->sent_ns) / 1e6);
-		x->timing = false;
-	}
-	const cJSON *legal = cJSON_GetObjectItemCaseSensitive(m, "legal");
-	int n = cJSON_GetArraySize(legal);
-	if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(m, "over")) ||
-	    !cli_to_move_has(m, x->seat) || n <= 0 || x->timing)
-		return;
-	const cJSON *mv = cJSON_GetArrayItem(legal, (int)rng_below(&l->rng, (uint32_t)n));
-	if (!cJSON_IsString(mv))
-		return;
-	x->timing = true;
-	x->sent_seq = seq;
-	x->sent_ns = now_ns();
-	if (send_or_count(l, x, "move %lld %s", x->game, mv->valuestring) == 0)
-		l->moves++;
-}
-
-static void on_message(struct load *l, struct lconn *x, const cJSON *m)
-{
-	const char *type = cli_jstr(m, "type"), *cmd = cli_jstr(m, "cmd");
-	if (strcmp(type, "state") == 0) {
-		on_state(l, x, m);
-	} else if (strcmp(type, "game_start") == 0) {
-		x->game = cli_jint(m, "game", -1);
-		x->seat = (int)cli_jint(m, "seat", -1);
-		x->timing = false;
-	} else if (strcmp(type, "game_over") == 0) {
-		if (cli_jint(m, "game", -1) != x->game)
-			return;
-		x->game = -1;
-		x->timing = false;
-		if (x->seeker && ++l->done[x->pair] < l->games)
-			send_or_count(l, x, "seek %s", l->kind);
-	} else if (strcmp(type, "ok") == 0 && cmd != NULL && strcmp(cmd, "seek") == 0 &&
-	           x->seeker) {
-		const cJSON *seek = cJSON_GetObjectItemCaseSensitive(m, "seek");
-		send_or_count(l, &l->conns[2 * x->pair + 1], "accept %lld",
-		              cli_jint(seek, "id", 0));
-	} else if (strcmp(type, "error") == 0) {
-		l->errors++;
-		fprintf(stderr, "%s: %s: server error %s on %s: %s\n", l->prog, x->name,
-		        cli_jstr(m, "code") ? cli_jstr(m, "code") : "?", cmd ? cmd : "?",
-		        cli_jstr(m, "message") ? cli_jstr(m, "message") : "");
-		if (cmd != NULL && strcmp(cmd, "move") == 0 && x->game > 0) {
-			x->timing = false; /* do not stall the pair: give the game up */
-			send_or_count(l, x, "resign %lld", x->game);
-		}
-	}
-}
-
-static bool all_done(const struct load *l)
-{
-	for (int p = 0; p < l->pairs; p++)
-		if (l->done[p] < l->games)
-			return false;
-	return true;
-}
-
-/* Reads and handles every complete line of x; < 0 when the connection is gone. */
-static int drain(struct load *l, struct lconn *x)
-{
-	for (;;) {
-		cJSON *m = NULL;
-		int r = cli_read_json(&x->c, l->prog, 0, &m);
-		if (r == NET_ETIMEOUT)
-			return 0;
-		if (r < 0) {
-			fprintf(stderr, "%s: %s lost the server: %s\n", l->prog, x->name,
-			        net_strerror(r));
-			return -1;
-		}
-		on_message(l, x, m);
-		cJSON_Delete(m);
-	}
-}
-
-static int run(struct load *l, const char *server, int timeout_ms)
-{
-	long long deadline = net_now_ms() + timeout_ms;
-	int n = 2 * l->pairs;
-	struct net_conn probe;
+	struct net_conn c;
 	char err[256];
-	if (net_connect(&probe, server, 0, 10000, err, sizeof err) < 0) {
+	if (net_connect(&c, l->server, 0, 10000, err, sizeof err) < 0) {
 		fprintf(stderr, "%s: %s\n", l->prog, err);
 		return 1;
 	}
-	bool local = peer_is_loopback(probe.fd);
-	net_close(&probe);
-	if (!local) {
+	socklen_t sl = sizeof *ss;
+	int r = getpeername(c.fd, (struct sockaddr *)ss, &sl);
+	net_close(&c);
+	if (r < 0 || !addr_is_loopback(ss)) {
 		fprintf(stderr, "%s: %s is not a loopback address; load runs only locally\n",
-		        l->prog, server);
+		        l->prog, l->server);
 		return 2;
 	}
-	for (int i = 0; i < n; i++) {
-		struct lconn *x = &l->conns[i];
-		char want[PROTO_NAME_MAX + 1];
-		x->pair = i / 2;
-		x->seeker = i % 2 == 0;
-		x->game = -1;
-		snprintf(want, sizeof want, "load%d%c", x->pair, x->seeker ? 's' : 'a');
-		if (cli_session_open(&x->c, l->prog, server, want, x->name, sizeof x->name, 10000) <
-		    0)
-			return 1;
+	if (l->server_pid == 0) {
+		int port = ntohs(ss->ss_family == AF_INET6 ? ((struct sockaddr_in6 *)ss)->sin6_port
+		                                           : ((struct sockaddr_in *)ss)->sin_port);
+		l->server_pid = ls_port_owner(port);
+		if (l->server_pid == 0)
+			fprintf(stderr,
+			        "%s: no process found listening on port %d; no server "
+			        "memory or CPU figures (give --server-pid)\n",
+			        l->prog, port);
 	}
-	struct pollfd *pf = calloc((size_t)n, sizeof *pf);
-	if (pf == NULL)
+	return 0;
+}
+
+/* Raises the descriptor limit to what n connections need; false (with a message) if it can't. */
+static bool enough_fds(const struct load *l, int n)
+{
+	struct rlimit rl;
+	rlim_t need = (rlim_t)n + 64;
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
+		return true;
+	if (rl.rlim_cur >= need)
+		return true;
+	rl.rlim_cur = rl.rlim_max < need ? rl.rlim_max : need;
+	setrlimit(RLIMIT_NOFILE, &rl);
+	if (rl.rlim_cur >= need)
+		return true;
+	fprintf(stderr,
+	        "%s: %d connections need %lu file descriptors; the limit is %lu (ulimit -n)\n",
+	        l->prog, n, (unsigned long)need, (unsigned long)rl.rlim_max);
+	return false;
+}
+
+static void timer_init(struct load *l, uv_timer_t *t)
+{
+	uv_timer_init(&l->loop, t);
+	t->data = l;
+}
+
+static int run(struct load *l)
+{
+	struct sockaddr_storage ss;
+	int rc = probe(l, &ss);
+	if (rc != 0)
+		return rc;
+	l->nplayers = 2 * l->games;
+	l->nspec = l->games * l->spectators;
+	l->nconns = l->nplayers + l->nspec + l->idle + l->pingers;
+	if (l->nconns > LOAD_MAX_CONNS) {
+		fprintf(stderr, "%s: %d connections; at most %d\n", l->prog, l->nconns,
+		        LOAD_MAX_CONNS);
+		return 2;
+	}
+	if (!enough_fds(l, l->nconns))
 		return 1;
-	int rc = 1;
-	long long t0 = now_ns();
-	for (int p = 0; p < l->pairs; p++)
-		if (send_or_count(l, &l->conns[2 * p], "seek %s", l->kind) < 0)
-			goto out;
-	while (!all_done(l)) {
-		long long left = deadline - net_now_ms();
-		if (left <= 0) {
-			fprintf(stderr, "%s: time limit reached before all games ended\n", l->prog);
-			goto out;
-		}
-		for (int i = 0; i < n; i++)
-			pf[i] = (struct pollfd){.fd = l->conns[i].c.fd, .events = POLLIN};
-		int r = poll(pf, (nfds_t)n, left > 1000 ? 1000 : (int)left);
-		if (r < 0)
-			continue; /* EINTR */
-		for (int i = 0; i < n; i++)
-			if ((pf[i].revents || net_buffered(&l->conns[i].c)) &&
-			    drain(l, &l->conns[i]) < 0)
-				goto out;
-		if (l->errors > 100) {
-			fprintf(stderr, "%s: too many errors; stopping\n", l->prog);
-			goto out;
+	l->conns = calloc((size_t)l->nconns + 1, sizeof *l->conns);
+	l->slots = calloc((size_t)l->games + 1, sizeof *l->slots);
+	l->rateq = calloc((size_t)l->nplayers + 1, sizeof *l->rateq);
+	if (l->conns == NULL || l->slots == NULL || l->rateq == NULL) {
+		fprintf(stderr, "%s: out of memory\n", l->prog);
+		return 1;
+	}
+	if (l->ack_path && (l->ack = fopen(l->ack_path, "w")) == NULL) {
+		fprintf(stderr, "%s: cannot write %s: %s\n", l->prog, l->ack_path, strerror(errno));
+		return 1;
+	}
+	for (int i = 0; i < l->nconns; i++) {
+		struct lconn *c = &l->conns[i];
+		c->l = l;
+		if (i < l->nplayers) {
+			c->role = ROLE_PLAYER;
+			c->slot = i / 2;
+			c->idx = i;
+			l->slots[i / 2].p[i % 2] = c;
+		} else if (i < l->nplayers + l->nspec) {
+			int k = i - l->nplayers;
+			c->role = ROLE_SPECTATOR;
+			c->slot = k / l->spectators;
+			c->idx = k % l->spectators;
+			if (c->idx == 0)
+				l->slots[c->slot].spec = c;
+		} else if (i < l->nplayers + l->nspec + l->idle) {
+			c->role = ROLE_IDLE;
+			c->idx = i - l->nplayers - l->nspec;
+		} else {
+			c->role = ROLE_PINGER;
+			c->idx = i - l->nplayers - l->nspec - l->idle;
 		}
 	}
-	double secs = (double)(now_ns() - t0) / 1e9;
-	printf("load: %d pairs x %d games of %s: %d games, %lld moves in %.3f s: %.0f moves/s, "
-	       "%.0f games/s\n",
-	       l->pairs, l->games, l->kind, l->pairs * l->games, l->moves, secs,
-	       secs > 0 ? (double)l->moves / secs : 0.0,
-	       secs > 0 ? (double)(l->pairs * l->games) / secs : 0.0);
-	if (l->nlat > 0) {
-		qsort(l->lat, l->nlat, sizeof *l->lat, cmp_double);
-		printf("latency move->state (ms): p50 %.3f p90 %.3f p99 %.3f max %.3f (n=%zu)\n",
-		       percentile(l->lat, l->nlat, 50), percentile(l->lat, l->nlat, 90),
-		       percentile(l->lat, l->nlat, 99), l->lat[l->nlat - 1], l->nlat);
+	if (uv_loop_init(&l->loop) != 0) {
+		fprintf(stderr, "%s: cannot start an event loop\n", l->prog);
+		return 1;
 	}
-	if (l->errors > 0)
-		fprintf(stderr, "%s: %lld errors\n", l->prog, l->errors);
-	rc = l->errors > 0;
-out:
-	free(pf);
-	return rc;
+	uvl_pool_init(&l->pool, &l->loop, (struct sockaddr *)&ss, NET_DEFAULT_MAX_LINE,
+	              LOAD_WINDOW);
+	l->pool.on_open = on_open;
+	l->pool.on_line = on_line;
+	l->pool.on_close = on_close;
+	timer_init(l, &l->tick);
+	timer_init(l, &l->dur);
+	timer_init(l, &l->deadline);
+	timer_init(l, &l->flush);
+	timer_init(l, &l->wait);
+	timer_init(l, &l->pingt);
+	uv_timer_start(&l->deadline, deadline_cb, (uint64_t)l->timeout_s * 1000, 0);
+	if (l->ack)
+		uv_timer_start(&l->flush, flush_cb, 100, 100);
+	if (l->pingers > 0)
+		uv_timer_start(&l->pingt, ping_cb, (uint64_t)l->ping_ms, (uint64_t)l->ping_ms);
+	l->have_start = l->server_pid > 0 && ls_proc_read(l->server_pid, &l->proc_start);
+	/* idle connections first, alone, so the RSS they add is theirs */
+	for (int i = 0; i < l->idle; i++)
+		uvl_connect(&l->pool, &l->conns[l->nplayers + l->nspec + i].u);
+	if (l->idle == 0) {
+		for (int i = l->nplayers + l->nspec; i < l->nconns; i++)
+			uvl_connect(&l->pool, &l->conns[i].u);
+		for (int i = 0; i < l->nplayers + l->nspec; i++)
+			uvl_connect(&l->pool, &l->conns[i].u);
+	}
+	maybe_go(l); /* nothing to connect at all */
+	uv_run(&l->loop, UV_RUN_DEFAULT);
+	mark_end(l); /* when the loop ran out before the end (it cannot; be safe) */
+	uv_loop_close(&l->loop);
+	if (l->ack && fclose(l->ack) != 0) {
+		fprintf(stderr, "%s: cannot write %s\n", l->prog, l->ack_path);
+		l->failed = true;
+	}
+	l->ack = NULL;
+	report(l);
+	return l->failed ? 1 : 0;
+}
+
+/* ---- arguments ------------------------------------------------------------------------- */
+
+static bool num_arg(const char *val, long long lo, long long hi, long long *v)
+{
+	char *end;
+	if (val == NULL || *val == '\0')
+		return false;
+	errno = 0;
+	*v = strtoll(val, &end, 10);
+	return *end == '\0' && errno == 0 && *v >= lo && *v <= hi;
+}
+
+static bool real_arg(const char *val, double lo, double hi, double *v)
+{
+	char *end;
+	if (val == NULL || *val == '\0')
+		return false;
+	*v = strtod(val, &end);
+	return *end == '\0' && *v >= lo && *v <= hi;
 }
 
 int cmd_load(int argc, char **argv)
 {
-	struct load l = {.prog = "bitarena load", .kind = "ttt", .pairs = 4, .games = 100};
-	const char *server = CLI_DEFAULT_SERVER;
-	long long seed = (long long)time(NULL), timeout_s = 120;
+	struct load l = {.prog = "bitarena load",
+	                 .server = CLI_DEFAULT_SERVER,
+	                 .kind_arg = "ttt",
+	                 .games = 4,
+	                 .ping_ms = 10,
+	                 .timeout_s = 0};
+	long long seed = (long long)time(NULL), v;
+	const char *verify = NULL;
+	bool games_given = false;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
-		char *end = NULL;
-		long long v = val ? strtoll(val, &end, 10) : 0;
-		bool num = val != NULL && *val != '\0' && *end == '\0';
-		if (strcmp(a, "--server") == 0 && val) {
-			server = val;
-		} else if (strcmp(a, "--kind") == 0 && val && strpbrk(val, "\r\n") == NULL) {
-			l.kind = val;
-		} else if (strcmp(a, "--pairs") == 0 && num && v >= 1 && v <= LOAD_MAX_PAIRS) {
-			l.pairs = (int)v;
-		} else if (strcmp(a, "--games") == 0 && num && v >= 1 && v <= 100000) {
+		bool ok = true;
+		if (strcmp(a, "--json") == 0) {
+			l.json = true;
+			continue;
+		}
+		if (strcmp(a, "--keep-going") == 0) {
+			l.keep_going = true;
+			continue;
+		}
+		if (strcmp(a, "--server") == 0 && val)
+			l.server = val;
+		else if (strcmp(a, "--kind") == 0 && val && strpbrk(val, "\r\n") == NULL)
+			l.kind_arg = val;
+		else if (strcmp(a, "--games") == 0 && (ok = num_arg(val, 0, 30000, &v))) {
 			l.games = (int)v;
-		} else if (strcmp(a, "--seed") == 0 && num) {
+			l.legacy_games = (int)v;
+			games_given = true;
+		} else if (strcmp(a, "--pairs") == 0 && (ok = num_arg(val, 1, 30000, &v))) {
+			l.legacy = true;
+			l.legacy_pairs = (int)v;
+		} else if (strcmp(a, "--spectators") == 0 && (ok = num_arg(val, 0, 50000, &v)))
+			l.spectators = (int)v;
+		else if (strcmp(a, "--idle") == 0 && (ok = num_arg(val, 0, 50000, &v)))
+			l.idle = (int)v;
+		else if (strcmp(a, "--pingers") == 0 && (ok = num_arg(val, 0, 50000, &v)))
+			l.pingers = (int)v;
+		else if (strcmp(a, "--ping-ms") == 0 && (ok = num_arg(val, 1, 60000, &v)))
+			l.ping_ms = (int)v;
+		else if (strcmp(a, "--rounds") == 0 && (ok = num_arg(val, 1, 1000000, &v)))
+			l.rounds = (int)v;
+		else if (strcmp(a, "--duration") == 0)
+			ok = real_arg(val, 0, 86400, &l.duration_s);
+		else if (strcmp(a, "--rate") == 0)
+			ok = real_arg(val, 0, 1e7, &l.rate);
+		else if (strcmp(a, "--timeout") == 0 && (ok = num_arg(val, 1, 86400, &v)))
+			l.timeout_s = v;
+		else if (strcmp(a, "--seed") == 0 && (ok = num_arg(val, LLONG_MIN, LLONG_MAX, &v)))
 			seed = v;
-		} else if (strcmp(a, "--timeout") == 0 && num && v >= 1 && v <= 3600) {
-			timeout_s = v;
-		} else {
-			fprintf(stderr, "%s: bad argument '%s'\n", l.prog, a);
+		else if (strcmp(a, "--server-pid") == 0 && (ok = num_arg(val, 1, 1 << 30, &v)))
+			l.server_pid = (pid_t)v;
+		else if (strcmp(a, "--ack-log") == 0 && val)
+			l.ack_path = val;
+		else if (strcmp(a, "--verify") == 0 && val)
+			verify = val;
+		else
+			ok = false;
+		if (!ok) {
+			fprintf(stderr, "%s: bad argument '%s'%s%s\n", l.prog, a, val ? " " : "",
+			        val ? val : "");
 			return cli_usage("load");
 		}
 		i++;
 	}
-	rng_seed(&l.rng, (uint64_t)seed);
-	l.conns = calloc((size_t)(2 * l.pairs), sizeof *l.conns);
-	l.done = calloc((size_t)l.pairs, sizeof *l.done);
-	int rc = 1;
-	if (l.conns != NULL && l.done != NULL) {
-		for (int i = 0; i < 2 * l.pairs; i++)
-			l.conns[i].c.fd = -1;
-		rc = run(&l, server, (int)timeout_s * 1000);
-		for (int i = 0; i < 2 * l.pairs; i++) {
-			if (l.conns[i].c.fd >= 0)
-				net_send_line(&l.conns[i].c, "quit");
-			net_close(&l.conns[i].c);
-		}
+	if (verify != NULL)
+		return lk_verify(l.prog, l.server, verify, stdout, stderr);
+	if (l.legacy) { /* the old form: --pairs P [--games G] is P games at once, G each */
+		l.rounds = games_given ? l.legacy_games : 100;
+		l.legacy_games = l.rounds;
+		l.games = l.legacy_pairs;
 	}
+	size_t klen = strcspn(l.kind_arg, " \t");
+	snprintf(l.kind, sizeof l.kind, "%.*s", (int)klen, l.kind_arg);
+	if ((l.ops = game_find(l.kind)) == NULL || klen >= sizeof l.kind) {
+		fprintf(stderr, "%s: unknown game kind '%s'\n", l.prog, l.kind_arg);
+		return 2;
+	}
+	if (l.ack_path && (l.ops->flags & GAME_SIMULTANEOUS)) {
+		fprintf(stderr, "%s: --ack-log is for games of sequential moves, not %s\n", l.prog,
+		        l.kind);
+		return 2;
+	}
+	if (l.games == 0 && l.spectators > 0) {
+		fprintf(stderr, "%s: --spectators needs --games\n", l.prog);
+		return 2;
+	}
+	if (l.rounds == 0 && l.duration_s == 0 && l.games > 0)
+		l.duration_s = 10;
+	if (l.timeout_s == 0)
+		l.timeout_s = l.rounds > 0 ? 600 : (long long)l.duration_s + 120;
+	rng_seed(&l.rng, (uint64_t)seed);
+	unsigned long tag = ((unsigned long)getpid() * 2654435761UL) ^ (unsigned long)time(NULL);
+	for (int i = 0; i < 4; i++, tag /= 36)
+		l.prefix[i] = "0123456789abcdefghijklmnopqrstuvwxyz"[tag % 36];
+	signal(SIGPIPE, SIG_IGN); /* libuv writes with write(): a closed peer is EPIPE, not death */
+	int rc = run(&l);
+	if (l.ack)
+		fclose(l.ack);
 	free(l.conns);
-	free(l.done);
-	free(l.lat);
+	free(l.slots);
+	free(l.rateq);
+	ls_samples_free(&l.lat);
+	ls_samples_free(&l.fan);
+	ls_samples_free(&l.ping);
+	ls_samples_free(&l.greet);
 	return rc;
 }
