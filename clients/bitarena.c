@@ -12,6 +12,8 @@
 int cmd_xmas_replay(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_cg_bridge(int argc, char **argv);
+/* Tak engines (cmd_tei_bridge.c) */
+int cmd_tei_bridge(int argc, char **argv);
 
 static const struct cli_cmd cli_cmds[] = {
         {"perft", cmd_perft,
@@ -42,6 +44,11 @@ static const struct cli_cmd cli_cmds[] = {
          "[--quiet] [--verbose] -- <bot command ...>",
          "play one game on bitarenad with a CodinGame Xmas Rush bot (contest input in, actions "
          "out)"},
+        {"tei-bridge", cmd_tei_bridge,
+         "[--server HOST:PORT] [--name NAME] (--seek \"tak [opt=value ...]\" | --accept) "
+         "[--games N] [--sizes 4-6] [--margin PCT] [--untimed-ms MS] [--timeout SEC] [--quiet] "
+         "[--verbose] -- <engine command ...>",
+         "play Tak on bitarenad with an engine that speaks TEI (Tiltak, Taktician, takbag, ...)"},
 };
 #define NCMDS (sizeof cli_cmds / sizeof cli_cmds[0])
 

@@ -13,7 +13,7 @@ set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)
 seconds=${1:-60}
 [ $# -gt 0 ] && shift
-targets=${*:-"proto tak mnk xmas record"}
+targets=${*:-"proto tak mnk xmas record tei"}
 out=${OUT:-$PWD/fuzz-out}
 if [ -z "${CC:-}" ]; then
 	if command -v clang >/dev/null 2>&1; then CC=clang; else CC=clang-14; fi
@@ -37,6 +37,7 @@ sources()
 	mnk) echo "tests/fuzz/seq.c" ;;
 	xmas) echo "clients/cmd_xmas.c" ;;
 	record) echo "src/server/record.c" ;;
+	tei) echo "clients/tei.c" ;;
 	*) echo "unknown target $1" >&2; exit 2 ;;
 	esac
 }

@@ -1,0 +1,854 @@
+/*
+ * cmd_tei_bridge.c - `bitarena tei-bridge [--server H:P] [--name NAME]
+ * (--seek "tak ..." | --accept) [--games N] [--sizes LIST] [--margin PCT]
+ * [--untimed-ms MS] [--timeout SEC] [--quiet] [--verbose] -- <engine ...>`:
+ * plays a Tak engine that speaks TEI (Tiltak, Taktician, takbag, Topaz, ...)
+ * as a player of bitarenad.
+ *
+ * The engine is started first (tei ... teiok, isready ... readyok): what it
+ * declares decides which games it can play (tei.h: sizes known by its name
+ * or given with --sizes, komi through its HalfKomi option only, standard
+ * piece counts only). A --seek it cannot play is refused with the reason
+ * before anything is posted; with --accept, seeks it cannot play are skipped
+ * with the reason. Then for each game: setoption name HalfKomi (only when the
+ * engine declared it and its value must change), teinewgame <size>, isready;
+ * on each of our moves `position startpos moves <the whole game>` and
+ * `go wtime W btime B winc WI binc BI` (tei_clock_told: the real clocks less
+ * a margin, or a made-up clock for untimed games). The engine's move is read
+ * in any PTN form (explicit counts `1b2>1`, `4c2+4`, a trailing stone letter
+ * or annotation), checked in our copy of the position and sent in the
+ * server's canonical form.
+ *
+ * One engine process serves every game and gets `quit` at the end (then
+ * SIGTERM, SIGKILL). A crash, a hang (no answer within tei_hang_ms) or an
+ * illegal or unreadable move loses that game at once (`resign`), never a stuck
+ * game; a crashed or hung engine is started again for the next game. A
+ * search still running when its game ended is waited for (never `stop`, which
+ * not every engine knows) and its answer dropped before the next game.
+ *
+ * The moves of the game come from the states in order (`last_move`); if our
+ * copy ever disagrees with the server's position (a takeback, a missed state)
+ * the whole game is fetched again with `record <game>`.
+ *
+ * Prints one line per game and a summary; exits 0 when every game was played,
+ * 1 on failure, 2 on a usage error or a seek the engine cannot play.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "games/tak.h"
+#include "proc.h"
+#include "server/record.h"
+#include "tei.h"
+
+int cmd_tei_bridge(int argc, char **argv);
+
+#define PROG          "bitarena tei-bridge"
+#define HELLO_MS      10000 /* tei ... teiok, and each isready ... readyok */
+#define NEWGAME_MS    30000 /* teinewgame may allocate big tables */
+#define QUIT_GRACE_MS 1000  /* after quit, before SIGTERM */
+#define SKIP_MEMORY   64    /* seek ids whose refusal was already printed */
+
+enum eng_state {
+	ENG_DEAD,     /* not running */
+	ENG_HELLO,    /* sent tei, reading id/option lines up to teiok */
+	ENG_SYNC,     /* sent isready, waiting for readyok */
+	ENG_IDLE,     /* waiting for us */
+	ENG_THINKING, /* sent go, waiting for bestmove */
+};
+
+struct tb_game {
+	bool active;   /* between game_start and game_over */
+	bool resigned; /* we gave it up (crash, hang, illegal move) */
+	bool ready;    /* teinewgame answered */
+	bool record_wait;
+	long long id;
+	int seat;
+	bool timed;
+	long long inc_ms, clocks[2];
+	long long due_seq, answered_seq;
+	struct game_params params;
+	struct tak_state st; /* the position after moves[] */
+	char **moves;        /* the game so far, canonical PTN (owned) */
+	size_t nmoves, cap;
+};
+
+struct tb {
+	/* settings */
+	const char *seek; /* "tak ..." or NULL to accept */
+	int want_games, margin_pct, timeout_ms;
+	long long untimed_ms;
+	unsigned user_sizes;
+	bool quiet, verbose;
+	char **cmd;
+
+	/* the server */
+	struct net_conn c;
+	bool connected;
+	char name[PROTO_NAME_MAX_CLI + 1];
+	bool seek_open, accept_pending;
+	long long last_poll, last_progress;
+	long long skipped[SKIP_MEMORY];
+	int nskipped;
+	int played, wins, losses, draws;
+
+	/* the engine */
+	struct proc eng;
+	struct tei_engine tei;
+	enum eng_state est;
+	long long deadline; /* of the current HELLO/SYNC/THINKING, ms */
+	long long sync_game, think_game, think_seq;
+	bool eng_ok; /* the running process completed tei ... readyok */
+	bool fatal;  /* the engine cannot be used any more */
+
+	struct tb_game g;
+};
+
+static void say(const struct tb *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void say(const struct tb *b, const char *fmt, ...)
+{
+	if (b->quiet)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	fputs(PROG ": ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+}
+
+/* --- the game record ------------------------------------------------------------ */
+
+static void moves_clear(struct tb_game *g)
+{
+	for (size_t i = 0; i < g->nmoves; i++)
+		free(g->moves[i]);
+	g->nmoves = 0;
+}
+
+static bool moves_add(struct tb_game *g, const char *text)
+{
+	if (g->nmoves == g->cap) {
+		size_t cap = g->cap ? 2 * g->cap : 64;
+		char **m = realloc(g->moves, cap * sizeof *m);
+		if (m == NULL)
+			return false;
+		g->moves = m;
+		g->cap = cap;
+	}
+	if ((g->moves[g->nmoves] = strdup(text)) == NULL)
+		return false;
+	g->nmoves++;
+	return true;
+}
+
+/* Plays text (any PTN form) on g->st and appends its canonical form; false if it fails. */
+static bool play_text(struct tb_game *g, const char *text)
+{
+	game_move m;
+	char canon[GAME_MOVE_TEXT];
+	if (tak_parse_ptn(&g->st, text, &m, NULL) < 0 ||
+	    tak_format_ptn(&g->st, m, canon, sizeof canon) < 0 || !moves_add(g, canon))
+		return false;
+	tak_apply(&g->st, m);
+	return true;
+}
+
+/* Replays texts[0 .. n) from the start into g (texts must not be g->moves). */
+static bool replay(struct tb_game *g, char *const *texts, size_t n)
+{
+	moves_clear(g);
+	if (game_tak.init(&g->st, &g->params, 0) < 0)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!play_text(g, texts[i]))
+			return false;
+	return true;
+}
+
+/* Keeps the first n moves (a takeback). */
+static bool truncate_to(struct tb_game *g, size_t n)
+{
+	char **old = g->moves;
+	size_t total = g->nmoves;
+	g->moves = NULL;
+	g->nmoves = g->cap = 0;
+	bool ok = replay(g, old, n);
+	for (size_t i = 0; i < total; i++)
+		free(old[i]);
+	free(old);
+	return ok;
+}
+
+/* --- the engine ------------------------------------------------------------------ */
+
+static void eng_send(struct tb *b, const char *line)
+{
+	if (b->verbose)
+		fprintf(stderr, PROG ": engine< %s\n", line);
+	if (proc_send(&b->eng, line) < 0 && b->verbose)
+		fprintf(stderr, PROG ": (the engine is not reading)\n");
+}
+
+static int eng_start(struct tb *b)
+{
+	char why[256];
+	b->eng.echo_err = b->verbose;
+	tei_engine_init(&b->tei);
+	if (proc_start(&b->eng, b->cmd, why, sizeof why) < 0) {
+		fprintf(stderr, PROG ": %s\n", why);
+		b->fatal = true;
+		b->est = ENG_DEAD;
+		return -1;
+	}
+	b->est = ENG_HELLO;
+	b->eng_ok = false;
+	b->g.ready = false; /* a new process needs teinewgame */
+	b->deadline = net_now_ms() + HELLO_MS;
+	b->sync_game = -1;
+	eng_send(b, "tei");
+	return 0;
+}
+
+/* Loses the current game at once (the engine crashed, hung or played an illegal move). */
+static void lose_game(struct tb *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void lose_game(struct tb *b, const char *fmt, ...)
+{
+	struct tb_game *g = &b->g;
+	if (!g->active || g->resigned)
+		return;
+	char why[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof why, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, PROG ": game %lld: %s; resigning\n", g->id, why);
+	g->resigned = true;
+	g->due_seq = -1;
+	if (b->connected)
+		net_sendf(&b->c, "resign %lld", g->id);
+}
+
+/* The engine is gone or must go: the game it was needed for is lost; restart it if useful. */
+static void eng_failed(struct tb *b, const char *what)
+{
+	char ex[128], tail[PROC_ERR_TAIL + 1];
+	proc_stop(&b->eng, 300);
+	proc_exit_text(&b->eng, ex, sizeof ex);
+	proc_err_tail(&b->eng, tail, sizeof tail);
+	b->est = ENG_DEAD;
+	if (!b->eng_ok) { /* it never got through tei ... readyok: it will not next time either */
+		fprintf(stderr, PROG ": the engine could not start: %s (it %s)%s%s\n", what, ex,
+		        tail[0] ? "; its last words: " : "", tail);
+		b->fatal = true;
+		return;
+	}
+	if (b->g.active && !b->g.resigned)
+		lose_game(b, "the engine %s (it %s)", what, ex);
+	else
+		say(b, "the engine %s (it %s)", what, ex);
+	if (tail[0])
+		say(b, "its last words: %s", tail);
+	/* lobby_advance() starts a new one when another game is wanted */
+}
+
+static void on_bestmove(struct tb *b, const char *move)
+{
+	struct tb_game *g = &b->g;
+	b->est = ENG_IDLE;
+	if (!g->active || g->resigned || b->think_game != g->id || b->think_seq != g->due_seq) {
+		if (b->verbose)
+			fprintf(stderr, PROG ": dropped the answer to a finished search\n");
+		return;
+	}
+	game_move m;
+	const char *why = NULL;
+	char canon[GAME_MOVE_TEXT];
+	int r = tak_parse_ptn(&g->st, move, &m, &why);
+	if (r < 0) {
+		lose_game(b, "the engine played \"%s\", which is %s: %s", move,
+		          r == GAME_ESYNTAX ? "not a move" : "illegal",
+		          why ? why : game_strerror(r));
+		return;
+	}
+	tak_format_ptn(&g->st, m, canon, sizeof canon);
+	g->answered_seq = g->due_seq;
+	g->due_seq = -1;
+	net_sendf(&b->c, "move %lld %s", g->id, canon);
+}
+
+static int on_engine_line(void *arg, char *line, bool cut)
+{
+	struct tb *b = arg;
+	struct tei_line l;
+	if (b->verbose)
+		fprintf(stderr, PROG ": engine> %s%s\n", line, cut ? " (cut)" : "");
+	if (cut)
+		return 0;
+	tei_parse_line(line, &l);
+	switch (b->est) {
+	case ENG_HELLO:
+		if (l.kind == TEI_LINE_ID || l.kind == TEI_LINE_OPTION) {
+			tei_engine_add(&b->tei, &l);
+		} else if (l.kind == TEI_LINE_TEIOK) {
+			tei_engine_ready(&b->tei, b->user_sizes);
+			b->est = ENG_SYNC;
+			b->deadline = net_now_ms() + HELLO_MS;
+			eng_send(b, "isready");
+		}
+		break;
+	case ENG_SYNC:
+		if (l.kind == TEI_LINE_READYOK) {
+			b->est = ENG_IDLE;
+			b->eng_ok = true;
+			if (b->g.active && b->sync_game == b->g.id)
+				b->g.ready = true;
+		}
+		break;
+	case ENG_THINKING:
+		if (l.kind == TEI_LINE_BESTMOVE)
+			on_bestmove(b, l.move);
+		break;
+	default:
+		break;
+	}
+	return 0;
+}
+
+/* The position line: "position startpos moves m1 m2 ..." (malloc'd; NULL when out of memory). */
+static char *position_line(const struct tb_game *g)
+{
+	size_t len = sizeof "position startpos moves";
+	for (size_t i = 0; i < g->nmoves; i++)
+		len += strlen(g->moves[i]) + 1;
+	char *s = malloc(len);
+	if (s == NULL)
+		return NULL;
+	size_t at = (size_t)sprintf(s, "position startpos moves");
+	for (size_t i = 0; i < g->nmoves; i++)
+		at += (size_t)sprintf(s + at, " %s", g->moves[i]);
+	return s;
+}
+
+/* Gives the engine its next job, when it has none. */
+static void eng_advance(struct tb *b)
+{
+	struct tb_game *g = &b->g;
+	char line[256];
+	if (b->est != ENG_IDLE || !g->active || g->resigned)
+		return;
+	if (!g->ready) {
+		if (tei_komi_line(&b->tei, g->st.komi, line, sizeof line))
+			eng_send(b, line);
+		snprintf(line, sizeof line, "teinewgame %d", g->st.size);
+		eng_send(b, line);
+		eng_send(b, "isready");
+		b->est = ENG_SYNC;
+		b->sync_game = g->id;
+		b->deadline = net_now_ms() + NEWGAME_MS;
+		return;
+	}
+	if (g->due_seq <= g->answered_seq || g->record_wait)
+		return;
+	char *pos = position_line(g);
+	if (pos == NULL) {
+		lose_game(b, "out of memory");
+		return;
+	}
+	struct tei_clock clk;
+	tei_clock_told(g->timed, g->clocks, g->inc_ms, b->margin_pct, b->untimed_ms, &clk);
+	tei_format_go(&clk, line, sizeof line);
+	eng_send(b, pos);
+	eng_send(b, line);
+	free(pos);
+	b->est = ENG_THINKING;
+	b->think_game = g->id;
+	b->think_seq = g->due_seq;
+	b->deadline = net_now_ms() + tei_hang_ms(&clk, g->seat);
+}
+
+/* Deadlines and deaths of the engine. */
+static void eng_check(struct tb *b)
+{
+	if (b->est == ENG_DEAD)
+		return;
+	if (!proc_alive(&b->eng)) {
+		eng_failed(b, "exited");
+		return;
+	}
+	if (net_now_ms() < b->deadline || b->est == ENG_IDLE)
+		return;
+	switch (b->est) {
+	case ENG_HELLO:
+		eng_failed(b, "did not answer tei with teiok");
+		break;
+	case ENG_SYNC:
+		eng_failed(b, "did not answer isready with readyok");
+		break;
+	case ENG_THINKING:
+		eng_failed(b, "did not answer go with bestmove in time (hung)");
+		break;
+	default:
+		break;
+	}
+}
+
+/* --- the lobby ------------------------------------------------------------------ */
+
+/* Tak parameters from a JSON options object; false when they are not Tak's. */
+static bool tak_params(const cJSON *opts, struct game_params *p, struct tak_state *st)
+{
+	return cli_params_from_json(&game_tak, opts, p) && game_tak.init(st, p, 0) == GAME_OK;
+}
+
+/* Why the engine cannot play a game with these parameters (buf), or NULL. */
+static const char *cannot_play(const struct tb *b, const struct game_params *p,
+                               const struct tak_state *st, char *buf, size_t len)
+{
+	return tei_cannot_play(&b->tei, st->size, st->komi, (int)p->v[TAK_OPT_PIECES],
+	                       (int)p->v[TAK_OPT_CAPS], buf, len);
+}
+
+static bool skipped_before(struct tb *b, long long id)
+{
+	for (int i = 0; i < b->nskipped && i < SKIP_MEMORY; i++)
+		if (b->skipped[i] == id)
+			return true;
+	b->skipped[b->nskipped++ % SKIP_MEMORY] = id;
+	return false;
+}
+
+static void try_accept(struct tb *b, const cJSON *seek)
+{
+	const char *kind = cli_jstr(seek, "kind"), *by = cli_jstr(seek, "by");
+	long long id = cli_jint(seek, "id", 0);
+	if (b->g.active || b->accept_pending || b->est != ENG_IDLE || b->played >= b->want_games ||
+	    kind == NULL || strcmp(kind, "tak") != 0 || (by && strcmp(by, b->name) == 0))
+		return;
+	struct game_params p;
+	struct tak_state st;
+	char why[256];
+	const char *no = NULL;
+	if (!tak_params(cJSON_GetObjectItemCaseSensitive(seek, "options"), &p, &st))
+		no = "options this bridge does not know";
+	else
+		no = cannot_play(b, &p, &st, why, sizeof why);
+	if (no != NULL) {
+		if (!skipped_before(b, id))
+			say(b, "not accepting seek %lld by %s: %s", id, by ? by : "?", no);
+		return;
+	}
+	if (net_sendf(&b->c, "accept %lld", id) == 0)
+		b->accept_pending = true;
+}
+
+static void lobby_advance(struct tb *b)
+{
+	if (b->g.active || b->played >= b->want_games)
+		return;
+	if (b->est == ENG_DEAD && !b->fatal)
+		eng_start(b); /* it crashed or hung in the last game */
+	if (b->est != ENG_IDLE)
+		return;
+	if (b->seek != NULL && !b->seek_open) {
+		if (net_sendf(&b->c, "seek %s", b->seek) == 0)
+			b->seek_open = true;
+	} else if (b->seek == NULL && !b->accept_pending && net_now_ms() - b->last_poll >= 1000) {
+		b->last_poll = net_now_ms();
+		net_send_line(&b->c, "seeks");
+	}
+}
+
+/* --- the server's messages ---------------------------------------------------------- */
+
+static void on_game_start(struct tb *b, const cJSON *m)
+{
+	struct tb_game *g = &b->g;
+	const char *kind = cli_jstr(m, "kind");
+	if (g->active || kind == NULL || strcmp(kind, "tak") != 0)
+		return;
+	moves_clear(g);
+	g->active = true;
+	g->resigned = g->ready = g->record_wait = false;
+	g->id = cli_jint(m, "game", -1);
+	g->seat = (int)cli_jint(m, "seat", 0);
+	g->due_seq = -1;
+	g->answered_seq = 0;
+	b->seek_open = b->accept_pending = false;
+	b->last_progress = net_now_ms();
+	const cJSON *t = cJSON_GetObjectItemCaseSensitive(m, "time");
+	g->timed = cJSON_IsObject(t);
+	g->inc_ms = cli_jint(t, "inc_ms", 0);
+	g->clocks[0] = g->clocks[1] = cli_jint(t, "base_ms", 0);
+	say(b, "game %lld started: seat %d", g->id, g->seat);
+	char why[256];
+	const char *no;
+	if (!tak_params(cJSON_GetObjectItemCaseSensitive(m, "options"), &g->params, &g->st))
+		lose_game(b, "options this bridge does not know");
+	else if ((no = cannot_play(b, &g->params, &g->st, why, sizeof why)) != NULL)
+		lose_game(b, "%s", no);
+}
+
+static void on_game_over(struct tb *b, const cJSON *m)
+{
+	struct tb_game *g = &b->g;
+	const cJSON *res = cJSON_GetObjectItemCaseSensitive(m, "result");
+	const cJSON *w = cJSON_GetObjectItemCaseSensitive(res, "winner");
+	const char *outcome;
+	if (cJSON_IsNumber(w) && (int)w->valuedouble == g->seat) {
+		b->wins++;
+		outcome = "win";
+	} else if (cJSON_IsNumber(w)) {
+		b->losses++;
+		outcome = "loss";
+	} else {
+		b->draws++;
+		outcome = "draw";
+	}
+	b->played++;
+	g->active = false;
+	b->last_progress = net_now_ms();
+	printf("game %lld: %s as seat %d (%s, %s)\n", g->id, outcome, g->seat,
+	       cli_jstr(res, "score") ? cli_jstr(res, "score") : "?",
+	       cli_jstr(res, "reason") ? cli_jstr(res, "reason") : "?");
+	fflush(stdout);
+}
+
+/* Brings our copy of the game up to a state; false when it cannot follow (fetch the record). */
+static bool follow(struct tb_game *g, const cJSON *m)
+{
+	long long ply = cli_jint(m, "ply", -1);
+	const char *last = cli_jstr(m, "last_move");
+	const char *tps = cli_jstr(cJSON_GetObjectItemCaseSensitive(m, "position"), "tps");
+	if (ply < 0)
+		return false;
+	if ((size_t)ply == g->nmoves + 1 && last != NULL) {
+		if (!play_text(g, last))
+			return false;
+	} else if ((size_t)ply < g->nmoves) {
+		if (!truncate_to(g, (size_t)ply))
+			return false;
+	} else if ((size_t)ply != g->nmoves) {
+		return false;
+	}
+	char mine[2048];
+	return tps == NULL ||
+	       (tak_save_tps(&g->st, mine, sizeof mine) >= 0 && strcmp(mine, tps) == 0);
+}
+
+static void on_state(struct tb *b, const cJSON *m)
+{
+	struct tb_game *g = &b->g;
+	if (!g->active || cli_jint(m, "game", -1) != g->id)
+		return;
+	b->last_progress = net_now_ms();
+	if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(m, "over")))
+		return; /* game_over follows */
+	const cJSON *clk = cJSON_GetObjectItemCaseSensitive(m, "clocks");
+	if (cJSON_GetArraySize(clk) == 2) {
+		g->clocks[0] = (long long)cJSON_GetArrayItem(clk, 0)->valuedouble;
+		g->clocks[1] = (long long)cJSON_GetArrayItem(clk, 1)->valuedouble;
+	}
+	if (!g->record_wait && !follow(g, m)) {
+		g->record_wait = true;
+		net_sendf(&b->c, "record %lld", g->id);
+	}
+	long long seq = cli_jint(m, "seq", -1);
+	if (cli_to_move_has(m, g->seat) && seq > g->answered_seq)
+		g->due_seq = seq;
+}
+
+/* The answer to "record <game>": the whole game again. */
+static void on_record(struct tb *b, const cJSON *m)
+{
+	struct tb_game *g = &b->g;
+	const char *text = cli_jstr(m, "record");
+	if (!g->active || !g->record_wait || cli_jint(m, "game", -1) != g->id || text == NULL)
+		return;
+	struct record r;
+	record_init(&r);
+	bool ok = record_parse(text, strlen(text), &r, NULL) == RECORD_OK &&
+	          replay(g, r.moves, r.nmoves);
+	record_clear(&r);
+	g->record_wait = false;
+	if (!ok)
+		lose_game(b, "cannot follow the game (its record does not replay)");
+}
+
+/* Returns < 0 when the bridge cannot go on. */
+static int on_message(struct tb *b, const cJSON *m)
+{
+	const char *type = cli_jstr(m, "type"), *cmd = cli_jstr(m, "cmd");
+	if (strcmp(type, "state") == 0) {
+		on_state(b, m);
+	} else if (strcmp(type, "game_start") == 0) {
+		on_game_start(b, m);
+	} else if (strcmp(type, "game_over") == 0) {
+		if (b->g.active && cli_jint(m, "game", -1) == b->g.id)
+			on_game_over(b, m);
+	} else if (strcmp(type, "seek") == 0) {
+		const char *ev = cli_jstr(m, "event");
+		if (ev != NULL && strcmp(ev, "new") == 0)
+			try_accept(b, cJSON_GetObjectItemCaseSensitive(m, "seek"));
+	} else if (strcmp(type, "ok") == 0 && cmd != NULL && strcmp(cmd, "seeks") == 0) {
+		const cJSON *s;
+		cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(m, "seeks"))
+		{
+			try_accept(b, s);
+		}
+	} else if (strcmp(type, "ok") == 0 && cmd != NULL && strcmp(cmd, "record") == 0) {
+		on_record(b, m);
+	} else if (strcmp(type, "error") == 0) {
+		const char *code = cli_jstr(m, "code");
+		fprintf(stderr, PROG ": server error %s%s%s: %s\n", code ? code : "?",
+		        cmd ? " on " : "", cmd ? cmd : "",
+		        cli_jstr(m, "message") ? cli_jstr(m, "message") : "");
+		if (cmd != NULL && strcmp(cmd, "seek") == 0)
+			return -1; /* it would be refused again */
+		if (cmd != NULL && strcmp(cmd, "accept") == 0)
+			b->accept_pending = false;
+		if (cmd != NULL && strcmp(cmd, "move") == 0 && code != NULL &&
+		    strcmp(code, "GAME_OVER") != 0)
+			lose_game(b, "the server refused the engine's move");
+		if (cmd != NULL && strcmp(cmd, "record") == 0 && b->g.record_wait) {
+			b->g.record_wait = false;
+			lose_game(b, "cannot follow the game (no record)");
+		}
+	} else if (strcmp(type, "info") == 0) {
+		say(b, "%s", cli_jstr(m, "message") ? cli_jstr(m, "message") : "server info");
+	}
+	return 0;
+}
+
+/* --- the loop ---------------------------------------------------------------------- */
+
+/* Reads every complete server line; < 0 when the connection is lost or the bridge must stop. */
+static int server_read(struct tb *b)
+{
+	cJSON *m = NULL;
+	int r;
+	while ((r = cli_read_json(&b->c, PROG, 0, &m)) == NET_OK) {
+		int h = on_message(b, m);
+		cJSON_Delete(m);
+		if (h < 0)
+			return h;
+	}
+	if (r == NET_ETIMEOUT)
+		return 0;
+	fprintf(stderr, PROG ": lost the server: %s\n",
+	        r == NET_ECLOSED ? "it closed the connection" : net_strerror(r));
+	return r;
+}
+
+/* One pass: waits up to 100 ms for the server or the engine, handles what came. */
+static int pump(struct tb *b)
+{
+	struct pollfd pf[3];
+	proc_pollfds(&b->eng, pf);
+	pf[2] = (struct pollfd){.fd = b->connected ? b->c.fd : -1, .events = POLLIN};
+	int timeout = b->connected && net_buffered(&b->c) ? 0 : 100;
+	if (poll(pf, 3, timeout) < 0 && errno != EINTR)
+		return -1;
+	proc_events(&b->eng, pf, on_engine_line, b);
+	if (b->connected && (pf[2].revents || net_buffered(&b->c))) {
+		int r = server_read(b);
+		if (r < 0)
+			return r;
+	}
+	eng_check(b);
+	eng_advance(b);
+	return b->fatal ? -1 : 0;
+}
+
+static int bridge_loop(struct tb *b)
+{
+	b->last_progress = b->last_poll = net_now_ms();
+	b->last_poll -= 1000;
+	while (b->played < b->want_games) {
+		lobby_advance(b);
+		int r = pump(b);
+		if (r < 0)
+			return 1;
+		if (b->est != ENG_THINKING && net_now_ms() - b->last_progress > b->timeout_ms) {
+			fprintf(stderr, PROG ": nothing happened for %d s (%s); giving up\n",
+			        b->timeout_ms / 1000, b->g.active ? "game stalled" : "no opponent");
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* Ends the engine: quit, a grace to exit by itself, then signals. */
+static void eng_quit(struct tb *b)
+{
+	if (proc_alive(&b->eng)) {
+		eng_send(b, "quit");
+		b->est = ENG_DEAD;
+		long long end = net_now_ms() + QUIT_GRACE_MS;
+		while (net_now_ms() < end && !proc_reap(&b->eng)) {
+			struct pollfd pf[2];
+			proc_pollfds(&b->eng, pf);
+			poll(pf, 2, 10);
+			proc_events(&b->eng, pf, on_engine_line, b);
+		}
+	}
+	proc_stop(&b->eng, 300);
+}
+
+/* A login name from the engine's id name: its [A-Za-z0-9_-] characters, else "tei". */
+static void default_name(const struct tei_engine *e, char *buf, size_t len)
+{
+	size_t n = 0;
+	for (const char *p = e->name; *p && n + 1 < len && n < 16; p++)
+		if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		    (*p >= '0' && *p <= '9') || *p == '_' || *p == '-')
+			buf[n++] = *p;
+	buf[n] = '\0';
+	if (n < 2)
+		snprintf(buf, len, "tei");
+}
+
+static int parse_num(const char *s, long long min, long long max, long long *out)
+{
+	char *end;
+	errno = 0;
+	long long v = strtoll(s, &end, 10);
+	if (*s == '\0' || *end != '\0' || errno != 0 || v < min || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+int cmd_tei_bridge(int argc, char **argv)
+{
+	static struct tb b; /* big (the position); one per process */
+	memset(&b, 0, sizeof b);
+	proc_init(&b.eng);
+	b.want_games = 1;
+	b.margin_pct = 25;
+	b.untimed_ms = 10000;
+	b.timeout_ms = 120000;
+	b.g.due_seq = -1;
+	const char *server = CLI_DEFAULT_SERVER, *name = NULL;
+	bool accept = false;
+	long long v;
+	int i;
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
+		if (strcmp(a, "--") == 0) {
+			i++;
+			break;
+		} else if (strcmp(a, "--accept") == 0) {
+			accept = true;
+		} else if (strcmp(a, "--quiet") == 0) {
+			b.quiet = true;
+		} else if (strcmp(a, "--verbose") == 0) {
+			b.verbose = true;
+		} else if (val == NULL) {
+			fprintf(stderr, PROG ": bad argument '%s'\n", a);
+			return cli_usage(argv[0]);
+		} else if (strcmp(a, "--server") == 0) {
+			server = argv[++i];
+		} else if (strcmp(a, "--name") == 0) {
+			name = argv[++i];
+		} else if (strcmp(a, "--seek") == 0) {
+			b.seek = argv[++i];
+		} else if (strcmp(a, "--sizes") == 0 &&
+		           (b.user_sizes = tei_parse_sizes(val)) != 0) {
+			i++;
+		} else if (strcmp(a, "--games") == 0 && parse_num(val, 1, 1000000, &v) == 0) {
+			b.want_games = (int)v;
+			i++;
+		} else if (strcmp(a, "--margin") == 0 && parse_num(val, 0, 90, &v) == 0) {
+			b.margin_pct = (int)v;
+			i++;
+		} else if (strcmp(a, "--untimed-ms") == 0 && parse_num(val, 10, 3600000, &v) == 0) {
+			b.untimed_ms = v;
+			i++;
+		} else if (strcmp(a, "--timeout") == 0 && parse_num(val, 1, 86400, &v) == 0) {
+			b.timeout_ms = (int)v * 1000;
+			i++;
+		} else {
+			fprintf(stderr, PROG ": bad argument '%s %s'\n", a, val);
+			return cli_usage(argv[0]);
+		}
+	}
+	if ((b.seek == NULL) == !accept) {
+		fprintf(stderr, PROG ": give either --seek \"tak [opt=value ...]\" or --accept\n");
+		return cli_usage(argv[0]);
+	}
+	if (i >= argc) {
+		fprintf(stderr, PROG ": no engine command after --\n");
+		return cli_usage(argv[0]);
+	}
+	b.cmd = argv + i;
+	struct game_params sp;
+	struct tak_state sst;
+	if (b.seek != NULL) {
+		/* the seek's Tak options, checked now (time=, color=, rated= are the server's) */
+		char words[1024], *save = NULL;
+		snprintf(words, sizeof words, "%s", b.seek);
+		char *w = strtok_r(words, " \t", &save);
+		if (w == NULL || strcmp(w, "tak") != 0 || strpbrk(b.seek, "\r\n") != NULL) {
+			fprintf(stderr, PROG ": --seek takes \"tak [opt=value ...]\"\n");
+			return 2;
+		}
+		game_params_default(&game_tak, &sp);
+		while ((w = strtok_r(NULL, " \t", &save)) != NULL) {
+			const char *why = NULL;
+			if (game_param_word(&game_tak, &sp, w, &why) < 0) {
+				fprintf(stderr, PROG ": --seek: %s: %s\n", w,
+				        why ? why : "bad option");
+				return 2;
+			}
+		}
+		if (game_tak.init(&sst, &sp, 0) < 0) {
+			fprintf(stderr, PROG ": --seek: these Tak options do not fit together\n");
+			return 2;
+		}
+	}
+	signal(SIGPIPE, SIG_IGN);
+
+	int rc = 1;
+	if (eng_start(&b) < 0)
+		return 1;
+	while (!b.fatal && b.est != ENG_IDLE)
+		pump(&b);
+	if (b.fatal)
+		goto out;
+	say(&b, "engine %s%s%s ready (sizes %s, HalfKomi %s)", b.tei.name[0] ? b.tei.name : "?",
+	    b.tei.author[0] ? " by " : "", b.tei.author, b.user_sizes ? "as given" : "as known",
+	    tei_engine_option(&b.tei, "HalfKomi") ? "declared" : "not declared");
+	if (b.seek != NULL) {
+		char why[256];
+		if (cannot_play(&b, &sp, &sst, why, sizeof why) != NULL) {
+			fprintf(stderr, PROG ": not seeking \"%s\": %s\n", b.seek, why);
+			rc = 2;
+			goto out;
+		}
+	}
+	char want[PROTO_NAME_MAX_CLI + 1];
+	if (name == NULL)
+		default_name(&b.tei, want, sizeof want);
+	if (cli_session_open(&b.c, PROG, server, name ? name : want, b.name, sizeof b.name, 10000) <
+	    0)
+		goto out;
+	b.connected = true;
+	say(&b, "logged in to %s as %s", server, b.name);
+	rc = bridge_loop(&b);
+	if (rc == 0)
+		net_send_line(&b.c, "quit");
+	printf("games %d wins %d losses %d draws %d\n", b.played, b.wins, b.losses, b.draws);
+out:
+	eng_quit(&b);
+	if (b.connected)
+		net_close(&b.c);
+	moves_clear(&b.g);
+	free(b.g.moves);
+	return rc;
+}
