@@ -90,7 +90,7 @@ struct tb {
 	/* the server */
 	struct net_conn c;
 	bool connected;
-	char name[PROTO_NAME_MAX_CLI + 1];
+	char name[PROTO_NAME_MAX + 1];
 	bool seek_open, accept_pending;
 	long long last_poll, last_progress;
 	long long skipped[SKIP_MEMORY];
@@ -466,12 +466,13 @@ static void lobby_advance(struct tb *b)
 
 /* --- the server's messages ---------------------------------------------------------- */
 
-static void on_game_start(struct tb *b, const cJSON *m)
+static int on_game_start(void *ud, const cJSON *m)
 {
+	struct tb *b = ud;
 	struct tb_game *g = &b->g;
 	const char *kind = cli_jstr(m, "kind");
 	if (g->active || kind == NULL || strcmp(kind, "tak") != 0)
-		return;
+		return 0;
 	moves_clear(g);
 	g->active = true;
 	g->resigned = g->ready = g->record_wait = false;
@@ -492,11 +493,15 @@ static void on_game_start(struct tb *b, const cJSON *m)
 		lose_game(b, "options this bridge does not know");
 	else if ((no = cannot_play(b, &g->params, &g->st, why, sizeof why)) != NULL)
 		lose_game(b, "%s", no);
+	return 0;
 }
 
-static void on_game_over(struct tb *b, const cJSON *m)
+static int on_game_over(void *ud, const cJSON *m)
 {
+	struct tb *b = ud;
 	struct tb_game *g = &b->g;
+	if (!g->active || cli_jint(m, "game", -1) != g->id)
+		return 0;
 	const cJSON *res = cJSON_GetObjectItemCaseSensitive(m, "result");
 	const cJSON *w = cJSON_GetObjectItemCaseSensitive(res, "winner");
 	const char *outcome;
@@ -517,6 +522,7 @@ static void on_game_over(struct tb *b, const cJSON *m)
 	       cli_jstr(res, "score") ? cli_jstr(res, "score") : "?",
 	       cli_jstr(res, "reason") ? cli_jstr(res, "reason") : "?");
 	fflush(stdout);
+	return 0;
 }
 
 /* Brings our copy of the game up to a state; false when it cannot follow (fetch the record). */
@@ -541,14 +547,15 @@ static bool follow(struct tb_game *g, const cJSON *m)
 	       (tak_save_tps(&g->st, mine, sizeof mine) >= 0 && strcmp(mine, tps) == 0);
 }
 
-static void on_state(struct tb *b, const cJSON *m)
+static int on_state(void *ud, const cJSON *m)
 {
+	struct tb *b = ud;
 	struct tb_game *g = &b->g;
 	if (!g->active || cli_jint(m, "game", -1) != g->id)
-		return;
+		return 0;
 	b->last_progress = net_now_ms();
 	if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(m, "over")))
-		return; /* game_over follows */
+		return 0; /* game_over follows */
 	const cJSON *clk = cJSON_GetObjectItemCaseSensitive(m, "clocks");
 	if (cJSON_GetArraySize(clk) == 2) {
 		g->clocks[0] = (long long)cJSON_GetArrayItem(clk, 0)->valuedouble;
@@ -561,15 +568,17 @@ static void on_state(struct tb *b, const cJSON *m)
 	long long seq = cli_jint(m, "seq", -1);
 	if (cli_to_move_has(m, g->seat) && seq > g->answered_seq)
 		g->due_seq = seq;
+	return 0;
 }
 
 /* The answer to "record <game>": the whole game again. */
-static void on_record(struct tb *b, const cJSON *m)
+static int on_record(void *ud, const cJSON *m)
 {
+	struct tb *b = ud;
 	struct tb_game *g = &b->g;
 	const char *text = cli_jstr(m, "record");
 	if (!g->active || !g->record_wait || cli_jint(m, "game", -1) != g->id || text == NULL)
-		return;
+		return 0;
 	struct record r;
 	record_init(&r);
 	bool ok = record_parse(text, strlen(text), &r, NULL) == RECORD_OK &&
@@ -578,72 +587,71 @@ static void on_record(struct tb *b, const cJSON *m)
 	g->record_wait = false;
 	if (!ok)
 		lose_game(b, "cannot follow the game (its record does not replay)");
+	return 0;
 }
 
-/* Returns < 0 when the bridge cannot go on. */
-static int on_message(struct tb *b, const cJSON *m)
+static int on_seek(void *ud, const cJSON *m)
 {
-	const char *type = cli_jstr(m, "type"), *cmd = cli_jstr(m, "cmd");
-	if (strcmp(type, "state") == 0) {
-		on_state(b, m);
-	} else if (strcmp(type, "game_start") == 0) {
-		on_game_start(b, m);
-	} else if (strcmp(type, "game_over") == 0) {
-		if (b->g.active && cli_jint(m, "game", -1) == b->g.id)
-			on_game_over(b, m);
-	} else if (strcmp(type, "seek") == 0) {
-		const char *ev = cli_jstr(m, "event");
-		if (ev != NULL && strcmp(ev, "new") == 0)
-			try_accept(b, cJSON_GetObjectItemCaseSensitive(m, "seek"));
-	} else if (strcmp(type, "ok") == 0 && cmd != NULL && strcmp(cmd, "seeks") == 0) {
-		const cJSON *s;
-		cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(m, "seeks"))
-		{
-			try_accept(b, s);
-		}
-	} else if (strcmp(type, "ok") == 0 && cmd != NULL && strcmp(cmd, "record") == 0) {
-		on_record(b, m);
-	} else if (strcmp(type, "error") == 0) {
-		const char *code = cli_jstr(m, "code");
-		fprintf(stderr, PROG ": server error %s%s%s: %s\n", code ? code : "?",
-		        cmd ? " on " : "", cmd ? cmd : "",
-		        cli_jstr(m, "message") ? cli_jstr(m, "message") : "");
-		if (cmd != NULL && strcmp(cmd, "seek") == 0)
-			return -1; /* it would be refused again */
-		if (cmd != NULL && strcmp(cmd, "accept") == 0)
-			b->accept_pending = false;
-		if (cmd != NULL && strcmp(cmd, "move") == 0 && code != NULL &&
-		    strcmp(code, "GAME_OVER") != 0)
-			lose_game(b, "the server refused the engine's move");
-		if (cmd != NULL && strcmp(cmd, "record") == 0 && b->g.record_wait) {
-			b->g.record_wait = false;
-			lose_game(b, "cannot follow the game (no record)");
-		}
-	} else if (strcmp(type, "info") == 0) {
-		say(b, "%s", cli_jstr(m, "message") ? cli_jstr(m, "message") : "server info");
+	const char *ev = cli_jstr(m, "event");
+	if (ev != NULL && strcmp(ev, "new") == 0)
+		try_accept(ud, cJSON_GetObjectItemCaseSensitive(m, "seek"));
+	return 0;
+}
+
+static int on_seeks(void *ud, const cJSON *m)
+{
+	const cJSON *s;
+	cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(m, "seeks"))
+	{
+		try_accept(ud, s);
 	}
 	return 0;
 }
 
-/* --- the loop ---------------------------------------------------------------------- */
-
-/* Reads every complete server line; < 0 when the connection is lost or the bridge must stop. */
-static int server_read(struct tb *b)
+/* A refusal: BRIDGE_STOP when the bridge cannot go on. */
+#define BRIDGE_STOP 1
+static int on_error(void *ud, const cJSON *m)
 {
-	cJSON *m = NULL;
-	int r;
-	while ((r = cli_read_json(&b->c, PROG, 0, &m)) == NET_OK) {
-		int h = on_message(b, m);
-		cJSON_Delete(m);
-		if (h < 0)
-			return h;
-	}
-	if (r == NET_ETIMEOUT)
+	struct tb *b = ud;
+	const char *code = cli_jstr(m, "code"), *cmd = cli_jstr(m, "cmd");
+	fprintf(stderr, PROG ": server error %s%s%s: %s\n", code ? code : "?", cmd ? " on " : "",
+	        cmd ? cmd : "", cli_jstr(m, "message") ? cli_jstr(m, "message") : "");
+	if (cmd == NULL)
 		return 0;
-	fprintf(stderr, PROG ": lost the server: %s\n",
-	        r == NET_ECLOSED ? "it closed the connection" : net_strerror(r));
-	return r;
+	if (strcmp(cmd, "seek") == 0)
+		return BRIDGE_STOP; /* it would be refused again */
+	if (strcmp(cmd, "accept") == 0)
+		b->accept_pending = false;
+	if (strcmp(cmd, "move") == 0 && code != NULL && strcmp(code, "GAME_OVER") != 0)
+		lose_game(b, "the server refused the engine's move");
+	if (strcmp(cmd, "record") == 0 && b->g.record_wait) {
+		b->g.record_wait = false;
+		lose_game(b, "cannot follow the game (no record)");
+	}
+	return 0;
 }
+
+static int on_info(void *ud, const cJSON *m)
+{
+	say(ud, "%s", cli_jstr(m, "message") ? cli_jstr(m, "message") : "server info");
+	return 0;
+}
+
+/* clang-format off */
+static const struct cli_route routes[] = {
+        {"state", NULL, on_state},
+        {"game_start", NULL, on_game_start},
+        {"game_over", NULL, on_game_over},
+        {"seek", NULL, on_seek},
+        {"ok", "seeks", on_seeks},
+        {"ok", "record", on_record},
+        {"error", NULL, on_error},
+        {"info", NULL, on_info},
+        {NULL, NULL, NULL},
+};
+/* clang-format on */
+
+/* --- the loop ---------------------------------------------------------------------- */
 
 /* One pass: waits up to 100 ms for the server or the engine, handles what came. */
 static int pump(struct tb *b)
@@ -656,9 +664,12 @@ static int pump(struct tb *b)
 		return -1;
 	proc_events(&b->eng, pf, on_engine_line, b);
 	if (b->connected && (pf[2].revents || net_buffered(&b->c))) {
-		int r = server_read(b);
+		int r = cli_pump(&b->c, PROG, 0, routes, b);
 		if (r < 0)
-			return r;
+			fprintf(stderr, PROG ": lost the server: %s\n",
+			        r == NET_ECLOSED ? "it closed the connection" : net_strerror(r));
+		if (r != 0)
+			return -1;
 	}
 	eng_check(b);
 	eng_advance(b);
@@ -832,7 +843,7 @@ int cmd_tei_bridge(int argc, char **argv)
 			goto out;
 		}
 	}
-	char want[PROTO_NAME_MAX_CLI + 1];
+	char want[PROTO_NAME_MAX + 1];
 	if (name == NULL)
 		default_name(&b.tei, want, sizeof want);
 	if (cli_session_open(&b.c, PROG, server, name ? name : want, b.name, sizeof b.name, 10000) <

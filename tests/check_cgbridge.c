@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "check_main.h"
+#include "testproc.h"
 
 static char self[PATH_MAX];
 static char tmpdir[] = "/tmp/check_cgbridge.XXXXXX";
@@ -102,57 +103,6 @@ static const char py_bot[] =
 
 /* --- processes --------------------------------------------------------------------- */
 
-static const char *prog(const char *env, const char *fallback)
-{
-	const char *p = getenv(env);
-	return p && *p ? p : fallback;
-}
-
-/* Starts argv with stdout to out_path (or inherited when NULL); returns the pid. */
-static pid_t spawn(const char *const argv[], const char *out_path)
-{
-	pid_t pid = fork();
-	ck_assert_int_ge(pid, 0);
-	if (pid == 0) {
-		if (out_path != NULL) {
-			int fd = open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-			if (fd < 0)
-				_exit(126);
-			dup2(fd, STDOUT_FILENO);
-			if (strcmp(out_path, "/dev/null") == 0)
-				dup2(fd, STDERR_FILENO);
-			close(fd);
-		}
-		execvp(argv[0], (char *const *)argv);
-		_exit(127);
-	}
-	return pid;
-}
-
-/* Waits for pid at most limit_s seconds (a safety net, not a measurement); kills it after. */
-static int wait_for(pid_t pid, int limit_s)
-{
-	int status;
-	for (int i = 0; i < limit_s * 100; i++) {
-		pid_t r = waitpid(pid, &status, WNOHANG);
-		if (r == pid)
-			return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-		usleep(10000);
-	}
-	kill(pid, SIGKILL);
-	waitpid(pid, &status, 0);
-	return -1;
-}
-
-static void slurp(const char *path, char *buf, size_t len)
-{
-	FILE *f = fopen(path, "r");
-	size_t n = f ? fread(buf, 1, len - 1, f) : 0;
-	buf[n] = '\0';
-	if (f)
-		fclose(f);
-}
-
 static void start_server(void)
 {
 	char portfile[PATH_MAX], data[PATH_MAX], listen[] = "127.0.0.1:0";
@@ -160,7 +110,7 @@ static void start_server(void)
 	unlink(portfile); /* a previous server's */
 	/* a fresh store in tmpdir for each test (its own process), not ./data in the build dir */
 	snprintf(data, sizeof data, "%s/data.%d", tmpdir, (int)getpid());
-	const char *argv[] = {prog("BITARENAD", "./bitarenad"),
+	const char *argv[] = {tp_prog("BITARENAD", "./bitarenad"),
 	                      "--listen",
 	                      listen,
 	                      "--port-file",
@@ -168,10 +118,10 @@ static void start_server(void)
 	                      "--data",
 	                      data,
 	                      NULL};
-	server_pid = spawn(argv, "/dev/null");
+	server_pid = tp_spawn(argv, "/dev/null", "/dev/null");
 	for (int i = 0; i < 1000 && port == 0; i++) {
 		char buf[32];
-		slurp(portfile, buf, sizeof buf);
+		tp_slurp(portfile, buf, sizeof buf);
 		port = atoi(buf);
 		if (port == 0)
 			usleep(10000);
@@ -183,7 +133,7 @@ static void stop_server(void)
 {
 	if (server_pid > 0) {
 		kill(server_pid, SIGTERM);
-		wait_for(server_pid, 10);
+		tp_wait(server_pid, 10);
 		server_pid = -1;
 	}
 	port = 0;
@@ -205,7 +155,7 @@ static void bridge_game(const char *seek, const char *const bot0[], const char *
 		int n = 0;
 		snprintf(path[s], sizeof path[s], "%s/bridge%d.out", tmpdir, s);
 		snprintf(name[s], sizeof name[s], "bridge%d", s);
-		argv[n++] = prog("BITARENA", "./bitarena");
+		argv[n++] = tp_prog("BITARENA", "./bitarena");
 		argv[n++] = "cg-bridge";
 		argv[n++] = "--game";
 		argv[n++] = "xmas";
@@ -224,14 +174,14 @@ static void bridge_game(const char *seek, const char *const bot0[], const char *
 		for (int i = 0; bot[i] != NULL && n < 31; i++)
 			argv[n++] = bot[i];
 		argv[n] = NULL;
-		pid[s] = spawn(argv, path[s]);
+		pid[s] = tp_spawn(argv, path[s], NULL);
 		if (s == 0)
 			usleep(300000); /* let the seek be posted first (the accepter also lists
 			                   seeks) */
 	}
 	for (int s = 0; s < 2; s++) {
-		ck_assert_int_eq(wait_for(pid[s], 110), 0);
-		slurp(path[s], out[s], 256);
+		ck_assert_int_eq(tp_wait(pid[s], 110), 0);
+		tp_slurp(path[s], out[s], 256);
 	}
 }
 
