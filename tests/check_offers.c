@@ -21,7 +21,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "server/offers.h"
+#include "server/rtt.h"
 #include "testserver.h"
 #include "tmpdir.h"
 #include "check_main.h"
@@ -708,14 +708,14 @@ START_TEST(test_lag_allowance)
 	ck_assert_int_eq(lag_allowance(120), 120);
 	ck_assert_int_eq(lag_allowance(LAG_ALLOWANCE_MAX_MS), LAG_ALLOWANCE_MAX_MS);
 	ck_assert_int_eq(lag_allowance(5000), LAG_ALLOWANCE_MAX_MS);
-	struct conn c;
+	struct client c;
 	memset(&c, 0, sizeof c);
 	ck_assert_int_eq(rtt_charge(&c, 900), 900); /* unknown: charged in full */
-	c.has_rtt = true;
-	c.rtt_ms = 80;
+	c.rtt.known = true;
+	c.rtt.ms = 80;
 	ck_assert_int_eq(rtt_charge(&c, 900), 820);
 	ck_assert_int_eq(rtt_charge(&c, 50), 0); /* never below zero */
-	c.rtt_ms = 2000;
+	c.rtt.ms = 2000;
 	ck_assert_int_eq(rtt_charge(&c, 900), 400);
 }
 END_TEST

@@ -366,11 +366,13 @@ static void hk_end(void *ud, const struct game *g)
 }
 
 /* A connection that is closing: everything sent to it is dropped. */
-static struct conn *fake_conn(struct server *s, const char *name)
+static struct client *fake_conn(struct server *s, const char *name)
 {
-	struct conn *c = calloc(1, sizeof *c);
+	struct conn *cn = calloc(1, sizeof *cn);
+	cn->hub = &s->hub;
+	cn->closing = true;
+	struct client *c = client_new(cn);
 	c->srv = s;
-	c->closing = true;
 	c->logged_in = true;
 	snprintf(c->name, sizeof c->name, "%s", name);
 	return c;
@@ -388,7 +390,7 @@ START_TEST(test_session_hooks_replay)
 	struct session_hooks h = {
 	        .ud = &seen, .on_start = hk_start, .on_move = hk_move, .on_end = hk_end};
 	server_set_hooks(srv, &h);
-	struct conn *ca = fake_conn(srv, "alice"), *cb = fake_conn(srv, "bob");
+	struct client *ca = fake_conn(srv, "alice"), *cb = fake_conn(srv, "bob");
 	const struct game_ops *ops = game_find("ttt");
 	struct game_spec spec = {
 	        .ops = ops, .seed = 1, .names = {"alice", "bob"}, .conns = {ca, cb}};
@@ -448,8 +450,11 @@ START_TEST(test_session_hooks_replay)
 	ck_assert_int_eq(uv_run(&loop, UV_RUN_DEFAULT), 0);
 	ck_assert_int_eq(uv_loop_close(&loop), 0);
 	free(srv);
-	free(ca);
-	free(cb);
+	struct conn *na = ca->conn, *nb = cb->conn;
+	client_free(ca);
+	client_free(cb);
+	free(na);
+	free(nb);
 }
 END_TEST
 

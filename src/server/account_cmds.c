@@ -15,14 +15,14 @@
 #include <string.h>
 #include <time.h>
 
-static struct storage *storage_or_reply(struct conn *c, const struct proto_req *rq)
+static struct storage *storage_or_reply(struct client *c, const struct proto_req *rq)
 {
 	if (c->srv->storage == NULL)
 		reply_err(c, rq, "NO_STORAGE", "this server keeps no accounts or records");
 	return c->srv->storage;
 }
 
-static void reply_store_err(struct conn *c, const struct proto_req *rq, struct storage *st, int r)
+static void reply_store_err(struct client *c, const struct proto_req *rq, struct storage *st, int r)
 {
 	fprintf(stderr, "bitarenad: storage: %s: %s (%s)\n", rq->cmd->name, store_strerror(r),
 	        store_last_error(st->db));
@@ -53,7 +53,7 @@ static cJSON *rating_json(const char *name, const char *kind, const struct store
 	return j;
 }
 
-void acct_ratings(struct conn *c, const struct proto_req *rq)
+void acct_ratings(struct client *c, const struct proto_req *rq)
 {
 	struct storage *st = storage_or_reply(c, rq);
 	if (st == NULL)
@@ -140,7 +140,7 @@ static void game_rows(const struct store_game *v, size_t n, cJSON *arr, char **e
 	}
 }
 
-void acct_history(struct conn *c, const struct proto_req *rq)
+void acct_history(struct client *c, const struct proto_req *rq)
 {
 	struct storage *st = storage_or_reply(c, rq);
 	if (st == NULL)
@@ -166,7 +166,7 @@ void acct_history(struct conn *c, const struct proto_req *rq)
 	reply_ok(c, rq, f, extra, "%zu finished game%s of %s", n, n == 1 ? "" : "s", name);
 }
 
-void acct_finger(struct conn *c, const struct proto_req *rq)
+void acct_finger(struct client *c, const struct proto_req *rq)
 {
 	struct storage *st = storage_or_reply(c, rq);
 	if (st == NULL)
@@ -179,7 +179,7 @@ void acct_finger(struct conn *c, const struct proto_req *rq)
 		return;
 	}
 	const char *name = acct ? canon : asked;
-	struct conn *u = server_find_user(c->srv, name);
+	struct client *u = server_find_user(c->srv, name);
 	struct store_rating_row rows[16];
 	int nr = acct ? store_ratings_of(st->db, name, rows, 16) : 0;
 	struct store_game *v = NULL;
@@ -222,7 +222,7 @@ void acct_finger(struct conn *c, const struct proto_req *rq)
 /* ---- record ------------------------------------------------------------------------ */
 
 /* The stored game of argv[0] with its moves; false when answered (bad id, none, failure). */
-static bool fetch_game(struct conn *c, const struct proto_req *rq, struct storage *st,
+static bool fetch_game(struct client *c, const struct proto_req *rq, struct storage *st,
                        struct store_game *g)
 {
 	uint64_t id;
@@ -243,7 +243,7 @@ static bool fetch_game(struct conn *c, const struct proto_req *rq, struct storag
 	return true;
 }
 
-void acct_record(struct conn *c, const struct proto_req *rq)
+void acct_record(struct client *c, const struct proto_req *rq)
 {
 	struct storage *st = storage_or_reply(c, rq);
 	struct store_game g;
@@ -280,7 +280,7 @@ struct replay {
 	uv_timer_t timer; /* data = this; the replay is freed in its close callback */
 	struct replay *next;
 	struct storage *st;
-	struct conn *c;
+	struct client *c;
 	struct store_game g; /* with its moves (owned) */
 	const struct game_ops *ops;
 	void *state; /* ops->state_size bytes (owned) */
@@ -311,7 +311,7 @@ static void replay_stop(struct replay *rp)
 	uv_close((uv_handle_t *)&rp->timer, replay_free_cb);
 }
 
-void replay_conn_gone(struct storage *st, struct conn *c)
+void replay_conn_gone(struct storage *st, struct client *c)
 {
 	struct replay *rp = st->replays;
 	while (rp != NULL) {
@@ -427,11 +427,11 @@ static void replay_send(struct replay *rp, bool done)
 static void replay_tick(uv_timer_t *t)
 {
 	struct replay *rp = t->data;
-	if (rp->c->closing || rp->c->doomed) {
+	if (!client_alive(rp->c)) {
 		replay_stop(rp);
 		return;
 	}
-	if (conn_slow(rp->c)) /* a slow reader: wait for the next tick */
+	if (client_slow(rp->c)) /* a slow reader: wait for the next tick */
 		return;
 	if (rp->started) {
 		if (replay_step(rp))
@@ -448,7 +448,7 @@ static void replay_tick(uv_timer_t *t)
 		replay_stop(rp);
 }
 
-void acct_replay(struct conn *c, const struct proto_req *rq)
+void acct_replay(struct client *c, const struct proto_req *rq)
 {
 	struct storage *st = storage_or_reply(c, rq);
 	if (st == NULL)

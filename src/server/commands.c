@@ -18,16 +18,18 @@
 struct seek {
 	struct seek *next;
 	uint64_t id;
-	struct conn *by;
+	struct client *by;
 	const struct game_ops *ops;
 	struct seek_opts so;
 };
 
-struct conn *server_find_user(struct server *s, const char *name)
+struct client *server_find_user(struct server *s, const char *name)
 {
-	for (struct conn *c = s->conns; c != NULL; c = c->next)
-		if (c->logged_in && !c->closing && strcasecmp(c->name, name) == 0)
+	for (struct conn *cn = s->hub.conns; cn != NULL; cn = cn->next) {
+		struct client *c = client_of(cn);
+		if (c != NULL && c->logged_in && !cn->closing && strcasecmp(c->name, name) == 0)
 			return c;
+	}
 	return NULL;
 }
 
@@ -89,9 +91,11 @@ static void seek_announce(struct server *s, const struct seek *k, bool gone)
 	}
 	struct msg m;
 	msg_init(&m, j, text);
-	for (struct conn *c = s->conns; c != NULL; c = c->next)
-		if (c->logged_in && !c->closing && c != k->by)
+	for (struct conn *cn = s->hub.conns; cn != NULL; cn = cn->next) {
+		struct client *c = client_of(cn);
+		if (c != NULL && c->logged_in && !cn->closing && c != k->by)
 			msg_send(&m, c);
+	}
 	msg_done(&m);
 }
 
@@ -116,7 +120,7 @@ static struct seek *seek_find(struct server *s, uint64_t id)
 	return NULL;
 }
 
-void lobby_conn_gone(struct conn *c)
+void lobby_conn_gone(struct client *c)
 {
 	struct server *s = c->srv;
 	struct seek *k = s->seeks;
@@ -136,7 +140,7 @@ void lobby_free(struct server *s)
 
 /* ---- handlers ----------------------------------------------------------------------- */
 
-static void cmd_login(struct conn *c, const struct proto_req *rq)
+static void cmd_login(struct client *c, const struct proto_req *rq)
 {
 	const char *name = rq->argv[0];
 	if (c->logged_in) {
@@ -169,7 +173,7 @@ static void cmd_login(struct conn *c, const struct proto_req *rq)
 	lobby_logged_in(c, rq, name, false);
 }
 
-void lobby_logged_in(struct conn *c, const struct proto_req *rq, const char *name, bool registered)
+void lobby_logged_in(struct client *c, const struct proto_req *rq, const char *name, bool registered)
 {
 	snprintf(c->name, sizeof c->name, "%s", name);
 	c->logged_in = true;
@@ -187,14 +191,14 @@ void lobby_logged_in(struct conn *c, const struct proto_req *rq, const char *nam
 			xappend(&back, "%s %.0f", i ? "," : "",
 			        cJSON_GetArrayItem(resumed, i)->valuedouble);
 	}
-	server_log(c->srv, "conn %llu is %s", (unsigned long long)c->id, c->name);
+	log_info("conn %llu is %s", (unsigned long long)c->conn->id, c->name);
 	reply_ok(c, rq, f, NULL, "logged in as %s%s%s", c->name, registered ? "" : " (guest)",
 	         back ? back : "");
 	free(back);
 	session_resume_send(c);
 }
 
-static void cmd_games(struct conn *c, const struct proto_req *rq)
+static void cmd_games(struct client *c, const struct proto_req *rq)
 {
 	cJSON *f = cJSON_CreateObject();
 	cJSON *arr = cJSON_AddArrayToObject(f, "games");
@@ -235,7 +239,7 @@ static void cmd_games(struct conn *c, const struct proto_req *rq)
 	reply_ok(c, rq, f, extra, "%d game kinds; seek <kind> [opt=value ...]", count);
 }
 
-static void cmd_seek(struct conn *c, const struct proto_req *rq)
+static void cmd_seek(struct client *c, const struct proto_req *rq)
 {
 	struct server *s = c->srv;
 	const struct game_ops *ops = game_find(rq->argv[0]);
@@ -283,7 +287,7 @@ static void cmd_seek(struct conn *c, const struct proto_req *rq)
 	seek_announce(s, k, false);
 }
 
-static void cmd_seeks(struct conn *c, const struct proto_req *rq)
+static void cmd_seeks(struct client *c, const struct proto_req *rq)
 {
 	cJSON *f = cJSON_CreateObject();
 	cJSON *arr = cJSON_AddArrayToObject(f, "seeks");
@@ -298,7 +302,7 @@ static void cmd_seeks(struct conn *c, const struct proto_req *rq)
 	reply_ok(c, rq, f, extra, "%d open seek%s", n, n == 1 ? "" : "s");
 }
 
-static bool arg_id(struct conn *c, const struct proto_req *rq, const char *what, uint64_t *id)
+static bool arg_id(struct client *c, const struct proto_req *rq, const char *what, uint64_t *id)
 {
 	if (proto_parse_id(rq->argv[0], id))
 		return true;
@@ -306,7 +310,7 @@ static bool arg_id(struct conn *c, const struct proto_req *rq, const char *what,
 	return false;
 }
 
-static void cmd_unseek(struct conn *c, const struct proto_req *rq)
+static void cmd_unseek(struct client *c, const struct proto_req *rq)
 {
 	uint64_t id;
 	if (!arg_id(c, rq, "seek", &id))
@@ -326,7 +330,7 @@ static void cmd_unseek(struct conn *c, const struct proto_req *rq)
 	seek_remove(c->srv, k, true);
 }
 
-static void cmd_accept(struct conn *c, const struct proto_req *rq)
+static void cmd_accept(struct client *c, const struct proto_req *rq)
 {
 	struct server *s = c->srv;
 	uint64_t id;
@@ -364,7 +368,7 @@ static void cmd_accept(struct conn *c, const struct proto_req *rq)
 	session_begin(g);
 }
 
-static void cmd_list(struct conn *c, const struct proto_req *rq)
+static void cmd_list(struct client *c, const struct proto_req *rq)
 {
 	cJSON *f = cJSON_CreateObject();
 	cJSON *arr = cJSON_AddArrayToObject(f, "games");
@@ -395,15 +399,16 @@ static void cmd_list(struct conn *c, const struct proto_req *rq)
 	reply_ok(c, rq, f, extra, "%d game%s in progress", n, n == 1 ? "" : "s");
 }
 
-static void cmd_who(struct conn *c, const struct proto_req *rq)
+static void cmd_who(struct client *c, const struct proto_req *rq)
 {
 	struct server *s = c->srv;
 	cJSON *f = cJSON_CreateObject();
 	cJSON *arr = cJSON_AddArrayToObject(f, "users");
 	char *extra = NULL;
 	int n = 0;
-	for (struct conn *u = s->conns; u != NULL; u = u->next) {
-		if (!u->logged_in || u->closing)
+	for (struct conn *un = s->hub.conns; un != NULL; un = un->next) {
+		struct client *u = client_of(un);
+		if (u == NULL || !u->logged_in || un->closing)
 			continue;
 		n++;
 		cJSON *j = cJSON_CreateObject();
@@ -430,10 +435,10 @@ static void cmd_who(struct conn *c, const struct proto_req *rq)
 	reply_ok(c, rq, f, extra, "%d user%s online", n, n == 1 ? "" : "s");
 }
 
-static void cmd_set(struct conn *c, const struct proto_req *rq)
+static void cmd_set(struct client *c, const struct proto_req *rq)
 {
 	if (strcasecmp(rq->argv[0], "ping") == 0) {
-		rtt_cmd_set(c, rq); /* rtt.c */
+		rtt_set(c, rq, rq->argv[1]); /* rtt.c */
 		return;
 	}
 	bool json;
@@ -449,7 +454,7 @@ static void cmd_set(struct conn *c, const struct proto_req *rq)
 	reply_ok(c, rq, f, NULL, "format %s", json ? "json" : "text");
 }
 
-static void cmd_ping(struct conn *c, const struct proto_req *rq)
+static void cmd_ping(struct client *c, const struct proto_req *rq)
 {
 	cJSON *j = cJSON_CreateObject();
 	cJSON_AddStringToObject(j, "type", "pong");
@@ -463,7 +468,12 @@ static void cmd_ping(struct conn *c, const struct proto_req *rq)
 	send_msg(c, j, text);
 }
 
-static void cmd_help(struct conn *c, const struct proto_req *rq)
+static void cmd_pong(struct client *c, const struct proto_req *rq)
+{
+	rtt_pong(c, rq, rq->argv[0]);
+}
+
+static void cmd_help(struct client *c, const struct proto_req *rq)
 {
 	cJSON *f = cJSON_CreateObject();
 	cJSON *arr = cJSON_AddArrayToObject(f, "verbs");
@@ -492,14 +502,14 @@ static void cmd_help(struct conn *c, const struct proto_req *rq)
 	         only ? only->usage : "commands (a leading #tag is echoed):");
 }
 
-static void cmd_quit(struct conn *c, const struct proto_req *rq)
+static void cmd_quit(struct client *c, const struct proto_req *rq)
 {
 	reply_ok(c, rq, NULL, NULL, "bye");
-	conn_close(c, true);
+	client_close(c, true);
 }
 
 /* move/resign/watch/unwatch/say: the game id argument, then session.c. */
-static void cmd_game(struct conn *c, const struct proto_req *rq)
+static void cmd_game(struct client *c, const struct proto_req *rq)
 {
 	uint64_t id;
 	if (!arg_id(c, rq, "game", &id))
@@ -530,7 +540,7 @@ static void cmd_game(struct conn *c, const struct proto_req *rq)
 	}
 }
 
-typedef void (*cmd_fn)(struct conn *c, const struct proto_req *rq);
+typedef void (*cmd_fn)(struct client *c, const struct proto_req *rq);
 
 static const cmd_fn handlers[V__COUNT] = {
         [V_LOGIN] = cmd_login,        [V_GAMES] = cmd_games,
@@ -543,13 +553,13 @@ static const cmd_fn handlers[V__COUNT] = {
         [V_PING] = cmd_ping,          [V_HELP] = cmd_help,
         [V_QUIT] = cmd_quit,          [V_DRAW] = offers_cmd,
         [V_UNDO] = offers_cmd,        [V_ABORT] = offers_cmd,
-        [V_REMATCH] = offers_cmd,     [V_PONG] = rtt_cmd_pong,
+        [V_REMATCH] = offers_cmd,     [V_PONG] = cmd_pong,
         [V_REGISTER] = acct_register, [V_RATINGS] = acct_ratings,
         [V_FINGER] = acct_finger,     [V_HISTORY] = acct_history,
         [V_RECORD] = acct_record,     [V_REPLAY] = acct_replay,
 };
 
-void commands_line(struct conn *c, char *line, size_t len)
+void commands_line(struct client *c, char *line, size_t len)
 {
 	if (!frame_line_valid(line, len)) {
 		reply_err(c, NULL, "BAD_INPUT",

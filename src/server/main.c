@@ -1,6 +1,6 @@
 /*
  * main.c - bitarenad's entry point: argument parsing and start-up only; the
- * server itself is in net.c, commands.c and session.c.
+ * server itself is in server.c and the layers it wires.
  */
 #include "config.h"
 

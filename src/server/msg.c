@@ -1,47 +1,12 @@
 /*
- * msg.c - messages in the connection's format: one struct msg holds a JSON
- * object and its text-mode rendering, each serialized at most once into a
- * shared outbuf; the direct replies ok/error with the command's tag.
+ * msg.c - messages in the client's format and the direct replies to a
+ * command (see msg.h).
  */
-#include "server/server.h"
+#include "server/msg.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-char *xasprintf(const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	char *s = NULL;
-	if (vasprintf(&s, fmt, ap) < 0)
-		s = NULL;
-	va_end(ap);
-	return s;
-}
-
-char *xvasprintf(const char *fmt, va_list ap)
-{
-	char *s = NULL;
-	if (vasprintf(&s, fmt, ap) < 0)
-		s = NULL;
-	return s;
-}
-
-void xappend(char **s, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	char *add = xvasprintf(fmt, ap);
-	va_end(ap);
-	char *n = add ? xasprintf("%s%s", *s ? *s : "", add) : NULL;
-	free(add);
-	if (n != NULL) {
-		free(*s);
-		*s = n;
-	}
-}
 
 void msg_init(struct msg *m, cJSON *json, char *text)
 {
@@ -50,43 +15,26 @@ void msg_init(struct msg *m, cJSON *json, char *text)
 	m->out[0] = m->out[1] = NULL;
 }
 
-/* A text block as an outbuf ending in exactly one newline. */
-static struct outbuf *text_outbuf(const char *text)
-{
-	size_t n = strlen(text);
-	while (n > 0 && text[n - 1] == '\n')
-		n--;
-	struct outbuf *b = malloc(sizeof *b + n + 2);
-	if (b == NULL)
-		return NULL;
-	b->refs = 1;
-	b->len = n + 1;
-	memcpy(b->data, text, n);
-	b->data[n] = '\n';
-	b->data[n + 1] = '\0';
-	return b;
-}
-
-static struct outbuf *json_outbuf(const cJSON *j)
+struct outbuf *json_outbuf(const cJSON *j)
 {
 	char *s = cJSON_PrintUnformatted(j);
 	if (s == NULL)
 		return NULL;
-	struct outbuf *b = text_outbuf(s);
+	struct outbuf *b = outbuf_line(s);
 	cJSON_free(s);
 	return b;
 }
 
-void msg_send(struct msg *m, struct conn *c)
+void msg_send(struct msg *m, struct client *cl)
 {
-	int k = c->json && m->json != NULL ? 1 : 0;
+	int k = cl->json && m->json != NULL ? 1 : 0;
 	if (m->out[k] == NULL) {
 		if (k == 1)
 			m->out[1] = json_outbuf(m->json);
 		else if (m->text != NULL)
-			m->out[0] = text_outbuf(m->text);
+			m->out[0] = outbuf_line(m->text);
 	}
-	conn_send(c, m->out[k]);
+	client_send(cl, m->out[k]);
 }
 
 void msg_done(struct msg *m)
@@ -97,20 +45,33 @@ void msg_done(struct msg *m)
 	outbuf_unref(m->out[1]);
 }
 
-void send_msg(struct conn *c, cJSON *json, char *text)
+void send_msg(struct client *cl, cJSON *json, char *text)
 {
 	struct msg m;
 	msg_init(&m, json, text);
-	msg_send(&m, c);
+	msg_send(&m, cl);
 	msg_done(&m);
+}
+
+void json_move_members(cJSON *to, cJSON *from)
+{
+	if (from == NULL)
+		return;
+	cJSON *it;
+	while ((it = from->child) != NULL) {
+		cJSON_DetachItemViaPointer(from, it);
+		/* the key is copied before the item's own one is freed */
+		cJSON_AddItemToObject(to, it->string, it);
+	}
+	cJSON_Delete(from);
 }
 
 /*
  * The direct reply to rq: ok (code NULL; fields and extra as for reply_ok) or
  * an error with code. The sentence is printf'd from fmt.
  */
-static void reply(struct conn *c, const struct proto_req *rq, const char *code, cJSON *fields,
-                  char *extra, const char *fmt, va_list ap)
+static void reply(struct client *cl, const struct proto_req *rq, const char *code,
+                  cJSON *fields, char *extra, const char *fmt, va_list ap)
 {
 	char *sentence = xvasprintf(fmt, ap);
 	const char *said = sentence ? sentence : "";
@@ -127,15 +88,7 @@ static void reply(struct conn *c, const struct proto_req *rq, const char *code, 
 	bool tagged = rq != NULL && rq->tagged;
 	if (tagged)
 		cJSON_AddStringToObject(j, "id", rq->tag);
-	if (fields != NULL) {
-		while (fields->child != NULL) {
-			cJSON *it = fields->child;
-			cJSON_DetachItemViaPointer(fields, it);
-			/* the key is copied before the item's own one is freed */
-			cJSON_AddItemToObject(j, it->string, it);
-		}
-		cJSON_Delete(fields);
-	}
+	json_move_members(j, fields);
 	char *text;
 	if (code != NULL) {
 		text = xasprintf("%s%s%serror %s: %s", tagged ? "#" : "", tagged ? rq->tag : "",
@@ -147,22 +100,23 @@ static void reply(struct conn *c, const struct proto_req *rq, const char *code, 
 	}
 	free(sentence);
 	free(extra);
-	send_msg(c, j, text);
+	send_msg(cl, j, text);
 }
 
-void reply_ok(struct conn *c, const struct proto_req *rq, cJSON *fields, char *extra,
+void reply_ok(struct client *cl, const struct proto_req *rq, cJSON *fields, char *extra,
               const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	reply(c, rq, NULL, fields, extra, fmt, ap);
+	reply(cl, rq, NULL, fields, extra, fmt, ap);
 	va_end(ap);
 }
 
-void reply_err(struct conn *c, const struct proto_req *rq, const char *code, const char *fmt, ...)
+void reply_err(struct client *cl, const struct proto_req *rq, const char *code, const char *fmt,
+               ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	reply(c, rq, code, NULL, NULL, fmt, ap);
+	reply(cl, rq, code, NULL, NULL, fmt, ap);
 	va_end(ap);
 }

@@ -102,8 +102,8 @@ struct offer_kind {
 	const char *thing; /* "draw", "takeback", "rematch" */
 	const char *noun;  /* "draw offer", ... */
 	size_t mask_at;    /* offsetof(struct game, the mask of seats with a standing offer) */
-	void (*make)(struct conn *c, const struct proto_req *rq, struct game *g, int seat);
-	void (*agree)(struct conn *c, const struct proto_req *rq, struct game *g, int seat);
+	void (*make)(struct client *c, const struct proto_req *rq, struct game *g, int seat);
+	void (*agree)(struct client *c, const struct proto_req *rq, struct game *g, int seat);
 };
 
 static unsigned *offer_mask(const struct offer_kind *k, struct game *g)
@@ -112,7 +112,7 @@ static unsigned *offer_mask(const struct offer_kind *k, struct game *g)
 }
 
 /* draw|undo|rematch <game> [offer|accept|decline|withdraw] by seat. */
-static void offer_flow(const struct offer_kind *k, struct conn *c, const struct proto_req *rq,
+static void offer_flow(const struct offer_kind *k, struct client *c, const struct proto_req *rq,
                        struct game *g, int seat)
 {
 	unsigned *mask = offer_mask(k, g);
@@ -168,7 +168,7 @@ static void offer_flow(const struct offer_kind *k, struct conn *c, const struct 
 
 /* ---- draw ---------------------------------------------------------------------------- */
 
-static void draw_make(struct conn *c, const struct proto_req *rq, struct game *g, int seat)
+static void draw_make(struct client *c, const struct proto_req *rq, struct game *g, int seat)
 {
 	char b[64];
 	g->draw_offer |= 1u << seat;
@@ -178,7 +178,7 @@ static void draw_make(struct conn *c, const struct proto_req *rq, struct game *g
 	         who(g, seat, b, sizeof b), g->id, g->id);
 }
 
-static void draw_agree(struct conn *c, const struct proto_req *rq, struct game *g, int seat)
+static void draw_agree(struct client *c, const struct proto_req *rq, struct game *g, int seat)
 {
 	char b[64];
 	reply_ok(c, rq, game_field(g), NULL, "draw agreed in game %" PRIu64, g->id);
@@ -205,7 +205,7 @@ static cJSON *plies_field(cJSON *f, int n)
 	return f;
 }
 
-static void undo_make(struct conn *c, const struct proto_req *rq, struct game *g, int seat)
+static void undo_make(struct client *c, const struct proto_req *rq, struct game *g, int seat)
 {
 	int n = plies_to_undo(g, seat);
 	if (n == 0) {
@@ -225,7 +225,7 @@ static void undo_make(struct conn *c, const struct proto_req *rq, struct game *g
 	         who(g, seat, b, sizeof b), n, pl, g->id, g->id);
 }
 
-static void undo_agree(struct conn *c, const struct proto_req *rq, struct game *g, int seat)
+static void undo_agree(struct client *c, const struct proto_req *rq, struct game *g, int seat)
 {
 	int n = g->undo_n, by = 1 - seat;
 	int r = session_takeback(g, n);
@@ -248,7 +248,7 @@ static void undo_agree(struct conn *c, const struct proto_req *rq, struct game *
 
 /* ---- abort --------------------------------------------------------------------------- */
 
-static void cmd_abort(struct conn *c, const struct proto_req *rq, struct game *g, int seat)
+static void cmd_abort(struct client *c, const struct proto_req *rq, struct game *g, int seat)
 {
 	/* before both sides have moved: two plies, or the first simultaneous turn */
 	int limit = (g->ops->flags & GAME_SIMULTANEOUS) ? 1 : 2;
@@ -267,7 +267,7 @@ static void cmd_abort(struct conn *c, const struct proto_req *rq, struct game *g
 /* ---- rematch ------------------------------------------------------------------------- */
 
 /* Answers NOT_NOW and gives false when seat's opponent in g has left. */
-static bool opponent_here(struct conn *c, const struct proto_req *rq, const struct game *g,
+static bool opponent_here(struct client *c, const struct proto_req *rq, const struct game *g,
                           int seat)
 {
 	if (g->pl[1 - seat].c != NULL)
@@ -276,7 +276,7 @@ static bool opponent_here(struct conn *c, const struct proto_req *rq, const stru
 	return false;
 }
 
-static void rematch_make(struct conn *c, const struct proto_req *rq, struct game *g, int seat)
+static void rematch_make(struct client *c, const struct proto_req *rq, struct game *g, int seat)
 {
 	if (!opponent_here(c, rq, g, seat))
 		return;
@@ -289,7 +289,7 @@ static void rematch_make(struct conn *c, const struct proto_req *rq, struct game
 	         who(g, seat, b, sizeof b), g->id, g->id);
 }
 
-static void rematch_agree(struct conn *c, const struct proto_req *rq, struct game *g, int seat)
+static void rematch_agree(struct client *c, const struct proto_req *rq, struct game *g, int seat)
 {
 	struct server *s = g->srv;
 	if (!opponent_here(c, rq, g, seat))
@@ -329,7 +329,7 @@ static const struct offer_kind k_rematch = {W_REMATCH,       "rematch",
 
 /* ---- dispatch ------------------------------------------------------------------------ */
 
-void offers_cmd(struct conn *c, const struct proto_req *rq)
+void offers_cmd(struct client *c, const struct proto_req *rq)
 {
 	uint64_t id;
 	if (!proto_parse_id(rq->argv[0], &id)) {

@@ -1,126 +1,135 @@
 /*
- * rtt.c - the server measures round-trip times itself: every connection that
+ * rtt.c - the server measures round-trip times itself: every client that
  * asked ("set ping on") gets "ping <token>" ({"type":"ping","token":N}) at
- * once, then again cfg.ping_ms after its answer (or after the ping, when it
- * was not answered: the new one replaces it); a timer checks four times per
- * period. Its "pong <token>" gives one sample, and
- * the connection's round-trip time is a smoothed mean (7/8 old + 1/8 new, as
- * TCP does). Connections that never ask (people on nc) have no known
- * round-trip time and no lag allowance. See offers.h.
+ * once, then again a period after its answer (or after the ping, when it was
+ * not answered: the new one replaces it); a timer checks four times per
+ * period. Its "pong <token>" gives one sample, and the client's round-trip
+ * time is a smoothed mean (7/8 old + 1/8 new, as TCP does). Clients that
+ * never ask (people on nc) have no known round-trip time and no lag
+ * allowance. See rtt.h.
  */
-#include "server/offers.h"
+#include "server/rtt.h"
 
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
-int64_t lag_allowance(int64_t rtt_ms)
+#include "server/msg.h"
+
+int64_t lag_allowance(int64_t ms)
 {
-	if (rtt_ms < 0)
+	if (ms < 0)
 		return 0;
-	return rtt_ms < LAG_ALLOWANCE_MAX_MS ? rtt_ms : LAG_ALLOWANCE_MAX_MS;
+	return ms < LAG_ALLOWANCE_MAX_MS ? ms : LAG_ALLOWANCE_MAX_MS;
 }
 
-int64_t rtt_charge(const struct conn *c, int64_t used)
+int64_t rtt_ms(const struct client *cl)
 {
-	if (c == NULL || !c->has_rtt)
+	return cl != NULL && cl->rtt.known ? cl->rtt.ms : -1;
+}
+
+int64_t rtt_charge(const struct client *cl, int64_t used)
+{
+	if (cl == NULL || !cl->rtt.known)
 		return used;
-	used -= lag_allowance(c->rtt_ms);
+	used -= lag_allowance(cl->rtt.ms);
 	return used > 0 ? used : 0;
 }
 
-static void send_ping(struct conn *c)
+static void send_ping(struct client *cl)
 {
-	c->ping_token++;
-	c->ping_waiting = true;
-	c->ping_sent = uv_now(c->srv->loop);
+	struct client_rtt *r = &cl->rtt;
+	r->token++;
+	r->waiting = true;
+	r->sent = uv_now(cl->conn->hub->loop);
 	cJSON *j = cJSON_CreateObject();
 	cJSON_AddStringToObject(j, "type", "ping");
-	cJSON_AddNumberToObject(j, "token", (double)c->ping_token);
-	send_msg(c, j, xasprintf("ping %" PRIu64, c->ping_token));
+	cJSON_AddNumberToObject(j, "token", (double)r->token);
+	send_msg(cl, j, xasprintf("ping %" PRIu64, r->token));
 }
 
-static uint64_t ping_period(const struct server *s)
-{
-	return s->cfg.ping_ms > 0 ? (uint64_t)s->cfg.ping_ms : SERVER_PING_DEFAULT * 1000;
-}
-
-/* Pings the connections whose last ping went out, or was answered, a period ago. */
+/* Pings the clients whose last ping went out, or was answered, a period ago. */
 static void ping_cb(uv_timer_t *t)
 {
-	struct server *s = t->data;
-	uint64_t now = uv_now(s->loop), period = ping_period(s);
-	for (struct conn *c = s->conns; c != NULL; c = c->next)
-		if (c->ping_on && !c->closing && !c->doomed && now - c->ping_sent >= period)
-			send_ping(c);
+	struct rtt *r = t->data;
+	uint64_t now = uv_now(t->loop);
+	for (struct conn *c = r->hub->conns; c != NULL; c = c->next) {
+		struct client *cl = client_of(c);
+		if (cl != NULL && cl->rtt.on && conn_alive(c) && now - cl->rtt.sent >= r->period_ms)
+			send_ping(cl);
+	}
 }
 
-void rtt_init(struct server *s)
+int rtt_init(struct rtt *r, struct conn_hub *hub, int64_t period_ms)
 {
-	uint64_t tick = ping_period(s) / 4;
-	uv_timer_init(s->loop, &s->ping_timer);
-	s->ping_timer.data = s;
-	uv_timer_start(&s->ping_timer, ping_cb, tick, tick);
+	r->hub = hub;
+	r->period_ms = period_ms > 0 ? (uint64_t)period_ms : RTT_PING_DEFAULT_MS;
+	uint64_t tick = r->period_ms / 4;
+	int e = uv_timer_init(hub->loop, &r->timer);
+	if (e != 0)
+		return e;
+	r->timer.data = r;
+	return uv_timer_start(&r->timer, ping_cb, tick, tick);
 }
 
-void rtt_stop(struct server *s)
+void rtt_stop(struct rtt *r)
 {
-	if (!uv_is_closing((uv_handle_t *)&s->ping_timer))
-		uv_close((uv_handle_t *)&s->ping_timer, NULL);
+	if (!uv_is_closing((uv_handle_t *)&r->timer))
+		uv_close((uv_handle_t *)&r->timer, NULL);
 }
 
-void rtt_cmd_set(struct conn *c, const struct proto_req *rq)
+void rtt_set(struct client *cl, const struct proto_req *rq, const char *word)
 {
-	const char *v = rq->argv[1];
-	bool on = strcasecmp(v, "on") == 0;
-	if (!on && strcasecmp(v, "off") != 0) {
-		reply_err(c, rq, "BAD_ARGS", "usage: set ping on|off");
+	bool on = strcasecmp(word, "on") == 0;
+	if (!on && strcasecmp(word, "off") != 0) {
+		reply_err(cl, rq, "BAD_ARGS", "usage: set ping on|off");
 		return;
 	}
-	c->ping_on = on;
+	cl->rtt.on = on;
 	if (!on) {
-		c->ping_waiting = false;
-		c->has_rtt = false;
+		cl->rtt.waiting = false;
+		cl->rtt.known = false;
 	}
 	cJSON *f = cJSON_CreateObject();
 	cJSON_AddBoolToObject(f, "ping", on);
-	reply_ok(c, rq, f, NULL, "%s",
+	reply_ok(cl, rq, f, NULL, "%s",
 	         on ? "the server pings you now and every few seconds: answer pong <token>"
 	            : "no more pings; your round-trip time is unknown");
 	if (on)
-		send_ping(c);
+		send_ping(cl);
 }
 
-void rtt_cmd_pong(struct conn *c, const struct proto_req *rq)
+void rtt_pong(struct client *cl, const struct proto_req *rq, const char *token_text)
 {
+	struct client_rtt *r = &cl->rtt;
 	uint64_t token;
-	if (!proto_parse_id(rq->argv[0], &token)) {
-		reply_err(c, rq, "BAD_ARGS", "the token is the number after ping");
+	if (!proto_parse_id(token_text, &token)) {
+		reply_err(cl, rq, "BAD_ARGS", "the token is the number after ping");
 		return;
 	}
-	if (!c->ping_waiting || token != c->ping_token) {
-		reply_err(c, rq, "NO_PING", "no ping %" PRIu64 " is waiting for an answer", token);
+	if (!r->waiting || token != r->token) {
+		reply_err(cl, rq, "NO_PING", "no ping %" PRIu64 " is waiting for an answer", token);
 		return;
 	}
-	uint64_t now = uv_now(c->srv->loop);
-	int64_t sample = (int64_t)(now - c->ping_sent);
-	c->rtt_ms = c->has_rtt ? (7 * c->rtt_ms + sample + 4) / 8 : sample;
-	c->has_rtt = true;
-	c->ping_waiting = false;
-	c->ping_sent = now; /* the next ping is due a period after this answer */
+	uint64_t now = uv_now(cl->conn->hub->loop);
+	int64_t sample = (int64_t)(now - r->sent);
+	r->ms = r->known ? (7 * r->ms + sample + 4) / 8 : sample;
+	r->known = true;
+	r->waiting = false;
+	r->sent = now; /* the next ping is due a period after this answer */
 	cJSON *f = cJSON_CreateObject();
 	cJSON_AddNumberToObject(f, "sample_ms", (double)sample);
-	cJSON_AddNumberToObject(f, "rtt_ms", (double)c->rtt_ms);
-	reply_ok(c, rq, f, NULL, "round trip %" PRId64 " ms (smoothed %" PRId64 " ms)", sample,
-	         c->rtt_ms);
+	cJSON_AddNumberToObject(f, "rtt_ms", (double)r->ms);
+	reply_ok(cl, rq, f, NULL, "round trip %" PRId64 " ms (smoothed %" PRId64 " ms)", sample,
+	         r->ms);
 }
 
-void rtt_describe(const struct conn *u, cJSON *j, char **line)
+void rtt_describe(const struct client *cl, cJSON *j, char **line)
 {
-	if (u->has_rtt) {
-		cJSON_AddNumberToObject(j, "rtt_ms", (double)u->rtt_ms);
-		xappend(line, ", rtt %" PRId64 " ms", u->rtt_ms);
+	if (cl->rtt.known) {
+		cJSON_AddNumberToObject(j, "rtt_ms", (double)cl->rtt.ms);
+		xappend(line, ", rtt %" PRId64 " ms", cl->rtt.ms);
 	} else {
 		cJSON_AddNullToObject(j, "rtt_ms");
 	}

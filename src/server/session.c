@@ -15,13 +15,6 @@
 #include <strings.h>
 #include <time.h>
 
-static int64_t wall_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 static bool simultaneous(const struct game *g)
 {
 	return (g->ops->flags & GAME_SIMULTANEOUS) != 0;
@@ -40,7 +33,7 @@ struct game *session_find(struct server *s, uint64_t id)
 	return NULL;
 }
 
-int session_seat_of(const struct game *g, const struct conn *c)
+int session_seat_of(const struct game *g, const struct client *c)
 {
 	for (int i = 0; i < g->ops->nplayers; i++)
 		if (g->pl[i].c == c)
@@ -48,7 +41,7 @@ int session_seat_of(const struct game *g, const struct conn *c)
 	return -1;
 }
 
-bool session_is_watching(const struct game *g, const struct conn *c)
+bool session_is_watching(const struct game *g, const struct client *c)
 {
 	for (size_t i = 0; i < g->nw; i++)
 		if (g->w[i].c == c)
@@ -110,8 +103,7 @@ static void clocks_now(const struct game *g, int64_t out[GAME_MAX_PLAYERS])
 static void rtts_now(const struct game *g, int64_t out[GAME_MAX_PLAYERS])
 {
 	for (int i = 0; i < GAME_MAX_PLAYERS; i++) {
-		const struct conn *pc = i < g->ops->nplayers ? g->pl[i].c : NULL;
-		out[i] = pc != NULL && pc->has_rtt ? pc->rtt_ms : -1;
+		out[i] = rtt_ms(i < g->ops->nplayers ? g->pl[i].c : NULL);
 	}
 }
 
@@ -385,9 +377,9 @@ static struct outbuf *snap_out(const struct game *g, struct snapshot *sn, int vi
 	return *slot;
 }
 
-static void send_state(struct game *g, struct snapshot *sn, struct conn *c, int viewer)
+static void send_state(struct game *g, struct snapshot *sn, struct client *c, int viewer)
 {
-	conn_send(c, snap_out(g, sn, viewer, c->json));
+	client_send(c, snap_out(g, sn, viewer, c->json));
 }
 
 /* A new snapshot of g (seq + 1) to players and spectators; slow spectators coalesce. */
@@ -408,7 +400,7 @@ static void broadcast_state(struct game *g)
 			continue;
 		snap_unref(w->pending);
 		w->pending = NULL;
-		if (conn_slow(w->c)) {
+		if (client_slow(w->c)) {
 			w->pending = sn;
 			sn->refs++;
 			w->c->has_pending_states = true;
@@ -418,7 +410,7 @@ static void broadcast_state(struct game *g)
 	}
 }
 
-void session_flush_pending(struct conn *c)
+void session_flush_pending(struct client *c)
 {
 	c->has_pending_states = false;
 	for (struct game *g = c->srv->games; g != NULL; g = g->next)
@@ -434,7 +426,7 @@ void session_flush_pending(struct conn *c)
  * One message to the players (connected) and the spectators who do not play; a
  * spectator's coalesced state is sent before it.
  */
-static void broadcast_msg(struct game *g, cJSON *json, char *text, const struct conn *except)
+static void broadcast_msg(struct game *g, cJSON *json, char *text, const struct client *except)
 {
 	struct msg m;
 	msg_init(&m, json, text);
@@ -635,7 +627,7 @@ static cJSON *time_json(const struct game *g)
 
 static void send_game_start(struct game *g, int seat)
 {
-	struct conn *c = g->pl[seat].c;
+	struct client *c = g->pl[seat].c;
 	if (c == NULL)
 		return;
 	cJSON *j = game_head("game_start", g);
@@ -763,7 +755,7 @@ static bool append_move(struct game *g, const struct move_rec *m)
 
 /* ---- moves ------------------------------------------------------------------------- */
 
-static void reply_parse_error(struct conn *c, const struct proto_req *rq, int r, const char *why)
+static void reply_parse_error(struct client *c, const struct proto_req *rq, int r, const char *why)
 {
 	switch (r) {
 	case GAME_EILLEGAL:
@@ -782,7 +774,7 @@ static void reply_parse_error(struct conn *c, const struct proto_req *rq, int r,
 }
 
 /* ops->parse_move for seat; a failure is answered with the engine's sentence. */
-static int parse_or_reply(struct conn *c, const struct proto_req *rq, const struct game *g,
+static int parse_or_reply(struct client *c, const struct proto_req *rq, const struct game *g,
                           int seat, const char *text, game_move *m)
 {
 	const char *why = NULL;
@@ -792,7 +784,7 @@ static int parse_or_reply(struct conn *c, const struct proto_req *rq, const stru
 	return r;
 }
 
-static void sim_move(struct conn *c, const struct proto_req *rq, struct game *g, int seat,
+static void sim_move(struct client *c, const struct proto_req *rq, struct game *g, int seat,
                      const char *text)
 {
 	unsigned mask = g->ops->to_move(g->st);
@@ -857,13 +849,13 @@ static void sim_resolve(struct game *g)
 			rec.ms_used = g->so.turn_ms;
 		}
 		if (s->hooks.on_move != NULL && s->hooks.on_move(s->hooks.ud, g, &rec) < 0)
-			server_log(s, "game %" PRIu64 ": the move hook failed", g->id);
+			log_info("game %" PRIu64 ": the move hook failed", g->id);
 		append_move(g, &rec);
 	}
 	memcpy(g->tmp, g->st, g->ops->state_size);
 	int r = g->ops->resolve(g->tmp, moves, acts);
 	if (r < 0)
-		server_log(s, "game %" PRIu64 ": resolve: %s", g->id, game_strerror(r));
+		log_info("game %" PRIu64 ": resolve: %s", g->id, game_strerror(r));
 	else
 		memcpy(g->st, g->tmp, g->ops->state_size);
 	g->ply++;
@@ -957,7 +949,7 @@ void session_push_state(struct game *g)
 }
 
 /* c's seat in g, still being played; else answers NOT_YOUR_GAME or GAME_OVER and gives -1. */
-static int playing_seat(struct conn *c, const struct proto_req *rq, const struct game *g)
+static int playing_seat(struct client *c, const struct proto_req *rq, const struct game *g)
 {
 	int seat = session_seat_of(g, c);
 	if (seat < 0)
@@ -967,7 +959,7 @@ static int playing_seat(struct conn *c, const struct proto_req *rq, const struct
 	return g->over ? -1 : seat;
 }
 
-void session_move(struct conn *c, const struct proto_req *rq, struct game *g, const char *text)
+void session_move(struct client *c, const struct proto_req *rq, struct game *g, const char *text)
 {
 	struct server *s = g->srv;
 	int seat = playing_seat(c, rq, g);
@@ -1036,7 +1028,7 @@ void session_move(struct conn *c, const struct proto_req *rq, struct game *g, co
 	after_change(g);
 }
 
-void session_resign(struct conn *c, const struct proto_req *rq, struct game *g)
+void session_resign(struct client *c, const struct proto_req *rq, struct game *g)
 {
 	int seat = playing_seat(c, rq, g);
 	if (seat < 0)
@@ -1049,7 +1041,7 @@ void session_resign(struct conn *c, const struct proto_req *rq, struct game *g)
 
 /* ---- spectators and chat ----------------------------------------------------------- */
 
-void session_watch(struct conn *c, const struct proto_req *rq, struct game *g)
+void session_watch(struct client *c, const struct proto_req *rq, struct game *g)
 {
 	int seat = session_seat_of(g, c);
 	if (seat < 0 && !session_is_watching(g, c)) {
@@ -1072,7 +1064,7 @@ void session_watch(struct conn *c, const struct proto_req *rq, struct game *g)
 		send_state(g, g->snap, c, seat);
 }
 
-static bool drop_watcher(struct game *g, const struct conn *c)
+static bool drop_watcher(struct game *g, const struct client *c)
 {
 	for (size_t i = 0; i < g->nw; i++)
 		if (g->w[i].c == c) {
@@ -1083,7 +1075,7 @@ static bool drop_watcher(struct game *g, const struct conn *c)
 	return false;
 }
 
-void session_unwatch(struct conn *c, const struct proto_req *rq, struct game *g)
+void session_unwatch(struct client *c, const struct proto_req *rq, struct game *g)
 {
 	if (!drop_watcher(g, c)) {
 		reply_err(c, rq, "NOT_WATCHING", "you do not watch game %" PRIu64, g->id);
@@ -1094,7 +1086,7 @@ void session_unwatch(struct conn *c, const struct proto_req *rq, struct game *g)
 	reply_ok(c, rq, f, NULL, "no longer watching game %" PRIu64, g->id);
 }
 
-void session_say(struct conn *c, const struct proto_req *rq, struct game *g, const char *text)
+void session_say(struct client *c, const struct proto_req *rq, struct game *g, const char *text)
 {
 	if (session_seat_of(g, c) < 0 && !session_is_watching(g, c)) {
 		reply_err(c, rq, "NOT_YOUR_GAME", "watch game %" PRIu64 " to talk there", g->id);
@@ -1136,7 +1128,7 @@ static void tell_presence(struct game *g, int seat, bool back)
 	broadcast_msg(g, j, text, p->c);
 }
 
-void session_conn_gone(struct conn *c)
+void session_conn_gone(struct client *c)
 {
 	struct server *s = c->srv;
 	for (struct game *g = s->games; g != NULL; g = g->next) {
@@ -1156,7 +1148,7 @@ void session_conn_gone(struct conn *c)
 	}
 }
 
-void session_login(struct conn *c, cJSON *resumed)
+void session_login(struct client *c, cJSON *resumed)
 {
 	for (struct game *g = c->srv->games; g != NULL; g = g->next) {
 		if (g->freeing || g->over)
@@ -1180,7 +1172,7 @@ void session_login(struct conn *c, cJSON *resumed)
 	}
 }
 
-void session_resume_send(struct conn *c)
+void session_resume_send(struct client *c)
 {
 	for (struct game *g = c->srv->games; g != NULL; g = g->next) {
 		if (g->freeing || g->over)

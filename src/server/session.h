@@ -37,13 +37,13 @@ struct snapshot {
 
 struct player {
 	char name[PROTO_NAME_MAX + 1];
-	struct conn *c; /* NULL while absent */
+	struct client *c; /* NULL while absent */
 	bool absent;
 	uint64_t gone_at; /* uv_now when the connection went */
 };
 
 struct watcher {
-	struct conn *c;
+	struct client *c;
 	struct snapshot *pending; /* coalesced newest state not yet sent (slow spectator) */
 };
 
@@ -101,7 +101,7 @@ struct game_spec {
 	struct seek_opts so;
 	uint64_t seed;
 	const char *names[GAME_MAX_PLAYERS];
-	struct conn *conns[GAME_MAX_PLAYERS]; /* NULL = absent (a restored game): the grace runs */
+	struct client *conns[GAME_MAX_PLAYERS]; /* NULL = absent (a restored game): the grace runs */
 	uint64_t id; /* 0: a new game (on_start may give the id); else a restored game's id,
 	                and on_start is not called */
 };
@@ -144,24 +144,24 @@ void session_broadcast(struct game *g, cJSON *json, char *text);
 /* The game with this id (finished ones kept a while), or NULL. */
 struct game *session_find(struct server *s, uint64_t id);
 /* The seat c plays in g, or -1. */
-int session_seat_of(const struct game *g, const struct conn *c);
-bool session_is_watching(const struct game *g, const struct conn *c);
+int session_seat_of(const struct game *g, const struct client *c);
+bool session_is_watching(const struct game *g, const struct client *c);
 
 /* Command handlers; they reply to rq themselves. */
-void session_move(struct conn *c, const struct proto_req *rq, struct game *g, const char *text);
-void session_resign(struct conn *c, const struct proto_req *rq, struct game *g);
-void session_watch(struct conn *c, const struct proto_req *rq, struct game *g);
-void session_unwatch(struct conn *c, const struct proto_req *rq, struct game *g);
-void session_say(struct conn *c, const struct proto_req *rq, struct game *g, const char *text);
+void session_move(struct client *c, const struct proto_req *rq, struct game *g, const char *text);
+void session_resign(struct client *c, const struct proto_req *rq, struct game *g);
+void session_watch(struct client *c, const struct proto_req *rq, struct game *g);
+void session_unwatch(struct client *c, const struct proto_req *rq, struct game *g);
+void session_say(struct client *c, const struct proto_req *rq, struct game *g, const char *text);
 
 /* After a login: put c back into seats its name left; fills resumed with the game ids. */
-void session_login(struct conn *c, cJSON *resumed);
+void session_login(struct client *c, cJSON *resumed);
 /* Sends game_start and the current state of every game resumed by session_login(). */
-void session_resume_send(struct conn *c);
+void session_resume_send(struct client *c);
 /* c closed: seats wait for it through the grace, watches end. */
-void session_conn_gone(struct conn *c);
+void session_conn_gone(struct client *c);
 /* Sends c any coalesced states it is owed (called when its output drains). */
-void session_flush_pending(struct conn *c);
+void session_flush_pending(struct client *c);
 /* Ends and frees every game (shutdown). */
 void session_free_all(struct server *s);
 

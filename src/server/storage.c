@@ -398,7 +398,7 @@ static bool restore_one(struct storage *st, struct store_game *sg)
 	/* the downtime is nobody's: the mover's clock waits until the mover is back */
 	g->clock_held = g->so.timed && !(ops->flags & GAME_SIMULTANEOUS);
 	session_begin(g);
-	server_log(s, "game %" PRIu64 " restored at ply %d", g->id, g->ply);
+	log_info("game %" PRIu64 " restored at ply %d", g->id, g->ply);
 	/* the crash came between the last move and the end being written */
 	struct game_result res;
 	memset(&res, 0, sizeof res);
@@ -438,7 +438,7 @@ int storage_is_account(struct server *s, const char *name)
 	return store_account_exists(s->storage->db, name, NULL);
 }
 
-void storage_conn_gone(struct conn *c)
+void storage_conn_gone(struct client *c)
 {
 	if (c->srv->storage != NULL)
 		replay_conn_gone(c->srv->storage, c);
@@ -471,18 +471,11 @@ static void auth_work(uv_work_t *req)
 	sodium_memzero(j->password, sizeof j->password);
 }
 
-static struct conn *conn_by_id(struct server *s, uint64_t id)
-{
-	for (struct conn *c = s->conns; c != NULL; c = c->next)
-		if (c->id == id && !c->closing && !c->doomed)
-			return c;
-	return NULL;
-}
 
 /* The account's other connection is told why and closed; its seats wait for c. */
-static void take_over(struct conn *c, const char *name)
+static void take_over(struct client *c, const char *name)
 {
-	struct conn *old = server_find_user(c->srv, name);
+	struct client *old = server_find_user(c->srv, name);
 	if (old == NULL || old == c)
 		return;
 	cJSON *j = cJSON_CreateObject();
@@ -490,13 +483,13 @@ static void take_over(struct conn *c, const char *name)
 	cJSON_AddStringToObject(j, "event", "session_taken");
 	cJSON_AddStringToObject(j, "code", "SESSION_TAKEN");
 	char *t = xasprintf("%s logged in from elsewhere (%s); this connection closes", name,
-	                    c->peer);
+	                    c->conn->peer);
 	cJSON_AddStringToObject(j, "message", t ? t : "");
 	send_msg(old, j, xasprintf("info SESSION_TAKEN: %s", t ? t : ""));
 	free(t);
-	server_log(c->srv, "conn %llu takes over %s from conn %llu", (unsigned long long)c->id,
-	           name, (unsigned long long)old->id);
-	conn_close(old, true);
+	log_info("conn %llu takes over %s from conn %llu", (unsigned long long)c->conn->id,
+	         name, (unsigned long long)old->conn->id);
+	client_close(old, true);
 }
 
 static void auth_done(uv_work_t *req, int status)
@@ -505,13 +498,13 @@ static void auth_done(uv_work_t *req, int status)
 	struct storage *st = j->st;
 	struct server *s = st->srv;
 	st->jobs--;
-	struct conn *c = conn_by_id(s, j->conn_id);
+	struct conn *cn = conn_find(&s->hub, j->conn_id);
+	struct client *c = cn != NULL ? client_of(cn) : NULL;
 	if (c == NULL || s->stopping) { /* gone meanwhile: nothing to tell */
 		sodium_memzero(j, sizeof *j);
 		free(j);
 		return;
 	}
-	c->busy = false;
 	const struct proto_req *rq = &j->rq;
 	if (status < 0) {
 		reply_err(c, rq, "INTERNAL", "the password could not be checked");
@@ -528,34 +521,34 @@ static void auth_done(uv_work_t *req, int status)
 		} else if (c->logged_in) {
 			cJSON *f = cJSON_CreateObject();
 			cJSON_AddStringToObject(f, "name", j->name);
-			server_log(s, "account %s registered", j->name);
+			log_info("account %s registered", j->name);
 			reply_ok(c, rq, f, NULL,
 			         "registered %s; log in with it: login %s <password>", j->name,
 			         j->name);
 		} else {
-			server_log(s, "account %s registered", j->name);
+			log_info("account %s registered", j->name);
 			c->registered = true;
 			lobby_logged_in(c, rq, j->name, true);
 		}
 	} else if (j->result == 0) {
-		ratelimit_success(st->rl, c->peer);
+		ratelimit_success(st->rl, c->conn->peer);
 		take_over(c, j->name);
 		c->registered = true;
 		lobby_logged_in(c, rq, j->name, true);
 	} else {
-		ratelimit_fail(st->rl, c->peer, (int64_t)uv_now(s->loop));
+		ratelimit_fail(st->rl, c->conn->peer, (int64_t)uv_now(s->loop));
 		reply_err(c, rq, "BAD_LOGIN", "wrong name or password");
 	}
 	sodium_memzero(j, sizeof *j);
 	free(j);
-	conn_resume(c);
+	conn_release(c->conn);
 }
 
 /* Queues j; the connection's input waits until auth_done. False (and j freed) on failure. */
-static bool auth_queue(struct conn *c, const struct proto_req *rq, struct auth_job *j)
+static bool auth_queue(struct client *c, const struct proto_req *rq, struct auth_job *j)
 {
 	j->st = c->srv->storage;
-	j->conn_id = c->id;
+	j->conn_id = c->conn->id;
 	j->rq = *rq;
 	j->rq.argc = 0;
 	memset(j->rq.argv, 0, sizeof j->rq.argv);
@@ -567,19 +560,19 @@ static bool auth_queue(struct conn *c, const struct proto_req *rq, struct auth_j
 		return false;
 	}
 	j->st->jobs++;
-	c->busy = true;
+	conn_hold(c->conn);
 	return true;
 }
 
 /* Storage present? Else answers NO_STORAGE. */
-static struct storage *need_storage(struct conn *c, const struct proto_req *rq)
+static struct storage *need_storage(struct client *c, const struct proto_req *rq)
 {
 	if (c->srv->storage == NULL)
 		reply_err(c, rq, "NO_STORAGE", "this server keeps no accounts or records");
 	return c->srv->storage;
 }
 
-void acct_register(struct conn *c, const struct proto_req *rq)
+void acct_register(struct client *c, const struct proto_req *rq)
 {
 	struct storage *st = need_storage(c, rq);
 	if (st == NULL)
@@ -602,7 +595,7 @@ void acct_register(struct conn *c, const struct proto_req *rq)
 		reply_err(c, rq, "INTERNAL", "the accounts could not be read");
 		return;
 	}
-	struct conn *u = server_find_user(c->srv, name);
+	struct client *u = server_find_user(c->srv, name);
 	if (r == 1 || (u != NULL && u != c)) {
 		reply_err(c, rq, "NAME_TAKEN", "%s is %s already", name,
 		          r == 1 ? "registered" : "in use by a guest");
@@ -619,7 +612,7 @@ void acct_register(struct conn *c, const struct proto_req *rq)
 	auth_queue(c, rq, j);
 }
 
-void acct_login(struct conn *c, const struct proto_req *rq)
+void acct_login(struct client *c, const struct proto_req *rq)
 {
 	struct storage *st = need_storage(c, rq);
 	if (st == NULL)
@@ -629,7 +622,7 @@ void acct_login(struct conn *c, const struct proto_req *rq)
 		return;
 	}
 	int64_t retry = 0;
-	if (ratelimit_check(st->rl, c->peer, (int64_t)uv_now(c->srv->loop), &retry) ==
+	if (ratelimit_check(st->rl, c->conn->peer, (int64_t)uv_now(c->srv->loop), &retry) ==
 	    RATELIMIT_THROTTLED) {
 		int64_t secs = (retry + 999) / 1000;
 		cJSON *j = cJSON_CreateObject();

@@ -64,18 +64,18 @@ void storage_close(struct storage *st);
 /* 1 if name is an account, 0 if not (or no storage), < 0 on a storage failure. */
 int storage_is_account(struct server *s, const char *name);
 /* c is closing: its replays stop, a password job for it will find it gone. */
-void storage_conn_gone(struct conn *c);
+void storage_conn_gone(struct client *c);
 
 /* Handlers (the dispatcher checked arity and login); each replies itself. */
-void acct_register(struct conn *c, const struct proto_req *rq);
-void acct_login(struct conn *c, const struct proto_req *rq); /* login <name> <password> */
-void acct_ratings(struct conn *c, const struct proto_req *rq);
-void acct_finger(struct conn *c, const struct proto_req *rq);
-void acct_history(struct conn *c, const struct proto_req *rq);
-void acct_record(struct conn *c, const struct proto_req *rq);
-void acct_replay(struct conn *c, const struct proto_req *rq);
+void acct_register(struct client *c, const struct proto_req *rq);
+void acct_login(struct client *c, const struct proto_req *rq); /* login <name> <password> */
+void acct_ratings(struct client *c, const struct proto_req *rq);
+void acct_finger(struct client *c, const struct proto_req *rq);
+void acct_history(struct client *c, const struct proto_req *rq);
+void acct_record(struct client *c, const struct proto_req *rq);
+void acct_replay(struct client *c, const struct proto_req *rq);
 
 /* account_cmds.c: stops every replay of c (storage_conn_gone). */
-void replay_conn_gone(struct storage *st, struct conn *c);
+void replay_conn_gone(struct storage *st, struct client *c);
 
 #endif

@@ -1,0 +1,206 @@
+/*
+ * conn.h - the connection layer, the bottom of the server: one struct conn per
+ * client connection whatever carries it, the input buffer and its line framer,
+ * the fairness pump (a few lines per connection per loop pass), output
+ * accounting against a cap, and closing. It knows nothing of the protocol's
+ * meaning: whole lines go up, outbufs come down.
+ *
+ *     transport (tcp.c; WebSocket later)      conn.c                layer above
+ *     ---------------------------------      ---------------       -------------------
+ *     accepted        -> conn_new/conn_open   link, id       --->  ev.on_open
+ *     bytes read      -> conn_input[_copy]    frame, pump    --->  ev.on_line, on_overlong
+ *     peer finished   -> conn_input_eof       last line, close
+ *     write finished  -> conn_wrote           drained?       --->  ev.on_drain
+ *     handles closed  -> conn_closed          unlink, free
+ *     t->write/backlog/pause/resume/close  <-  conn_send, conn_close  <--- the layer above
+ *
+ * A transport is one static struct conn_transport (its operations) and the
+ * per-connection state it asks conn_new() to keep beside the conn (tdata). TCP
+ * (tcp.c) is the first. A message transport (WebSocket: libwebsockets) plugs
+ * in without a change above this layer:
+ *  - input: each text message is fed with conn_input_copy() followed by "\n",
+ *    so a message is a line (an overlong one gets LINE_TOO_LONG as on TCP);
+ *    when conn_input_copy() takes less than offered the input buffer is full:
+ *    the transport keeps the rest, stops receiving (pause; lws_rx_flow_control)
+ *    and offers it again when resume() is called;
+ *  - output: write() queues the outbuf (one reference held) and sends it when
+ *    the socket is writable (lws_callback_on_writable), then calls
+ *    conn_wrote(); backlog() is the bytes queued and not yet sent;
+ *  - close(): a close frame (graceful: after the queue), then conn_closed()
+ *    from the callback that reports the connection gone.
+ *
+ * Rules for transports: conn_closed() is never called from inside close() (the
+ * caller of conn_close() may still use the conn until it returns to the loop),
+ * only from a later callback; close() may be called a second time with
+ * graceful false, to cut a graceful close short (shutdown after CONN_STOP_MS).
+ *
+ * What is not here: everything other layers keep per connection (output
+ * format, login name, round-trip time, watched games, seats, a password check
+ * under way) is theirs, in the object `data` points to (struct client,
+ * client.h). The connection layer never looks inside it; it only holds input
+ * back while the layer above says so (conn_hold), which is how a password
+ * check on a worker makes the connection's next commands wait.
+ *
+ * Memory: conn_new() makes one allocation (the conn and the transport's
+ * state); conn_closed() frees it. Upward callbacks never free a conn.
+ */
+#ifndef BITARENA_SERVER_CONN_H
+#define BITARENA_SERVER_CONN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <uv.h>
+
+#include "server/framing.h"
+#include "server/outbuf.h"
+
+#define CONN_IN_CAP         8192 /* unparsed input held per connection */
+#define CONN_LINES_PER_PASS 4    /* lines handled per connection per loop pass */
+/*
+ * The default output cap (--out-cap): above it the connection is "slow"
+ * (conn_slow: spectators get only the newest state) and its own input waits
+ * until its output drains to half of it; above CONN_OUT_HARD_FACTOR times the
+ * cap the connection is dropped.
+ */
+#define CONN_OUT_SOFT        (64 * 1024)
+#define CONN_OUT_HARD_FACTOR 16
+#define CONN_STOP_MS         2000 /* a shutdown waits this long for output to flush */
+#define CONN_PEER_MAX        64
+
+struct conn;
+struct conn_hub;
+
+/* The operations of one transport (see above). */
+struct conn_transport {
+	const char *name; /* "tcp", "ws" */
+	/* Queues b to the peer: takes its own reference, drops it when b is written, then
+	   calls conn_wrote(). 0, or < 0 when it cannot (the connection is then dropped). */
+	int (*write)(struct conn *c, struct outbuf *b);
+	/* Bytes accepted by write() that the peer has not taken yet. */
+	size_t (*backlog)(const struct conn *c);
+	/* Stops delivering input (the buffer is full, or the peer finished). */
+	void (*pause)(struct conn *c);
+	/* Delivers input again; 0, or < 0 when it cannot. */
+	int (*resume)(struct conn *c);
+	/* Closes (graceful: queued output first) and later calls conn_closed(). */
+	void (*close)(struct conn *c, bool graceful);
+};
+
+/* Upward news, registered by the layer above (conn_hub_init). ud is its own. */
+struct conn_events {
+	void *ud;
+	/* c is open (conn_open): attach the per-connection object, greet the peer. */
+	void (*on_open)(void *ud, struct conn *c);
+	/* One whole line, NUL-terminated, len bytes, framing done (no CR/LF, telnet
+	   removed), content not checked (frame_line_valid). Valid until it returns. */
+	void (*on_line)(void *ud, struct conn *c, char *line, size_t len);
+	/* A line passed FRAME_MAX bytes; the rest of it up to its end is dropped. */
+	void (*on_overlong)(void *ud, struct conn *c);
+	/* A write finished and the backlog is at most half the cap. */
+	void (*on_drain)(void *ud, struct conn *c);
+	/* c is closing (quit, peer gone, error, overflow, shutdown): leave everything.
+	   c can still be sent to and others can be told; no event for c follows. */
+	void (*on_close)(void *ud, struct conn *c);
+};
+
+struct conn {
+	/* Everything here is the connection layer's: read it, never write it. */
+	struct conn_hub *hub;
+	const struct conn_transport *t;
+	void *tdata; /* the transport's per-connection state (conn_new's tsize bytes) */
+	uint64_t id; /* 1, 2, ... in order of opening; 0 until open */
+	char peer[CONN_PEER_MAX];
+	struct conn *prev, *next; /* hub->conns, newest first (open ones only) */
+	struct conn *pump_next;   /* hub's list of connections with input left */
+	bool in_pump;
+	bool listed;  /* opened and not yet freed: in hub->conns */
+	bool reading; /* the transport delivers input */
+	bool closing; /* detached from everything; waiting for conn_closed */
+	bool doomed;  /* to be dropped at the next pump pass (overflow, write error) */
+	bool eof;     /* the peer finished sending: closed once its input is handled */
+	unsigned holds; /* conn_hold() count: input waits while > 0 */
+	struct framer fr;
+	size_t in_len;
+	unsigned char in[CONN_IN_CAP];
+
+	/* The layer above's per-connection object (struct client); set in on_open. */
+	void *data;
+
+	_Alignas(max_align_t) unsigned char tarea[]; /* tdata points here */
+};
+
+/* Every connection of a server, and the pump that serves their input. */
+struct conn_hub {
+	uv_loop_t *loop;
+	size_t out_soft; /* the output cap */
+	struct conn_events ev;
+	struct conn *conns; /* open connections, newest first */
+	struct conn *pump_head, *pump_tail;
+	uv_idle_t pump;
+	uv_timer_t stop_timer;
+	uint64_t next_id;
+	bool stopping;
+};
+
+/* Sets up h on loop; out_soft 0 is CONN_OUT_SOFT. 0 or a libuv error. */
+int conn_hub_init(struct conn_hub *h, uv_loop_t *loop, size_t out_soft,
+                  const struct conn_events *ev);
+/*
+ * Shutdown: no new connection is opened; every open one is closed gracefully
+ * (on_close first), and those whose output has not drained in CONN_STOP_MS are
+ * cut. The hub's handles close once the last connection is freed, so uv_run()
+ * returns. Send any farewell before calling it.
+ */
+void conn_hub_stop(struct conn_hub *h);
+/* The open connection with this id that is neither closing nor doomed, or NULL. */
+struct conn *conn_find(struct conn_hub *h, uint64_t id);
+
+/* ---- for transports ------------------------------------------------------------ */
+
+/* A connection being accepted, not yet open (no id, no events); NULL out of memory. */
+struct conn *conn_new(struct conn_hub *h, const struct conn_transport *t, size_t tsize);
+/*
+ * Opens c: it gets its id and joins the hub, on_open runs, then its input is
+ * resumed. -1 when the hub is stopping: the transport closes c itself and
+ * calls conn_closed().
+ */
+int conn_open(struct conn *c, const char *peer);
+/* Where the transport may read into: *len bytes at *buf (0 when the buffer is full). */
+void conn_input_space(struct conn *c, char **buf, size_t *len);
+/* n bytes were read into conn_input_space()'s buffer. */
+void conn_input(struct conn *c, size_t n);
+/* Copies what fits of data into the input buffer and handles it; returns the bytes taken. */
+size_t conn_input_copy(struct conn *c, const void *data, size_t n);
+/* The peer sent its last byte: an unterminated last line still counts, then c closes. */
+void conn_input_eof(struct conn *c);
+/* A write of c finished (status < 0: failed, and c is dropped). */
+void conn_wrote(struct conn *c, int status);
+/* The transport is done with c (its handles are closed): c is unlinked and freed. */
+void conn_closed(struct conn *c);
+
+/* ---- for the layer above ---------------------------------------------------------- */
+
+/* Queues b on c (the transport takes its own reference). Drops c past the hard cap. */
+void conn_send(struct conn *c, struct outbuf *b);
+/* Bytes queued on c and not yet taken by the peer. */
+size_t conn_backlog(const struct conn *c);
+/* True when c's backlog is above the output cap (a slow reader). */
+bool conn_slow(const struct conn *c);
+/* Input lines of c wait until as many conn_release() calls as conn_hold() ones. */
+void conn_hold(struct conn *c);
+void conn_release(struct conn *c);
+/*
+ * Closes c: on_close first (the layers above leave everything while they can
+ * still tell the others), then the transport. graceful: queued output is
+ * flushed first (quit). A second call does nothing.
+ */
+void conn_close(struct conn *c, bool graceful);
+/* True unless c is closing or doomed. */
+static inline bool conn_alive(const struct conn *c)
+{
+	return !c->closing && !c->doomed;
+}
+
+#endif

@@ -1,0 +1,155 @@
+/*
+ * server.c - wires the layers of bitarenad together (see server.h): the
+ * connection layer's events go to the messages layer and the dispatcher,
+ * signals start the clean shutdown.
+ */
+#include "config.h"
+
+#include "server/server.h"
+#include "server/session.h"
+#include "server/storage.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+/* ---- the connection layer's events ---------------------------------------------------- */
+
+static void ev_open(void *ud, struct conn *c)
+{
+	struct server *s = ud;
+	struct client *cl = client_new(c);
+	if (cl == NULL) {
+		conn_close(c, false);
+		return;
+	}
+	cl->srv = s;
+	send_msg(cl, NULL,
+	         xasprintf("bitarenad %s (protocol %d) ready; 'help' lists commands, "
+	                   "'login <name>' to begin",
+	                   PACKAGE_VERSION, SERVER_PROTOCOL));
+}
+
+static void ev_line(void *ud, struct conn *c, char *line, size_t len)
+{
+	(void)ud;
+	commands_line(client_of(c), line, len);
+}
+
+static void ev_overlong(void *ud, struct conn *c)
+{
+	(void)ud;
+	reply_err(client_of(c), NULL, "LINE_TOO_LONG",
+	          "lines are at most %d bytes; the rest of this one is ignored", FRAME_MAX);
+}
+
+static void ev_drain(void *ud, struct conn *c)
+{
+	(void)ud;
+	struct client *cl = client_of(c);
+	if (cl->has_pending_states)
+		session_flush_pending(cl);
+}
+
+static void ev_close(void *ud, struct conn *c)
+{
+	(void)ud;
+	struct client *cl = client_of(c);
+	if (cl == NULL)
+		return;
+	log_info("conn %llu (%s) closed", (unsigned long long)c->id,
+	         cl->logged_in ? cl->name : "-");
+	/* Leave everything while still able to tell the others. */
+	lobby_conn_gone(cl);
+	session_conn_gone(cl);
+	storage_conn_gone(cl);
+	client_free(cl);
+}
+
+/* ---- the server ------------------------------------------------------------------- */
+
+static void signal_cb(uv_signal_t *h, int signum)
+{
+	struct server *s = h->data;
+	log_info("signal %d: shutting down", signum);
+	server_stop(s);
+}
+
+int server_init(struct server *s, uv_loop_t *loop, const struct server_config *cfg)
+{
+	memset(s, 0, sizeof *s);
+	s->loop = loop;
+	s->cfg = *cfg;
+	log_set_verbose(cfg->verbose);
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	rng_seed(&s->rng, (uint64_t)ts.tv_sec * 1000000007ULL ^ (uint64_t)ts.tv_nsec ^
+	                          ((uint64_t)getpid() << 32));
+	const struct conn_events ev = {.ud = s,
+	                               .on_open = ev_open,
+	                               .on_line = ev_line,
+	                               .on_overlong = ev_overlong,
+	                               .on_drain = ev_drain,
+	                               .on_close = ev_close};
+	int r;
+	if ((r = conn_hub_init(&s->hub, loop, cfg->out_soft, &ev)) != 0)
+		return r;
+	rtt_init(&s->rtt, &s->hub, cfg->ping_ms);
+	uv_signal_init(loop, &s->sig_int);
+	uv_signal_init(loop, &s->sig_term);
+	s->sig_int.data = s->sig_term.data = s;
+	uv_signal_start(&s->sig_int, signal_cb, SIGINT);
+	uv_signal_start(&s->sig_term, signal_cb, SIGTERM);
+	return 0;
+}
+
+void server_set_hooks(struct server *s, const struct session_hooks *h)
+{
+	if (h)
+		s->hooks = *h;
+	else
+		memset(&s->hooks, 0, sizeof s->hooks);
+}
+
+int server_listen(struct server *s, const char *host, int port, int *bound)
+{
+	return tcp_listen(&s->tcp, &s->hub, host, port, s->cfg.sndbuf, bound);
+}
+
+static void close_if_open(uv_handle_t *h)
+{
+	if (!uv_is_closing(h))
+		uv_close(h, NULL);
+}
+
+void server_stop(struct server *s)
+{
+	if (s->stopping)
+		return;
+	s->stopping = true;
+	tcp_unlisten(&s->tcp);
+	close_if_open((uv_handle_t *)&s->sig_int);
+	close_if_open((uv_handle_t *)&s->sig_term);
+	rtt_stop(&s->rtt);
+	struct msg m;
+	cJSON *j = cJSON_CreateObject();
+	cJSON_AddStringToObject(j, "type", "info");
+	cJSON_AddStringToObject(j, "event", "shutdown");
+	cJSON_AddStringToObject(j, "message", "the server is shutting down");
+	msg_init(&m, j, xasprintf("info: the server is shutting down"));
+	for (struct conn *c = s->hub.conns; c != NULL; c = c->next)
+		if (!c->closing && client_of(c) != NULL)
+			msg_send(&m, client_of(c));
+	msg_done(&m);
+	lobby_free(s);
+	session_free_all(s);
+	conn_hub_stop(&s->hub);
+}
+
+void server_free(struct server *s)
+{
+	(void)s; /* everything is freed by the close callbacks */
+}

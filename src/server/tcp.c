@@ -1,0 +1,224 @@
+/*
+ * tcp.c - the TCP transport (see tcp.h and conn.h): the listener, accepting,
+ * reading, writing and closing, each connection's uv_tcp_t kept beside its
+ * struct conn (conn_new's transport area).
+ */
+#include "server/tcp.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "server/text.h"
+
+/* The transport's part of a connection. */
+struct tcp_conn {
+	uv_tcp_t tcp; /* data = the struct conn */
+	uv_shutdown_t shut;
+	bool shutting; /* a graceful close waits for its shutdown */
+};
+
+/* One uv_write in flight; holds a reference on its payload until the callback. */
+struct wreq {
+	uv_write_t req;
+	struct outbuf *b;
+};
+
+static struct tcp_conn *tc_of(const struct conn *c)
+{
+	return c->tdata;
+}
+
+static void close_cb(uv_handle_t *h)
+{
+	conn_closed(h->data);
+}
+
+/* ---- the operations ----------------------------------------------------------------- */
+
+static void alloc_cb(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
+{
+	size_t len;
+	(void)suggested;
+	conn_input_space(h->data, &buf->base, &len);
+	buf->len = len;
+}
+
+static void read_cb(uv_stream_t *st, ssize_t nread, const uv_buf_t *buf)
+{
+	struct conn *c = st->data;
+	(void)buf;
+	if (nread == UV_EOF) {
+		conn_input_eof(c);
+	} else if (nread == UV_ENOBUFS) {
+		conn_input(c, 0); /* the buffer is full: the connection layer pauses reading */
+	} else if (nread < 0) {
+		log_info("conn %llu: read: %s", (unsigned long long)c->id, uv_strerror((int)nread));
+		conn_close(c, false);
+	} else {
+		conn_input(c, (size_t)nread);
+	}
+}
+
+static void tcp_pause(struct conn *c)
+{
+	uv_read_stop((uv_stream_t *)&tc_of(c)->tcp);
+}
+
+static int tcp_resume(struct conn *c)
+{
+	return uv_read_start((uv_stream_t *)&tc_of(c)->tcp, alloc_cb, read_cb);
+}
+
+static void write_cb(uv_write_t *req, int status)
+{
+	struct wreq *w = (struct wreq *)req;
+	struct conn *c = req->handle->data;
+	outbuf_unref(w->b);
+	free(w);
+	conn_wrote(c, status);
+}
+
+static int tcp_write(struct conn *c, struct outbuf *b)
+{
+	struct wreq *w = malloc(sizeof *w);
+	if (w == NULL)
+		return UV_ENOMEM;
+	w->b = outbuf_ref(b);
+	uv_buf_t ub = uv_buf_init(b->data, (unsigned)b->len);
+	int r = uv_write(&w->req, (uv_stream_t *)&tc_of(c)->tcp, &ub, 1, write_cb);
+	if (r != 0) {
+		outbuf_unref(w->b);
+		free(w);
+	}
+	return r;
+}
+
+static size_t tcp_backlog(const struct conn *c)
+{
+	return uv_stream_get_write_queue_size((const uv_stream_t *)&tc_of(c)->tcp);
+}
+
+static void shutdown_cb(uv_shutdown_t *req, int status)
+{
+	(void)status;
+	uv_handle_t *h = (uv_handle_t *)req->handle;
+	if (!uv_is_closing(h))
+		uv_close(h, close_cb);
+}
+
+static void tcp_close(struct conn *c, bool graceful)
+{
+	struct tcp_conn *tc = tc_of(c);
+	uv_handle_t *h = (uv_handle_t *)&tc->tcp;
+	if (uv_is_closing(h) || (graceful && tc->shutting))
+		return;
+	uv_read_stop((uv_stream_t *)&tc->tcp);
+	if (graceful && !tc->shutting &&
+	    uv_shutdown(&tc->shut, (uv_stream_t *)&tc->tcp, shutdown_cb) == 0) {
+		tc->shutting = true;
+		return;
+	}
+	uv_close(h, close_cb);
+}
+
+static const struct conn_transport tcp_transport = {
+        .name = "tcp",
+        .write = tcp_write,
+        .backlog = tcp_backlog,
+        .pause = tcp_pause,
+        .resume = tcp_resume,
+        .close = tcp_close,
+};
+
+/* ---- accepting ---------------------------------------------------------------------- */
+
+static void peer_name(uv_tcp_t *t, char *buf, size_t len)
+{
+	struct sockaddr_storage ss;
+	int sl = sizeof ss;
+	buf[0] = '\0';
+	if (uv_tcp_getpeername(t, (struct sockaddr *)&ss, &sl) != 0)
+		return;
+	if (ss.ss_family == AF_INET6)
+		uv_ip6_name((struct sockaddr_in6 *)&ss, buf, len);
+	else
+		uv_ip4_name((struct sockaddr_in *)&ss, buf, len);
+}
+
+static void on_connection(uv_stream_t *server, int status)
+{
+	struct tcp_listener *l = server->data;
+	if (status < 0)
+		return;
+	struct conn *c = conn_new(l->hub, &tcp_transport, sizeof(struct tcp_conn));
+	if (c == NULL)
+		return;
+	struct tcp_conn *tc = tc_of(c);
+	if (uv_tcp_init(server->loop, &tc->tcp) != 0) {
+		free(c); /* nothing of it is known to anyone yet */
+		return;
+	}
+	tc->tcp.data = c;
+	if (uv_accept(server, (uv_stream_t *)&tc->tcp) != 0) {
+		uv_close((uv_handle_t *)&tc->tcp, close_cb);
+		return;
+	}
+	uv_tcp_nodelay(&tc->tcp, 1);
+	/* a peer that vanished without a FIN (NAT, cable) is found and its seat freed for
+	   the grace: otherwise its name would stay taken */
+	uv_tcp_keepalive(&tc->tcp, 1, 30);
+	if (l->sndbuf > 0) {
+		int v = l->sndbuf;
+		uv_send_buffer_size((uv_handle_t *)&tc->tcp, &v);
+	}
+	char peer[CONN_PEER_MAX];
+	peer_name(&tc->tcp, peer, sizeof peer);
+	if (conn_open(c, peer) != 0)
+		uv_close((uv_handle_t *)&tc->tcp, close_cb);
+}
+
+int tcp_listen(struct tcp_listener *l, struct conn_hub *hub, const char *host, int port,
+               int sndbuf, int *bound)
+{
+	memset(l, 0, sizeof *l);
+	l->hub = hub;
+	l->sndbuf = sndbuf;
+	struct sockaddr_storage ss;
+	int r = uv_ip4_addr(host, port, (struct sockaddr_in *)&ss);
+	if (r != 0)
+		r = uv_ip6_addr(host, port, (struct sockaddr_in6 *)&ss);
+	if (r != 0) { /* a name such as localhost: its first address */
+		uv_getaddrinfo_t req;
+		struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM};
+		if ((r = uv_getaddrinfo(hub->loop, &req, NULL, host, NULL, &hints)) != 0)
+			return r;
+		memcpy(&ss, req.addrinfo->ai_addr, req.addrinfo->ai_addrlen);
+		uv_freeaddrinfo(req.addrinfo);
+		if (ss.ss_family == AF_INET6)
+			((struct sockaddr_in6 *)&ss)->sin6_port = htons((uint16_t)port);
+		else
+			((struct sockaddr_in *)&ss)->sin_port = htons((uint16_t)port);
+	}
+	if ((r = uv_tcp_init(hub->loop, &l->handle)) != 0)
+		return r;
+	l->open = true;
+	l->handle.data = l;
+	if ((r = uv_tcp_bind(&l->handle, (const struct sockaddr *)&ss, 0)) != 0)
+		return r;
+	if ((r = uv_listen((uv_stream_t *)&l->handle, 128, on_connection)) != 0)
+		return r;
+	if (bound) {
+		int sl = sizeof ss;
+		if ((r = uv_tcp_getsockname(&l->handle, (struct sockaddr *)&ss, &sl)) != 0)
+			return r;
+		*bound = ntohs(ss.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&ss)->sin6_port
+		                                        : ((struct sockaddr_in *)&ss)->sin_port);
+	}
+	return 0;
+}
+
+void tcp_unlisten(struct tcp_listener *l)
+{
+	if (l->open && !uv_is_closing((uv_handle_t *)&l->handle))
+		uv_close((uv_handle_t *)&l->handle, NULL);
+}

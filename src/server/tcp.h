@@ -1,0 +1,35 @@
+/*
+ * tcp.h - the TCP transport of the connection layer (conn.h): a listener on
+ * IPv4 or IPv6, accepted sockets with TCP_NODELAY and keepalive, reads into
+ * the connection's input buffer, uv_write of outbufs (one reference per write
+ * in flight), graceful close by shutdown(2). Plain telnet and nc work; the
+ * telnet negotiation is stripped by the connection layer's framer.
+ */
+#ifndef BITARENA_SERVER_TCP_H
+#define BITARENA_SERVER_TCP_H
+
+#include <stdbool.h>
+
+#include <uv.h>
+
+#include "server/conn.h"
+
+struct tcp_listener {
+	uv_tcp_t handle;
+	struct conn_hub *hub;
+	int sndbuf; /* SO_SNDBUF of accepted sockets; 0 = the system's */
+	bool open;
+};
+
+/*
+ * Listens on host:port (IPv4 dotted, IPv6 text, or a name: its first address);
+ * port 0 picks a free one, written to *bound (may be NULL). Accepted
+ * connections join hub. 0 or a libuv error code; on error l may be open: call
+ * tcp_unlisten() in any case.
+ */
+int tcp_listen(struct tcp_listener *l, struct conn_hub *hub, const char *host, int port,
+               int sndbuf, int *bound);
+/* Stops accepting (closes the listening socket); nothing when it was never opened. */
+void tcp_unlisten(struct tcp_listener *l);
+
+#endif
