@@ -53,9 +53,9 @@ struct server;
 
 /* The server's pings and what they measured (rtt.c). */
 struct client_rtt {
-	bool on;       /* "set ping on": the server pings this client */
-	bool known;    /* ms is measured */
-	bool waiting;  /* token is sent and not answered yet */
+	bool on;        /* "set ping on": the server pings this client */
+	bool known;     /* ms is measured */
+	bool waiting;   /* token is sent and not answered yet */
 	uint64_t token; /* the last ping sent */
 	uint64_t sent;  /* uv_now when it went out, or when it was answered */
 	int64_t ms;     /* smoothed round-trip time */

@@ -115,11 +115,11 @@ struct conn {
 	struct conn *prev, *next; /* hub->conns, newest first (open ones only) */
 	struct conn *pump_next;   /* hub's list of connections with input left */
 	bool in_pump;
-	bool listed;  /* opened and not yet freed: in hub->conns */
-	bool reading; /* the transport delivers input */
-	bool closing; /* detached from everything; waiting for conn_closed */
-	bool doomed;  /* to be dropped at the next pump pass (overflow, write error) */
-	bool eof;     /* the peer finished sending: closed once its input is handled */
+	bool listed;    /* opened and not yet freed: in hub->conns */
+	bool reading;   /* the transport delivers input */
+	bool closing;   /* detached from everything; waiting for conn_closed */
+	bool doomed;    /* to be dropped at the next pump pass (overflow, write error) */
+	bool eof;       /* the peer finished sending: closed once its input is handled */
 	unsigned holds; /* conn_hold() count: input waits while > 0 */
 	struct framer fr;
 	size_t in_len;

@@ -70,8 +70,8 @@ void json_move_members(cJSON *to, cJSON *from)
  * The direct reply to rq: ok (code NULL; fields and extra as for reply_ok) or
  * an error with code. The sentence is printf'd from fmt.
  */
-static void reply(struct client *cl, const struct proto_req *rq, const char *code,
-                  cJSON *fields, char *extra, const char *fmt, va_list ap)
+static void reply(struct client *cl, const struct proto_req *rq, const char *code, cJSON *fields,
+                  char *extra, const char *fmt, va_list ap)
 {
 	char *sentence = xvasprintf(fmt, ap);
 	const char *said = sentence ? sentence : "";

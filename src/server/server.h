@@ -26,7 +26,7 @@
 #define SERVER_PROTOCOL      PROTO_VERSION
 #define SERVER_GRACE_DEFAULT 120
 #define SERVER_PING_DEFAULT  (RTT_PING_DEFAULT_MS / 1000) /* seconds (--ping) */
-#define SERVER_MAX_SEEKS     8  /* open seeks per user */
+#define SERVER_MAX_SEEKS     8                            /* open seeks per user */
 #define SERVER_KEEP_FINISHED 64 /* finished games kept in memory for lookups */
 
 struct game;

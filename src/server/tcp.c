@@ -177,8 +177,8 @@ static void on_connection(uv_stream_t *server, int status)
 		uv_close((uv_handle_t *)&tc->tcp, close_cb);
 }
 
-int tcp_listen(struct tcp_listener *l, struct conn_hub *hub, const char *host, int port,
-               int sndbuf, int *bound)
+int tcp_listen(struct tcp_listener *l, struct conn_hub *hub, const char *host, int port, int sndbuf,
+               int *bound)
 {
 	memset(l, 0, sizeof *l);
 	l->hub = hub;

@@ -27,8 +27,8 @@ struct tcp_listener {
  * connections join hub. 0 or a libuv error code; on error l may be open: call
  * tcp_unlisten() in any case.
  */
-int tcp_listen(struct tcp_listener *l, struct conn_hub *hub, const char *host, int port,
-               int sndbuf, int *bound);
+int tcp_listen(struct tcp_listener *l, struct conn_hub *hub, const char *host, int port, int sndbuf,
+               int *bound);
 /* Stops accepting (closes the listening socket); nothing when it was never opened. */
 void tcp_unlisten(struct tcp_listener *l);
 
