@@ -46,6 +46,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "proto/limits.h"
 #include "server/proto.h"
 #include "server/conn.h"
 
