@@ -1,16 +1,17 @@
 /*
  * cmd_replay.c - `bitarena replay FILE`: reads a game record and plays it
- * through the game's engine, drawing the position after every move (with
- * --delay-ms N, N ms apart, to watch it unfold). Stops with an error naming
- * the ply at the first move the engine refuses.
+ * through the game's engine, drawing the position after every ply, or after
+ * every turn of a simultaneous game (with --delay-ms N, N ms apart, to watch
+ * it unfold). Stops with an error naming the ply at the first move the
+ * engine refuses.
  *
- * The record is read by the server's own parser (record_parse, see
- * src/server/record.h: tags, numbered moves, quoted move texts, {comments},
- * PTN as other programs write it, a result token). The game comes from the
- * Game tag, else a Kind tag, else Tak when there is a Size tag; options,
- * size and seed are set up by record_replay() on the record without its
- * moves, so the start position is exactly the server's. Simultaneous games
- * (Xmas Rush) are not replayed here.
+ * The record format and its replay are the core's (src/games/record.h:
+ * tags, numbered moves, quoted move texts, {comments}, PTN as other
+ * programs write it, a result token). The game comes from the Game tag,
+ * else a Kind tag, else Tak when there is a Size tag; options, size and seed
+ * are set up by record_replay_start(), so the start position is exactly the
+ * server's, and every move goes through the one move-list replayer
+ * (record_replay_move()).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,7 +19,7 @@
 #include <time.h>
 
 #include "cli.h"
-#include "server/record.h"
+#include "games/record.h"
 
 #define REPLAY_MAX_FILE (16 * 1024 * 1024)
 
@@ -61,6 +62,40 @@ static void draw(const struct game_ops *ops, const void *st, char *buf, size_t l
 		printf("%s%s", buf, buf[0] && buf[strlen(buf) - 1] == '\n' ? "" : "\n");
 }
 
+static const char *seat_name(const struct game_ops *ops, int seat)
+{
+	return seat >= 0 && seat < ops->nplayers && ops->seat_names[seat] ? ops->seat_names[seat]
+	                                                                  : "?";
+}
+
+/* The canonical text of move i of r, played for seat in position before (else as written). */
+static void move_text(const struct game_ops *ops, const void *before, const struct record *r,
+                      size_t i, int seat, char *out, size_t len)
+{
+	game_move m;
+	const char *text = r->moves[i];
+	switch (game_act_of_text(text)) {
+	case GAME_ACT_NONE:
+		snprintf(out, len, "(nothing in time)");
+		return;
+	case GAME_ACT_INVALID:
+		snprintf(out, len, "(invalid)");
+		return;
+	case GAME_ACT_MOVE:
+		break;
+	}
+	if (ops->parse_move(before, seat, text, &m, NULL) < 0 ||
+	    ops->format_move(before, m, out, len) < 0)
+		snprintf(out, len, "%s", text);
+}
+
+/* The seat move i is for: the seat to move, or the next of the open simultaneous turn. */
+static int seat_of(const struct game_replay *rp)
+{
+	unsigned open = rp->ops->to_move(rp->st) & ~rp->acted;
+	return open ? __builtin_ctz(open) : -1;
+}
+
 static int replay(const struct record *r, bool quiet, int delay_ms)
 {
 	const struct game_ops *ops = NULL;
@@ -70,54 +105,50 @@ static int replay(const struct record *r, bool quiet, int delay_ms)
 		fprintf(stderr, "bitarena replay: unknown game '%s'\n", kind);
 		return 1;
 	}
-	void *st = calloc(1, GAME_STATE_MAX);
+	void *st = calloc(1, GAME_STATE_MAX), *before = calloc(1, GAME_STATE_MAX);
 	size_t blen = 16384;
-	char *buf = malloc(blen);
+	char *buf = malloc(blen), *line = malloc(blen);
 	int rc = 1;
-	if (st == NULL || buf == NULL)
+	if (st == NULL || before == NULL || buf == NULL || line == NULL)
 		goto out;
-	/* the start position: the record without its moves */
-	struct record start = *r;
-	start.nmoves = 0;
-	int bad, e = record_replay(&start, ops, st, &ops, &bad);
-	if (e < 0) {
+	struct game_replay rp;
+	if (record_replay_start(r, ops, st, &rp, &ops) < 0) {
 		if (ops == NULL)
 			fprintf(stderr,
 			        "bitarena replay: the record names no known game (tag Game%s%s)\n",
 			        kind ? ": " : "", kind ? kind : "");
 		else
-			fprintf(stderr, "bitarena replay: %s: %s\n", ops->name,
-			        e == RECORD_EGAME ? "bad options, size or seed tags"
-			                          : record_strerror(e));
+			fprintf(stderr, "bitarena replay: %s: bad options, size or seed tags\n",
+			        ops->name);
 		goto out;
 	}
+	bool sim = (ops->flags & GAME_SIMULTANEOUS) != 0;
 	printf("%s, %zu moves\n", ops->title, r->nmoves);
 	if (!quiet)
 		draw(ops, st, buf, blen);
+	line[0] = '\0';
 	for (size_t i = 0; i < r->nmoves; i++) {
-		int seat = game_seat_to_move(ops, st);
-		game_move m;
+		int seat = seat_of(&rp);
 		const char *why = NULL;
-		if (seat < 0) {
+		char text[GAME_MOVE_TEXT];
+		memcpy(before, st, ops->state_size);
+		int e = record_replay_move(r, i, &rp, &why);
+		if (e == GAME_EOVER) {
 			fprintf(stderr, "bitarena replay: ply %zu (%s): the game is already over\n",
 			        i + 1, r->moves[i]);
 			goto out;
 		}
-		e = ops->parse_move(st, seat, r->moves[i], &m, &why);
 		if (e < 0) {
 			fprintf(stderr, "bitarena replay: ply %zu (%s for %s): %s\n", i + 1,
-			        r->moves[i], ops->seat_names[seat] ? ops->seat_names[seat] : "?",
-			        why ? why : game_strerror(e));
+			        r->moves[i], seat_name(ops, seat), why ? why : game_strerror(e));
 			goto out;
 		}
-		char text[GAME_MOVE_TEXT];
-		if (ops->format_move(st, m, text, sizeof text) < 0)
-			snprintf(text, sizeof text, "%s", r->moves[i]);
-		if ((e = ops->apply(st, m)) < 0) {
-			fprintf(stderr, "bitarena replay: ply %zu (%s): %s\n", i + 1, r->moves[i],
-			        game_strerror(e));
-			goto out;
-		}
+		move_text(ops, before, r, i, seat, text, sizeof text);
+		size_t at = strlen(line);
+		snprintf(line + at, blen - at, "%s%s (%s)", at ? "; " : "", text,
+		         seat_name(ops, seat));
+		if (e != GAME_REPLAY_MADE)
+			continue;
 		if (!quiet) {
 			if (delay_ms > 0) {
 				fflush(stdout);
@@ -125,26 +156,31 @@ static int replay(const struct record *r, bool quiet, int delay_ms)
 				                             delay_ms % 1000 * 1000000L},
 				          NULL);
 			}
-			printf("\n%zu. %s (%s)\n", i + 1, text,
-			       ops->seat_names[seat] ? ops->seat_names[seat] : "?");
+			printf("\n%s%zu. %s\n", sim ? "turn " : "", sim ? (size_t)rp.ply : i + 1,
+			       line);
 			draw(ops, st, buf, blen);
 		}
+		line[0] = '\0';
 	}
+	if (rp.entries > rp.whole)
+		printf("note: the last turn is not complete (%s)\n", line);
 	struct game_result res;
 	ops->result(st, &res);
 	if (quiet)
 		draw(ops, st, buf, blen);
 	if (res.over)
-		printf("result: %s (%s)\n", res.score, res.reason ? res.reason : "?");
+		printf("result: %s (%s)\n", game_result_score(&res), res.reason ? res.reason : "?");
 	else
 		printf("result: * (game not finished)\n");
 	if (r->result != NULL && strcmp(r->result, "*") != 0 && res.over &&
-	    strcmp(r->result, res.score) != 0)
+	    strcmp(r->result, game_result_score(&res)) != 0)
 		printf("note: the record says %s\n", r->result);
 	rc = 0;
 out:
 	free(st);
+	free(before);
 	free(buf);
+	free(line);
 	return rc;
 }
 

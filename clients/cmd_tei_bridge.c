@@ -43,7 +43,7 @@
 #include "cli.h"
 #include "games/tak.h"
 #include "proc.h"
-#include "server/record.h"
+#include "games/record.h"
 #include "tei.h"
 
 int cmd_tei_bridge(int argc, char **argv);

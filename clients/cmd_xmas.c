@@ -26,14 +26,16 @@
 #include <cjson/cJSON.h>
 
 #include "cli.h"
+#include "games/game_replay.h"
 #include "games/xmas.h"
 
 /* Listed in the subcommand table of bitarena.c. */
 int cmd_xmas_replay(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
-/* Not static only so that tests/fuzz/fuzz_xmas.c can fuzz it (declared there too). */
-int xmas_read_actions(const struct xmas_state *st, const char *line, size_t len, game_move *moves,
-                      enum game_act *acts, const char **why);
+/* Not static only so that tests/fuzz/fuzz_xmas.c can fuzz them (declared there too). */
+int xmas_read_actions(const char *line, size_t len, cJSON **doc, struct game_ply plies[2],
+                      const char **why);
+int xmas_play_turn(struct game_replay *rp, struct game_ply plies[2]);
 
 static int parse_i64(const char *s, int64_t *v)
 {
@@ -91,47 +93,61 @@ static int emit_final(const struct xmas_state *st)
 }
 
 /*
- * Reads the actions of one turn from a JSON line into acts/moves. Returns 0,
- * or -1 with *why set when the line is not the expected JSON object.
+ * Reads the actions of one turn from a JSON line into plies (seat 0, seat 1):
+ * a string is a move whose text points into *doc (the caller's to
+ * cJSON_Delete, also on failure), null is nothing in time. Returns 0, or -1
+ * with *why set when the line is not the expected JSON object.
  */
-int xmas_read_actions(const struct xmas_state *st, const char *line, size_t len, game_move *moves,
-                      enum game_act *acts, const char **why)
+int xmas_read_actions(const char *line, size_t len, cJSON **doc, struct game_ply plies[2],
+                      const char **why)
 {
 	const char *end = NULL;
-	cJSON *o = cJSON_ParseWithLengthOpts(line, len, &end, false);
-	int rc = -1;
+	cJSON *o = *doc = cJSON_ParseWithLengthOpts(line, len, &end, false);
 	if (o == NULL || !cJSON_IsObject(o)) {
 		*why = "not a JSON object";
-		goto out;
+		return -1;
 	}
 	for (; end != NULL && end < line + len; end++) {
 		if (*end != ' ' && *end != '\t' && *end != '\r' && *end != '\n') {
 			*why = "text after the JSON object";
-			goto out;
+			return -1;
 		}
 	}
 	static const char *const keys[2] = {"p0", "p1"};
 	for (int s = 0; s < 2; s++) {
 		const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, keys[s]);
-		moves[s] = 0;
+		plies[s] = (struct game_ply){.seat = s, .act = GAME_ACT_NONE, .text = ""};
 		if (v == NULL) {
 			*why = s == 0 ? "no \"p0\" key" : "no \"p1\" key";
-			goto out;
+			return -1;
 		}
-		if (cJSON_IsNull(v)) {
-			acts[s] = GAME_ACT_NONE; /* no answer in time */
-		} else if (cJSON_IsString(v) && v->valuestring != NULL) {
-			int r = game_xmas.parse_move(st, s, v->valuestring, &moves[s], NULL);
-			acts[s] = r == GAME_OK ? GAME_ACT_MOVE : GAME_ACT_INVALID;
-		} else {
+		if (cJSON_IsString(v) && v->valuestring != NULL) {
+			plies[s].act = GAME_ACT_MOVE;
+			plies[s].text = v->valuestring;
+		} else if (!cJSON_IsNull(v)) { /* null: no answer in time */
 			*why = "\"p0\" and \"p1\" must be strings or null";
-			goto out;
+			return -1;
 		}
 	}
-	rc = 0;
-out:
-	cJSON_Delete(o);
-	return rc;
+	return 0;
+}
+
+/*
+ * Plays one turn through the replayer: each seat's move as given, or, when
+ * the engine refuses its text, the referee's invalid action (a fatal line).
+ * Returns the last step's result (GAME_REPLAY_MADE once the turn resolved).
+ */
+int xmas_play_turn(struct game_replay *rp, struct game_ply plies[2])
+{
+	int r = GAME_OK;
+	for (int s = 0; s < 2 && r >= 0; s++) {
+		r = game_replay_step(rp, &plies[s], NULL);
+		if (r == GAME_ESYNTAX || r == GAME_EILLEGAL || r == GAME_ETURN) {
+			plies[s].act = GAME_ACT_INVALID;
+			r = game_replay_step(rp, &plies[s], NULL);
+		}
+	}
+	return r;
 }
 
 int cmd_xmas_replay(int argc, char **argv)
@@ -154,7 +170,10 @@ int cmd_xmas_replay(int argc, char **argv)
 	}
 
 	struct xmas_state st;
-	if (xmas_start(&st, seed, (int)pool) != GAME_OK) {
+	struct game_params p;
+	xmas_params(&p, seed, (int)pool);
+	struct game_replay rp;
+	if (game_replay_start(&rp, &game_xmas, &st, &p, 0) != GAME_OK) {
 		fprintf(stderr, "bitarena xmas-replay: cannot set up the game\n");
 		return 1;
 	}
@@ -176,18 +195,26 @@ int cmd_xmas_replay(int argc, char **argv)
 			rc = 2;
 			break;
 		}
-		game_move moves[2];
-		enum game_act acts[2];
+		struct game_ply plies[2];
+		cJSON *doc = NULL;
 		const char *why = NULL;
-		if (xmas_read_actions(&st, line, (size_t)n, moves, acts, &why) < 0) {
+		if (xmas_read_actions(line, (size_t)n, &doc, plies, &why) < 0) {
 			fprintf(stderr,
 			        "bitarena xmas-replay: turn %d: bad actions line (%s); expected "
 			        "{\"p0\": \"<line>\"|null, \"p1\": \"<line>\"|null}\n",
 			        st.turn, why);
+			cJSON_Delete(doc);
 			rc = 2;
 			break;
 		}
-		game_xmas.resolve(&st, moves, acts);
+		int r = xmas_play_turn(&rp, plies);
+		cJSON_Delete(doc);
+		if (r != GAME_REPLAY_MADE) {
+			fprintf(stderr, "bitarena xmas-replay: turn %d: %s\n", st.turn,
+			        game_strerror(r));
+			rc = 1;
+			break;
+		}
 	}
 	free(line);
 	if (rc == 0 && emit_final(&st) < 0) {

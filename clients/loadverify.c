@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "server/record.h"
+#include "games/record.h"
 
 struct ack {
 	long long game;

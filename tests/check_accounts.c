@@ -13,7 +13,7 @@
 
 #include "games/game.h"
 #include "server/glicko.h"
-#include "server/record.h"
+#include "games/record.h"
 #include "check_main.h"
 
 #include <math.h>

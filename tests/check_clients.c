@@ -854,6 +854,27 @@ START_TEST(replay_record)
 	               err, sizeof err);
 	ck_assert_int_eq(r, 1);
 	ck_assert_msg(strstr(slurp(err), "ply 3 (a1") != NULL, "%s", slurp(err));
+	/* a simultaneous game: one position per turn; a refused line ("!") ends it */
+	static const char xmas[] = "[Game \"xmas\"]\n[Options \"seed=5 pool=3\"]\n\n"
+	                           "1. \"PUSH 3 RIGHT\" \"PUSH 0 UP\"\n2. PASS ! 0--1\n";
+	r = run_replay(xmas, out, sizeof out, err, sizeof err);
+	ck_assert_msg(r == 0, "replay exited %d: %s", r, slurp(err));
+	text = slurp(out);
+	ck_assert_msg(strstr(text, "turn 1. PUSH 3 RIGHT (player0); PUSH 0 UP (player1)\n") != NULL,
+	              "%s", text);
+	ck_assert_msg(strstr(text, "turn 2. PASS (player0); (invalid) (player1)\n") != NULL, "%s",
+	              text);
+	ck_assert_msg(strstr(text, "result: 0--1 (invalid_action)") != NULL, "%s", text);
+	/* cut inside turn 2: the position of turn 2, and a note */
+	r = run_replay(
+	        "[Game \"xmas\"]\n[Options \"seed=5\"]\n1. \"PUSH 3 RIGHT\" \"PUSH 0 UP\" PASS\n",
+	        out, sizeof out, err, sizeof err);
+	ck_assert_msg(r == 0, "replay exited %d: %s", r, slurp(err));
+	text = slurp(out);
+	ck_assert_msg(strstr(text, "note: the last turn is not complete (PASS (player0))") != NULL,
+	              "%s", text);
+	ck_assert_msg(strstr(text, "turn 2/150 MOVE") != NULL, "%s", text);
+	ck_assert_msg(strstr(text, "result: * (game not finished)") != NULL, "%s", text);
 }
 END_TEST
 

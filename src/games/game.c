@@ -1,6 +1,6 @@
 /*
  * game.c - what every engine shares: the game table lookup, option parsing,
- * error strings and perft by copy-make through the vtable.
+ * error strings, scores and perft by copy-make through the vtable.
  */
 #include "games/game.h"
 
@@ -28,6 +28,8 @@ const char *game_strerror(int err)
 		return "buffer too small";
 	case GAME_EPOSITION:
 		return "bad position";
+	case GAME_EPARTIAL:
+		return "the moves end inside a simultaneous turn";
 	default:
 		return "unknown error";
 	}
@@ -91,6 +93,21 @@ int game_param_word(const struct game_ops *ops, struct game_params *p, const cha
 	p->v[i] = v;
 	p->set[i] = true;
 	return 1;
+}
+
+const char *game_score_text(int winner)
+{
+	return winner == 0 ? "1-0" : winner == 1 ? "0-1" : "1/2-1/2";
+}
+
+double game_score_value(int winner, int seat)
+{
+	return winner < 0 ? 0.5 : winner == seat ? 1.0 : 0.0;
+}
+
+const char *game_result_score(const struct game_result *r)
+{
+	return r->score[0] != '\0' ? r->score : game_score_text(r->winner);
 }
 
 int game_seat_to_move(const struct game_ops *ops, const void *st)

@@ -18,6 +18,8 @@
  *    parse_move(seat, ...); when all are in (or the deadline passed) the
  *    caller calls resolve() once with every seat's action and its kind
  *    (given, absent = timeout, or invalid = a fatal bad line). apply() is NULL.
+ * apply() and resolve() leave the state as it was when they fail.
+ * Replaying a move list onto a fresh position is game_replay.h.
  *
  * Adding a game = one engine file exporting a const struct game_ops, plus one
  * line in game_table[] (games.c).
@@ -42,13 +44,14 @@ typedef uint64_t game_move;
 /* Negative return codes of engine functions. */
 enum game_err {
 	GAME_OK = 0,
-	GAME_ESYNTAX = -1,  /* the text is not a move of this game */
-	GAME_EILLEGAL = -2, /* a well-formed move that the rules forbid here */
-	GAME_EOVER = -3,    /* the game has ended */
-	GAME_ETURN = -4,    /* not this seat's turn, or wrong kind of action now */
-	GAME_EOPT = -5,     /* bad or inconsistent options */
-	GAME_ENOSPACE = -6, /* caller's buffer too small */
-	GAME_EPOSITION = -7 /* a position text (TPS, ...) that cannot be loaded */
+	GAME_ESYNTAX = -1,   /* the text is not a move of this game */
+	GAME_EILLEGAL = -2,  /* a well-formed move that the rules forbid here */
+	GAME_EOVER = -3,     /* the game has ended */
+	GAME_ETURN = -4,     /* not this seat's turn, or wrong kind of action now */
+	GAME_EOPT = -5,      /* bad or inconsistent options */
+	GAME_ENOSPACE = -6,  /* caller's buffer too small */
+	GAME_EPOSITION = -7, /* a position text (TPS, ...) that cannot be loaded */
+	GAME_EPARTIAL = -8   /* a move list that ends inside a simultaneous turn */
 };
 const char *game_strerror(int err);
 
@@ -142,6 +145,17 @@ int game_param_word(const struct game_ops *ops, struct game_params *p, const cha
                     const char **why);
 /* Index of option name in ops->opts, or -1. */
 int game_opt_index(const struct game_ops *ops, const char *name);
+
+/*
+ * Scores. The text of a two-seat result by winner: "1-0" (seat 0 won), "0-1"
+ * (seat 1) or "1/2-1/2" (a draw, -1). The value for ratings: what seat
+ * scored, 1 for a win, 0 for a loss, 0.5 for a draw. A finished game's own
+ * text (r->score: "R-0", "5-3") when its engine gave one, else the text of
+ * its winner.
+ */
+const char *game_score_text(int winner);
+double game_score_value(int winner, int seat);
+const char *game_result_score(const struct game_result *r);
 
 /* The seat whose turn it is in a sequential game, or -1 when over. */
 int game_seat_to_move(const struct game_ops *ops, const void *st);

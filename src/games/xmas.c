@@ -380,14 +380,19 @@ static int xmas_init(void *vst, const struct game_params *p, uint64_t seed)
 	return rc;
 }
 
+void xmas_params(struct game_params *p, int64_t seed, int pool)
+{
+	game_params_default(&game_xmas, p);
+	p->v[0] = seed;
+	p->set[0] = true;
+	p->v[1] = pool;
+	p->set[1] = true;
+}
+
 int xmas_start(struct xmas_state *st, int64_t seed, int pool)
 {
 	struct game_params p;
-	game_params_default(&game_xmas, &p);
-	p.v[0] = seed;
-	p.set[0] = true;
-	p.v[1] = pool;
-	p.set[1] = true;
+	xmas_params(&p, seed, pool);
 	return xmas_init(st, &p, 0);
 }
 

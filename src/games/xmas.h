@@ -132,6 +132,8 @@ extern const struct game_ops game_xmas;
 
 /* Sets up a new game exactly as the referee does for seed and pool (2 or 3). */
 int xmas_setup(struct xmas_state *st, int64_t seed, int pool);
+/* The options seed= and pool= (2 or 3) given, for game_xmas.init(). */
+void xmas_params(struct game_params *p, int64_t seed, int pool);
 /*
  * A game ready for its first turn, as game_xmas.init() with seed= and pool=
  * given (setup, then the first quests revealed and turn 1 begun).

@@ -5,7 +5,7 @@
  * positions streamed to one connection at a chosen pace by a uv_timer that
  * stops when the connection goes).
  */
-#include "server/record.h"
+#include "server/stored_record.h"
 #include "server/session.h"
 #include "server/storage.h"
 

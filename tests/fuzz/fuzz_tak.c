@@ -24,7 +24,7 @@
 #include "fuzz.h"
 #include "games/tak.h"
 #include "seq.h"
-#include "server/record.h"
+#include "games/record.h"
 
 const char fuzz_target_name[] = "tak";
 

@@ -12,20 +12,23 @@
  *    formats and parses back to the same action, and resolve() with it (for
  *    both seats, and against a timeout) moves the game on;
  *  - each line, and the whole input as it is, through xmas_read_actions():
- *    an accepted line gives actions that resolve() takes.
+ *    an accepted line gives actions whose turn the move-list replayer
+ *    resolves (a refused move text as the referee's invalid action).
  */
 #include <stdalign.h>
 #include <string.h>
 
 #include "cli.h"
 #include "fuzz.h"
+#include "games/game_replay.h"
 #include "games/xmas.h"
 
 const char fuzz_target_name[] = "xmas";
 
-/* In clients/cmd_xmas.c, which declares it the same way. */
-int xmas_read_actions(const struct xmas_state *st, const char *line, size_t len, game_move *moves,
-                      enum game_act *acts, const char **why);
+/* In clients/cmd_xmas.c, which declares them the same way. */
+int xmas_read_actions(const char *line, size_t len, cJSON **doc, struct game_ply plies[2],
+                      const char **why);
+int xmas_play_turn(struct game_replay *rp, struct game_ply plies[2]);
 
 /* cmd_xmas.c calls it for bad arguments; this program has no usage to print. */
 int cli_usage(const char *name)
@@ -89,18 +92,30 @@ static void check_resolve(const struct xmas_state *st, const game_move *mv,
 
 static void check_json(const struct xmas_state *st, const char *line, size_t len)
 {
-	game_move mv[2];
-	enum game_act acts[2];
+	struct game_ply plies[2];
+	cJSON *doc = NULL;
 	const char *why = NULL;
-	if (xmas_read_actions(st, line, len, mv, acts, &why) != 0) {
+	if (xmas_read_actions(line, len, &doc, plies, &why) != 0) {
 		FUZZ_CHECK(why != NULL);
+		cJSON_Delete(doc);
 		return;
 	}
-	for (int s = 0; s < 2; s++)
-		FUZZ_CHECK(acts[s] == GAME_ACT_NONE || acts[s] == GAME_ACT_MOVE ||
-		           acts[s] == GAME_ACT_INVALID);
-	if (!st->over)
-		check_resolve(st, mv, acts);
+	for (int s = 0; s < 2; s++) {
+		FUZZ_CHECK(plies[s].seat == s && plies[s].text != NULL);
+		FUZZ_CHECK(plies[s].act == GAME_ACT_NONE || plies[s].act == GAME_ACT_MOVE);
+	}
+	/* the turn through the replayer, from a copy of st: it resolves, or the game is over */
+	struct xmas_state t = *st;
+	struct game_replay rp;
+	game_replay_attach(&rp, &game_xmas, &t);
+	int r = xmas_play_turn(&rp, plies);
+	if (st->over) {
+		FUZZ_CHECK(r == GAME_EOVER && memcmp(&t, st, sizeof t) == 0);
+	} else {
+		FUZZ_CHECK(r == GAME_REPLAY_MADE && rp.ply == 1 && rp.whole == 2);
+		FUZZ_CHECK(t.over || t.turn == st->turn + 1);
+	}
+	cJSON_Delete(doc);
 }
 
 static void check_action(const struct xmas_state *st, const char *line)

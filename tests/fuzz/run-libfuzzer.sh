@@ -25,18 +25,18 @@ cflags="-std=c11 -g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefi
 $(pkg-config --cflags $pkgs)"
 libs="$(pkg-config --libs $pkgs) -lm"
 
-core="src/games/game.c src/games/games.c src/games/search.c src/games/mnk.c \
-src/games/tak.c src/games/tak_slide.c src/games/tak_ptn.c src/games/xmas.c src/games/xmas_push.c"
+core="src/games/game.c src/games/games.c src/games/game_replay.c src/games/record.c \
+src/games/search.c src/games/mnk.c src/games/tak.c src/games/tak_slide.c src/games/tak_ptn.c src/games/xmas.c src/games/xmas_push.c"
 
 # The sources each target needs besides the core.
 sources()
 {
 	case $1 in
 	proto) echo "src/server/framing.c src/server/proto.c" ;;
-	tak) echo "tests/fuzz/seq.c src/server/record.c" ;;
+	tak) echo "tests/fuzz/seq.c" ;;
 	mnk) echo "tests/fuzz/seq.c" ;;
 	xmas) echo "clients/cmd_xmas.c" ;;
-	record) echo "src/server/record.c" ;;
+	record) echo "" ;;
 	tei) echo "clients/tei.c" ;;
 	*) echo "unknown target $1" >&2; exit 2 ;;
 	esac

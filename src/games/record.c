@@ -1,8 +1,8 @@
 /*
  * record.c - game records as text (see record.h): the writer, the parser,
- * the tags of a stored game, and replay through an engine.
+ * the tags of a game, and replay through the move-list replayer.
  */
-#include "server/record.h"
+#include "games/record.h"
 
 #include <ctype.h>
 #include <inttypes.h>
@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+#include "games/tak.h"
 
 const char *record_strerror(int err)
 {
@@ -25,8 +27,8 @@ const char *record_strerror(int err)
 		return "a tag or move that cannot be written in a record";
 	case RECORD_EGAME:
 		return "the record does not replay in its game";
-	case RECORD_EUNSUPPORTED:
-		return "records of simultaneous games cannot be replayed";
+	case RECORD_EPARTIAL:
+		return "the record ends inside a simultaneous turn";
 	}
 	return "unknown error";
 }
@@ -129,27 +131,28 @@ int record_add_move(struct record *r, const char *text)
 	return RECORD_OK;
 }
 
-/* A result token: "*", or "L-R" where both sides are non-empty runs of [0-9RF/]. */
+/* Length of a run of [0-9RF/] at t, after one optional '-' (Xmas Rush's -1 for a fault). */
+static size_t score_side(const char *t, size_t n)
+{
+	size_t i = n > 0 && t[0] == '-' ? 1 : 0, start = i;
+	while (i < n && (isdigit((unsigned char)t[i]) || t[i] == 'R' || t[i] == 'F' || t[i] == '/'))
+		i++;
+	return i > start ? i : 0;
+}
+
+/* A result token: "*", or "L-R" where each side is a run of [0-9RF/], maybe negative. */
 static bool is_result(const char *t, size_t n)
 {
 	if (n == 1 && t[0] == '*')
 		return true;
-	const char *dash = memchr(t, '-', n);
-	if (!dash || dash == t || dash == t + n - 1)
-		return false;
-	for (size_t i = 0; i < n; i++) {
-		if (t + i == dash)
-			continue;
-		if (!isdigit((unsigned char)t[i]) && t[i] != 'R' && t[i] != 'F' && t[i] != '/')
-			return false;
-	}
-	return true;
+	size_t l = score_side(t, n);
+	return l > 0 && l < n && t[l] == '-' && score_side(t + l + 1, n - l - 1) == n - l - 1;
 }
 
 int record_set_result(struct record *r, const char *result)
 {
 	if (result && strcmp(result, "*") != 0 && result[0]) {
-		if (strlen(result) >= STORE_RESULT_MAX || !is_result(result, strlen(result)))
+		if (strlen(result) >= RECORD_RESULT_MAX || !is_result(result, strlen(result)))
 			return RECORD_EINVAL;
 		char *t = strdup(result);
 		if (!t)
@@ -443,7 +446,7 @@ int record_parse(const char *text, size_t len, struct record *r, int *line)
 		if (is_result(t, n)) {
 			have_result = true;
 			if (!(n == 1 && *t == '*')) {
-				char res[STORE_RESULT_MAX];
+				char res[RECORD_RESULT_MAX];
 				if (n >= sizeof res) {
 					err = RECORD_ESYNTAX;
 					break;
@@ -473,7 +476,7 @@ int record_parse(const char *text, size_t len, struct record *r, int *line)
 	return err;
 }
 
-/* ---- stored games ---------------------------------------------------------------------- */
+/* ---- the tags of a game ---------------------------------------------------------------- */
 
 /* The value of word name=N in an options text, or def. */
 static long opt_value(const char *options, const char *name, long def)
@@ -491,22 +494,20 @@ static long opt_value(const char *options, const char *name, long def)
 }
 
 /* Size, Komi, Flats and Caps for Tak: from the options, else playtak's standard table. */
-static int tak_tags(const struct store_game *g, struct record *r)
+static int tak_tags(const char *options, struct record *r)
 {
-	static const int flats[9] = {0, 0, 0, 10, 15, 21, 30, 40, 50};
-	static const int caps[9] = {0, 0, 0, 0, 0, 1, 1, 2, 2};
-	long size = opt_value(g->options, "size", 5);
-	if (size < 3 || size > 8)
+	long size = opt_value(options, "size", 5);
+	if (size < TAK_MIN_SIZE || size > TAK_MAX_SIZE)
 		size = 5;
 	/* Options are integers: komi counts half flats (playtak's convention). */
-	long half = opt_value(g->options, "komi", 0);
+	long half = opt_value(options, "komi", 0);
 	/* The engine's "pieces=0" and "caps=-1" (or no word) mean the standard count. */
-	long f = opt_value(g->options, "pieces", 0);
-	long c = opt_value(g->options, "caps", -1);
+	long f = opt_value(options, "pieces", 0);
+	long c = opt_value(options, "caps", -1);
 	if (f <= 0)
-		f = flats[size];
+		f = tak_std_stones((int)size);
 	if (c < 0)
-		c = caps[size];
+		c = tak_std_caps((int)size);
 	char v[32];
 	int err;
 	snprintf(v, sizeof v, "%ld", size);
@@ -525,17 +526,18 @@ static int tak_tags(const struct store_game *g, struct record *r)
 	return record_set_tag(r, "Caps", v);
 }
 
-int record_from_game(const struct store_game *g, struct record *r)
+int record_set_game_tags(struct record *r, const struct record_game *g)
 {
 	char v[64];
 	int err = RECORD_OK;
-	time_t secs = (time_t)(g->started / 1000);
+	const char *result = g->result != NULL && g->result[0] ? g->result : NULL;
+	time_t secs = (time_t)(g->started_ms / 1000);
 	struct tm tm;
 	gmtime_r(&secs, &tm);
 #define TAG(k, val)                                                                                \
 	do {                                                                                       \
 		if ((err = record_set_tag(r, (k), (val))) != 0)                                    \
-			goto out;                                                                  \
+			return err;                                                                \
 	} while (0)
 	snprintf(v, sizeof v, "bitarena game %" PRId64, g->id);
 	TAG("Event", v);
@@ -555,52 +557,50 @@ int record_from_game(const struct store_game *g, struct record *r)
 		         g->time_inc_ms / 1000);
 		TAG("Clock", v);
 	}
-	if (strcmp(g->kind, "tak") == 0 && (err = tak_tags(g, r)) != 0)
-		goto out;
+	if (strcmp(g->kind, "tak") == 0 && (err = tak_tags(g->options, r)) != 0)
+		return err;
 	TAG("Options", g->options);
 	snprintf(v, sizeof v, "%" PRIu64, g->seed);
 	TAG("Seed", v);
-	TAG("Result", g->result[0] ? g->result : "*");
-	if (g->status != STORE_IN_PROGRESS && g->reason[0])
-		TAG("Termination", g->reason);
+	TAG("Result", result ? result : "*");
+	if (g->termination != NULL && g->termination[0])
+		TAG("Termination", g->termination);
 #undef TAG
-	for (int i = 0; i < g->plies && g->moves; i++)
-		if ((err = record_add_move(r, g->moves[i].text)) != 0)
-			goto out;
-	err = record_set_result(r, g->result[0] ? g->result : NULL);
-out:
-	return err;
+	return record_set_result(r, result);
 }
 
 /* ---- replay ------------------------------------------------------------------------------ */
 
-/* Applies one option word; 0 ok (or not the engine's), RECORD_EGAME on a bad value. */
-static int param_word(const struct game_ops *ops, struct game_params *p, const char *word)
+/* The engine options of the record's tags into p: Options, else Size; RECORD_EGAME if bad. */
+static int record_params(const struct record *r, const struct game_ops *ops, struct game_params *p)
 {
-	return game_param_word(ops, p, word, NULL) < 0 ? RECORD_EGAME : RECORD_OK;
+	game_params_default(ops, p);
+	const char *opts = record_tag(r, "Options"), *size = record_tag(r, "Size");
+	char word[RECORD_VALUE_MAX + 8];
+	if (opts == NULL) {
+		if (size == NULL || game_opt_index(ops, "size") < 0)
+			return RECORD_OK;
+		snprintf(word, sizeof word, "size=%s", size);
+		return game_param_word(ops, p, word, NULL) < 0 ? RECORD_EGAME : RECORD_OK;
+	}
+	for (const char *q = opts; *q;) {
+		while (*q == ' ')
+			q++;
+		size_t n = strcspn(q, " ");
+		if (n == 0)
+			break;
+		memcpy(word, q, n); /* n <= RECORD_VALUE_MAX: the tag's own limit */
+		word[n] = '\0';
+		if (game_param_word(ops, p, word, NULL) < 0) /* 0: not the engine's, skipped */
+			return RECORD_EGAME;
+		q += n;
+	}
+	return RECORD_OK;
 }
 
-/* Parses text for seat; retries without trailing PTN marks (!, ?, '). */
-static int parse_for_seat(const struct game_ops *ops, const void *st, int seat, const char *text,
-                          game_move *m)
+int record_replay_start(const struct record *r, const struct game_ops *ops, void *st,
+                        struct game_replay *rp, const struct game_ops **ops_out)
 {
-	if (ops->parse_move(st, seat, text, m, NULL) == 0)
-		return 0;
-	char t[GAME_MOVE_TEXT];
-	snprintf(t, sizeof t, "%s", text);
-	size_t n = strlen(t);
-	while (n > 0 && strchr("!?'", t[n - 1]))
-		t[--n] = '\0';
-	if (n == strlen(text) || n == 0)
-		return RECORD_EGAME;
-	return ops->parse_move(st, seat, t, m, NULL) == 0 ? 0 : RECORD_EGAME;
-}
-
-int record_replay(const struct record *r, const struct game_ops *ops, void *st,
-                  const struct game_ops **ops_out, int *bad_ply)
-{
-	if (bad_ply)
-		*bad_ply = -1;
 	if (!ops) {
 		const char *kind = record_tag(r, "Game");
 		if (!kind && record_tag(r, "Size"))
@@ -609,48 +609,53 @@ int record_replay(const struct record *r, const struct game_ops *ops, void *st,
 	}
 	if (ops_out)
 		*ops_out = ops;
-	if (!ops)
-		return RECORD_EGAME;
-	if ((ops->flags & GAME_SIMULTANEOUS) || !ops->apply)
-		return RECORD_EUNSUPPORTED;
 	struct game_params p;
-	game_params_default(ops, &p);
-	const char *opts = record_tag(r, "Options"), *size = record_tag(r, "Size");
-	if (opts) {
-		char word[STORE_OPTIONS_MAX];
-		for (const char *q = opts; *q;) {
-			while (*q == ' ')
-				q++;
-			size_t n = strcspn(q, " ");
-			if (n == 0)
-				break;
-			if (n >= sizeof word)
-				return RECORD_EGAME;
-			memcpy(word, q, n);
-			word[n] = '\0';
-			if (param_word(ops, &p, word))
-				return RECORD_EGAME;
-			q += n;
-		}
-	} else if (size && game_opt_index(ops, "size") >= 0) {
-		char word[48];
-		snprintf(word, sizeof word, "size=%s", size);
-		if (param_word(ops, &p, word))
-			return RECORD_EGAME;
-	}
+	if (!ops || record_params(r, ops, &p) != RECORD_OK)
+		return RECORD_EGAME;
 	const char *seed_tag = record_tag(r, "Seed");
 	uint64_t seed = seed_tag ? strtoull(seed_tag, NULL, 10) : 0;
-	if (ops->init(st, &p, seed) != 0)
+	return game_replay_start(rp, ops, st, &p, seed) == GAME_OK ? RECORD_OK : RECORD_EGAME;
+}
+
+int record_replay_move(const struct record *r, size_t i, struct game_replay *rp, const char **why)
+{
+	const char *text = r->moves[i];
+	struct game_ply e = {.seat = -1, .act = game_act_of_text(text), .text = text};
+	int err = game_replay_step(rp, &e, why);
+	if (err != GAME_ESYNTAX && err != GAME_EILLEGAL)
+		return err;
+	/* PTN from elsewhere may mark a move: "a1!", "c3+?" */
+	char t[GAME_MOVE_TEXT];
+	snprintf(t, sizeof t, "%s", text);
+	size_t n = strlen(t);
+	while (n > 0 && strchr("!?'", t[n - 1]))
+		t[--n] = '\0';
+	if (n == strlen(text) || n == 0)
+		return err;
+	e.text = t;
+	int again = game_replay_step(rp, &e, NULL);
+	return again < 0 ? err : again;
+}
+
+int record_replay(const struct record *r, const struct game_ops *ops, void *st,
+                  const struct game_ops **ops_out, int *bad_ply)
+{
+	struct game_replay rp;
+	if (bad_ply)
+		*bad_ply = -1;
+	if (record_replay_start(r, ops, st, &rp, ops_out) != RECORD_OK)
 		return RECORD_EGAME;
 	for (size_t i = 0; i < r->nmoves; i++) {
-		int seat = game_seat_to_move(ops, st);
-		game_move m;
-		if (seat < 0 || parse_for_seat(ops, st, seat, r->moves[i], &m) != 0 ||
-		    ops->apply(st, m) != 0) {
+		if (record_replay_move(r, i, &rp, NULL) < 0) {
 			if (bad_ply)
 				*bad_ply = (int)i;
 			return RECORD_EGAME;
 		}
+	}
+	if (rp.entries > rp.whole) {
+		if (bad_ply)
+			*bad_ply = (int)rp.whole;
+		return RECORD_EPARTIAL;
 	}
 	return RECORD_OK;
 }
