@@ -6,7 +6,9 @@
  * Connections, by role:
  *  - players: --games N slots of two guests each. A slot's first game comes
  *    from a seek and its accept; every later one from `rematch` (so the
- *    seek announcements, sent to every logged-in user, are paid once).
+ *    seek announcements, sent to every logged-in user, are paid once), or
+ *    from a new seek when the server has forgotten the finished game (it
+ *    keeps the 64 most recent: many games at once outrun that).
  *    Moves are random: from the state's "legal" list, or for Xmas Rush,
  *    whose states list no moves, from the engine's actions
  *    (xmas_moves_for) on the board and positions the state shows.
@@ -99,7 +101,8 @@ struct slot {
 	struct lconn *spec; /* the slot's spectators */
 	long long seek_id;
 	bool accept_sent, started, done, again;
-	long long game, ended; /* the current game; the last one that ended */
+	long long game, ended;  /* the current game; the last one that ended */
+	long long reseek_after; /* the ended game after which a new seek went */
 	long long prev_game, prev_final_seq;
 	long long seq; /* the newest seq of the current game anyone received */
 	int synced;    /* spectators whose last state is seq */
@@ -147,6 +150,7 @@ struct load {
 	struct rusage ru0, ru1;
 	/* figures */
 	long long moves_sent, moves_done, moves_window, acked, refused, games_done, states_spec;
+	long long reseeks; /* new games sought because a rematch was refused */
 	long long violations;
 	struct ls_samples lat, fan, ping, greet;
 };
@@ -583,12 +587,13 @@ static void close_all(struct load *l)
 
 static void player_login(struct load *l, struct lconn *c)
 {
+	char name[64]; /* at most 13 characters: slots < 100000, tries < 10 */
 	if (c->name_try++ == 0)
-		snprintf(c->name, sizeof c->name, "L%s-%d%c", l->prefix, c->slot,
-		         c->idx % 2 ? 'b' : 'a');
+		snprintf(name, sizeof name, "L%s-%d%c", l->prefix, c->slot, c->idx % 2 ? 'b' : 'a');
 	else
-		snprintf(c->name, sizeof c->name, "L%s-%d%c%d", l->prefix, c->slot,
+		snprintf(name, sizeof name, "L%s-%d%c%d", l->prefix, c->slot,
 		         c->idx % 2 ? 'b' : 'a', c->name_try);
+	snprintf(c->name, sizeof c->name, "%.20s", name);
 	send_line(c, "login %s", c->name);
 }
 
@@ -739,6 +744,18 @@ static int on_player_error(void *ud, const cJSON *m)
 	code = code ? code : "?";
 	if (strcmp(cmd, "login") == 0 && strcmp(code, "NAME_TAKEN") == 0 && c->name_try < 5) {
 		player_login(l, c);
+		return 0;
+	}
+	if (strcmp(cmd, "rematch") == 0 &&
+	    (strcmp(code, "NO_SUCH_GAME") == 0 || strcmp(code, "NOT_NOW") == 0)) {
+		struct slot *s = &l->slots[c->slot];
+		if (s->reseek_after != s->ended && s->again && !l->stopping) {
+			s->reseek_after = s->ended; /* once, whichever player heard it first */
+			s->seek_id = 0;
+			s->accept_sent = false;
+			l->reseeks++;
+			send_line(s->p[0], "seek %s", l->kind_arg);
+		}
 		return 0;
 	}
 	if (strcmp(cmd, "move") == 0 && l->keep_going && c->awaiting_ok) {
@@ -1024,6 +1041,7 @@ static void report(struct load *l)
 		cJSON_AddNumberToObject(o, "games_finished", (double)l->games_done);
 		cJSON_AddNumberToObject(o, "acknowledged", (double)l->acked);
 		cJSON_AddNumberToObject(o, "refused", (double)l->refused);
+		cJSON_AddNumberToObject(o, "new_seeks", (double)l->reseeks);
 		cJSON_AddNumberToObject(o, "spectator_states", (double)l->states_spec);
 		summary_json(o, "latency_ms", &lat);
 		summary_json(o, "fanout_ms", &fan);
