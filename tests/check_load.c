@@ -19,7 +19,6 @@
  *    server never acknowledged must fail the same check.
  */
 #include <check.h>
-#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -34,6 +33,7 @@
 #include "check_main.h"
 #include "loadcheck.h"
 #include "loadstat.h"
+#include "testproc.h"
 #include "testserver.h"
 
 /* ---- the checks apart from the network -------------------------------------------- */
@@ -146,64 +146,32 @@ END_TEST
 
 static char tool_out[1 << 16], tool_err[1 << 16];
 
-static void slurp_into(const char *path, char *buf, size_t len)
-{
-	FILE *f = fopen(path, "r");
-	size_t n = f ? fread(buf, 1, len - 1, f) : 0;
-	buf[n] = '\0';
-	if (f)
-		fclose(f);
-	unlink(path);
-}
-
 /* Starts $BITARENA with args (NULL-terminated); its stdout and stderr go to files under dir. */
 static pid_t tool_start(const char *dir, const char *tag, const char *const *args)
 {
-	const char *bin = getenv("BITARENA");
-	ck_assert_msg(bin != NULL, "BITARENA is not set (run through make check)");
 	const char *argv[40];
 	int n = 0;
-	argv[n++] = bin;
+	argv[n++] = tp_prog("BITARENA", "./bitarena");
 	for (; *args && n < 39; args++)
 		argv[n++] = *args;
 	argv[n] = NULL;
 	char out[512], err[512];
 	snprintf(out, sizeof out, "%s/%s.out", dir, tag);
 	snprintf(err, sizeof err, "%s/%s.err", dir, tag);
-	pid_t pid = fork();
-	ck_assert_int_ge(pid, 0);
-	if (pid == 0) {
-		int o = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-		int e = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-		if (o < 0 || e < 0 || dup2(o, 1) < 0 || dup2(e, 2) < 0)
-			_exit(127);
-		execv(bin, (char *const *)argv);
-		_exit(127);
-	}
-	return pid;
+	return tp_spawn(argv, out, err);
 }
 
-/* Waits for the tool at most seconds (then kills it: -1) and reads its output. */
+/* Waits for the tool at most seconds (then kills it: -1); its output goes to tool_out/err. */
 static int tool_wait(pid_t pid, const char *dir, const char *tag, int seconds)
 {
-	int st = 0, rc = -1;
-	for (int i = 0; i < seconds * 50; i++) {
-		pid_t r = waitpid(pid, &st, WNOHANG);
-		if (r == pid) {
-			rc = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-			break;
-		}
-		ts_msleep(20);
-	}
-	if (rc == -1 && waitpid(pid, &st, WNOHANG) == 0) {
-		kill(pid, SIGKILL);
-		waitpid(pid, NULL, 0);
-	}
+	int rc = tp_wait(pid, seconds);
 	char path[512];
 	snprintf(path, sizeof path, "%s/%s.out", dir, tag);
-	slurp_into(path, tool_out, sizeof tool_out);
+	tp_slurp(path, tool_out, sizeof tool_out);
+	unlink(path);
 	snprintf(path, sizeof path, "%s/%s.err", dir, tag);
-	slurp_into(path, tool_err, sizeof tool_err);
+	tp_slurp(path, tool_err, sizeof tool_err);
+	unlink(path);
 	return rc;
 }
 
