@@ -149,7 +149,7 @@ struct load {
 	bool have_start, have_idle, have_go, have_end;
 	struct rusage ru0, ru1;
 	/* figures */
-	long long moves_sent, moves_done, moves_window, acked, refused, games_done, states_spec;
+	long long moves_window, acked, refused, games_done, states_spec;
 	long long reseeks; /* new games sought because a rematch was refused */
 	long long violations;
 	struct ls_samples lat, fan, ping, greet;
@@ -294,7 +294,6 @@ static void send_move(struct load *l, struct lconn *c)
 	c->sent_ns = now;
 	c->sent_seq = c->want_seq;
 	c->sent_ply = c->want_ply;
-	l->moves_sent++;
 	if (l->spectators > 0) { /* the latest mover of a turn starts the fan-out clock */
 		s->fan_game = c->game;
 		s->fan_seq = c->want_seq + 1;
@@ -684,7 +683,6 @@ static int on_player_state(void *ud, const cJSON *m)
 			return 0;
 		}
 		c->awaiting_state = false;
-		l->moves_done++;
 		if (in_window(l, c->sent_ns)) {
 			l->moves_window++;
 			ls_add(&l->lat, now - c->sent_ns);
