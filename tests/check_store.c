@@ -3,7 +3,8 @@
  * directory: account rules and Argon2id hashes, the move journal and its
  * guards, recovery of games in progress (also after a child process holding
  * the store is killed with SIGKILL mid-stream), ratings, history, reopening
- * and migrations.
+ * and migrations, transactions, game ids, the database file removed or
+ * emptied under a running store, reader connections.
  */
 #include <check.h>
 #include <signal.h>
@@ -12,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -302,7 +304,7 @@ END_TEST
 START_TEST(test_reopen_and_recovery)
 {
 	struct store *s = open_fast();
-	ck_assert_int_eq(store_schema_version(s), 1);
+	ck_assert_int_eq(store_schema_version(s), 2);
 	ck_assert_int_eq(store_account_create(s, "Dave", "password1", 10), STORE_OK);
 	struct store_rating r = {1612.5, 80.25, 0.0601, 7, 99};
 	ck_assert_int_eq(store_rating_put(s, "dave", "tak", &r), STORE_OK);
@@ -333,7 +335,7 @@ START_TEST(test_reopen_and_recovery)
 
 	/* Reopen: the migration does not run twice, and everything is there. */
 	s = open_fast();
-	ck_assert_int_eq(store_schema_version(s), 1);
+	ck_assert_int_eq(store_schema_version(s), 2);
 	ck_assert_int_eq(store_account_verify(s, "DAVE", "password1", NULL), STORE_OK);
 	struct store_rating got;
 	ck_assert_int_eq(store_rating_get(s, "Dave", "tak", &got), STORE_OK);
@@ -559,7 +561,7 @@ START_TEST(test_newer_schema_refused)
 	store_close(s);
 	sqlite3 *db;
 	ck_assert_int_eq(sqlite3_open(path, &db), SQLITE_OK);
-	/* The file is in WAL mode (persistent), at schema version 1. */
+	/* The file is in WAL mode (persistent), at schema version 2. */
 	sqlite3_stmt *st;
 	ck_assert_int_eq(sqlite3_prepare_v2(db, "PRAGMA journal_mode", -1, &st, NULL), SQLITE_OK);
 	ck_assert_int_eq(sqlite3_step(st), SQLITE_ROW);
@@ -567,7 +569,7 @@ START_TEST(test_newer_schema_refused)
 	sqlite3_finalize(st);
 	ck_assert_int_eq(sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, NULL), SQLITE_OK);
 	ck_assert_int_eq(sqlite3_step(st), SQLITE_ROW);
-	ck_assert_int_eq(sqlite3_column_int(st, 0), 1);
+	ck_assert_int_eq(sqlite3_column_int(st, 0), 2);
 	sqlite3_finalize(st);
 	ck_assert_int_eq(sqlite3_exec(db, "PRAGMA user_version = 99", NULL, NULL, NULL), SQLITE_OK);
 	sqlite3_close(db);
@@ -587,6 +589,185 @@ START_TEST(test_newer_schema_refused)
 }
 END_TEST
 
+/* Transactions group writes; a refused write leaves the transaction good; rollback drops all. */
+START_TEST(test_transactions)
+{
+	struct store *s = open_fast();
+	struct store_game g;
+	struct store_move m;
+	int64_t id;
+	new_game(&g, "tak", "p1", "p2", 1);
+	ck_assert_int_eq(store_game_begin(s, &g, &id), STORE_OK);
+	ck_assert_int_eq(store_begin(s), STORE_OK);
+	ck_assert_int_eq(store_begin(s), STORE_EINVAL); /* one at a time */
+	make_move(&m, 0, "a1");
+	ck_assert_int_eq(store_move_append(s, id, &m), STORE_OK);
+	make_move(&m, 1, "a2");
+	ck_assert_int_eq(store_move_append(s, id, &m), STORE_OK);
+	store_rollback(s);
+	ck_assert_int_eq(store_commit(s), STORE_EINVAL); /* none open */
+	struct store_game f;
+	ck_assert_int_eq(store_game_fetch(s, id, &f), STORE_OK);
+	ck_assert_int_eq(f.plies, 0);
+	store_game_clear(&f);
+	ck_assert_int_eq(store_begin(s), STORE_OK);
+	make_move(&m, 0, "a1");
+	ck_assert_int_eq(store_move_append(s, id, &m), STORE_OK);
+	make_move(&m, 5, "a5");
+	ck_assert_int_eq(store_move_append(s, id, &m), STORE_ESTATE); /* refused, nothing undone */
+	make_move(&m, 1, "a2");
+	ck_assert_int_eq(store_move_append(s, id, &m), STORE_OK);
+	/* a rated end that fails half-way undoes only itself (a guest cannot be rated) */
+	struct store_finish fin = {.status = STORE_FINISHED, .result = "1-0", .winner = 0};
+	fin.rate[0] = true;
+	store_rating_default(&fin.rating[0]);
+	ck_assert_int_eq(store_game_finish(s, id, &fin), STORE_ENOTFOUND);
+	/* reads inside the transaction see its writes */
+	ck_assert_int_eq(store_game_fetch(s, id, &f), STORE_OK);
+	ck_assert_int_eq(f.plies, 2);
+	ck_assert_int_eq(f.status, STORE_IN_PROGRESS);
+	store_game_clear(&f);
+	ck_assert_int_eq(store_commit(s), STORE_OK);
+	ck_assert_int_eq(store_sync(s), STORE_OK);
+	store_close(s);
+	s = open_fast();
+	ck_assert_int_eq(store_game_fetch(s, id, &f), STORE_OK);
+	ck_assert_int_eq(f.plies, 2);
+	ck_assert_str_eq(f.moves[1].text, "a2");
+	store_game_clear(&f);
+	/* a takeback names the journal it expects */
+	ck_assert_int_eq(store_moves_truncate(s, id, 1, 3), STORE_ESTATE);
+	ck_assert_int_eq(store_moves_truncate(s, id, 0, 0), STORE_EINVAL);
+	ck_assert_int_eq(store_moves_truncate(s, id, -1, 2), STORE_EINVAL);
+	ck_assert_int_eq(store_moves_truncate(s, id + 1, 0, 2), STORE_ENOTFOUND);
+	ck_assert_int_eq(store_moves_truncate(s, id, 0, 2), STORE_OK);
+	ck_assert_int_eq(store_game_fetch(s, id, &f), STORE_OK);
+	ck_assert_int_eq(f.plies, 0);
+	store_game_clear(&f);
+	ck_assert(store_err_is_failure(STORE_EBUSY) && store_err_is_failure(STORE_EFULL) &&
+	          store_err_is_failure(STORE_EGONE) && store_err_is_failure(STORE_EIO));
+	ck_assert(!store_err_is_failure(STORE_OK) && !store_err_is_failure(STORE_ESTATE) &&
+	          !store_err_is_failure(STORE_EEXISTS) && !store_err_is_failure(STORE_ENOTFOUND));
+	store_close(s);
+}
+END_TEST
+
+/* Ids come from the store, reserved in blocks or one by one, never twice. */
+START_TEST(test_game_ids)
+{
+	struct store *s = open_fast();
+	struct store_game g;
+	new_game(&g, "tak", "p1", "p2", 1);
+	int64_t a, b, first;
+	ck_assert_int_eq(store_game_begin(s, &g, &a), STORE_OK);
+	ck_assert_int_eq(a, 1);
+	ck_assert_int_eq(store_reserve_ids(s, 0, &first), STORE_EINVAL);
+	ck_assert_int_eq(store_reserve_ids(s, 10, &first), STORE_OK);
+	ck_assert_int_eq(first, 2);
+	ck_assert_int_eq(store_game_begin(s, &g, &b), STORE_OK);
+	ck_assert_int_eq(b, 12);
+	ck_assert_int_eq(store_game_insert(s, &g, first + 3), STORE_OK);
+	ck_assert_int_eq(store_game_insert(s, &g, first + 3), STORE_EEXISTS);
+	ck_assert_int_eq(store_game_insert(s, &g, 0), STORE_EINVAL);
+	store_close(s);
+}
+END_TEST
+
+/*
+ * A store of schema 1 (before the id counter) is migrated: ids go on past
+ * every game id ever given (AUTOINCREMENT's high-water mark included).
+ */
+START_TEST(test_migration_to_id_counter)
+{
+	struct store *s = open_fast();
+	struct store_game g;
+	new_game(&g, "tak", "p1", "p2", 1);
+	int64_t id;
+	for (int i = 0; i < 3; i++)
+		ck_assert_int_eq(store_game_begin(s, &g, &id), STORE_OK);
+	char path[400];
+	snprintf(path, sizeof path, "%s", store_path(s));
+	store_close(s);
+	sqlite3 *db;
+	ck_assert_int_eq(sqlite3_open(path, &db), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_exec(db,
+	                              "DROP TABLE counters; PRAGMA user_version = 1;"
+	                              " UPDATE sqlite_sequence SET seq = 40 WHERE name = 'games'",
+	                              NULL, NULL, NULL),
+	                 SQLITE_OK);
+	sqlite3_close(db);
+	s = open_fast();
+	ck_assert_int_eq(store_schema_version(s), 2);
+	ck_assert_int_eq(store_game_begin(s, &g, &id), STORE_OK);
+	ck_assert_int_eq(id, 41);
+	store_close(s);
+}
+END_TEST
+
+/* The file under a running store: removed, it refuses writes; empty, it is refused. */
+START_TEST(test_store_gone)
+{
+	struct store *s = open_fast();
+	struct store_game g;
+	new_game(&g, "tak", "p1", "p2", 1);
+	int64_t id;
+	ck_assert_int_eq(store_game_begin(s, &g, &id), STORE_OK);
+	ck_assert_int_eq(store_check(s), STORE_OK);
+	char path[400];
+	snprintf(path, sizeof path, "%s", store_path(s));
+	ck_assert_int_eq(unlink(path), 0);
+	struct store_move m;
+	make_move(&m, 0, "a1");
+	ck_assert_int_eq(store_move_append(s, id, &m), STORE_EGONE);
+	ck_assert_ptr_nonnull(strstr(store_last_error(s), "removed"));
+	ck_assert_int_eq(store_begin(s), STORE_EGONE);
+	ck_assert_int_eq(store_account_insert(s, "zed", "$hash", 1), STORE_EGONE);
+	ck_assert_int_eq(store_check(s), STORE_EGONE);
+	store_close(s);
+	/* a 0-byte database where a store is expected */
+	char dir[300], empty[400];
+	snprintf(dir, sizeof dir, "%s/empty", tmpdir);
+	ck_assert_int_eq(mkdir(dir, 0700), 0);
+	snprintf(empty, sizeof empty, "%s/%s", dir, STORE_DB_FILE);
+	FILE *f = fopen(empty, "w");
+	ck_assert_ptr_nonnull(f);
+	fclose(f);
+	s = (struct store *)1;
+	ck_assert_int_eq(store_open(dir, &s), STORE_EGONE);
+	ck_assert_ptr_null(s);
+	ck_assert_str_eq(store_strerror(STORE_EGONE),
+	                 "the database file was removed, replaced or emptied");
+}
+END_TEST
+
+/* A reader connection reads and never writes; it does not create a store. */
+START_TEST(test_reader_connection)
+{
+	struct store_options o = {.dir = dbdir, .reader = true};
+	struct store *r = (struct store *)1;
+	ck_assert_int_ne(store_open_opts(&o, &r), STORE_OK);
+	ck_assert_ptr_null(r);
+	struct store *s = open_fast();
+	ck_assert_int_eq(store_account_create(s, "Reed", "password", 1), STORE_OK);
+	ck_assert_int_eq(store_open_opts(&o, &r), STORE_OK);
+	char canon[STORE_NAME_MAX + 1];
+	ck_assert_int_eq(store_account_exists(r, "reed", canon), 1);
+	ck_assert_str_eq(canon, "Reed");
+	ck_assert_int_eq(store_account_insert(r, "other", "$hash", 1), STORE_EINVAL);
+	ck_assert_int_eq(store_begin(r), STORE_EINVAL);
+	ck_assert_int_eq(store_sync(r), STORE_OK);
+	ck_assert(store_options_of(r)->reader);
+	ck_assert_str_eq(store_backend_name(r), "sqlite");
+	store_close(r);
+	store_close(s);
+	struct store_options bad = {.dir = dbdir, .backend = "oracle"};
+	ck_assert_int_eq(store_open_opts(&bad, &r), STORE_EINVAL);
+	bad.backend = NULL;
+	bad.busy_timeout_ms = -1;
+	ck_assert_int_eq(store_open_opts(&bad, &r), STORE_EINVAL);
+}
+END_TEST
+
 static Suite *store_suite(void)
 {
 	Suite *s = suite_create("store");
@@ -601,6 +782,11 @@ static Suite *store_suite(void)
 	tcase_add_test(tc, test_ratings);
 	tcase_add_test(tc, test_history);
 	tcase_add_test(tc, test_newer_schema_refused);
+	tcase_add_test(tc, test_transactions);
+	tcase_add_test(tc, test_game_ids);
+	tcase_add_test(tc, test_migration_to_id_counter);
+	tcase_add_test(tc, test_store_gone);
+	tcase_add_test(tc, test_reader_connection);
 	suite_add_tcase(s, tc);
 	return s;
 }

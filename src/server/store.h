@@ -1,29 +1,39 @@
 /*
- * store.h - the server's storage on SQLite: accounts (Argon2id password
+ * store.h - the server's storage interface: accounts (Argon2id password
  * hashes), Glicko-2 ratings per game kind, games with their move journal, and
  * the recovery query that brings games in progress back after a crash.
  *
- * One database file, DIR/bitarena.db, opened in WAL mode with
- * synchronous=FULL: when a store_* call that writes returns 0, the change is
- * committed and on disk (fsync'd), so "a move is journalled before anyone is
- * told" holds if the caller appends the move before it broadcasts it. The
- * schema is versioned by PRAGMA user_version; store_open() runs every missing
- * migration in order, each in its own transaction, so reopening is idempotent.
+ * Back ends: the functions below validate their arguments and dispatch to a
+ * back end (store_backend.h). SQLite is the one built in (store_sqlite.c):
+ * one database file, DIR/bitarena.db, in WAL mode. Nothing here names a type
+ * of a database library, so a PostgreSQL back end fits behind it unchanged.
  *
- * Threading: a struct store is used by one thread at a time. Every call
- * blocks on disk I/O (a few ms for a commit with fsync). The password
- * functions cost ~0.1 s of CPU and 64 MiB each (Argon2id, libsodium's
- * INTERACTIVE limits); a server that must not stall its loop can run
- * store_password_hash()/store_password_check() (pure, thread-safe, no
- * database) on a worker thread and use store_account_insert()/
- * store_account_hash() on the loop thread.
+ * Durability: with STORE_SYNC_FULL (the default; SQLite synchronous=FULL)
+ * when a store_* call that writes returns 0 the change is committed and on
+ * disk (fsync'd), so "a move is journalled before anyone is told" holds if
+ * the caller appends the move before it broadcasts it. With STORE_SYNC_LAZY
+ * (SQLite synchronous=NORMAL) a commit is written to the WAL, in the OS
+ * cache: it survives the process being killed but not a power cut until
+ * store_sync() (or a checkpoint) has run. The schema is versioned per back
+ * end; store_open() runs every missing migration in order, each in its own
+ * transaction, so reopening is idempotent.
+ *
+ * Threading: a struct store is one connection, used by one thread at a time.
+ * Every call blocks on disk I/O (a few ms for a commit with fsync). A server
+ * must not call the writing functions on its event loop: the journal queue
+ * (store_writer.h) runs them on a writer thread with group commit, and
+ * store_reader.h runs reads on reader threads. The password functions cost
+ * ~0.1 s of CPU and 64 MiB each (Argon2id, libsodium's INTERACTIVE limits);
+ * store_password_hash()/store_password_check() are pure and thread-safe.
  *
  * Timestamps: every time is passed in by the caller, in milliseconds since
  * the Unix epoch (store_now_ms() reads the wall clock for convenience); the
  * store itself never reads a clock, so tests are deterministic.
  *
  * Errors: functions return 0 (or a count) on success and a negative enum
- * store_err on failure; store_strerror() names it.
+ * store_err on failure; store_strerror() names it. store_err_is_failure()
+ * tells a failure of the store (disk, lock, file gone: the write may work
+ * later) from a refusal of the request (no such game, name taken, ...).
  */
 #ifndef BITARENA_SERVER_STORE_H
 #define BITARENA_SERVER_STORE_H
@@ -63,30 +73,95 @@ enum store_err {
 	                         no move to take back */
 	STORE_EINVAL = -9,    /* a bad argument: text too long, seat out of range, ... */
 	STORE_ESCHEMA = -10,  /* the database was written by a newer bitarena */
-	STORE_ECRYPTO = -11   /* libsodium failed (init, or no memory for Argon2id) */
+	STORE_ECRYPTO = -11,  /* libsodium failed (init, or no memory for Argon2id) */
+	STORE_EBUSY = -12,    /* the database stayed locked by another process past the busy
+	                         timeout */
+	STORE_EFULL = -13,    /* the disk (or the file system's quota) is full */
+	STORE_EGONE = -14     /* the database file was removed, replaced or emptied under the
+	                         running server, or is empty where a store is expected */
 };
 const char *store_strerror(int err);
+/*
+ * True for a failure of the store itself (EIO, ENOMEM, EBUSY, EFULL, EGONE,
+ * ESCHEMA, ECRYPTO): nothing was written, and the same write may succeed
+ * once the cause is gone. False for 0 and for refusals of the request.
+ */
+bool store_err_is_failure(int err);
 
 /* The wall clock in ms since the Unix epoch (CLOCK_REALTIME). */
 int64_t store_now_ms(void);
 
-struct store; /* opaque: the connection and its prepared statements */
+struct store; /* opaque: one connection to a back end (store_backend.h) */
+
+#define STORE_BUSY_DEFAULT_MS 5000 /* how long a write waits for another process's lock */
+
+enum store_sync {
+	STORE_SYNC_FULL = 0, /* a commit is fsync'd before it returns */
+	STORE_SYNC_LAZY = 1  /* a commit is written, not fsync'd; store_sync() fsyncs */
+};
+
+struct store_options {
+	const char *backend;  /* "sqlite"; NULL: "sqlite" */
+	const char *dir;      /* sqlite: DIR/bitarena.db, DIR created (0700) when missing */
+	int busy_timeout_ms;  /* a lock held by another connection is waited for this long
+	                         before a write fails with STORE_EBUSY; 0: STORE_BUSY_DEFAULT_MS */
+	enum store_sync sync; /* STORE_SYNC_FULL by default */
+	bool reader;          /* a connection that only reads: no migrations, writes refused */
+};
 
 /*
- * Opens (creating dir with mode 0700 and the file when missing) DIR/bitarena.db,
- * sets WAL, synchronous=FULL, foreign_keys=ON, a 5 s busy timeout, runs the
- * migrations and prepares every statement. On success *out owns the store:
- * release it with store_close(). On failure *out is NULL.
+ * Opens a connection as o says: creates what is missing, runs the back end's
+ * migrations (a reader only checks the schema is known) and prepares its
+ * statements. SQLite: WAL, synchronous FULL or NORMAL, foreign_keys=ON. A
+ * 0-byte database file, or a WAL without its database, is refused
+ * (STORE_EGONE): a store was there and is lost; it is never silently
+ * replaced by an empty or a torn one. On success *out owns
+ * the connection: release it with store_close(). On failure *out is NULL.
  */
+int store_open_opts(const struct store_options *o, struct store **out);
+/* store_open_opts() with SQLite in dir, STORE_SYNC_FULL and the default busy timeout. */
 int store_open(const char *dir, struct store **out);
-/* Finalizes every statement and closes the database. NULL is fine. */
+/* Closes the connection and frees it. NULL is fine. */
 void store_close(struct store *s);
-/* The schema version after migrations (PRAGMA user_version). */
+/* The schema version after migrations (SQLite: PRAGMA user_version). */
 int store_schema_version(struct store *s);
-/* Path of the database file (owned by s). */
+/* Where the data is (SQLite: the database file's path; owned by s). */
 const char *store_path(const struct store *s);
-/* SQLite's message for the last failure, for the server log (owned by s). */
+/* The back end's message for the last failure, for the server log (owned by s). */
 const char *store_last_error(struct store *s);
+/* The options s was opened with (dir is not kept). */
+const struct store_options *store_options_of(const struct store *s);
+/* The back end's name, "sqlite". */
+const char *store_backend_name(const struct store *s);
+/*
+ * 0 when the database is still the one opened; STORE_EGONE when its file was
+ * removed, replaced (SQLite's file-moved check) or emptied. Every write
+ * outside a transaction checks it, and store_begin() does: writing to a file
+ * nobody will ever open again would lose everything silently.
+ */
+int store_check(struct store *s);
+
+/* ---- transactions (the journal's writer groups many writes into one) ------------- */
+
+/*
+ * Opens a write transaction (checks store_check() and takes the write lock,
+ * waiting at most the busy timeout: STORE_EBUSY). Until store_commit() or
+ * store_rollback() every write joins it and commits with it; a write that
+ * is refused (store_err_is_failure() false) changed nothing and the
+ * transaction goes on; after a failure the caller must roll back.
+ */
+int store_begin(struct store *s);
+/* Commits: durable as the sync mode says (FULL: fsync'd on return). On failure it rolled back. */
+int store_commit(struct store *s);
+/* Drops the transaction's writes. Harmless without a transaction. */
+void store_rollback(struct store *s);
+/* STORE_SYNC_LAZY: fsyncs every commit so far (a no-op cost under FULL). */
+int store_sync(struct store *s);
+/*
+ * Reserves n (1..1000000) game ids for the caller: *first .. *first + n - 1
+ * are never given to anyone again, even when unused (ids may have gaps).
+ */
+int store_reserve_ids(struct store *s, int64_t n, int64_t *first);
 
 /* ---- accounts ------------------------------------------------------------------ */
 
@@ -228,9 +303,14 @@ void store_games_free(struct store_game *v, size_t n);
 /*
  * Starts a game: reads kind, options, seed, players, guest, rated,
  * time_base_ms, time_inc_ms and started from g (other fields ignored) and
- * writes the new id into *id. Durable on return.
+ * writes the new id (one store_reserve_ids()) into *id. Durable on return.
  */
 int store_game_begin(struct store *s, const struct store_game *g, int64_t *id);
+/*
+ * Starts a game under an id the caller reserved (store_reserve_ids()):
+ * STORE_EEXISTS when a game has that id already. g as for store_game_begin().
+ */
+int store_game_insert(struct store *s, const struct store_game *g, int64_t id);
 
 /*
  * Journals one move of game id. m->ply must equal the number of moves
@@ -245,6 +325,14 @@ int store_move_append(struct store *s, int64_t id, const struct store_move *m);
  * for two plies). STORE_ESTATE when there is none or the game is over.
  */
 int store_move_remove_last(struct store *s, int64_t id);
+/*
+ * Takes back the moves of game id from ply `from` on, provided the journal
+ * holds exactly `plies` moves (0 <= from < plies) and the game is in
+ * progress; else STORE_ESTATE and nothing changes. The guard makes a
+ * takeback queued behind a move that was never stored a refusal, not the
+ * removal of the wrong move.
+ */
+int store_moves_truncate(struct store *s, int64_t id, int from, int plies);
 
 /* How a game ended, and the rating changes that go with it. */
 struct store_finish {

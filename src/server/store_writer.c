@@ -1,0 +1,538 @@
+/*
+ * store_writer.c - the journal queue and its writer thread (see
+ * store_writer.h): records queued by the loop under a mutex, written by one
+ * thread in one transaction per batch, reports handed back through a
+ * uv_async in seq order, game ids given out on the loop from blocks the
+ * writer reserves, and the delayed fsync of --fsync batch=MS.
+ *
+ * Who touches what: fields marked (mu) are shared and read or written under
+ * w->mu; (loop) only on the loop thread; (thread) only on the writer thread.
+ */
+#include "server/store_writer.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define FREE_RECS_MAX 1024 /* records kept for reuse */
+
+/* One thing the loop hears: a batch (with the id block reserved in it), or an fsync. */
+struct report {
+	struct report *next;
+	bool is_sync;
+	uint64_t sync_upto; /* is_sync: everything up to here is fsync'd, or not (sync_err) */
+	int sync_err;
+	bool ids_tried; /* the batch tried to reserve the next block of ids */
+	int64_t ids_first, ids_n;
+	struct store_batch b;
+};
+
+struct store_writer {
+	uv_loop_t *loop;
+	uv_async_t async;
+	uv_thread_t thread;
+	uv_mutex_t mu;
+	uv_cond_t wake;     /* the writer waits here for records, ids or stop */
+	uv_cond_t reported; /* store_writer_flush() waits here */
+	struct store_writer_config cfg;
+
+	/* (mu) */
+	struct store_rec *head, **tailp;
+	bool stopping;
+	bool ids_wanted;
+	struct report *done, **done_tail;
+	uint64_t reported_upto; /* the last seq of the newest report */
+	struct store_writer_stats st;
+
+	/* (loop) */
+	uint64_t last_seq, done_seq;
+	struct store_rec *free_recs;
+	size_t nfree;
+	int64_t id_next, id_end;       /* the block ids are given from */
+	int64_t spare_next, spare_end; /* the next block, once reserved */
+	bool ids_asked;
+	int ids_err;
+
+	/* (thread) */
+	struct store *db;
+	bool sync_pending;  /* batch=MS: commits not fsync'd yet */
+	uint64_t sync_at;   /* uv_hrtime() by which they are */
+	uint64_t committed; /* the last seq committed */
+};
+
+int store_fsync_parse(const char *text, struct store_fsync *out)
+{
+	if (text == NULL)
+		return -1;
+	if (strcmp(text, "always") == 0) {
+		*out = (struct store_fsync){.batch = false, .batch_ms = 0};
+		return 0;
+	}
+	if (strncmp(text, "batch=", 6) != 0)
+		return -1;
+	char *end;
+	errno = 0;
+	long ms = strtol(text + 6, &end, 10);
+	if (text[6] < '0' || text[6] > '9' || *end != '\0' || errno != 0 || ms < 0 ||
+	    ms > STORE_FSYNC_BATCH_MAX_MS)
+		return -1;
+	*out = (struct store_fsync){.batch = true, .batch_ms = (int)ms};
+	return 0;
+}
+
+enum store_sync store_fsync_sync(const struct store_fsync *f)
+{
+	return f->batch ? STORE_SYNC_LAZY : STORE_SYNC_FULL;
+}
+
+/* ---- the writer thread ------------------------------------------------------------------ */
+
+static int apply_finish(struct store_writer *w, struct store_rec *r)
+{
+	struct store_rec_finish *fin = &r->u.finish;
+	fin->f.result = fin->result;
+	fin->f.reason = fin->reason;
+	if (fin->rate && w->cfg.rate != NULL) {
+		struct store_rating cur[STORE_SEATS], out[STORE_SEATS];
+		bool accounts = true;
+		for (int i = 0; i < STORE_SEATS && accounts; i++) {
+			int err = store_rating_get(w->db, fin->players[i], fin->kind, &cur[i]);
+			if (err == STORE_ENOTFOUND)
+				accounts = false; /* a guest: the game is not rated */
+			else if (err < 0)
+				return err;
+		}
+		for (int i = 0; i < STORE_SEATS; i++)
+			fin->f.rate[i] = false;
+		if (accounts) {
+			memcpy(out, cur, sizeof out);
+			w->cfg.rate(w->cfg.ud, fin, cur, out);
+			for (int i = 0; i < STORE_SEATS; i++) {
+				fin->f.rate[i] = true;
+				fin->f.rating[i] = out[i];
+			}
+		}
+	}
+	return store_game_finish(w->db, r->game, &fin->f);
+}
+
+static int apply(struct store_writer *w, struct store_rec *r)
+{
+	switch (r->type) {
+	case STORE_REC_GAME:
+		return store_game_insert(w->db, &r->u.game, r->game);
+	case STORE_REC_MOVE:
+		return store_move_append(w->db, r->game, &r->u.move);
+	case STORE_REC_TAKEBACK:
+		return store_moves_truncate(w->db, r->game, r->u.takeback.from,
+		                            r->u.takeback.plies);
+	case STORE_REC_FINISH:
+		return apply_finish(w, r);
+	case STORE_REC_ACCOUNT:
+		return store_account_insert(w->db, r->u.account.name, r->u.account.hash,
+		                            r->u.account.created);
+	}
+	return STORE_EINVAL;
+}
+
+/* One transaction: every record of the list, and the next id block when asked. */
+static void write_batch(struct store_writer *w, struct report *rep, bool ids)
+{
+	struct store_batch *b = &rep->b;
+	int err = store_begin(w->db);
+	for (struct store_rec *r = b->recs; r != NULL && err == STORE_OK; r = r->next) {
+		int e = apply(w, r);
+		if (store_err_is_failure(e))
+			err = e;
+		else
+			r->err = e;
+	}
+	if (ids && err == STORE_OK) {
+		rep->ids_tried = true;
+		err = store_reserve_ids(w->db, w->cfg.id_block, &rep->ids_first);
+		rep->ids_n = err == STORE_OK ? w->cfg.id_block : 0;
+	}
+	if (err == STORE_OK)
+		err = store_commit(w->db);
+	if (err != STORE_OK) {
+		snprintf(b->why, sizeof b->why, "%s", store_last_error(w->db));
+		store_rollback(w->db);
+		rep->ids_tried = ids;
+		rep->ids_n = 0;
+		for (struct store_rec *r = b->recs; r != NULL; r = r->next)
+			r->err = err;
+	}
+	b->err = err;
+	b->synced = err == STORE_OK && !w->cfg.fsync.batch;
+	if (err == STORE_OK && b->n > 0)
+		w->committed = b->last;
+	if (err == STORE_OK && w->cfg.fsync.batch && !w->sync_pending) {
+		w->sync_pending = true;
+		w->sync_at = uv_hrtime() + (uint64_t)w->cfg.fsync.batch_ms * 1000000u;
+	}
+}
+
+static void do_sync(struct store_writer *w, struct report *rep)
+{
+	rep->is_sync = true;
+	rep->sync_upto = w->committed;
+	rep->sync_err = store_sync(w->db);
+	if (rep->sync_err != STORE_OK)
+		snprintf(rep->b.why, sizeof rep->b.why, "%s", store_last_error(w->db));
+	w->sync_pending = false;
+}
+
+/* Hands a report to the loop (and to store_writer_flush()). */
+static void publish(struct store_writer *w, struct report *rep)
+{
+	uv_mutex_lock(&w->mu);
+	if (rep->is_sync) {
+		w->st.syncs++;
+	} else {
+		const struct store_batch *b = &rep->b;
+		w->st.batches++;
+		if (b->err == STORE_OK)
+			w->st.commits++;
+		else
+			w->st.failures++;
+		w->st.records += b->n;
+		for (const struct store_rec *r = b->recs; r != NULL && b->err == STORE_OK;
+		     r = r->next)
+			w->st.refused += r->err != STORE_OK;
+		if (b->n > w->st.largest)
+			w->st.largest = b->n;
+		if (b->n > 0)
+			w->reported_upto = b->last;
+	}
+	rep->next = NULL;
+	*w->done_tail = rep;
+	w->done_tail = &rep->next;
+	uv_cond_broadcast(&w->reported);
+	uv_mutex_unlock(&w->mu);
+	uv_async_send(&w->async);
+}
+
+/* Takes up to max_batch queued records into rep's batch (under mu). */
+static void take(struct store_writer *w, struct report *rep)
+{
+	struct store_batch *b = &rep->b;
+	struct store_rec *r = w->head, *last = NULL;
+	size_t n = 0;
+	while (r != NULL && n < w->cfg.max_batch) {
+		last = r;
+		r = r->next;
+		n++;
+	}
+	if (n == 0)
+		return;
+	b->recs = w->head;
+	b->n = n;
+	b->first = w->head->seq;
+	b->last = last->seq;
+	last->next = NULL;
+	w->head = r;
+	if (r == NULL)
+		w->tailp = &w->head;
+}
+
+/* True when the writer has nothing to do before it must fsync (under mu). */
+static bool idle(const struct store_writer *w)
+{
+	return w->head == NULL && !w->ids_wanted && !w->stopping;
+}
+
+static void writer_main(void *arg)
+{
+	struct store_writer *w = arg;
+	uv_mutex_lock(&w->mu);
+	for (;;) {
+		while (idle(w)) {
+			if (!w->sync_pending) {
+				uv_cond_wait(&w->wake, &w->mu);
+				continue;
+			}
+			uint64_t now = uv_hrtime();
+			if (now >= w->sync_at ||
+			    uv_cond_timedwait(&w->wake, &w->mu, w->sync_at - now) == UV_ETIMEDOUT)
+				break;
+		}
+		struct report *rep = calloc(1, sizeof *rep);
+		if (rep == NULL) { /* the records wait in the queue until memory is back */
+			uv_mutex_unlock(&w->mu);
+			uv_sleep(10);
+			uv_mutex_lock(&w->mu);
+			continue;
+		}
+		take(w, rep);
+		bool ids = w->ids_wanted && !w->stopping;
+		w->ids_wanted = false;
+		bool stop = w->stopping && w->head == NULL;
+		uv_mutex_unlock(&w->mu);
+
+		if (rep->b.n > 0 || ids) {
+			write_batch(w, rep, ids);
+			publish(w, rep);
+			rep = NULL;
+		}
+		/* the acknowledgement went out first; the fsync follows (batch=MS) */
+		if (w->sync_pending && (stop || uv_hrtime() >= w->sync_at)) {
+			if (rep == NULL)
+				rep = calloc(1, sizeof *rep);
+			if (rep != NULL) {
+				do_sync(w, rep);
+				publish(w, rep);
+				rep = NULL;
+			}
+		}
+		free(rep);
+		uv_mutex_lock(&w->mu);
+		if (stop && !w->sync_pending)
+			break;
+	}
+	uv_mutex_unlock(&w->mu);
+}
+
+/* ---- the loop side ------------------------------------------------------------------------ */
+
+static void recycle(struct store_writer *w, struct store_rec *r)
+{
+	if (w->nfree >= FREE_RECS_MAX) {
+		free(r);
+		return;
+	}
+	r->next = w->free_recs;
+	w->free_recs = r;
+	w->nfree++;
+}
+
+/* Runs the callbacks of every report waiting, in order. */
+static void deliver(struct store_writer *w)
+{
+	uv_mutex_lock(&w->mu);
+	struct report *rep = w->done;
+	w->done = NULL;
+	w->done_tail = &w->done;
+	uv_mutex_unlock(&w->mu);
+	while (rep != NULL) {
+		struct report *next = rep->next;
+		if (rep->is_sync) {
+			if (w->cfg.on_sync != NULL)
+				w->cfg.on_sync(w->cfg.ud, rep->sync_upto, rep->sync_err,
+				               rep->b.why);
+		} else {
+			if (rep->ids_tried) {
+				w->ids_asked = false;
+				w->ids_err = rep->ids_n > 0 ? STORE_OK : rep->b.err;
+				if (rep->ids_n > 0) {
+					w->spare_next = rep->ids_first;
+					w->spare_end = rep->ids_first + rep->ids_n;
+				}
+			}
+			if (rep->b.n > 0) {
+				w->done_seq = rep->b.last;
+				w->cfg.on_batch(w->cfg.ud, &rep->b);
+			}
+			for (struct store_rec *r = rep->b.recs, *rn; r != NULL; r = rn) {
+				rn = r->next;
+				recycle(w, r);
+			}
+		}
+		free(rep);
+		rep = next;
+	}
+}
+
+static void on_async(uv_async_t *h)
+{
+	deliver(h->data);
+}
+
+static void writer_free(struct store_writer *w)
+{
+	while (w->free_recs != NULL) {
+		struct store_rec *r = w->free_recs;
+		w->free_recs = r->next;
+		free(r);
+	}
+	uv_cond_destroy(&w->reported);
+	uv_cond_destroy(&w->wake);
+	uv_mutex_destroy(&w->mu);
+	free(w);
+}
+
+static void on_closed(uv_handle_t *h)
+{
+	writer_free(h->data);
+}
+
+int store_writer_start(uv_loop_t *loop, struct store *db, const struct store_writer_config *cfg,
+                       struct store_writer **out)
+{
+	*out = NULL;
+	if (cfg->on_batch == NULL || cfg->fsync.batch_ms < 0 ||
+	    cfg->fsync.batch_ms > STORE_FSYNC_BATCH_MAX_MS ||
+	    store_options_of(db)->sync != store_fsync_sync(&cfg->fsync)) {
+		store_close(db);
+		return STORE_EINVAL;
+	}
+	struct store_writer *w = calloc(1, sizeof *w);
+	if (w == NULL) {
+		store_close(db);
+		return STORE_ENOMEM;
+	}
+	w->loop = loop;
+	w->cfg = *cfg;
+	if (w->cfg.max_batch == 0)
+		w->cfg.max_batch = STORE_WRITER_MAX_BATCH;
+	if (w->cfg.id_block <= 0)
+		w->cfg.id_block = STORE_WRITER_ID_BLOCK;
+	w->db = db;
+	w->tailp = &w->head;
+	w->done_tail = &w->done;
+	int err = store_reserve_ids(db, w->cfg.id_block, &w->id_next);
+	if (err) {
+		store_close(db);
+		free(w);
+		return err;
+	}
+	w->id_end = w->id_next + w->cfg.id_block;
+	if (uv_mutex_init(&w->mu) != 0) {
+		store_close(db);
+		free(w);
+		return STORE_ENOMEM;
+	}
+	if (uv_cond_init(&w->wake) != 0) {
+		uv_mutex_destroy(&w->mu);
+		store_close(db);
+		free(w);
+		return STORE_ENOMEM;
+	}
+	if (uv_cond_init(&w->reported) != 0) {
+		uv_cond_destroy(&w->wake);
+		uv_mutex_destroy(&w->mu);
+		store_close(db);
+		free(w);
+		return STORE_ENOMEM;
+	}
+	w->async.data = w;
+	if (uv_async_init(loop, &w->async, on_async) != 0) {
+		store_close(db);
+		writer_free(w);
+		return STORE_ENOMEM;
+	}
+	if (uv_thread_create(&w->thread, writer_main, w) != 0) {
+		store_close(db);
+		uv_close((uv_handle_t *)&w->async, on_closed);
+		return STORE_ENOMEM;
+	}
+	*out = w;
+	return STORE_OK;
+}
+
+void store_writer_stop(struct store_writer *w)
+{
+	if (w == NULL)
+		return;
+	uv_mutex_lock(&w->mu);
+	w->stopping = true;
+	uv_cond_signal(&w->wake);
+	uv_mutex_unlock(&w->mu);
+	uv_thread_join(&w->thread);
+	deliver(w);
+	store_close(w->db);
+	w->db = NULL;
+	uv_close((uv_handle_t *)&w->async, on_closed);
+}
+
+struct store_rec *store_writer_rec(struct store_writer *w, enum store_rec_type type)
+{
+	struct store_rec *r = w->free_recs;
+	if (r != NULL) {
+		w->free_recs = r->next;
+		w->nfree--;
+	} else {
+		r = malloc(sizeof *r);
+		if (r == NULL)
+			return NULL;
+	}
+	memset(r, 0, sizeof *r);
+	r->type = type;
+	return r;
+}
+
+void store_writer_drop(struct store_writer *w, struct store_rec *r)
+{
+	if (r != NULL)
+		recycle(w, r);
+}
+
+uint64_t store_writer_queue(struct store_writer *w, struct store_rec *r)
+{
+	r->seq = ++w->last_seq;
+	r->next = NULL;
+	r->err = STORE_OK;
+	uv_mutex_lock(&w->mu);
+	bool was_empty = w->head == NULL;
+	*w->tailp = r;
+	w->tailp = &r->next;
+	w->st.queued++;
+	if (was_empty)
+		uv_cond_signal(&w->wake);
+	uv_mutex_unlock(&w->mu);
+	return r->seq;
+}
+
+static void ask_ids(struct store_writer *w)
+{
+	if (w->ids_asked)
+		return;
+	w->ids_asked = true;
+	uv_mutex_lock(&w->mu);
+	w->ids_wanted = true;
+	uv_cond_signal(&w->wake);
+	uv_mutex_unlock(&w->mu);
+}
+
+int store_writer_game_id(struct store_writer *w, int64_t *id)
+{
+	if (w->id_next >= w->id_end && w->spare_next < w->spare_end) {
+		w->id_next = w->spare_next;
+		w->id_end = w->spare_end;
+		w->spare_next = w->spare_end = 0;
+	}
+	bool spare = w->spare_next < w->spare_end;
+	if (!spare && w->id_end - w->id_next <= w->cfg.id_block / 2)
+		ask_ids(w);
+	if (w->id_next >= w->id_end)
+		return w->ids_err != STORE_OK ? w->ids_err : STORE_EBUSY;
+	*id = w->id_next++;
+	return STORE_OK;
+}
+
+uint64_t store_writer_last(const struct store_writer *w)
+{
+	return w->last_seq;
+}
+
+uint64_t store_writer_done(const struct store_writer *w)
+{
+	return w->done_seq;
+}
+
+void store_writer_flush(struct store_writer *w)
+{
+	uint64_t target = w->last_seq;
+	uv_mutex_lock(&w->mu);
+	while (w->reported_upto < target)
+		uv_cond_wait(&w->reported, &w->mu);
+	uv_mutex_unlock(&w->mu);
+	deliver(w);
+}
+
+void store_writer_stats(struct store_writer *w, struct store_writer_stats *out)
+{
+	uv_mutex_lock(&w->mu);
+	*out = w->st;
+	uv_mutex_unlock(&w->mu);
+}
