@@ -288,13 +288,14 @@ static void fake_serve(int lfd, enum fake_mode mode)
 		pf[0] = (struct pollfd){.fd = lfd, .events = POLLIN};
 		for (int i = 0; i < n; i++)
 			pf[i + 1] = (struct pollfd){.fd = cs[i].fd, .events = POLLIN};
-		if (poll(pf, (nfds_t)n + 1, -1) < 0)
+		int polled = n;
+		if (poll(pf, (nfds_t)polled + 1, -1) < 0)
 			_exit(2);
 		if ((pf[0].revents & POLLIN) && n < 16) {
 			cs[n] = (struct fconn){.fd = accept(lfd, NULL, NULL)};
 			fsend(&cs[n++], "bitarenad 0.1.0 (protocol 1) ready (a fake)");
 		}
-		for (int i = 0; i < n; i++) {
+		for (int i = 0; i < polled; i++) {
 			struct fconn *c = &cs[i];
 			if (c->fd < 0 || !(pf[i + 1].revents & (POLLIN | POLLHUP)))
 				continue;
