@@ -385,8 +385,10 @@ START_TEST(test_seed_from_server)
 	cJSON *j = game_xmas.to_json(&a, -1);
 	ck_assert_str_eq(cJSON_GetObjectItem(j, "seed")->valuestring, "-1");
 	cJSON_Delete(j);
-	/* pool 1 is not offered */
-	p.v[1] = 1;
+	/* pools are 1..3 (pool 1 is the low leagues', check_xmas_league) */
+	p.v[1] = 4;
+	ck_assert_int_eq(game_xmas.init(&a, &p, 1), GAME_EOPT);
+	p.v[1] = 0;
 	ck_assert_int_eq(game_xmas.init(&a, &p, 1), GAME_EOPT);
 }
 END_TEST

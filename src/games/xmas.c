@@ -40,8 +40,11 @@ enum {
 struct pool_run {
 	uint8_t tile, count;
 };
-static const struct pool_run pool2[] = {{T_0110, 8}, {T_1101, 3}, {T_0111, 4}, {T_1010, 9}};
-static const struct pool_run pool3[] = {{T_0110, 10}, {T_1101, 3}, {T_0111, 2}, {T_1010, 9}};
+static const struct pool_run pools[3][5] = {
+        {{T_0110, 8}, {T_1101, 3}, {T_0111, 6}, {T_1010, 6}, {T_1111, 1}},
+        {{T_0110, 8}, {T_1101, 3}, {T_0111, 4}, {T_1010, 9}},
+        {{T_0110, 10}, {T_1101, 3}, {T_0111, 2}, {T_1010, 9}},
+};
 
 #define POOL_SIZE 24
 #define NO_TILE   0xFF
@@ -50,9 +53,9 @@ static const struct pool_run pool3[] = {{T_0110, 10}, {T_1101, 3}, {T_0111, 2}, 
 
 static int pool_fill(uint8_t *pool, int which)
 {
-	const struct pool_run *runs = which == 2 ? pool2 : pool3;
+	const struct pool_run *runs = pools[which - 1];
 	int n = 0;
-	for (int r = 0; r < 4; r++)
+	for (int r = 0; r < 5; r++)
 		for (int i = 0; i < runs[r].count; i++)
 			pool[n++] = runs[r].tile;
 	return n;
@@ -75,15 +78,36 @@ static int item_at(const struct xmas_state *st, int loc)
 	return -1;
 }
 
+int xmas_league(int league, struct xmas_league *lg)
+{
+	/* Referee.init: switch (leagueLevel); 6 stands for "default" (all higher leagues) */
+	static const struct xmas_league table[7] = {
+	        {1, 3, 1, false},  {1, 1, 1, true},   {1, 6, 1, true},  {1, 12, 3, false},
+	        {2, 12, 3, false}, {2, 12, 3, false}, {3, 12, 3, false},
+	};
+	if (league < 0)
+		return GAME_EOPT;
+	*lg = table[league > 6 ? 6 : league];
+	return GAME_OK;
+}
+
 int xmas_setup(struct xmas_state *st, int64_t seed, int pool)
 {
-	if (pool != 2 && pool != 3)
+	struct xmas_league lg = {(uint8_t)pool, 12, 3, false};
+	return xmas_setup_league(st, seed, &lg);
+}
+
+int xmas_setup_league(struct xmas_state *st, int64_t seed, const struct xmas_league *lg)
+{
+	const int pool = lg->pool;
+	if (pool < 1 || pool > 3 || lg->ncards < 1 || lg->ncards > XMAS_NAMES ||
+	    lg->nvisible < 1 || lg->nvisible > XMAS_MAX_VISIBLE)
 		return GAME_EOPT;
 	memset(st, 0, sizeof *st);
 	st->seed = seed;
 	st->pool = (uint8_t)pool;
-	st->ncards = 12;
-	st->nvisible = 3;
+	st->ncards = lg->ncards;
+	st->nvisible = lg->nvisible;
 
 	struct jrandom r;
 	jrandom_init(&r, seed);
@@ -138,7 +162,9 @@ int xmas_setup(struct xmas_state *st, int64_t seed, int pool)
 			x = k / 7;
 			y = k % 7;
 			bool start = (x == 0 && y == 0) || (x == 6 && y == 6) || (x == 3 && y == 3);
-			if (!start && item_at(st, xmas_cell(x, y)) < 0)
+			/* low leagues: only on tiles with 3 or 4 openings (isThreeWayPlus) */
+			bool narrow = lg->threeway && __builtin_popcount(tiles[xmas_cell(x, y)]) < 3;
+			if (!start && !narrow && item_at(st, xmas_cell(x, y)) < 0)
 				break;
 		}
 		st->items[n++] = (struct xmas_item){names[i], 0, (uint8_t)xmas_cell(x, y)};
@@ -364,7 +390,10 @@ static int xmas_resolve(void *vst, const game_move *moves, const enum game_act *
 
 static const struct game_optdef xmas_opts[] = {
         {"seed", 0, INT64_MIN, INT64_MAX, "map seed, a Java long (random if not given)"},
-        {"pool", 3, 2, 3, "tile pool: 2 (Silver/Gold) or 3 (Legend)"},
+        {"pool", 3, 1, 3, "tile pool: 1 (Wood, Bronze), 2 (Silver, Gold) or 3 (Legend)"},
+        {"league", 0, 0, 6,
+         "the referee's league: 1 one quest, 2 six quests (both: pool 1, one quest shown, "
+         "items on 3+-way tiles), 3 pool 1, 4-5 pool 2, 6 pool 3; 0: 12 quests on pool="},
 };
 
 static int xmas_init(void *vst, const struct game_params *p, uint64_t seed)
@@ -372,7 +401,13 @@ static int xmas_init(void *vst, const struct game_params *p, uint64_t seed)
 	struct xmas_state *st = vst;
 	/* a seed the user did not set: the server's random seed, read as a Java long */
 	int64_t s = p->set[0] ? p->v[0] : (int64_t)seed;
-	int rc = xmas_setup(st, s, (int)p->v[1]);
+	struct xmas_league lg = {(uint8_t)p->v[1], 12, 3, false};
+	if (p->v[2] > 0) { /* a league sets the pool; a pool= that says otherwise is refused */
+		xmas_league((int)p->v[2], &lg);
+		if (p->set[1] && p->v[1] != lg.pool)
+			return GAME_EOPT;
+	}
+	int rc = xmas_setup_league(st, s, &lg);
 	if (rc == GAME_OK) {
 		flip_cards(st); /* once at init, like the referee */
 		begin_turn(st);
@@ -853,7 +888,7 @@ const struct game_ops game_xmas = {
         .seat_names = {"player0", "player1"},
         .state_size = sizeof(struct xmas_state),
         .max_moves = 49,
-        .nopts = 2,
+        .nopts = sizeof xmas_opts / sizeof xmas_opts[0],
         .opts = xmas_opts,
         .init = xmas_init,
         .to_move = xmas_to_move,

@@ -11,6 +11,7 @@
 #ifndef BITARENA_GAMES_XMAS_H
 #define BITARENA_GAMES_XMAS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -130,10 +131,22 @@ game_move xmas_move_steps(const int *dirs, int n);
 
 extern const struct game_ops game_xmas;
 
-/* Sets up a new game exactly as the referee does for seed and pool (2 or 3). */
+/* Sets up a new game exactly as the referee does for seed and pool (1..3), 12 quests, 3 shown. */
 int xmas_setup(struct xmas_state *st, int64_t seed, int pool);
-/* The options seed= and pool= (2 or 3) given, for game_xmas.init(). */
+/* The options seed= and pool= (1..3) given, for game_xmas.init(). */
 void xmas_params(struct game_params *p, int64_t seed, int pool);
+
+/* What the referee's league (leagueLevel) sets up: Referee.init's switch. */
+struct xmas_league {
+	uint8_t pool;     /* tile pool 1..3 */
+	uint8_t ncards;   /* quests per player */
+	uint8_t nvisible; /* quests shown at once */
+	bool threeway;    /* items only on tiles with 3 or 4 openings */
+};
+/* The settings of league 0..6 (0 the demo; 6 and above all play alike); GAME_EOPT if < 0. */
+int xmas_league(int league, struct xmas_league *lg);
+/* xmas_setup() for any league's settings. */
+int xmas_setup_league(struct xmas_state *st, int64_t seed, const struct xmas_league *lg);
 /*
  * A game ready for its first turn, as game_xmas.init() with seed= and pool=
  * given (setup, then the first quests revealed and turn 1 begun).

@@ -55,10 +55,13 @@ static cJSON *seek_json(const struct seek *k)
 		cJSON_AddNullToObject(j, "time");
 	}
 	cJSON_AddStringToObject(j, "color", color_word(k->so.color));
-	if (k->ops->flags & GAME_SIMULTANEOUS)
+	if (k->ops->flags & GAME_SIMULTANEOUS) {
 		cJSON_AddNumberToObject(j, "turn_ms", (double)k->so.turn_ms);
-	else
+		if (k->so.first_turn_ms > 0)
+			cJSON_AddNumberToObject(j, "first_turn_ms", (double)k->so.first_turn_ms);
+	} else {
 		cJSON_AddNullToObject(j, "turn_ms");
+	}
 	cJSON_AddBoolToObject(j, "rated", k->so.rated);
 	return j;
 }
@@ -218,7 +221,7 @@ static void cmd_games(struct client *c, const struct proto_req *rq)
 		cJSON *opts = cJSON_AddArrayToObject(g, "options");
 		char *line = xasprintf("  %-6s %s, seats %s/%s%s", ops->name, ops->title,
 		                       ops->seat_names[0], ops->seat_names[1],
-		                       sim ? ", simultaneous turns (turn_ms=, strict=)"
+		                       sim ? ", simultaneous turns (turn_ms=, first_turn_ms=, strict=)"
 		                           : " (time=MIN+INC)");
 		for (int k = 0; k < ops->nopts; k++) {
 			const struct game_optdef *d = &ops->opts[k];

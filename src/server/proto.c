@@ -310,16 +310,19 @@ int seek_opts_parse(const struct game_ops *ops, int argc, char *const argv[], st
 				return -1;
 			}
 			so->color = c;
-		} else if (IS("turn_ms")) {
+		} else if (IS("turn_ms") || IS("first_turn_ms")) {
+			bool first = IS("first_turn_ms");
+			int64_t *ms = first ? &so->first_turn_ms : &so->turn_ms;
 			if (!simultaneous) {
-				snprintf(err, errlen,
-				         "turn_ms is for simultaneous games; use time=");
+				snprintf(err, errlen, "%s is for simultaneous games; use time=",
+				         first ? "first_turn_ms" : "turn_ms");
 				return -1;
 			}
-			if (!parse_uint(val, strlen(val), SEEK_TURN_MS_MAX, &so->turn_ms) ||
-			    so->turn_ms < SEEK_TURN_MS_MIN) {
-				snprintf(err, errlen, "turn_ms is a whole number from %d to %d",
-				         SEEK_TURN_MS_MIN, SEEK_TURN_MS_MAX);
+			if (!parse_uint(val, strlen(val), SEEK_TURN_MS_MAX, ms) ||
+			    *ms < SEEK_TURN_MS_MIN) {
+				snprintf(err, errlen, "%s is a whole number from %d to %d",
+				         first ? "first_turn_ms" : "turn_ms", SEEK_TURN_MS_MIN,
+				         SEEK_TURN_MS_MAX);
 				return -1;
 			}
 		} else if (IS("rated")) {

@@ -115,14 +115,15 @@ struct seek_opts {
 	bool timed;                /* time= given (sequential games) */
 	int64_t base_ms, inc_ms;
 	int color;       /* the seeker's seat: 0, 1, or -1 for random */
-	int64_t turn_ms; /* simultaneous games: per-turn deadline */
+	int64_t turn_ms;       /* simultaneous games: per-turn deadline */
+	int64_t first_turn_ms; /* simultaneous games: the first turn's deadline; 0: turn_ms */
 	bool strict;     /* simultaneous games: an unparsable action is fatal */
 	bool rated;
 };
 
 /*
  * Parses the option words of "seek <kind> word..." for ops into so. Server
- * options (time, color, turn_ms, rated, strict) are handled here, every other
+ * options (time, color, turn_ms, first_turn_ms, rated, strict) are handled here, every other
  * word through game_param_word(); the resulting options are then tried with
  * ops->init so that inconsistent combinations are refused now. Returns 0, or
  * -1 with a sentence in err (BAD_OPTION).

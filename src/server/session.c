@@ -59,10 +59,13 @@ cJSON *session_options_json(const struct game_ops *ops, const struct game_params
 
 char *session_options_text(const struct game_ops *ops, const struct seek_opts *so)
 {
-	char opts[512], tc[32] = "untimed";
+	char opts[512], tc[64] = "untimed";
 	if (game_params_text(ops, &so->params, opts, sizeof opts) < 0)
 		opts[0] = '\0';
-	if (ops->flags & GAME_SIMULTANEOUS)
+	if (ops->flags & GAME_SIMULTANEOUS && so->first_turn_ms > 0)
+		snprintf(tc, sizeof tc, "turn_ms=%" PRId64 " first_turn_ms=%" PRId64 "%s",
+		         so->turn_ms, so->first_turn_ms, so->strict ? " strict" : "");
+	else if (ops->flags & GAME_SIMULTANEOUS)
 		snprintf(tc, sizeof tc, "turn_ms=%" PRId64 "%s", so->turn_ms,
 		         so->strict ? " strict" : "");
 	else if (so->timed) {
@@ -454,6 +457,12 @@ void session_broadcast(struct game *g, cJSON *json, char *text)
 
 /* ---- the game timer ---------------------------------------------------------------- */
 
+/* The deadline of the simultaneous turn being played: first_turn_ms for the first one. */
+static int64_t turn_limit(const struct game *g)
+{
+	return g->ply == 0 && g->so.first_turn_ms > 0 ? g->so.first_turn_ms : g->so.turn_ms;
+}
+
 enum deadline_kind { DL_NONE, DL_FLAG, DL_TURN, DL_GRACE };
 
 /* The earliest pending deadline of g (uv_now ms) and what it is; seat for FLAG/GRACE. */
@@ -464,7 +473,7 @@ static enum deadline_kind next_deadline(const struct game *g, uint64_t *when, in
 	if (g->over)
 		return DL_NONE;
 	if (simultaneous(g)) {
-		best = g->turn_started + (uint64_t)g->so.turn_ms;
+		best = g->turn_started + (uint64_t)turn_limit(g);
 		k = DL_TURN;
 	} else if (g->so.timed && !g->clock_held) {
 		int s = game_seat_to_move(g->ops, g->st);
@@ -636,10 +645,14 @@ static void send_game_start(struct game *g, int seat)
 	int64_t rtt[GAME_MAX_PLAYERS];
 	rtts_now(g, rtt);
 	cJSON_AddItemToObject(j, "rtt_ms", rtt_json(g, rtt));
-	if (simultaneous(g))
+	if (simultaneous(g)) {
 		cJSON_AddNumberToObject(j, "turn_ms", (double)g->so.turn_ms);
-	else
+		cJSON_AddNumberToObject(j, "first_turn_ms", (double)(g->so.first_turn_ms > 0
+		                                                            ? g->so.first_turn_ms
+		                                                            : g->so.turn_ms));
+	} else {
 		cJSON_AddNullToObject(j, "turn_ms");
+	}
 	char *opts = session_options_text(g->ops, &g->so);
 	char *t = xasprintf("game %" PRIu64 " started: %s (%s), %s (%s) vs %s (%s); you play %s; "
 	                    "moves: move %" PRIu64 " <move>",
@@ -846,7 +859,7 @@ static void sim_resolve(struct game *g)
 				memcpy(rec.text, g->act_text[i], GAME_MOVE_TEXT);
 		} else {
 			rec.act = GAME_ACT_NONE;
-			rec.ms_used = g->so.turn_ms;
+			rec.ms_used = turn_limit(g);
 		}
 		if (s->hooks.on_move != NULL && s->hooks.on_move(s->hooks.ud, g, &rec) < 0)
 			log_info("game %" PRIu64 ": the move hook failed", g->id);

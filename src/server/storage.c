@@ -78,8 +78,10 @@ static void options_text(const struct game *g, char *buf, size_t len)
 		buf[0] = '\0';
 	if (g->ops->flags & GAME_SIMULTANEOUS) {
 		size_t n = strlen(buf);
-		snprintf(buf + n, len - n, "%sturn_ms=%" PRId64 " strict=%d", n ? " " : "",
-		         g->so.turn_ms, g->so.strict ? 1 : 0);
+		n += (size_t)snprintf(buf + n, len - n, "%sturn_ms=%" PRId64 " strict=%d",
+		                      n ? " " : "", g->so.turn_ms, g->so.strict ? 1 : 0);
+		if (g->so.first_turn_ms > 0 && n < len)
+			snprintf(buf + n, len - n, " first_turn_ms=%" PRId64, g->so.first_turn_ms);
 	}
 }
 
