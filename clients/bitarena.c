@@ -2,7 +2,9 @@
  * bitarena.c - the client tool's entry point: dispatches to a subcommand
  * through one table (name, function, usage, help).
  */
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "config.h"
@@ -40,10 +42,12 @@ static const struct cli_cmd cli_cmds[] = {
         {"bench", cmd_bench, "xmas [--seconds N]",
          "Xmas Rush push-then-reachability evaluations per second, one thread"},
         {"cg-bridge", cmd_cg_bridge,
-         "--game xmas [--server HOST:PORT] [--name NAME] [--seek \"opt=value ...\" | --accept] "
-         "[--quiet] [--verbose] -- <bot command ...>",
-         "play one game on bitarenad with a CodinGame Xmas Rush bot (contest input in, actions "
-         "out)"},
+         "--game xmas [--server HOST:PORT] [--name NAME] [--league 1-6] [--seek \"opt=value ...\" "
+         "| "
+         "--accept] [--turn-ms MS] [--first-turn-ms MS] [--timeout SEC] [--quiet] [--verbose] -- "
+         "<bot command ...>",
+         "play one game on bitarenad with a CodinGame Xmas Rush bot, under the referee's "
+         "conditions (leagues, 1000/50 ms turns)"},
         {"tei-bridge", cmd_tei_bridge,
          "[--server HOST:PORT] [--name NAME] (--seek \"tak [opt=value ...]\" | --accept) "
          "[--games N] [--sizes 4-6] [--margin PCT] [--untimed-ms MS] [--timeout SEC] [--quiet] "
@@ -58,6 +62,17 @@ int cli_usage(const char *name)
 		if (strcmp(cli_cmds[i].name, name) == 0)
 			fprintf(stderr, "usage: bitarena %s %s\n", name, cli_cmds[i].usage);
 	return 2;
+}
+
+int cli_parse_num(const char *s, long long min, long long max, long long *out)
+{
+	char *end;
+	errno = 0;
+	long long v = strtoll(s, &end, 10);
+	if (*s == '\0' || *end != '\0' || errno != 0 || v < min || v > max)
+		return -1;
+	*out = v;
+	return 0;
 }
 
 static void usage(FILE *f)

@@ -21,6 +21,8 @@ int cmd_replay(int argc, char **argv);
 
 /* Prints "usage: bitarena <name> <usage>" for the named subcommand to stderr; returns 2. */
 int cli_usage(const char *name);
+/* A whole decimal number within min..max into *out; 0, or -1 (nothing written) when it is not. */
+int cli_parse_num(const char *s, long long min, long long max, long long *out);
 
 /* The client library (session, dispatcher, message readers) every network subcommand uses. */
 #include "client.h"

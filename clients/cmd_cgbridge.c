@@ -1,60 +1,66 @@
 /*
  * cmd_cgbridge.c - `bitarena cg-bridge --game xmas [--server HOST:PORT]
- * [--name NAME] [--seek "opt=value ..." | --accept] [--quiet] -- <bot command ...>`:
- * runs a CodinGame Xmas Rush bot (contest input on stdin, one action line on
- * stdout per turn) as a client of bitarenad. It seeks or accepts one xmas
- * game; every state that asks our seat to act carries the engine's exact
- * contest input for that seat (position.input, see xmas_input()), which is
- * written to the bot; the bot's next line goes back as `move <game> <line>`.
+ * [--name NAME] [--league N] [--seek "opt=value ..." | --accept]
+ * [--turn-ms MS] [--first-turn-ms MS] [--timeout SEC] [--quiet] [--verbose]
+ * -- <bot command ...>`: runs a CodinGame Xmas Rush bot (contest input on
+ * stdin, one action line on stdout per turn) as a client of bitarenad, under
+ * the referee's conditions. It seeks or accepts one xmas game; every state
+ * that asks our seat to act carries the engine's exact contest input for that
+ * seat (position.input, see xmas_input()), which is written to the bot; the
+ * bot's next line goes back as `move <game> <line>`.
  *
- * Real bots are rough, so:
- *  - the bot runs on a pseudo-terminal (forkpty, raw mode: no echo, no line
- *    editing, no CR/LF translation), so stdio in C/C++/Python bots is line
- *    buffered and an unflushed printf still reaches us at the newline;
- *  - its stderr is a pipe that is drained all the time (and dropped unless
- *    --verbose), so megabytes of debug output never block it;
- *  - lines it writes while no answer is due are dropped; a line over 4096
- *    bytes is cut (the engine refuses anything over 124 characters anyway);
- *  - input waits in a bounded buffer written without blocking, so a bot that
- *    stops reading cannot stall the bridge;
- *  - SIGPIPE is ignored; a bot that crashes or hangs simply stops answering,
- *    and the server's per-turn deadline turns that into the referee's timeout
- *    loss; at the end of the game the bot's process group gets SIGTERM, then
- *    SIGKILL after a short grace, and is reaped.
- * An answer holding control bytes, an empty one, or one with a leading or
- * trailing blank (which the referee's whole-line patterns refuse but the
- * server's line framing would trim away) is sent as the word INVALID: not an
- * action, so the referee's "invalid output". Seeks carry strict=1, so such a
- * line is fatal at once, as on CodinGame, rather than waiting for the deadline.
+ * The referee's conditions:
+ *  - --league N plays the referee's league N (the engine's league= option:
+ *    1 one quest, 2 six quests, 3 twelve on pool 1, 4-5 pool 2, 6 pool 3);
+ *    with --accept only seeks of that league are taken;
+ *  - a turn lasts 1000 ms for the first turn and 50 ms after, as on
+ *    CodinGame (the seek's first_turn_ms and turn_ms; --first-turn-ms and
+ *    --turn-ms, or turn_ms= in --seek, set other times); the server keeps
+ *    the time, the same for both seats;
+ *  - the bot's lines are read as the SDK reads them (cgio.h): one line per
+ *    turn, any further line left for the next turn, so a second line printed
+ *    in one turn always answers the next one, however fast it comes; a line
+ *    the server's framing would change is sent as INVALID; seeks carry
+ *    strict=1, so such a line is fatal at once, as on CodinGame;
+ *  - a bot that cannot start is reported with the reason (and what it wrote
+ *    on stderr) before anything is sought; a bot that exits or crashes during
+ *    the game has its turns answered as invalid at once (fatal, as its
+ *    timeout would be) instead of waiting for the deadline; a hung bot meets
+ *    the server's deadline, the referee's timeout;
+ *  - a bridge waiting for an opponent gives up after --timeout seconds
+ *    (default 120).
+ * The bot itself runs through proc.h (a pseudo-terminal, stderr drained, kept
+ * for reports, shown with --verbose); it is started before the seek and
+ * stopped (SIGTERM, then SIGKILL) when the game ends.
  * Prints one line with the result and exits 0 when the game ended, 1 otherwise.
  */
 #include <errno.h>
-#include <fcntl.h>
-#include <poll.h>
-#include <pty.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <termios.h>
-#include <unistd.h>
 
+#include "cgio.h"
 #include "cli.h"
+#include "proc.h"
 
 int cmd_cg_bridge(int argc, char **argv);
 
-#define BOT_LINE_MAX  4096
-#define BOT_INPUT_MAX (64 * 1024)
-#define PROG          "bitarena cg-bridge"
+#define PROG         "bitarena cg-bridge"
+#define START_SETTLE 300 /* ms a new bot must stay up before the seek is posted */
 
 /* What a message handler returns to stop the pump (0 goes on; < 0 is a failed send). */
-enum { BRIDGE_OVER = 1, BRIDGE_REFUSED = 2 /* the server refused our seek */ };
+enum {
+	BRIDGE_OVER = 1,
+	BRIDGE_REFUSED = 2, /* the server refused our seek */
+	BRIDGE_FAILED = 3   /* the bot died before its game, or no opponent came */
+};
 
 struct bridge {
 	struct net_conn c;
 	char name[PROTO_NAME_MAX + 1];
-	const char *seek; /* options for "seek xmas ...", or NULL to accept */
+	const char *seek; /* user options for "seek xmas ...", or NULL to accept */
+	int league;       /* 0: none asked */
 	bool quiet, verbose;
 	char **cmd; /* the bot's argv (borrowed from ours) */
 
@@ -63,222 +69,75 @@ struct bridge {
 	long long answered_seq; /* the state seq the bot's last line answered */
 	long long due_seq;      /* the state seq whose answer is awaited, -1 if none */
 	bool accept_sent;
+	bool bot_dead_said;
 
-	pid_t pid; /* -1 when not running (not started, or reaped) */
-	int pty;   /* master side, -1 when closed */
-	int err;   /* read end of the bot's stderr pipe, -1 when closed */
-	bool bot_gone;
-	char in[BOT_INPUT_MAX]; /* input not yet written to the bot: in[0 .. nin) */
-	size_t nin;
-	char line[BOT_LINE_MAX + 1]; /* the bot's current output line */
-	size_t nline;
-	bool cut; /* the current line went over BOT_LINE_MAX */
+	struct proc bot;
+	struct cg_lines lines; /* printed and not yet read */
 };
 
-/* --- the bot process ------------------------------------------------------------ */
-
-static int bot_start(struct bridge *b)
+static void note(const struct bridge *b, const char *what, const char *text)
 {
-	int errp[2];
-	if (pipe(errp) < 0)
-		return -1;
-	struct termios tio;
-	memset(&tio, 0, sizeof tio);
-	cfmakeraw(&tio);
-	struct winsize ws = {.ws_row = 24, .ws_col = 80};
-	pid_t pid = forkpty(&b->pty, NULL, &tio, &ws);
-	if (pid < 0) {
-		close(errp[0]);
-		close(errp[1]);
-		return -1;
-	}
-	if (pid == 0) {
-		/* child: stderr to the pipe, then the bot */
-		dup2(errp[1], STDERR_FILENO);
-		close(errp[0]);
-		close(errp[1]);
-		signal(SIGPIPE, SIG_DFL);
-		execvp(b->cmd[0], b->cmd);
-		fprintf(stderr, PROG ": cannot run %s: %s\n", b->cmd[0], strerror(errno));
-		_exit(127);
-	}
-	close(errp[1]);
-	b->pid = pid;
-	b->err = errp[0];
-	fcntl(b->pty, F_SETFL, fcntl(b->pty, F_GETFL) | O_NONBLOCK);
-	fcntl(b->err, F_SETFL, fcntl(b->err, F_GETFL) | O_NONBLOCK);
+	if (b->verbose)
+		fprintf(stderr, PROG ": %s %s\n", what, text);
+}
+
+/* --- the bot ------------------------------------------------------------------ */
+
+/* One line the bot printed: kept until a turn reads it. */
+static int on_bot_line(void *ud, char *line, bool cut)
+{
+	struct bridge *b = ud;
+	note(b, "bot:", line);
+	if (!cg_lines_push(&b->lines, cg_action_text(line, cut)))
+		note(b, "dropped (too much unread output):", line);
+	if (cg_lines_full(&b->lines))
+		b->bot.hold_out = true; /* as a full pipe: the bot blocks until turns read */
 	return 0;
 }
 
-static void bot_close_fds(struct bridge *b)
+/* Why the bot stopped, with its last stderr words, into buf. */
+static const char *bot_end_text(const struct bridge *b, char *buf, size_t len)
 {
-	if (b->pty >= 0)
-		close(b->pty);
-	if (b->err >= 0)
-		close(b->err);
-	b->pty = b->err = -1;
-	b->nin = 0;
+	char ex[128], tail[PROC_ERR_TAIL + 1];
+	proc_exit_text(&b->bot, ex, sizeof ex);
+	proc_err_tail(&b->bot, tail, sizeof tail);
+	snprintf(buf, len, "it %s%s%s", proc_alive(&b->bot) ? "closed its output" : ex,
+	         tail[0] ? "; its last words: " : "", tail);
+	return buf;
 }
 
-/* Ends the bot: SIGTERM to its process group, SIGKILL if it is still there after 300 ms. */
-static void bot_stop(struct bridge *b)
+/* Answers the due turn with the oldest unread line, or at once as invalid if the bot is gone. */
+static int answer(struct bridge *b)
 {
-	bot_close_fds(b);
-	if (b->pid < 0)
-		return;
-	kill(-b->pid, SIGTERM);
-	kill(b->pid, SIGTERM);
-	for (int i = 0; i < 30; i++) {
-		if (waitpid(b->pid, NULL, WNOHANG) == b->pid) {
-			b->pid = -1;
-			return;
+	char text[CG_ACTION_MAX + 1];
+	if (b->due_seq < 0 || b->due_seq <= b->answered_seq)
+		return 0;
+	if (cg_lines_pop(&b->lines, text, sizeof text)) {
+		if (!cg_lines_full(&b->lines))
+			b->bot.hold_out = false;
+	} else if (!proc_alive(&b->bot)) {
+		if (!b->bot_dead_said) {
+			char why[PROC_ERR_TAIL + 200];
+			fprintf(stderr, PROG ": the bot is gone (%s): its turns are invalid\n",
+			        bot_end_text(b, why, sizeof why));
+			b->bot_dead_said = true;
 		}
-		usleep(10000);
-	}
-	kill(-b->pid, SIGKILL);
-	kill(b->pid, SIGKILL);
-	waitpid(b->pid, NULL, 0);
-	b->pid = -1;
-}
-
-static void bot_reap(struct bridge *b)
-{
-	int status;
-	if (b->pid > 0 && waitpid(b->pid, &status, WNOHANG) == b->pid) {
-		b->pid = -1;
-		if (!b->bot_gone && !b->quiet)
-			fprintf(stderr, PROG ": the bot exited (%s %d)\n",
-			        WIFEXITED(status) ? "status" : "signal",
-			        WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
-		b->bot_gone = true;
-	}
-}
-
-/* Queues text for the bot; what does not fit in the buffer is dropped (a bot not reading). */
-static void bot_queue(struct bridge *b, const char *text)
-{
-	size_t n = strlen(text);
-	if (b->pty < 0 || n > sizeof b->in - b->nin)
-		return;
-	memcpy(b->in + b->nin, text, n);
-	b->nin += n;
-}
-
-static void bot_flush(struct bridge *b)
-{
-	while (b->pty >= 0 && b->nin > 0) {
-		ssize_t w = write(b->pty, b->in, b->nin);
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			if (errno != EAGAIN && errno != EWOULDBLOCK)
-				b->nin = 0; /* the bot is gone; the read side will notice */
-			return;
-		}
-		memmove(b->in, b->in + w, b->nin - (size_t)w);
-		b->nin -= (size_t)w;
-	}
-}
-
-/* --- the server ------------------------------------------------------------------ */
-
-static bool clean_line(const char *s)
-{
-	size_t n = strlen(s);
-	if (n == 0 || s[0] == ' ' || s[0] == '\t' || s[n - 1] == ' ' || s[n - 1] == '\t')
-		return false;
-	for (; *s; s++)
-		if ((unsigned char)*s < 0x20 || *s == 0x7F)
-			return false;
-	return true;
-}
-
-/* One complete line from the bot. */
-static int bot_line(struct bridge *b, char *text)
-{
-	size_t n = strlen(text);
-	if (n > 0 && text[n - 1] == '\r')
-		text[--n] = '\0';
-	if (b->due_seq < 0) {
-		if (b->verbose)
-			fprintf(stderr, PROG ": bot (not asked): %s\n", text);
+		snprintf(text, sizeof text, "%s", CG_INVALID);
+	} else {
 		return 0;
 	}
 	b->answered_seq = b->due_seq;
 	b->due_seq = -1;
-	if (b->verbose)
-		fprintf(stderr, PROG ": bot: %s\n", text);
-	return net_sendf(&b->c, "move %lld %s", b->game, clean_line(text) ? text : "INVALID");
+	return net_sendf(&b->c, "move %lld %s", b->game, text);
 }
 
-static int bot_read(struct bridge *b)
-{
-	char buf[4096];
-	for (;;) {
-		ssize_t r = read(b->pty, buf, sizeof buf);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
-			return 0;
-		if (r <= 0) { /* EOF, or EIO once the bot has closed the terminal */
-			if (!b->bot_gone && !b->quiet)
-				fprintf(stderr, PROG ": the bot closed its output\n");
-			b->bot_gone = true;
-			bot_close_fds(b);
-			return 0;
-		}
-		for (ssize_t i = 0; i < r; i++) {
-			if (buf[i] == '\n') {
-				b->line[b->nline] = '\0';
-				int rc = bot_line(b, b->line);
-				b->nline = 0;
-				b->cut = false;
-				if (rc < 0)
-					return rc;
-			} else if (b->nline < BOT_LINE_MAX) {
-				b->line[b->nline++] = buf[i];
-			} else {
-				b->cut = true;
-			}
-		}
-	}
-}
-
-static void err_drain(struct bridge *b)
-{
-	char buf[4096];
-	for (;;) {
-		ssize_t r = read(b->err, buf, sizeof buf);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0) {
-			if (r == 0 || (errno != EAGAIN && errno != EWOULDBLOCK)) {
-				close(b->err);
-				b->err = -1;
-			}
-			return;
-		}
-		if (b->verbose)
-			fwrite(buf, 1, (size_t)r, stderr);
-	}
-}
-
-static bool seat_in(const cJSON *arr, int seat)
-{
-	const cJSON *v;
-	cJSON_ArrayForEach(v, arr)
-	{
-		if (cJSON_IsNumber(v) && (int)v->valuedouble == seat)
-			return true;
-	}
-	return false;
-}
+/* --- the server ------------------------------------------------------------------ */
 
 static int on_error(void *ud, const cJSON *m)
 {
 	struct bridge *b = ud;
 	const char *cmd = cli_jstr(m, "cmd");
-	if (!b->quiet)
+	if (!b->quiet || (cmd && strcmp(cmd, "seek") == 0))
 		fprintf(stderr, PROG ": server: %s: %s\n", cli_jstr(m, "code"),
 		        cli_jstr(m, "message") ? cli_jstr(m, "message") : "");
 	if (cmd && (strcmp(cmd, "seek") == 0))
@@ -288,34 +147,36 @@ static int on_error(void *ud, const cJSON *m)
 	return 0;
 }
 
-static int on_seek(void *ud, const cJSON *m)
+/* Accepts seek sk when it is someone else's xmas seek of our league (if one was asked). */
+static int try_accept(struct bridge *b, const cJSON *sk)
 {
-	struct bridge *b = ud;
-	if (b->seek != NULL || b->game >= 0 || b->accept_sent)
+	const char *kind = cli_jstr(sk, "kind"), *by = cli_jstr(sk, "by");
+	const cJSON *opts = cJSON_GetObjectItemCaseSensitive(sk, "options");
+	if (b->seek != NULL || b->game >= 0 || b->accept_sent || kind == NULL ||
+	    strcmp(kind, "xmas") != 0 || (by && strcmp(by, b->name) == 0) ||
+	    (b->league > 0 && cli_jint(opts, "league", 0) != b->league))
 		return 0;
-	const cJSON *sk = cJSON_GetObjectItemCaseSensitive(m, "seek");
-	const char *ev = cli_jstr(m, "event"), *kind = cli_jstr(sk, "kind");
-	if (ev && strcmp(ev, "new") == 0 && kind && strcmp(kind, "xmas") == 0) {
-		b->accept_sent = true;
-		return net_sendf(&b->c, "accept %lld", cli_jint(sk, "id", 0));
-	}
-	return 0;
+	b->accept_sent = true;
+	return net_sendf(&b->c, "accept %lld", cli_jint(sk, "id", 0));
 }
 
-/* The answer to "seeks": accept the first open xmas seek. */
+static int on_seek(void *ud, const cJSON *m)
+{
+	const char *ev = cli_jstr(m, "event");
+	if (ev == NULL || strcmp(ev, "new") != 0)
+		return 0;
+	return try_accept(ud, cJSON_GetObjectItemCaseSensitive(m, "seek"));
+}
+
+/* The answer to "seeks": accept the first open seek that fits. */
 static int on_seeks(void *ud, const cJSON *m)
 {
-	struct bridge *b = ud;
-	if (b->seek != NULL || b->accept_sent)
-		return 0;
 	const cJSON *sk;
 	cJSON_ArrayForEach(sk, cJSON_GetObjectItemCaseSensitive(m, "seeks"))
 	{
-		const char *kind = cli_jstr(sk, "kind"), *by = cli_jstr(sk, "by");
-		if (kind && strcmp(kind, "xmas") == 0 && by && strcmp(by, b->name) != 0) {
-			b->accept_sent = true;
-			return net_sendf(&b->c, "accept %lld", cli_jint(sk, "id", 0));
-		}
+		int r = try_accept(ud, sk);
+		if (r != 0)
+			return r;
 	}
 	return 0;
 }
@@ -329,11 +190,10 @@ static int on_game_start(void *ud, const cJSON *m)
 	b->game = cli_jint(m, "game", -1);
 	b->seat = (int)cli_jint(m, "seat", 0);
 	if (!b->quiet)
-		fprintf(stderr, PROG ": game %lld started, seat %d\n", b->game, b->seat);
-	if (bot_start(b) < 0) {
-		fprintf(stderr, PROG ": cannot start the bot: %s\n", strerror(errno));
-		b->bot_gone = true;
-	}
+		fprintf(stderr,
+		        PROG ": game %lld started, seat %d, %lld ms per turn (%lld the first)\n",
+		        b->game, b->seat, cli_jint(m, "turn_ms", 0),
+		        cli_jint(m, "first_turn_ms", cli_jint(m, "turn_ms", 0)));
 	return 0;
 }
 
@@ -363,13 +223,13 @@ static int on_state(void *ud, const cJSON *m)
 	const char *input = cli_jstr(pos, "input");
 	if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(m, "over")))
 		return 0; /* game_over follows */
-	if (!seat_in(cJSON_GetObjectItemCaseSensitive(m, "to_move"), b->seat) || input == NULL ||
-	    seq <= b->answered_seq || seq == b->due_seq)
+	if (!cli_to_move_has(m, b->seat) || input == NULL || seq <= b->answered_seq ||
+	    seq == b->due_seq)
 		return 0;
 	b->due_seq = seq; /* a later state replaces an unanswered one */
-	bot_queue(b, input);
-	bot_flush(b);
-	return 0;
+	if (proc_alive(&b->bot) && proc_write(&b->bot, input, strlen(input)) < 0)
+		note(b, "the bot is not reading its input;", "this turn's input is dropped");
+	return answer(b);
 }
 
 /* clang-format off */
@@ -384,72 +244,138 @@ static const struct cli_route bridge_routes[] = {
 };
 /* clang-format on */
 
-/* BRIDGE_OVER when the game is over, BRIDGE_REFUSED, or < 0 on a fatal error. */
-static int bridge_loop(struct bridge *b)
+/*
+ * Runs until the game is over: BRIDGE_OVER, BRIDGE_REFUSED, BRIDGE_FAILED
+ * when the bot died before its game or no opponent came in time, < 0 on a
+ * failed connection.
+ */
+static int bridge_loop(struct bridge *b, int timeout_ms)
 {
+	long long start = net_now_ms(), last_poll = start;
 	for (;;) {
-		/* everything the server already sent */
-		while (net_buffered(&b->c)) {
-			int r = cli_pump(&b->c, PROG, 0, bridge_routes, b);
-			if (r != 0)
-				return r;
-		}
-		struct pollfd pf[3] = {
-		        {b->c.fd, POLLIN, 0}, {b->pty, POLLIN, 0}, {b->err, POLLIN, 0}};
-		if (b->pty >= 0 && b->nin > 0)
-			pf[1].events |= POLLOUT;
-		if (poll(pf, 3, 100) < 0 && errno != EINTR)
+		struct pollfd pf[3];
+		proc_pollfds(&b->bot, pf);
+		pf[2] = (struct pollfd){.fd = b->c.fd, .events = POLLIN};
+		if (poll(pf, 3, net_buffered(&b->c) ? 0 : 100) < 0 && errno != EINTR)
 			return NET_EIO;
-		if (pf[0].revents) {
+		proc_events(&b->bot, pf, on_bot_line, b);
+		if (pf[2].revents || net_buffered(&b->c)) {
 			int r = cli_pump(&b->c, PROG, 0, bridge_routes, b);
 			if (r != 0)
 				return r;
 		}
-		if (b->pty >= 0 && (pf[1].revents & POLLOUT))
-			bot_flush(b);
-		if (b->pty >= 0 && (pf[1].revents & (POLLIN | POLLHUP | POLLERR))) {
-			int r = bot_read(b);
-			if (r < 0)
-				return r;
+		int r = answer(b); /* a line that came, or a bot that went */
+		if (r < 0)
+			return r;
+		if (b->game < 0) {
+			char why[PROC_ERR_TAIL + 200];
+			if (!proc_alive(&b->bot)) {
+				fprintf(stderr, PROG ": the bot stopped before its game (%s)\n",
+				        bot_end_text(b, why, sizeof why));
+				return BRIDGE_FAILED;
+			}
+			long long now = net_now_ms();
+			if (now - start > timeout_ms) {
+				fprintf(stderr, PROG ": no opponent within %d s; giving up\n",
+				        timeout_ms / 1000);
+				return BRIDGE_FAILED;
+			}
+			if (b->seek == NULL && !b->accept_sent && now - last_poll >= 1000) {
+				last_poll = now;
+				if ((r = net_send_line(&b->c, "seeks")) < 0)
+					return r;
+			}
 		}
-		if (b->err >= 0 && pf[2].revents)
-			err_drain(b);
-		bot_reap(b);
 	}
+}
+
+/* Starts the bot and checks it stays up START_SETTLE ms; prints why not and returns -1. */
+static int bot_start(struct bridge *b)
+{
+	char why[PROC_ERR_TAIL + 200];
+	b->bot.echo_err = b->verbose;
+	if (proc_start(&b->bot, b->cmd, why, sizeof why) < 0) {
+		fprintf(stderr, PROG ": the bot cannot start: %s\n", why);
+		return -1;
+	}
+	long long end = net_now_ms() + START_SETTLE;
+	while (net_now_ms() < end) {
+		struct pollfd pf[2];
+		proc_pollfds(&b->bot, pf);
+		poll(pf, 2, 10);
+		proc_events(&b->bot, pf, on_bot_line, b);
+		if (!proc_alive(&b->bot)) {
+			proc_stop(&b->bot, 100);
+			fprintf(stderr, PROG ": the bot cannot start: %s\n",
+			        bot_end_text(b, why, sizeof why));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static bool has_word(const char *text, const char *prefix)
+{
+	size_t k = strlen(prefix);
+	for (const char *p = text; p && *p; p += strcspn(p, " \t"), p += strspn(p, " \t"))
+		if (strncmp(p, prefix, k) == 0)
+			return true;
+	return false;
 }
 
 int cmd_cg_bridge(int argc, char **argv)
 {
-	struct bridge b;
+	static struct bridge b; /* the line buffers are big; one bridge per process */
 	memset(&b, 0, sizeof b);
 	b.game = -1;
-	b.answered_seq = 0;
 	b.due_seq = -1;
-	b.pid = -1;
-	b.pty = b.err = -1;
+	proc_init(&b.bot);
+	cg_lines_init(&b.lines);
 	const char *server = CLI_DEFAULT_SERVER, *name = "cgbot", *game = NULL;
 	bool accept = false;
+	long long turn_ms = 50, first_ms = 1000, timeout_s = 120, v;
+	bool turn_set = false, first_set = false;
 	b.seek = "";
 	int i;
 	for (i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--") == 0) {
+		const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
+		if (strcmp(a, "--") == 0) {
 			i++;
 			break;
-		} else if (strcmp(argv[i], "--game") == 0 && i + 1 < argc) {
-			game = argv[++i];
-		} else if (strcmp(argv[i], "--server") == 0 && i + 1 < argc) {
-			server = argv[++i];
-		} else if (strcmp(argv[i], "--name") == 0 && i + 1 < argc) {
-			name = argv[++i];
-		} else if (strcmp(argv[i], "--seek") == 0 && i + 1 < argc) {
-			b.seek = argv[++i];
-		} else if (strcmp(argv[i], "--accept") == 0) {
+		} else if (strcmp(a, "--accept") == 0) {
 			accept = true;
-		} else if (strcmp(argv[i], "--quiet") == 0) {
+		} else if (strcmp(a, "--quiet") == 0) {
 			b.quiet = true;
-		} else if (strcmp(argv[i], "--verbose") == 0) {
+		} else if (strcmp(a, "--verbose") == 0) {
 			b.verbose = true;
+		} else if (val == NULL) {
+			return cli_usage(argv[0]);
+		} else if (strcmp(a, "--game") == 0) {
+			game = argv[++i];
+		} else if (strcmp(a, "--server") == 0) {
+			server = argv[++i];
+		} else if (strcmp(a, "--name") == 0) {
+			name = argv[++i];
+		} else if (strcmp(a, "--seek") == 0) {
+			b.seek = argv[++i];
+		} else if (strcmp(a, "--league") == 0 && cli_parse_num(val, 1, 6, &v) == 0) {
+			b.league = (int)v;
+			i++;
+		} else if (strcmp(a, "--turn-ms") == 0 &&
+		           cli_parse_num(val, 10, 3600000, &v) == 0) {
+			turn_ms = v;
+			turn_set = true;
+			i++;
+		} else if (strcmp(a, "--first-turn-ms") == 0 &&
+		           cli_parse_num(val, 10, 3600000, &v) == 0) {
+			first_ms = v;
+			first_set = true;
+			i++;
+		} else if (strcmp(a, "--timeout") == 0 && cli_parse_num(val, 1, 86400, &v) == 0) {
+			timeout_s = v;
+			i++;
 		} else {
+			fprintf(stderr, PROG ": bad argument '%s %s'\n", a, val);
 			return cli_usage(argv[0]);
 		}
 	}
@@ -464,21 +390,43 @@ int cmd_cg_bridge(int argc, char **argv)
 	b.cmd = argv + i;
 	if (accept)
 		b.seek = NULL;
-	for (const char *p = b.seek; p && *p; p++) {
-		if (*p == '\n' || *p == '\r') {
-			fprintf(stderr, PROG ": --seek options are one line\n");
-			return 2;
-		}
+	if (b.seek != NULL && strpbrk(b.seek, "\r\n") != NULL) {
+		fprintf(stderr, PROG ": --seek options are one line\n");
+		return 2;
 	}
 	signal(SIGPIPE, SIG_IGN);
 
-	if (cli_session_open(&b.c, PROG, server, name, b.name, sizeof b.name, 10000) < 0)
+	/* the seek: the referee's turn times unless told otherwise, its league if asked */
+	char seek[1200] = "";
+	if (b.seek != NULL) {
+		bool user_turn = has_word(b.seek, "turn_ms="),
+		     user_first = has_word(b.seek, "first_turn_ms=");
+		int n = snprintf(seek, sizeof seek, "seek xmas strict=1");
+		if (b.league > 0)
+			n += snprintf(seek + n, sizeof seek - (size_t)n, " league=%d", b.league);
+		if (!user_turn)
+			n += snprintf(seek + n, sizeof seek - (size_t)n, " turn_ms=%lld", turn_ms);
+		if (!user_first && (first_set || (!user_turn && !turn_set)))
+			n += snprintf(seek + n, sizeof seek - (size_t)n, " first_turn_ms=%lld",
+			              first_ms);
+		if ((size_t)snprintf(seek + n, sizeof seek - (size_t)n, " %s", b.seek) >=
+		    sizeof seek - (size_t)n) {
+			fprintf(stderr, PROG ": --seek options are too long\n");
+			return 2;
+		}
+	}
+	if (bot_start(&b) < 0)
 		return 1;
-	int r = b.seek ? net_sendf(&b.c, "seek xmas strict=1 %s", b.seek)
-	               : net_send_line(&b.c, "seeks");
+	if (cli_session_open(&b.c, PROG, server, name, b.name, sizeof b.name, 10000) < 0) {
+		proc_stop(&b.bot, 300);
+		return 1;
+	}
+	if (b.seek)
+		note(&b, "server<", seek);
+	int r = b.seek ? net_send_line(&b.c, seek) : net_send_line(&b.c, "seeks");
 	if (r >= 0)
-		r = bridge_loop(&b);
-	bot_stop(&b);
+		r = bridge_loop(&b, (int)timeout_s * 1000);
+	proc_stop(&b.bot, 300);
 	net_close(&b.c);
 	if (r < 0)
 		fprintf(stderr, PROG ": %s: %s\n", server, net_strerror(r));

@@ -724,17 +724,6 @@ static void default_name(const struct tei_engine *e, char *buf, size_t len)
 		snprintf(buf, len, "tei");
 }
 
-static int parse_num(const char *s, long long min, long long max, long long *out)
-{
-	char *end;
-	errno = 0;
-	long long v = strtoll(s, &end, 10);
-	if (*s == '\0' || *end != '\0' || errno != 0 || v < min || v > max)
-		return -1;
-	*out = v;
-	return 0;
-}
-
 int cmd_tei_bridge(int argc, char **argv)
 {
 	static struct tb b; /* big (the position); one per process */
@@ -772,16 +761,17 @@ int cmd_tei_bridge(int argc, char **argv)
 		} else if (strcmp(a, "--sizes") == 0 &&
 		           (b.user_sizes = tei_parse_sizes(val)) != 0) {
 			i++;
-		} else if (strcmp(a, "--games") == 0 && parse_num(val, 1, 1000000, &v) == 0) {
+		} else if (strcmp(a, "--games") == 0 && cli_parse_num(val, 1, 1000000, &v) == 0) {
 			b.want_games = (int)v;
 			i++;
-		} else if (strcmp(a, "--margin") == 0 && parse_num(val, 0, 90, &v) == 0) {
+		} else if (strcmp(a, "--margin") == 0 && cli_parse_num(val, 0, 90, &v) == 0) {
 			b.margin_pct = (int)v;
 			i++;
-		} else if (strcmp(a, "--untimed-ms") == 0 && parse_num(val, 10, 3600000, &v) == 0) {
+		} else if (strcmp(a, "--untimed-ms") == 0 &&
+		           cli_parse_num(val, 10, 3600000, &v) == 0) {
 			b.untimed_ms = v;
 			i++;
-		} else if (strcmp(a, "--timeout") == 0 && parse_num(val, 1, 86400, &v) == 0) {
+		} else if (strcmp(a, "--timeout") == 0 && cli_parse_num(val, 1, 86400, &v) == 0) {
 			b.timeout_ms = (int)v * 1000;
 			i++;
 		} else {

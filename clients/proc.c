@@ -93,15 +93,22 @@ bool proc_alive(const struct proc *p)
 	return p->pid > 0 && p->io >= 0 && !p->out_eof;
 }
 
+int proc_write(struct proc *p, const char *data, size_t len)
+{
+	if (!proc_alive(p) || len > sizeof p->in - p->nin)
+		return -1;
+	memcpy(p->in + p->nin, data, len);
+	p->nin += len;
+	return 0;
+}
+
 int proc_send(struct proc *p, const char *text)
 {
 	size_t n = strlen(text);
 	if (!proc_alive(p) || n + 1 > sizeof p->in - p->nin)
 		return -1;
-	memcpy(p->in + p->nin, text, n);
-	p->in[p->nin + n] = '\n';
-	p->nin += n + 1;
-	return 0;
+	proc_write(p, text, n);
+	return proc_write(p, "\n", 1);
 }
 
 void proc_pollfds(const struct proc *p, struct pollfd pf[2])

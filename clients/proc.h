@@ -70,6 +70,8 @@ bool proc_alive(const struct proc *p);
 
 /* Queues text + "\n" for the child. Returns -1 when it is gone or the queue is full. */
 int proc_send(struct proc *p, const char *text);
+/* Queues len bytes as they are (several lines at once). Returns -1 as proc_send(). */
+int proc_write(struct proc *p, const char *data, size_t len);
 
 /* Fills pf[0] (stdout and, with queued input, stdin) and pf[1] (stderr); fd -1 when closed. */
 void proc_pollfds(const struct proc *p, struct pollfd pf[2]);

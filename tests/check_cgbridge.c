@@ -24,6 +24,7 @@
 
 #include "check_main.h"
 #include "testproc.h"
+#include "testserver.h"
 
 static char self[PATH_MAX];
 static char tmpdir[] = "/tmp/check_cgbridge.XXXXXX";
@@ -37,8 +38,11 @@ static int port;
  * on a pipe nothing would arrive before exit, on the bridge's pty each line
  * does. MODE "play" plays random legal-looking actions forever, "crash"
  * aborts on its third turn, "hang" stops answering on its third turn but
- * keeps spamming stderr, as some real bots do, and "junk" answers its third
- * turn with a line that is no action (the referee's invalid output).
+ * keeps spamming stderr, as some real bots do, "junk" answers its third
+ * turn with a line that is no action (the referee's invalid output),
+ * "double-fast" and "double-slow" print two lines in their first turn (the
+ * second at once or 200 ms later), and "slowfirst" takes 300 ms on each of
+ * its first two turns.
  */
 static int run_bot(const char *mode)
 {
@@ -64,6 +68,10 @@ static int run_bot(const char *mode)
 			if (scanf("%63s %d", w, &x) != 2)
 				return 1;
 		fprintf(stderr, "bot turn %d: lots of debug output on stderr\n", turn);
+		if (turn == 0 && strcmp(mode, "slowfirst") == 0)
+			usleep(300000); /* within the first turn's time */
+		if (turn == 1 && strcmp(mode, "slowfirst") == 0)
+			usleep(300000); /* past a later turn's time */
 		if (++turn == 3 && strcmp(mode, "crash") == 0) {
 			struct rlimit no_core = {0, 0};
 			setrlimit(RLIMIT_CORE, &no_core);
@@ -75,6 +83,16 @@ static int run_bot(const char *mode)
 		if (turn == 3 && strcmp(mode, "junk") == 0)
 			printf("still thinking\n");
 		r = r * 1103515245u + 12345u;
+		if (turn == 1 && strncmp(mode, "double", 6) == 0) {
+			/* two lines in the first turn: the second one answers the second turn
+			 * (a MOVE turn, where a PUSH is fatal), however late it comes */
+			printf("PUSH 3 RIGHT\n");
+			fflush(stdout);
+			if (strcmp(mode, "double-slow") == 0)
+				usleep(200000);
+			printf("PUSH 3 RIGHT\n");
+			continue;
+		}
 		if (type == 0)
 			printf("PUSH %u %s\n", (r >> 8) % 7, dir[(r >> 4) & 3]);
 		else if ((r >> 6) & 1)
@@ -139,50 +157,77 @@ static void stop_server(void)
 	port = 0;
 }
 
+static const char *const dashes[] = {"--", NULL};
+
+/* "bitarena cg-bridge --game xmas --server <ours>" as a word list. */
+static const char *const *cg_head(void)
+{
+	static char server[64];
+	static const char *head[7];
+	snprintf(server, sizeof server, "127.0.0.1:%d", port);
+	const char *words[] = {tp_prog("BITARENA", "./bitarena"),
+	                       "cg-bridge",
+	                       "--game",
+	                       "xmas",
+	                       "--server",
+	                       server,
+	                       NULL};
+	memcpy(head, words, sizeof words);
+	return head;
+}
+
+/* dir/bridge<s>.out and .err: what bridge s printed. */
+static void bridge_path(char *buf, size_t len, int s, const char *ext)
+{
+	snprintf(buf, len, "%s/bridge%d.%s", tmpdir, s, ext);
+}
+
 /*
- * One game between two bridged bots; the seeker's and the accepter's result
- * lines go to out[0] and out[1].
+ * One game between two bridged bots: bridge 0 with args0 (its seek), then
+ * bridge 1 with args1 (its accept); both NULL-terminated. Their result lines
+ * go to out[0] and out[1]; each must exit with status want[s].
  */
+static void bridges(const char *const args0[], const char *const bot0[], const char *const args1[],
+                    const char *const bot1[], const int want[2], char out[2][256])
+{
+	char path[2][PATH_MAX], err[2][PATH_MAX], name[2][16];
+	pid_t pid[2];
+	for (int s = 0; s < 2; s++) {
+		const char *argv[48];
+		const char *named[] = {"--name", name[s], NULL};
+		bridge_path(path[s], sizeof path[s], s, "out");
+		bridge_path(err[s], sizeof err[s], s, "err");
+		snprintf(name[s], sizeof name[s], "bridge%d", s);
+		tp_argv(argv, 48, cg_head(), named, s == 0 ? args0 : args1, dashes,
+		        s == 0 ? bot0 : bot1, NULL);
+		pid[s] = tp_spawn(argv, path[s], err[s]);
+		if (s == 0)
+			usleep(500000); /* let the seek be posted first (the accepter also lists
+			                   seeks; the seeker's bot settles 300 ms first) */
+	}
+	for (int s = 0; s < 2; s++) {
+		ck_assert_int_eq(tp_wait(pid[s], 110), want[s]);
+		tp_slurp(path[s], out[s], 256);
+	}
+}
+
+/* bridges() with a seek of these options and a plain accept, both ending normally. */
 static void bridge_game(const char *seek, const char *const bot0[], const char *const bot1[],
                         char out[2][256])
 {
-	char server[64], path[2][PATH_MAX], name[2][16];
-	snprintf(server, sizeof server, "127.0.0.1:%d", port);
-	pid_t pid[2];
-	for (int s = 0; s < 2; s++) {
-		const char *const *bot = s == 0 ? bot0 : bot1;
-		const char *argv[32];
-		int n = 0;
-		snprintf(path[s], sizeof path[s], "%s/bridge%d.out", tmpdir, s);
-		snprintf(name[s], sizeof name[s], "bridge%d", s);
-		argv[n++] = tp_prog("BITARENA", "./bitarena");
-		argv[n++] = "cg-bridge";
-		argv[n++] = "--game";
-		argv[n++] = "xmas";
-		argv[n++] = "--quiet";
-		argv[n++] = "--server";
-		argv[n++] = server;
-		argv[n++] = "--name";
-		argv[n++] = name[s];
-		if (s == 0) {
-			argv[n++] = "--seek";
-			argv[n++] = seek;
-		} else {
-			argv[n++] = "--accept";
-		}
-		argv[n++] = "--";
-		for (int i = 0; bot[i] != NULL && n < 31; i++)
-			argv[n++] = bot[i];
-		argv[n] = NULL;
-		pid[s] = tp_spawn(argv, path[s], NULL);
-		if (s == 0)
-			usleep(300000); /* let the seek be posted first (the accepter also lists
-			                   seeks) */
-	}
-	for (int s = 0; s < 2; s++) {
-		ck_assert_int_eq(tp_wait(pid[s], 110), 0);
-		tp_slurp(path[s], out[s], 256);
-	}
+	const char *a0[] = {"--quiet", "--seek", seek, NULL}, *a1[] = {"--quiet", "--accept", NULL};
+	static const int ok[2] = {0, 0};
+	bridges(a0, bot0, a1, bot1, ok, out);
+}
+
+/* The game's end as both bridges saw it: the loser's and the winner's lines. */
+static void lost(const char out[2][256], int loser, const char *reason)
+{
+	char r[64];
+	snprintf(r, sizeof r, "(%s)", reason);
+	ck_assert_msg(strstr(out[loser], ": loss ") && strstr(out[loser], r), "%s", out[loser]);
+	ck_assert_msg(strstr(out[1 - loser], ": win ") && strstr(out[1 - loser], r), "%s",
+	              out[1 - loser]);
 }
 
 static bool have_python(void)
@@ -229,32 +274,131 @@ START_TEST(test_full_game_c_and_python)
 }
 END_TEST
 
-START_TEST(test_crash_and_hang_are_timeouts)
+START_TEST(test_crash_at_once_hang_timeout)
 {
-	static const char *const modes[2] = {"crash", "hang"};
-	for (int k = 0; k < 2; k++) {
-		char out[2][256];
-		const char *bad[] = {self, "--bot", modes[k], NULL};
-		const char *good[] = {self, "--bot", "play", NULL};
-		bridge_game("turn_ms=400", bad, good, out);
-		ck_assert_msg(strstr(out[0], ": loss ") && strstr(out[0], "(timeout)"), "%s: %s",
-		              modes[k], out[0]);
-		ck_assert_msg(strstr(out[1], ": win ") && strstr(out[1], "(timeout)"), "%s: %s",
-		              modes[k], out[1]);
-	}
-	/* an answer that is no action loses at once, as the referee's invalid output */
 	char out[2][256];
-	const char *junk[] = {self, "--bot", "junk", NULL};
 	const char *good[] = {self, "--bot", "play", NULL};
+	/* a crash loses at once (its turns answered as invalid), not at the 30 s deadline */
+	const char *crash[] = {self, "--bot", "crash", NULL};
+	bridge_game("turn_ms=30000", crash, good, out);
+	lost(out, 0, "invalid_action");
+	/* a hung bot meets the deadline: the referee's timeout */
+	const char *hang[] = {self, "--bot", "hang", NULL};
+	bridge_game("turn_ms=400", hang, good, out);
+	lost(out, 0, "timeout");
+	/* an answer that is no action loses at once, as the referee's invalid output */
+	const char *junk[] = {self, "--bot", "junk", NULL};
 	bridge_game("turn_ms=5000", junk, good, out);
-	ck_assert_msg(strstr(out[0], ": loss ") && strstr(out[0], "(invalid_action)"), "junk: %s",
-	              out[0]);
-	ck_assert_msg(strstr(out[1], ": win ") && strstr(out[1], "(invalid_action)"), "junk: %s",
-	              out[1]);
+	lost(out, 0, "invalid_action");
 	/* no bot outlives its game */
 	char cmd[PATH_MAX + 64];
 	snprintf(cmd, sizeof cmd, "pgrep -f '^%s --bot' >/dev/null", self);
 	ck_assert_int_ne(system(cmd), 0);
+}
+END_TEST
+
+/* A second line printed in one turn answers the next turn, whether it comes at once or late. */
+START_TEST(test_second_line_answers_next_turn)
+{
+	static const char *const modes[2] = {"double-fast", "double-slow"};
+	for (int k = 0; k < 2; k++) {
+		char out[2][256];
+		const char *twice[] = {self, "--bot", modes[k], NULL};
+		const char *good[] = {self, "--bot", "play", NULL};
+		bridge_game("turn_ms=5000", twice, good, out);
+		lost(out, 0, "invalid_action"); /* its PUSH answered the MOVE turn */
+	}
+}
+END_TEST
+
+/* The first turn has its own time: 300 ms pass there and time out the next turn. */
+START_TEST(test_first_turn_time)
+{
+	char out[2][256];
+	const char *slow[] = {self, "--bot", "slowfirst", NULL};
+	const char *good[] = {self, "--bot", "play", NULL};
+	const char *a0[] = {"--quiet", "--turn-ms", "100",    "--first-turn-ms",
+	                    "5000",    "--seek",    "seed=3", NULL};
+	const char *a1[] = {"--quiet", "--accept", NULL};
+	static const int ok[2] = {0, 0};
+	bridges(a0, slow, a1, good, ok, out);
+	lost(out, 0, "timeout");
+}
+END_TEST
+
+/* Runs `bitarena cg-bridge --game xmas --server <ours> <args...> -- <bot>` (NULL: a playing bot).
+ */
+static pid_t cg_bridge(const char *const args[], const char *const bot[], const char *out,
+                       const char *err)
+{
+	const char *argv[48];
+	const char *play[] = {self, "--bot", "play", NULL};
+	return tp_spawn(tp_argv(argv, 48, cg_head(), args, dashes, bot ? bot : play, NULL), out,
+	                err);
+}
+
+/* --league: the referee's league is sought with its turn times, and only its seeks accepted. */
+START_TEST(test_league)
+{
+	char out[2][256], err[4096], errpath[PATH_MAX];
+	struct ts_cli watcher;
+	ts_join(&watcher, port, "watcher");
+	const char *seeker[] = {"--league", "1", "--seek", "seed=5", NULL};
+	pid_t sk = cg_bridge(seeker, NULL, "/dev/null", "/dev/null");
+	cJSON *seek = ts_until(&watcher, "{\"type\":\"seek\",\"event\":\"new\"}");
+	const cJSON *so = cJSON_GetObjectItem(seek, "seek");
+	ck_assert_int_eq(ts_jint(cJSON_GetObjectItem(so, "options"), "league"), 1);
+	ck_assert_int_eq(ts_jint(so, "turn_ms"), 50);
+	ck_assert_int_eq(ts_jint(so, "first_turn_ms"), 1000);
+	cJSON_Delete(seek);
+	ts_close(&watcher);
+	/* an accepter of another league waits in vain, and gives up in time */
+	const char *other[] = {"--accept", "--league", "2", "--timeout", "1", NULL};
+	bridge_path(errpath, sizeof errpath, 1, "err");
+	ck_assert_int_eq(tp_wait(cg_bridge(other, NULL, "/dev/null", errpath), 30), 1);
+	tp_slurp(errpath, err, sizeof err);
+	ck_assert_msg(strstr(err, "no opponent within 1 s"), "%s", err);
+	kill(sk, SIGTERM);
+	tp_wait(sk, 10);
+
+	/* a whole league 1 game (turns made long: the machine may be busy): one quest each */
+	const char *play1[] = {"--quiet", "--league", "1",      "--turn-ms",
+	                       "5000",    "--seek",   "seed=5", NULL};
+	const char *take1[] = {"--quiet", "--accept", "--league", "1", NULL};
+	const char *bot[] = {self, "--bot", "play", NULL};
+	static const int ok[2] = {0, 0};
+	bridges(play1, bot, take1, bot, ok, out);
+	for (int s = 0; s < 2; s++)
+		ck_assert_msg(strstr(out[s], " 0-0 ") || strstr(out[s], " 1-0 ") ||
+		                      strstr(out[s], " 0-1 ") || strstr(out[s], " 1-1 "),
+		              "%s", out[s]);
+}
+END_TEST
+
+/* A bot that cannot start says why, and nothing is sought. */
+START_TEST(test_bot_cannot_start)
+{
+	char err[4096], errpath[PATH_MAX];
+	bridge_path(errpath, sizeof errpath, 0, "err");
+	const char *seek[] = {"--seek", "seed=1", NULL};
+	const char *missing[] = {"/nonexistent/bot", NULL};
+	ck_assert_int_eq(tp_wait(cg_bridge(seek, missing, "/dev/null", errpath), 30), 1);
+	tp_slurp(errpath, err, sizeof err);
+	ck_assert_msg(strstr(err, "the bot cannot start: cannot run /nonexistent/bot: No such "
+	                          "file or directory"),
+	              "%s", err);
+	const char *dies[] = {"sh", "-c", "echo SyntaxError: invalid syntax >&2; exit 1", NULL};
+	ck_assert_int_eq(tp_wait(cg_bridge(seek, dies, "/dev/null", errpath), 30), 1);
+	tp_slurp(errpath, err, sizeof err);
+	ck_assert_msg(strstr(err, "the bot cannot start: it exited with status 1; its last words: "
+	                          "SyntaxError: invalid syntax"),
+	              "%s", err);
+	/* nothing was sought */
+	struct ts_cli c;
+	ts_join(&c, port, "looker");
+	ts_send(&c, "seeks");
+	ts_expect0(&c, "{\"type\":\"ok\",\"cmd\":\"seeks\",\"seeks\":[]}");
+	ts_close(&c);
 }
 END_TEST
 
@@ -272,7 +416,11 @@ int main(int argc, char **argv)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_set_timeout(tc, 300);
 	tcase_add_test(tc, test_full_game_c_and_python);
-	tcase_add_test(tc, test_crash_and_hang_are_timeouts);
+	tcase_add_test(tc, test_crash_at_once_hang_timeout);
+	tcase_add_test(tc, test_second_line_answers_next_turn);
+	tcase_add_test(tc, test_first_turn_time);
+	tcase_add_test(tc, test_league);
+	tcase_add_test(tc, test_bot_cannot_start);
 	suite_add_tcase(s, tc);
 	int status = check_run(s);
 	char cmd[PATH_MAX + 16];

@@ -385,24 +385,16 @@ static pid_t bridge(const char *tag, const char *flags, const char *const *args)
 	static int k;
 	char out[600], err[600], log[600];
 	const char *argv[40];
-	int n = 0;
 	snprintf(server, sizeof server, "127.0.0.1:%d", srv.port);
 	path(out, sizeof out, tag, "out");
 	path(err, sizeof err, tag, "err");
 	path(log, sizeof log, tag, "log");
 	char *ef = engflags[k++ % 4];
 	snprintf(ef, 1024, "log=%s%s%s", log, flags[0] ? "," : "", flags);
-	argv[n++] = tp_prog("BITARENA", "./bitarena");
-	argv[n++] = "tei-bridge";
-	argv[n++] = "--server";
-	argv[n++] = server;
-	for (int i = 0; args[i] != NULL && n < 34; i++)
-		argv[n++] = args[i];
-	argv[n++] = "--";
-	argv[n++] = self;
-	argv[n++] = "--engine";
-	argv[n++] = ef;
-	argv[n] = NULL;
+	const char *head[] = {tp_prog("BITARENA", "./bitarena"), "tei-bridge", "--server", server,
+	                      NULL};
+	const char *engine[] = {"--", self, "--engine", ef, NULL};
+	tp_argv(argv, 40, head, args, engine, NULL);
 	return tp_spawn(argv, out, err);
 }
 

@@ -10,6 +10,7 @@
 
 #include <check.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +23,26 @@ static inline const char *tp_prog(const char *env, const char *fallback)
 {
 	const char *p = getenv(env);
 	return p && *p ? p : fallback;
+}
+
+/*
+ * Joins NULL-terminated word lists (the arguments after cap, up to a NULL
+ * list) into argv, which holds cap entries, and ends it with NULL. Returns argv.
+ */
+static inline const char **tp_argv(const char **argv, int cap, ...)
+{
+	int n = 0;
+	va_list ap;
+	va_start(ap, cap);
+	const char *const *list;
+	while ((list = va_arg(ap, const char *const *)) != NULL)
+		for (int i = 0; list[i] != NULL; i++) {
+			ck_assert_int_lt(n, cap - 1);
+			argv[n++] = list[i];
+		}
+	va_end(ap);
+	argv[n] = NULL;
+	return argv;
 }
 
 /*
