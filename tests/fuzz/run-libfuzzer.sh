@@ -13,7 +13,7 @@ set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)
 seconds=${1:-60}
 [ $# -gt 0 ] && shift
-targets=${*:-"proto tak mnk xmas record tei cgio"}
+targets=${*:-"proto tak mnk xmas record tei cgio playtak"}
 out=${OUT:-$PWD/fuzz-out}
 if [ -z "${CC:-}" ]; then
 	if command -v clang >/dev/null 2>&1; then CC=clang; else CC=clang-14; fi
@@ -39,6 +39,7 @@ sources()
 	record) echo "" ;;
 	tei) echo "clients/tei.c" ;;
 	cgio) echo "clients/cgio.c src/server/framing.c" ;;
+	playtak) echo "src/server/playtak.c" ;;
 	*) echo "unknown target $1" >&2; exit 2 ;;
 	esac
 }
