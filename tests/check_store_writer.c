@@ -7,7 +7,8 @@
  * (failure reported, recovery after unlock), a full disk (a small tmpfs in
  * a private mount namespace when allowed, else RLIMIT_FSIZE), the database
  * file removed, replaced or emptied, kill -9 in the middle of a stream
- * under both --fsync modes, game ids, rated game ends.
+ * under both --fsync modes, game ids, rated game ends, failed batches tried
+ * again until they commit (retry_ms).
  */
 #include <check.h>
 #include <errno.h>
@@ -190,6 +191,7 @@ struct harness {
 	struct store_writer *w;
 	/* what on_batch saw */
 	size_t batches, failed;
+	size_t retries;       /* failure reports of batches tried again */
 	uint64_t next_first;  /* the seq the next batch must start at */
 	int err[MAX_SEQ + 1]; /* per seq: the record's err */
 	bool seen[MAX_SEQ + 1];
@@ -207,6 +209,16 @@ static void on_batch(void *ud, const struct store_batch *b)
 	struct harness *h = ud;
 	/* consecutive, in order */
 	ck_assert_uint_eq(b->first, h->next_first);
+	if (b->retrying) { /* failed, to be tried again: reported again later */
+		ck_assert_int_ne(b->err, STORE_OK);
+		h->retries++;
+		h->last_batch_err = b->err;
+		for (const struct store_rec *r = b->recs; r != NULL; r = r->next) {
+			ck_assert(!h->seen[r->seq]);
+			ck_assert_int_eq(r->err, b->err);
+		}
+		return;
+	}
 	ck_assert_uint_ge(b->last, b->first);
 	ck_assert_uint_eq(b->n, b->last - b->first + 1);
 	h->next_first = b->last + 1;
@@ -264,7 +276,8 @@ static struct store *open_store(enum store_sync sync, int busy_ms)
 	return s;
 }
 
-static struct harness *start_with(const char *fsync, int busy_ms, int64_t id_block)
+static struct harness *start_retrying(const char *fsync, int busy_ms, int64_t id_block,
+                                      int retry_ms)
 {
 	struct harness *h = calloc(1, sizeof *h);
 	ck_assert_ptr_nonnull(h);
@@ -274,11 +287,17 @@ static struct harness *start_with(const char *fsync, int busy_ms, int64_t id_blo
 	                                  .on_batch = on_batch,
 	                                  .on_sync = on_sync,
 	                                  .rate = rate,
-	                                  .id_block = id_block};
+	                                  .id_block = id_block,
+	                                  .retry_ms = retry_ms};
 	ck_assert_int_eq(store_fsync_parse(fsync, &cfg.fsync), 0);
 	struct store *s = open_store(store_fsync_sync(&cfg.fsync), busy_ms);
 	ck_assert_int_eq(store_writer_start(&h->loop, s, &cfg, &h->w), STORE_OK);
 	return h;
+}
+
+static struct harness *start_with(const char *fsync, int busy_ms, int64_t id_block)
+{
+	return start_retrying(fsync, busy_ms, id_block, 0);
 }
 
 static struct harness *start(void)
@@ -542,6 +561,24 @@ START_TEST(test_refusals_in_a_batch)
 }
 END_TEST
 
+/* Another connection takes the write lock and holds it. */
+static sqlite3 *lock_store(void)
+{
+	char path[700];
+	snprintf(path, sizeof path, "%s/%s", dbdir, STORE_DB_FILE);
+	sqlite3 *other;
+	ck_assert_int_eq(sqlite3_open(path, &other), SQLITE_OK);
+	sqlite3_busy_timeout(other, 10000); /* the writer may be committing right now */
+	ck_assert_int_eq(sqlite3_exec(other, "BEGIN IMMEDIATE", NULL, NULL, NULL), SQLITE_OK);
+	return other;
+}
+
+static void unlock_store(sqlite3 *other)
+{
+	ck_assert_int_eq(sqlite3_exec(other, "ROLLBACK", NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(other);
+}
+
 /*
  * Another connection holds the write lock: the batch waits the busy timeout
  * (ms), fails with STORE_EBUSY and is reported with every record it held;
@@ -552,11 +589,7 @@ START_TEST(test_locked_database)
 	struct harness *h = start_with("always", 30, 0);
 	int64_t id = queue_game(h, "ann", "bob");
 	wait_for(h, queue_move(h, id, 0));
-	sqlite3 *other;
-	char path[700];
-	snprintf(path, sizeof path, "%s/%s", dbdir, STORE_DB_FILE);
-	ck_assert_int_eq(sqlite3_open(path, &other), SQLITE_OK);
-	ck_assert_int_eq(sqlite3_exec(other, "BEGIN IMMEDIATE", NULL, NULL, NULL), SQLITE_OK);
+	sqlite3 *other = lock_store();
 	uint64_t first = queue_move(h, id, 1);
 	uint64_t last = queue_move(h, id, 2);
 	wait_for(h, last);
@@ -571,8 +604,7 @@ START_TEST(test_locked_database)
 	ck_assert_int_eq(h->err[again], STORE_EBUSY);
 	/* reads go on meanwhile (WAL), and show nothing of the failed batches */
 	ck_assert_int_eq(plies_of(id), 1);
-	ck_assert_int_eq(sqlite3_exec(other, "ROLLBACK", NULL, NULL, NULL), SQLITE_OK);
-	sqlite3_close(other);
+	unlock_store(other);
 	queue_move(h, id, 1);
 	uint64_t done = queue_move(h, id, 2);
 	wait_for(h, done);
@@ -998,6 +1030,97 @@ START_TEST(test_stop_drains)
 }
 END_TEST
 
+/*
+ * retry_ms: a batch that fails is reported as retrying and tried again,
+ * with what queued behind it, until the lock is gone; then every record is
+ * reported committed once, in order, and nothing was written out of order.
+ */
+START_TEST(test_retry_until_stored)
+{
+	struct harness *h = start_retrying("always", 20, 0, 10);
+	int64_t id = queue_game(h, "ann", "bob");
+	wait_for(h, queue_move(h, id, 0));
+	sqlite3 *other = lock_store();
+	for (int ply = 1; ply <= 5; ply++)
+		queue_move(h, id, ply);
+	while (h->retries < 3)
+		uv_run(&h->loop, UV_RUN_ONCE);
+	ck_assert_int_eq(h->last_batch_err, STORE_EBUSY);
+	ck_assert_uint_eq(store_writer_done(h->w), 2); /* nothing more is done */
+	uint64_t last = 0;
+	for (int ply = 6; ply <= 10; ply++) /* queued behind the failing batch */
+		last = queue_move(h, id, ply);
+	while (h->retries < 5)
+		uv_run(&h->loop, UV_RUN_ONCE);
+	ck_assert_int_eq(plies_of(id), 1);
+	unlock_store(other);
+	wait_for(h, last);
+	for (uint64_t s = 1; s <= last; s++) {
+		ck_assert(h->seen[s]);
+		ck_assert_int_eq(h->err[s], STORE_OK);
+	}
+	ck_assert_uint_eq(h->failed, 0); /* no batch dropped */
+	ck_assert_int_eq(plies_of(id), 11);
+	struct store_writer_stats st;
+	store_writer_stats(h->w, &st);
+	ck_assert_uint_eq(st.records, last);
+	ck_assert_uint_ge(st.failures, 5);
+	stop(h);
+}
+END_TEST
+
+/* flush waits through the retries (the failed batch comes back through the loop's thread). */
+static void unlock_later(void *arg)
+{
+	uv_sleep(100);
+	unlock_store(arg);
+}
+
+START_TEST(test_retry_flush)
+{
+	struct harness *h = start_retrying("always", 10, 0, 5);
+	int64_t id = queue_game(h, "ann", "bob");
+	sqlite3 *other = lock_store();
+	for (int ply = 0; ply < 3; ply++)
+		queue_move(h, id, ply);
+	uv_thread_t t;
+	ck_assert_int_eq(uv_thread_create(&t, unlock_later, other), 0);
+	store_writer_flush(h->w);
+	uv_thread_join(&t);
+	ck_assert_uint_ge(h->retries, 1);
+	ck_assert_uint_eq(store_writer_done(h->w), 4);
+	ck_assert_int_eq(h->err[4], STORE_OK);
+	ck_assert_int_eq(plies_of(id), 3);
+	stop(h);
+}
+END_TEST
+
+/* Stopping while the store fails: one last try, then the batch is dropped and reported so. */
+START_TEST(test_retry_stop)
+{
+	struct harness *h = start_retrying("always", 10, 0, 5);
+	int64_t id = queue_game(h, "ann", "bob");
+	wait_for(h, 1);
+	sqlite3 *other = lock_store();
+	uint64_t last = 0;
+	for (int ply = 0; ply < 3; ply++)
+		last = queue_move(h, id, ply);
+	while (h->retries < 1)
+		uv_run(&h->loop, UV_RUN_ONCE);
+	store_writer_stop(h->w);
+	for (uint64_t s = 2; s <= last; s++) {
+		ck_assert(h->seen[s]);
+		ck_assert_int_eq(h->err[s], STORE_EBUSY);
+	}
+	ck_assert_uint_ge(h->failed, 1);
+	uv_run(&h->loop, UV_RUN_DEFAULT);
+	ck_assert_int_eq(uv_loop_close(&h->loop), 0);
+	free(h);
+	unlock_store(other);
+	ck_assert_int_eq(plies_of(id), 0);
+}
+END_TEST
+
 /* The store must be opened with the sync mode the fsync mode needs. */
 START_TEST(test_start_refuses_mismatch)
 {
@@ -1035,6 +1158,9 @@ static Suite *writer_suite(void)
 	tcase_add_test(tc, test_rated_end);
 	tcase_add_test(tc, test_stop_drains);
 	tcase_add_test(tc, test_start_refuses_mismatch);
+	tcase_add_test(tc, test_retry_until_stored);
+	tcase_add_test(tc, test_retry_flush);
+	tcase_add_test(tc, test_retry_stop);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -40,6 +40,7 @@ struct store_writer {
 	/* (mu) */
 	struct store_rec *head, **tailp;
 	bool stopping;
+	bool retry_wait; /* a failed batch is at the loop, on its way back to the head */
 	bool ids_wanted;
 	struct report *done, **done_tail;
 	uint64_t reported_upto; /* the last seq of the newest report */
@@ -59,6 +60,8 @@ struct store_writer {
 	bool sync_pending;  /* batch=MS: commits not fsync'd yet */
 	uint64_t sync_at;   /* uv_hrtime() by which they are */
 	uint64_t committed; /* the last seq committed */
+	bool failing;       /* the last batch failed and is to be tried again */
+	uint64_t retry_at;  /* uv_hrtime() of that try */
 };
 
 int store_fsync_parse(const char *text, struct store_fsync *out)
@@ -136,8 +139,11 @@ static int apply(struct store_writer *w, struct store_rec *r)
 	return STORE_EINVAL;
 }
 
-/* One transaction: every record of the list, and the next id block when asked. */
-static void write_batch(struct store_writer *w, struct report *rep, bool ids)
+/*
+ * One transaction: every record of the list, and the next id block when
+ * asked. final: a failure is not tried again (no retry mode, or stopping).
+ */
+static void write_batch(struct store_writer *w, struct report *rep, bool ids, bool final)
 {
 	struct store_batch *b = &rep->b;
 	int err = store_begin(w->db);
@@ -164,7 +170,11 @@ static void write_batch(struct store_writer *w, struct report *rep, bool ids)
 			r->err = err;
 	}
 	b->err = err;
+	b->retrying = err != STORE_OK && !final && w->cfg.retry_ms > 0 && b->n > 0;
 	b->synced = err == STORE_OK && !w->cfg.fsync.batch;
+	w->failing = b->retrying;
+	if (b->retrying)
+		w->retry_at = uv_hrtime() + (uint64_t)w->cfg.retry_ms * 1000000u;
 	if (err == STORE_OK && b->n > 0)
 		w->committed = b->last;
 	if (err == STORE_OK && w->cfg.fsync.batch && !w->sync_pending) {
@@ -196,13 +206,16 @@ static void publish(struct store_writer *w, struct report *rep)
 			w->st.commits++;
 		else
 			w->st.failures++;
-		w->st.records += b->n;
+		if (!b->retrying)
+			w->st.records += b->n;
 		for (const struct store_rec *r = b->recs; r != NULL && b->err == STORE_OK;
 		     r = r->next)
 			w->st.refused += r->err != STORE_OK;
 		if (b->n > w->st.largest)
 			w->st.largest = b->n;
-		if (b->n > 0)
+		if (b->retrying)
+			w->retry_wait = true; /* the records come back through the loop */
+		else if (b->n > 0)
 			w->reported_upto = b->last;
 	}
 	rep->next = NULL;
@@ -236,10 +249,33 @@ static void take(struct store_writer *w, struct report *rep)
 		w->tailp = &w->head;
 }
 
-/* True when the writer has nothing to do before it must fsync (under mu). */
-static bool idle(const struct store_writer *w)
+/*
+ * Waits (under mu) until there is something to do: records or an id block
+ * to write (not while a failed batch is on its way back or waiting for its
+ * retry time), an fsync that is due, or the stop.
+ */
+static void wait_for_work(struct store_writer *w)
 {
-	return w->head == NULL && !w->ids_wanted && !w->stopping;
+	for (;;) {
+		if (w->stopping)
+			return;
+		uint64_t now = uv_hrtime(), until = 0;
+		if (!w->retry_wait && (w->head != NULL || w->ids_wanted)) {
+			if (!w->failing || now >= w->retry_at)
+				return;
+			until = w->retry_at;
+		}
+		if (w->sync_pending) {
+			if (now >= w->sync_at)
+				return;
+			if (until == 0 || w->sync_at < until)
+				until = w->sync_at;
+		}
+		if (until == 0)
+			uv_cond_wait(&w->wake, &w->mu);
+		else
+			uv_cond_timedwait(&w->wake, &w->mu, until - now);
+	}
 }
 
 static void writer_main(void *arg)
@@ -247,16 +283,10 @@ static void writer_main(void *arg)
 	struct store_writer *w = arg;
 	uv_mutex_lock(&w->mu);
 	for (;;) {
-		while (idle(w)) {
-			if (!w->sync_pending) {
-				uv_cond_wait(&w->wake, &w->mu);
-				continue;
-			}
-			uint64_t now = uv_hrtime();
-			if (now >= w->sync_at ||
-			    uv_cond_timedwait(&w->wake, &w->mu, w->sync_at - now) == UV_ETIMEDOUT)
-				break;
-		}
+		wait_for_work(w);
+		/* stopping with a failed batch at the loop: store_writer_stop() finishes */
+		if (w->stopping && w->retry_wait)
+			break;
 		struct report *rep = calloc(1, sizeof *rep);
 		if (rep == NULL) { /* the records wait in the queue until memory is back */
 			uv_mutex_unlock(&w->mu);
@@ -267,11 +297,12 @@ static void writer_main(void *arg)
 		take(w, rep);
 		bool ids = w->ids_wanted && !w->stopping;
 		w->ids_wanted = false;
+		bool final = w->stopping;
 		bool stop = w->stopping && w->head == NULL;
 		uv_mutex_unlock(&w->mu);
 
 		if (rep->b.n > 0 || ids) {
-			write_batch(w, rep, ids);
+			write_batch(w, rep, ids, final);
 			publish(w, rep);
 			rep = NULL;
 		}
@@ -306,6 +337,22 @@ static void recycle(struct store_writer *w, struct store_rec *r)
 	w->nfree++;
 }
 
+/* A failed batch goes back to the head of the queue, to be tried again first. */
+static void requeue(struct store_writer *w, struct store_batch *b)
+{
+	struct store_rec *last = b->recs;
+	while (last->next != NULL)
+		last = last->next;
+	uv_mutex_lock(&w->mu);
+	last->next = w->head;
+	if (w->head == NULL)
+		w->tailp = &last->next;
+	w->head = b->recs;
+	w->retry_wait = false;
+	uv_cond_signal(&w->wake);
+	uv_mutex_unlock(&w->mu);
+}
+
 /* Runs the callbacks of every report waiting, in order. */
 static void deliver(struct store_writer *w)
 {
@@ -329,14 +376,17 @@ static void deliver(struct store_writer *w)
 					w->spare_end = rep->ids_first + rep->ids_n;
 				}
 			}
-			if (rep->b.n > 0) {
+			if (rep->b.n > 0 && !rep->b.retrying)
 				w->done_seq = rep->b.last;
+			if (rep->b.n > 0)
 				w->cfg.on_batch(w->cfg.ud, &rep->b);
-			}
-			for (struct store_rec *r = rep->b.recs, *rn; r != NULL; r = rn) {
-				rn = r->next;
-				recycle(w, r);
-			}
+			if (rep->b.retrying)
+				requeue(w, &rep->b);
+			else
+				for (struct store_rec *r = rep->b.recs, *rn; r != NULL; r = rn) {
+					rn = r->next;
+					recycle(w, r);
+				}
 		}
 		free(rep);
 		rep = next;
@@ -370,7 +420,7 @@ int store_writer_start(uv_loop_t *loop, struct store *db, const struct store_wri
                        struct store_writer **out)
 {
 	*out = NULL;
-	if (cfg->on_batch == NULL || cfg->fsync.batch_ms < 0 ||
+	if (cfg->on_batch == NULL || cfg->fsync.batch_ms < 0 || cfg->retry_ms < 0 ||
 	    cfg->fsync.batch_ms > STORE_FSYNC_BATCH_MAX_MS ||
 	    store_options_of(db)->sync != store_fsync_sync(&cfg->fsync)) {
 		store_close(db);
@@ -440,6 +490,28 @@ void store_writer_stop(struct store_writer *w)
 	uv_mutex_unlock(&w->mu);
 	uv_thread_join(&w->thread);
 	deliver(w);
+	/* A batch that failed and came back: one last try each, here, as the thread is gone. */
+	while (w->head != NULL) {
+		struct report *rep = calloc(1, sizeof *rep);
+		if (rep == NULL)
+			break;
+		take(w, rep);
+		write_batch(w, rep, false, true);
+		publish(w, rep);
+		deliver(w);
+	}
+	if (w->sync_pending) {
+		struct report *rep = calloc(1, sizeof *rep);
+		if (rep != NULL) {
+			do_sync(w, rep);
+			publish(w, rep);
+			deliver(w);
+		}
+	}
+	for (struct store_rec *r = w->head, *rn; r != NULL; r = rn) { /* out of memory only */
+		rn = r->next;
+		free(r);
+	}
 	store_close(w->db);
 	w->db = NULL;
 	uv_close((uv_handle_t *)&w->async, on_closed);
@@ -524,8 +596,15 @@ void store_writer_flush(struct store_writer *w)
 {
 	uint64_t target = w->last_seq;
 	uv_mutex_lock(&w->mu);
-	while (w->reported_upto < target)
+	while (w->reported_upto < target) {
+		if (w->done != NULL) { /* a failed batch must come back through us to be retried */
+			uv_mutex_unlock(&w->mu);
+			deliver(w);
+			uv_mutex_lock(&w->mu);
+			continue;
+		}
 		uv_cond_wait(&w->reported, &w->mu);
+	}
 	uv_mutex_unlock(&w->mu);
 	deliver(w);
 }

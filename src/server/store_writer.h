@@ -29,13 +29,18 @@
  * (disk full, database locked past its busy timeout, I/O error, database
  * file removed or replaced) is rolled back and reported with b->err and
  * every record it held (each record's err is the batch's); nothing of it is
- * stored and nothing is reported durable that is not. The writer goes on:
- * the next batch is tried afresh, so writes succeed again once the cause is
- * gone (a removed or replaced file never comes back: every batch fails
- * with STORE_EGONE until the server is restarted on a good store). A
- * record the store refuses by itself (a move whose ply does not follow the
- * journal, a takeback of moves that are not there, a name taken) changes
- * nothing, gets its own err, and the rest of its batch commits.
+ * stored and nothing is reported durable that is not. Then, by default, the
+ * batch is dropped and the writer goes on with the next one, tried afresh,
+ * so writes succeed again once the cause is gone (a removed or replaced file
+ * never comes back: every batch fails with STORE_EGONE until the server is
+ * restarted on a good store). With retry_ms set, a failed batch is instead
+ * reported with b->retrying and tried again every retry_ms, together with
+ * what was queued behind it, until it commits; nothing behind it is written
+ * first, so the order of the journal is kept and every record is reported
+ * committed once, after any number of failure reports. A record the store
+ * refuses by itself (a move whose ply does not follow the journal, a
+ * takeback of moves that are not there, a name taken) changes nothing, gets
+ * its own err, and the rest of its batch commits.
  *
  * Game ids are given out on the loop without a round trip
  * (store_writer_game_id()): the writer reserves a block of ids from the
@@ -124,6 +129,7 @@ struct store_rec {
 /* What the loop hears of one transaction. */
 struct store_batch {
 	int err;                /* 0: committed; < 0: failed and rolled back, nothing stored */
+	bool retrying;          /* failed, and these records will be tried again (retry_ms) */
 	bool synced;            /* committed and fsync'd (always); false under batch=MS */
 	uint64_t first, last;   /* the seqs it covered: first..last, consecutive */
 	size_t n;               /* records */
@@ -135,6 +141,7 @@ struct store_writer_config {
 	struct store_fsync fsync;
 	size_t max_batch; /* 0: STORE_WRITER_MAX_BATCH */
 	int64_t id_block; /* 0: STORE_WRITER_ID_BLOCK */
+	int retry_ms;     /* 0: a failed batch is dropped; else tried again this often */
 	void *ud;
 	/* Loop thread, once per transaction, in seq order. Required. */
 	void (*on_batch)(void *ud, const struct store_batch *b);
@@ -150,7 +157,7 @@ struct store_writer_config {
 
 struct store_writer_stats {
 	uint64_t queued;   /* records queued */
-	uint64_t records;  /* records reported (committed or failed) */
+	uint64_t records;  /* records reported for good (committed or dropped) */
 	uint64_t refused;  /* of those, refused by the store one by one */
 	uint64_t batches;  /* transactions tried */
 	uint64_t commits;  /* transactions committed (under always: one fsync each) */
@@ -170,10 +177,11 @@ struct store_writer;
 int store_writer_start(uv_loop_t *loop, struct store *db, const struct store_writer_config *cfg,
                        struct store_writer **out);
 /*
- * Waits until everything queued is reported, then stops the thread, closes
- * the store and the async handle; the memory is freed when the loop has run
- * the handle's close (run the loop once more). on_batch runs for what was
- * still pending. NULL is fine.
+ * Writes what is still queued, then stops the thread, closes the store and
+ * the async handle; the memory is freed when the loop has run the handle's
+ * close (run the loop once more). on_batch runs for what was still pending;
+ * under retry_ms a batch that fails now is tried once more and dropped
+ * (reported without retrying). NULL is fine.
  */
 void store_writer_stop(struct store_writer *w);
 
@@ -192,9 +200,12 @@ int store_writer_game_id(struct store_writer *w, int64_t *id);
 
 /* The last seq given out (0 before the first). */
 uint64_t store_writer_last(const struct store_writer *w);
-/* Everything up to this seq has been reported to on_batch. */
+/* Everything up to this seq has been reported to on_batch for good (committed or dropped). */
 uint64_t store_writer_done(const struct store_writer *w);
-/* Blocks until everything queued so far is written (or failed) and reports it (tests, exit). */
+/*
+ * Blocks until everything queued so far is reported for good and runs the
+ * callbacks (tests, exit). Under retry_ms it waits as long as the store fails.
+ */
 void store_writer_flush(struct store_writer *w);
 void store_writer_stats(struct store_writer *w, struct store_writer_stats *out);
 
