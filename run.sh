@@ -12,6 +12,8 @@ cd "$(dirname "$0")"
 
 PKGS="build-essential autoconf automake pkg-config libuv1-dev libcjson-dev check \
 libsqlite3-dev libsodium-dev python3"
+# The browser tests' headless Chromium and its driver, for `./run.sh test` only.
+[ "${1:-run}" = test ] && PKGS="$PKGS chromium chromium-driver python3-selenium"
 
 missing=""
 for p in $PKGS; do

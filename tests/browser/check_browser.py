@@ -1,0 +1,287 @@
+"""check_browser.py - the page in real browsers against a real bitarenad (see webtest.py).
+
+Two browser users play tic-tac-toe and Tak by clicking (placements, a wall, a capstone, slides
+with one and two drops, to a road) while a third browser watches; an Xmas Rush turn is pushed
+and walked by clicking; a telnet user plays against a browser user; a reloaded page and a lost
+socket put the player back into the game; hostile chat and option text shows as text; the page
+fits a phone's width; no console errors (a CSP violation would be one). Screenshots of each game
+kind are kept in the screenshot directory.
+"""
+
+import os
+import re
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from selenium.webdriver.common.keys import Keys  # noqa: E402
+from webtest import Browser, Server, Telnet, run  # noqa: E402
+
+HOSTILE = '<img src=x onerror="window.__pwned=1"><script>window.__pwned=2</script>&amp;'
+server = None
+
+
+def browsers(*names, **kw):
+    return [Browser(server, n, **kw) for n in names]
+
+
+def quit_all(bs):
+    for b in bs:
+        b.quit()
+
+
+def no_errors(*bs):
+    for b in bs:
+        errs = [e for e in b.errors() if 'favicon' not in e.get('message', '')]
+        assert not errs, f'{b.who}: console errors: {errs}'
+
+
+def start_game(a, b, kind, options=None, color='first', time_control=''):
+    """a seeks, b accepts from its lobby; both end in the game view. Returns the game id."""
+    sid = a.seek(kind, options, color, time_control)
+    b.wait(f'seek {sid} in the lobby', lambda: b.q(f'button.accept[data-seek="{sid}"]'))
+    gid = b.accept(sid)
+    assert a.in_game() == gid
+    return gid
+
+
+def test_tictactoe_watched_and_chat():
+    a, b, c = bs = browsers('alice', 'bob', 'carol')
+    try:
+        for x in bs:
+            x.open()
+        a.login('alice')
+        b.login('bob')
+        gid = start_game(a, b, 'ttt', color='first', time_control='5+3')
+        # carol, not logged in, finds the game in the lobby and watches it
+        c.click(f'a.watch[href="#/game/{gid}"]')
+        assert c.in_game() == gid
+        c.wait('the spectator count', lambda: re.search(r'\b1 spectator\b', c.text('p.watchers')))
+        assert a.text('.seat-0 .name') == 'alice' and a.text('.seat-1 .name') == 'bob'
+        assert re.match(r'^\d+:\d\d$', a.text('.seat-0 .clock')), a.text('.seat-0 .clock')
+        # alice plays b2 with the keyboard: focus a1, arrows right and up, Enter
+        a.js('arguments[0].focus()', a.one(a.square('a1')))
+        a.d.switch_to.active_element.send_keys(Keys.ARROW_RIGHT, Keys.ARROW_UP, Keys.ENTER)
+        b.wait_moves(1)
+        assert 'X' in b.one(b.square('b2')).get_attribute('aria-label')
+        b.play('a1')
+        a.wait_moves(2)
+        a.play('c1')
+        b.wait_moves(3)
+        b.play('b1')
+        a.wait_moves(4)
+        # hostile chat from a player reaches everyone as text
+        a.type('.chat-form input', HOSTILE)
+        a.click('.chat-form button')
+        for x in bs:
+            x.wait('the chat line', lambda x=x: x.text('ul.chat-log li .text') == HOSTILE)
+            assert not x.q('ul.chat-log img') and not x.q('ul.chat-log script')
+            assert x.js('return window.__pwned === undefined')
+        a.play('a3')
+        for x in bs:
+            assert x.result() == '1-0: alice wins (line).', x.result()
+            x.wait_moves(5)
+        assert a.text('ol.moves') .split() == ['b2', 'a1', 'c1', 'b1', 'a3']
+        for x in bs:
+            x.shot(f'ttt-{x.who}')
+        no_errors(*bs)
+    finally:
+        quit_all(bs)
+
+
+def test_tak_slides_road_reconnect_phone():
+    a, b = bs = browsers('alice', 'bob')
+    c = Browser(server, 'carol-phone', width=390, height=844)
+    bs.append(c)
+    try:
+        for x in bs:
+            x.open()
+        a.login('alice_t', 'secret-pw', register=True)
+        b.login('bob-t')
+        gid = start_game(a, b, 'tak', {'size': 5, 'komi': 1}, color='first')
+        c.open(f'#/game/{gid}')
+        assert c.in_game() == gid
+        plies = [0]
+
+        def moved(*who):
+            plies[0] += 1
+            for x in who or bs:
+                x.wait_moves(plies[0])
+
+        a.play('e5'); moved()
+        b.play('a5'); moved()
+        a.play('c3'); moved()
+        b.play('d3'); moved()
+        # a slide of one stone: pick up c3, drop on d3
+        a.click(a.square('c3') + '.legal')
+        a.wait('the stack picked up', lambda: a.q(a.square('c3') + '.picked'))
+        a.play('d3'); moved()
+        c.shot('tak-stack-carol-phone')
+        assert 'black flat, stack of 2' not in a.one(a.square('d3')).get_attribute('aria-label')
+        assert 'white flat, stack of 2' in a.one(a.square('d3')).get_attribute('aria-label')
+        # a wall
+        b.click('button.piece-type[data-type="S"]')
+        b.play('c5'); moved()
+        assert 'black wall' in c.one(c.square('c5')).get_attribute('aria-label')
+        # a slide of two stones with two drops: d3, then c3 and b3
+        a.click(a.square('d3') + '.legal')
+        a.play('c3')
+        a.wait('one stone dropped', lambda: a.text(a.square('c3') + ' text.drop') == '+1')
+        a.play('b3'); moved()
+        b.play('e1'); moved()
+        a.play('a4'); moved()
+        b.play('e2'); moved()
+        # a capstone
+        a.click('button.piece-type[data-type="C"]')
+        a.play('a3'); moved()
+        assert 'white capstone' in c.one(c.square('a3')).get_attribute('aria-label')
+        # bob reloads his page: back in the game, his move
+        b.d.refresh()
+        b.wait('the game again after a reload', lambda: b.q(b.square('d1') + '.legal'))
+        b.play('d1'); moved()
+        # alice's socket is lost: the page reconnects, logs in with her password, resumes
+        a.js('window.bitarena.conn.ws.close()')
+        a.wait('the page offline', lambda: a.text('#status') != 'connected')
+        a.wait('the game again after a lost socket', lambda: a.q(a.square('a2') + '.legal'))
+        a.play('a2'); moved()
+        b.play('d2'); moved()
+        a.play('a1'); moved()
+        for x in bs:
+            assert x.result() == 'R-0: alice_t wins (road).', x.result()
+            road = sorted(e.get_attribute('aria-label').split()[0] for e in x.q('svg.board g.cell.road'))
+            assert road == ['a1', 'a2', 'a3', 'a4', 'a5'], road
+        assert a.text('ol.moves').split() == \
+            'e5 a5 c3 d3 c3> Sc5 2d3<11 e1 a4 e2 Ca3 d1 a2 d2 a1'.split(), a.text('ol.moves')
+        assert 'komi 0.5' in c.text('.tak-info')
+        # the phone-width page has no horizontal scrolling
+        assert c.js('return document.documentElement.scrollWidth <= window.innerWidth + 1')
+        for x in bs:
+            x.shot(f'tak-{x.who}')
+        no_errors(*bs)
+    finally:
+        quit_all(bs)
+
+
+def test_xmas_push_and_move():
+    a, b, c = bs = browsers('ann', 'ben', 'cat')
+    try:
+        for x in bs:
+            x.open()
+        a.login('ann')
+        b.login('ben')
+        gid = start_game(a, b, 'xmas', {'seed': 1, 'pool': 3}, color='first')
+        c.open(f'#/game/{gid}')
+        c.in_game()
+        # quest cards: each player sees their own, the spectator both
+        a.wait('my quests', lambda: len(a.q('.xmas-side.p0 .quest-card')) == 3)
+        assert not a.q('.xmas-side.p1 .quest-card') and a.q('.xmas-side.p1 .quests-hidden')
+        assert not b.q('.xmas-side.p0 .quest-card') and len(b.q('.xmas-side.p1 .quest-card')) == 3
+        c.wait('both quests', lambda: len(c.q('.quest-card')) == 6)
+        assert not c.q('g.arrow'), 'a spectator gets no push arrows'
+        a.shot('xmas-push-ann')
+        a.click('g.arrow[data-action="PUSH 3 RIGHT"]')
+        a.wait('my action in', lambda: 'Your action is in' in a.text('.game-status'))
+        assert not a.q('g.arrow'), 'one action per turn'
+        b.click('g.arrow[data-action="PUSH 0 DOWN"]')
+        for x in bs:
+            x.wait('the turn resolved', lambda x=x: 'PUSH 3 RIGHT | PUSH 0 DOWN' in x.text('ol.moves'))
+        # a MOVE turn: ann walks to a reachable tile that is not her own, ben passes
+        own = a.js("const p = window.bitarena.models.get(arguments[0]).state.position.players[0];"
+                   "return p.x + ',' + p.y", gid)
+        cells = [e for e in a.q('svg.board g.cell.legal') if
+                 f"{e.get_attribute('data-x')},{e.get_attribute('data-y')}" != own]
+        step = None
+        if cells:
+            cells[0].click()
+            step = 'MOVE'
+        else:
+            a.click('button.pass')
+            step = 'PASS'
+        a.wait('my move in', lambda: 'Your action is in' in a.text('.game-status'))
+        b.click('button.pass')
+        for x in bs:
+            x.wait('the move turn resolved', lambda x=x: len(x.q('ol.moves li')) == 2)
+        line = a.q('ol.moves li')[1].text
+        assert line.startswith(step) and line.endswith('| PASS'), line
+        if step == 'MOVE':
+            after = a.js("const p = window.bitarena.models.get(arguments[0]).state.position.players[0];"
+                         "return p.x + ',' + p.y", gid)
+            assert after != own, (own, after, line)
+        for x in bs:
+            x.shot(f'xmas-{x.who}')
+        # ann resigns (the button asks twice)
+        a.click('.actions button[data-cmd="resign"]')
+        a.click('.actions button[data-cmd="resign"]')
+        for x in bs:
+            assert x.result() == '0-1: ben wins (resign).', x.result()
+        no_errors(*bs)
+    finally:
+        quit_all(bs)
+
+
+def test_telnet_user_against_browser_offers_rematch():
+    (a,) = bs = browsers('ada')
+    t = Telnet(server)
+    try:
+        a.open()
+        a.login('ada')
+        t.send('login tom')
+        t.until(lambda l: l.startswith('ok logged in as tom'), 'logged in')
+        t.send('seek ttt color=second')
+        sid = int(re.search(r'ok seek (\d+)', t.until(lambda l: l.startswith('ok seek'), 'seek')).group(1))
+        a.wait('the telnet seek', lambda: a.q(f'button.accept[data-seek="{sid}"]'))
+        gid = a.accept(sid)
+        t.until(lambda l: l.startswith(f'game {gid} started'), 'game start')
+        a.play('b2')
+        t.until(lambda l: l.startswith('last move: b2'), 'the browser move')
+        t.send(f'move {gid} a1')
+        a.wait_moves(2)
+        assert 'O' in a.one(a.square('a1')).get_attribute('aria-label')
+        # tom offers a draw; ada declines by clicking
+        t.send(f'draw {gid}')
+        a.wait('the draw offer', lambda: 'tom offers a draw' in a.text('.offers'))
+        a.click('.offers button[data-cmd="draw"]:not(.accept)')
+        t.until(lambda l: 'declines' in l, 'the decline')
+        a.wait('the offer gone', lambda: not a.text('.offers'))
+        # a move text the server refuses is shown as text, whatever it holds
+        a.type('.move-input', '<img/src=x/onerror=window.__pwned=3>\n')
+        a.wait('the error', lambda: 'BAD_MOVE' in a.text('#notice') or 'ILLEGAL' in a.text('#notice'))
+        # ada offers a draw by clicking; tom accepts
+        a.click('.actions button[data-cmd="draw"]')
+        t.until(lambda l: l.startswith(f'offer game {gid}: ada'), 'the offer')
+        t.send(f'draw {gid} accept')
+        assert a.result() == '1/2-1/2: Draw (agreement).', a.result()
+        # ada asks for a rematch; tom accepts; the page moves to the new game, which ada aborts
+        a.click('.actions button[data-cmd="rematch"]')
+        t.until(lambda l: 'rematch' in l, 'the rematch offer')
+        t.send(f'rematch {gid}')
+        a.wait('the new game', lambda: a.in_game() != gid)
+        new = a.in_game()
+        t.until(lambda l: l.startswith(f'game {new} started'), 'the rematch start')
+        a.click('.actions button[data-cmd="abort"]')
+        assert a.result() == 'Aborted, no result.', a.result()
+        t.until(lambda l: l.startswith(f'game {new} over: aborted'), 'the abort')
+        a.shot('ttt-vs-telnet-ada')
+        # a hostile word the server echoes in an error sentence stays text
+        a.click('a[href="#/"]')
+        a.one('#seek-kind option')
+        a.js("const s = document.querySelector('#seek-kind');"
+             "s.append(new Option('x', '<img/src=x/onerror=__pwned=4>')); s.value = s.lastChild.value;")
+        a.click('#seek-submit')
+        a.wait('the error', lambda: '<img/src=x/onerror=__pwned=4>' in a.text('#notice'))
+        assert not a.q('#notice img') and a.js('return window.__pwned === undefined')
+        no_errors(*bs)
+    finally:
+        t.close()
+        quit_all(bs)
+
+
+TESTS = [test_tictactoe_watched_and_chat, test_tak_slides_road_reconnect_phone,
+         test_xmas_push_and_move, test_telnet_user_against_browser_offers_rematch]
+
+if __name__ == '__main__':
+    server = Server()
+    try:
+        status = run([t for t in TESTS if not sys.argv[1:] or t.__name__ in sys.argv[1:]])
+    finally:
+        server.stop()
+    sys.exit(status)

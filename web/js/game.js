@@ -1,0 +1,420 @@
+/*
+ * game.js - one game as the page knows it (GameModel: the latest state, the move list, chat,
+ * offers, the result), and its view (GameView: players and both clocks, the board, the move
+ * list, offers, chat, spectators).
+ *
+ * The move list starts from the game's record (`record <id>`) and then grows by each state's
+ * last_move; a takeback (lower ply) cuts it, and a gap (a spectator given only the newest state)
+ * fetches the record again. Clocks tick in the page from the state's values and the time it
+ * arrived; the server's clock is the one that counts.
+ */
+import {clockText, el, optionsText, put, timeControlText} from './dom.js';
+import {recordMoves} from './record.js';
+import {MnkBoard} from './boards/mnk.js';
+import {TakBoard} from './boards/tak.js';
+import {XmasBoard} from './boards/xmas.js';
+
+const BOARDS = {ttt: MnkBoard, mnk: MnkBoard, tak: TakBoard, xmas: XmasBoard};
+const OFFER_WORDS = {draw: 'a draw', undo: 'a takeback', abort: 'to abort', rematch: 'a rematch'};
+
+export class GameModel {
+	constructor(id, conn) {
+		this.id = id;
+		this.conn = conn;
+		this.start = null; /* the game_start message, for players */
+		this.state = null;
+		this.receivedAt = 0;
+		this.moves = []; /* sequential: one text per ply; simultaneous: [seat0, seat1] per turn */
+		this.chat = [];
+		this.offers = new Map(); /* what -> offer message still standing */
+		this.result = null;
+		this.finalClocks = null;
+		this.watchers = null;
+		this.acted = null; /* simultaneous: our action for the current turn */
+		this.watching = false;
+		this.views = new Set();
+		this.fetching = false;
+	}
+
+	get seat() {
+		const s = this.state ? this.state.seat : this.start ? this.start.seat : null;
+		return s === undefined ? null : s;
+	}
+
+	/* Over by the state or by a game_over (an agreed draw, a resignation) not yet in a state. */
+	get over() {
+		return Boolean(this.result || (this.state && this.state.over));
+	}
+
+	get playing() {
+		return this.seat !== null;
+	}
+
+	get simultaneous() {
+		return Boolean(this.state && this.state.turn_ms !== undefined);
+	}
+
+	changed() {
+		for (const v of this.views)
+			v.render();
+	}
+
+	onStart(msg) {
+		this.start = msg;
+		this.changed();
+	}
+
+	onState(st) {
+		const prev = this.state;
+		this.state = st;
+		this.receivedAt = performance.now();
+		if (!prev || prev.seq !== st.seq)
+			this.acted = null;
+		if (st.over && st.result)
+			this.result = st.result;
+		this.syncMoves(st);
+		this.changed();
+	}
+
+	syncMoves(st) {
+		const lm = st.last_move;
+		const entry = lm === null || lm === undefined ? null :
+		              typeof lm === 'object' ? [lm['0'] ?? null, lm['1'] ?? null] : lm;
+		if (st.ply === this.moves.length + 1 && entry !== null)
+			this.moves.push(entry);
+		else if (st.ply < this.moves.length)
+			this.moves.length = st.ply;
+		else if (st.ply !== this.moves.length)
+			this.fetchRecord();
+	}
+
+	async fetchRecord() {
+		if (this.fetching)
+			return;
+		this.fetching = true;
+		try {
+			const r = await this.conn.request(`record ${this.id}`);
+			const texts = recordMoves(r.record);
+			const ply = this.state ? this.state.ply : texts.length;
+			if (this.simultaneous) {
+				const turns = [];
+				for (let i = 0; i + 1 < texts.length; i += 2)
+					turns.push([texts[i], texts[i + 1]]);
+				this.moves = turns.slice(0, ply);
+			} else {
+				this.moves = texts.slice(0, ply);
+			}
+		} catch (e) {
+			/* no record (a server without storage): the list starts here */
+		} finally {
+			this.fetching = false;
+		}
+		this.changed();
+	}
+
+	onGameOver(msg) {
+		this.result = msg.result;
+		this.finalClocks = msg.clocks;
+		for (const w of ['draw', 'undo', 'abort'])
+			this.offers.delete(w);
+		this.changed();
+	}
+
+	onChat(msg) {
+		this.chat.push({from: msg.from, text: msg.text});
+		this.changed();
+	}
+
+	onInfo(msg) {
+		if (msg.message)
+			this.chat.push({system: true, text: msg.message});
+		this.changed();
+	}
+
+	onOffer(msg) {
+		if (msg.event === 'offer')
+			this.offers.set(msg.what, msg);
+		else
+			this.offers.delete(msg.what);
+		if (msg.message)
+			this.chat.push({system: true, text: msg.message});
+		this.changed();
+	}
+
+	/* Clocks now: the state's values, the running ones less the time since it came. */
+	clocksNow() {
+		const st = this.state;
+		if (this.finalClocks)
+			return this.finalClocks;
+		if (!st || !st.clocks)
+			return null;
+		const spent = performance.now() - this.receivedAt;
+		return st.clocks.map((ms, i) => (!this.over && (st.to_move || []).includes(i) ? ms - spent : ms));
+	}
+
+	/* Simultaneous games: ms left of the turn's deadline (as far as the page can tell). */
+	turnLeft() {
+		const st = this.state;
+		if (!st || this.over || !st.turn_ms)
+			return null;
+		return st.turn_ms - (performance.now() - this.receivedAt);
+	}
+}
+
+export class GameView {
+	constructor(model, app) {
+		this.model = model;
+		this.app = app;
+		this.conn = app.conn;
+		this.board = null;
+		this.boardKind = null;
+		this.chatShown = 0;
+		this.resignArmed = false;
+
+		this.title = el('h1', {class: 'game-title'});
+		this.seats = [0, 1].map(() => ({
+			box: el('div', {class: 'seat'}),
+			name: el('span', {class: 'name'}),
+			clock: el('span', {class: 'clock', role: 'timer'}),
+			note: el('span', {class: 'seat-note'}),
+		}));
+		for (const s of this.seats)
+			s.box.append(s.name, s.note, s.clock);
+		this.status = el('p', {class: 'game-status', 'aria-live': 'polite'});
+		this.boardBox = el('div', {class: 'board-area'});
+		this.moveInput = el('input', {type: 'text', class: 'move-input', list: `legal-${model.id}`,
+		                              'aria-label': 'type a move', placeholder: 'type a move, Enter sends',
+		                              maxlength: 200, autocomplete: 'off', spellcheck: 'false'});
+		this.legalList = el('datalist', {id: `legal-${model.id}`});
+		this.moveForm = el('form', {class: 'move-form', on: {submit: (ev) => {
+			ev.preventDefault();
+			const t = this.moveInput.value.trim();
+			if (t)
+				this.send(t).then(() => { this.moveInput.value = ''; });
+		}}}, this.moveInput, this.legalList, el('button', {type: 'submit'}, 'Play'));
+		this.actions = el('div', {class: 'actions', role: 'group', 'aria-label': 'offers'});
+		this.offerBox = el('div', {class: 'offers', 'aria-live': 'polite'});
+		this.moveList = el('ol', {class: 'moves', 'aria-label': 'moves'});
+		this.watchers = el('p', {class: 'watchers'});
+		this.chatLog = el('ul', {class: 'chat-log', 'aria-live': 'polite', 'aria-label': 'chat'});
+		this.chatInput = el('input', {type: 'text', maxlength: 500, 'aria-label': 'chat message',
+		                              placeholder: 'say something', autocomplete: 'off'});
+		this.chatForm = el('form', {class: 'chat-form', on: {submit: (ev) => {
+			ev.preventDefault();
+			const t = this.chatInput.value.trim();
+			if (t)
+				this.app.run(this.conn.request(`say ${model.id} ${t}`)).then(() => { this.chatInput.value = ''; });
+		}}}, this.chatInput, el('button', {type: 'submit'}, 'Send'));
+		this.result = el('p', {class: 'result', role: 'status'});
+
+		this.el = el('section', {class: 'game', 'aria-label': `game ${model.id}`},
+		             el('div', {class: 'game-main'}, this.title, this.result, this.status,
+		                this.offerBox, this.seats[1].box, this.boardBox, this.seats[0].box,
+		                this.moveForm, this.actions),
+		             el('aside', {class: 'game-side'},
+		                el('h2', {}, 'Moves'), this.moveList, this.watchers,
+		                el('h2', {}, 'Chat'), this.chatLog, this.chatForm));
+		model.views.add(this);
+		this.render();
+	}
+
+	destroy() {
+		this.model.views.delete(this);
+	}
+
+	send(text) {
+		const m = this.model;
+		return this.app.run(this.conn.request(`move ${m.id} ${text}`).then((ok) => {
+			if (ok.pending) {
+				m.acted = text;
+				m.changed();
+			}
+			return ok;
+		}));
+	}
+
+	render() {
+		const m = this.model, st = m.state;
+		if (!st) {
+			put(this.status, m.start ? 'Waiting for the first position…' : 'Loading the game…');
+			return;
+		}
+		const players = st.players || [];
+		const seat = m.seat;
+		this.el.dataset.kind = st.kind;
+		put(this.title, `Game ${m.id}: ${st.kind}`,
+		    el('small', {}, ` ${optionsText(st.options)} ${m.start ? timeControlText(m.start.time) : ''}`));
+		document.title = `${players.join(' vs ')} – bitarena`;
+		this.seats.forEach((s, i) => {
+			s.name.textContent = players[i] ?? '?';
+			s.box.className = ['seat', `seat-${i}`, (st.to_move || []).includes(i) && !m.over && 'to-move',
+			                   seat === i && 'you'].filter(Boolean).join(' ');
+			s.note.textContent = seat === i ? ' (you)' : '';
+		});
+		this.tick();
+
+		const Board = BOARDS[st.kind];
+		if (Board && this.boardKind !== st.kind) {
+			this.board = new Board();
+			this.boardKind = st.kind;
+			this.boardBox.replaceChildren(this.board.el);
+		} else if (!Board) {
+			this.boardBox.replaceChildren(el('pre', {class: 'raw-position'}, JSON.stringify(st.position, null, 1)));
+		}
+		/* nothing to play while offline or once over */
+		const legal = (this.conn.ready && !m.over && st.legal) || null;
+		if (this.board)
+			this.board.update({state: st, seat, legal, acted: m.acted, over: m.over,
+			                   online: this.conn.ready,
+			                   send: (t) => this.send(t)});
+		this.legalList.replaceChildren(...(legal || []).map((t) => el('option', {value: t})));
+		this.moveForm.hidden = !m.playing || m.over;
+
+		put(this.status, this.statusText());
+		this.result.textContent = m.result ? resultText(m.result, players) : '';
+		this.renderMoves();
+		this.renderActions();
+		this.renderChat();
+		this.watchers.textContent = m.watchers === null ? '' :
+		        `${m.watchers} spectator${m.watchers === 1 ? '' : 's'}`;
+	}
+
+	statusText() {
+		const m = this.model, st = m.state;
+		if (m.over)
+			return 'Game over.';
+		if (!this.conn.ready)
+			return 'Connection lost: reconnecting…';
+		const who = (st.to_move || []).map((i) => st.players[i]).join(' and ');
+		if (m.acted)
+			return `Your action is in; waiting for ${who}.`;
+		if (m.playing && (st.to_move || []).includes(m.seat))
+			return m.simultaneous ? 'Your turn (both players act at once).' : 'Your move.';
+		return `${who} to move.`;
+	}
+
+	/* Both clocks (and a simultaneous turn's deadline); called every 100 ms by the app. */
+	tick() {
+		const m = this.model;
+		const clocks = m.clocksNow();
+		const left = m.turnLeft();
+		this.seats.forEach((s, i) => {
+			if (clocks)
+				s.clock.textContent = clockText(clocks[i]);
+			else if (left !== null && (m.state.to_move || []).includes(i))
+				s.clock.textContent = `turn ${clockText(left)}`;
+			else
+				s.clock.textContent = '';
+			s.clock.classList.toggle('low', Boolean(clocks) && clocks[i] < 10000);
+		});
+	}
+
+	renderMoves() {
+		const m = this.model;
+		const items = [];
+		if (m.simultaneous) {
+			m.moves.forEach((t, i) => items.push(el('li', {}, `${t[0] ?? '—'} | ${t[1] ?? '—'}`)));
+		} else {
+			for (let i = 0; i < m.moves.length; i += 2)
+				items.push(el('li', {}, el('span', {class: 'ply'}, m.moves[i]), ' ',
+				              el('span', {class: 'ply'}, m.moves[i + 1] ?? '')));
+		}
+		this.moveList.replaceChildren(...items);
+		this.moveList.scrollTop = this.moveList.scrollHeight;
+	}
+
+	button(label, line, cls) {
+		return el('button', {type: 'button', class: cls, dataset: {cmd: line.split(' ')[0]},
+		                     on: {click: () => this.app.run(this.conn.request(line))}}, label);
+	}
+
+	renderActions() {
+		const m = this.model, st = m.state, id = m.id;
+		const acts = [], offers = [];
+		if (m.playing) {
+			const mine = (o) => o && o.seat === m.seat;
+			const theirs = (o) => o && o.seat !== m.seat;
+			if (!m.over) {
+				const resign = el('button', {type: 'button', class: 'danger', dataset: {cmd: 'resign'},
+				                             on: {click: () => this.resign(resign)}},
+				                  this.resignArmed ? 'Really resign?' : 'Resign');
+				acts.push(resign);
+				const draw = m.offers.get('draw');
+				if (!draw)
+					acts.push(this.button('Offer a draw', `draw ${id}`));
+				else if (mine(draw))
+					acts.push(this.button('Withdraw the draw offer', `draw ${id} withdraw`));
+				if (!m.simultaneous) {
+					const undo = m.offers.get('undo');
+					if (!undo)
+						acts.push(this.button('Ask for a takeback', `undo ${id}`));
+					else if (mine(undo))
+						acts.push(this.button('Withdraw the takeback request', `undo ${id} withdraw`));
+				}
+				if (st.ply < (m.simultaneous ? 1 : 2))
+					acts.push(this.button('Abort', `abort ${id}`));
+				if (theirs(draw))
+					offers.push(this.offerLine(draw, `draw ${id} accept`, `draw ${id} decline`));
+				if (theirs(m.offers.get('undo')))
+					offers.push(this.offerLine(m.offers.get('undo'), `undo ${id}`, `undo ${id} decline`));
+			} else {
+				const re = m.offers.get('rematch');
+				if (!re)
+					acts.push(this.button('Rematch', `rematch ${id}`));
+				else if (mine(re))
+					acts.push(this.button('Withdraw the rematch offer', `rematch ${id} withdraw`));
+				else
+					offers.push(this.offerLine(re, `rematch ${id}`, `rematch ${id} decline`));
+			}
+		}
+		if (!m.playing || m.over)
+			acts.push(el('a', {class: 'button', href: '#/'}, 'Back to the lobby'));
+		this.actions.replaceChildren(...acts);
+		this.offerBox.replaceChildren(...offers);
+	}
+
+	offerLine(o, yes, no) {
+		return el('div', {class: 'offer'}, `${o.by} offers ${OFFER_WORDS[o.what] || o.what}`,
+		          o.plies ? ` (${o.plies} ${o.plies === 1 ? 'ply' : 'plies'})` : '', ': ',
+		          this.button('Accept', yes, 'accept'), ' ', this.button('Decline', no));
+	}
+
+	resign(button) {
+		if (!this.resignArmed) {
+			this.resignArmed = true;
+			button.textContent = 'Really resign?';
+			setTimeout(() => {
+				this.resignArmed = false;
+				if (button.isConnected)
+					button.textContent = 'Resign';
+			}, 4000);
+			return;
+		}
+		this.resignArmed = false;
+		this.app.run(this.conn.request(`resign ${this.model.id}`));
+	}
+
+	renderChat() {
+		const chat = this.model.chat;
+		if (chat.length < this.chatShown)
+			this.chatShown = 0;
+		for (; this.chatShown < chat.length; this.chatShown++) {
+			const c = chat[this.chatShown];
+			this.chatLog.append(c.system ? el('li', {class: 'system'}, c.text) :
+			                    el('li', {}, el('strong', {class: 'from'}, c.from), ': ',
+			                       el('span', {class: 'text'}, c.text)));
+		}
+		this.chatLog.scrollTop = this.chatLog.scrollHeight;
+	}
+}
+
+export function resultText(r, players) {
+	if (!r)
+		return '';
+	if (r.reason === 'aborted')
+		return 'Aborted, no result.';
+	const who = r.winner === null || r.winner === undefined ? 'Draw' :
+	            `${r.winner_name || players[r.winner] || `seat ${r.winner}`} wins`;
+	return `${r.score}: ${who} (${r.reason}).`;
+}
+

@@ -1,0 +1,221 @@
+/*
+ * lobby.js - the lobby: logging in (guest, account, register), seeking with the options the
+ * server lists in `games`, the open seeks (kept current by `seek` messages) with accept and
+ * withdraw, the games in progress (`list`: players, kind, ply, clocks when the server gives
+ * them, spectators) to watch, and who is online (`who`). `list` and `who` have no push
+ * messages, so they are asked again every few seconds while the lobby is shown.
+ */
+import {clockText, el, optionsText, put, timeControlText} from './dom.js';
+
+const POLL_MS = 5000;
+const TIMES = [['', 'untimed'], ['1+0', '1+0'], ['3+2', '3+2'], ['5+3', '5+3'], ['10+5', '10+5'],
+               ['15+10', '15+10'], ['30+20', '30+20']];
+const COLORS = [['random', 'random seat'], ['first', 'first (white, X)'], ['second', 'second (black, O)']];
+
+function table(caption, head, rows, empty) {
+	if (!rows.length)
+		return el('p', {class: 'empty'}, empty);
+	return el('table', {}, el('caption', {class: 'sr-only'}, caption),
+	          el('thead', {}, el('tr', {}, head.map((h) => el('th', {scope: 'col'}, h)))),
+	          el('tbody', {}, rows));
+}
+
+function cells(...values) {
+	return values.map((v) => el('td', {}, v));
+}
+
+export class Lobby {
+	constructor(app) {
+		this.app = app;
+		this.conn = app.conn;
+		this.seeks = new Map();
+		this.games = [];
+		this.users = [];
+		this.timer = null;
+
+		this.loginBox = el('section', {class: 'panel login', 'aria-label': 'log in'});
+		this.seekBox = el('section', {class: 'panel seek', 'aria-label': 'new game'});
+		this.seeksBox = el('section', {class: 'panel seeks', 'aria-label': 'open seeks'});
+		this.gamesBox = el('section', {class: 'panel games', 'aria-label': 'games in progress'});
+		this.whoBox = el('section', {class: 'panel online', 'aria-label': 'online'});
+		this.el = el('div', {class: 'lobby'}, this.loginBox, this.seekBox, this.seeksBox,
+		             this.gamesBox, this.whoBox);
+		this.buildLogin();
+		this.conn.on('seek', (m) => {
+			if (m.event === 'new')
+				this.seeks.set(m.seek.id, m.seek);
+			else
+				this.seeks.delete(m.id);
+			this.renderSeeks();
+		});
+	}
+
+	show() {
+		this.render();
+		this.refresh();
+		clearInterval(this.timer);
+		this.timer = setInterval(() => this.refresh(), POLL_MS);
+	}
+
+	hide() {
+		clearInterval(this.timer);
+		this.timer = null;
+	}
+
+	async refresh() {
+		if (!this.conn.ready)
+			return;
+		try {
+			const [seeks, list, who] = await Promise.all([
+				this.conn.request('seeks'), this.conn.request('list'), this.conn.request('who')]);
+			this.seeks = new Map(seeks.seeks.map((s) => [s.id, s]));
+			this.games = list.games;
+			this.users = who.users;
+			this.app.noteWatchers(list.games);
+		} catch (e) {
+			return;
+		}
+		this.renderSeeks();
+		this.renderGames();
+		this.renderWho();
+	}
+
+	render() {
+		const user = this.conn.user;
+		this.loginBox.hidden = Boolean(user);
+		this.seekBox.hidden = !user;
+		if (user)
+			this.buildSeek();
+		this.renderSeeks();
+		this.renderGames();
+		this.renderWho();
+	}
+
+	buildLogin() {
+		const name = el('input', {type: 'text', id: 'login-name', name: 'name', required: true,
+		                          minlength: 2, maxlength: 20, pattern: '[A-Za-z0-9_\\-]{2,20}',
+		                          autocomplete: 'username', spellcheck: 'false'});
+		const pass = el('input', {type: 'password', id: 'login-password', name: 'password',
+		                          maxlength: 128, autocomplete: 'current-password'});
+		const go = (how) => (ev) => {
+			ev.preventDefault();
+			if (!name.reportValidity())
+				return;
+			const auth = {name: name.value};
+			if (how !== 'guest') {
+				if (pass.value.length < (how === 'register' ? 6 : 1)) {
+					this.app.notice(how === 'register' ? 'A password has 6 to 128 characters.' :
+					                                     'Give your password, or play as a guest.');
+					return;
+				}
+				auth.password = pass.value;
+			}
+			this.app.run(this.conn.login(auth, how === 'register')).then(() => { pass.value = ''; });
+		};
+		put(this.loginBox, el('h2', {}, 'Play'),
+		    el('form', {class: 'login-form', on: {submit: (ev) => go(pass.value ? 'login' : 'guest')(ev)}},
+		       el('label', {for: 'login-name'}, 'Name'), name,
+		       el('label', {for: 'login-password'}, 'Password (accounts only)'), pass,
+		       el('div', {class: 'buttons'},
+		          el('button', {type: 'button', id: 'play-guest', on: {click: go('guest')}}, 'Play as a guest'),
+		          el('button', {type: 'button', id: 'log-in', on: {click: go('login')}}, 'Log in'),
+		          el('button', {type: 'button', id: 'register', on: {click: go('register')}}, 'Register'))),
+		    el('p', {class: 'fine'}, 'Names: 2–20 letters, digits, _ or -. Watching needs no name.'));
+	}
+
+	buildSeek() {
+		const kinds = this.app.kinds || [];
+		if (this.seekKinds === kinds && this.seekGuest === this.conn.user.guest)
+			return;
+		this.seekKinds = kinds;
+		this.seekGuest = this.conn.user.guest;
+		const kind = el('select', {id: 'seek-kind', name: 'kind'},
+		                kinds.map((k) => el('option', {value: k.name}, `${k.title} (${k.name})`)));
+		const opts = el('div', {class: 'seek-options'});
+		const time = el('select', {id: 'seek-time'}, TIMES.map(([v, t]) => el('option', {value: v}, t)));
+		const color = el('select', {id: 'seek-color'}, COLORS.map(([v, t]) => el('option', {value: v}, t)));
+		const rated = el('input', {type: 'checkbox', id: 'seek-rated', disabled: this.conn.user.guest});
+		const turn = el('input', {type: 'number', id: 'seek-turn', min: 10, max: 3600000, step: 1000,
+		                          placeholder: '30000'});
+		const seqOnly = el('div', {class: 'row'}, el('label', {for: 'seek-time'}, 'Clock (min+s)'), time);
+		const simOnly = el('div', {class: 'row'}, el('label', {for: 'seek-turn'}, 'ms per turn'), turn);
+		const showOptions = () => {
+			const k = kinds.find((g) => g.name === kind.value);
+			opts.replaceChildren(...(k ? k.options : []).map((o) => el('div', {class: 'row'},
+			        el('label', {for: `opt-${o.name}`, title: o.help}, `${o.name} `, el('small', {}, o.help)),
+			        el('input', {type: 'text', inputmode: 'numeric', id: `opt-${o.name}`,
+			                     dataset: {opt: o.name}, placeholder: String(o.default),
+			                     pattern: '-?[0-9]+', maxlength: 24}))));
+			seqOnly.hidden = Boolean(k && k.simultaneous);
+			simOnly.hidden = !(k && k.simultaneous);
+		};
+		kind.addEventListener('change', showOptions);
+		showOptions();
+		const submit = (ev) => {
+			ev.preventDefault();
+			const k = kinds.find((g) => g.name === kind.value);
+			const words = ['seek', kind.value];
+			for (const input of opts.querySelectorAll('input'))
+				if (input.value.trim())
+					words.push(`${input.dataset.opt}=${input.value.trim()}`);
+			if (k && !k.simultaneous && time.value)
+				words.push(`time=${time.value}`);
+			if (k && k.simultaneous && turn.value)
+				words.push(`turn_ms=${turn.value}`);
+			words.push(`color=${color.value}`);
+			if (rated.checked)
+				words.push('rated=1');
+			this.app.run(this.conn.request(words.join(' '))).then((ok) => {
+				this.seeks.set(ok.seek.id, ok.seek);
+				this.renderSeeks();
+			});
+		};
+		put(this.seekBox, el('h2', {}, 'New game'),
+		    el('form', {class: 'seek-form', on: {submit}},
+		       el('div', {class: 'row'}, el('label', {for: 'seek-kind'}, 'Game'), kind), opts, seqOnly,
+		       simOnly, el('div', {class: 'row'}, el('label', {for: 'seek-color'}, 'Your seat'), color),
+		       el('div', {class: 'row'}, el('label', {for: 'seek-rated'}, 'Rated (accounts)'), rated),
+		       el('button', {type: 'submit', id: 'seek-submit'}, 'Seek')));
+	}
+
+	renderSeeks() {
+		const me = this.conn.user && this.conn.user.name;
+		const rows = [...this.seeks.values()].sort((a, b) => a.id - b.id).map((s) => {
+			const own = me && s.by.toLowerCase() === me.toLowerCase();
+			const act = !me ? '' : own ?
+			        el('button', {type: 'button', class: 'unseek', dataset: {seek: s.id},
+			                      on: {click: () => this.app.run(this.conn.request(`unseek ${s.id}`))
+			                                .then(() => { this.seeks.delete(s.id); this.renderSeeks(); })}},
+			           'Withdraw') :
+			        el('button', {type: 'button', class: 'accept', dataset: {seek: s.id},
+			                      on: {click: () => this.app.run(this.conn.request(`accept ${s.id}`))}},
+			           'Accept');
+			const time = s.turn_ms ? `${s.turn_ms / 1000} s/turn` : timeControlText(s.time);
+			return el('tr', {}, cells(String(s.id), s.by, s.kind, optionsText(s.options), time,
+			                          s.color, s.rated ? 'rated' : '', act));
+		});
+		put(this.seeksBox, el('h2', {}, 'Open seeks'),
+		    table('open seeks', ['#', 'by', 'game', 'options', 'clock', 'seeker plays', '', ''], rows,
+		          'No open seeks: make one.'));
+	}
+
+	renderGames() {
+		const rows = this.games.map((g) => {
+			const clocks = Array.isArray(g.clocks) ? g.clocks.map(clockText).join(' / ') : '';
+			return el('tr', {}, cells(String(g.id), g.kind, g.players.join(' vs '), String(g.ply),
+			                          (g.to_move || []).map((i) => g.players[i]).join(', '), clocks,
+			                          String(g.watchers ?? ''),
+			                          el('a', {href: `#/game/${g.id}`, class: 'watch'}, 'Watch')));
+		});
+		put(this.gamesBox, el('h2', {}, 'Games in progress'),
+		    table('games in progress', ['#', 'game', 'players', 'ply', 'to move', 'clocks', 'watching', ''],
+		          rows, 'No games are being played.'));
+	}
+
+	renderWho() {
+		const items = this.users.map((u) => el('li', {}, u.name, u.guest ? el('small', {}, ' guest') : '',
+		        u.playing && u.playing.length ? el('small', {}, ` plays ${u.playing.join(', ')}`) : ''));
+		put(this.whoBox, el('h2', {}, `Online (${this.users.length})`),
+		    items.length ? el('ul', {class: 'who'}, items) : el('p', {class: 'empty'}, 'Nobody yet.'));
+	}
+}
