@@ -2,7 +2,8 @@
 # run.sh - the two commands of the README, for a fresh Debian 12 machine.
 #
 #   ./run.sh         installs missing Debian packages (as root, or via sudo), builds, and runs
-#                    bitarenad on 127.0.0.1:7777 in the foreground (data in ./data, SQLite)
+#                    bitarenad on 127.0.0.1:7777 (telnet) and http://127.0.0.1:8080 (the web
+#                    page) in the foreground (data in ./data, SQLite)
 #   ./run.sh test    the same set-up, then builds with AddressSanitizer + UBSan and -Werror
 #                    and runs the whole test suite (make check)
 #
@@ -11,7 +12,7 @@ set -eu
 cd "$(dirname "$0")"
 
 PKGS="build-essential autoconf automake pkg-config libuv1-dev libcjson-dev check \
-libsqlite3-dev libsodium-dev python3"
+libsqlite3-dev libsodium-dev libwebsockets-dev libwebsockets-evlib-uv python3"
 # The browser tests' headless Chromium and its driver, for `./run.sh test` only.
 [ "${1:-run}" = test ] && PKGS="$PKGS chromium chromium-driver python3-selenium"
 
@@ -43,8 +44,8 @@ run)
 	[ -f Makefile ] || ../configure
 	make -j"$jobs"
 	mkdir -p ../data
-	echo "run.sh: bitarenad on 127.0.0.1:7777 — try: nc localhost 7777"
-	exec ./bitarenad --listen 127.0.0.1:7777 --data ../data "$@"
+	echo "run.sh: bitarenad on 127.0.0.1:7777 — try: nc localhost 7777, or http://127.0.0.1:8080"
+	exec ./bitarenad --listen 127.0.0.1:7777 --http 127.0.0.1:8080 --data ../data "$@"
 	;;
 test)
 	mkdir -p build-test

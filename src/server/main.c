@@ -8,11 +8,13 @@
 #include "server/storage.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static void usage(FILE *f)
 {
@@ -30,10 +32,18 @@ static void usage(FILE *f)
 	        "  --data DIR          accounts, ratings, games and the journal: DIR/bitarena.db\n"
 	        "                      (default ./%s, created when missing)\n"
 	        "  --fast-hash         weakest Argon2id cost for new passwords (tests only)\n"
+	        "  --http HOST:PORT    serve the web page and its WebSocket endpoint /ws there\n"
+	        "                      (port 0 picks a free port)\n"
+	        "  --http-port-file PATH  write the HTTP port number to PATH once listening\n"
+	        "  --http-origin URL   the Origin allowed to open /ws (default: the page's own,\n"
+	        "                      http://<the Host the browser asked for>)\n"
+	        "  --http-root DIR     the page's files (default: the source tree's web/ when\n"
+	        "                      run from the build, else %s)\n"
 	        "  --verbose           log connections to stderr\n"
 	        "  --help, --version\n"
 	        "Protocol: protocol/PROTOCOL.md; try 'nc 127.0.0.1 7777' and type 'help'.\n",
-	        SERVER_GRACE_DEFAULT, SERVER_PING_DEFAULT, CONN_OUT_SOFT, STORAGE_DATA_DEFAULT);
+	        SERVER_GRACE_DEFAULT, SERVER_PING_DEFAULT, CONN_OUT_SOFT, STORAGE_DATA_DEFAULT,
+	        WEB_PKGDIR);
 }
 
 /* A whole decimal number in least..most into *v; false for anything else. */
@@ -76,6 +86,27 @@ static int parse_listen(const char *s, char *host, size_t hlen, int *port)
 	return 0;
 }
 
+/* The page's directory: --http-root, else the source tree's web/ (a build), else the
+ * installed one. */
+static const char *web_root(const char *given)
+{
+	if (given != NULL)
+		return given;
+	return access(WEB_SRCDIR "/index.html", R_OK) == 0 ? WEB_SRCDIR : WEB_PKGDIR;
+}
+
+/* Writes "port\n" to path; false when it cannot. */
+static bool write_port(const char *path, int port)
+{
+	FILE *f = fopen(path, "w");
+	bool ok = f != NULL && fprintf(f, "%d\n", port) >= 0;
+	if (f != NULL && fclose(f) != 0)
+		ok = false;
+	if (!ok)
+		fprintf(stderr, "bitarenad: cannot write %s\n", path);
+	return ok;
+}
+
 /*
  * Start-up failed once the loop was made: stops the server (srv may be
  * NULL), lets the loop close its handles, closes the store (may be NULL) and
@@ -87,6 +118,8 @@ static int start_failed(uv_loop_t *loop, struct server *srv, struct storage *st)
 		server_stop(srv);
 	uv_run(loop, UV_RUN_DEFAULT);
 	storage_close(st);
+	if (srv != NULL)
+		server_free(srv);
 	uv_loop_close(loop);
 	free(srv);
 	return 1;
@@ -101,6 +134,10 @@ int main(int argc, char **argv)
 	        {"port-file", required_argument, NULL, 'p'},
 	        {"out-cap", required_argument, NULL, 'o'},
 	        {"sndbuf", required_argument, NULL, 's'},
+	        {"http", required_argument, NULL, 'H'},
+	        {"http-port-file", required_argument, NULL, 'F'},
+	        {"http-origin", required_argument, NULL, 'O'},
+	        {"http-root", required_argument, NULL, 'R'},
 	        {"verbose", no_argument, NULL, 'v'},
 	        {"data", required_argument, NULL, 'd'},
 	        {"fast-hash", no_argument, NULL, 'f'},
@@ -109,6 +146,7 @@ int main(int argc, char **argv)
 	        {NULL, 0, NULL, 0},
 	};
 	const char *listen = "127.0.0.1:7777", *port_file = NULL, *data = STORAGE_DATA_DEFAULT;
+	const char *http = NULL, *http_port_file = NULL, *http_origin = NULL, *http_root = NULL;
 	bool fast_hash = false;
 	struct server_config cfg = {.grace_ms = SERVER_GRACE_DEFAULT * 1000LL, .verbose = false};
 	int opt;
@@ -148,6 +186,18 @@ int main(int argc, char **argv)
 				cfg.sndbuf = (int)v;
 			break;
 		}
+		case 'H':
+			http = optarg;
+			break;
+		case 'F':
+			http_port_file = optarg;
+			break;
+		case 'O':
+			http_origin = optarg;
+			break;
+		case 'R':
+			http_root = optarg;
+			break;
 		case 'v':
 			cfg.verbose = true;
 			break;
@@ -179,6 +229,13 @@ int main(int argc, char **argv)
 		        listen);
 		return 2;
 	}
+	char http_host[128];
+	int http_port = 0;
+	if (http != NULL && parse_listen(http, http_host, sizeof http_host, &http_port) < 0) {
+		fprintf(stderr, "bitarenad: --http wants HOST:PORT or [V6ADDR]:PORT, not '%s'\n",
+		        http);
+		return 2;
+	}
 	signal(SIGPIPE, SIG_IGN);
 
 	uv_loop_t loop;
@@ -204,15 +261,33 @@ int main(int argc, char **argv)
 		fprintf(stderr, "bitarenad: cannot listen on %s: %s\n", listen, uv_strerror(r));
 		return start_failed(&loop, srv, st);
 	}
-	if (port_file != NULL) {
-		FILE *f = fopen(port_file, "w");
-		if (f == NULL || fprintf(f, "%d\n", bound) < 0 || fclose(f) != 0) {
-			fprintf(stderr, "bitarenad: cannot write %s\n", port_file);
-			return start_failed(&loop, srv, st);
-		}
-	}
+	if (port_file != NULL && !write_port(port_file, bound))
+		return start_failed(&loop, srv, st);
 	fprintf(stderr, "bitarenad %s listening on %s%s%s:%d\n", PACKAGE_VERSION,
 	        strchr(host, ':') ? "[" : "", host, strchr(host, ':') ? "]" : "", bound);
+	if (http != NULL) {
+		char why[200];
+		const struct ws_config wc = {.host = http_host,
+		                             .port = http_port,
+		                             .webroot = web_root(http_root),
+		                             .origin = http_origin,
+		                             .verbose = cfg.verbose};
+		char index[PATH_MAX];
+		snprintf(index, sizeof index, "%s/index.html", wc.webroot);
+		if (access(index, R_OK) != 0) {
+			fprintf(stderr, "bitarenad: no web page in %s (--http-root)\n", wc.webroot);
+			return start_failed(&loop, srv, st);
+		}
+		if (server_listen_http(srv, &wc, &bound, why, sizeof why) != 0) {
+			fprintf(stderr, "bitarenad: %s\n", why);
+			return start_failed(&loop, srv, st);
+		}
+		if (http_port_file != NULL && !write_port(http_port_file, bound))
+			return start_failed(&loop, srv, st);
+		fprintf(stderr, "bitarenad: the web page on http://%s%s%s:%d/ (files in %s)\n",
+		        strchr(http_host, ':') ? "[" : "", http_host,
+		        strchr(http_host, ':') ? "]" : "", bound, wc.webroot);
+	}
 	uv_run(&loop, UV_RUN_DEFAULT);
 	storage_close(st);
 	server_free(srv);

@@ -119,6 +119,12 @@ int server_listen(struct server *s, const char *host, int port, int *bound)
 	return tcp_listen(&s->tcp, &s->hub, host, port, s->cfg.sndbuf, bound);
 }
 
+int server_listen_http(struct server *s, const struct ws_config *cfg, int *bound, char *why,
+                       size_t len)
+{
+	return ws_listen(&s->ws, &s->hub, cfg, bound, why, len);
+}
+
 static void close_if_open(uv_handle_t *h)
 {
 	if (!uv_is_closing(h))
@@ -131,6 +137,7 @@ void server_stop(struct server *s)
 		return;
 	s->stopping = true;
 	tcp_unlisten(&s->tcp);
+	ws_stop(s->ws);
 	close_if_open((uv_handle_t *)&s->sig_int);
 	close_if_open((uv_handle_t *)&s->sig_term);
 	rtt_stop(&s->rtt);
@@ -151,5 +158,6 @@ void server_stop(struct server *s)
 
 void server_free(struct server *s)
 {
-	(void)s; /* everything is freed by the close callbacks */
+	ws_free(s->ws); /* everything else is freed by the close callbacks */
+	s->ws = NULL;
 }

@@ -22,6 +22,7 @@
 #include "server/proto.h"
 #include "server/rtt.h"
 #include "server/tcp.h"
+#include "server/ws.h"
 
 #define SERVER_PROTOCOL      PROTO_VERSION
 #define SERVER_GRACE_DEFAULT 120
@@ -46,6 +47,7 @@ struct server {
 	struct server_config cfg;
 	struct conn_hub hub;
 	struct tcp_listener tcp;
+	struct ws_listener *ws; /* --http: the page and /ws; NULL without */
 	struct rtt rtt;
 	uv_signal_t sig_int, sig_term;
 	bool stopping;
@@ -67,6 +69,9 @@ void server_set_hooks(struct server *s, const struct session_hooks *h);
  * written to *bound (may be NULL). 0 or a libuv error code.
  */
 int server_listen(struct server *s, const char *host, int port, int *bound);
+/* Serves the page and /ws on HTTP (see ws.h); 0, or -1 with a sentence in why. */
+int server_listen_http(struct server *s, const struct ws_config *cfg, int *bound, char *why,
+                       size_t len);
 /* Frees what server_init() allocated; call after uv_run() has returned. */
 void server_free(struct server *s);
 /* Begins a clean shutdown: tells everyone, closes every handle; uv_run then returns. */

@@ -14,7 +14,8 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from selenium.webdriver.common.keys import Keys  # noqa: E402
-from webtest import Browser, Server, Telnet, run  # noqa: E402
+from webtest import Browser, RawWs, Server, Telnet, run  # noqa: E402
+import urllib.request  # noqa: E402
 
 HOSTILE = '<img src=x onerror="window.__pwned=1"><script>window.__pwned=2</script>&amp;'
 server = None
@@ -275,7 +276,58 @@ def test_telnet_user_against_browser_offers_rematch():
         quit_all(bs)
 
 
-TESTS = [test_tictactoe_watched_and_chat, test_tak_slides_road_reconnect_phone,
+def test_ws_frames_limits_origin_csp():
+    # the page's headers: a CSP that allows no inline script or style
+    with urllib.request.urlopen(server.url) as r:
+        csp = r.headers['Content-Security-Policy']
+        assert "script-src 'self'" in csp and 'unsafe-inline' not in csp, csp
+        assert r.headers['X-Content-Type-Options'] == 'nosniff'
+        assert b'<script type="module" src="js/app.js">' in r.read()
+    # a foreign Origin, or another path, gets no WebSocket
+    assert RawWs(server, origin='http://evil.example').status != 101
+    assert RawWs(server, path='/other').status != 101
+    w = RawWs(server)
+    assert w.status == 101
+    assert w.recv().startswith('bitarenad ')  # the welcome, as on TCP
+    w.send('set format json')
+    assert w.json()['type'] == 'ok'
+    # one message is one line: over the limit as on TCP, in one frame or in fragments
+    w.send('say 1 ' + 'x' * 5000)
+    e = w.json()
+    assert e['type'] == 'error' and e['code'] == 'LINE_TOO_LONG', e
+    w.frame(b'x' * 300000, fin=False)
+    w.frame(b'y' * 300000, opcode=0, fin=False)
+    w.frame(b'z' * 500000, opcode=0, fin=True)
+    assert w.json()['code'] == 'LINE_TOO_LONG'
+    w.send('#t1 ping')
+    assert w.json() == {'type': 'pong', 'id': 't1'}
+    # a line end inside a message is a control byte in the line
+    w.send('ping\nping')
+    assert w.json()['code'] == 'BAD_INPUT'
+    w.send('who\r')
+    assert w.json()['code'] == 'BAD_INPUT'
+    # the same command table: an unknown verb, then a login and a seek other users see
+    w.send('frobnicate')
+    assert w.json()['code'] == 'UNKNOWN_COMMAND'
+    t = Telnet(server)
+    t.send('login wsnc')
+    t.until(lambda l: l.startswith('ok logged in'), 'login')
+    w.send('login wsuser')
+    assert w.json()['name'] == 'wsuser'
+    w.send('#s seek ttt color=first')
+    assert w.json()['id'] == 's'
+    line = t.until(lambda l: l.startswith('seek '), 'the seek of the WebSocket user')
+    assert 'by wsuser' in line, line
+    # many pipelined commands in many frames: replies in order, none lost
+    for i in range(200):
+        w.send(f'#p{i} ping')
+    for i in range(200):
+        assert w.json() == {'type': 'pong', 'id': f'p{i}'}
+    t.close()
+    w.close()
+
+
+TESTS = [test_ws_frames_limits_origin_csp, test_tictactoe_watched_and_chat, test_tak_slides_road_reconnect_phone,
          test_xmas_push_and_move, test_telnet_user_against_browser_offers_rematch]
 
 if __name__ == '__main__':

@@ -11,11 +11,13 @@ Waits are bounded (WAIT_S); a test fails with the page's state and its console l
 screenshot is kept in the screenshot directory (BROWSER_SHOTS, default ./browser-shots).
 """
 
+import base64
 import json
 import os
 import shutil
 import signal
 import socket
+import struct
 import subprocess
 import sys
 import tempfile
@@ -260,6 +262,74 @@ class Telnet:
             if pred(l):
                 return l
         raise AssertionError(f'telnet: no line {what}')
+
+    def close(self):
+        self.s.close()
+
+
+class RawWs:
+    """A WebSocket client on a plain socket, for what a browser will not do: a foreign Origin,
+    oversized and fragmented messages, line ends inside a message. Test code only."""
+
+    def __init__(self, server, origin=None, path='/ws'):
+        host, port = server.url.split('//', 1)[1].rstrip('/').rsplit(':', 1)
+        self.s = socket.create_connection((host, int(port)), timeout=WAIT_S)
+        key = base64.b64encode(os.urandom(16)).decode()
+        origin = origin or server.url.rstrip('/')
+        self.s.sendall((f'GET {path} HTTP/1.1\r\nHost: {host}:{port}\r\nUpgrade: websocket\r\n'
+                        f'Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\n'
+                        f'Sec-WebSocket-Version: 13\r\nOrigin: {origin}\r\n\r\n').encode())
+        head = b''
+        while b'\r\n\r\n' not in head:
+            d = self.s.recv(1)
+            if not d:
+                break
+            head += d
+        self.status = int(head.split(b' ', 2)[1]) if head.startswith(b'HTTP/1.1 ') else 0
+        self.buf = b''
+
+    def frame(self, payload, opcode=1, fin=True):
+        n = len(payload)
+        head = bytes([(0x80 if fin else 0) | opcode])
+        if n < 126:
+            head += bytes([0x80 | n])
+        elif n < 65536:
+            head += bytes([0x80 | 126]) + struct.pack('>H', n)
+        else:
+            head += bytes([0x80 | 127]) + struct.pack('>Q', n)
+        mask = os.urandom(4)
+        self.s.sendall(head + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(payload)))
+
+    def send(self, text):
+        self.frame(text.encode() if isinstance(text, str) else text)
+
+    def _need(self, n):
+        while len(self.buf) < n:
+            d = self.s.recv(65536)
+            if not d:
+                raise AssertionError('ws: connection closed')
+            self.buf += d
+        out, self.buf = self.buf[:n], self.buf[n:]
+        return out
+
+    def recv(self):
+        """The next message's text (control frames other than close are skipped)."""
+        while True:
+            b0, b1 = self._need(2)
+            n = b1 & 0x7f
+            if n == 126:
+                n = struct.unpack('>H', self._need(2))[0]
+            elif n == 127:
+                n = struct.unpack('>Q', self._need(8))[0]
+            data = self._need(n)
+            op = b0 & 0x0f
+            if op == 8:
+                raise AssertionError('ws: closed by the server')
+            if op in (1, 2):
+                return data.decode()
+
+    def json(self):
+        return json.loads(self.recv())
 
     def close(self):
         self.s.close()
