@@ -1,5 +1,5 @@
 /*
- * check_mnk.c - the m,n,k engine (src/games/mnk.c) and the generic search
+ * check_mnk.c - the m,n,k engine (src/games/mnk.c, mnk_notation.c) and the generic search
  * (src/games/search.c): published tic-tac-toe numbers, perft on other boards
  * against a deliberately naive counter written here, notation, positions,
  * and the search bot's perfect play on 3,3,3 against every opponent line.

@@ -1,10 +1,13 @@
 /*
  * game.c - what every engine shares: the game table lookup, option parsing,
- * error strings, scores and perft by copy-make through the vtable.
+ * error strings, scores, the engines' bounded text buffer and perft by
+ * copy-make through the vtable.
  */
 #include "games/game.h"
 
 #include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -108,6 +111,31 @@ double game_score_value(int winner, int seat)
 const char *game_result_score(const struct game_result *r)
 {
 	return r->score[0] != '\0' ? r->score : game_score_text(r->winner);
+}
+
+void game_text_init(struct game_text *t, char *buf, size_t len)
+{
+	t->buf = buf;
+	t->len = len;
+	t->at = 0;
+	if (len > 0)
+		buf[0] = '\0';
+}
+
+void game_text_put(struct game_text *t, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	bool room = t->at < t->len;
+	int n = vsnprintf(room ? t->buf + t->at : NULL, room ? t->len - t->at : 0, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		t->at += (size_t)n;
+}
+
+int game_text_end(const struct game_text *t)
+{
+	return t->at < t->len && t->at <= INT32_MAX ? (int)t->at : GAME_ENOSPACE;
 }
 
 int game_seat_to_move(const struct game_ops *ops, const void *st)

@@ -21,8 +21,11 @@
  * apply() and resolve() leave the state as it was when they fail.
  * Replaying a move list onto a fresh position is game_replay.h.
  *
- * Adding a game = one engine file exporting a const struct game_ops, plus one
- * line in game_table[] (games.c).
+ * An engine <g>: <g>.h (its state), <g>.c (rules, presentation, and the
+ * literal `const struct game_ops game_<name>`, whose entries are its
+ * <g>_<op> functions), <g>_<notation>.c (move and position text: tak_ptn.c,
+ * mnk_notation.c, xmas_notation.c). Adding a game = those files plus its
+ * header and one line in game_table[] (games.c).
  */
 #ifndef BITARENA_GAMES_GAME_H
 #define BITARENA_GAMES_GAME_H
@@ -156,6 +159,22 @@ int game_opt_index(const struct game_ops *ops, const char *name);
 const char *game_score_text(int winner);
 double game_score_value(int winner, int seat);
 const char *game_result_score(const struct game_result *r);
+
+/*
+ * A bounded text buffer for the engines' text output (notation, positions,
+ * render_text): game_text_put() appends printf-style and never writes past
+ * len; at keeps counting what did not fit, so game_text_end() can tell.
+ */
+struct game_text {
+	char *buf;
+	size_t len; /* bytes of buf */
+	size_t at;  /* bytes written so far, or wanted (at >= len: it did not fit) */
+};
+/* Starts t on buf (len bytes; buf holds "" when len > 0). */
+void game_text_init(struct game_text *t, char *buf, size_t len);
+void game_text_put(struct game_text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The length of the text (NUL-terminated in buf), or GAME_ENOSPACE when it did not fit. */
+int game_text_end(const struct game_text *t);
 
 /* The seat whose turn it is in a sequential game, or -1 when over. */
 int game_seat_to_move(const struct game_ops *ops, const void *st);

@@ -1,12 +1,14 @@
 /*
- * games.c - the table of hosted games. Adding a game is one line here plus
- * the engine file that defines its struct game_ops.
+ * games.c - the table of hosted games. Adding a game is its header here and
+ * one line in the table, plus the engine files: <game>.c with the rules and
+ * its `const struct game_ops game_<name>`, <game>_<notation>.c with its move
+ * and position text.
  */
 #include "games/game.h"
 
-extern const struct game_ops game_ttt, game_mnk;
-extern const struct game_ops game_xmas;
-extern const struct game_ops game_tak;
+#include "games/mnk.h"
+#include "games/tak.h"
+#include "games/xmas.h"
 
 /* One game per line. */
 /* clang-format off */

@@ -2,29 +2,17 @@
  * mnk.c - m,n,k games (tic-tac-toe is 3,3,3): two players alternately place a
  * stone on an empty cell of an m-column by n-row board; k in a row
  * (orthogonally or diagonally) wins; a full board without one is a draw.
+ * The rules, the presentation and the two game_ops: game_ttt (fixed 3,3,3)
+ * and game_mnk. The notation is mnk_notation.c; the state is mnk.h.
  *
- * State: one bitboard per side over the core geometry (cell (x, y) = bit
- * y*m + x, rank 1 at the bottom). A line is found by the core's k-1
- * shift-ands per direction, tested only for the side that just moved.
- * A move is the cell's bit index. Cells are written a1..h8 (file letter,
- * rank counted from the bottom). Exports game_ttt (fixed 3,3,3) and game_mnk.
+ * A line is found by the core's k-1 shift-ands per direction, tested only
+ * for the side that just moved.
  */
-#include "games/game.h"
+#include "games/mnk.h"
 
 #include <ctype.h>
 #include <stdio.h>
 #include <string.h>
-
-#include "core/bitboard.h"
-
-struct mnk_state {
-	struct bb_geom g;
-	int k;
-	int ply;
-	int last;     /* cell of the last move, -1 before the first */
-	int winner;   /* seat with a line, -1 if none */
-	bb_t side[2]; /* stones of X (seat 0) and O (seat 1) */
-};
 
 static const char mnk_mark[2] = {'X', 'O'};
 
@@ -34,7 +22,7 @@ static const struct game_optdef mnk_opts[] = {
         {"k", 3, 3, 8, "stones in a row to win (at most max(m, n))"},
 };
 
-static int mnk_setup(struct mnk_state *s, int m, int n, int k)
+int mnk_setup(struct mnk_state *s, int m, int n, int k)
 {
 	if (m < 3 || m > 8 || n < 3 || n > 8 || k < 3 || k > (m > n ? m : n))
 		return GAME_EOPT;
@@ -51,19 +39,9 @@ static int mnk_init(void *st, const struct game_params *p, uint64_t seed)
 	return mnk_setup(st, (int)p->v[0], (int)p->v[1], (int)p->v[2]);
 }
 
-static int ttt_init(void *st, const struct game_params *p, uint64_t seed)
+static int mnk_init_ttt(void *st, const struct game_params *p, uint64_t seed)
 {
 	return mnk_setup(st, 3, 3, 3);
-}
-
-static bb_t mnk_empty(const struct mnk_state *s)
-{
-	return s->g.full & ~(s->side[0] | s->side[1]);
-}
-
-static bool mnk_over(const struct mnk_state *s)
-{
-	return s->winner >= 0 || mnk_empty(s) == 0;
 }
 
 static unsigned mnk_to_move(const void *st)
@@ -108,126 +86,19 @@ static void mnk_result(const void *st, struct game_result *r)
 		return;
 	r->winner = s->winner;
 	r->reason = s->winner >= 0 ? "line" : "board_full";
-	snprintf(r->score, sizeof r->score, "%s",
-	         s->winner == 0   ? "1-0"
-	         : s->winner == 1 ? "0-1"
-	                          : "1/2-1/2");
-}
-
-static int mnk_parse_move(const void *st, int seat, const char *text, game_move *m,
-                          const char **why)
-{
-	const struct mnk_state *s = st;
-	const char *dummy;
-	if (why == NULL)
-		why = &dummy;
-	int file = tolower((unsigned char)text[0]) - 'a';
-	if (file < 0 || file > 25 || !isdigit((unsigned char)text[1]) ||
-	    (text[2] != '\0' && !(isdigit((unsigned char)text[2]) && text[3] == '\0'))) {
-		*why = "a move is a cell such as b2 (file letter, then rank)";
-		return GAME_ESYNTAX;
-	}
-	int rank = text[1] - '0';
-	if (text[2] != '\0')
-		rank = rank * 10 + (text[2] - '0');
-	if (!bb_on_board(&s->g, file, rank - 1)) {
-		*why = "that cell is not on the board";
-		return GAME_EILLEGAL;
-	}
-	if (mnk_over(s)) {
-		*why = "the game is over";
-		return GAME_EOVER;
-	}
-	if (seat != (s->ply & 1)) {
-		*why = "it is the other player's turn";
-		return GAME_ETURN;
-	}
-	int bit = bb_index(&s->g, file, rank - 1);
-	if (!bb_get(mnk_empty(s), bb_bit(bit))) {
-		*why = "that cell is already taken";
-		return GAME_EILLEGAL;
-	}
-	*m = (game_move)bit;
-	return GAME_OK;
-}
-
-static int mnk_format_cell(const struct mnk_state *s, int bit, char *buf, size_t len)
-{
-	int n = snprintf(buf, len, "%c%d", 'a' + bb_x(&s->g, bit), bb_y(&s->g, bit) + 1);
-	return n < 0 || (size_t)n >= len ? GAME_ENOSPACE : n;
-}
-
-static int mnk_format_move(const void *st, game_move m, char *buf, size_t len)
-{
-	return mnk_format_cell(st, (int)m, buf, len);
-}
-
-static char mnk_cell_char(const struct mnk_state *s, int bit)
-{
-	bb_t c = bb_bit(bit);
-	return bb_get(s->side[0], c) ? 'x' : bb_get(s->side[1], c) ? 'o' : '.';
-}
-
-/* Position text: rows from the top rank down, '/'-separated, cells x, o or '.'. */
-static int mnk_save(const void *st, char *buf, size_t len)
-{
-	const struct mnk_state *s = st;
-	size_t need = (size_t)(s->g.w + 1) * (size_t)s->g.h;
-	if (len < need)
-		return GAME_ENOSPACE;
-	size_t o = 0;
-	for (int y = s->g.h - 1; y >= 0; y--) {
-		for (int x = 0; x < s->g.w; x++)
-			buf[o++] = mnk_cell_char(s, bb_index(&s->g, x, y));
-		buf[o++] = y > 0 ? '/' : '\0';
-	}
-	return (int)o - 1;
-}
-
-static int mnk_load_into(struct mnk_state *s, const char *text)
-{
-	int y = s->g.h - 1, x = 0;
-	for (const char *p = text; *p; p++) {
-		if (*p == '/') {
-			if (x != s->g.w || y == 0)
-				return GAME_EPOSITION;
-			y--;
-			x = 0;
-			continue;
-		}
-		if (x >= s->g.w)
-			return GAME_EPOSITION;
-		int c = tolower((unsigned char)*p), bit = bb_index(&s->g, x++, y);
-		if (c == 'x')
-			s->side[0] |= bb_bit(bit);
-		else if (c == 'o')
-			s->side[1] |= bb_bit(bit);
-		else if (c != '.' && c != '-')
-			return GAME_EPOSITION;
-	}
-	if (y != 0 || x != s->g.w)
-		return GAME_EPOSITION;
-	int nx = bb_popcount(s->side[0]), no = bb_popcount(s->side[1]);
-	if (nx != no && nx != no + 1)
-		return GAME_EPOSITION;
-	bool wx = bb_has_line(&s->g, s->side[0], s->k), wo = bb_has_line(&s->g, s->side[1], s->k);
-	if ((wx && wo) || (wx && nx == no) || (wo && nx != no))
-		return GAME_EPOSITION;
-	s->ply = nx + no;
-	s->winner = wx ? 0 : wo ? 1 : -1;
-	return GAME_OK;
+	snprintf(r->score, sizeof r->score, "%s", game_score_text(s->winner));
 }
 
 static int mnk_load(void *st, const struct game_params *p, const char *text)
 {
 	int r = mnk_init(st, p, 0);
-	return r < 0 ? r : mnk_load_into(st, text);
+	return r < 0 ? r : mnk_load_position(st, text);
 }
 
-static int ttt_load(void *st, const struct game_params *p, const char *text)
+static int mnk_load_ttt(void *st, const struct game_params *p, const char *text)
 {
-	ttt_init(st, p, 0);
-	return mnk_load_into(st, text);
+	int r = mnk_init_ttt(st, p, 0);
+	return r < 0 ? r : mnk_load_position(st, text);
 }
 
 static cJSON *mnk_to_json(const void *st, int viewer)
@@ -246,7 +117,7 @@ static cJSON *mnk_to_json(const void *st, int viewer)
 	for (char *row = strtok(pos, "/"); row; row = strtok(NULL, "/"))
 		cJSON_AddItemToArray(rows, cJSON_CreateString(row));
 	if (s->last >= 0) {
-		mnk_format_cell(s, s->last, cell, sizeof cell);
+		mnk_format_move(s, (game_move)s->last, cell, sizeof cell);
 		cJSON_AddStringToObject(o, "last", cell);
 	}
 	if (!mnk_over(s))
@@ -266,36 +137,28 @@ fail:
 static int mnk_render_text(const void *st, int viewer, char *buf, size_t len)
 {
 	const struct mnk_state *s = st;
-	size_t o = 0;
-	int n;
-#define OUT(...)                                                                                   \
-	do {                                                                                       \
-		n = snprintf(buf + o, len - o, __VA_ARGS__);                                       \
-		if (n < 0 || (size_t)n >= len - o)                                                 \
-			return GAME_ENOSPACE;                                                      \
-		o += (size_t)n;                                                                    \
-	} while (0)
-	OUT("   ");
+	struct game_text t;
+	game_text_init(&t, buf, len);
+	game_text_put(&t, "   ");
 	for (int x = 0; x < s->g.w; x++)
-		OUT("%s%c", x ? "   " : "  ", 'a' + x);
-	OUT("\n");
+		game_text_put(&t, "%s%c", x ? "   " : "  ", 'a' + x);
+	game_text_put(&t, "\n");
 	for (int y = s->g.h - 1; y >= 0; y--) {
-		OUT("   +");
+		game_text_put(&t, "   +");
 		for (int x = 0; x < s->g.w; x++)
-			OUT("---+");
-		OUT("\n%2d |", y + 1);
+			game_text_put(&t, "---+");
+		game_text_put(&t, "\n%2d |", y + 1);
 		for (int x = 0; x < s->g.w; x++) {
 			char c = mnk_cell_char(s, bb_index(&s->g, x, y));
-			OUT(" %c |", c == '.' ? ' ' : toupper((unsigned char)c));
+			game_text_put(&t, " %c |", c == '.' ? ' ' : toupper((unsigned char)c));
 		}
-		OUT("\n");
+		game_text_put(&t, "\n");
 	}
-	OUT("   +");
+	game_text_put(&t, "   +");
 	for (int x = 0; x < s->g.w; x++)
-		OUT("---+");
-	OUT("\n");
-#undef OUT
-	return (int)o;
+		game_text_put(&t, "---+");
+	game_text_put(&t, "\n");
+	return game_text_end(&t);
 }
 
 /*
@@ -325,29 +188,30 @@ static int mnk_evaluate(const void *st)
 	return score;
 }
 
-#define MNK_OPS(ident, name_, title_, nopts_, opts_, init_, load_)                                 \
-	const struct game_ops ident = {                                                            \
-	        .name = name_,                                                                     \
-	        .title = title_,                                                                   \
-	        .nplayers = 2,                                                                     \
-	        .seat_names = {"X", "O"},                                                          \
-	        .state_size = sizeof(struct mnk_state),                                            \
-	        .max_moves = 64,                                                                   \
-	        .nopts = nopts_,                                                                   \
-	        .opts = opts_,                                                                     \
-	        .init = init_,                                                                     \
-	        .to_move = mnk_to_move,                                                            \
-	        .legal_moves = mnk_legal_moves,                                                    \
-	        .apply = mnk_apply,                                                                \
-	        .result = mnk_result,                                                              \
-	        .parse_move = mnk_parse_move,                                                      \
-	        .format_move = mnk_format_move,                                                    \
-	        .load = load_,                                                                     \
-	        .save = mnk_save,                                                                  \
-	        .to_json = mnk_to_json,                                                            \
-	        .render_text = mnk_render_text,                                                    \
-	        .evaluate = mnk_evaluate,                                                          \
-	}
+/* What tic-tac-toe and m,n,k share: every entry but the name, the options and set-up. */
+#define MNK_SHARED_OPS                                                                             \
+	.nplayers = 2, .seat_names = {"X", "O"}, .state_size = sizeof(struct mnk_state),           \
+	.max_moves = 64, .to_move = mnk_to_move, .legal_moves = mnk_legal_moves,                   \
+	.apply = mnk_apply, .result = mnk_result, .parse_move = mnk_parse_move,                    \
+	.format_move = mnk_format_move, .save = mnk_save, .to_json = mnk_to_json,                  \
+	.render_text = mnk_render_text, .evaluate = mnk_evaluate
 
-MNK_OPS(game_ttt, "ttt", "Tic-tac-toe (3,3,3)", 0, NULL, ttt_init, ttt_load);
-MNK_OPS(game_mnk, "mnk", "m,n,k game", 3, mnk_opts, mnk_init, mnk_load);
+const struct game_ops game_ttt = {
+        .name = "ttt",
+        .title = "Tic-tac-toe (3,3,3)",
+        .nopts = 0,
+        .opts = NULL,
+        .init = mnk_init_ttt,
+        .load = mnk_load_ttt,
+        MNK_SHARED_OPS,
+};
+
+const struct game_ops game_mnk = {
+        .name = "mnk",
+        .title = "m,n,k game",
+        .nopts = 3,
+        .opts = mnk_opts,
+        .init = mnk_init,
+        .load = mnk_load,
+        MNK_SHARED_OPS,
+};

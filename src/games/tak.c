@@ -10,7 +10,6 @@
  */
 #include "games/tak.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -543,7 +542,7 @@ static inline void stack_slides(const struct tak_state *s, int sq, struct slide_
 	}
 }
 
-static int legal_moves(const void *st, game_move *out, size_t room)
+static int tak_legal_moves(const void *st, game_move *out, size_t room)
 {
 	const struct tak_state *s = st;
 	size_t n = 0;
@@ -620,7 +619,7 @@ static uint64_t perft_node(struct tak_state *s, int depth)
 	return total;
 }
 
-static uint64_t perft(const void *st, int depth)
+static uint64_t tak_perft(const void *st, int depth)
 {
 	if (depth <= 0)
 		return 1;
@@ -679,24 +678,25 @@ int tak_setup(struct tak_state *s, const struct game_params *p, const char **why
 	return GAME_OK;
 }
 
-static int init(void *st, const struct game_params *p, uint64_t seed)
+static int tak_init(void *st, const struct game_params *p, uint64_t seed)
 {
 	(void)seed;
 	return tak_setup(st, p, NULL);
 }
 
-static unsigned to_move(const void *st)
+static unsigned tak_to_move(const void *st)
 {
 	const struct tak_state *s = st;
 	return s->result != TAK_ONGOING ? 0 : 1u << (s->ply & 1);
 }
 
-static int apply(void *st, game_move m)
+/* tak_apply() for the vtable's untyped state. */
+static int tak_apply_move(void *st, game_move m)
 {
 	return tak_apply(st, m);
 }
 
-static void result(const void *st, struct game_result *r)
+static void tak_result(const void *st, struct game_result *r)
 {
 	const struct tak_state *s = st;
 	memset(r, 0, sizeof *r);
@@ -727,7 +727,8 @@ static void result(const void *st, struct game_result *r)
 	}
 }
 
-static int parse_move(const void *st, int seat, const char *text, game_move *m, const char **why)
+static int tak_parse_move(const void *st, int seat, const char *text, game_move *m,
+                          const char **why)
 {
 	const struct tak_state *s = st;
 	if (s->result != TAK_ONGOING) {
@@ -743,17 +744,17 @@ static int parse_move(const void *st, int seat, const char *text, game_move *m, 
 	return tak_parse_ptn(s, text, m, why);
 }
 
-static int format_move(const void *st, game_move m, char *buf, size_t len)
+static int tak_format_move(const void *st, game_move m, char *buf, size_t len)
 {
 	return tak_format_ptn(st, m, buf, len);
 }
 
-static int load(void *st, const struct game_params *p, const char *text)
+static int tak_load(void *st, const struct game_params *p, const char *text)
 {
 	return tak_load_tps(st, p, text);
 }
 
-static int save(const void *st, char *buf, size_t len)
+static int tak_save(const void *st, char *buf, size_t len)
 {
 	return tak_save_tps(st, buf, len);
 }
@@ -762,7 +763,7 @@ static int save(const void *st, char *buf, size_t len)
 
 static const char *const colour_name[2] = {"white", "black"};
 
-static cJSON *to_json(const void *st, int viewer)
+static cJSON *tak_to_json(const void *st, int viewer)
 {
 	(void)viewer; /* Tak has no hidden information */
 	const struct tak_state *s = st;
@@ -803,7 +804,7 @@ static cJSON *to_json(const void *st, int viewer)
 		cJSON_AddNullToObject(j, "result");
 	} else {
 		struct game_result r;
-		result(s, &r);
+		tak_result(s, &r);
 		o = cJSON_AddObjectToObject(j, "result");
 		if (r.winner >= 0)
 			cJSON_AddStringToObject(o, "winner", colour_name[r.winner]);
@@ -818,28 +819,15 @@ fail:
 	return NULL;
 }
 
-/* Appends to buf at *at (bounded by len); *at keeps counting past len on overflow. */
-static void put(char *buf, size_t len, size_t *at, const char *fmt, ...)
-        __attribute__((format(printf, 4, 5)));
-static void put(char *buf, size_t len, size_t *at, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	int n = vsnprintf(*at < len ? buf + *at : NULL, *at < len ? len - *at : 0, fmt, ap);
-	va_end(ap);
-	if (n > 0)
-		*at += (size_t)n;
-}
-
 #define CELL_W 7 /* characters per square: up to 6 of stack text and a space */
 
 /* The file letters under the squares' columns. */
-static void files(char *buf, size_t len, size_t *at, int n)
+static void files(struct game_text *t, int n)
 {
-	put(buf, len, at, "    a");
+	game_text_put(t, "    a");
 	for (int x = 1; x < n; x++)
-		put(buf, len, at, "%*c", CELL_W, 'a' + x);
-	put(buf, len, at, "\n");
+		game_text_put(t, "%*c", CELL_W, 'a' + x);
+	game_text_put(t, "\n");
 }
 
 /*
@@ -848,19 +836,18 @@ static void files(char *buf, size_t len, size_t *at, int n)
  * too long for 6 characters shows its height, '^' and its top pieces
  * ("11^21C"). Then reserves, flat counts with komi, and whose turn it is.
  */
-static int render_text(const void *st, int viewer, char *buf, size_t len)
+static int tak_render_text(const void *st, int viewer, char *buf, size_t len)
 {
 	(void)viewer;
 	const struct tak_state *s = st;
 	const int n = s->size;
-	size_t at = 0;
+	struct game_text t;
 	char cell[200];
 	bool tall = false;
-	if (len == 0)
-		return GAME_ENOSPACE;
-	files(buf, len, &at, n);
+	game_text_init(&t, buf, len);
+	files(&t, n);
 	for (int y = n - 1; y >= 0; y--) {
-		put(buf, len, &at, "%2d ", y + 1);
+		game_text_put(&t, "%2d ", y + 1);
 		for (int x = 0; x < n; x++) {
 			int sl = tak_stack_text(s, y * n + x, cell, sizeof cell);
 			const char *show = cell;
@@ -874,34 +861,32 @@ static int render_text(const void *st, int viewer, char *buf, size_t len)
 				show = tmp;
 				tall = true;
 			}
-			put(buf, len, &at, " %-*s", CELL_W - 1, show);
+			game_text_put(&t, " %-*s", CELL_W - 1, show);
 		}
-		put(buf, len, &at, " %d\n", y + 1);
+		game_text_put(&t, " %d\n", y + 1);
 	}
-	files(buf, len, &at, n);
+	files(&t, n);
 	if (tall)
-		put(buf, len, &at, "(h^...: a stack h pieces tall, its top pieces shown)\n");
+		game_text_put(&t, "(h^...: a stack h pieces tall, its top pieces shown)\n");
 	for (int c = 0; c < 2; c++)
-		put(buf, len, &at, "%s (%d): %d stone%s, %d cap%s in reserve\n",
-		    c ? "Black" : "White", c + 1, s->reserve[c][TAK_STONES],
-		    s->reserve[c][TAK_STONES] == 1 ? "" : "s", s->reserve[c][TAK_CAPS],
-		    s->reserve[c][TAK_CAPS] == 1 ? "" : "s");
-	put(buf, len, &at, "Flats: white %d, black %d", tak_flat_count(s, 0), tak_flat_count(s, 1));
+		game_text_put(&t, "%s (%d): %d stone%s, %d cap%s in reserve\n",
+		              c ? "Black" : "White", c + 1, s->reserve[c][TAK_STONES],
+		              s->reserve[c][TAK_STONES] == 1 ? "" : "s", s->reserve[c][TAK_CAPS],
+		              s->reserve[c][TAK_CAPS] == 1 ? "" : "s");
+	game_text_put(&t, "Flats: white %d, black %d", tak_flat_count(s, 0), tak_flat_count(s, 1));
 	if (s->komi)
-		put(buf, len, &at, " + komi %d%s", s->komi / 2, s->komi & 1 ? ".5" : "");
-	put(buf, len, &at, "\n");
+		game_text_put(&t, " + komi %d%s", s->komi / 2, s->komi & 1 ? ".5" : "");
+	game_text_put(&t, "\n");
 	if (s->result != TAK_ONGOING) {
 		struct game_result r;
-		result(s, &r);
-		put(buf, len, &at, "Game over: %s (%s)\n", r.score, r.reason);
+		tak_result(s, &r);
+		game_text_put(&t, "Game over: %s (%s)\n", r.score, r.reason);
 	} else {
-		put(buf, len, &at, "Move %u, %s to play%s\n", (unsigned)(s->ply / 2 + 1),
-		    colour_name[s->ply & 1],
-		    s->ply < 2 ? " (opening: place one of the opponent's flats)" : "");
+		game_text_put(&t, "Move %u, %s to play%s\n", (unsigned)(s->ply / 2 + 1),
+		              colour_name[s->ply & 1],
+		              s->ply < 2 ? " (opening: place one of the opponent's flats)" : "");
 	}
-	if (at >= len)
-		return GAME_ENOSPACE;
-	return (int)at;
+	return game_text_end(&t);
 }
 
 /*
@@ -957,18 +942,18 @@ const struct game_ops game_tak = {
         .max_moves = TAK_MAX_MOVES,
         .nopts = TAK_NOPTS,
         .opts = tak_opts,
-        .init = init,
-        .to_move = to_move,
-        .legal_moves = legal_moves,
-        .apply = apply,
+        .init = tak_init,
+        .to_move = tak_to_move,
+        .legal_moves = tak_legal_moves,
+        .apply = tak_apply_move,
         .resolve = NULL,
-        .result = result,
-        .parse_move = parse_move,
-        .format_move = format_move,
-        .load = load,
-        .save = save,
-        .to_json = to_json,
-        .render_text = render_text,
-        .perft = perft,
+        .result = tak_result,
+        .parse_move = tak_parse_move,
+        .format_move = tak_format_move,
+        .load = tak_load,
+        .save = tak_save,
+        .to_json = tak_to_json,
+        .render_text = tak_render_text,
+        .perft = tak_perft,
         .evaluate = tak_evaluate,
 };

@@ -8,7 +8,6 @@
 #include "games/tak.h"
 
 #include <ctype.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -322,41 +321,24 @@ int tak_load_tps(struct tak_state *st, const struct game_params *p, const char *
 
 /* --- PTN game records ---------------------------------------------------------------- */
 
-struct out {
-	char *buf;
-	size_t len, at;
-};
-
-static void emit(struct out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void emit(struct out *o, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	int k = vsnprintf(o->at < o->len ? o->buf + o->at : NULL,
-	                  o->at < o->len ? o->len - o->at : 0, fmt, ap);
-	va_end(ap);
-	if (k > 0)
-		o->at += (size_t)k;
-}
-
 /* [Name "value"] with '"' and '\' escaped by a backslash. */
-static void emit_tag(struct out *o, const char *name, const char *value)
+static void emit_tag(struct game_text *o, const char *name, const char *value)
 {
 	if (value == NULL)
 		return;
-	emit(o, "[%s \"", name);
+	game_text_put(o, "[%s \"", name);
 	for (const char *v = value; *v; v++) {
 		if (*v == '\n' || *v == '\r')
 			continue;
-		emit(o, (*v == '"' || *v == '\\') ? "\\%c" : "%c", *v);
+		game_text_put(o, (*v == '"' || *v == '\\') ? "\\%c" : "%c", *v);
 	}
-	emit(o, "\"]\n");
+	game_text_put(o, "\"]\n");
 }
 
 int tak_write_ptn_game(const struct tak_state *start, const game_move *moves, size_t nmoves,
                        const struct tak_ptn_tags *tags, char *buf, size_t len)
 {
-	struct out o = {buf, len, 0};
+	struct game_text o;
 	struct tak_state s;
 	char t[64];
 	const struct tak_ptn_tags none = {NULL, NULL, NULL, NULL, NULL, -1, -1, -1, -1};
@@ -364,6 +346,7 @@ int tak_write_ptn_game(const struct tak_state *start, const game_move *moves, si
 		tags = &none;
 	if (len == 0)
 		return GAME_ENOSPACE;
+	game_text_init(&o, buf, len);
 	memcpy(&s, start, sizeof s);
 	emit_tag(&o, "Player1", tags->player1);
 	emit_tag(&o, "Player2", tags->player2);
@@ -393,19 +376,17 @@ int tak_write_ptn_game(const struct tak_state *start, const game_move *moves, si
 	game_tak.result(&fin, &r);
 	const char *res = tags->result ? tags->result : r.score;
 	emit_tag(&o, "Result", res);
-	emit(&o, "\n");
+	game_text_put(&o, "\n");
 	for (size_t i = 0; i < nmoves; i++) {
 		bool white = (s.ply & 1) == 0;
 		if (white || i == 0)
-			emit(&o, "%s%u.%s", i ? "\n" : "", (unsigned)(s.ply / 2 + 1),
-			     white ? "" : " --");
+			game_text_put(&o, "%s%u.%s", i ? "\n" : "", (unsigned)(s.ply / 2 + 1),
+			              white ? "" : " --");
 		if (tak_format_ptn(&s, moves[i], t, sizeof t) < 0)
 			return GAME_EILLEGAL;
-		emit(&o, " %s", t);
+		game_text_put(&o, " %s", t);
 		tak_apply(&s, moves[i]);
 	}
-	emit(&o, "%s%s\n", nmoves ? "\n" : "", res);
-	if (o.at >= len)
-		return GAME_ENOSPACE;
-	return (int)o.at;
+	game_text_put(&o, "%s%s\n", nmoves ? "\n" : "", res);
+	return game_text_end(&o);
 }

@@ -1,17 +1,16 @@
 /*
  * xmas.c - Xmas Rush rules, exact to the official CodinGame referee:
  * seeded map generation (java.util.Random, the referee's RNG call order and
- * its quirks), quests and their reveal order, the contest input of a seat,
- * the action parser (the referee's regexes), simultaneous turn resolution
+ * its quirks), quests and their reveal order, simultaneous turn resolution
  * (rows before columns, same-line collisions, lockstep MOVE frames, the
  * scored-after-input quirk, the one-frame resolution of a fatal turn),
  * end of game and result; plus JSON and text views. Exports game_xmas.
+ * The notation (actions, the contest input of a seat) is xmas_notation.c.
  *
  * Section numbers (§) refer to /work/shared/rules/xmas-rush.md.
  */
 #include "games/xmas.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -292,7 +291,7 @@ static bool move_step(struct xmas_state *st, int seat, int d)
 	return true;
 }
 
-static bool fits_turn(const struct xmas_state *st, game_move m)
+bool xmas_move_fits_turn(const struct xmas_state *st, game_move m)
 {
 	int k = xmas_move_kind(m);
 	if (st->turn_type == XMAS_TURN_PUSH)
@@ -345,7 +344,7 @@ static int xmas_resolve(void *vst, const game_move *moves, const enum game_act *
 	bool ok[2];
 	for (int s = 0; s < 2; s++) {
 		mv[s] = moves ? moves[s] : 0;
-		ok[s] = acts[s] == GAME_ACT_MOVE && fits_turn(st, mv[s]);
+		ok[s] = acts[s] == GAME_ACT_MOVE && xmas_move_fits_turn(st, mv[s]);
 	}
 	if (!ok[0] || !ok[1]) {
 		resolve_fatal(st, mv, ok, acts);
@@ -528,192 +527,6 @@ static void xmas_result(const void *vst, struct game_result *r)
 	snprintf(r->score, sizeof r->score, "%d-%d", a, b);
 }
 
-/* Matches one direction word at p; returns its enum and its length in *n, or -1. */
-static int match_dir(const char *p, size_t *n)
-{
-	for (int d = 0; d < 4; d++) {
-		size_t l = strlen(xmas_dir_names[d]);
-		if (strncmp(p, xmas_dir_names[d], l) == 0) {
-			*n = l;
-			return d;
-		}
-	}
-	return -1;
-}
-
-static int syntax(const char **why, const char *msg)
-{
-	if (why)
-		*why = msg;
-	return GAME_ESYNTAX;
-}
-
-/*
- * §3, §9.5: the referee's patterns, matched against the whole line, case
- * sensitive, nothing trimmed:
- *   PUSH <id> <dir>   id one of " 0123456" (a space matches the pattern and
- *                     then crashes the referee's parseInt: invalid here)
- *   MOVE <dir>( <dir>)*   1..20 directions, single spaces
- *   PASS
- * A line over 124 characters is refused first.
- */
-static int xmas_parse_move(const void *vst, int seat, const char *text, game_move *m,
-                           const char **why)
-{
-	const struct xmas_state *st = vst;
-	if (st->over)
-		return GAME_EOVER;
-	if (seat < 0 || seat > 1)
-		return GAME_ETURN;
-	size_t len = strlen(text), n;
-	if (len > XMAS_MAX_LINE)
-		return syntax(why, "longer than 124 characters");
-	game_move mv;
-	if (strncmp(text, "PUSH ", 5) == 0) {
-		int d;
-		if (len < 8 || text[6] != ' ' || (d = match_dir(text + 7, &n)) < 0 || text[7 + n])
-			return syntax(why, "expected PUSH <0-6> <UP|RIGHT|DOWN|LEFT>");
-		if (text[5] == ' ')
-			return syntax(why, "a space is not a line number");
-		if (text[5] < '0' || text[5] > '6')
-			return syntax(why, "the line number is 0 to 6");
-		mv = xmas_move_push(text[5] - '0', d);
-	} else if (strncmp(text, "MOVE", 4) == 0) {
-		int dirs[XMAS_MAX_STEPS], k = 0;
-		const char *p = text + 4;
-		while (*p == ' ') {
-			int d = match_dir(p + 1, &n);
-			if (d < 0)
-				return syntax(why, "expected MOVE <dir> ... with single spaces");
-			if (k < XMAS_MAX_STEPS)
-				dirs[k] = d;
-			k++;
-			p += 1 + n;
-		}
-		if (*p != '\0')
-			return syntax(why, "expected MOVE <dir> ... with single spaces");
-		if (k == 0)
-			return syntax(why, "MOVE needs at least one direction");
-		if (k > XMAS_MAX_STEPS)
-			return syntax(why, "more than 20 steps");
-		mv = xmas_move_steps(dirs, k);
-	} else if (strcmp(text, "PASS") == 0) {
-		mv = xmas_move_pass();
-	} else {
-		return syntax(why, "expected PUSH, MOVE or PASS");
-	}
-	if (!fits_turn(st, mv)) {
-		if (why)
-			*why = st->turn_type == XMAS_TURN_PUSH ? "this is a PUSH turn"
-			                                       : "this is a MOVE turn";
-		return GAME_ETURN;
-	}
-	if (m)
-		*m = mv;
-	return GAME_OK;
-}
-
-static int xmas_format_move(const void *vst, game_move m, char *buf, size_t len)
-{
-	char tmp[GAME_MOVE_TEXT];
-	int n;
-	switch (xmas_move_kind(m)) {
-	case XMAS_KIND_PUSH:
-		n = snprintf(tmp, sizeof tmp, "PUSH %d %s", xmas_move_line(m),
-		             xmas_dir_names[xmas_move_dir(m)]);
-		break;
-	case XMAS_KIND_MOVE:
-		n = snprintf(tmp, sizeof tmp, "MOVE");
-		for (int i = 0; i < xmas_move_nsteps(m) && i < XMAS_MAX_STEPS; i++)
-			n += snprintf(tmp + n, sizeof tmp - (size_t)n, " %s",
-			              xmas_dir_names[xmas_move_step(m, i)]);
-		break;
-	case XMAS_KIND_PASS:
-		n = snprintf(tmp, sizeof tmp, "PASS");
-		break;
-	default:
-		return GAME_ESYNTAX;
-	}
-	if ((size_t)n >= len)
-		return GAME_ENOSPACE;
-	memcpy(buf, tmp, (size_t)n + 1);
-	return n;
-}
-
-/* --- the contest input (§3) ---------------------------------------------------- */
-
-/* Bounded appender: records overflow instead of writing past the end. */
-struct out {
-	char *buf;
-	size_t len, n;
-	bool full;
-};
-
-__attribute__((format(printf, 2, 3))) static void put(struct out *o, const char *fmt, ...)
-{
-	if (o->full)
-		return;
-	va_list ap;
-	va_start(ap, fmt);
-	int k = vsnprintf(o->buf + o->n, o->len - o->n, fmt, ap);
-	va_end(ap);
-	if (k < 0 || (size_t)k >= o->len - o->n) {
-		o->full = true;
-		return;
-	}
-	o->n += (size_t)k;
-}
-
-static void item_xy(const struct xmas_state *st, const struct xmas_item *it, int seat, int *x,
-                    int *y)
-{
-	if (it->loc < XMAS_CELLS) {
-		*x = it->loc % XMAS_SIZE;
-		*y = it->loc / XMAS_SIZE;
-	} else {
-		*x = *y = it->loc == XMAS_LOC_HAND(seat) ? -1 : -2;
-	}
-}
-
-int xmas_input(const struct xmas_state *st, int seat, char *buf, size_t len)
-{
-	struct out o = {buf, len, 0, len == 0};
-	char t[5];
-	put(&o, "%d\n", st->turn_type);
-	for (int y = 0; y < XMAS_SIZE; y++) {
-		for (int x = 0; x < XMAS_SIZE; x++) {
-			xmas_tile_str(xmas_board_tile(&st->b, x, y), t);
-			put(&o, "%s%c", t, x == XMAS_SIZE - 1 ? '\n' : ' ');
-		}
-	}
-	for (int k = 0; k < 2; k++) {
-		const struct xmas_player *p = &st->pl[seat ^ k];
-		xmas_tile_str(st->b.hand[seat ^ k], t);
-		put(&o, "%d %d %d %s\n", p->ndeck + p->nvis, p->cell % XMAS_SIZE,
-		    p->cell / XMAS_SIZE, t);
-	}
-	int nitems = 0;
-	for (int i = 0; i < st->nitems; i++)
-		nitems += st->items[i].loc != XMAS_LOC_GONE;
-	put(&o, "%d\n", nitems);
-	for (int i = 0; i < st->nitems; i++) {
-		const struct xmas_item *it = &st->items[i];
-		int x, y;
-		if (it->loc == XMAS_LOC_GONE)
-			continue;
-		item_xy(st, it, seat, &x, &y);
-		put(&o, "%s %d %d %d\n", xmas_item_names[it->name], x, y,
-		    it->owner == seat ? 0 : 1);
-	}
-	put(&o, "%d\n", st->pl[0].nvis + st->pl[1].nvis);
-	for (int k = 0; k < 2; k++) {
-		const struct xmas_player *p = &st->pl[seat ^ k];
-		for (int q = 0; q < p->nvis; q++)
-			put(&o, "%s %d\n", xmas_item_names[p->vis[q]], k);
-	}
-	return o.full ? GAME_ENOSPACE : (int)o.n;
-}
-
 /* --- presentation -------------------------------------------------------------- */
 
 static cJSON *xy_pair(int x, int y)
@@ -776,7 +589,7 @@ static cJSON *xmas_to_json(const void *vst, int viewer)
 		int x, y;
 		if (io == NULL || !cJSON_AddItemToArray(a, io))
 			goto fail;
-		item_xy(st, it, 0, &x, &y);
+		xmas_item_xy(it, 0, &x, &y);
 		cJSON_AddStringToObject(io, "name", xmas_item_names[it->name]);
 		cJSON_AddNumberToObject(io, "x", x);
 		cJSON_AddNumberToObject(io, "y", y);
@@ -811,17 +624,18 @@ fail:
  *     row 2:  p . │ . .    (p: 0 or 1 for a player, * for both)
  * then the hands, the scores and quests, and a legend of the item letters.
  */
-static void tile_block(struct out *o, unsigned t, int r, char item, char who)
+static void tile_block(struct game_text *o, unsigned t, int r, char item, char who)
 {
 	switch (r) {
 	case 0:
-		put(o, "%c %s  ", item, (t & 1) ? "│" : " ");
+		game_text_put(o, "%c %s  ", item, (t & 1) ? "│" : " ");
 		break;
 	case 1:
-		put(o, "%s%s%s", (t & 8) ? "──" : "  ", xmas_tile_glyph(t), (t & 2) ? "──" : "  ");
+		game_text_put(o, "%s%s%s", (t & 8) ? "──" : "  ", xmas_tile_glyph(t),
+		              (t & 2) ? "──" : "  ");
 		break;
 	default:
-		put(o, "%c %s  ", who, (t & 4) ? "│" : " ");
+		game_text_put(o, "%c %s  ", who, (t & 4) ? "│" : " ");
 		break;
 	}
 }
@@ -834,18 +648,20 @@ static char item_letter(const struct xmas_item *it)
 static int xmas_render_text(const void *vst, int viewer, char *buf, size_t len)
 {
 	const struct xmas_state *st = vst;
-	struct out o = {buf, len, 0, len == 0};
-	put(&o, "Xmas Rush  seed %lld  pool %d  turn %d/%d %s", (long long)st->seed, st->pool,
-	    st->turn, XMAS_MAX_TURNS, st->turn_type == XMAS_TURN_PUSH ? "PUSH" : "MOVE");
+	struct game_text o;
+	game_text_init(&o, buf, len);
+	game_text_put(&o, "Xmas Rush  seed %lld  pool %d  turn %d/%d %s", (long long)st->seed,
+	              st->pool, st->turn, XMAS_MAX_TURNS,
+	              st->turn_type == XMAS_TURN_PUSH ? "PUSH" : "MOVE");
 	if (st->over)
-		put(&o, "  over: %s", xmas_reason_names[st->reason]);
-	put(&o, "\n     ");
+		game_text_put(&o, "  over: %s", xmas_reason_names[st->reason]);
+	game_text_put(&o, "\n     ");
 	for (int x = 0; x < XMAS_SIZE; x++)
-		put(&o, "  %d  ", x);
-	put(&o, "\n");
+		game_text_put(&o, "  %d  ", x);
+	game_text_put(&o, "\n");
 	for (int y = 0; y < XMAS_SIZE; y++) {
 		for (int r = 0; r < 3; r++) {
-			put(&o, r == 1 ? "  %d  " : "     ", y);
+			game_text_put(&o, r == 1 ? "  %d  " : "     ", y);
 			for (int x = 0; x < XMAS_SIZE; x++) {
 				int c = xmas_cell(x, y), i = item_at(st, c);
 				bool p0 = st->pl[0].cell == c, p1 = st->pl[1].cell == c;
@@ -853,31 +669,32 @@ static int xmas_render_text(const void *vst, int viewer, char *buf, size_t len)
 				tile_block(&o, xmas_board_tile(&st->b, x, y), r,
 				           i >= 0 ? item_letter(&st->items[i]) : ' ', who);
 			}
-			put(&o, "\n");
+			game_text_put(&o, "\n");
 		}
 	}
-	put(&o, "\n");
+	game_text_put(&o, "\n");
 	for (int s = 0; s < 2; s++) {
 		const struct xmas_player *p = &st->pl[s];
 		int i = item_at(st, XMAS_LOC_HAND(s));
 		unsigned h = st->b.hand[s];
-		put(&o, "  player %d%s at (%d,%d) score %d, %d quests left, hand ", s,
-		    viewer == s ? " (you)" : "", p->cell % XMAS_SIZE, p->cell / XMAS_SIZE, p->score,
-		    p->ndeck + p->nvis);
+		game_text_put(&o, "  player %d%s at (%d,%d) score %d, %d quests left, hand ", s,
+		              viewer == s ? " (you)" : "", p->cell % XMAS_SIZE, p->cell / XMAS_SIZE,
+		              p->score, p->ndeck + p->nvis);
 		tile_block(&o, h, 1, ' ', ' ');
 		if (i >= 0)
-			put(&o, " carrying %c", item_letter(&st->items[i]));
-		put(&o, "\n    quests:");
+			game_text_put(&o, " carrying %c", item_letter(&st->items[i]));
+		game_text_put(&o, "\n    quests:");
 		for (int q = 0; q < p->nvis; q++)
-			put(&o, " %c=%s", (s == 0 ? 'a' : 'A') + p->vis[q],
-			    xmas_item_names[p->vis[q]]);
-		put(&o, "\n");
+			game_text_put(&o, " %c=%s", (s == 0 ? 'a' : 'A') + p->vis[q],
+			              xmas_item_names[p->vis[q]]);
+		game_text_put(&o, "\n");
 	}
-	put(&o, "  items: a-l are player 0's, A-L player 1's:");
+	game_text_put(&o, "  items: a-l are player 0's, A-L player 1's:");
 	for (int k = 0; k < XMAS_NAMES; k++)
-		put(&o, "%s%c %s", k % 6 == 0 ? "\n    " : "  ", 'a' + k, xmas_item_names[k]);
-	put(&o, "\n  players: 0, 1 (* both)\n");
-	return o.full ? GAME_ENOSPACE : (int)o.n;
+		game_text_put(&o, "%s%c %s", k % 6 == 0 ? "\n    " : "  ", 'a' + k,
+		              xmas_item_names[k]);
+	game_text_put(&o, "\n  players: 0, 1 (* both)\n");
+	return game_text_end(&o);
 }
 
 const struct game_ops game_xmas = {

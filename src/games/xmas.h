@@ -153,6 +153,17 @@ int xmas_setup_league(struct xmas_state *st, int64_t seed, const struct xmas_lea
  */
 int xmas_start(struct xmas_state *st, int64_t seed, int pool);
 
+/* Rules (xmas.c): does m fit the kind of this turn (PUSH, or MOVE/PASS)? */
+bool xmas_move_fits_turn(const struct xmas_state *st, game_move m);
+
+/*
+ * Notation (xmas_notation.c). Action lines as the referee reads them, whole
+ * and case-sensitive (game_xmas.parse_move and .format_move).
+ */
+int xmas_parse_move(const void *st, int seat, const char *text, game_move *m, const char **why);
+int xmas_format_move(const void *st, game_move m, char *buf, size_t len);
+/* An item's x, y as the contest input gives them to seat: -1 -1 on its hand, -2 -2 on the other. */
+void xmas_item_xy(const struct xmas_item *it, int seat, int *x, int *y);
 /*
  * Writes the contest input the referee sends seat this turn (§3): turn type,
  * 7 map lines, 2 player lines (seat first), the items (ids relative to seat,

@@ -26,7 +26,9 @@ $(pkg-config --cflags $pkgs)"
 libs="$(pkg-config --libs $pkgs) -lm"
 
 core="src/games/game.c src/games/games.c src/games/game_replay.c src/games/record.c \
-src/games/search.c src/games/mnk.c src/games/tak.c src/games/tak_slide.c src/games/tak_ptn.c src/games/xmas.c src/games/xmas_push.c"
+src/games/search.c src/games/mnk.c src/games/mnk_notation.c src/games/tak.c \
+src/games/tak_slide.c src/games/tak_ptn.c src/games/xmas.c src/games/xmas_notation.c \
+src/games/xmas_push.c"
 
 # The sources each target needs besides the core.
 sources()

@@ -1,0 +1,55 @@
+/*
+ * mnk.h - m,n,k games (tic-tac-toe is 3,3,3): the state shared by the rules
+ * (mnk.c, which also holds game_ttt and game_mnk) and the notation
+ * (mnk_notation.c: cells a1..h8, position text).
+ *
+ * State: one bitboard per side over the core geometry (cell (x, y) = bit
+ * y*m + x, rank 1 at the bottom). A move is the cell's bit index.
+ */
+#ifndef BITARENA_GAMES_MNK_H
+#define BITARENA_GAMES_MNK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "core/bitboard.h"
+#include "games/game.h"
+
+struct mnk_state {
+	struct bb_geom g;
+	int k;
+	int ply;
+	int last;     /* cell of the last move, -1 before the first */
+	int winner;   /* seat with a line, -1 if none */
+	bb_t side[2]; /* stones of X (seat 0) and O (seat 1) */
+};
+
+extern const struct game_ops game_ttt, game_mnk;
+
+static inline bb_t mnk_empty(const struct mnk_state *s)
+{
+	return s->g.full & ~(s->side[0] | s->side[1]);
+}
+
+static inline bool mnk_over(const struct mnk_state *s)
+{
+	return s->winner >= 0 || mnk_empty(s) == 0;
+}
+
+/* Rules (mnk.c): an empty m x n board with k in a row to win, or GAME_EOPT. */
+int mnk_setup(struct mnk_state *s, int m, int n, int k);
+
+/*
+ * Notation (mnk_notation.c), as game_ops entries: a move is its cell, file
+ * letter then rank from the bottom ("b2"); a position is the rows from the
+ * top down, '/'-separated, each cell x, o or '.' ("x.o/.x./..o").
+ */
+int mnk_parse_move(const void *st, int seat, const char *text, game_move *m, const char **why);
+int mnk_format_move(const void *st, game_move m, char *buf, size_t len);
+int mnk_save(const void *st, char *buf, size_t len);
+/* Loads a position text onto s, an empty board of its size (mnk_setup). */
+int mnk_load_position(struct mnk_state *s, const char *text);
+/* 'x', 'o' or '.' for the cell of bit. */
+char mnk_cell_char(const struct mnk_state *s, int bit);
+
+#endif
