@@ -16,6 +16,7 @@ int cmd_bench(int argc, char **argv);
 int cmd_cg_bridge(int argc, char **argv);
 /* Tak engines (cmd_tei_bridge.c) */
 int cmd_tei_bridge(int argc, char **argv);
+int cmd_tei(int argc, char **argv);
 
 static const struct cli_cmd cli_cmds[] = {
         {"perft", cmd_perft,
@@ -53,6 +54,9 @@ static const struct cli_cmd cli_cmds[] = {
          "[--games N] [--sizes 4-6] [--margin PCT] [--untimed-ms MS] [--timeout SEC] [--quiet] "
          "[--verbose] -- <engine command ...>",
          "play Tak on bitarenad with an engine that speaks TEI (Tiltak, Taktician, takbag, ...)"},
+        {"tei", cmd_tei, "[--hash MB]",
+         "play Tak as a TEI engine on stdin/stdout (the bot's search, for racetrack and other "
+         "TEI tools)"},
 };
 #define NCMDS (sizeof cli_cmds / sizeof cli_cmds[0])
 

@@ -4,7 +4,8 @@
  * wins, move legality with a sentence for every refusal, move generation,
  * perft with bulk counting at the leaves, and the JSON / text presentations.
  * Rules as /work/shared/rules/tak.md section 1; notation lives in tak_ptn.c,
- * the drop patterns in tak_slide.c.
+ * the drop patterns in tak_slide.c, make/unmake and the move generation's
+ * pieces in tak_make.h (shared with the search, tak_search.c).
  *
  * Nothing here allocates except to_json (which returns a cJSON the caller owns).
  */
@@ -13,6 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "games/tak_make.h"
 #include "games/tak_slide.h"
 
 _Static_assert(sizeof(struct tak_state) <= GAME_STATE_MAX, "tak_state must fit GAME_STATE_MAX");
@@ -29,56 +31,9 @@ int tak_std_caps(int size)
 {
 	return size >= TAK_MIN_SIZE && size <= TAK_MAX_SIZE ? std_caps[size] : 0;
 }
-
-/* file_of[n][sq] = sq % n, as constant data (no division in the hot path). */
-#define TF1(n, s) (uint8_t)((s) % (n))
-#define TF8(n, s)                                                                                  \
-	TF1(n, s), TF1(n, s + 1), TF1(n, s + 2), TF1(n, s + 3), TF1(n, s + 4), TF1(n, s + 5),      \
-	        TF1(n, s + 6), TF1(n, s + 7)
-#define TF64(n)                                                                                    \
-	{                                                                                          \
-		TF8(n, 0), TF8(n, 8), TF8(n, 16), TF8(n, 24), TF8(n, 32), TF8(n, 40), TF8(n, 48),  \
-		        TF8(n, 56)                                                                 \
-	}
-static const uint8_t file_of[9][64] = {
-        [3] = TF64(3), [4] = TF64(4), [5] = TF64(5), [6] = TF64(6), [7] = TF64(7), [8] = TF64(8),
-};
-
-/* --- stacks --------------------------------------------------------------- */
-
-/* Puts n pieces (1..8; bits: bit 0 = the top one) on top of square sq. */
-static inline void stack_push(struct tak_state *s, int sq, uint64_t bits, int n)
-{
-	uint64_t w = s->stack[sq];
-	if (__builtin_expect(s->height[sq] + n > 64, 0)) {
-		uint64_t *d = s->deep[sq];
-		d[1] = (d[1] << n) | (d[0] >> (64 - n));
-		d[0] = (d[0] << n) | (w >> (64 - n));
-	}
-	s->stack[sq] = (w << n) | bits;
-	s->height[sq] = (uint8_t)(s->height[sq] + n);
-}
-
-/* Takes the top n pieces (1..8, n <= height) off square sq; bit 0 = the top one. */
-static inline uint64_t stack_pop(struct tak_state *s, int sq, int n)
-{
-	uint64_t w = s->stack[sq];
-	uint64_t bits = w & ((1ULL << n) - 1);
-	w >>= n;
-	if (__builtin_expect(s->height[sq] > 64, 0)) {
-		uint64_t *d = s->deep[sq];
-		w |= (d[0] & ((1ULL << n) - 1)) << (64 - n);
-		d[0] = (d[0] >> n) | (d[1] << (64 - n));
-		d[1] >>= n;
-	}
-	s->stack[sq] = w;
-	s->height[sq] = (uint8_t)(s->height[sq] - n);
-	return bits;
-}
-
 void tak_push_piece(struct tak_state *st, int sq, int colour)
 {
-	stack_push(st, sq, (uint64_t)colour, 1);
+	tak_stack_push(st, sq, (uint64_t)colour, 1);
 }
 
 int tak_piece_colour(const struct tak_state *st, int sq, int depth)
@@ -95,40 +50,6 @@ int tak_flat_count(const struct tak_state *st, int c)
 {
 	return bb_popcount(st->top[c] & ~(st->walls | st->caps));
 }
-
-/*
- * True iff set (one colour's road pieces: top flats and caps) holds a road
- * through one of the squares of seeds. Each group is flooded once.
- */
-static inline bool road_through(const struct tak_state *s, bb_t set, bb_t seeds)
-{
-	const struct bb_geom *g = &s->geom;
-	bool ns = (set & g->edge[BB_N]) && (set & g->edge[BB_S]);
-	bool ew = (set & g->edge[BB_E]) && (set & g->edge[BB_W]);
-	if (!ns && !ew)
-		return false;
-	seeds &= set;
-	while (seeds) {
-		bb_t f = bb_flood(g, seeds & -seeds, set);
-		if (((f & g->edge[BB_N]) && (f & g->edge[BB_S])) ||
-		    ((f & g->edge[BB_E]) && (f & g->edge[BB_W])))
-			return true;
-		seeds &= ~f;
-	}
-	return false;
-}
-
-static void flat_end(struct tak_state *s)
-{
-	int d = 2 * tak_flat_count(s, TAK_WHITE) - 2 * tak_flat_count(s, TAK_BLACK) - s->komi;
-	s->result = d > 0 ? TAK_FLATS_WHITE : d < 0 ? TAK_FLATS_BLACK : TAK_FLATS_DRAW;
-}
-
-static inline bool out_of_pieces(const struct tak_state *s, int c)
-{
-	return s->reserve[c][TAK_STONES] == 0 && s->reserve[c][TAK_CAPS] == 0;
-}
-
 void tak_update_result_after_load(struct tak_state *s)
 {
 	s->result = TAK_ONGOING;
@@ -144,163 +65,10 @@ void tak_update_result_after_load(struct tak_state *s)
 		if (r[0] && r[1] && s->ply == 0)
 			w = 0;
 		s->result = w ? TAK_ROAD_BLACK : TAK_ROAD_WHITE;
-	} else if ((s->top[0] | s->top[1]) == s->geom.full || out_of_pieces(s, 0) ||
-	           out_of_pieces(s, 1)) {
-		flat_end(s);
+	} else if ((s->top[0] | s->top[1]) == s->geom.full || tak_out_of_pieces(s, 0) ||
+	           tak_out_of_pieces(s, 1)) {
+		tak_flat_end(s);
 	}
-}
-
-/* --- make / unmake -------------------------------------------------------------- */
-
-struct undo {
-	bb_t top[2], walls, caps;
-	uint16_t stale;
-};
-
-static const int8_t dir_dx[4] = {0, 1, 0, -1}; /* BB_N, BB_E, BB_S, BB_W */
-static const int8_t dir_dy[4] = {1, 0, -1, 0};
-
-static inline int dir_step(const struct tak_state *s, int dir)
-{
-	return dir_dx[dir] + dir_dy[dir] * s->size;
-}
-
-/* Places a piece of colour c (the mover's, or the opponent's in the opening). */
-static inline void make_place(struct tak_state *s, int sq, int kind, int c)
-{
-	bb_t b = bb_bit(sq);
-	s->top[c] |= b;
-	if (kind == TAK_WALL)
-		s->walls |= b;
-	else if (kind == TAK_CAP)
-		s->caps |= b;
-	s->stack[sq] = (uint64_t)c;
-	s->height[sq] = 1;
-	s->reserve[c][kind == TAK_CAP]--;
-	s->ply++;
-	s->stale = 0;
-	if (kind != TAK_WALL && road_through(s, s->top[c] & ~s->walls, b))
-		s->result = c ? TAK_ROAD_BLACK : TAK_ROAD_WHITE;
-	else if ((s->top[0] | s->top[1]) == s->geom.full || out_of_pieces(s, c))
-		flat_end(s);
-}
-
-static inline void unmake_place(struct tak_state *s, int sq, int kind, int c, uint16_t stale)
-{
-	bb_t b = ~bb_bit(sq);
-	s->top[c] &= b;
-	s->walls &= b;
-	s->caps &= b;
-	s->stack[sq] = 0;
-	s->height[sq] = 0;
-	s->reserve[c][kind == TAK_CAP]++;
-	s->ply--;
-	s->stale = stale;
-	s->result = TAK_ONGOING;
-}
-
-/*
- * Moves k pieces from sq in direction dir, dropping them as pattern says.
- * The move must be legal. Saves what unmake_slide needs in *u.
- */
-static inline void make_slide(struct tak_state *s, int sq, int dir, uint32_t pattern, int k,
-                              struct undo *u)
-{
-	const int step = dir_step(s, dir);
-	const int mover = (int)(s->ply & 1);
-	const bb_t from = bb_bit(sq);
-	u->top[0] = s->top[0];
-	u->top[1] = s->top[1];
-	u->walls = s->walls;
-	u->caps = s->caps;
-	u->stale = s->stale;
-
-	bb_t top0 = s->top[0], top1 = s->top[1];
-	const bool cap = (s->caps & from) != 0, wall = (s->walls & from) != 0;
-	uint64_t carried = stack_pop(s, sq, k);
-	top0 &= ~from;
-	top1 &= ~from;
-	s->walls &= ~from;
-	s->caps &= ~from;
-	if (s->height[sq]) {
-		if (s->stack[sq] & 1)
-			top1 |= from;
-		else
-			top0 |= from;
-	}
-	int left = k, to = sq;
-	bb_t tb = 0;
-	do {
-		int d = (int)(pattern & 15);
-		pattern >>= 4;
-		to += step;
-		left -= d;
-		uint64_t part = carried >> left;
-		carried &= (1ULL << left) - 1;
-		stack_push(s, to, part, d);
-		tb = bb_bit(to);
-		if (part & 1) {
-			top1 |= tb;
-			top0 &= ~tb;
-		} else {
-			top0 |= tb;
-			top1 &= ~tb;
-		}
-	} while (pattern);
-	bool flattened = false;
-	if (cap) {
-		flattened = (s->walls & tb) != 0;
-		s->walls &= ~tb;
-		s->caps |= tb;
-	} else if (wall) {
-		s->walls |= tb;
-	}
-	s->top[0] = top0;
-	s->top[1] = top1;
-	s->ply++;
-
-	/* A new road must run through a square its colour just gained. */
-	bb_t r0 = top0 & ~s->walls, r1 = top1 & ~s->walls;
-	bb_t g0 = r0 & ~(u->top[0] & ~u->walls), g1 = r1 & ~(u->top[1] & ~u->walls);
-	bool w0 = g0 && road_through(s, r0, g0);
-	bool w1 = g1 && road_through(s, r1, g1);
-	if (w0 || w1) {
-		int w = w0 && w1 ? mover : w0 ? 0 : 1;
-		s->result = w ? TAK_ROAD_BLACK : TAK_ROAD_WHITE;
-		return;
-	}
-	if ((top0 | top1) == s->geom.full) {
-		flat_end(s);
-		return;
-	}
-	if (flattened)
-		s->stale = 0;
-	else if (s->stale < UINT16_MAX)
-		s->stale++;
-	if (s->stale_rule && s->stale >= 50)
-		s->result = TAK_STALE_DRAW;
-}
-
-static inline void unmake_slide(struct tak_state *s, int sq, int dir, uint32_t pattern, int k,
-                                const struct undo *u)
-{
-	const int step = dir_step(s, dir);
-	uint64_t carried = 0;
-	int to = sq;
-	do {
-		int d = (int)(pattern & 15);
-		pattern >>= 4;
-		to += step;
-		carried = (carried << d) | stack_pop(s, to, d);
-	} while (pattern);
-	stack_push(s, sq, carried, k);
-	s->top[0] = u->top[0];
-	s->top[1] = u->top[1];
-	s->walls = u->walls;
-	s->caps = u->caps;
-	s->stale = u->stale;
-	s->ply--;
-	s->result = TAK_ONGOING;
 }
 
 /* --- legality ------------------------------------------------------------------- */
@@ -384,7 +152,8 @@ int tak_check_move(const struct tak_state *s, game_move m, const char **why)
 		w = "the stack has fewer pieces than that";
 		goto bad;
 	}
-	const int x = file_of[n][sq] + dir_dx[kd] * dist, y = sq / n + dir_dy[kd] * dist;
+	const int x = tak_file_of[n][sq] + tak_dir_dx[kd] * dist,
+	          y = sq / n + tak_dir_dy[kd] * dist;
 	if (x < 0 || y < 0 || x >= n || y >= n) {
 		w = "the move runs off the board";
 		goto bad;
@@ -392,7 +161,7 @@ int tak_check_move(const struct tak_state *s, game_move m, const char **why)
 	const bool cap = (s->caps & b) != 0;
 	int to = sq;
 	for (uint32_t q = p; q; q >>= 4) {
-		to += dir_step(s, kd);
+		to += tak_dir_step(s, kd);
 		bb_t tb = bb_bit(to);
 		if (s->caps & tb) {
 			w = "nothing may move onto a capstone";
@@ -424,74 +193,23 @@ int tak_apply(struct tak_state *s, game_move m)
 		return err;
 	int sq = tak_move_square(m), kd = tak_move_kind_or_dir(m);
 	if (tak_move_is_slide(m)) {
-		struct undo u;
+		struct tak_undo u;
 		uint32_t p = tak_move_pattern(m);
-		make_slide(s, sq, kd, p, tak_pattern_carry(p), &u);
+		tak_make_slide(s, sq, kd, p, tak_pattern_carry(p), &u);
 	} else {
 		int mover = (int)(s->ply & 1);
-		make_place(s, sq, kd, s->ply < 2 ? !mover : mover);
+		tak_make_place(s, sq, kd, s->ply < 2 ? !mover : mover);
 	}
 	return GAME_OK;
 }
 
 /* --- move generation ----------------------------------------------------------------- */
-
-/*
- * Free squares from sq in each direction before the first wall, capstone or
- * edge (t[dir]), and the one-hot square that stops it (stop[dir], 0 = edge).
- */
-static inline void free_runs(const struct tak_state *s, int sq, bb_t block, int t[4], bb_t stop[4])
-{
-	const int x = file_of[s->size][sq];
-	const bb_t above = ~((2ULL << sq) - 1), below = (1ULL << sq) - 1;
-	const bb_t col = s->geom.edge[BB_W] << x, row = s->geom.edge[BB_S] << (sq - x);
-	bb_t r, b;
-	int m;
-
-	r = col & above;
-	b = r & block;
-	b &= -b;
-	t[BB_N] = bb_popcount(r & (b - 1));
-	stop[BB_N] = b;
-
-	r = row & above;
-	b = r & block;
-	b &= -b;
-	t[BB_E] = bb_popcount(r & (b - 1));
-	stop[BB_E] = b;
-
-	r = col & below;
-	b = r & block;
-	m = 63 - __builtin_clzll((b << 1) | 1); /* highest blocker + 1, or 0 */
-	t[BB_S] = bb_popcount(r >> m);
-	stop[BB_S] = (1ULL << m) >> 1;
-
-	r = row & below;
-	b = r & block;
-	m = 63 - __builtin_clzll((b << 1) | 1);
-	t[BB_W] = bb_popcount(r >> m);
-	stop[BB_W] = (1ULL << m) >> 1;
-}
-
-/* Kinds the mover may place now, as a bit set of 1 << enum tak_kind. */
-static inline unsigned place_kinds(const struct tak_state *s)
-{
-	if (s->ply < 2)
-		return 1u << TAK_FLAT;
-	int me = (int)(s->ply & 1);
-	unsigned k = 0;
-	if (s->reserve[me][TAK_STONES])
-		k |= 1u << TAK_FLAT | 1u << TAK_WALL;
-	if (s->reserve[me][TAK_CAPS])
-		k |= 1u << TAK_CAP;
-	return k;
-}
-
 /* Number of legal moves, without making or listing them (the perft leaves). */
 static inline uint64_t count_moves(const struct tak_state *s)
 {
 	const bb_t occ = s->top[0] | s->top[1];
-	uint64_t total = (uint64_t)bb_popcount(s->geom.full & ~occ) * bb_popcount(place_kinds(s));
+	uint64_t total =
+	        (uint64_t)bb_popcount(s->geom.full & ~occ) * bb_popcount(tak_place_kinds(s));
 	if (s->ply < 2)
 		return total;
 	const int me = (int)(s->ply & 1), n = s->size;
@@ -500,7 +218,7 @@ static inline uint64_t count_moves(const struct tak_state *s)
 		int sq = bb_lsb(own), t[4];
 		bb_t stop[4];
 		int c = s->height[sq] < n ? s->height[sq] : n;
-		free_runs(s, sq, block, t, stop);
+		tak_free_runs(s, sq, block, t, stop);
 		total += tak_slide_count[c][t[0]] + tak_slide_count[c][t[1]] +
 		         tak_slide_count[c][t[2]] + tak_slide_count[c][t[3]];
 		if (s->caps & own & -own)
@@ -510,45 +228,13 @@ static inline uint64_t count_moves(const struct tak_state *s)
 	}
 	return total;
 }
-
-/* The slides of one stack, as runs of tak_slide_pattern indices [lo, hi) of one carry k in
- * one direction: at most 4 directions x 8 carries, plus as many capstone flattenings. */
-struct slide_run {
-	uint8_t dir, k, lo, hi;
-};
-struct slide_runs {
-	int n;
-	struct slide_run r[64];
-};
-
-static inline void stack_slides(const struct tak_state *s, int sq, struct slide_runs *sr)
-{
-	int t[4];
-	bb_t stop[4];
-	const int c = s->height[sq] < s->size ? s->height[sq] : s->size;
-	const bool cap = (s->caps & bb_bit(sq)) != 0;
-	free_runs(s, sq, s->walls | s->caps, t, stop);
-	sr->n = 0;
-	for (int d = 0; d < 4; d++) {
-		for (int k = 1; k <= c && tak_slide_first(k) < tak_slide_upto[k][t[d]]; k++)
-			sr->r[sr->n++] = (struct slide_run){(uint8_t)d, (uint8_t)k,
-			                                    (uint8_t)tak_slide_first(k),
-			                                    tak_slide_upto[k][t[d]]};
-		if (cap && (stop[d] & s->walls))
-			for (int k = t[d] + 1; k <= c; k++)
-				sr->r[sr->n++] = (struct slide_run){(uint8_t)d, (uint8_t)k,
-				                                    tak_slide_flat_lo[k][t[d]],
-				                                    tak_slide_flat_hi[k][t[d]]};
-	}
-}
-
 static int tak_legal_moves(const void *st, game_move *out, size_t room)
 {
 	const struct tak_state *s = st;
 	size_t n = 0;
 	if (s->result != TAK_ONGOING)
 		return 0;
-	const unsigned kinds = place_kinds(s);
+	const unsigned kinds = tak_place_kinds(s);
 	for (bb_t e = s->geom.full & ~(s->top[0] | s->top[1]); e; e &= e - 1)
 		for (int k = 0; k < 3; k++)
 			if (kinds & 1u << k) {
@@ -558,10 +244,10 @@ static int tak_legal_moves(const void *st, game_move *out, size_t room)
 			}
 	if (s->ply < 2)
 		return (int)n;
-	struct slide_runs sr;
+	struct tak_slide_runs sr;
 	for (bb_t own = s->top[s->ply & 1]; own; own &= own - 1) {
 		const int sq = bb_lsb(own);
-		stack_slides(s, sq, &sr);
+		tak_stack_slides(s, sq, &sr);
 		for (int j = 0; j < sr.n; j++)
 			for (int i = sr.r[j].lo; i < sr.r[j].hi; i++) {
 				if (n >= room)
@@ -589,31 +275,31 @@ static uint64_t perft_node(struct tak_state *s, int depth)
 {
 	uint64_t total = 0;
 	const int me = (int)(s->ply & 1);
-	const unsigned kinds = place_kinds(s);
+	const unsigned kinds = tak_place_kinds(s);
 	const int owner = s->ply < 2 ? !me : me;
 	const uint16_t stale = s->stale;
 	for (bb_t e = s->geom.full & ~(s->top[0] | s->top[1]); e; e &= e - 1) {
 		int sq = bb_lsb(e);
 		for (int k = 0; k < 3; k++)
 			if (kinds & 1u << k) {
-				make_place(s, sq, k, owner);
+				tak_make_place(s, sq, k, owner);
 				total += perft_child(s, depth - 1);
-				unmake_place(s, sq, k, owner, stale);
+				tak_unmake_place(s, sq, k, owner, stale);
 			}
 	}
 	if (s->ply < 2)
 		return total;
-	struct slide_runs sr;
-	struct undo u;
+	struct tak_slide_runs sr;
+	struct tak_undo u;
 	for (bb_t own = s->top[me]; own; own &= own - 1) {
 		const int sq = bb_lsb(own);
-		stack_slides(s, sq, &sr);
+		tak_stack_slides(s, sq, &sr);
 		for (int j = 0; j < sr.n; j++)
 			for (int i = sr.r[j].lo; i < sr.r[j].hi; i++) {
 				const int d = sr.r[j].dir, k = sr.r[j].k;
-				make_slide(s, sq, d, tak_slide_pattern[i], k, &u);
+				tak_make_slide(s, sq, d, tak_slide_pattern[i], k, &u);
 				total += perft_child(s, depth - 1);
-				unmake_slide(s, sq, d, tak_slide_pattern[i], k, &u);
+				tak_unmake_slide(s, sq, d, tak_slide_pattern[i], k, &u);
 			}
 	}
 	return total;
