@@ -619,6 +619,7 @@ static int search(struct tak_search *ts, int depth, int ply, int alpha, int beta
 		int v;
 		if (s->result != TAK_ONGOING) {
 			ts->nodes++;
+			ts->pvlen[ply + 1] = ply + 1;
 			v = -result_score(s, ply + 1);
 		} else if (i == 0) {
 			v = -search(ts, depth - 1, ply + 1, -beta, -alpha, ck, next, true);
@@ -902,6 +903,8 @@ void tak_search_budget(const struct tak_state *st, long long left_ms, long long 
 	long long hard = usable / 4 + inc_ms / 2;
 	if (hard > soft * 4)
 		hard = soft * 4;
+	if (hard > usable) /* the increment comes after the move */
+		hard = usable;
 	if (soft > hard)
 		soft = hard;
 	*soft_ms = soft < 1 ? 1 : soft;
