@@ -24,9 +24,10 @@ static const struct cli_cmd cli_cmds[] = {
          "count move sequences to a depth, with nodes/s"},
         {"bot", cmd_bot,
          "[--server HOST:PORT] [--name NAME] [--games N] (--seek \"<kind> [opt=value ...]\" | "
-         "--accept [--kind K]) [--depth D] [--nodes N] [--seed S] [--random] [--timeout SEC] "
-         "[--quiet]",
-         "connect to bitarenad, seek or accept games and play them with the engine's search"},
+         "--accept [--kind K]) [--movetime MS] [--depth D] [--nodes N] [--hash MB] [--seed S] "
+         "[--greedy | --random] [--timeout SEC] [--quiet]",
+         "connect to bitarenad, seek or accept games of any kind and play them: Tak and Xmas "
+         "Rush with their own players, m,n,k with the engine's search"},
         {"load", cmd_load,
          "[--server HOST:PORT] [--kind \"ttt|mnk|tak|xmas [opt=value ...]\"] [--games N] "
          "[--spectators M] [--idle K] [--pingers P [--ping-ms MS]] [--duration S | --rounds R] "

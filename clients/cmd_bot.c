@@ -1,11 +1,21 @@
 /*
  * cmd_bot.c - `bitarena bot`: a bot that connects to bitarenad in JSON mode,
- * seeks or accepts games and plays N of them. On its move it rebuilds the
- * position with the game's engine (the "position"/"tps" text of the state
- * through ops->load, or the moves seen so far) and picks a move with the
- * core's alpha-beta search: full depth on m,n,k boards (perfect on 3,3,3),
- * depth- and node-bounded elsewhere. Any move it cannot compute comes at
- * random from the state's "legal" list. Prints one summary line at the end.
+ * seeks or accepts games and plays N of them, of every kind:
+ *
+ *  - Tak: the Tak player of tak_search.h (alpha-beta with a transposition
+ *    table, iterative deepening) on the position rebuilt from the state's
+ *    TPS; timed games budget the bot's own clock and increment
+ *    (tak_search_budget), untimed ones think --movetime ms a move, and
+ *    --depth / --nodes bound the search instead when given;
+ *  - Xmas Rush (simultaneous turns): the player of xmas_bot.h on the contest
+ *    input the state carries for our seat (position.input);
+ *  - m,n,k games: the core's generic alpha-beta (search.h), full depth on
+ *    small boards (perfect on 3,3,3), depth- and node-bounded elsewhere.
+ *
+ * --greedy plays the generic search one ply deep on the game's static
+ * evaluation, and --random random legal moves: weak reference opponents for
+ * tests and measurements. Any move the bot cannot compute comes at random
+ * from the state's "legal" list. Prints one summary line at the end.
  *
  * Messages reach their handlers through the client library's dispatcher
  * (client.h): one table row per message type.
@@ -22,6 +32,12 @@
 #include "core/rng.h"
 #include "games/game.h"
 #include "games/search.h"
+#include "games/tak.h"
+#include "games/tak_search.h"
+#include "games/xmas_bot.h"
+
+#define BOT_DEFAULT_MOVETIME_MS 1000 /* Tak, untimed games */
+#define BOT_DEFAULT_HASH_MB     32
 
 /* ---- the bot ------------------------------------------------------------------ */
 
@@ -34,15 +50,22 @@ struct bot {
 	int want_games;
 	int depth; /* 0: automatic */
 	uint64_t nodes;
+	bool nodes_given;   /* --nodes: Tak searches are bounded by nodes, not time */
+	long long movetime; /* Tak, untimed: ms per move */
+	size_t hash_mb;
 	int timeout_ms; /* longest wait for any progress */
 	bool quiet;
 	bool random; /* play random legal moves (a weak opponent for tests) */
+	bool greedy; /* one ply of the generic search on the static evaluation */
 	struct rng rng;
+	struct tak_search *tak; /* made at the first Tak move, cleared at each game */
+	struct xmas_bot_memory xmas;
 
 	int played, wins, losses, draws;
 	bool seek_open, accept_pending, in_game;
 	long long game; /* current game id */
 	int seat;
+	long long inc_ms;    /* the game's increment, 0 when untimed */
 	long long seq_moved; /* the state seq we last answered */
 	long long last_seq;  /* the last state seq seen */
 	bool history_ok;     /* every move of the game was seen in order */
@@ -122,27 +145,75 @@ static bool fills_cells(const struct game_ops *ops)
 	return strcmp(ops->name, "ttt") == 0 || strcmp(ops->name, "mnk") == 0;
 }
 
+/* The Tak player's move in st, within the bot's limits or its clock. */
+static int tak_move(struct bot *b, const cJSON *state, const struct tak_state *st, game_move *m)
+{
+	if (b->tak == NULL && (b->tak = tak_search_new(b->hash_mb)) == NULL)
+		return GAME_ENOSPACE;
+	struct tak_search_limits lim = {.now_ms = net_now_ms, .seed = rng_next(&b->rng)};
+	const cJSON *clocks = cJSON_GetObjectItemCaseSensitive(state, "clocks");
+	const cJSON *left = cJSON_GetArrayItem(clocks, b->seat);
+	if (b->depth > 0 || b->nodes_given) {
+		lim.depth = b->depth;
+		lim.nodes = b->nodes_given ? b->nodes : 0;
+	} else if (cJSON_IsNumber(left)) {
+		tak_search_budget(st, (long long)left->valuedouble, b->inc_ms, &lim.soft_ms,
+		                  &lim.hard_ms);
+	} else {
+		lim.soft_ms = lim.hard_ms = b->movetime;
+	}
+	struct tak_search_result res;
+	int r = tak_search_best(b->tak, st, &lim, &res);
+	*m = res.best;
+	return r;
+}
+
+/* The Xmas Rush player's action for our seat, from the contest input in the state. */
+static bool xmas_move(struct bot *b, const cJSON *state, char *out, size_t len)
+{
+	const cJSON *pos = cJSON_GetObjectItemCaseSensitive(state, "position");
+	const char *input = cli_jstr(pos, "input");
+	struct xmas_view v;
+	if (input == NULL || xmas_view_parse(&v, input) < 0)
+		return false;
+	return xmas_bot_play(&v, &b->xmas, rng_next(&b->rng), out, len) > 0;
+}
+
 /* The engine's choice for the state, written to out; false when it has none. */
 static bool engine_move(struct bot *b, const cJSON *state, const cJSON *legal, char *out,
                         size_t len)
 {
 	const struct game_ops *ops =
 	        game_find(cli_jstr(state, "kind") ? cli_jstr(state, "kind") : "");
-	if (ops == NULL || ops->apply == NULL || ops->nplayers != 2)
+	if (ops == NULL || ops->nplayers != 2)
+		return false;
+	if (ops == &game_xmas) /* its walks are checked step by step on the input's board */
+		return !b->greedy && xmas_move(b, state, out, len);
+	if (ops->apply == NULL)
 		return false;
 	void *st = calloc(1, ops->state_size);
 	bool ok = false;
 	if (st == NULL || !rebuild(b, ops, state, st) || game_seat_to_move(ops, st) != b->seat)
 		goto out;
-	struct search_limits lim = {.max_depth = b->depth, .max_nodes = b->nodes};
+	struct search_limits lim = {.max_depth = b->greedy ? 1 : b->depth, .max_nodes = b->nodes};
 	int nlegal = cJSON_GetArraySize(legal);
-	if (fills_cells(ops)) /* full depth by default, never deeper than the game can last */
-		lim.max_depth = b->depth > 0 && b->depth < nlegal ? b->depth : nlegal;
-	else if (lim.max_depth <= 0)
-		lim.max_depth = 4;
-	struct search_result res;
-	if (search_best(ops, st, &lim, &b->rng, &res) < 0 ||
-	    ops->format_move(st, res.best, out, len) < 0)
+	game_move m;
+	if (ops == &game_tak && !b->greedy) {
+		if (tak_move(b, state, st, &m) < 0)
+			goto out;
+	} else {
+		if (b->greedy)
+			lim.max_nodes = 0;
+		else if (fills_cells(ops)) /* full depth by default, never deeper than the game */
+			lim.max_depth = b->depth > 0 && b->depth < nlegal ? b->depth : nlegal;
+		else if (lim.max_depth <= 0)
+			lim.max_depth = 4;
+		struct search_result res;
+		if (search_best(ops, st, &lim, &b->rng, &res) < 0)
+			goto out;
+		m = res.best;
+	}
+	if (ops->format_move(st, m, out, len) < 0)
 		goto out;
 	ok = in_legal(legal, out);
 	if (!ok)
@@ -153,11 +224,37 @@ out:
 	return ok;
 }
 
-static bool random_move(struct bot *b, const cJSON *legal, char *out, size_t len)
+/* Xmas Rush has no "legal" list: a random push, or a random walk of up to 4 open steps. */
+static bool random_xmas(struct bot *b, const cJSON *state, char *out, size_t len)
+{
+	const char *input = cli_jstr(cJSON_GetObjectItemCaseSensitive(state, "position"), "input");
+	struct xmas_view v;
+	if (input == NULL || xmas_view_parse(&v, input) < 0)
+		return false;
+	if (v.turn_type == XMAS_TURN_PUSH) {
+		snprintf(out, len, "PUSH %u %s", rng_below(&b->rng, XMAS_SIZE),
+		         xmas_dir_names[rng_below(&b->rng, 4)]);
+		return true;
+	}
+	size_t at = (size_t)snprintf(out, len, "PASS");
+	for (int i = 0, n = (int)rng_below(&b->rng, 5), cell = v.cell[0]; i < n && at < len; i++) {
+		int d = (int)rng_below(&b->rng, 4);
+		if (!xmas_step_ok(&v.b, cell, d))
+			continue;
+		if (at == 4)
+			at = (size_t)snprintf(out, len, "MOVE");
+		at += (size_t)snprintf(out + at, len - at, " %s", xmas_dir_names[d]);
+		cell = xmas_step(cell, d);
+	}
+	return at < len;
+}
+
+static bool random_move(struct bot *b, const cJSON *state, const cJSON *legal, char *out,
+                        size_t len)
 {
 	int n = cJSON_GetArraySize(legal);
-	if (n <= 0)
-		return false;
+	if (!cJSON_IsArray(legal) || n <= 0)
+		return random_xmas(b, state, out, len);
 	const cJSON *m = cJSON_GetArrayItem(legal, (int)rng_below(&b->rng, (uint32_t)n));
 	if (!cJSON_IsString(m))
 		return false;
@@ -181,11 +278,9 @@ static int play_state(struct bot *b, const cJSON *state, bool use_engine)
 {
 	const cJSON *legal = cJSON_GetObjectItemCaseSensitive(state, "legal");
 	char move[GAME_MOVE_TEXT];
-	if (!cJSON_IsArray(legal) || cJSON_GetArraySize(legal) == 0)
-		return 0;
 	if (use_engine && engine_move(b, state, legal, move, sizeof move))
 		b->engine_moves++;
-	else if (random_move(b, legal, move, sizeof move))
+	else if (random_move(b, state, legal, move, sizeof move))
 		b->random_moves++;
 	else
 		return 0;
@@ -227,8 +322,7 @@ static bool seek_matches(const struct bot *b, const cJSON *seek)
 		return false;
 	if (b->kind != NULL)
 		return strcasecmp(kind, b->kind) == 0;
-	const struct game_ops *ops = game_find(kind);
-	return ops != NULL && !(ops->flags & GAME_SIMULTANEOUS);
+	return game_find(kind) != NULL;
 }
 
 static bool want_more(const struct bot *b)
@@ -263,6 +357,11 @@ static int on_game_start(void *ud, const cJSON *m)
 	b->seat = (int)cli_jint(m, "seat", -1);
 	b->seq_moved = -1;
 	b->move_errors = 0;
+	const cJSON *time = cJSON_GetObjectItemCaseSensitive(m, "time");
+	b->inc_ms = cli_jint(time, "inc_ms", 0);
+	if (b->tak != NULL)
+		tak_search_clear(b->tak);
+	memset(&b->xmas, 0, sizeof b->xmas);
 	history_clear(b);
 	return 0;
 }
@@ -420,8 +519,12 @@ static int parse_long(const char *s, long long min, long long max, long long *ou
 
 int cmd_bot(int argc, char **argv)
 {
-	struct bot b = {
-	        .prog = "bitarena bot", .want_games = 1, .nodes = 1000000, .timeout_ms = 60000};
+	struct bot b = {.prog = "bitarena bot",
+	                .want_games = 1,
+	                .nodes = 1000000,
+	                .movetime = BOT_DEFAULT_MOVETIME_MS,
+	                .hash_mb = BOT_DEFAULT_HASH_MB,
+	                .timeout_ms = 60000};
 	const char *server = CLI_DEFAULT_SERVER, *name = "bot";
 	bool accept = false;
 	long long seed = (long long)time(NULL) ^ ((long long)getpid() << 16), v;
@@ -432,6 +535,8 @@ int cmd_bot(int argc, char **argv)
 			accept = true;
 		} else if (strcmp(a, "--random") == 0) {
 			b.random = true;
+		} else if (strcmp(a, "--greedy") == 0) {
+			b.greedy = true;
 		} else if (strcmp(a, "--quiet") == 0) {
 			b.quiet = true;
 		} else if (strcmp(a, "--server") == 0 && has) {
@@ -452,6 +557,14 @@ int cmd_bot(int argc, char **argv)
 		} else if (strcmp(a, "--nodes") == 0 && has &&
 		           parse_long(val, 1, 1LL << 40, &v) == 0) {
 			b.nodes = (uint64_t)v;
+			b.nodes_given = true;
+			i++;
+		} else if (strcmp(a, "--movetime") == 0 && has &&
+		           parse_long(val, 1, 3600000, &v) == 0) {
+			b.movetime = v;
+			i++;
+		} else if (strcmp(a, "--hash") == 0 && has && parse_long(val, 1, 4096, &v) == 0) {
+			b.hash_mb = (size_t)v;
 			i++;
 		} else if (strcmp(a, "--seed") == 0 && has &&
 		           parse_long(val, 0, 1LL << 62, &v) == 0) {
@@ -475,22 +588,6 @@ int cmd_bot(int argc, char **argv)
 	}
 	if (b.seek != NULL && strpbrk(b.seek, "\r\n") != NULL)
 		return cli_usage("bot");
-	char kind[32];
-	snprintf(kind, sizeof kind, "%.*s",
-	         (int)strcspn(b.seek   ? b.seek
-	                      : b.kind ? b.kind
-	                               : "",
-	                      " \t"),
-	         b.seek   ? b.seek
-	         : b.kind ? b.kind
-	                  : "");
-	const struct game_ops *kops = game_find(kind);
-	if (kops != NULL && (kops->flags & GAME_SIMULTANEOUS)) {
-		fprintf(stderr,
-		        "%s: %s has simultaneous turns; the bot plays sequential games only\n",
-		        b.prog, kops->name);
-		return 2;
-	}
 	rng_seed(&b.rng, (uint64_t)seed);
 	history_clear(&b);
 	if (cli_session_open(&b.c, b.prog, server, name, b.name, sizeof b.name, 10000) < 0)
@@ -509,5 +606,6 @@ int cmd_bot(int argc, char **argv)
 	history_clear(&b);
 	free(b.history);
 	cJSON_Delete(b.last_state);
+	tak_search_free(b.tak);
 	return rc;
 }

@@ -113,6 +113,10 @@ int xmas_view_parse(struct xmas_view *v, const char *input)
 			return -1;
 		v->quest[c][v->nquest[c]++] = (uint8_t)x;
 	}
+	while (*p == ' ' || *p == '\r')
+		p++;
+	if (*p == '\n') /* the last line's end */
+		p++;
 	return (int)(p - input);
 }
 

@@ -56,8 +56,8 @@ struct xmas_bot_memory {
 
 /*
  * Reads one turn of contest input (as xmas_input() writes it, or as the
- * referee sends it). Returns the number of bytes read, or -1 if it is not
- * such an input.
+ * referee sends it). Returns the number of bytes read (through the last
+ * line's newline), or -1 if it is not such an input.
  */
 int xmas_view_parse(struct xmas_view *v, const char *input);
 
