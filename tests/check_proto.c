@@ -3,8 +3,7 @@
  * (terminators, telnet negotiation, the length cap, split input, junk),
  * command lines (tags, verbs, arity, the rest-of-line argument), ids, names,
  * the options of "seek" (time controls, colours, engine options), and the
- * session layer's storage hooks and game restoration, driven on an event loop
- * without sockets (the connections are stand-ins that discard their output).
+ * server's command table (every row with a handler, flags that fit).
  */
 #include <check.h>
 #include <stdio.h>
@@ -13,7 +12,7 @@
 
 #include "server/framing.h"
 #include "server/proto.h"
-#include "server/session.h"
+#include "server/commands.h"
 #include "check_main.h"
 
 /* Feeds len bytes in chunks of chunk bytes; collects lines ("!" marks FRAME_TOO_LONG). */
@@ -138,7 +137,7 @@ END_TEST
 static int parse(const char *text, struct proto_req *rq, char *buf)
 {
 	strcpy(buf, text);
-	return proto_parse(buf, rq);
+	return proto_parse(buf, &commands_table, rq);
 }
 
 START_TEST(test_parse_basic)
@@ -147,7 +146,7 @@ START_TEST(test_parse_basic)
 	char buf[256];
 	ck_assert_int_eq(parse("  \t ", &rq, buf), PROTO_EMPTY);
 	ck_assert_int_eq(parse("LOGIN alice  \t", &rq, buf), PROTO_OK);
-	ck_assert_int_eq(rq.cmd->verb, V_LOGIN);
+	ck_assert_str_eq(rq.cmd->name, "login");
 	ck_assert_int_eq(rq.argc, 1);
 	ck_assert_str_eq(rq.argv[0], "alice");
 	ck_assert(!rq.tagged);
@@ -188,7 +187,7 @@ START_TEST(test_parse_tags)
 	ck_assert_int_eq(parse("#a-1_Z ping", &rq, buf), PROTO_OK);
 	ck_assert(rq.tagged);
 	ck_assert_str_eq(rq.tag, "a-1_Z");
-	ck_assert_int_eq(rq.cmd->verb, V_PING);
+	ck_assert_str_eq(rq.cmd->name, "ping");
 	ck_assert_int_eq(parse("#12345678901234567890123456789012 who", &rq, buf), PROTO_OK);
 	ck_assert_int_eq(parse("#123456789012345678901234567890123 who", &rq, buf), PROTO_EBADTAG);
 	ck_assert_int_eq(parse("# who", &rq, buf), PROTO_EBADTAG);
@@ -202,22 +201,28 @@ END_TEST
 
 START_TEST(test_table)
 {
-	/* every verb once, found case-insensitively, arity sane */
-	ck_assert_uint_eq(proto_ncmds, V__COUNT);
-	for (size_t i = 0; i < proto_ncmds; i++) {
-		const struct proto_cmd *c = &proto_cmds[i];
+	/* every verb once, found case-insensitively, arity sane, a handler */
+	const struct proto_table *t = &commands_table;
+	for (size_t i = 0; i < t->n; i++) {
+		const struct proto_cmd *c = &t->cmds[i];
 		char up[32];
 		size_t k;
 		for (k = 0; c->name[k]; k++)
 			up[k] = (char)(c->name[k] - 32 * (c->name[k] >= 'a' && c->name[k] <= 'z'));
 		up[k] = '\0';
-		ck_assert_ptr_eq(proto_find(up), c);
+		ck_assert_ptr_eq(proto_find(t, up), c);
+		ck_assert_ptr_nonnull(c->handler);
+		/* a flag that needs the game needs it resolved first */
+		if (c->flags & (CMD_SEAT | CMD_MEMBER | CMD_LIVE | CMD_OVER))
+			ck_assert(c->flags & CMD_GAME);
+		if (c->flags & (CMD_GAME | CMD_GAME_ID | CMD_SEEK))
+			ck_assert_int_ge(c->min, 1);
 		ck_assert_int_le(c->min, c->max);
 		ck_assert_int_le(c->max, PROTO_MAX_ARGS);
 		ck_assert_ptr_nonnull(c->usage);
 		ck_assert(strncmp(c->usage, c->name, strlen(c->name)) == 0);
 	}
-	ck_assert_ptr_null(proto_find("mov"));
+	ck_assert_ptr_null(proto_find(t, "mov"));
 }
 END_TEST
 
@@ -332,132 +337,6 @@ START_TEST(test_seek_options)
 }
 END_TEST
 
-/* What the hooks saw. */
-struct seen {
-	int starts, moves, ends;
-	int ply_at_move[16]; /* g->ply when on_move ran: the move is not made yet */
-	struct move_rec rec[16];
-	char reason[32];
-};
-
-static int hk_start(void *ud, const struct game *g, uint64_t *id)
-{
-	struct seen *s = ud;
-	(void)g;
-	s->starts++;
-	*id = 42;
-	return 0;
-}
-
-static int hk_move(void *ud, const struct game *g, const struct move_rec *m)
-{
-	struct seen *s = ud;
-	ck_assert_int_lt(s->moves, 16);
-	s->ply_at_move[s->moves] = g->ply;
-	s->rec[s->moves++] = *m;
-	return 0;
-}
-
-static void hk_end(void *ud, const struct game *g)
-{
-	struct seen *s = ud;
-	s->ends++;
-	snprintf(s->reason, sizeof s->reason, "%s", g->reason);
-}
-
-/* A connection that is closing: everything sent to it is dropped. */
-static struct client *fake_conn(struct server *s, const char *name)
-{
-	struct conn *cn = calloc(1, sizeof *cn);
-	cn->hub = &s->hub;
-	cn->closing = true;
-	struct client *c = client_new(cn);
-	c->srv = s;
-	c->logged_in = true;
-	snprintf(c->name, sizeof c->name, "%s", name);
-	return c;
-}
-
-START_TEST(test_session_hooks_replay)
-{
-	uv_loop_t loop;
-	ck_assert_int_eq(uv_loop_init(&loop), 0);
-	struct server *srv = malloc(sizeof *srv);
-	struct server_config cfg = {.grace_ms = 60000};
-	ck_assert_int_eq(server_init(srv, &loop, &cfg), 0);
-	struct seen seen;
-	memset(&seen, 0, sizeof seen);
-	struct session_hooks h = {
-	        .ud = &seen, .on_start = hk_start, .on_move = hk_move, .on_end = hk_end};
-	server_set_hooks(srv, &h);
-	struct client *ca = fake_conn(srv, "alice"), *cb = fake_conn(srv, "bob");
-	const struct game_ops *ops = game_find("ttt");
-	struct game_spec spec = {
-	        .ops = ops, .seed = 1, .names = {"alice", "bob"}, .conns = {ca, cb}};
-	char err[160];
-	ck_assert_int_eq(seek_opts_parse(ops, 0, NULL, &spec.so, err, sizeof err), 0);
-	struct game *g = session_create(srv, &spec);
-	ck_assert_ptr_nonnull(g);
-	ck_assert_int_eq(seen.starts, 1);
-	ck_assert_uint_eq(g->id, 42); /* the hook chose the id */
-	ck_assert_ptr_eq(session_find(srv, 42), g);
-	session_begin(g);
-
-	struct proto_req rq;
-	memset(&rq, 0, sizeof rq);
-	rq.cmd = proto_find("move");
-	static const char *const line[] = {"a1", "b1", "a2", "b2", "a3"};
-	session_move(cb, &rq, g, "b1"); /* not bob's turn: nothing recorded */
-	ck_assert_int_eq(seen.moves, 0);
-	session_move(ca, &rq, g, "z9"); /* not a move */
-	ck_assert_int_eq(seen.moves, 0);
-	for (int i = 0; i < 5; i++)
-		session_move(i % 2 ? cb : ca, &rq, g, line[i]);
-	ck_assert_int_eq(seen.moves, 5);
-	for (int i = 0; i < 5; i++) {
-		ck_assert_int_eq(seen.rec[i].ply, i);
-		ck_assert_int_eq(seen.rec[i].seat, i % 2);
-		ck_assert_int_eq(seen.rec[i].act, GAME_ACT_MOVE);
-		ck_assert_str_eq(seen.rec[i].text, line[i]);
-		ck_assert_int_eq(seen.ply_at_move[i], i);
-		ck_assert_int_gt(seen.rec[i].at, 0);
-	}
-	ck_assert_int_eq(seen.ends, 1);
-	ck_assert_str_eq(seen.reason, "line");
-	ck_assert(g->over);
-	ck_assert_int_eq(g->winner, 0);
-	ck_assert_uint_eq(g->nmoves, 5);
-
-	/* the records rebuild the same position in a restored game, without hooks */
-	struct game_spec sp2 = spec;
-	sp2.id = 77;
-	sp2.conns[0] = sp2.conns[1] = NULL;
-	struct game *g2 = session_create(srv, &sp2);
-	ck_assert_ptr_nonnull(g2);
-	ck_assert_int_eq(seen.starts, 1);
-	ck_assert_uint_eq(g2->id, 77);
-	ck_assert(g2->pl[0].absent && g2->pl[1].absent);
-	for (int i = 0; i < 4; i++)
-		ck_assert_int_eq(session_replay(g2, &g->moves[i]), 0);
-	ck_assert_int_eq(session_replay(g2, &g->moves[3]), GAME_ETURN); /* bob again */
-	ck_assert_int_eq(session_replay(g2, &g->moves[4]), 0);
-	ck_assert_int_eq(memcmp(g2->st, g->st, ops->state_size), 0);
-	ck_assert_int_eq(g2->ply, 5);
-	ck_assert_int_eq(session_replay(g2, &g->moves[0]), GAME_EOVER);
-	ck_assert_int_eq(seen.moves, 5);
-
-	server_stop(srv); /* frees the games; the loop then runs out */
-	ck_assert_int_eq(uv_run(&loop, UV_RUN_DEFAULT), 0);
-	ck_assert_int_eq(uv_loop_close(&loop), 0);
-	free(srv);
-	struct conn *na = ca->conn, *nb = cb->conn;
-	client_free(ca);
-	client_free(cb);
-	free(na);
-	free(nb);
-}
-END_TEST
-
 static Suite *proto_suite(void)
 {
 	Suite *s = suite_create("proto");
@@ -476,9 +355,6 @@ static Suite *proto_suite(void)
 	tc = tcase_create("seek");
 	tcase_add_test(tc, test_time);
 	tcase_add_test(tc, test_seek_options);
-	suite_add_tcase(s, tc);
-	tc = tcase_create("session");
-	tcase_add_test(tc, test_session_hooks_replay);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -1,13 +1,10 @@
 /*
- * commands.c - the dispatcher and the lobby: one input line is checked
- * (content, tag, verb, arity, login) once from the table in proto.c, then
- * handed to its handler. Lobby commands live here (login, games, seeks,
- * accept, list, who, set, ping, help, quit); game commands go to session.c.
+ * commands.c - the command table, the dispatcher that resolves a row's flags
+ * once, the one resolution of "the game named by the first argument", and
+ * the handlers: each hands its request to the layer that owns what it acts on
+ * (see commands.h).
  */
-#include "server/server.h"
-#include "server/session.h"
-#include "server/offers.h"
-#include "server/storage.h"
+#include "server/commands.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -15,143 +12,30 @@
 #include <string.h>
 #include <strings.h>
 
-struct seek {
-	struct seek *next;
-	uint64_t id;
-	struct client *by;
-	const struct game_ops *ops;
-	struct seek_opts so;
-};
+#include "server/accounts.h"
+#include "server/archive.h"
+#include "server/lobby.h"
+#include "server/msg.h"
+#include "server/offers.h"
+#include "server/rtt.h"
+#include "server/session.h"
 
-struct client *server_find_user(struct server *s, const char *name)
+/* ---- handlers: the lobby ------------------------------------------------------------ */
+
+static void cmd_login(struct cmd *x)
 {
-	for (struct conn *cn = s->hub.conns; cn != NULL; cn = cn->next) {
-		struct client *c = client_of(cn);
-		if (c != NULL && c->logged_in && !cn->closing && strcasecmp(c->name, name) == 0)
-			return c;
-	}
-	return NULL;
-}
-
-/* ---- seeks ------------------------------------------------------------------------ */
-
-static const char *color_word(int color)
-{
-	return color == 0 ? "first" : color == 1 ? "second" : "random";
-}
-
-static cJSON *seek_json(const struct seek *k)
-{
-	cJSON *j = cJSON_CreateObject();
-	cJSON_AddNumberToObject(j, "id", (double)k->id);
-	cJSON_AddStringToObject(j, "by", k->by->name);
-	cJSON_AddStringToObject(j, "kind", k->ops->name);
-	cJSON_AddItemToObject(j, "options", session_options_json(k->ops, &k->so.params));
-	if (k->so.timed) {
-		cJSON *t = cJSON_AddObjectToObject(j, "time");
-		cJSON_AddNumberToObject(t, "base_ms", (double)k->so.base_ms);
-		cJSON_AddNumberToObject(t, "inc_ms", (double)k->so.inc_ms);
-	} else {
-		cJSON_AddNullToObject(j, "time");
-	}
-	cJSON_AddStringToObject(j, "color", color_word(k->so.color));
-	if (k->ops->flags & GAME_SIMULTANEOUS) {
-		cJSON_AddNumberToObject(j, "turn_ms", (double)k->so.turn_ms);
-		if (k->so.first_turn_ms > 0)
-			cJSON_AddNumberToObject(j, "first_turn_ms", (double)k->so.first_turn_ms);
-	} else {
-		cJSON_AddNullToObject(j, "turn_ms");
-	}
-	cJSON_AddBoolToObject(j, "rated", k->so.rated);
-	return j;
-}
-
-/* "3 by alice: ttt m=3 n=3 k=3, untimed, seeker plays random" (malloc'd). */
-static char *seek_text(const struct seek *k)
-{
-	char *o = session_options_text(k->ops, &k->so);
-	char *t = xasprintf("%" PRIu64 " by %s: %s %s, seeker plays %s", k->id, k->by->name,
-	                    k->ops->name, o ? o : "", color_word(k->so.color));
-	free(o);
-	return t;
-}
-
-/* Tells every logged-in connection but the author about a new or vanished seek. */
-static void seek_announce(struct server *s, const struct seek *k, bool gone)
-{
-	cJSON *j = cJSON_CreateObject();
-	cJSON_AddStringToObject(j, "type", "seek");
-	cJSON_AddStringToObject(j, "event", gone ? "gone" : "new");
-	char *text;
-	if (gone) {
-		cJSON_AddNumberToObject(j, "id", (double)k->id);
-		text = xasprintf("seek %" PRIu64 " gone", k->id);
-	} else {
-		cJSON_AddItemToObject(j, "seek", seek_json(k));
-		char *d = seek_text(k);
-		text = xasprintf("seek %s (accept %" PRIu64 " to play)", d ? d : "", k->id);
-		free(d);
-	}
-	struct msg m;
-	msg_init(&m, j, text);
-	for (struct conn *cn = s->hub.conns; cn != NULL; cn = cn->next) {
-		struct client *c = client_of(cn);
-		if (c != NULL && c->logged_in && !cn->closing && c != k->by)
-			msg_send(&m, c);
-	}
-	msg_done(&m);
-}
-
-/* Unlinks and frees seek k; tells the others when announce. */
-static void seek_remove(struct server *s, struct seek *k, bool announce)
-{
-	for (struct seek **pp = &s->seeks; *pp != NULL; pp = &(*pp)->next)
-		if (*pp == k) {
-			*pp = k->next;
-			break;
-		}
-	if (announce)
-		seek_announce(s, k, true);
-	free(k);
-}
-
-static struct seek *seek_find(struct server *s, uint64_t id)
-{
-	for (struct seek *k = s->seeks; k != NULL; k = k->next)
-		if (k->id == id)
-			return k;
-	return NULL;
-}
-
-void lobby_conn_gone(struct client *c)
-{
-	struct server *s = c->srv;
-	struct seek *k = s->seeks;
-	while (k != NULL) {
-		struct seek *next = k->next;
-		if (k->by == c)
-			seek_remove(s, k, true);
-		k = next;
-	}
-}
-
-void lobby_free(struct server *s)
-{
-	while (s->seeks != NULL)
-		seek_remove(s, s->seeks, false);
-}
-
-/* ---- handlers ----------------------------------------------------------------------- */
-
-static void cmd_login(struct client *c, const struct proto_req *rq)
-{
+	struct client *c = x->cl;
+	const struct proto_req *rq = x->rq;
 	const char *name = rq->argv[0];
 	if (c->logged_in) {
 		reply_err(c, rq, "ALREADY_LOGGED_IN", "you are %s already", c->name);
 		return;
 	}
 	if (rq->argc == 2) { /* an account: the password is checked on a worker */
-		acct_login(c, rq);
+		if (x->cx->acct == NULL)
+			reply_err(c, rq, "NO_STORAGE", "this server keeps no accounts or records");
+		else
+			accounts_login(x->cx->acct, c, rq);
 		return;
 	}
 	if (!proto_name_valid(name)) {
@@ -160,7 +44,7 @@ static void cmd_login(struct client *c, const struct proto_req *rq)
 		          PROTO_NAME_MAX);
 		return;
 	}
-	int acct = storage_is_account(c->srv, name);
+	int acct = accounts_is_account(x->cx->acct, name);
 	if (acct != 0) {
 		if (acct < 0)
 			reply_err(c, rq, "INTERNAL", "the accounts could not be read");
@@ -169,296 +53,152 @@ static void cmd_login(struct client *c, const struct proto_req *rq)
 			          "%s is a registered account: login %s <password>", name, name);
 		return;
 	}
-	if (server_find_user(c->srv, name) != NULL) {
+	if (lobby_find_user(x->cx->lobby, name) != NULL) {
 		reply_err(c, rq, "NAME_TAKEN", "%s is connected already; pick another name", name);
 		return;
 	}
-	lobby_logged_in(c, rq, name, false);
+	lobby_login(x->cx->lobby, c, rq, name, false);
 }
 
-void lobby_logged_in(struct client *c, const struct proto_req *rq, const char *name, bool registered)
+static void cmd_register(struct cmd *x)
 {
-	snprintf(c->name, sizeof c->name, "%s", name);
-	c->logged_in = true;
-	c->registered = registered;
-	cJSON *f = cJSON_CreateObject();
-	cJSON_AddStringToObject(f, "name", c->name);
-	cJSON_AddBoolToObject(f, "guest", !registered);
-	cJSON *resumed = cJSON_AddArrayToObject(f, "resumed");
-	session_login(c, resumed);
-	int n = cJSON_GetArraySize(resumed);
-	char *back = NULL;
-	if (n > 0) {
-		back = xasprintf("; back in game%s", n > 1 ? "s" : "");
-		for (int i = 0; i < n; i++)
-			xappend(&back, "%s %.0f", i ? "," : "",
-			        cJSON_GetArrayItem(resumed, i)->valuedouble);
-	}
-	log_info("conn %llu is %s", (unsigned long long)c->conn->id, c->name);
-	reply_ok(c, rq, f, NULL, "logged in as %s%s%s", c->name, registered ? "" : " (guest)",
-	         back ? back : "");
-	free(back);
-	session_resume_send(c);
+	accounts_register(x->cx->acct, x->cl, x->rq);
 }
 
-static void cmd_games(struct client *c, const struct proto_req *rq)
+static void cmd_games(struct cmd *x)
 {
-	cJSON *f = cJSON_CreateObject();
-	cJSON *arr = cJSON_AddArrayToObject(f, "games");
-	char *extra = NULL;
-	int count = 0;
-	for (size_t i = 0; game_table[i] != NULL; i++, count++) {
-		const struct game_ops *ops = game_table[i];
-		bool sim = (ops->flags & GAME_SIMULTANEOUS) != 0;
-		cJSON *g = cJSON_CreateObject();
-		cJSON_AddStringToObject(g, "name", ops->name);
-		cJSON_AddStringToObject(g, "title", ops->title);
-		cJSON_AddNumberToObject(g, "players", ops->nplayers);
-		cJSON *seats = cJSON_AddArrayToObject(g, "seats");
-		for (int k = 0; k < ops->nplayers; k++)
-			cJSON_AddItemToArray(seats, cJSON_CreateString(ops->seat_names[k]));
-		cJSON_AddBoolToObject(g, "simultaneous", sim);
-		cJSON *opts = cJSON_AddArrayToObject(g, "options");
-		char *line = xasprintf("  %-6s %s, seats %s/%s%s", ops->name, ops->title,
-		                       ops->seat_names[0], ops->seat_names[1],
-		                       sim ? ", simultaneous turns (turn_ms=, first_turn_ms=, strict=)"
-		                           : " (time=MIN+INC)");
-		for (int k = 0; k < ops->nopts; k++) {
-			const struct game_optdef *d = &ops->opts[k];
-			cJSON *o = cJSON_CreateObject();
-			cJSON_AddStringToObject(o, "name", d->name);
-			cJSON_AddNumberToObject(o, "default", (double)d->def);
-			cJSON_AddNumberToObject(o, "min", (double)d->min);
-			cJSON_AddNumberToObject(o, "max", (double)d->max);
-			cJSON_AddStringToObject(o, "help", d->help ? d->help : "");
-			cJSON_AddItemToArray(opts, o);
-			xappend(&line, "\n    %s=%" PRId64 " (%" PRId64 "..%" PRId64 ") %s",
-			        d->name, d->def, d->min, d->max, d->help ? d->help : "");
-		}
-		cJSON_AddItemToArray(arr, g);
-		xappend(&extra, "%s%s", i ? "\n" : "", line ? line : "");
-		free(line);
-	}
-	reply_ok(c, rq, f, extra, "%d game kinds; seek <kind> [opt=value ...]", count);
+	lobby_games(x->cl, x->rq);
 }
 
-static void cmd_seek(struct client *c, const struct proto_req *rq)
+static void cmd_seek(struct cmd *x)
 {
-	struct server *s = c->srv;
-	const struct game_ops *ops = game_find(rq->argv[0]);
-	if (ops == NULL) {
-		reply_err(c, rq, "UNKNOWN_GAME", "no game called '%.32s'; 'games' lists them",
-		          rq->argv[0]);
-		return;
-	}
-	struct seek_opts so;
-	char why[160];
-	if (seek_opts_parse(ops, rq->argc - 1, rq->argv + 1, &so, why, sizeof why) < 0) {
-		reply_err(c, rq, "BAD_OPTION", "%s", why);
-		return;
-	}
-	if (so.rated && !c->registered) {
-		reply_err(c, rq, "RATED_NEEDS_ACCOUNT",
-		          "rated games are between accounts: register first, or seek rated=0");
-		return;
-	}
-	int mine = 0;
-	for (struct seek *k = s->seeks; k != NULL; k = k->next)
-		mine += k->by == c;
-	if (mine >= SERVER_MAX_SEEKS) {
-		reply_err(c, rq, "TOO_MANY_SEEKS", "you have %d open seeks already", mine);
-		return;
-	}
-	struct seek *k = calloc(1, sizeof *k);
-	if (k == NULL) {
-		reply_err(c, rq, "INTERNAL", "out of memory");
-		return;
-	}
-	k->id = ++s->next_seek_id;
-	k->by = c;
-	k->ops = ops;
-	k->so = so;
-	struct seek **pp = &s->seeks;
-	while (*pp != NULL)
-		pp = &(*pp)->next;
-	*pp = k;
-	cJSON *f = cJSON_CreateObject();
-	cJSON_AddItemToObject(f, "seek", seek_json(k));
-	char *d = seek_text(k);
-	reply_ok(c, rq, f, NULL, "seek %s", d ? d : "");
-	free(d);
-	seek_announce(s, k, false);
+	lobby_seek(x->cx->lobby, x->cl, x->rq);
 }
 
-static void cmd_seeks(struct client *c, const struct proto_req *rq)
+static void cmd_seeks(struct cmd *x)
 {
-	cJSON *f = cJSON_CreateObject();
-	cJSON *arr = cJSON_AddArrayToObject(f, "seeks");
-	char *extra = NULL;
-	int n = 0;
-	for (struct seek *k = c->srv->seeks; k != NULL; k = k->next, n++) {
-		cJSON_AddItemToArray(arr, seek_json(k));
-		char *d = seek_text(k);
-		xappend(&extra, "%s  %s", extra ? "\n" : "", d ? d : "");
-		free(d);
-	}
-	reply_ok(c, rq, f, extra, "%d open seek%s", n, n == 1 ? "" : "s");
+	lobby_seeks(x->cx->lobby, x->cl, x->rq);
 }
 
-static bool arg_id(struct client *c, const struct proto_req *rq, const char *what, uint64_t *id)
+static void cmd_unseek(struct cmd *x)
 {
-	if (proto_parse_id(rq->argv[0], id))
-		return true;
-	reply_err(c, rq, "BAD_ARGS", "%s ids are positive whole numbers", what);
-	return false;
+	lobby_unseek(x->cx->lobby, x->cl, x->rq, x->seek);
 }
 
-static void cmd_unseek(struct client *c, const struct proto_req *rq)
+static void cmd_accept(struct cmd *x)
 {
-	uint64_t id;
-	if (!arg_id(c, rq, "seek", &id))
-		return;
-	struct seek *k = seek_find(c->srv, id);
-	if (k == NULL) {
-		reply_err(c, rq, "NO_SUCH_SEEK", "there is no seek %" PRIu64, id);
-		return;
-	}
-	if (k->by != c) {
-		reply_err(c, rq, "NOT_YOUR_SEEK", "seek %" PRIu64 " is %s's", id, k->by->name);
-		return;
-	}
-	cJSON *f = cJSON_CreateObject();
-	cJSON_AddNumberToObject(f, "seek", (double)id);
-	reply_ok(c, rq, f, NULL, "seek %" PRIu64 " withdrawn", id);
-	seek_remove(c->srv, k, true);
+	lobby_accept(x->cx->lobby, x->cl, x->rq, x->seek);
 }
 
-static void cmd_accept(struct client *c, const struct proto_req *rq)
+static void cmd_who(struct cmd *x)
 {
-	struct server *s = c->srv;
-	uint64_t id;
-	if (!arg_id(c, rq, "seek", &id))
-		return;
-	struct seek *k = seek_find(s, id);
-	if (k == NULL) {
-		reply_err(c, rq, "NO_SUCH_SEEK", "there is no seek %" PRIu64, id);
-		return;
-	}
-	if (k->by == c) {
-		reply_err(c, rq, "OWN_SEEK", "seek %" PRIu64 " is your own; wait for someone", id);
-		return;
-	}
-	if (k->so.rated && !c->registered) {
-		reply_err(c, rq, "RATED_NEEDS_ACCOUNT",
-		          "seek %" PRIu64 " is rated: rated games are between accounts", id);
-		return;
-	}
-	int seeker = k->so.color >= 0 ? k->so.color : (int)(rng_next(&s->rng) & 1);
-	struct game_spec spec = {.ops = k->ops, .so = k->so, .seed = rng_next(&s->rng)};
-	spec.names[seeker] = k->by->name;
-	spec.conns[seeker] = k->by;
-	spec.names[1 - seeker] = c->name;
-	spec.conns[1 - seeker] = c;
-	struct game *g = session_create(s, &spec);
-	if (g == NULL) {
-		reply_err(c, rq, "INTERNAL", "the game could not be started");
-		return;
-	}
-	cJSON *f = cJSON_CreateObject();
-	cJSON_AddNumberToObject(f, "game", (double)g->id);
-	reply_ok(c, rq, f, NULL, "accepted seek %" PRIu64 ": game %" PRIu64, id, g->id);
-	seek_remove(s, k, true);
-	session_begin(g);
+	lobby_who(x->cx->lobby, x->cl, x->rq);
 }
 
-static void cmd_list(struct client *c, const struct proto_req *rq)
+/* ---- handlers: games ---------------------------------------------------------------- */
+
+static void cmd_list(struct cmd *x)
 {
-	cJSON *f = cJSON_CreateObject();
-	cJSON *arr = cJSON_AddArrayToObject(f, "games");
-	char *extra = NULL;
-	int n = 0;
-	for (struct game *g = c->srv->games; g != NULL; g = g->next) {
-		if (g->over || g->freeing)
-			continue;
-		n++;
-		cJSON *j = cJSON_CreateObject();
-		cJSON_AddNumberToObject(j, "id", (double)g->id);
-		cJSON_AddStringToObject(j, "kind", g->ops->name);
-		cJSON *pl = cJSON_AddArrayToObject(j, "players");
-		for (int i = 0; i < g->ops->nplayers; i++)
-			cJSON_AddItemToArray(pl, cJSON_CreateString(g->pl[i].name));
-		cJSON_AddNumberToObject(j, "ply", g->ply);
-		cJSON *tm = cJSON_AddArrayToObject(j, "to_move");
-		unsigned mask = g->ops->to_move(g->st);
-		for (int i = 0; i < g->ops->nplayers; i++)
-			if (mask & (1u << i))
-				cJSON_AddItemToArray(tm, cJSON_CreateNumber(i));
-		cJSON_AddNumberToObject(j, "watchers", (double)g->nw);
-		cJSON_AddItemToArray(arr, j);
-		xappend(&extra, "%s  %" PRIu64 " %s: %s (%s) vs %s (%s), ply %d, %zu watching",
-		        extra ? "\n" : "", g->id, g->ops->name, g->pl[0].name,
-		        g->ops->seat_names[0], g->pl[1].name, g->ops->seat_names[1], g->ply, g->nw);
-	}
-	reply_ok(c, rq, f, extra, "%d game%s in progress", n, n == 1 ? "" : "s");
+	view_list(x->cx->sess, x->cl, x->rq);
 }
 
-static void cmd_who(struct client *c, const struct proto_req *rq)
+static void cmd_move(struct cmd *x)
 {
-	struct server *s = c->srv;
-	cJSON *f = cJSON_CreateObject();
-	cJSON *arr = cJSON_AddArrayToObject(f, "users");
-	char *extra = NULL;
-	int n = 0;
-	for (struct conn *un = s->hub.conns; un != NULL; un = un->next) {
-		struct client *u = client_of(un);
-		if (u == NULL || !u->logged_in || un->closing)
-			continue;
-		n++;
-		cJSON *j = cJSON_CreateObject();
-		cJSON_AddStringToObject(j, "name", u->name);
-		cJSON_AddBoolToObject(j, "guest", !u->registered);
-		cJSON *pl = cJSON_AddArrayToObject(j, "playing");
-		cJSON *wa = cJSON_AddArrayToObject(j, "watching");
-		char *line = xasprintf("  %s", u->name);
-		rtt_describe(u, j, &line);
-		for (struct game *g = s->games; g != NULL; g = g->next) {
-			if (g->freeing)
-				continue;
-			bool plays = !g->over && session_seat_of(g, u) >= 0;
-			bool watches = !plays && session_is_watching(g, u);
-			if (!plays && !watches)
-				continue;
-			cJSON_AddItemToArray(plays ? pl : wa, cJSON_CreateNumber((double)g->id));
-			xappend(&line, ", %s %" PRIu64, plays ? "plays" : "watches", g->id);
-		}
-		cJSON_AddItemToArray(arr, j);
-		xappend(&extra, "%s%s", extra ? "\n" : "", line ? line : "");
-		free(line);
-	}
-	reply_ok(c, rq, f, extra, "%d user%s online", n, n == 1 ? "" : "s");
+	session_move(x->cl, x->rq, x->g, x->seat, x->rq->argv[1]);
 }
 
-static void cmd_set(struct client *c, const struct proto_req *rq)
+static void cmd_resign(struct cmd *x)
 {
+	session_resign(x->cl, x->rq, x->g, x->seat);
+}
+
+static void cmd_draw(struct cmd *x)
+{
+	offers_draw(x->cl, x->rq, x->g, x->seat);
+}
+
+static void cmd_undo(struct cmd *x)
+{
+	offers_undo(x->cl, x->rq, x->g, x->seat);
+}
+
+static void cmd_abort(struct cmd *x)
+{
+	offers_abort(x->cl, x->rq, x->g, x->seat);
+}
+
+static void cmd_rematch(struct cmd *x)
+{
+	offers_rematch(x->cl, x->rq, x->g, x->seat);
+}
+
+static void cmd_watch(struct cmd *x)
+{
+	session_watch(x->cl, x->rq, x->g, x->seat);
+}
+
+static void cmd_unwatch(struct cmd *x)
+{
+	session_unwatch(x->cl, x->rq, x->g);
+}
+
+static void cmd_say(struct cmd *x)
+{
+	session_say(x->cl, x->rq, x->g, x->rq->argv[1]);
+}
+
+/* ---- handlers: the store ------------------------------------------------------------ */
+
+static void cmd_ratings(struct cmd *x)
+{
+	archive_ratings(x->cx->arch, x->cl, x->rq);
+}
+
+static void cmd_finger(struct cmd *x)
+{
+	archive_finger(x->cx->arch, x->cl, x->rq);
+}
+
+static void cmd_history(struct cmd *x)
+{
+	archive_history(x->cx->arch, x->cl, x->rq);
+}
+
+static void cmd_record(struct cmd *x)
+{
+	archive_record(x->cx->arch, x->cl, x->rq, x->id);
+}
+
+static void cmd_replay(struct cmd *x)
+{
+	archive_replay(x->cx->arch, x->cl, x->rq, x->id);
+}
+
+/* ---- handlers: the connection ------------------------------------------------------- */
+
+static void cmd_set(struct cmd *x)
+{
+	struct client *c = x->cl;
+	const struct proto_req *rq = x->rq;
 	if (strcasecmp(rq->argv[0], "ping") == 0) {
-		rtt_set(c, rq, rq->argv[1]); /* rtt.c */
+		rtt_set(c, rq, rq->argv[1]);
 		return;
 	}
-	bool json;
 	if (strcasecmp(rq->argv[0], "format") != 0 ||
 	    (strcasecmp(rq->argv[1], "json") != 0 && strcasecmp(rq->argv[1], "text") != 0)) {
 		reply_err(c, rq, "BAD_FORMAT", "usage: set format text|json");
 		return;
 	}
-	json = strcasecmp(rq->argv[1], "json") == 0;
-	c->json = json;
+	bool json = strcasecmp(rq->argv[1], "json") == 0;
+	msg_set_json(c, json);
 	cJSON *f = cJSON_CreateObject();
 	cJSON_AddStringToObject(f, "format", json ? "json" : "text");
 	reply_ok(c, rq, f, NULL, "format %s", json ? "json" : "text");
 }
 
-static void cmd_ping(struct client *c, const struct proto_req *rq)
+static void cmd_ping(struct cmd *x)
 {
+	const struct proto_req *rq = x->rq;
 	cJSON *j = cJSON_CreateObject();
 	cJSON_AddStringToObject(j, "type", "pong");
 	char *text;
@@ -468,30 +208,31 @@ static void cmd_ping(struct client *c, const struct proto_req *rq)
 	} else {
 		text = xasprintf("pong");
 	}
-	send_msg(c, j, text);
+	send_msg(x->cl, j, text);
 }
 
-static void cmd_pong(struct client *c, const struct proto_req *rq)
+static void cmd_pong(struct cmd *x)
 {
-	rtt_pong(c, rq, rq->argv[0]);
+	rtt_pong(x->cl, x->rq, x->rq->argv[0]);
 }
 
-static void cmd_help(struct client *c, const struct proto_req *rq)
+static void cmd_help(struct cmd *x)
 {
-	cJSON *f = cJSON_CreateObject();
-	cJSON *arr = cJSON_AddArrayToObject(f, "verbs");
+	struct client *c = x->cl;
+	const struct proto_req *rq = x->rq;
 	const struct proto_cmd *only = NULL;
 	if (rq->argc == 1) {
-		only = proto_find(rq->argv[0]);
+		only = proto_find(&commands_table, rq->argv[0]);
 		if (only == NULL) {
-			cJSON_Delete(f);
 			reply_err(c, rq, "UNKNOWN_COMMAND", "no command '%.24s'", rq->argv[0]);
 			return;
 		}
 	}
+	cJSON *f = cJSON_CreateObject();
+	cJSON *arr = cJSON_AddArrayToObject(f, "verbs");
 	char *extra = NULL;
-	for (size_t i = 0; i < proto_ncmds; i++) {
-		const struct proto_cmd *pc = &proto_cmds[i];
+	for (size_t i = 0; i < commands_table.n; i++) {
+		const struct proto_cmd *pc = &commands_table.cmds[i];
 		if (only != NULL && pc != only)
 			continue;
 		cJSON *j = cJSON_CreateObject();
@@ -505,91 +246,168 @@ static void cmd_help(struct client *c, const struct proto_req *rq)
 	         only ? only->usage : "commands (a leading #tag is echoed):");
 }
 
-static void cmd_quit(struct client *c, const struct proto_req *rq)
+static void cmd_quit(struct cmd *x)
 {
-	reply_ok(c, rq, NULL, NULL, "bye");
-	client_close(c, true);
+	reply_ok(x->cl, x->rq, NULL, NULL, "bye");
+	client_close(x->cl, true); /* x->cl is freed: nothing after this */
 }
 
-/* move/resign/watch/unwatch/say: the game id argument, then session.c. */
-static void cmd_game(struct client *c, const struct proto_req *rq)
-{
-	uint64_t id;
-	if (!arg_id(c, rq, "game", &id))
-		return;
-	struct game *g = session_find(c->srv, id);
-	if (g == NULL) {
-		reply_err(c, rq, "NO_SUCH_GAME", "there is no game %" PRIu64, id);
-		return;
-	}
-	switch (rq->cmd->verb) {
-	case V_MOVE:
-		session_move(c, rq, g, rq->argv[1]);
-		break;
-	case V_RESIGN:
-		session_resign(c, rq, g);
-		break;
-	case V_WATCH:
-		session_watch(c, rq, g);
-		break;
-	case V_UNWATCH:
-		session_unwatch(c, rq, g);
-		break;
-	case V_SAY:
-		session_say(c, rq, g, rq->argv[1]);
-		break;
-	default:
-		break;
-	}
-}
+/* ---- the table ------------------------------------------------------------------------ */
 
-typedef void (*cmd_fn)(struct client *c, const struct proto_req *rq);
+#define LOGIN  CMD_LOGIN
+#define REST   CMD_REST
+#define STORE  CMD_STORE
+#define GAME   CMD_GAME
+#define PLAYER (CMD_LOGIN | CMD_GAME | CMD_SEAT) /* the caller's own game */
 
-static const cmd_fn handlers[V__COUNT] = {
-        [V_LOGIN] = cmd_login,        [V_GAMES] = cmd_games,
-        [V_SEEK] = cmd_seek,          [V_SEEKS] = cmd_seeks,
-        [V_UNSEEK] = cmd_unseek,      [V_ACCEPT] = cmd_accept,
-        [V_LIST] = cmd_list,          [V_MOVE] = cmd_game,
-        [V_RESIGN] = cmd_game,        [V_WATCH] = cmd_game,
-        [V_UNWATCH] = cmd_game,       [V_WHO] = cmd_who,
-        [V_SAY] = cmd_game,           [V_SET] = cmd_set,
-        [V_PING] = cmd_ping,          [V_HELP] = cmd_help,
-        [V_QUIT] = cmd_quit,          [V_DRAW] = offers_cmd,
-        [V_UNDO] = offers_cmd,        [V_ABORT] = offers_cmd,
-        [V_REMATCH] = offers_cmd,     [V_PONG] = cmd_pong,
-        [V_REGISTER] = acct_register, [V_RATINGS] = acct_ratings,
-        [V_FINGER] = acct_finger,     [V_HISTORY] = acct_history,
-        [V_RECORD] = acct_record,     [V_REPLAY] = acct_replay,
+static const struct proto_cmd table[] = {
+        {"login", 1, 2, REST, cmd_login, "login <name> [password]",
+         "with a password: log in to your account; without: take a guest name (2-20 of "
+         "A-Z a-z 0-9 _ -); gives back your seats if you had left"},
+        {"register", 2, 2, REST | STORE, cmd_register, "register <name> <password>",
+         "create an account (2-20 of A-Z a-z 0-9 _, password 6-128 bytes) and log in"},
+        {"games", 0, 0, 0, cmd_games, "games", "game kinds with their seats and options"},
+        {"seek", 1, PROTO_MAX_ARGS, LOGIN, cmd_seek, "seek <kind> [opt=value ...]",
+         "offer a game: time=MIN+INC color=white|black|random turn_ms=N rated=0|1 and the "
+         "game's options"},
+        {"seeks", 0, 0, 0, cmd_seeks, "seeks", "open seeks"},
+        {"unseek", 1, 1, LOGIN | CMD_SEEK, cmd_unseek, "unseek <seek-id>", "withdraw your seek"},
+        {"accept", 1, 1, LOGIN | CMD_SEEK, cmd_accept, "accept <seek-id>",
+         "accept a seek: the game starts"},
+        {"list", 0, 0, 0, cmd_list, "list", "games in progress"},
+        {"move", 2, 2, PLAYER | CMD_LIVE | REST, cmd_move, "move <game> <move>",
+         "play a move; the move is the rest of the line"},
+        {"resign", 1, 1, PLAYER | CMD_LIVE, cmd_resign, "resign <game>", "resign a game"},
+        {"draw", 1, 2, PLAYER | CMD_LIVE, cmd_draw, "draw <game> [offer|accept|decline|withdraw]",
+         "offer a draw or answer one; two offers make a draw by agreement"},
+        {"undo", 1, 2, PLAYER | CMD_LIVE, cmd_undo, "undo <game> [decline|withdraw]",
+         "ask to take back your last move; the opponent's undo accepts"},
+        {"abort", 1, 1, PLAYER | CMD_LIVE, cmd_abort, "abort <game>",
+         "end a game with no result before both sides have moved"},
+        {"rematch", 1, 2, PLAYER | CMD_OVER, cmd_rematch, "rematch <game> [decline|withdraw]",
+         "after a game: offer it again with seats swapped; the opponent's rematch accepts"},
+        {"watch", 1, 1, GAME, cmd_watch, "watch <game>", "follow a game's moves, chat and end"},
+        {"unwatch", 1, 1, GAME, cmd_unwatch, "unwatch <game>", "stop watching a game"},
+        {"who", 0, 0, 0, cmd_who, "who", "connected users and their games"},
+        {"ratings", 1, 1, STORE, cmd_ratings, "ratings <kind>",
+         "the best rated players of a game kind"},
+        {"finger", 1, 1, STORE, cmd_finger, "finger <name>",
+         "a player: account or guest, online, ratings, recent games"},
+        {"history", 0, 1, STORE, cmd_history, "history [name]",
+         "recent finished games (yours when logged in and no name)"},
+        {"record", 1, 1, STORE | CMD_GAME_ID, cmd_record, "record <game-id>",
+         "a game's record: tags and moves (PTN for Tak)"},
+        {"replay", 1, 2, STORE | CMD_GAME_ID, cmd_replay, "replay <game-id> [delay_ms]",
+         "the game's positions one by one, every delay_ms (default 1000, 0..60000)"},
+        {"say", 2, 2, LOGIN | GAME | CMD_MEMBER | REST, cmd_say, "say <game> <text>",
+         "talk to a game's players and spectators"},
+        {"set", 2, 2, 0, cmd_set, "set format text|json / set ping on|off",
+         "choose how the server writes to you; ask for the server's pings (round-trip time)"},
+        {"ping", 0, 0, 0, cmd_ping, "ping", "the server answers pong"},
+        {"pong", 1, 1, 0, cmd_pong, "pong <token>",
+         "answer the server's 'ping <token>' (after set ping on): measures your round-trip time"},
+        {"help", 0, 1, 0, cmd_help, "help [verb]", "this list, or one command's usage"},
+        {"quit", 0, 0, 0, cmd_quit, "quit",
+         "leave (your seats wait for you through the grace period)"},
 };
 
-void commands_line(struct client *c, char *line, size_t len)
+const struct proto_table commands_table = {table, sizeof table / sizeof table[0]};
+
+/* ---- the dispatcher ------------------------------------------------------------------ */
+
+enum cmd_resolved commands_resolve_game(struct cmd *x, bool lookup)
+{
+	if (!proto_parse_id(x->rq->argv[0], &x->id)) {
+		reply_err(x->cl, x->rq, "BAD_ARGS", "game ids are positive whole numbers");
+		return CMD_ANSWERED;
+	}
+	if (!lookup)
+		return CMD_RESOLVED;
+	/* a cluster router goes here: a game of another node is forwarded, not refused */
+	x->g = session_find(x->cx->sess, x->id);
+	if (x->g == NULL) {
+		reply_err(x->cl, x->rq, "NO_SUCH_GAME", "there is no game %" PRIu64, x->id);
+		return CMD_ANSWERED;
+	}
+	x->seat = session_seat_of(x->g, x->cl);
+	return CMD_RESOLVED;
+}
+
+/* The row's flags, in the order commands.h gives; false when answered. */
+static bool resolve(struct cmd *x)
+{
+	struct client *c = x->cl;
+	const struct proto_req *rq = x->rq;
+	unsigned fl = rq->cmd->flags;
+	if ((fl & CMD_LOGIN) && !c->logged_in) {
+		reply_err(c, rq, "NOT_LOGGED_IN", "log in first: login <name>");
+		return false;
+	}
+	if ((fl & CMD_STORE) && x->cx->arch == NULL) {
+		reply_err(c, rq, "NO_STORAGE", "this server keeps no accounts or records");
+		return false;
+	}
+	if ((fl & (CMD_GAME | CMD_GAME_ID)) &&
+	    commands_resolve_game(x, (fl & CMD_GAME) != 0) != CMD_RESOLVED)
+		return false;
+	if ((fl & CMD_SEAT) && x->seat < 0) {
+		reply_err(c, rq, "NOT_YOUR_GAME", "you do not play in game %" PRIu64, x->id);
+		return false;
+	}
+	if ((fl & CMD_MEMBER) && x->seat < 0 && !session_is_watching(x->g, c)) {
+		reply_err(c, rq, "NOT_YOUR_GAME", "watch game %" PRIu64 " to talk there", x->id);
+		return false;
+	}
+	if ((fl & CMD_LIVE) && x->g->over) {
+		reply_err(c, rq, "GAME_OVER", "game %" PRIu64 " is over", x->id);
+		return false;
+	}
+	if ((fl & CMD_OVER) && !x->g->over) {
+		reply_err(c, rq, "NOT_NOW", "game %" PRIu64 " is still being played", x->id);
+		return false;
+	}
+	if (fl & CMD_SEEK) {
+		uint64_t id;
+		if (!proto_parse_id(rq->argv[0], &id)) {
+			reply_err(c, rq, "BAD_ARGS", "seek ids are positive whole numbers");
+			return false;
+		}
+		x->seek = lobby_seek_find(x->cx->lobby, id);
+		if (x->seek == NULL) {
+			reply_err(c, rq, "NO_SUCH_SEEK", "there is no seek %" PRIu64, id);
+			return false;
+		}
+	}
+	return true;
+}
+
+void commands_line(struct commands *cx, struct client *cl, char *line, size_t len)
 {
 	if (!frame_line_valid(line, len)) {
-		reply_err(c, NULL, "BAD_INPUT",
+		reply_err(cl, NULL, "BAD_INPUT",
 		          "the line holds control bytes or is not UTF-8; it was ignored");
 		return;
 	}
 	struct proto_req rq;
-	switch (proto_parse(line, &rq)) {
+	switch (proto_parse(line, &commands_table, &rq)) {
 	case PROTO_EMPTY:
 		return;
 	case PROTO_EBADTAG:
 		rq.tagged = false;
-		reply_err(c, NULL, "BAD_TAG",
+		reply_err(cl, NULL, "BAD_TAG",
 		          "a tag is #<1-32 of A-Z a-z 0-9 _ -> followed by a space and a command");
 		return;
 	case PROTO_EUNKNOWN:
-		reply_err(c, &rq, "UNKNOWN_COMMAND", "no command '%s'; 'help' lists them", rq.verb);
+		reply_err(cl, &rq, "UNKNOWN_COMMAND", "no command '%s'; 'help' lists them",
+		          rq.verb);
 		return;
 	case PROTO_EARGS:
-		reply_err(c, &rq, "BAD_ARGS", "usage: %s", rq.cmd->usage);
+		reply_err(cl, &rq, "BAD_ARGS", "usage: %s", rq.cmd->usage);
 		return;
 	default:
 		break;
 	}
-	if ((rq.cmd->flags & PROTO_NEED_LOGIN) && !c->logged_in) {
-		reply_err(c, &rq, "NOT_LOGGED_IN", "log in first: login <name>");
-		return;
-	}
-	handlers[rq.cmd->verb](c, &rq);
+	struct cmd x = {.cx = cx, .cl = cl, .rq = &rq, .seat = -1};
+	if (resolve(&x))
+		rq.cmd->handler(&x);
 }

@@ -1,8 +1,8 @@
 /*
- * hooks.h - what the server tells storage (and anything else that records
- * games) about the games it runs. The storage integration (issue 5) fills a
- * struct session_hooks and passes it to server_set_hooks(); with no hooks the
- * server keeps games in memory only.
+ * hooks.h - what the session layer tells the journal (journal.c, or anything
+ * else that records games) about the games it runs: upward news, registered
+ * by the layer above with sessions_set_hooks(); with no hooks the games are
+ * kept in memory only.
  *
  * Order guarantees, which make "a move is journalled before anyone is told"
  * hold:
@@ -25,7 +25,7 @@
  *    rebuilt and before anyone is told; a negative return refuses the takeback
  *    (INTERNAL, nothing changes). Storage removes the journalled moves (e.g.
  *    store_move_remove_last nplies times).
- * Hooks run on the loop thread and must not call back into the server.
+ * Hooks run on the loop thread and must not call back into the session layer.
  */
 #ifndef BITARENA_SERVER_HOOKS_H
 #define BITARENA_SERVER_HOOKS_H

@@ -5,7 +5,6 @@
 #include "config.h"
 
 #include "server/server.h"
-#include "server/storage.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -42,7 +41,7 @@ static void usage(FILE *f)
 	        "  --verbose           log connections to stderr\n"
 	        "  --help, --version\n"
 	        "Protocol: protocol/PROTOCOL.md; try 'nc 127.0.0.1 7777' and type 'help'.\n",
-	        SERVER_GRACE_DEFAULT, SERVER_PING_DEFAULT, CONN_OUT_SOFT, STORAGE_DATA_DEFAULT,
+	        SERVER_GRACE_DEFAULT, SERVER_PING_DEFAULT, CONN_OUT_SOFT, SERVER_DATA_DEFAULT,
 	        WEB_PKGDIR);
 }
 
@@ -109,17 +108,16 @@ static bool write_port(const char *path, int port)
 
 /*
  * Start-up failed once the loop was made: stops the server (srv may be
- * NULL), lets the loop close its handles, closes the store (may be NULL) and
- * the loop, and frees srv. Returns main's exit status, 1.
+ * NULL), lets the loop close its handles, closes the store and the loop, and
+ * frees srv. Returns main's exit status, 1.
  */
-static int start_failed(uv_loop_t *loop, struct server *srv, struct storage *st)
+static int start_failed(uv_loop_t *loop, struct server *srv)
 {
-	if (srv != NULL)
+	if (srv != NULL) {
 		server_stop(srv);
-	uv_run(loop, UV_RUN_DEFAULT);
-	storage_close(st);
-	if (srv != NULL)
+		uv_run(loop, UV_RUN_DEFAULT);
 		server_free(srv);
+	}
 	uv_loop_close(loop);
 	free(srv);
 	return 1;
@@ -145,7 +143,7 @@ int main(int argc, char **argv)
 	        {"version", no_argument, NULL, 'V'},
 	        {NULL, 0, NULL, 0},
 	};
-	const char *listen = "127.0.0.1:7777", *port_file = NULL, *data = STORAGE_DATA_DEFAULT;
+	const char *listen = "127.0.0.1:7777", *port_file = NULL, *data = SERVER_DATA_DEFAULT;
 	const char *http = NULL, *http_port_file = NULL, *http_origin = NULL, *http_root = NULL;
 	bool fast_hash = false;
 	struct server_config cfg = {.grace_ms = SERVER_GRACE_DEFAULT * 1000LL, .verbose = false};
@@ -245,24 +243,23 @@ int main(int argc, char **argv)
 	}
 	struct server *srv = malloc(sizeof *srv);
 	int r = srv ? server_init(srv, &loop, &cfg) : UV_ENOMEM;
-	struct storage *st = NULL;
-	if (r == 0 && storage_open(srv, data, fast_hash, &st) < 0)
-		return start_failed(&loop, srv, st);
+	if (r == 0 && server_open_store(srv, data, fast_hash) < 0)
+		return start_failed(&loop, srv);
 	if (r == 0) {
-		int n = storage_recover(st);
+		int n = server_recover(srv);
 		if (n > 0)
 			fprintf(stderr, "bitarenad: %d game%s in progress restored from %s\n", n,
-			        n == 1 ? "" : "s", store_path(st->db));
+			        n == 1 ? "" : "s", store_path(srv->db));
 	}
 	int bound = 0;
 	if (r == 0)
 		r = server_listen(srv, host, port, &bound);
 	if (r != 0) {
 		fprintf(stderr, "bitarenad: cannot listen on %s: %s\n", listen, uv_strerror(r));
-		return start_failed(&loop, srv, st);
+		return start_failed(&loop, srv);
 	}
 	if (port_file != NULL && !write_port(port_file, bound))
-		return start_failed(&loop, srv, st);
+		return start_failed(&loop, srv);
 	fprintf(stderr, "bitarenad %s listening on %s%s%s:%d\n", PACKAGE_VERSION,
 	        strchr(host, ':') ? "[" : "", host, strchr(host, ':') ? "]" : "", bound);
 	if (http != NULL) {
@@ -276,20 +273,19 @@ int main(int argc, char **argv)
 		snprintf(index, sizeof index, "%s/index.html", wc.webroot);
 		if (access(index, R_OK) != 0) {
 			fprintf(stderr, "bitarenad: no web page in %s (--http-root)\n", wc.webroot);
-			return start_failed(&loop, srv, st);
+			return start_failed(&loop, srv);
 		}
 		if (server_listen_http(srv, &wc, &bound, why, sizeof why) != 0) {
 			fprintf(stderr, "bitarenad: %s\n", why);
-			return start_failed(&loop, srv, st);
+			return start_failed(&loop, srv);
 		}
 		if (http_port_file != NULL && !write_port(http_port_file, bound))
-			return start_failed(&loop, srv, st);
+			return start_failed(&loop, srv);
 		fprintf(stderr, "bitarenad: the web page on http://%s%s%s:%d/ (files in %s)\n",
 		        strchr(http_host, ':') ? "[" : "", http_host,
 		        strchr(http_host, ':') ? "]" : "", bound, wc.webroot);
 	}
 	uv_run(&loop, UV_RUN_DEFAULT);
-	storage_close(st);
 	server_free(srv);
 	r = uv_loop_close(&loop);
 	free(srv);

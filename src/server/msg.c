@@ -15,6 +15,11 @@ void msg_init(struct msg *m, cJSON *json, char *text)
 	m->out[0] = m->out[1] = NULL;
 }
 
+void msg_set_json(struct client *cl, bool json)
+{
+	cl->json = json;
+}
+
 struct outbuf *json_outbuf(const cJSON *j)
 {
 	char *s = cJSON_PrintUnformatted(j);

@@ -32,6 +32,9 @@ void msg_done(struct msg *m);
 /* msg_init + msg_send + msg_done. */
 void send_msg(struct client *cl, cJSON *json, char *text);
 
+/* cl's output format from now on: JSON (true) or text (set format). */
+void msg_set_json(struct client *cl, bool json);
+
 /* The JSON object as one line (an outbuf; NULL when out of memory). */
 struct outbuf *json_outbuf(const cJSON *j);
 

@@ -8,8 +8,9 @@
  * spectators as {"type":"offer","game","what","event","by","seat",...}.
  *
  * An offer stands until the opponent answers, the offerer withdraws it, or
- * the offerer moves (draw); a takeback request lapses at any move. See
- * offers.h and protocol/PROTOCOL.md.
+ * the offerer moves (draw); a takeback request lapses at any move: session.c
+ * tells of every move through sessions.on_moved, which offers_init() sets.
+ * See offers.h and protocol/PROTOCOL.md.
  */
 #include "server/offers.h"
 
@@ -54,12 +55,7 @@ static void announce(struct game *g, enum what w, const char *event, int seat, c
 	cJSON_AddStringToObject(j, "event", event);
 	cJSON_AddStringToObject(j, "by", g->pl[seat].name);
 	cJSON_AddNumberToObject(j, "seat", seat);
-	if (extra != NULL) {
-		cJSON *it;
-		while ((it = extra->child) != NULL)
-			cJSON_AddItemToObject(j, it->string, cJSON_DetachItemViaPointer(extra, it));
-		cJSON_Delete(extra);
-	}
+	json_move_members(j, extra);
 	va_list ap;
 	va_start(ap, fmt);
 	char *s = xvasprintf(fmt, ap);
@@ -67,7 +63,7 @@ static void announce(struct game *g, enum what w, const char *event, int seat, c
 	cJSON_AddStringToObject(j, "message", s ? s : "");
 	char *text = xasprintf("offer game %" PRIu64 ": %s", g->id, s ? s : "");
 	free(s);
-	session_broadcast(g, j, text);
+	watch_broadcast(g, j, text, NULL);
 }
 
 /* {"game":id} for a reply. */
@@ -248,10 +244,10 @@ static void undo_agree(struct client *c, const struct proto_req *rq, struct game
 
 /* ---- abort --------------------------------------------------------------------------- */
 
-static void cmd_abort(struct client *c, const struct proto_req *rq, struct game *g, int seat)
+void offers_abort(struct client *c, const struct proto_req *rq, struct game *g, int seat)
 {
 	/* before both sides have moved: two plies, or the first simultaneous turn */
-	int limit = (g->ops->flags & GAME_SIMULTANEOUS) ? 1 : 2;
+	int limit = session_simultaneous(g) ? 1 : 2;
 	if (g->ply >= limit) {
 		reply_err(c, rq, "NOT_NOW",
 		          "both sides have moved in game %" PRIu64 "; resign or offer a draw",
@@ -291,13 +287,15 @@ static void rematch_make(struct client *c, const struct proto_req *rq, struct ga
 
 static void rematch_agree(struct client *c, const struct proto_req *rq, struct game *g, int seat)
 {
-	struct server *s = g->srv;
+	struct sessions *s = g->sess;
 	if (!opponent_here(c, rq, g, seat))
 		return;
 	struct game_spec spec = {.ops = g->ops, .so = g->so, .seed = rng_next(&s->rng)};
 	for (int i = 0; i < g->ops->nplayers; i++) {
-		spec.names[i] = g->pl[g->ops->nplayers - 1 - i].name; /* seats swapped */
-		spec.conns[i] = g->pl[g->ops->nplayers - 1 - i].c;
+		const struct player *p = &g->pl[g->ops->nplayers - 1 - i]; /* seats swapped */
+		spec.names[i] = p->name;
+		spec.clients[i] = p->c;
+		spec.registered[i] = p->c != NULL ? p->c->registered : p->registered;
 	}
 	struct game *ng = session_create(s, &spec);
 	if (ng == NULL) {
@@ -327,56 +325,33 @@ static const struct offer_kind k_rematch = {W_REMATCH,       "rematch",
                                             "rematch offer", offsetof(struct game, rematch_offer),
                                             rematch_make,    rematch_agree};
 
-/* ---- dispatch ------------------------------------------------------------------------ */
+/* ---- the verbs (the dispatcher resolved the game, the seat, and over or not) ---------- */
 
-void offers_cmd(struct client *c, const struct proto_req *rq)
+void offers_draw(struct client *c, const struct proto_req *rq, struct game *g, int seat)
 {
-	uint64_t id;
-	if (!proto_parse_id(rq->argv[0], &id)) {
-		reply_err(c, rq, "BAD_ARGS", "game ids are positive whole numbers");
-		return;
-	}
-	struct game *g = session_find(c->srv, id);
-	if (g == NULL) {
-		reply_err(c, rq, "NO_SUCH_GAME", "there is no game %" PRIu64, id);
-		return;
-	}
-	int seat = session_seat_of(g, c);
-	if (seat < 0) {
-		reply_err(c, rq, "NOT_YOUR_GAME", "you do not play in game %" PRIu64, id);
-		return;
-	}
-	enum proto_verb v = rq->cmd->verb;
-	if (v == V_REMATCH) {
-		if (!g->over)
-			reply_err(c, rq, "NOT_NOW", "game %" PRIu64 " is still being played", id);
-		else if (g->rematch_game != 0)
-			reply_err(c, rq, "NOT_NOW",
-			          "the rematch of game %" PRIu64 " is game %" PRIu64, id,
-			          g->rematch_game);
-		else
-			offer_flow(&k_rematch, c, rq, g, seat);
-		return;
-	}
-	if (g->over) {
-		reply_err(c, rq, "GAME_OVER", "game %" PRIu64 " is over", id);
-		return;
-	}
-	if (v == V_DRAW) {
-		offer_flow(&k_draw, c, rq, g, seat);
-	} else if (v == V_UNDO) {
-		if (g->ops->flags & GAME_SIMULTANEOUS)
-			reply_err(c, rq, "NOT_SUPPORTED",
-			          "%s plays simultaneous turns; there is no takeback",
-			          g->ops->name);
-		else
-			offer_flow(&k_undo, c, rq, g, seat);
-	} else if (v == V_ABORT) {
-		cmd_abort(c, rq, g, seat);
-	}
+	offer_flow(&k_draw, c, rq, g, seat);
 }
 
-void offers_moved(struct game *g, unsigned seats)
+void offers_undo(struct client *c, const struct proto_req *rq, struct game *g, int seat)
+{
+	if (session_simultaneous(g))
+		reply_err(c, rq, "NOT_SUPPORTED",
+		          "%s plays simultaneous turns; there is no takeback", g->ops->name);
+	else
+		offer_flow(&k_undo, c, rq, g, seat);
+}
+
+void offers_rematch(struct client *c, const struct proto_req *rq, struct game *g, int seat)
+{
+	if (g->rematch_game != 0)
+		reply_err(c, rq, "NOT_NOW", "the rematch of game %" PRIu64 " is game %" PRIu64,
+		          g->id, g->rematch_game);
+	else
+		offer_flow(&k_rematch, c, rq, g, seat);
+}
+
+/* The seats in the mask just moved: their draw offers and any takeback request lapse. */
+static void offers_moved(struct game *g, unsigned seats)
 {
 	char b[64];
 	for (int i = 0; i < g->ops->nplayers; i++)
@@ -390,4 +365,9 @@ void offers_moved(struct game *g, unsigned seats)
 			         "%s's takeback request lapses: a move was made",
 			         who(g, i, b, sizeof b));
 	g->undo_offer = 0;
+}
+
+void offers_init(struct sessions *s)
+{
+	s->on_moved = offers_moved;
 }

@@ -1,27 +1,27 @@
 /*
- * offers.h - what the two players of a game agree on, and the server's view
- * of each connection's lag:
- *  - offers.c: draw offers, takebacks (undo), abort before the second ply,
- *    rematch with seats swapped; every offer and answer is announced to the
- *    players and the spectators as {"type":"offer",...};
- *  - rtt.c: the server's own ping/pong (for connections that ask with
- *    "set ping on"), the smoothed round-trip time shown by who, game_start
- *    and state, and the lag allowance taken off each move's charged time.
- * See protocol/PROTOCOL.md (sections 5 and 6).
+ * offers.h - what the two players of a game agree on (the top of the session
+ * layer): draw offers, takebacks (undo), abort before the second ply, rematch
+ * with seats swapped; every offer and answer is announced to the players and
+ * the spectators as {"type":"offer",...}. See protocol/PROTOCOL.md §5.
+ *
+ * The verbs' handlers run after the dispatcher resolved the game, the
+ * caller's seat in it, and whether it is over (commands.c: draw, undo and
+ * abort need a game on, rematch one that is over); each replies to rq.
  */
 #ifndef BITARENA_SERVER_OFFERS_H
 #define BITARENA_SERVER_OFFERS_H
 
-#include "server/rtt.h"
 #include "server/session.h"
 
-/* draw / undo / abort / rematch <game> [word]: replies to rq itself. */
-void offers_cmd(struct client *c, const struct proto_req *rq);
-/*
- * The seats in the mask just moved (or acted in a resolved turn) in g: their
- * draw offers and any takeback request lapse (announced). Called by session.c
- * between the move's reply and the new state.
- */
-void offers_moved(struct game *g, unsigned seats);
+/* Lets offers hear of every move of s (sessions.on_moved): offers lapse with them. */
+void offers_init(struct sessions *s);
+/* draw <game> [offer|accept|decline|withdraw] */
+void offers_draw(struct client *c, const struct proto_req *rq, struct game *g, int seat);
+/* undo <game> [decline|withdraw] */
+void offers_undo(struct client *c, const struct proto_req *rq, struct game *g, int seat);
+/* abort <game> */
+void offers_abort(struct client *c, const struct proto_req *rq, struct game *g, int seat);
+/* rematch <game> [decline|withdraw] */
+void offers_rematch(struct client *c, const struct proto_req *rq, struct game *g, int seat);
 
 #endif

@@ -1,6 +1,6 @@
 /*
- * proto.c - the command table, line splitting, ids, names and seek options
- * (see proto.h). No I/O.
+ * proto.c - looking a verb up in a table, line splitting, ids, names and
+ * seek options (see proto.h). No I/O.
  */
 #include "server/proto.h"
 
@@ -12,64 +12,11 @@
 #include <string.h>
 #include <strings.h>
 
-#define LOGIN PROTO_NEED_LOGIN
-#define REST  PROTO_REST
-
-const struct proto_cmd proto_cmds[] = {
-        {"login", V_LOGIN, 1, 2, REST, "login <name> [password]",
-         "with a password: log in to your account; without: take a guest name (2-20 of "
-         "A-Z a-z 0-9 _ -); gives back your seats if you had left"},
-        {"register", V_REGISTER, 2, 2, REST, "register <name> <password>",
-         "create an account (2-20 of A-Z a-z 0-9 _, password 6-128 bytes) and log in"},
-        {"games", V_GAMES, 0, 0, 0, "games", "game kinds with their seats and options"},
-        {"seek", V_SEEK, 1, PROTO_MAX_ARGS, LOGIN, "seek <kind> [opt=value ...]",
-         "offer a game: time=MIN+INC color=white|black|random turn_ms=N rated=0|1 and the "
-         "game's options"},
-        {"seeks", V_SEEKS, 0, 0, 0, "seeks", "open seeks"},
-        {"unseek", V_UNSEEK, 1, 1, LOGIN, "unseek <seek-id>", "withdraw your seek"},
-        {"accept", V_ACCEPT, 1, 1, LOGIN, "accept <seek-id>", "accept a seek: the game starts"},
-        {"list", V_LIST, 0, 0, 0, "list", "games in progress"},
-        {"move", V_MOVE, 2, 2, LOGIN | REST, "move <game> <move>",
-         "play a move; the move is the rest of the line"},
-        {"resign", V_RESIGN, 1, 1, LOGIN, "resign <game>", "resign a game"},
-        {"draw", V_DRAW, 1, 2, LOGIN, "draw <game> [offer|accept|decline|withdraw]",
-         "offer a draw or answer one; two offers make a draw by agreement"},
-        {"undo", V_UNDO, 1, 2, LOGIN, "undo <game> [decline|withdraw]",
-         "ask to take back your last move; the opponent's undo accepts"},
-        {"abort", V_ABORT, 1, 1, LOGIN, "abort <game>",
-         "end a game with no result before both sides have moved"},
-        {"rematch", V_REMATCH, 1, 2, LOGIN, "rematch <game> [decline|withdraw]",
-         "after a game: offer it again with seats swapped; the opponent's rematch accepts"},
-        {"watch", V_WATCH, 1, 1, 0, "watch <game>", "follow a game's moves, chat and end"},
-        {"unwatch", V_UNWATCH, 1, 1, 0, "unwatch <game>", "stop watching a game"},
-        {"who", V_WHO, 0, 0, 0, "who", "connected users and their games"},
-        {"ratings", V_RATINGS, 1, 1, 0, "ratings <kind>", "the best rated players of a game kind"},
-        {"finger", V_FINGER, 1, 1, 0, "finger <name>",
-         "a player: account or guest, online, ratings, recent games"},
-        {"history", V_HISTORY, 0, 1, 0, "history [name]",
-         "recent finished games (yours when logged in and no name)"},
-        {"record", V_RECORD, 1, 1, 0, "record <game-id>",
-         "a game's record: tags and moves (PTN for Tak)"},
-        {"replay", V_REPLAY, 1, 2, 0, "replay <game-id> [delay_ms]",
-         "the game's positions one by one, every delay_ms (default 1000, 0..60000)"},
-        {"say", V_SAY, 2, 2, LOGIN | REST, "say <game> <text>",
-         "talk to a game's players and spectators"},
-        {"set", V_SET, 2, 2, 0, "set format text|json / set ping on|off",
-         "choose how the server writes to you; ask for the server's pings (round-trip time)"},
-        {"ping", V_PING, 0, 0, 0, "ping", "the server answers pong"},
-        {"pong", V_PONG, 1, 1, 0, "pong <token>",
-         "answer the server's 'ping <token>' (after set ping on): measures your round-trip time"},
-        {"help", V_HELP, 0, 1, 0, "help [verb]", "this list, or one command's usage"},
-        {"quit", V_QUIT, 0, 0, 0, "quit",
-         "leave (your seats wait for you through the grace period)"},
-};
-const size_t proto_ncmds = sizeof proto_cmds / sizeof proto_cmds[0];
-
-const struct proto_cmd *proto_find(const char *name)
+const struct proto_cmd *proto_find(const struct proto_table *t, const char *name)
 {
-	for (size_t i = 0; i < proto_ncmds; i++)
-		if (strcasecmp(proto_cmds[i].name, name) == 0)
-			return &proto_cmds[i];
+	for (size_t i = 0; i < t->n; i++)
+		if (strcasecmp(t->cmds[i].name, name) == 0)
+			return &t->cmds[i];
 	return NULL;
 }
 
@@ -116,7 +63,7 @@ static char *next_word(char **p)
 	return w;
 }
 
-int proto_parse(char *line, struct proto_req *req)
+int proto_parse(char *line, const struct proto_table *t, struct proto_req *req)
 {
 	memset(req, 0, sizeof *req);
 	char *p = line;
@@ -147,7 +94,7 @@ int proto_parse(char *line, struct proto_req *req)
 	for (i = 0; verb[i] != '\0' && i + 1 < sizeof req->verb; i++)
 		req->verb[i] = (char)tolower((unsigned char)verb[i]);
 	req->verb[i] = '\0';
-	req->cmd = proto_find(verb);
+	req->cmd = proto_find(t, verb);
 	if (req->cmd == NULL)
 		return PROTO_EUNKNOWN;
 

@@ -1,9 +1,10 @@
 /*
- * proto.h - the command side of the text protocol, without sockets: the
- * command table (name, arity, flags, usage, help in one place), splitting a
- * line into an optional tag, a verb and its arguments, ids and login names,
- * and the options of "seek". The dispatcher checks arity and flags once from
- * the table, so a handler never re-checks them. See protocol/PROTOCOL.md.
+ * proto.h - the command side of the text protocol, without sockets and
+ * without the server: the shape of a command table's row, splitting a line
+ * into an optional tag, a verb and its arguments by a table's arity, ids and
+ * login names, and the options of "seek". The server's one table and the
+ * dispatcher that resolves a row's flags are commands.h's. See
+ * protocol/PROTOCOL.md.
  */
 #ifndef BITARENA_SERVER_PROTO_H
 #define BITARENA_SERVER_PROTO_H
@@ -15,58 +16,36 @@
 #include "games/game.h"
 #include "proto/limits.h" /* PROTO_TAG_MAX, PROTO_MAX_ARGS, PROTO_NAME_*, PROTO_MAX_ID */
 
-enum proto_verb {
-	V_LOGIN,
-	V_REGISTER,
-	V_RATINGS,
-	V_FINGER,
-	V_HISTORY,
-	V_RECORD,
-	V_REPLAY,
-	V_GAMES,
-	V_SEEK,
-	V_SEEKS,
-	V_UNSEEK,
-	V_ACCEPT,
-	V_LIST,
-	V_MOVE,
-	V_RESIGN,
-	V_DRAW,
-	V_UNDO,
-	V_ABORT,
-	V_REMATCH,
-	V_WATCH,
-	V_UNWATCH,
-	V_WHO,
-	V_SAY,
-	V_SET,
-	V_PING,
-	V_PONG,
-	V_HELP,
-	V_QUIT,
-	V__COUNT
-};
+/*
+ * One row of a command table: the verb, its arity (arguments after the verb),
+ * its flags, its handler, and its usage and help lines. The parser reads the
+ * name, the arity and PROTO_REST; every other flag bit and the handler are the
+ * dispatcher's (commands.h), which also owns the one table of the server.
+ */
+struct cmd; /* commands.h: a request resolved for its handler */
 
 enum proto_flags {
-	PROTO_NEED_LOGIN = 1 << 0, /* NOT_LOGGED_IN before a login */
-	PROTO_REST = 1 << 1        /* the last argument is the rest of the line, spaces kept */
+	PROTO_REST = 1 << 0 /* the last argument is the rest of the line, spaces kept */
+	                    /* bits 1.. are the dispatcher's (enum cmd_flags) */
 };
 
 struct proto_cmd {
 	const char *name;
-	enum proto_verb verb;
 	int min, max; /* arguments after the verb */
 	unsigned flags;
+	void (*handler)(struct cmd *x);
 	const char *usage;
 	const char *help;
 };
 
-/* The table, in the order "help" lists it; proto_ncmds entries. */
-extern const struct proto_cmd proto_cmds[];
-extern const size_t proto_ncmds;
+/* A table of commands, in the order "help" lists them. */
+struct proto_table {
+	const struct proto_cmd *cmds;
+	size_t n;
+};
 
-/* The entry named name (case-insensitive), or NULL. */
-const struct proto_cmd *proto_find(const char *name);
+/* The entry of t named name (case-insensitive), or NULL. */
+const struct proto_cmd *proto_find(const struct proto_table *t, const char *name);
 
 enum proto_err {
 	PROTO_OK = 0,
@@ -89,11 +68,12 @@ struct proto_req {
 };
 
 /*
- * Splits line (modified in place: NULs are written between words) into req.
+ * Splits line (modified in place: NULs are written between words) into req,
+ * the verb looked up in t and its arguments counted against the row's arity.
  * Leading and trailing blanks (space, tab) are ignored. The tag and the verb
  * are filled as far as they were read even when an error is returned.
  */
-int proto_parse(char *line, struct proto_req *req);
+int proto_parse(char *line, const struct proto_table *t, struct proto_req *req);
 
 /* A positive decimal id (1..PROTO_MAX_ID, digits only). */
 bool proto_parse_id(const char *s, uint64_t *out);

@@ -1,13 +1,11 @@
 /*
- * server.c - wires the layers of bitarenad together (see server.h): the
- * connection layer's events go to the messages layer and the dispatcher,
- * signals start the clean shutdown.
+ * server.c - wires the layers of bitarenad together (see server.h): each
+ * layer is set up on those below it, the connection layer's events go to the
+ * layers that own what they concern, signals start the clean shutdown.
  */
 #include "config.h"
 
 #include "server/server.h"
-#include "server/session.h"
-#include "server/storage.h"
 
 #include <signal.h>
 #include <stdio.h>
@@ -16,17 +14,18 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "server/offers.h"
+
 /* ---- the connection layer's events ---------------------------------------------------- */
 
 static void ev_open(void *ud, struct conn *c)
 {
-	struct server *s = ud;
+	(void)ud;
 	struct client *cl = client_new(c);
 	if (cl == NULL) {
 		conn_close(c, false);
 		return;
 	}
-	cl->srv = s;
 	send_msg(cl, NULL,
 	         xasprintf("bitarenad %s (protocol %d) ready; 'help' lists commands, "
 	                   "'login <name>' to begin",
@@ -35,8 +34,8 @@ static void ev_open(void *ud, struct conn *c)
 
 static void ev_line(void *ud, struct conn *c, char *line, size_t len)
 {
-	(void)ud;
-	commands_line(client_of(c), line, len);
+	struct server *s = ud;
+	commands_line(&s->cmds, client_of(c), line, len);
 }
 
 static void ev_overlong(void *ud, struct conn *c)
@@ -48,24 +47,25 @@ static void ev_overlong(void *ud, struct conn *c)
 
 static void ev_drain(void *ud, struct conn *c)
 {
-	(void)ud;
+	struct server *s = ud;
 	struct client *cl = client_of(c);
 	if (cl->has_pending_states)
-		session_flush_pending(cl);
+		session_flush_pending(&s->sess, cl);
 }
 
 static void ev_close(void *ud, struct conn *c)
 {
-	(void)ud;
+	struct server *s = ud;
 	struct client *cl = client_of(c);
 	if (cl == NULL)
 		return;
 	log_info("conn %llu (%s) closed", (unsigned long long)c->id,
 	         cl->logged_in ? cl->name : "-");
 	/* Leave everything while still able to tell the others. */
-	lobby_conn_gone(cl);
-	session_conn_gone(cl);
-	storage_conn_gone(cl);
+	lobby_client_gone(&s->lobby, cl);
+	session_client_gone(&s->sess, cl);
+	if (s->db != NULL)
+		archive_client_gone(&s->arch, cl);
 	client_free(cl);
 }
 
@@ -84,10 +84,6 @@ int server_init(struct server *s, uv_loop_t *loop, const struct server_config *c
 	s->loop = loop;
 	s->cfg = *cfg;
 	log_set_verbose(cfg->verbose);
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	rng_seed(&s->rng, (uint64_t)ts.tv_sec * 1000000007ULL ^ (uint64_t)ts.tv_nsec ^
-	                          ((uint64_t)getpid() << 32));
 	const struct conn_events ev = {.ud = s,
 	                               .on_open = ev_open,
 	                               .on_line = ev_line,
@@ -98,6 +94,14 @@ int server_init(struct server *s, uv_loop_t *loop, const struct server_config *c
 	if ((r = conn_hub_init(&s->hub, loop, cfg->out_soft, &ev)) != 0)
 		return r;
 	rtt_init(&s->rtt, &s->hub, cfg->ping_ms);
+	sessions_init(&s->sess, loop, cfg->grace_ms);
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	rng_seed(&s->sess.rng, (uint64_t)ts.tv_sec * 1000000007ULL ^ (uint64_t)ts.tv_nsec ^
+	                               ((uint64_t)getpid() << 32));
+	offers_init(&s->sess);
+	lobby_init(&s->lobby, &s->hub, &s->sess);
+	s->cmds = (struct commands){.lobby = &s->lobby, .sess = &s->sess};
 	uv_signal_init(loop, &s->sig_int);
 	uv_signal_init(loop, &s->sig_term);
 	s->sig_int.data = s->sig_term.data = s;
@@ -106,12 +110,29 @@ int server_init(struct server *s, uv_loop_t *loop, const struct server_config *c
 	return 0;
 }
 
-void server_set_hooks(struct server *s, const struct session_hooks *h)
+int server_open_store(struct server *s, const char *dir, bool fast_hash)
 {
-	if (h)
-		s->hooks = *h;
-	else
-		memset(&s->hooks, 0, sizeof s->hooks);
+	int r = store_open(dir, &s->db);
+	if (r < 0) {
+		log_error("cannot open the store in %s: %s", dir, store_strerror(r));
+		return r;
+	}
+	journal_init(&s->journal, s->db, &s->sess);
+	if ((r = accounts_init(&s->acct, s->db, &s->journal, &s->lobby, &s->hub, fast_hash)) < 0) {
+		journal_close(&s->journal);
+		store_close(s->db);
+		s->db = NULL;
+		return r;
+	}
+	archive_init(&s->arch, s->db, &s->lobby, s->loop);
+	s->cmds.acct = &s->acct;
+	s->cmds.arch = &s->arch;
+	return 0;
+}
+
+int server_recover(struct server *s)
+{
+	return s->db != NULL ? journal_recover(&s->journal) : 0;
 }
 
 int server_listen(struct server *s, const char *host, int port, int *bound)
@@ -151,13 +172,21 @@ void server_stop(struct server *s)
 		if (!c->closing && client_of(c) != NULL)
 			msg_send(&m, client_of(c));
 	msg_done(&m);
-	lobby_free(s);
-	session_free_all(s);
+	lobby_free(&s->lobby);
+	sessions_free_all(&s->sess);
 	conn_hub_stop(&s->hub);
 }
 
 void server_free(struct server *s)
 {
-	ws_free(s->ws); /* everything else is freed by the close callbacks */
+	ws_free(s->ws);
 	s->ws = NULL;
+	if (s->db == NULL)
+		return;
+	accounts_close(&s->acct);
+	journal_close(&s->journal);
+	store_close(s->db);
+	s->db = NULL;
+	s->cmds.acct = NULL;
+	s->cmds.arch = NULL;
 }

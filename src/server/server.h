@@ -1,8 +1,20 @@
 /*
- * server.h - the bitarenad server object: it wires the layers together (the
- * connection hub and its TCP listener, the messages layer's pinger, the lobby
- * and sessions, the storage glue, the command dispatcher), owns the signals
- * and the clean shutdown. main.c only parses arguments.
+ * server.h - the bitarenad server object: the one file that wires the layers
+ * together. It registers the connection layer's events (a new connection gets
+ * its client and the welcome, a line goes to the dispatcher, a drained output
+ * gets its coalesced states, a closing connection leaves the lobby, its games
+ * and its replays), links each layer to those below it, owns the signals and
+ * the clean shutdown. main.c only parses arguments.
+ *
+ *   tcp.c, ws.c ─▶ conn.c ◀─ (conn_events) ─ server.c
+ *                ▲                          │
+ *   client.c, msg.c, rtt.c  (messages)      │ wires, and calls each layer's
+ *                ▲                          │ init / stop / free
+ *   session_*.c, offers.c ◀─ lobby.c        │
+ *                ▲     (hooks)   ▲          │
+ *   journal.c ───┘   accounts.c, archive.c  │
+ *                ▲          ▲               │
+ *   commands.c ─────────────┘ ◀─────────────┘
  */
 #ifndef BITARENA_SERVER_SERVER_H
 #define BITARENA_SERVER_SERVER_H
@@ -11,28 +23,24 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <cjson/cJSON.h>
 #include <uv.h>
 
-#include "core/rng.h"
-#include "server/client.h"
+#include "proto/limits.h"
+#include "server/accounts.h"
+#include "server/archive.h"
+#include "server/commands.h"
 #include "server/conn.h"
-#include "server/hooks.h"
-#include "server/msg.h"
-#include "server/proto.h"
+#include "server/journal.h"
+#include "server/lobby.h"
 #include "server/rtt.h"
+#include "server/session.h"
 #include "server/tcp.h"
 #include "server/ws.h"
 
 #define SERVER_PROTOCOL      PROTO_VERSION
-#define SERVER_GRACE_DEFAULT 120
+#define SERVER_GRACE_DEFAULT 120                          /* seconds (--grace) */
 #define SERVER_PING_DEFAULT  (RTT_PING_DEFAULT_MS / 1000) /* seconds (--ping) */
-#define SERVER_MAX_SEEKS     8                            /* open seeks per user */
-#define SERVER_KEEP_FINISHED 64 /* finished games kept in memory for lookups */
-
-struct game;
-struct seek;
-struct storage;
+#define SERVER_DATA_DEFAULT  "data" /* --data default: ./data beside the server */
 
 struct server_config {
 	int64_t grace_ms; /* disconnect forfeit grace */
@@ -45,25 +53,32 @@ struct server_config {
 struct server {
 	uv_loop_t *loop;
 	struct server_config cfg;
+	/* the layers, bottom up */
 	struct conn_hub hub;
 	struct tcp_listener tcp;
 	struct ws_listener *ws; /* --http: the page and /ws; NULL without */
 	struct rtt rtt;
+	struct sessions sess;
+	struct lobby lobby;
+	struct store *db; /* NULL: games in memory only, no accounts */
+	struct journal journal;
+	struct accounts acct;
+	struct archive arch;
+	struct commands cmds;
 	uv_signal_t sig_int, sig_term;
 	bool stopping;
-	struct game *games; /* newest first; finished ones stay a while */
-	size_t nfinished;
-	struct seek *seeks; /* oldest first */
-	uint64_t next_seek_id, next_game_id;
-	struct session_hooks hooks;
-	struct rng rng;
-	struct storage *storage; /* accounts, journal, records (storage.c); NULL: memory only */
 };
 
-/* Sets up s on loop (signals, pump); 0 or a libuv error. */
+/* Sets up s on loop (the layers, signals); games in memory until server_open_store(). */
 int server_init(struct server *s, uv_loop_t *loop, const struct server_config *cfg);
-/* Replaces the hooks (see hooks.h); NULL clears them. */
-void server_set_hooks(struct server *s, const struct session_hooks *h);
+/*
+ * Opens (creating) dir and its database: games are journalled, accounts and
+ * the store's verbs work. fast_hash: the weakest Argon2id cost (tests only).
+ * 0 or a negative enum store_err (the reason is logged to stderr).
+ */
+int server_open_store(struct server *s, const char *dir, bool fast_hash);
+/* Brings back the games in progress in the store: how many, or a negative enum store_err. */
+int server_recover(struct server *s);
 /*
  * Listens on host:port (IPv4 dotted or IPv6 text); port 0 picks a free one,
  * written to *bound (may be NULL). 0 or a libuv error code.
@@ -72,26 +87,10 @@ int server_listen(struct server *s, const char *host, int port, int *bound);
 /* Serves the page and /ws on HTTP (see ws.h); 0, or -1 with a sentence in why. */
 int server_listen_http(struct server *s, const struct ws_config *cfg, int *bound, char *why,
                        size_t len);
-/* Frees what server_init() allocated; call after uv_run() has returned. */
-void server_free(struct server *s);
 /* Begins a clean shutdown: tells everyone, closes every handle; uv_run then returns. */
 void server_stop(struct server *s);
-
-/* ---- commands (commands.c) ---------------------------------------------------------- */
-
-/* Handles one complete input line of c (framing done). */
-void commands_line(struct client *c, char *line, size_t len);
-/*
- * c becomes name (a guest, or an account when registered): seats it left are
- * given back, the reply to rq says so, the resumed games' states follow.
- */
-void lobby_logged_in(struct client *c, const struct proto_req *rq, const char *name,
-                     bool registered);
-/* c is going away: withdraw its seeks (told to others). */
-void lobby_conn_gone(struct client *c);
-/* Frees every seek (shutdown). */
-void lobby_free(struct server *s);
-/* The connected, logged-in client with this name (case-insensitive), or NULL. */
-struct client *server_find_user(struct server *s, const char *name);
+/* After uv_run() has returned: frees what is left and closes the store (every handle is
+   closed by then). */
+void server_free(struct server *s);
 
 #endif

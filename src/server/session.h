@@ -1,14 +1,31 @@
 /*
- * session.h - games being played: seats and turns, moves through the
- * engine's game_ops, clocks, simultaneous turns with a deadline, spectators,
- * disconnection with a grace period and coming back, the end of a game.
+ * session.h - the session layer: games being played. Seats and turns, moves
+ * through the engine's game_ops, clocks, simultaneous turns with a deadline,
+ * spectators, disconnection with a grace period and coming back, the end of a
+ * game. Nothing here knows a game by name: everything goes through game_ops.
  *
- * Nothing here knows a game by name: everything goes through game_ops.
+ * The layer's files, each calling only those listed above it; news that goes
+ * upward is a callback in struct sessions, registered by the file above:
+ *   session_clock.c  clocks and deadlines: the clocks as they stand, the next
+ *                    deadline, the game timer (-> sessions.on_deadline)
+ *   session_view.c   rendering a state: snapshots, the state in JSON and text,
+ *                    game_start, game_over, the options, the rows of `list`
+ *   session_watch.c  who hears a game: broadcasts to players and spectators
+ *                    (slow spectators coalesce), watch, unwatch, say, news of
+ *                    a player leaving or coming back
+ *   session.c        life-cycle and moves: create, begin, moves and turns,
+ *                    the end, takeback, restoring after a restart, leaving
+ *                    and coming back (-> sessions.on_moved, the journal hooks)
+ *   offers.c         what the players agree on: draw, undo, abort, rematch
+ *                    (offers.h)
+ * Below the layer: the messages layer (msg.h, rtt.h). Above it: the journal
+ * (session_hooks, hooks.h), the lobby, the commands.
  *
- * A move's path: checks (seat, turn, clock) -> ops->parse_move -> the text by
- * ops->format_move -> hooks->on_move -> ops->apply -> one struct snapshot,
- * built once and shared, rendered lazily once per (format, viewer) and the
- * resulting outbuf shared by every subscriber with that view.
+ * A move's path: the dispatcher has checked the seat and that the game is on
+ * -> turn and clock -> ops->parse_move -> the text by ops->format_move ->
+ * hooks.on_move -> ops->apply -> one struct snapshot, built once and shared,
+ * rendered lazily once per (format, viewer) and the resulting outbuf shared
+ * by every subscriber with that view.
  *
  * Each game has one uv_timer_t, armed for the earliest of: the flag of the
  * seat to move, the simultaneous turn's deadline, and the end of the grace of
@@ -17,7 +34,19 @@
 #ifndef BITARENA_SERVER_SESSION_H
 #define BITARENA_SERVER_SESSION_H
 
-#include "server/server.h"
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <cjson/cJSON.h>
+#include <uv.h>
+
+#include "core/rng.h"
+#include "server/client.h"
+#include "server/hooks.h"
+#include "server/msg.h"
+#include "server/proto.h"
+
+#define SESSION_KEEP_FINISHED 64 /* finished games kept in memory for lookups */
 
 /* A shared, immutable picture of a game after a state change. */
 struct snapshot {
@@ -38,6 +67,7 @@ struct snapshot {
 struct player {
 	char name[PROTO_NAME_MAX + 1];
 	struct client *c; /* NULL while absent */
+	bool registered;  /* an account (the journal stores guests as such) */
 	bool absent;
 	uint64_t gone_at; /* uv_now when the connection went */
 };
@@ -47,9 +77,11 @@ struct watcher {
 	struct snapshot *pending; /* coalesced newest state not yet sent (slow spectator) */
 };
 
+struct sessions;
+
 struct game {
 	struct game *next;
-	struct server *srv;
+	struct sessions *sess;
 	uint64_t id;
 	const struct game_ops *ops;
 	struct seek_opts so; /* options as sought (params, clock, turn_ms, ...) */
@@ -67,7 +99,7 @@ struct game {
 	int64_t left[GAME_MAX_PLAYERS];
 	uint64_t turn_started; /* uv_now when the current turn began */
 	bool clock_held;       /* restored after a restart: the clock of the side to move waits
-	                          until that player is back (set by storage.c) */
+	                          until that player is back */
 
 	/* simultaneous turns */
 	bool acted[GAME_MAX_PLAYERS];
@@ -92,7 +124,21 @@ struct game {
 	struct watcher *w;
 	size_t nw, cap_w;
 	struct snapshot *snap; /* the current state */
-	uv_timer_t timer;
+	uv_timer_t timer;      /* session_clock.c */
+};
+
+/* Every game of a server. */
+struct sessions {
+	uv_loop_t *loop;
+	int64_t grace_ms;   /* a seat waits this long for its player to come back */
+	struct game *games; /* newest first; finished ones stay a while */
+	size_t nfinished;
+	uint64_t next_game_id;
+	struct rng rng;             /* seeds and random seats */
+	struct session_hooks hooks; /* the journal's (hooks.h); none: games in memory only */
+	/* Upward news inside the layer (see the top of this file). */
+	void (*on_deadline)(struct game *g);              /* session.c, for session_clock.c */
+	void (*on_moved)(struct game *g, unsigned seats); /* offers.c, for session.c */
 };
 
 /* Everything needed to start a game. */
@@ -101,34 +147,122 @@ struct game_spec {
 	struct seek_opts so;
 	uint64_t seed;
 	const char *names[GAME_MAX_PLAYERS];
-	struct client *conns[GAME_MAX_PLAYERS]; /* NULL = absent (a restored game): the grace runs */
+	struct client *clients[GAME_MAX_PLAYERS]; /* NULL = absent (a restored game): the grace
+	                                             runs */
+	bool registered[GAME_MAX_PLAYERS];
 	uint64_t id; /* 0: a new game (on_start may give the id); else a restored game's id,
 	                and on_start is not called */
 };
 
+static inline bool session_simultaneous(const struct game *g)
+{
+	return (g->ops->flags & GAME_SIMULTANEOUS) != 0;
+}
+
+/* The seat c plays in g, or -1. */
+static inline int session_seat_of(const struct game *g, const struct client *c)
+{
+	for (int i = 0; i < g->ops->nplayers; i++)
+		if (g->pl[i].c == c)
+			return i;
+	return -1;
+}
+
+static inline const char *session_score_for(int winner)
+{
+	return winner == 0 ? "1-0" : winner == 1 ? "0-1" : "1/2-1/2";
+}
+
+/* ---- clocks and deadlines (session_clock.c) --------------------------------------------- */
+
+enum deadline_kind { DL_NONE, DL_FLAG, DL_TURN, DL_GRACE };
+
+/* The loop's time (uv_now) in ms. */
+uint64_t clock_now(const struct game *g);
+/* Clocks as they stand now: the running one is charged up to now. */
+void clock_left(const struct game *g, int64_t out[GAME_MAX_PLAYERS]);
+/* The deadline of the simultaneous turn being played: first_turn_ms for the first one. */
+int64_t clock_turn_limit(const struct game *g);
+/* The earliest pending deadline of g (uv_now ms) and what it is; *seat for FLAG/GRACE. */
+enum deadline_kind clock_next_deadline(const struct game *g, uint64_t *when, int *seat);
+/* Sets up g's timer (session_create); it is closed by the owner of g. */
+void clock_init(struct game *g);
+/* Arms g's timer for its next deadline (g->sess->on_deadline runs then), or stops it. */
+void clock_arm(struct game *g);
+
+/* ---- rendering a state (session_view.c) --------------------------------------------------- */
+
+/* JSON {"m":3,...} of the engine options. */
+cJSON *view_options_json(const struct game_ops *ops, const struct game_params *p);
+/* Seek option words for text: "m=3 n=3 k=3, 5+3" etc. (malloc'd). */
+char *view_options_text(const struct game_ops *ops, const struct seek_opts *so);
+/* "1:05" or "0:09.4" (tenths under ten seconds). */
+void view_clock(int64_t ms, char *buf, size_t len);
+/* A snapshot of g as it stands (seq is g->seq); NULL out of memory. */
+struct snapshot *snap_build(struct game *g);
+void snap_unref(struct snapshot *sn); /* NULL is fine */
+/* The rendering of sn for viewer (a seat, or -1) in one format, built once and cached in sn. */
+struct outbuf *snap_out(const struct game *g, struct snapshot *sn, int viewer, bool json);
+/* game_start for seat: the message's JSON and text (owned by the caller). */
+void view_game_start(const struct game *g, int seat, cJSON **json, char **text);
+/* game_over of g (result recorded): the message's JSON and text. */
+void view_game_over(const struct game *g, cJSON **json, char **text);
+/* `list`: the games in progress of s, as the reply to rq. */
+void view_list(struct sessions *s, struct client *c, const struct proto_req *rq);
+
+/* ---- who hears a game (session_watch.c) ----------------------------------------------------- */
+
+/* sn rendered for viewer, to c. */
+void watch_send_state(struct game *g, struct snapshot *sn, struct client *c, int viewer);
+/* A new snapshot of g (seq + 1) to players and spectators; slow spectators coalesce. */
+void watch_broadcast_state(struct game *g);
+/*
+ * One message (owned: json, text) to g's connected players and spectators but
+ * except (may be NULL); a spectator's coalesced state goes before it.
+ */
+void watch_broadcast(struct game *g, cJSON *json, char *text, const struct client *except);
+/* "player left / is back" to the others of g. */
+void watch_tell_presence(struct game *g, int seat, bool back);
+bool session_is_watching(const struct game *g, const struct client *c);
+/* Removes c from g's spectators; false when it was not one. */
+bool watch_drop(struct game *g, const struct client *c);
+/* Sends c the coalesced states it is owed (its output drained). */
+void session_flush_pending(struct sessions *s, struct client *c);
+/* watch <game>: c follows g (a player gets its state again); seat is c's or -1. */
+void session_watch(struct client *c, const struct proto_req *rq, struct game *g, int seat);
+/* unwatch <game>. */
+void session_unwatch(struct client *c, const struct proto_req *rq, struct game *g);
+/* say <game> <text>: c plays in or watches g. */
+void session_say(struct client *c, const struct proto_req *rq, struct game *g, const char *text);
+
+/* ---- life-cycle and moves (session.c) ------------------------------------------------------- */
+
+/* An empty set of games on loop; a seat waits grace_ms for its player. */
+void sessions_init(struct sessions *s, uv_loop_t *loop, int64_t grace_ms);
+/* Replaces the journal's hooks (hooks.h); NULL clears them. */
+void sessions_set_hooks(struct sessions *s, const struct session_hooks *h);
+/* The game with this id (finished ones kept a while), or NULL. */
+struct game *session_find(struct sessions *s, uint64_t id);
 /*
  * Creates a game (the on_start hook may give its id) without telling anyone;
  * NULL on failure (hook or memory). session_begin() then sends game_start and
  * the first state to the players and starts the clocks.
  */
-struct game *session_create(struct server *s, const struct game_spec *spec);
+struct game *session_create(struct sessions *s, const struct game_spec *spec);
 void session_begin(struct game *g);
-/*
- * Restoring a game after a restart (storage, issue 5): session_create() with
- * spec->id set, then session_replay() for every journalled record in order
- * (no hooks, nothing sent; clocks taken from the records), then
- * session_begin(): the clock of the side to move starts again from now, so
- * the downtime is not charged, and seq starts again at 1. Returns 0 or a
- * negative enum game_err when a record does not fit the game.
- */
-int session_replay(struct game *g, const struct move_rec *m);
-
+/* move <game> <move> by seat (the dispatcher checked the seat and that g is on); replies. */
+void session_move(struct client *c, const struct proto_req *rq, struct game *g, int seat,
+                  const char *text);
+/* resign <game> by seat; replies. */
+void session_resign(struct client *c, const struct proto_req *rq, struct game *g, int seat);
+/* Ends g now (no new position): result recorded, on_end, game_over to everyone. */
+void session_end(struct game *g, int winner, const char *score, const char *reason);
 /*
  * Takes back the last n plies of a sequential game g (an agreed undo): the
  * position is rebuilt from the start with the remaining move records (engines
  * are pure), the clocks are those recorded after the last remaining move (the
  * base time when none is left) and the side to move starts again from now.
- * hooks->on_undo is called once the rebuilt position is known good. Nothing
+ * hooks.on_undo is called once the rebuilt position is known good. Nothing
  * is sent: session_push_state() tells everyone. 0, or a negative enum
  * game_err (GAME_ETURN: simultaneous or too few plies; GAME_EOVER: the hook
  * refused; anything else: a record did not replay).
@@ -136,38 +270,29 @@ int session_replay(struct game *g, const struct move_rec *m);
 int session_takeback(struct game *g, int n);
 /* A new state of g to players and spectators (seq + 1), and the timer re-armed. */
 void session_push_state(struct game *g);
-/* Ends g now (no new position): result recorded, on_end, game_over to everyone. */
-void session_end(struct game *g, int winner, const char *score, const char *reason);
-/* One message (owned: json, text) to g's connected players and spectators. */
-void session_broadcast(struct game *g, cJSON *json, char *text);
-
-/* The game with this id (finished ones kept a while), or NULL. */
-struct game *session_find(struct server *s, uint64_t id);
-/* The seat c plays in g, or -1. */
-int session_seat_of(const struct game *g, const struct client *c);
-bool session_is_watching(const struct game *g, const struct client *c);
-
-/* Command handlers; they reply to rq themselves. */
-void session_move(struct client *c, const struct proto_req *rq, struct game *g, const char *text);
-void session_resign(struct client *c, const struct proto_req *rq, struct game *g);
-void session_watch(struct client *c, const struct proto_req *rq, struct game *g);
-void session_unwatch(struct client *c, const struct proto_req *rq, struct game *g);
-void session_say(struct client *c, const struct proto_req *rq, struct game *g, const char *text);
-
-/* After a login: put c back into seats its name left; fills resumed with the game ids. */
-void session_login(struct client *c, cJSON *resumed);
-/* Sends game_start and the current state of every game resumed by session_login(). */
-void session_resume_send(struct client *c);
-/* c closed: seats wait for it through the grace, watches end. */
-void session_conn_gone(struct client *c);
-/* Sends c any coalesced states it is owed (called when its output drains). */
-void session_flush_pending(struct client *c);
+/*
+ * Restoring a game after a restart, in two steps. session_restore() creates
+ * it from spec (spec->id set, nobody connected: every seat waits through the
+ * grace, on_start not called) with its stored start, and replays the records
+ * (no hooks, nothing sent; clocks from the records) up to the first that does
+ * not fit (logged); a simultaneous turn cut in half by the crash is dropped,
+ * it was never announced. *kept is the number of records the game holds: the
+ * caller drops the rest from its journal. NULL when it cannot be made (memory,
+ * options). session_restart() then lets it go on: states numbered on from
+ * ply + 1, the clock of the side to move held until that player is back (the
+ * downtime is nobody's), and the end told at once when the records already
+ * end the game (the crash came before its end was written).
+ */
+struct game *session_restore(struct sessions *s, const struct game_spec *spec, int64_t started_at,
+                             const struct move_rec *recs, size_t n, size_t *kept);
+void session_restart(struct game *g);
+/* After c logged in: put it back into seats its name left; fills resumed with the game ids. */
+void session_login(struct sessions *s, struct client *c, cJSON *resumed);
+/* Sends game_start and the current state of every game c plays (after session_login). */
+void session_resume_send(struct sessions *s, struct client *c);
+/* c is going: its seats wait for it through the grace, its watches end. */
+void session_client_gone(struct sessions *s, struct client *c);
 /* Ends and frees every game (shutdown). */
-void session_free_all(struct server *s);
-
-/* JSON {"m":3,...} of the engine options. */
-cJSON *session_options_json(const struct game_ops *ops, const struct game_params *p);
-/* Seek option words for text: "m=3 n=3 k=3, 5+3" etc. (malloc'd). */
-char *session_options_text(const struct game_ops *ops, const struct seek_opts *so);
+void sessions_free_all(struct sessions *s);
 
 #endif

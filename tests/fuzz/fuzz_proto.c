@@ -25,6 +25,7 @@
 
 #include "fuzz.h"
 #include "server/framing.h"
+#include "server/commands.h"
 #include "server/proto.h"
 
 const char fuzz_target_name[] = "proto";
@@ -151,7 +152,7 @@ static void check_line(char *line, size_t len)
 		return;
 	FUZZ_CHECK(strlen(line) == len);
 	struct proto_req rq;
-	int err = proto_parse(line, &rq);
+	int err = proto_parse(line, &commands_table, &rq);
 	FUZZ_CHECK(strlen(rq.verb) < sizeof rq.verb);
 	if (rq.tagged)
 		FUZZ_CHECK(strlen(rq.tag) >= 1 && strlen(rq.tag) <= PROTO_TAG_MAX &&
@@ -162,13 +163,13 @@ static void check_line(char *line, size_t len)
 		return;
 	}
 	if (err == PROTO_EUNKNOWN)
-		FUZZ_CHECK(rq.cmd == NULL && proto_find(rq.verb) == NULL);
+		FUZZ_CHECK(rq.cmd == NULL && proto_find(&commands_table, rq.verb) == NULL);
 	if (err != PROTO_OK) {
 		FUZZ_CHECK(err == PROTO_EBADTAG || err == PROTO_EUNKNOWN || err == PROTO_EARGS);
 		return;
 	}
 	const struct proto_cmd *c = rq.cmd;
-	FUZZ_CHECK(c != NULL && proto_find(c->name) == c);
+	FUZZ_CHECK(c != NULL && proto_find(&commands_table, c->name) == c);
 	FUZZ_CHECK(rq.argc >= c->min && rq.argc <= c->max && rq.argc <= PROTO_MAX_ARGS);
 	for (int i = 0; i < rq.argc; i++) {
 		const char *a = rq.argv[i];
@@ -181,34 +182,18 @@ static void check_line(char *line, size_t len)
 	}
 
 	uint64_t id = 0;
-	switch (c->verb) {
-	case V_LOGIN:
-		if (proto_name_valid(rq.argv[0]))
-			FUZZ_CHECK(strlen(rq.argv[0]) >= PROTO_NAME_MIN &&
-			           strlen(rq.argv[0]) <= PROTO_NAME_MAX && word_chars(rq.argv[0]));
-		break;
-	case V_SEEK:
+	if (strcmp(c->name, "login") == 0 && proto_name_valid(rq.argv[0]))
+		FUZZ_CHECK(strlen(rq.argv[0]) >= PROTO_NAME_MIN &&
+		           strlen(rq.argv[0]) <= PROTO_NAME_MAX && word_chars(rq.argv[0]));
+	if (strcmp(c->name, "seek") == 0)
 		check_seek(&rq);
-		break;
-	case V_MOVE:
+	if (strcmp(c->name, "move") == 0)
 		check_move_text(rq.argv[1]);
-		__attribute__((fallthrough)); /* argv[0] is a game id */
-	case V_UNSEEK:
-	case V_ACCEPT:
-	case V_RESIGN:
-	case V_WATCH:
-	case V_UNWATCH:
-	case V_SAY:
-		if (proto_parse_id(rq.argv[0], &id))
-			FUZZ_CHECK(id >= 1 && id <= PROTO_MAX_ID);
-		break;
-	case V_HELP:
-		if (rq.argc == 1)
-			(void)proto_find(rq.argv[0]);
-		break;
-	default:
-		break;
-	}
+	/* the verbs whose first argument the dispatcher resolves as an id */
+	if ((c->flags & (CMD_GAME | CMD_GAME_ID | CMD_SEEK)) && proto_parse_id(rq.argv[0], &id))
+		FUZZ_CHECK(id >= 1 && id <= PROTO_MAX_ID);
+	if (strcmp(c->name, "help") == 0 && rq.argc == 1)
+		(void)proto_find(&commands_table, rq.argv[0]);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -1,13 +1,15 @@
 /*
- * account_cmds.c - the verbs that read the store: ratings (a kind's top
- * list), finger (a player's profile), history (recent finished games),
- * record (a game's record text, PTN for Tak) and replay (a stored game's
- * positions streamed to one connection at a chosen pace by a uv_timer that
- * stops when the connection goes).
+ * archive.c - the verbs that read the store (see archive.h): ratings (a
+ * kind's top list), finger (a player's profile), history (recent finished
+ * games), record (a game's record text, PTN for Tak) and replay (a stored
+ * game's positions streamed to one client at a chosen pace by a uv_timer that
+ * stops when the client goes), positions made by the one replayer
+ * (games/game_replay.h).
  */
+#include "server/archive.h"
+
+#include "games/game_replay.h"
 #include "server/stored_record.h"
-#include "server/session.h"
-#include "server/storage.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -15,17 +17,9 @@
 #include <string.h>
 #include <time.h>
 
-static struct storage *storage_or_reply(struct client *c, const struct proto_req *rq)
+static void reply_store_err(struct client *c, const struct proto_req *rq, struct archive *a, int r)
 {
-	if (c->srv->storage == NULL)
-		reply_err(c, rq, "NO_STORAGE", "this server keeps no accounts or records");
-	return c->srv->storage;
-}
-
-static void reply_store_err(struct client *c, const struct proto_req *rq, struct storage *st, int r)
-{
-	fprintf(stderr, "bitarenad: storage: %s: %s (%s)\n", rq->cmd->name, store_strerror(r),
-	        store_last_error(st->db));
+	journal_log_failure(a->db, rq->cmd->name, r);
 	reply_err(c, rq, "INTERNAL", "the store could not be read");
 }
 
@@ -53,21 +47,18 @@ static cJSON *rating_json(const char *name, const char *kind, const struct store
 	return j;
 }
 
-void acct_ratings(struct client *c, const struct proto_req *rq)
+void archive_ratings(struct archive *a, struct client *c, const struct proto_req *rq)
 {
-	struct storage *st = storage_or_reply(c, rq);
-	if (st == NULL)
-		return;
 	const struct game_ops *ops = game_find(rq->argv[0]);
 	if (ops == NULL) {
 		reply_err(c, rq, "UNKNOWN_GAME", "no game called '%.32s'; 'games' lists them",
 		          rq->argv[0]);
 		return;
 	}
-	struct store_rating_row rows[STORAGE_LIST_MAX];
-	int n = store_rating_top(st->db, ops->name, rows, STORAGE_LIST_MAX);
+	struct store_rating_row rows[ARCHIVE_LIST_MAX];
+	int n = store_rating_top(a->db, ops->name, rows, ARCHIVE_LIST_MAX);
 	if (n < 0) {
-		reply_store_err(c, rq, st, n);
+		reply_store_err(c, rq, a, n);
 		return;
 	}
 	cJSON *f = cJSON_CreateObject();
@@ -140,11 +131,8 @@ static void game_rows(const struct store_game *v, size_t n, cJSON *arr, char **e
 	}
 }
 
-void acct_history(struct client *c, const struct proto_req *rq)
+void archive_history(struct archive *a, struct client *c, const struct proto_req *rq)
 {
-	struct storage *st = storage_or_reply(c, rq);
-	if (st == NULL)
-		return;
 	const char *name = rq->argc > 0 ? rq->argv[0] : c->logged_in ? c->name : NULL;
 	if (name == NULL) {
 		reply_err(c, rq, "BAD_ARGS", "usage: history <name> (or log in first)");
@@ -152,9 +140,9 @@ void acct_history(struct client *c, const struct proto_req *rq)
 	}
 	struct store_game *v = NULL;
 	size_t n = 0;
-	int r = store_history(st->db, name, STORAGE_LIST_MAX, &v, &n);
+	int r = store_history(a->db, name, ARCHIVE_LIST_MAX, &v, &n);
 	if (r < 0) {
-		reply_store_err(c, rq, st, r);
+		reply_store_err(c, rq, a, r);
 		return;
 	}
 	cJSON *f = cJSON_CreateObject();
@@ -166,27 +154,24 @@ void acct_history(struct client *c, const struct proto_req *rq)
 	reply_ok(c, rq, f, extra, "%zu finished game%s of %s", n, n == 1 ? "" : "s", name);
 }
 
-void acct_finger(struct client *c, const struct proto_req *rq)
+void archive_finger(struct archive *a, struct client *c, const struct proto_req *rq)
 {
-	struct storage *st = storage_or_reply(c, rq);
-	if (st == NULL)
-		return;
 	const char *asked = rq->argv[0];
 	char canon[STORE_NAME_MAX + 1] = "";
-	int acct = store_name_valid(asked) ? store_account_exists(st->db, asked, canon) : 0;
+	int acct = store_name_valid(asked) ? store_account_exists(a->db, asked, canon) : 0;
 	if (acct < 0) {
-		reply_store_err(c, rq, st, acct);
+		reply_store_err(c, rq, a, acct);
 		return;
 	}
 	const char *name = acct ? canon : asked;
-	struct client *u = server_find_user(c->srv, name);
+	struct client *u = lobby_find_user(a->lobby, name);
 	struct store_rating_row rows[16];
-	int nr = acct ? store_ratings_of(st->db, name, rows, 16) : 0;
+	int nr = acct ? store_ratings_of(a->db, name, rows, 16) : 0;
 	struct store_game *v = NULL;
 	size_t n = 0;
-	int r = nr < 0 ? nr : store_history(st->db, name, STORAGE_FINGER_GAMES, &v, &n);
+	int r = nr < 0 ? nr : store_history(a->db, name, ARCHIVE_FINGER_GAMES, &v, &n);
 	if (r < 0) {
-		reply_store_err(c, rq, st, r);
+		reply_store_err(c, rq, a, r);
 		return;
 	}
 	if (!acct && u == NULL && n == 0) {
@@ -221,33 +206,27 @@ void acct_finger(struct client *c, const struct proto_req *rq)
 
 /* ---- record ------------------------------------------------------------------------ */
 
-/* The stored game of argv[0] with its moves; false when answered (bad id, none, failure). */
-static bool fetch_game(struct client *c, const struct proto_req *rq, struct storage *st,
+/* The stored game id with its moves; false when answered (none, failure). */
+static bool fetch_game(struct archive *a, struct client *c, const struct proto_req *rq, uint64_t id,
                        struct store_game *g)
 {
-	uint64_t id;
 	memset(g, 0, sizeof *g);
-	if (!proto_parse_id(rq->argv[0], &id)) {
-		reply_err(c, rq, "BAD_ARGS", "game ids are positive whole numbers");
-		return false;
-	}
-	int r = store_game_fetch(st->db, (int64_t)id, g);
+	int r = store_game_fetch(a->db, (int64_t)id, g);
 	if (r == STORE_ENOTFOUND) {
 		reply_err(c, rq, "NO_SUCH_GAME", "there is no game %" PRIu64, id);
 		return false;
 	}
 	if (r < 0) {
-		reply_store_err(c, rq, st, r);
+		reply_store_err(c, rq, a, r);
 		return false;
 	}
 	return true;
 }
 
-void acct_record(struct client *c, const struct proto_req *rq)
+void archive_record(struct archive *a, struct client *c, const struct proto_req *rq, uint64_t id)
 {
-	struct storage *st = storage_or_reply(c, rq);
 	struct store_game g;
-	if (st == NULL || !fetch_game(c, rq, st, &g))
+	if (!fetch_game(a, c, rq, id, &g))
 		return;
 	struct record rec;
 	record_init(&rec);
@@ -279,13 +258,14 @@ void acct_record(struct client *c, const struct proto_req *rq)
 struct replay {
 	uv_timer_t timer; /* data = this; the replay is freed in its close callback */
 	struct replay *next;
-	struct storage *st;
+	struct archive *a;
 	struct client *c;
 	struct store_game g; /* with its moves (owned) */
 	const struct game_ops *ops;
 	void *state; /* ops->state_size bytes (owned) */
-	int at;      /* journal rows applied */
-	int ply;     /* positions shown after the first (plies, or turns) */
+	struct game_replay gr;
+	int at;  /* journal rows applied */
+	int ply; /* positions shown after the first (plies, or turns) */
 	bool started, failed;
 	char last[GAME_MAX_PLAYERS][GAME_MOVE_TEXT];
 	uint64_t delay_ms;
@@ -302,7 +282,7 @@ static void replay_free_cb(uv_handle_t *h)
 /* Unlinks rp and frees it once its timer is closed. */
 static void replay_stop(struct replay *rp)
 {
-	for (struct replay **pp = &rp->st->replays; *pp != NULL; pp = &(*pp)->next)
+	for (struct replay **pp = &rp->a->replays; *pp != NULL; pp = &(*pp)->next)
 		if (*pp == rp) {
 			*pp = rp->next;
 			break;
@@ -311,9 +291,9 @@ static void replay_stop(struct replay *rp)
 	uv_close((uv_handle_t *)&rp->timer, replay_free_cb);
 }
 
-void replay_conn_gone(struct storage *st, struct client *c)
+void archive_client_gone(struct archive *a, struct client *c)
 {
-	struct replay *rp = st->replays;
+	struct replay *rp = a->replays;
 	while (rp != NULL) {
 		struct replay *next = rp->next;
 		if (rp->c == c)
@@ -325,37 +305,21 @@ void replay_conn_gone(struct storage *st, struct client *c)
 /* Applies the next ply (sequential) or turn (simultaneous); false when it does not fit. */
 static bool replay_step(struct replay *rp)
 {
-	const struct game_ops *ops = rp->ops;
+	bool sim = (rp->ops->flags & GAME_SIMULTANEOUS) != 0;
 	memset(rp->last, 0, sizeof rp->last);
-	if (!(ops->flags & GAME_SIMULTANEOUS)) {
+	while (rp->at < rp->g.plies) {
 		const struct store_move *m = &rp->g.moves[rp->at++];
-		game_move mv;
-		int seat = game_seat_to_move(ops, rp->state);
-		if (seat < 0 || ops->parse_move(rp->state, seat, m->text, &mv, NULL) < 0 ||
-		    ops->apply(rp->state, mv) < 0)
+		struct game_ply e = {
+		        .seat = m->seat, .act = game_act_of_text(m->text), .text = m->text};
+		int r = game_replay_step(&rp->gr, &e, NULL);
+		if (r < 0)
 			return false;
-		snprintf(rp->last[0], GAME_MOVE_TEXT, "%s", m->text);
-		return true;
+		if (e.act == GAME_ACT_MOVE)
+			snprintf(rp->last[sim ? m->seat : 0], GAME_MOVE_TEXT, "%s", m->text);
+		if (r == GAME_REPLAY_MADE)
+			return true;
 	}
-	unsigned mask = ops->to_move(rp->state);
-	game_move moves[GAME_MAX_PLAYERS] = {0};
-	enum game_act acts[GAME_MAX_PLAYERS] = {GAME_ACT_NONE};
-	for (int i = 0; i < ops->nplayers; i++) {
-		if (!(mask & (1u << i)))
-			continue;
-		if (rp->at >= rp->g.plies)
-			return false; /* a turn cut short: not shown */
-		const struct store_move *m = &rp->g.moves[rp->at++];
-		if (m->seat != i)
-			return false;
-		if (m->text[0] != '\0') {
-			if (ops->parse_move(rp->state, i, m->text, &moves[i], NULL) < 0)
-				return false;
-			acts[i] = GAME_ACT_MOVE;
-			snprintf(rp->last[i], GAME_MOVE_TEXT, "%s", m->text);
-		}
-	}
-	return ops->resolve(rp->state, moves, acts) >= 0;
+	return false; /* a turn cut short: not shown */
 }
 
 static void replay_send(struct replay *rp, bool done)
@@ -448,19 +412,16 @@ static void replay_tick(uv_timer_t *t)
 		replay_stop(rp);
 }
 
-void acct_replay(struct client *c, const struct proto_req *rq)
+void archive_replay(struct archive *a, struct client *c, const struct proto_req *rq, uint64_t id)
 {
-	struct storage *st = storage_or_reply(c, rq);
-	if (st == NULL)
-		return;
-	uint64_t delay = STORAGE_REPLAY_DEF_MS;
+	uint64_t delay = ARCHIVE_REPLAY_DEF_MS;
 	if (rq->argc > 1) {
 		char *end;
 		unsigned long long v = strtoull(rq->argv[1], &end, 10);
 		if (rq->argv[1][0] < '0' || rq->argv[1][0] > '9' || *end != '\0' ||
-		    v > STORAGE_REPLAY_MAX_MS) {
+		    v > ARCHIVE_REPLAY_MAX_MS) {
 			reply_err(c, rq, "BAD_ARGS", "delay_ms is a whole number from 0 to %d",
-			          STORAGE_REPLAY_MAX_MS);
+			          ARCHIVE_REPLAY_MAX_MS);
 			return;
 		}
 		delay = v;
@@ -470,28 +431,29 @@ void acct_replay(struct client *c, const struct proto_req *rq)
 		reply_err(c, rq, "INTERNAL", "out of memory");
 		return;
 	}
-	if (!fetch_game(c, rq, st, &rp->g)) {
+	if (!fetch_game(a, c, rq, id, &rp->g)) {
 		free(rp);
 		return;
 	}
 	struct seek_opts so;
 	rp->ops = game_find(rp->g.kind);
-	if (rp->ops != NULL && storage_seek_opts(rp->ops, &rp->g, &so) == 0)
+	if (rp->ops != NULL && journal_seek_opts(rp->ops, &rp->g, &so) == 0)
 		rp->state = calloc(1, rp->ops->state_size);
-	if (rp->state == NULL || rp->ops->init(rp->state, &so.params, rp->g.seed) != 0) {
+	if (rp->state == NULL ||
+	    game_replay_start(&rp->gr, rp->ops, rp->state, &so.params, rp->g.seed) != 0) {
 		reply_err(c, rq, "INTERNAL", "game %" PRId64 " cannot be replayed", rp->g.id);
 		store_game_clear(&rp->g);
 		free(rp->state);
 		free(rp);
 		return;
 	}
-	rp->st = st;
+	rp->a = a;
 	rp->c = c;
 	rp->delay_ms = delay;
-	uv_timer_init(c->srv->loop, &rp->timer);
+	uv_timer_init(a->loop, &rp->timer);
 	rp->timer.data = rp;
-	rp->next = st->replays;
-	st->replays = rp;
+	rp->next = a->replays;
+	a->replays = rp;
 	cJSON *f = cJSON_CreateObject();
 	cJSON_AddNumberToObject(f, "game", (double)rp->g.id);
 	cJSON_AddNumberToObject(f, "plies", rp->g.plies);
@@ -500,4 +462,12 @@ void acct_replay(struct client *c, const struct proto_req *rq)
 	         "replaying game %" PRId64 ": %d journalled pl%s, one every %" PRIu64 " ms",
 	         rp->g.id, rp->g.plies, rp->g.plies == 1 ? "y" : "ies", delay);
 	uv_timer_start(&rp->timer, replay_tick, 0, delay > 0 ? delay : 1);
+}
+
+void archive_init(struct archive *a, struct store *db, struct lobby *l, uv_loop_t *loop)
+{
+	memset(a, 0, sizeof *a);
+	a->db = db;
+	a->lobby = l;
+	a->loop = loop;
 }

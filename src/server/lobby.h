@@ -1,0 +1,74 @@
+/*
+ * lobby.h - the lobby layer: who is here (presence: logged-in clients by
+ * name, guests and accounts) and the seeks that start games, beside the
+ * session layer (an accepted seek becomes a session; a login gives back the
+ * seats its name left). It replies to the verbs it serves: games, seek,
+ * seeks, unseek, accept, who; the dispatcher (commands.c) has checked their
+ * arity, the login and the seek named by the first argument.
+ *
+ * Presence lives in each client's lobby part (client.h: logged_in,
+ * registered, name), written only here; the clients themselves are the
+ * connection hub's, so listing them walks the hub (newest connection first).
+ */
+#ifndef BITARENA_SERVER_LOBBY_H
+#define BITARENA_SERVER_LOBBY_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "server/conn.h"
+#include "server/session.h"
+
+#define LOBBY_MAX_SEEKS 8 /* open seeks per user */
+
+/* An open seek: the game its author offers. */
+struct seek {
+	struct seek *next;
+	uint64_t id;
+	struct client *by;
+	const struct game_ops *ops;
+	struct seek_opts so;
+};
+
+struct lobby {
+	struct conn_hub *hub;  /* the clients (presence) */
+	struct sessions *sess; /* games: accepted seeks start here */
+	struct seek *seeks;    /* oldest first */
+	uint64_t next_seek_id;
+};
+
+void lobby_init(struct lobby *l, struct conn_hub *hub, struct sessions *sess);
+/* Frees every seek without telling anyone (shutdown). */
+void lobby_free(struct lobby *l);
+
+/* ---- presence --------------------------------------------------------------------- */
+
+/*
+ * c becomes name (a guest, or an account when registered): seats it left are
+ * given back, the reply to rq says so, the resumed games' states follow.
+ */
+void lobby_login(struct lobby *l, struct client *c, const struct proto_req *rq, const char *name,
+                 bool registered);
+/* The connected, logged-in client with this name (case-insensitive), or NULL. */
+struct client *lobby_find_user(struct lobby *l, const char *name);
+/* c is going: its seeks are withdrawn (told to the others). */
+void lobby_client_gone(struct lobby *l, struct client *c);
+/* who: the logged-in clients, with their games and round-trip times. */
+void lobby_who(struct lobby *l, struct client *c, const struct proto_req *rq);
+
+/* ---- seeks ------------------------------------------------------------------------- */
+
+/* The open seek with this id, or NULL. */
+struct seek *lobby_seek_find(struct lobby *l, uint64_t id);
+/* games: the kinds of game, their seats and options. */
+void lobby_games(struct client *c, const struct proto_req *rq);
+/* seek <kind> [opt=value ...] */
+void lobby_seek(struct lobby *l, struct client *c, const struct proto_req *rq);
+/* seeks */
+void lobby_seeks(struct lobby *l, struct client *c, const struct proto_req *rq);
+/* unseek <seek-id>: k is the seek named */
+void lobby_unseek(struct lobby *l, struct client *c, const struct proto_req *rq, struct seek *k);
+/* accept <seek-id>: the game starts */
+void lobby_accept(struct lobby *l, struct client *c, const struct proto_req *rq, struct seek *k);
+
+#endif

@@ -1,0 +1,78 @@
+/*
+ * match.h - matching the server's lines in tests: a pattern that is a JSON
+ * object matches a line holding at least its fields with the same values
+ * (nested objects likewise, arrays element by element), any other pattern is
+ * a shell glob; and typed reads of a JSON reply's fields. Shared by the
+ * loopback harness (testserver.h) and the in-process one (fakeconn.h).
+ * Header-only; test code only.
+ */
+#ifndef BITARENA_TESTS_MATCH_H
+#define BITARENA_TESTS_MATCH_H
+
+#include <check.h>
+#include <fnmatch.h>
+#include <stdbool.h>
+
+#include <cjson/cJSON.h>
+
+/* Does got hold every field of pat with the same value (objects: pat's fields only)? */
+static inline bool ts_json_match(const cJSON *pat, const cJSON *got)
+{
+	if (got == NULL)
+		return false;
+	if (cJSON_IsObject(pat)) {
+		if (!cJSON_IsObject(got))
+			return false;
+		for (const cJSON *f = pat->child; f != NULL; f = f->next)
+			if (!ts_json_match(f, cJSON_GetObjectItemCaseSensitive(got, f->string)))
+				return false;
+		return true;
+	}
+	if (cJSON_IsArray(pat)) {
+		if (!cJSON_IsArray(got) || cJSON_GetArraySize(pat) != cJSON_GetArraySize(got))
+			return false;
+		const cJSON *g = got->child;
+		for (const cJSON *f = pat->child; f != NULL; f = f->next, g = g->next)
+			if (!ts_json_match(f, g))
+				return false;
+		return true;
+	}
+	return cJSON_Compare(pat, got, true);
+}
+
+/* A JSON subset when the pattern is an object, else a shell glob. */
+static inline bool ts_match(const char *pattern, const char *line)
+{
+	if (pattern[0] == '{') {
+		cJSON *p = cJSON_Parse(pattern), *g = cJSON_Parse(line);
+		ck_assert_msg(p != NULL, "bad JSON in a pattern: %s", pattern);
+		bool ok = g != NULL && ts_json_match(p, g);
+		cJSON_Delete(p);
+		cJSON_Delete(g);
+		return ok;
+	}
+	return fnmatch(pattern, line, 0) == 0;
+}
+
+static inline int ts_jint(const cJSON *j, const char *k)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, k);
+	ck_assert_msg(cJSON_IsNumber(v), "no number %s", k);
+	return v->valueint;
+}
+
+static inline double ts_jnum(const cJSON *j, const char *k)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, k);
+	ck_assert_msg(cJSON_IsNumber(v), "no number %s", k);
+	return v->valuedouble;
+}
+
+static inline const char *ts_jstr(const cJSON *j, const char *k)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, k);
+	ck_assert_msg(cJSON_IsString(v), "no string %s", k);
+	return v->valuestring;
+}
+
+#endif
