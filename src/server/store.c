@@ -82,19 +82,6 @@ int64_t store_now_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-const char *store_status_name(enum store_status st)
-{
-	switch (st) {
-	case STORE_IN_PROGRESS:
-		return "in_progress";
-	case STORE_FINISHED:
-		return "finished";
-	case STORE_ABORTED:
-		return "aborted";
-	}
-	return "in_progress";
-}
-
 /* True when the fixed buffer holds a NUL-terminated string. */
 static bool fits(const char *buf, size_t size)
 {
@@ -369,15 +356,6 @@ int store_account_verify(struct store *s, const char *name, const char *password
 
 /* ---- ratings ------------------------------------------------------------------------- */
 
-void store_rating_default(struct store_rating *r)
-{
-	r->rating = 1500.0;
-	r->rd = 350.0;
-	r->volatility = 0.06;
-	r->games = 0;
-	r->updated = 0;
-}
-
 int store_rating_get(struct store *s, const char *name, const char *kind, struct store_rating *out)
 {
 	if (!store_name_valid(name))
@@ -417,37 +395,6 @@ int store_ratings_of(struct store *s, const char *name, struct store_rating_row 
 }
 
 /* ---- games ------------------------------------------------------------------------------ */
-
-void store_game_clear(struct store_game *g)
-{
-	if (!g)
-		return;
-	free(g->moves);
-	g->moves = NULL;
-}
-
-void store_games_free(struct store_game *v, size_t n)
-{
-	if (!v)
-		return;
-	for (size_t i = 0; i < n; i++)
-		store_game_clear(&v[i]);
-	free(v);
-}
-
-int store_games_push(struct store_game **v, size_t *len, size_t *cap, const struct store_game *g)
-{
-	if (*len == *cap) {
-		size_t ncap = *cap ? *cap * 2 : 8;
-		struct store_game *nv = realloc(*v, ncap * sizeof(*nv));
-		if (!nv)
-			return STORE_ENOMEM;
-		*v = nv;
-		*cap = ncap;
-	}
-	(*v)[(*len)++] = *g;
-	return STORE_OK;
-}
 
 /* The fields of a game row that store_game_insert() reads are in range. */
 static bool game_valid(const struct store_game *g)
