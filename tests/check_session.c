@@ -18,7 +18,22 @@
 #include "server/offers.h"
 #include "check_main.h"
 
-#define GRACE_MS 60
+#define GRACE_MS 60000
+
+/*
+ * As if ms had passed for g: its turn began and its absent players left that
+ * much earlier; the timer is armed again for what is due now. Tests use it for
+ * deadlines that must not come before what the test does first, however slow
+ * the machine (valgrind); short deadlines that may come early run for real.
+ */
+static void age(struct game *g, int64_t ms)
+{
+	g->turn_started -= (uint64_t)ms;
+	for (int i = 0; i < g->ops->nplayers; i++)
+		if (g->pl[i].absent)
+			g->pl[i].gone_at -= (uint64_t)ms;
+	clock_arm(g);
+}
 
 static struct fk_server fs;
 
@@ -296,21 +311,29 @@ START_TEST(test_flag_falls)
 	start(GRACE_MS);
 	fk_join(&fs, &a, "alice");
 	fk_join(&fs, &b, "bob");
-	struct game *g = timed_game(&a, &b, 200, 40);
+	struct game *g = timed_game(&a, &b, 60000, 2000);
 	int id = (int)g->id;
 	/* alice moves in time: her clock gets the increment */
 	play(&a, &b, id, "a1");
-	ck_assert_int_gt(g->left[0], 200 - 100);
-	ck_assert_int_le(g->left[0], 200 + 40);
-	ck_assert_int_eq(g->left[1], 200);
-	/* bob lets his run out: the timer ends the game, nobody has to move */
-	fk_wait(&fs, 260);
+	ck_assert_int_gt(g->left[0], 60000);
+	ck_assert_int_le(g->left[0], 62000);
+	ck_assert_int_eq(g->left[1], 60000);
+	/* a minute goes by: bob's flag falls on the timer, nobody has to move */
+	age(g, 60000);
+	fk_run(&fs);
 	cJSON *over = fk_until(&a, "{\"type\":\"game_over\",\"result\":{\"winner\":0,"
 	                           "\"reason\":\"timeout\"}}");
 	cJSON *clocks = cJSON_GetObjectItem(over, "clocks");
 	ck_assert_int_eq(cJSON_GetArrayItem(clocks, 1)->valueint, 0);
+	ck_assert_int_eq(cJSON_GetArrayItem(clocks, 0)->valueint, (int)g->left[0]);
 	cJSON_Delete(over);
 	fk_until0(&b, "{\"type\":\"game_over\"}");
+	/* a clock of a few milliseconds falls for real, with no help */
+	int id2 = (int)timed_game(&a, &b, 30, 0)->id;
+	fk_wait(&fs, 60);
+	char over2[96];
+	snprintf(over2, sizeof over2, "{\"type\":\"game_over\",\"game\":%d}", id2);
+	fk_until0(&a, over2);
 	stop(&a, &b, NULL);
 }
 END_TEST
@@ -354,7 +377,7 @@ START_TEST(test_simultaneous_deadline)
 {
 	struct fk_cli a, b;
 	start(GRACE_MS);
-	int id = two_players(&a, &b, "xmas seed=0 turn_ms=40");
+	int id = two_players(&a, &b, "xmas seed=0 turn_ms=60000");
 	struct game *g = session_find(&fs.srv.sess, (uint64_t)id);
 	fk_send(&a, "move %d PUSH 3 RIGHT", id);
 	fk_expect0(&a, "{\"type\":\"ok\",\"cmd\":\"move\",\"pending\":true}");
@@ -364,7 +387,8 @@ START_TEST(test_simultaneous_deadline)
 	fk_expect0(&b, "{\"type\":\"error\",\"code\":\"NOT_SUPPORTED\"}");
 	fk_nothing(&b); /* nothing of alice's action reaches bob before the turn resolves */
 	/* bob does not act: the deadline resolves the turn, his timeout is fatal */
-	fk_wait(&fs, 80);
+	age(g, 60000);
+	fk_run(&fs);
 	const char *st = "{\"type\":\"state\",\"seq\":2,\"ply\":1,"
 	                 "\"last_move\":{\"0\":\"PUSH 3 RIGHT\",\"1\":null}}";
 	fk_expect0(&a, st);
@@ -482,19 +506,25 @@ START_TEST(test_leave_and_return)
 	fk_hangup(&b);
 	ck_assert_ptr_null(b.c);
 	fk_expect0(&a, "{\"type\":\"info\",\"event\":\"gone\",\"player\":\"bob\",\"seat\":1,"
-	               "\"grace_ms\":60}");
+	               "\"grace_ms\":60000}");
 	/* bob is back within the grace: his seat and the game are his again */
 	fk_join(&fs, &b2, "bob");
 	fk_expect0(&b2, "{\"type\":\"game_start\",\"seat\":1}");
 	fk_expect0(&b2, "{\"type\":\"state\",\"seq\":2,\"ply\":1,\"seat\":1}");
 	fk_expect0(&a, "{\"type\":\"info\",\"event\":\"back\",\"player\":\"bob\"}");
-	fk_wait(&fs, GRACE_MS + 30);
+	struct game *g = session_find(&fs.srv.sess, (uint64_t)id);
+	age(g, GRACE_MS + 1000); /* his grace would be over: he is back, nothing happens */
+	fk_run(&fs);
 	fk_nothing(&a);
 	play(&b2, &a, id, "b1");
 	/* alice goes for good: the grace ends, bob wins */
 	fk_hangup(&a);
 	fk_expect0(&b2, "{\"type\":\"info\",\"event\":\"gone\",\"player\":\"alice\"}");
-	fk_wait(&fs, GRACE_MS + 30);
+	age(g, GRACE_MS - 1000);
+	fk_run(&fs);
+	fk_nothing(&b2); /* not yet */
+	age(g, 1000);
+	fk_run(&fs);
 	fk_expect0(&b2,
 	           "{\"type\":\"game_over\",\"result\":{\"winner\":1,\"reason\":\"abandoned\"}}");
 	stop(&a, &b, &b2, NULL);
