@@ -323,6 +323,20 @@ def test_ws_frames_limits_origin_csp():
         w.send(f'#p{i} ping')
     for i in range(200):
         assert w.json() == {'type': 'pong', 'id': f'p{i}'}
+    # a client that sends without reading: its output backs up, its input waits, and nobody
+    # else notices; one that vanishes in the middle of a fragmented message is just gone
+    flood = RawWs(server)
+    flood.recv()
+    for _ in range(20):
+        flood.s.sendall(b''.join(flood.encode('help') for _ in range(250)))
+    half = RawWs(server)
+    half.recv()
+    half.frame(b'say 1 half a mess', fin=False)
+    half.close()
+    for i in range(20):
+        w.send(f'#q{i} ping')
+        assert w.json() == {'type': 'pong', 'id': f'q{i}'}
+    flood.close()
     t.close()
     w.close()
 

@@ -289,6 +289,13 @@ class RawWs:
         self.buf = b''
 
     def frame(self, payload, opcode=1, fin=True):
+        self.s.sendall(self.encode(payload, opcode, fin))
+
+    @staticmethod
+    def encode(payload, opcode=1, fin=True):
+        """One masked client frame."""
+        if isinstance(payload, str):
+            payload = payload.encode()
         n = len(payload)
         head = bytes([(0x80 if fin else 0) | opcode])
         if n < 126:
@@ -298,7 +305,7 @@ class RawWs:
         else:
             head += bytes([0x80 | 127]) + struct.pack('>Q', n)
         mask = os.urandom(4)
-        self.s.sendall(head + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(payload)))
+        return head + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
 
     def send(self, text):
         self.frame(text.encode() if isinstance(text, str) else text)
