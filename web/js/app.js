@@ -51,6 +51,7 @@ class App {
 			this.resumed = new Set(resumed);
 			this.showUser();
 			this.lobby.render();
+			this.lobby.refresh();
 		});
 		c.on('game_start', (m) => {
 			const g = this.model(m.game);

@@ -191,18 +191,19 @@ export class Lobby {
 			                      on: {click: () => this.app.run(this.conn.request(`accept ${s.id}`))}},
 			           'Accept');
 			const time = s.turn_ms ? `${s.turn_ms / 1000} s/turn` : timeControlText(s.time);
-			return el('tr', {}, cells(String(s.id), s.by, s.kind, optionsText(s.options), time,
-			                          s.color, s.rated ? 'rated' : '', act));
+			return el('tr', {}, cells(s.by, el('span', {}, el('strong', {}, s.kind), ' ',
+			                                   el('small', {}, optionsText(s.options))),
+			                          `${time}${s.rated ? ', rated' : ''}`, s.color, act));
 		});
 		put(this.seeksBox, el('h2', {}, 'Open seeks'),
-		    table('open seeks', ['#', 'by', 'game', 'options', 'clock', 'seeker plays', '', ''], rows,
+		    table('open seeks', ['by', 'game', 'clock', 'seeker plays', ''], rows,
 		          'No open seeks: make one.'));
 	}
 
 	renderGames() {
 		const rows = this.games.map((g) => {
 			const clocks = Array.isArray(g.clocks) ? g.clocks.map(clockText).join(' / ') : '';
-			return el('tr', {}, cells(String(g.id), g.kind, g.players.join(' vs '), String(g.ply),
+			return el('tr', {}, cells(String(g.id), g.kind, g.players.join(' – '), String(g.ply),
 			                          (g.to_move || []).map((i) => g.players[i]).join(', '), clocks,
 			                          String(g.watchers ?? ''),
 			                          el('a', {href: `#/game/${g.id}`, class: 'watch'}, 'Watch')));
