@@ -1319,6 +1319,50 @@ START_TEST(test_json)
 }
 END_TEST
 
+/* The road's squares in order, as to_json gives them ("road"), after move (NULL: none). */
+static void road_is(const char *tps_text, const char *move, const char *want)
+{
+	struct tak_state s;
+	load(&s, tps_text, 0, 0, -1);
+	if (move)
+		ck_assert_msg(play(&s, move, NULL) == 0, "%s: %s refused", tps_text, move);
+	cJSON *j = T->to_json(&s, -1);
+	cJSON *road = cJSON_GetObjectItem(j, "road");
+	char got[256] = "";
+	for (int i = 0; i < cJSON_GetArraySize(road); i++)
+		snprintf(got + strlen(got), sizeof got - strlen(got), "%s%s", i ? " " : "",
+		         cJSON_GetArrayItem(road, i)->valuestring);
+	ck_assert_msg(strcmp(got, want) == 0, "%s %s: road '%s', want '%s'", tps_text,
+	              move ? move : "", got, want);
+	if (!*want)
+		ck_assert_ptr_null(road);
+	cJSON_Delete(j);
+}
+
+START_TEST(test_road_squares)
+{
+	road_is("2,x2/2,x2/2,x2 1 5", NULL, "a1 a2 a3");
+	/* it bends: west to east, the shortest way */
+	road_is("x4,1/x3,1,1/x2,1C,1,x/1,1,x3/x5 1 12", "b3", "a2 b2 b3 c3 d3 d4 e4");
+	/* both colours have one: the mover's (the winner's) is drawn */
+	road_is("x5/x5/x5/x,1,1,1,1/21,2,2,2,2 1 10", "a1+", "a2 b2 c2 d2 e2");
+	/* south-north and west-east of one length: south-north */
+	road_is("x,1,1/1,x,2/1,2,x 1 5", "a3", "a1 a2 a3");
+	/* the shortest way through the group */
+	road_is("x4/x4/1,1,1,x/1,1,1,x 1 5", "d1", "a1 b1 c1 d1");
+	/* no road: a flat win, a game going on */
+	road_is("1,2,1/2,1,2/1,2,x 1 5", "c1", "");
+	road_is("x5/x5/1,1,1,1,x/2,2,x3/2,2,x3 1 8", NULL, "");
+	/* a capstone counts, a wall does not */
+	road_is("x5/x5/1,1,1C,1,x/2,2,x3/2,2,x3 1 8", "e3", "a3 b3 c3 d3 e3");
+	int out[64];
+	struct tak_state s;
+	load(&s, "x5/x5/1,1,1S,1,1/2,2,x3/2,2,x3 2 8", 0, 0, -1);
+	ck_assert_int_eq(tak_road_squares(&s, 0, out), 0);
+	ck_assert_int_eq(tak_road_squares(&s, 1, out), 0);
+}
+END_TEST
+
 START_TEST(test_render_text)
 {
 	struct tak_state s;
@@ -1368,6 +1412,7 @@ static Suite *tak_suite(void)
 	tcase_add_test(tc, test_ptn_game_text);
 	tcase_add_test(tc, test_garbage);
 	tcase_add_test(tc, test_json);
+	tcase_add_test(tc, test_road_squares);
 	tcase_add_test(tc, test_render_text);
 	tcase_add_test(tc, test_evaluate_and_search);
 	suite_add_tcase(s, tc);

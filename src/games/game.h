@@ -128,6 +128,13 @@ struct game_ops {
 	/* Draws the position for a person; returns length written (NUL-terminated) or < 0. */
 	int (*render_text)(const void *st, int viewer, char *buf, size_t len);
 
+	/*
+	 * Optional, simultaneous games (NULL elsewhere): the actions seat may take now, as a
+	 * person picks them (Xmas Rush: the 28 pushes; or PASS and one shortest MOVE to each
+	 * other tile reachable in 20 steps). At most max_moves; the count or GAME_ENOSPACE.
+	 */
+	int (*seat_moves)(const void *st, int seat, game_move *out, size_t cap);
+
 	/* Optional speed-ups and search helpers (NULL when absent). */
 	uint64_t (*perft)(const void *st, int depth); /* leaf count; finished games count 0 */
 	int (*evaluate)(const void *st);              /* centi-units for the side to move */

@@ -370,6 +370,32 @@ static int tak_init(void *st, const struct game_params *p, uint64_t seed)
 	return tak_setup(st, p, NULL);
 }
 
+int tak_road_squares(const struct tak_state *s, int c, int out[64])
+{
+	static const enum bb_dir ends[2][2] = {{BB_S, BB_N}, {BB_W, BB_E}};
+	const struct bb_geom *g = &s->geom;
+	const bb_t set = s->top[c] & ~s->walls;
+	int best = 0;
+	for (int k = 0; k < 2; k++) {
+		/* breadth-first layers from the first edge until one touches the other */
+		bb_t layer[65], seen = set & g->edge[ends[k][0]];
+		int n = 0;
+		layer[n++] = seen;
+		while (layer[n - 1] && !(layer[n - 1] & g->edge[ends[k][1]])) {
+			layer[n] = bb_grow(g, layer[n - 1]) & set & ~seen;
+			seen |= layer[n++];
+		}
+		if (layer[n - 1] == 0 || (best > 0 && n >= best))
+			continue;
+		int sq = bb_lsb(layer[n - 1] & g->edge[ends[k][1]]);
+		out[n - 1] = sq;
+		for (int d = n - 2; d >= 0; d--)
+			out[d] = sq = bb_lsb(bb_grow(g, bb_bit(sq)) & layer[d]);
+		best = n;
+	}
+	return best;
+}
+
 static unsigned tak_to_move(const void *st)
 {
 	const struct tak_state *s = st;
@@ -498,6 +524,15 @@ static cJSON *tak_to_json(const void *st, int viewer)
 			cJSON_AddNullToObject(o, "winner");
 		cJSON_AddStringToObject(o, "reason", r.reason);
 		cJSON_AddStringToObject(o, "score", r.score);
+		int road[64], n = 0;
+		if (s->result == TAK_ROAD_WHITE || s->result == TAK_ROAD_BLACK)
+			n = tak_road_squares(s, r.winner, road);
+		cJSON *a = n > 0 ? cJSON_AddArrayToObject(j, "road") : NULL;
+		for (int i = 0; a && i < n; i++) {
+			char name[3] = {(char)('a' + road[i] % s->size),
+			                (char)('1' + road[i] / s->size), '\0'};
+			cJSON_AddItemToArray(a, cJSON_CreateString(name));
+		}
 	}
 	return j;
 fail:

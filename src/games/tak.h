@@ -148,6 +148,12 @@ int tak_flat_count(const struct tak_state *st, int c);
 
 /* Recomputes result after a position was loaded (roads, full board, empty reserves). */
 void tak_update_result_after_load(struct tak_state *st);
+/*
+ * One road of colour c as squares (y * size + x) in order from edge to edge: the shortest
+ * road, south-north or west-east (south-north on a tie), and of those the one ending on the
+ * lowest square, stepping back to the lowest neighbour. Returns the count, 0 without a road.
+ */
+int tak_road_squares(const struct tak_state *st, int c, int out[64]);
 
 /* --- notation (tak_ptn.c) --------------------------------------------------- */
 

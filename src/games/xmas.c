@@ -516,6 +516,11 @@ int xmas_moves_for(const struct xmas_state *st, int seat, game_move *out, size_t
 	return n;
 }
 
+static int xmas_seat_moves(const void *vst, int seat, game_move *out, size_t cap)
+{
+	return xmas_moves_for(vst, seat, out, cap);
+}
+
 static void xmas_result(const void *vst, struct game_result *r)
 {
 	const struct xmas_state *st = vst;
@@ -717,4 +722,5 @@ const struct game_ops game_xmas = {
         .format_move = xmas_format_move,
         .to_json = xmas_to_json,
         .render_text = xmas_render_text,
+        .seat_moves = xmas_seat_moves,
 };
