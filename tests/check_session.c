@@ -450,6 +450,89 @@ START_TEST(test_spectators)
 }
 END_TEST
 
+/* What a page reads from one message: list with clocks; the latest chat lines, bounded. */
+START_TEST(test_list_and_chat_history)
+{
+	struct fk_cli a, b, w;
+	start(GRACE_MS);
+	int id = two_players(&a, &b, "ttt time=1+0");
+	fk_join(&fs, &w, "wendy");
+	fk_send(&w, "list");
+	cJSON *ok = fk_expect(&w, "{\"type\":\"ok\",\"cmd\":\"list\"}");
+	cJSON *row = cJSON_GetArrayItem(cJSON_GetObjectItem(ok, "games"), 0);
+	cJSON *clocks = cJSON_GetObjectItem(row, "clocks");
+	ck_assert_int_eq(cJSON_GetArraySize(clocks), 2);
+	double c0 = cJSON_GetArrayItem(clocks, 0)->valuedouble;
+	ck_assert(c0 > 0 && c0 <= 60000); /* white's clock runs */
+	ck_assert_double_eq(cJSON_GetArrayItem(clocks, 1)->valuedouble, 60000);
+	ck_assert_int_eq(ts_jint(cJSON_GetObjectItem(row, "time"), "base_ms"), 60000);
+	cJSON_Delete(ok);
+	/* 25 lines said: a spectator who comes gets the last 20, oldest first */
+	for (int i = 0; i < 25; i++) {
+		fk_send(&a, "say %d line %d", id, i);
+		fk_until0(&a, "{\"type\":\"chat\"}");
+	}
+	fk_send(&w, "watch %d", id);
+	fk_expect0(&w, "{\"type\":\"ok\",\"cmd\":\"watch\"}");
+	fk_expect0(&w, "{\"type\":\"state\",\"watchers\":1}");
+	cJSON *h = fk_expect(&w, "{\"type\":\"chat_history\",\"total\":25}");
+	cJSON *lines = cJSON_GetObjectItem(h, "lines");
+	ck_assert_int_eq(cJSON_GetArraySize(lines), SESSION_CHAT_KEEP);
+	ck_assert_str_eq(cJSON_GetObjectItem(cJSON_GetArrayItem(lines, 0), "text")->valuestring,
+	                 "line 5");
+	ck_assert_str_eq(cJSON_GetObjectItem(cJSON_GetArrayItem(lines, 19), "from")->valuestring,
+	                 "alice");
+	cJSON_Delete(h);
+	fk_nothing(&w);
+	stop(&a, &b, &w, NULL);
+}
+END_TEST
+
+/* Xmas Rush: a seat's state lists its actions; each is accepted as it stands. */
+START_TEST(test_simultaneous_actions_listed)
+{
+	struct fk_cli a, b, w;
+	start(GRACE_MS);
+	int id = two_players(&a, &b, "xmas seed=3 turn_ms=60000");
+	fk_join(&fs, &w, "wendy");
+	fk_send(&w, "watch %d", id);
+	fk_expect0(&w, "{\"type\":\"ok\"}");
+	cJSON *st = fk_expect(&w, "{\"type\":\"state\",\"seat\":null}");
+	ck_assert_ptr_null(cJSON_GetObjectItem(st, "legal")); /* a spectator acts not */
+	ck_assert_ptr_null(cJSON_GetObjectItem(st, "acted"));
+	cJSON_Delete(st);
+	fk_send(&a, "watch %d", id); /* alice's state again, now */
+	fk_expect0(&a, "{\"type\":\"ok\"}");
+	st = fk_expect(&a, "{\"type\":\"state\",\"seat\":0,\"acted\":false}");
+	cJSON *legal = cJSON_GetObjectItem(st, "legal");
+	ck_assert_int_eq(cJSON_GetArraySize(legal), 28);
+	ck_assert_str_eq(cJSON_GetArrayItem(legal, 0)->valuestring, "PUSH 0 UP");
+	cJSON_Delete(st);
+	fk_send(&a, "move %d PUSH 1 LEFT", id);
+	fk_expect0(&a, "{\"type\":\"ok\",\"pending\":true}");
+	fk_send(&a, "watch %d", id);
+	fk_expect0(&a, "{\"type\":\"ok\"}");
+	st = fk_expect(&a, "{\"type\":\"state\",\"seat\":0,\"acted\":true}");
+	ck_assert_ptr_null(cJSON_GetObjectItem(st, "legal"));
+	cJSON_Delete(st);
+	fk_send(&b, "move %d PUSH 5 DOWN", id);
+	fk_expect0(&b, "{\"type\":\"ok\",\"pending\":true}");
+	/* a MOVE turn: PASS first, then one MOVE to each tile in reach; every one is taken */
+	st = fk_until(&b, "{\"type\":\"state\",\"seq\":2,\"acted\":false,"
+	                  "\"position\":{\"turn_type\":\"MOVE\"}}");
+	legal = cJSON_GetObjectItem(st, "legal");
+	int n = cJSON_GetArraySize(legal);
+	ck_assert_int_ge(n, 1);
+	ck_assert_str_eq(cJSON_GetArrayItem(legal, 0)->valuestring, "PASS");
+	ck_assert_int_le(n, cJSON_GetArraySize(cJSON_GetObjectItem(
+	                            cJSON_GetObjectItem(st, "position"), "reachable")));
+	fk_send(&b, "move %d %s", id, cJSON_GetArrayItem(legal, n - 1)->valuestring);
+	fk_expect0(&b, "{\"type\":\"ok\",\"pending\":true}");
+	cJSON_Delete(st);
+	stop(&a, &b, &w, NULL);
+}
+END_TEST
+
 /* ---- offers -------------------------------------------------------------------------------- */
 
 START_TEST(test_offers)
@@ -546,6 +629,8 @@ static Suite *session_suite(void)
 	suite_add_tcase(s, tc);
 	tc = tcase_create("people");
 	tcase_add_test(tc, test_spectators);
+	tcase_add_test(tc, test_list_and_chat_history);
+	tcase_add_test(tc, test_simultaneous_actions_listed);
 	tcase_add_test(tc, test_offers);
 	tcase_add_test(tc, test_leave_and_return);
 	suite_add_tcase(s, tc);

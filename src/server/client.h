@@ -76,6 +76,8 @@ struct client {
 	char name[PROTO_NAME_MAX + 1];
 	/* sessions (spectators): some watched game holds a coalesced state for us */
 	bool has_pending_states;
+	/* sessions: "set watchers on": the spectator counts of our games as they change */
+	bool want_watchers;
 };
 
 /* A client for c (c->data points to it); NULL out of memory. */

@@ -184,6 +184,18 @@ static void cmd_set(struct cmd *x)
 		rtt_set(c, rq, rq->argv[1]);
 		return;
 	}
+	if (strcasecmp(rq->argv[0], "watchers") == 0) {
+		bool on = strcasecmp(rq->argv[1], "on") == 0;
+		if (!on && strcasecmp(rq->argv[1], "off") != 0) {
+			reply_err(c, rq, "BAD_FORMAT", "usage: set watchers on|off");
+			return;
+		}
+		c->want_watchers = on;
+		cJSON *f = cJSON_CreateObject();
+		cJSON_AddBoolToObject(f, "watchers", on);
+		reply_ok(c, rq, f, NULL, "spectator counts %s", on ? "on" : "off");
+		return;
+	}
 	if (strcasecmp(rq->argv[0], "format") != 0 ||
 	    (strcasecmp(rq->argv[1], "json") != 0 && strcasecmp(rq->argv[1], "text") != 0)) {
 		reply_err(c, rq, "BAD_FORMAT", "usage: set format text|json");
@@ -301,8 +313,9 @@ static const struct proto_cmd table[] = {
          "the game's positions one by one, every delay_ms (default 1000, 0..60000)"},
         {"say", 2, 2, LOGIN | GAME | CMD_MEMBER | REST, cmd_say, "say <game> <text>",
          "talk to a game's players and spectators"},
-        {"set", 2, 2, 0, cmd_set, "set format text|json / set ping on|off",
-         "choose how the server writes to you; ask for the server's pings (round-trip time)"},
+        {"set", 2, 2, 0, cmd_set, "set format text|json / set ping|watchers on|off",
+         "choose how the server writes to you; ask for the server's pings (round-trip time) "
+         "or for your games' spectator counts as they change"},
         {"ping", 0, 0, 0, cmd_ping, "ping", "the server answers pong"},
         {"pong", 1, 1, 0, cmd_pong, "pong <token>",
          "answer the server's 'ping <token>' (after set ping on): measures your round-trip time"},

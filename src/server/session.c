@@ -50,6 +50,7 @@ static void game_free_cb(uv_handle_t *h)
 	for (size_t i = 0; i < g->nw; i++)
 		snap_unref(g->w[i].pending);
 	free(g->w);
+	watch_chat_free(g);
 	snap_unref(g->snap);
 	free(g->moves);
 	free(g->st);
@@ -433,6 +434,9 @@ static void on_deadline(struct game *g)
 	case DL_TURN:
 		sim_resolve(g);
 		break;
+	case DL_WATCHERS:
+		watch_tell_count(g);
+		break;
 	case DL_NONE:
 		break;
 	}
@@ -584,11 +588,10 @@ void session_resume_send(struct sessions *s, struct client *c)
 		if (seat < 0)
 			continue;
 		send_game_start(g, seat);
-		/* the state as it stands now (same seq; clocks current) */
-		struct snapshot *sn = snap_build(g);
-		if (sn != NULL) {
+		/* the state as it stands now (same seq; clocks current), and what was said */
+		struct snapshot *sn = watch_current(g);
+		if (sn != NULL)
 			watch_send_state(g, sn, c, seat);
-			snap_unref(sn);
-		}
+		watch_send_chat(g, c);
 	}
 }

@@ -46,7 +46,9 @@
 #include "server/msg.h"
 #include "server/proto.h"
 
-#define SESSION_KEEP_FINISHED 64 /* finished games kept in memory for lookups */
+#define SESSION_KEEP_FINISHED 64   /* finished games kept in memory for lookups */
+#define SESSION_CHAT_KEEP     20   /* chat lines of a game resent on watch and on coming back */
+#define SESSION_WATCHERS_MS   1000 /* spectator counts: at most one message per game this often */
 
 /* A shared, immutable picture of a game after a state change. */
 struct snapshot {
@@ -59,7 +61,13 @@ struct snapshot {
 	/* last move (sequential: [0] only) or the actions of the resolved turn */
 	bool has_last[GAME_MAX_PLAYERS];
 	char last[GAME_MAX_PLAYERS][GAME_MOVE_TEXT];
-	int64_t rtt[GAME_MAX_PLAYERS];               /* players' round-trip times, -1 unknown */
+	int64_t rtt[GAME_MAX_PLAYERS];                  /* players' round-trip times, -1 unknown */
+	uint64_t built;                                 /* uv_now when built */
+	size_t watchers;                                /* spectators when built */
+	int64_t turn_left;                              /* simultaneous: ms left of the turn */
+	bool acted[GAME_MAX_PLAYERS];                   /* simultaneous: the seat's action is in */
+	unsigned draw_offer, undo_offer, rematch_offer; /* offers standing (struct game) */
+	int undo_n;
 	struct outbuf *out[2][GAME_MAX_PLAYERS + 1]; /* [json][viewer + 1], built on demand */
 	_Alignas(max_align_t) unsigned char st[];    /* the engine state (state_size bytes) */
 };
@@ -75,6 +83,12 @@ struct player {
 struct watcher {
 	struct client *c;
 	struct snapshot *pending; /* coalesced newest state not yet sent (slow spectator) */
+};
+
+/* One line of a game's chat, kept for those who come later (owned: text). */
+struct chat_line {
+	char from[PROTO_NAME_MAX + 1];
+	char *text;
 };
 
 struct sessions;
@@ -123,6 +137,13 @@ struct game {
 
 	struct watcher *w;
 	size_t nw, cap_w;
+	/* spectator counts told (set watchers on): the last count, when, and one more due */
+	size_t nw_told;
+	uint64_t nw_told_at;
+	bool nw_due;
+	/* the latest chat lines, a ring (session_watch.c): line k of chat_total is at k % KEEP */
+	struct chat_line chat[SESSION_CHAT_KEEP];
+	uint64_t chat_total;
 	struct snapshot *snap; /* the current state */
 	uv_timer_t timer;      /* session_clock.c */
 };
@@ -175,7 +196,7 @@ static inline const char *session_score_for(int winner)
 
 /* ---- clocks and deadlines (session_clock.c) --------------------------------------------- */
 
-enum deadline_kind { DL_NONE, DL_FLAG, DL_TURN, DL_GRACE };
+enum deadline_kind { DL_NONE, DL_FLAG, DL_TURN, DL_GRACE, DL_WATCHERS };
 
 /* The loop's time (uv_now) in ms. */
 uint64_t clock_now(const struct game *g);
@@ -214,6 +235,20 @@ void view_list(struct sessions *s, struct client *c, const struct proto_req *rq)
 
 /* sn rendered for viewer, to c. */
 void watch_send_state(struct game *g, struct snapshot *sn, struct client *c, int viewer);
+/*
+ * The current state of g for someone who comes in now (watch, coming back): g->snap, or when
+ * what it shows has moved since it was built (a running clock or turn, offers, an action in)
+ * a new one with the same seq, which becomes g->snap. NULL before the first state.
+ */
+struct snapshot *watch_current(struct game *g);
+/* The latest chat lines of g to c, one chat_history message (none when nothing was said). */
+void watch_send_chat(struct game *g, struct client *c);
+/* Frees g's chat lines (g is being freed). */
+void watch_chat_free(struct game *g);
+/* The number of g's spectators changed: told now, or within SESSION_WATCHERS_MS. */
+void watch_count_changed(struct game *g);
+/* The count of g's spectators to those who asked (set watchers on), if it changed. */
+void watch_tell_count(struct game *g);
 /* A new snapshot of g (seq + 1) to players and spectators; slow spectators coalesce. */
 void watch_broadcast_state(struct game *g);
 /*

@@ -1,7 +1,8 @@
 /*
  * session_clock.c - clocks and deadlines of a game (see session.h): the
  * clocks as they stand, the earliest deadline (the flag of the seat to move,
- * a simultaneous turn's end, the end of an absent player's grace) and the one
+ * a simultaneous turn's end, the end of an absent player's grace, a spectator
+ * count held back) and the one
  * timer per game that fires at it. What happens then is session.c's, told
  * through sessions.on_deadline.
  */
@@ -35,16 +36,26 @@ enum deadline_kind clock_next_deadline(const struct game *g, uint64_t *when, int
 {
 	enum deadline_kind k = DL_NONE;
 	uint64_t best = UINT64_MAX;
-	if (g->over)
-		return DL_NONE;
+	if (g->nw_due) { /* a spectator count held back (session_watch.c), finished games too */
+		best = g->nw_told_at + SESSION_WATCHERS_MS;
+		k = DL_WATCHERS;
+	}
+	if (g->over) {
+		*when = best;
+		return k;
+	}
 	if (session_simultaneous(g)) {
-		best = g->turn_started + (uint64_t)clock_turn_limit(g);
-		k = DL_TURN;
+		uint64_t d = g->turn_started + (uint64_t)clock_turn_limit(g);
+		if (d < best) {
+			best = d;
+			k = DL_TURN;
+		}
 	} else if (g->so.timed && !g->clock_held) {
 		int s = game_seat_to_move(g->ops, g->st);
-		if (s >= 0) {
-			int64_t left = g->left[s] > 0 ? g->left[s] : 0;
-			best = g->turn_started + (uint64_t)left;
+		uint64_t d = s >= 0 ? g->turn_started + (uint64_t)(g->left[s] > 0 ? g->left[s] : 0)
+		                    : UINT64_MAX;
+		if (d < best) {
+			best = d;
 			k = DL_FLAG;
 			*seat = s;
 		}

@@ -1,8 +1,9 @@
 /*
  * session_view.c - rendering a game (see session.h): snapshots of a state,
- * the state in JSON and in text for each viewer (the legal moves for the seat
- * to move), game_start, game_over, the options of a game, and the rows of
- * `list`. Nothing is sent from here.
+ * the state in JSON and in text for each viewer (the legal moves or actions
+ * for a seat to move, the offers standing, the spectator count), game_start,
+ * game_over, the options of a game, and the rows of `list`. Nothing is sent
+ * from here.
  */
 #include "server/session.h"
 
@@ -91,6 +92,17 @@ struct snapshot *snap_build(struct game *g)
 	sn->to_move = g->over ? 0 : g->ops->to_move(g->st);
 	clock_left(g, sn->clocks);
 	rtts_now(g, sn->rtt);
+	sn->built = clock_now(g);
+	sn->watchers = g->nw;
+	if (session_simultaneous(g) && !g->over) {
+		int64_t left = clock_turn_limit(g) - (int64_t)(sn->built - g->turn_started);
+		sn->turn_left = left > 0 ? left : 0;
+		memcpy(sn->acted, g->acted, sizeof sn->acted);
+	}
+	sn->draw_offer = g->draw_offer;
+	sn->undo_offer = g->undo_offer;
+	sn->undo_n = g->undo_n;
+	sn->rematch_offer = g->rematch_offer;
 	if (g->nmoves > 0) {
 		if (session_simultaneous(g)) {
 			int turn = g->moves[g->nmoves - 1].turn;
@@ -162,22 +174,59 @@ static cJSON *clocks_json(const struct game *g, const int64_t clocks[GAME_MAX_PL
 	return a;
 }
 
-/* Every legal move's text when viewer is to move in a sequential game; else NULL. */
+/*
+ * Every move's text when viewer is to move: the legal moves of a sequential game, or in a
+ * simultaneous one the actions of the engine's seat_moves until the seat has acted; else NULL.
+ */
 static cJSON *legal_json(const struct game *g, const struct snapshot *sn, int viewer)
 {
-	if (session_simultaneous(g) || sn->over || viewer < 0 || !(sn->to_move & (1u << viewer)))
+	bool sim = session_simultaneous(g);
+	if (sn->over || viewer < 0 || !(sn->to_move & (1u << viewer)) ||
+	    (sim && (g->ops->seat_moves == NULL || sn->acted[viewer])))
 		return NULL;
 	game_move *mv = malloc(g->ops->max_moves * sizeof *mv);
 	if (mv == NULL)
 		return NULL;
 	cJSON *a = cJSON_CreateArray();
-	int n = g->ops->legal_moves(sn->st, mv, g->ops->max_moves);
+	int n = sim ? g->ops->seat_moves(sn->st, viewer, mv, g->ops->max_moves)
+	            : g->ops->legal_moves(sn->st, mv, g->ops->max_moves);
 	for (int i = 0; i < n; i++) {
 		char t[GAME_MOVE_TEXT];
 		if (g->ops->format_move(sn->st, mv[i], t, sizeof t) >= 0)
 			cJSON_AddItemToArray(a, cJSON_CreateString(t));
 	}
 	free(mv);
+	return a;
+}
+
+static cJSON *time_json(const struct game *g)
+{
+	if (!g->so.timed)
+		return cJSON_CreateNull();
+	cJSON *t = cJSON_CreateObject();
+	cJSON_AddNumberToObject(t, "base_ms", (double)g->so.base_ms);
+	cJSON_AddNumberToObject(t, "inc_ms", (double)g->so.inc_ms);
+	return t;
+}
+
+/* The offers standing when sn was built: [{"what","by","seat"[,"plies"]}]. */
+static cJSON *offers_json(const struct game *g, const struct snapshot *sn)
+{
+	static const char *const what[] = {"draw", "undo", "rematch"};
+	const unsigned masks[] = {sn->draw_offer, sn->undo_offer, sn->rematch_offer};
+	cJSON *a = cJSON_CreateArray();
+	for (int k = 0; k < 3; k++)
+		for (int i = 0; i < g->ops->nplayers; i++) {
+			if (!(masks[k] & (1u << i)))
+				continue;
+			cJSON *o = cJSON_CreateObject();
+			cJSON_AddStringToObject(o, "what", what[k]);
+			cJSON_AddStringToObject(o, "by", g->pl[i].name);
+			cJSON_AddNumberToObject(o, "seat", i);
+			if (k == 1)
+				cJSON_AddNumberToObject(o, "plies", sn->undo_n);
+			cJSON_AddItemToArray(a, o);
+		}
 	return a;
 }
 
@@ -219,6 +268,9 @@ static cJSON *state_json(const struct game *g, const struct snapshot *sn, int vi
 			cJSON_AddItemToObject(j, "last_move", lm);
 		}
 		cJSON_AddNumberToObject(j, "turn_ms", (double)g->so.turn_ms);
+		cJSON_AddNumberToObject(j, "turn_left_ms", (double)sn->turn_left);
+		if (viewer >= 0)
+			cJSON_AddBoolToObject(j, "acted", sn->acted[viewer]);
 	} else if (sn->has_last[0]) {
 		cJSON_AddStringToObject(j, "last_move", sn->last[0]);
 	} else {
@@ -230,7 +282,10 @@ static cJSON *state_json(const struct game *g, const struct snapshot *sn, int vi
 	if (legal)
 		cJSON_AddItemToObject(j, "legal", legal);
 	cJSON_AddItemToObject(j, "clocks", clocks_json(g, sn->clocks));
+	cJSON_AddItemToObject(j, "time", time_json(g));
 	cJSON_AddItemToObject(j, "rtt_ms", rtt_json(g, sn->rtt));
+	cJSON_AddNumberToObject(j, "watchers", (double)sn->watchers);
+	cJSON_AddItemToObject(j, "offers", offers_json(g, sn));
 	cJSON_AddBoolToObject(j, "over", sn->over);
 	cJSON_AddItemToObject(j, "result", sn->over ? result_json(g) : cJSON_CreateNull());
 	return j;
@@ -320,16 +375,6 @@ struct outbuf *snap_out(const struct game *g, struct snapshot *sn, int viewer, b
 
 /* ---- game_start and game_over ------------------------------------------------------------ */
 
-static cJSON *time_json(const struct game *g)
-{
-	if (!g->so.timed)
-		return cJSON_CreateNull();
-	cJSON *t = cJSON_CreateObject();
-	cJSON_AddNumberToObject(t, "base_ms", (double)g->so.base_ms);
-	cJSON_AddNumberToObject(t, "inc_ms", (double)g->so.inc_ms);
-	return t;
-}
-
 void view_game_start(const struct game *g, int seat, cJSON **json, char **text)
 {
 	cJSON *j = game_head("game_start", g);
@@ -400,6 +445,14 @@ void view_list(struct sessions *s, struct client *c, const struct proto_req *rq)
 			if (mask & (1u << i))
 				cJSON_AddItemToArray(tm, cJSON_CreateNumber(i));
 		cJSON_AddNumberToObject(j, "watchers", (double)g->nw);
+		int64_t left[GAME_MAX_PLAYERS];
+		clock_left(g, left);
+		cJSON_AddItemToObject(j, "clocks", clocks_json(g, left));
+		cJSON_AddItemToObject(j, "time", time_json(g));
+		if (session_simultaneous(g))
+			cJSON_AddNumberToObject(j, "turn_ms", (double)g->so.turn_ms);
+		else
+			cJSON_AddNullToObject(j, "turn_ms");
 		cJSON_AddItemToArray(arr, j);
 		xappend(&extra, "%s  %" PRIu64 " %s: %s (%s) vs %s (%s), ply %d, %zu watching",
 		        extra ? "\n" : "", g->id, g->ops->name, g->pl[0].name,

@@ -3,8 +3,9 @@
  * spectators. A new state is rendered once per (format, viewer) and shared; a
  * spectator whose output is backed up gets only the newest state once it
  * drains (coalescing), and any other message to it is preceded by that state
- * so the game's order holds. watch, unwatch, say, and the news of a player
- * leaving or coming back.
+ * so the game's order holds. watch, unwatch, say (the latest lines are kept
+ * and resent to whoever comes in), the spectator count for those who asked,
+ * and the news of a player leaving or coming back.
  */
 #include "server/session.h"
 
@@ -53,6 +54,33 @@ void watch_broadcast_state(struct game *g)
 	}
 }
 
+/* Does sn no longer show g as it stands (beyond the spectator count)? */
+static bool snap_stale(const struct game *g, const struct snapshot *sn)
+{
+	if (sn->over != g->over || sn->draw_offer != g->draw_offer ||
+	    sn->undo_offer != g->undo_offer || sn->undo_n != g->undo_n ||
+	    sn->rematch_offer != g->rematch_offer)
+		return true;
+	if (!g->over && session_simultaneous(g) && memcmp(sn->acted, g->acted, sizeof sn->acted))
+		return true;
+	if (g->over || sn->built == clock_now(g))
+		return false;
+	/* time has passed: a running clock or turn shows less, an action may be in */
+	return session_simultaneous(g) || (g->so.timed && !g->clock_held);
+}
+
+struct snapshot *watch_current(struct game *g)
+{
+	if (g->snap == NULL || !snap_stale(g, g->snap))
+		return g->snap;
+	struct snapshot *sn = snap_build(g);
+	if (sn == NULL)
+		return g->snap;
+	snap_unref(g->snap);
+	g->snap = sn;
+	return sn;
+}
+
 void session_flush_pending(struct sessions *s, struct client *c)
 {
 	c->has_pending_states = false;
@@ -87,10 +115,102 @@ void watch_broadcast(struct game *g, cJSON *json, char *text, const struct clien
 	msg_done(&m);
 }
 
-/* ---- spectators and chat ----------------------------------------------------------- */
+/* ---- the spectator count -------------------------------------------------------------- */
+
+void watch_tell_count(struct game *g)
+{
+	g->nw_due = false;
+	if (g->nw == g->nw_told)
+		return;
+	g->nw_told = g->nw;
+	g->nw_told_at = clock_now(g);
+	cJSON *j = cJSON_CreateObject();
+	cJSON_AddStringToObject(j, "type", "watchers");
+	cJSON_AddNumberToObject(j, "game", (double)g->id);
+	cJSON_AddNumberToObject(j, "watchers", (double)g->nw);
+	struct msg m;
+	msg_init(&m, j, xasprintf("watchers game %" PRIu64 ": %zu", g->id, g->nw));
+	for (int i = 0; i < g->ops->nplayers; i++)
+		if (g->pl[i].c != NULL && g->pl[i].c->want_watchers)
+			msg_send(&m, g->pl[i].c);
+	for (size_t i = 0; i < g->nw; i++) {
+		struct watcher *w = &g->w[i];
+		if (!w->c->want_watchers || session_seat_of(g, w->c) >= 0)
+			continue;
+		if (w->pending != NULL) { /* the game's order holds, as in watch_broadcast */
+			watch_send_state(g, w->pending, w->c, -1);
+			snap_unref(w->pending);
+			w->pending = NULL;
+		}
+		msg_send(&m, w->c);
+	}
+	msg_done(&m);
+}
+
+void watch_count_changed(struct game *g)
+{
+	if (g->nw_due || g->freeing)
+		return;
+	if (clock_now(g) >= g->nw_told_at + SESSION_WATCHERS_MS) {
+		watch_tell_count(g);
+		g->nw_told_at = clock_now(g); /* a quiet period follows even when nothing changed */
+	} else {
+		g->nw_due = true; /* told when the period ends (the game's timer) */
+		clock_arm(g);
+	}
+}
+
+/* ---- chat ------------------------------------------------------------------------------ */
+
+/* Keeps c's line as the newest of g's chat, dropping the oldest beyond SESSION_CHAT_KEEP. */
+static void chat_keep(struct game *g, const struct client *c, const char *text)
+{
+	char *t = strdup(text);
+	if (t == NULL)
+		return;
+	struct chat_line *l = &g->chat[g->chat_total % SESSION_CHAT_KEEP];
+	free(l->text);
+	snprintf(l->from, sizeof l->from, "%s", c->name);
+	l->text = t;
+	g->chat_total++;
+}
+
+void watch_send_chat(struct game *g, struct client *c)
+{
+	uint64_t n = g->chat_total < SESSION_CHAT_KEEP ? g->chat_total : SESSION_CHAT_KEEP;
+	if (n == 0)
+		return;
+	cJSON *j = cJSON_CreateObject();
+	cJSON_AddStringToObject(j, "type", "chat_history");
+	cJSON_AddNumberToObject(j, "game", (double)g->id);
+	cJSON_AddNumberToObject(j, "total", (double)g->chat_total);
+	cJSON *a = cJSON_AddArrayToObject(j, "lines");
+	char *t = xasprintf("chat of game %" PRIu64 ", the last %" PRIu64 " line%s:", g->id, n,
+	                    n == 1 ? "" : "s");
+	for (uint64_t k = g->chat_total - n; k < g->chat_total; k++) {
+		const struct chat_line *l = &g->chat[k % SESSION_CHAT_KEEP];
+		cJSON *o = cJSON_CreateObject();
+		cJSON_AddStringToObject(o, "from", l->from);
+		cJSON_AddStringToObject(o, "text", l->text);
+		cJSON_AddItemToArray(a, o);
+		xappend(&t, "\n[%" PRIu64 "] %s: %s", g->id, l->from, l->text);
+	}
+	send_msg(c, j, t);
+}
+
+void watch_chat_free(struct game *g)
+{
+	for (int i = 0; i < SESSION_CHAT_KEEP; i++) {
+		free(g->chat[i].text);
+		g->chat[i].text = NULL;
+	}
+}
+
+/* ---- spectators ------------------------------------------------------------------------ */
 
 void session_watch(struct client *c, const struct proto_req *rq, struct game *g, int seat)
 {
+	bool added = false;
 	if (seat < 0 && !session_is_watching(g, c)) {
 		if (g->nw == g->cap_w) {
 			size_t cap = g->cap_w ? g->cap_w * 2 : 4;
@@ -103,12 +223,17 @@ void session_watch(struct client *c, const struct proto_req *rq, struct game *g,
 			g->cap_w = cap;
 		}
 		g->w[g->nw++] = (struct watcher){.c = c, .pending = NULL};
+		added = true;
 	}
 	cJSON *f = cJSON_CreateObject();
 	cJSON_AddNumberToObject(f, "game", (double)g->id);
 	reply_ok(c, rq, f, NULL, "%s game %" PRIu64, seat >= 0 ? "you play in" : "watching", g->id);
-	if (g->snap != NULL)
-		watch_send_state(g, g->snap, c, seat);
+	struct snapshot *sn = watch_current(g);
+	if (sn != NULL)
+		watch_send_state(g, sn, c, seat);
+	watch_send_chat(g, c);
+	if (added)
+		watch_count_changed(g);
 }
 
 bool watch_drop(struct game *g, const struct client *c)
@@ -117,6 +242,7 @@ bool watch_drop(struct game *g, const struct client *c)
 		if (g->w[i].c == c) {
 			snap_unref(g->w[i].pending);
 			g->w[i] = g->w[--g->nw];
+			watch_count_changed(g);
 			return true;
 		}
 	return false;
@@ -138,6 +264,7 @@ void session_say(struct client *c, const struct proto_req *rq, struct game *g, c
 	cJSON *f = cJSON_CreateObject();
 	cJSON_AddNumberToObject(f, "game", (double)g->id);
 	reply_ok(c, rq, f, NULL, "said in game %" PRIu64, g->id);
+	chat_keep(g, c, text);
 	cJSON *j = cJSON_CreateObject();
 	cJSON_AddStringToObject(j, "type", "chat");
 	cJSON_AddNumberToObject(j, "game", (double)g->id);
