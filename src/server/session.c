@@ -167,6 +167,7 @@ static void set_result(struct game *g, int winner, const char *score, const char
 	if (!g->over)
 		clock_left(g, g->left);
 	g->over = true;
+	g->draw_offer = g->undo_offer = 0; /* offers end with the game (rematch offers come after) */
 	g->winner = winner;
 	snprintf(g->score, sizeof g->score, "%s", score);
 	snprintf(g->reason, sizeof g->reason, "%s", reason);

@@ -1,9 +1,11 @@
 """check_browser.py - the page in real browsers against a real bitarenad (see webtest.py).
 
 Two browser users play tic-tac-toe and Tak by clicking (placements, a wall, a capstone, slides
-with one and two drops, to a road) while a third browser watches; an Xmas Rush turn is pushed
-and walked by clicking; a telnet user plays against a browser user; a reloaded page and a lost
-socket put the player back into the game; hostile chat and option text shows as text; the page
+with one and two drops, to a road the server marks) while a third browser watches; an Xmas Rush
+turn is pushed and walked by clicking the actions the server lists; a telnet user plays against
+a browser user; a reloaded page and a lost socket put the player back into the game with what
+stood (an offer, an action already in, the chat); the spectator count follows spectators coming
+and going without polling; hostile chat and option text shows as text, resent chat too; the page
 fits a phone's width; no console errors (a CSP violation would be one). Screenshots of each game
 kind are kept in the screenshot directory.
 """
@@ -53,10 +55,16 @@ def test_tictactoe_watched_and_chat():
         a.login('alice')
         b.login('bob')
         gid = start_game(a, b, 'ttt', color='first', time_control='5+3')
-        # carol, not logged in, finds the game in the lobby and watches it
+        # carol, not logged in, finds the game in the lobby (its clock and time control) and
+        # watches it; the players' pages count her at once
+        c.wait('the game listed', lambda: '5+3' in c.text('section.games') and
+               re.search(r'5:00 / 5:00|4:5\d / 5:00', c.text('section.games')))
         c.click(f'a.watch[href="#/game/{gid}"]')
         assert c.in_game() == gid
-        c.wait('the spectator count', lambda: re.search(r'\b1 spectator\b', c.text('p.watchers')))
+        for x in bs:
+            x.wait('the spectator count', lambda x=x: re.search(r'\b1 spectator\b', x.text('p.watchers')))
+        assert '5+3' in c.text('h1.game-title'), c.text('h1.game-title')
+        assert not c.one('.chat-form input').is_enabled(), 'chat needs a name'
         assert a.text('.seat-0 .name') == 'alice' and a.text('.seat-1 .name') == 'bob'
         assert re.match(r'^\d+:\d\d$', a.text('.seat-0 .clock')), a.text('.seat-0 .clock')
         # alice plays b2 with the keyboard: focus a1, arrows right and up, Enter
@@ -77,6 +85,12 @@ def test_tictactoe_watched_and_chat():
             x.wait('the chat line', lambda x=x: x.text('ul.chat-log li .text') == HOSTILE)
             assert not x.q('ul.chat-log img') and not x.q('ul.chat-log script')
             assert x.js('return window.__pwned === undefined')
+        # carol reloads: watching again, the chat comes back (as text), the count stays one
+        c.d.refresh()
+        c.wait('the chat again', lambda: c.text('ul.chat-log li .text') == HOSTILE)
+        assert len(c.q('ul.chat-log li .text')) == 1
+        assert not c.q('ul.chat-log img') and c.js('return window.__pwned === undefined')
+        a.wait('one spectator after the reload', lambda: re.search(r'\b1 spectator\b', a.text('p.watchers')))
         a.play('a3')
         for x in bs:
             assert x.result() == '1-0: alice wins (line).', x.result()
@@ -101,6 +115,7 @@ def test_tak_slides_road_reconnect_phone():
         gid = start_game(a, b, 'tak', {'size': 5, 'komi': 1}, color='first')
         c.open(f'#/game/{gid}')
         assert c.in_game() == gid
+        a.wait('the phone counted', lambda: re.search(r'\b1 spectator\b', a.text('p.watchers')))
         plies = [0]
 
         def moved(*who):
@@ -153,6 +168,9 @@ def test_tak_slides_road_reconnect_phone():
         assert a.text('ol.moves').split() == \
             'e5 a5 c3 d3 c3> Sc5 2d3<11 e1 a4 e2 Ca3 d1 a2 d2 a1'.split(), a.text('ol.moves')
         assert 'komi 0.5' in c.text('.tak-info')
+        # the title names the options that differ from the game's defaults only
+        title = c.text('h1.game-title')
+        assert 'komi=1' in title and 'caps=' not in title, title
         # the phone-width page has no horizontal scrolling
         assert c.js('return document.documentElement.scrollWidth <= window.innerWidth + 1')
         for x in bs:
@@ -179,9 +197,14 @@ def test_xmas_push_and_move():
         c.wait('both quests', lambda: len(c.q('.quest-card')) == 6)
         assert not c.q('g.arrow'), 'a spectator gets no push arrows'
         a.shot('xmas-push-ann')
+        assert len(a.q('g.arrow')) == 28, 'an arrow for each push the server lists'
         a.click('g.arrow[data-action="PUSH 3 RIGHT"]')
         a.wait('my action in', lambda: 'Your action is in' in a.text('.game-status'))
         assert not a.q('g.arrow'), 'one action per turn'
+        # ann reloads in the middle of the turn: the server says her action is in
+        a.d.refresh()
+        a.wait('the action still in', lambda: 'Your action is in' in a.text('.game-status'))
+        assert not a.q('g.arrow')
         b.click('g.arrow[data-action="PUSH 0 DOWN"]')
         for x in bs:
             x.wait('the turn resolved', lambda x=x: 'PUSH 3 RIGHT | PUSH 0 DOWN' in x.text('ol.moves'))
@@ -237,9 +260,11 @@ def test_telnet_user_against_browser_offers_rematch():
         t.send(f'move {gid} a1')
         a.wait_moves(2)
         assert 'O' in a.one(a.square('a1')).get_attribute('aria-label')
-        # tom offers a draw; ada declines by clicking
+        # tom offers a draw; ada reloads her page (the offer stands) and declines by clicking
         t.send(f'draw {gid}')
         a.wait('the draw offer', lambda: 'tom offers a draw' in a.text('.offers'))
+        a.d.refresh()
+        a.wait('the draw offer after a reload', lambda: 'tom offers a draw' in a.text('.offers'))
         a.click('.offers button[data-cmd="draw"]:not(.accept)')
         t.until(lambda l: 'declines' in l, 'the decline')
         a.wait('the offer gone', lambda: not a.text('.offers'))

@@ -4,14 +4,13 @@
  *
  * A game the user plays is shown as soon as it starts; any other game is watched while its view
  * is open (watch on entering, unwatch on leaving). After a reconnection the user is logged in
- * again and gets their seats back (`resumed`), and a watched game is watched again.
+ * again and gets their seats back (`resumed`), and a watched game is watched again; either way
+ * the server sends the state as it stands and the latest chat lines.
  */
 import {Conn, ServerError} from './conn.js';
 import {$, put} from './dom.js';
 import {GameModel, GameView} from './game.js';
 import {Lobby} from './lobby.js';
-
-const WATCHERS_POLL_MS = 10000;
 
 class App {
 	constructor() {
@@ -31,9 +30,14 @@ class App {
 			location.hash = '#/';
 		});
 		setInterval(() => this.view && this.view.tick(), 100);
-		setInterval(() => this.pollWatchers(), WATCHERS_POLL_MS);
 		this.route();
 		this.conn.connect();
+	}
+
+	/* The option defaults of a game kind, {name: value}, from `games` ({} before it came). */
+	defaults(kind) {
+		const k = (this.kinds || []).find((g) => g.name === kind);
+		return Object.fromEntries((k ? k.options : []).map((o) => [o.name, o.default]));
 	}
 
 	model(id) {
@@ -65,6 +69,8 @@ class App {
 		c.on('state', (m) => this.model(m.game).onState(m));
 		c.on('game_over', (m) => this.model(m.game).onGameOver(m));
 		c.on('chat', (m) => this.model(m.game).onChat(m));
+		c.on('chat_history', (m) => this.model(m.game).onChatHistory(m));
+		c.on('watchers', (m) => this.model(m.game).onWatchers(m.watchers));
 		c.on('offer', (m) => this.model(m.game).onOffer(m));
 		c.on('info', (m) => {
 			if (m.game !== undefined)
@@ -117,25 +123,11 @@ class App {
 		}
 		if (this.conn.ready && !g.playing && !this.resumed.has(id) && !g.watching) {
 			g.watching = true;
-			this.conn.request(`watch ${id}`).then(() => this.pollWatchers(), (e) => {
+			this.conn.request(`watch ${id}`).catch((e) => {
 				g.watching = false;
 				this.notice(e.message);
 			});
 		}
-	}
-
-	pollWatchers() {
-		if (!this.view || !this.conn.ready)
-			return;
-		this.conn.request('list').then((r) => this.noteWatchers(r.games), () => {});
-	}
-
-	noteWatchers(games) {
-		for (const g of games)
-			if (this.models.has(g.id) && this.model(g.id).watchers !== g.watchers) {
-				this.model(g.id).watchers = g.watchers;
-				this.model(g.id).changed();
-			}
 	}
 
 	showUser() {

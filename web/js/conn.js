@@ -72,6 +72,7 @@ export class Conn {
 		this.attempt = 0;
 		try {
 			await this.request('set format json');
+			await this.request('set watchers on'); /* spectator counts as they change */
 			if (this.auth)
 				await this.relogin();
 			this.ready = true;

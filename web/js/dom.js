@@ -91,7 +91,9 @@ export function timeControlText(t) {
 	return `${base}+${Math.round(t.inc_ms / 1000)}`;
 }
 
-/* "size=5 komi=4" from an options object. */
-export function optionsText(o) {
-	return Object.entries(o || {}).map(([k, v]) => `${k}=${v}`).join(' ');
+/* "size=5 komi=4" from an options object, leaving out those at their defaults ({name: value},
+ * as `games` lists them) when given. */
+export function optionsText(o, defaults = {}) {
+	return Object.entries(o || {}).filter(([k, v]) => defaults[k] !== v)
+		.map(([k, v]) => `${k}=${v}`).join(' ');
 }

@@ -3,10 +3,14 @@
  * offers, the result), and its view (GameView: players and both clocks, the board, the move
  * list, offers, chat, spectators).
  *
- * The move list starts from the game's record (`record <id>`) and then grows by each state's
- * last_move; a takeback (lower ply) cuts it, and a gap (a spectator given only the newest state)
- * fetches the record again. Clocks tick in the page from the state's values and the time it
- * arrived; the server's clock is the one that counts.
+ * Each state says all the page shows: the time control, the offers standing, the spectator
+ * count (kept current by `watchers` messages), and in simultaneous games whether our action is
+ * in; offer messages change the offers between states. The move list starts from the game's
+ * record (`record <id>`) and then grows by each state's last_move; a takeback (lower ply) cuts
+ * it, and a gap (a spectator given only the newest state) fetches the record again. The chat
+ * the server resends on watch and on coming back (chat_history) fills in what the page has not
+ * seen. Clocks tick in the page from the state's values and the time it arrived; the server's
+ * clock is the one that counts.
  */
 import {clockText, el, optionsText, put, timeControlText} from './dom.js';
 import {recordMoves} from './record.js';
@@ -26,11 +30,12 @@ export class GameModel {
 		this.receivedAt = 0;
 		this.moves = []; /* sequential: one text per ply; simultaneous: [seat0, seat1] per turn */
 		this.chat = [];
+		this.chatSeen = 0; /* chat lines of the game received (live or resent) */
 		this.offers = new Map(); /* what -> offer message still standing */
 		this.result = null;
 		this.finalClocks = null;
 		this.watchers = null;
-		this.acted = null; /* simultaneous: our action for the current turn */
+		this.acted = null; /* simultaneous: our action for the current turn (or true) */
 		this.watching = false;
 		this.views = new Set();
 		this.fetching = false;
@@ -70,6 +75,12 @@ export class GameModel {
 		this.receivedAt = performance.now();
 		if (!prev || prev.seq !== st.seq)
 			this.acted = null;
+		if (st.acted)
+			this.acted = this.acted || true;
+		if (typeof st.watchers === 'number')
+			this.watchers = st.watchers;
+		if (Array.isArray(st.offers))
+			this.offers = new Map(st.offers.map((o) => [o.what, o]));
 		if (st.over && st.result)
 			this.result = st.result;
 		this.syncMoves(st);
@@ -122,6 +133,22 @@ export class GameModel {
 
 	onChat(msg) {
 		this.chat.push({from: msg.from, text: msg.text});
+		this.chatSeen++;
+		this.changed();
+	}
+
+	/* The latest lines (of `total` said): those after what this page has already received. */
+	onChatHistory(msg) {
+		const lines = msg.lines || [];
+		const known = this.chatSeen - (msg.total - lines.length);
+		for (const l of lines.slice(Math.max(0, known)))
+			this.chat.push({from: l.from, text: l.text});
+		this.chatSeen = Math.max(this.chatSeen, msg.total);
+		this.changed();
+	}
+
+	onWatchers(n) {
+		this.watchers = n;
 		this.changed();
 	}
 
@@ -155,9 +182,9 @@ export class GameModel {
 	/* Simultaneous games: ms left of the turn's deadline (as far as the page can tell). */
 	turnLeft() {
 		const st = this.state;
-		if (!st || this.over || !st.turn_ms)
+		if (!st || this.over || typeof st.turn_left_ms !== 'number')
 			return null;
-		return st.turn_ms - (performance.now() - this.receivedAt);
+		return st.turn_left_ms - (performance.now() - this.receivedAt);
 	}
 }
 
@@ -242,8 +269,9 @@ export class GameView {
 		const players = st.players || [];
 		const seat = m.seat;
 		this.el.dataset.kind = st.kind;
+		const time = st.turn_ms ? `${st.turn_ms / 1000} s/turn` : timeControlText(st.time);
 		put(this.title, `Game ${m.id}: ${st.kind}`,
-		    el('small', {}, ` ${optionsText(st.options)} ${m.start ? timeControlText(m.start.time) : ''}`));
+		    el('small', {}, ` ${optionsText(st.options, this.app.defaults(st.kind))} ${time}`));
 		document.title = `${players.join(' vs ')} – bitarena`;
 		this.seats.forEach((s, i) => {
 			s.name.textContent = players[i] ?? '?';
@@ -275,6 +303,9 @@ export class GameView {
 		this.renderMoves();
 		this.renderActions();
 		this.renderChat();
+		const user = Boolean(this.conn.user);
+		this.chatInput.disabled = !user;
+		this.chatInput.placeholder = user ? 'say something' : 'log in to chat';
 		this.watchers.textContent = m.watchers === null ? '' :
 		        `${m.watchers} spectator${m.watchers === 1 ? '' : 's'}`;
 	}

@@ -1,8 +1,8 @@
 /*
  * lobby.js - the lobby: logging in (guest, account, register), seeking with the options the
  * server lists in `games`, the open seeks (kept current by `seek` messages) with accept and
- * withdraw, the games in progress (`list`: players, kind, ply, clocks when the server gives
- * them, spectators) to watch, and who is online (`who`). `list` and `who` have no push
+ * withdraw, the games in progress (`list`: players, kind, ply, time control and clocks,
+ * spectators) to watch, and who is online (`who`). `list` and `who` have no push
  * messages, so they are asked again every few seconds while the lobby is shown.
  */
 import {clockText, el, optionsText, put, timeControlText} from './dom.js';
@@ -71,7 +71,6 @@ export class Lobby {
 			this.seeks = new Map(seeks.seeks.map((s) => [s.id, s]));
 			this.games = list.games;
 			this.users = who.users;
-			this.app.noteWatchers(list.games);
 		} catch (e) {
 			return;
 		}
@@ -191,8 +190,9 @@ export class Lobby {
 			                      on: {click: () => this.app.run(this.conn.request(`accept ${s.id}`))}},
 			           'Accept');
 			const time = s.turn_ms ? `${s.turn_ms / 1000} s/turn` : timeControlText(s.time);
+			const opts = optionsText(s.options, this.app.defaults(s.kind));
 			return el('tr', {}, cells(s.by, el('span', {}, el('strong', {}, s.kind), ' ',
-			                                   el('small', {}, optionsText(s.options))),
+			                                   el('small', {}, opts)),
 			                          `${time}${s.rated ? ', rated' : ''}`, s.color, act));
 		});
 		put(this.seeksBox, el('h2', {}, 'Open seeks'),
@@ -203,7 +203,10 @@ export class Lobby {
 	renderGames() {
 		const rows = this.games.map((g) => {
 			const clocks = Array.isArray(g.clocks) ? g.clocks.map(clockText).join(' / ') : '';
-			return el('tr', {}, cells(String(g.id), g.kind, g.players.join(' – '), String(g.ply),
+			const time = g.turn_ms ? `${g.turn_ms / 1000} s/turn` : timeControlText(g.time);
+			return el('tr', {}, cells(String(g.id), el('span', {}, el('strong', {}, g.kind), ' ',
+			                                           el('small', {}, time)),
+			                          g.players.join(' – '), String(g.ply),
 			                          (g.to_move || []).map((i) => g.players[i]).join(', '), clocks,
 			                          String(g.watchers ?? ''),
 			                          el('a', {href: `#/game/${g.id}`, class: 'watch'}, 'Watch')));

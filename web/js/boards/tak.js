@@ -2,7 +2,8 @@
  * tak.js - the Tak board. Each square shows its top piece (flat, wall, capstone) in its colour,
  * and a column of the whole stack on its left edge, bottom piece lowest, so the height and the
  * order of colours can be read; a number gives the height of stacks taller than one. Beside the
- * board: reserves, flat counts with komi, and the winning road drawn through its squares.
+ * board: reserves, flat counts with komi, and the winning road drawn through the squares the
+ * server lists for it.
  *
  * Play is driven by the state's `legal` list (PTN, as the server writes it): nothing here knows
  * the rules. A click on an empty square places the chosen piece (flat, wall or capstone; keys
@@ -37,44 +38,6 @@ function stackOf(text) {
 	const top = /[SC]$/.test(t) ? t[t.length - 1] : 'F';
 	const colours = [...t.replace(/[SC]$/, '')].map((c) => (c === '2' ? 1 : 0));
 	return {colours, top};
-}
-
-/* The squares of a road of colour c (0/1) from one edge to the opposite one, by breadth-first
- * search over squares whose top piece is a flat or capstone of c: drawing only, after the
- * server has declared the road. */
-export function findRoad(board, n, c) {
-	const road = (x, y) => {
-		const s = stackOf(board[n - 1 - y][x]);
-		return s.colours.length && s.colours[s.colours.length - 1] === c && s.top !== 'S';
-	};
-	for (const vertical of [false, true]) {
-		const start = [], prev = new Map();
-		for (let i = 0; i < n; i++) {
-			const [x, y] = vertical ? [i, 0] : [0, i];
-			if (road(x, y)) {
-				start.push([x, y]);
-				prev.set(`${x},${y}`, null);
-			}
-		}
-		const queue = start;
-		while (queue.length) {
-			const [x, y] = queue.shift();
-			if ((vertical ? y : x) === n - 1) {
-				const path = [];
-				for (let k = `${x},${y}`; k !== null; k = prev.get(k))
-					path.push(k.split(',').map(Number));
-				return path;
-			}
-			for (const [dx, dy] of Object.values(DIRS)) {
-				const nx = x + dx, ny = y + dy, k = `${nx},${ny}`;
-				if (nx >= 0 && ny >= 0 && nx < n && ny < n && !prev.has(k) && road(nx, ny)) {
-					prev.set(k, `${x},${y}`);
-					queue.push([nx, ny]);
-				}
-			}
-		}
-	}
-	return [];
 }
 
 export class TakBoard {
@@ -265,7 +228,7 @@ export class TakBoard {
 		this.controls.hidden = !v.legal;
 		const targets = this.targets();
 		const last = lastSquares(v.state.last_move);
-		const road = this.road(pos, n);
+		const road = this.road(pos);
 		const dropped = new Map();
 		if (this.slide && this.slide.dir)
 			this.slide.drops.forEach((d, i) => {
@@ -294,13 +257,10 @@ export class TakBoard {
 		this.drawInfo(pos);
 	}
 
-	road(pos, n) {
-		const r = pos.result;
-		if (!r || r.reason !== 'road' || !r.winner)
-			return new Map();
-		const squares = Array.isArray(pos.road) ?
-		        pos.road.map((q) => [q.charCodeAt(0) - 97, Number(q.slice(1)) - 1]) :
-		        findRoad(pos.board || [], n, r.winner === 'black' ? 1 : 0);
+	/* The winning road, square by square as the server gives it (position.road). */
+	road(pos) {
+		const squares = (Array.isArray(pos.road) ? pos.road : [])
+		        .map((q) => [q.charCodeAt(0) - 97, Number(q.slice(1)) - 1]);
 		return new Map(squares.map(([x, y]) => [`${x},${y}`, [x, y]]));
 	}
 

@@ -3,19 +3,17 @@
  * RIGHT, DOWN, LEFT as 0/1), the items on them (coloured by owner, the quests ringed), both
  * players, both hand tiles, and the quest cards.
  *
- * Xmas Rush turns are simultaneous, so the state carries no `legal` list; what a seat may do is
- * the action syntax itself: on a PUSH turn any row or column in any direction (arrows around
- * the board send "PUSH <id> <DIR>"); on a MOVE turn the position's `reachable` cells for the
- * viewer are marked, and a click on one sends the path to it ("MOVE UP RIGHT ...", found over
- * the tiles' openings, at most 20 steps), or PASS on one's own cell. The server judges every
- * action.
+ * Play is driven by the state's `legal` list, which the server gives a seat until its action
+ * for the turn is in: nothing here knows the rules. On a PUSH turn an arrow beside the board
+ * stands for each listed push ("PUSH <id> <DIR>"); on a MOVE turn the tile each listed MOVE ends
+ * on is marked (found by following the action's own steps from the pawn) and a click sends that
+ * action, PASS on one's own tile or with the button.
  */
 import {el, svg} from '../dom.js';
 import {Grid} from './grid.js';
 
 const SIDES = [[0, -1], [1, 0], [0, 1], [-1, 0]]; /* UP, RIGHT, DOWN, LEFT */
-const SIDE_NAMES = ['UP', 'RIGHT', 'DOWN', 'LEFT'];
-const MAX_STEPS = 20;
+const STEP = {UP: [0, -1], RIGHT: [1, 0], DOWN: [0, 1], LEFT: [-1, 0]};
 const N = 7;
 const SEAT_CLASS = ['p0', 'p1'];
 
@@ -23,30 +21,24 @@ function opens(tile, d) {
 	return typeof tile === 'string' && tile[d] === '1';
 }
 
-/* The shortest path of directions from (fx, fy) to (tx, ty) along open tiles, or null. */
-export function pathTo(board, fx, fy, tx, ty) {
-	const prev = new Map([[`${fx},${fy}`, null]]);
-	const queue = [[fx, fy]];
-	while (queue.length) {
-		const [x, y] = queue.shift();
-		if (x === tx && y === ty) {
-			const dirs = [];
-			for (let k = `${x},${y}`; prev.get(k); k = prev.get(k).from)
-				dirs.unshift(prev.get(k).dir);
-			return dirs;
-		}
-		for (let d = 0; d < 4; d++) {
-			const nx = x + SIDES[d][0], ny = y + SIDES[d][1];
-			const k = `${nx},${ny}`;
-			if (nx < 0 || ny < 0 || nx >= N || ny >= N || prev.has(k))
-				continue;
-			if (!opens(board[y][x], d) || !opens(board[ny][nx], (d + 2) % 4))
-				continue;
-			prev.set(k, {from: `${x},${y}`, dir: SIDE_NAMES[d]});
-			queue.push([nx, ny]);
+/* "x,y" -> the action that takes a pawn at (x, y) there: PASS, or a MOVE by its steps. */
+export function moveTargets(legal, x, y) {
+	const out = new Map();
+	for (const a of legal || []) {
+		const w = a.split(' ');
+		if (w[0] === 'PASS') {
+			out.set(`${x},${y}`, a);
+		} else if (w[0] === 'MOVE') {
+			let tx = x, ty = y;
+			for (const d of w.slice(1)) {
+				tx += (STEP[d] || [0, 0])[0];
+				ty += (STEP[d] || [0, 0])[1];
+			}
+			if (!out.has(`${tx},${ty}`))
+				out.set(`${tx},${ty}`, a);
 		}
 	}
-	return null;
+	return out;
 }
 
 /* One tile in a group: background, the paths from the centre to each open side. */
@@ -90,11 +82,10 @@ export class XmasBoard {
 		             el('div', {class: 'xmas-controls'}, this.pass), this.hint, this.info);
 	}
 
-	/* May the viewer act now? Only a player whose seat is to move and who has not acted. */
+	/* May the viewer act now? Only while the server lists actions for its seat. */
 	canAct() {
 		const v = this.view;
-		return v && v.online && v.seat !== null && v.seat !== undefined && !v.over && !v.acted &&
-		       (v.state.to_move || []).includes(v.seat);
+		return Boolean(v && v.online && !v.over && !v.acted && v.legal && v.legal.length);
 	}
 
 	act(text) {
@@ -110,7 +101,9 @@ export class XmasBoard {
 		const players = pos.players || [];
 		const names = v.state.players || [];
 		const moveTurn = pos.turn_type === 'MOVE' && this.canAct();
-		const reach = new Set(moveTurn ? (pos.reachable || []).map(([x, y]) => `${x},${y}`) : []);
+		const me = players[v.seat];
+		this.targets = moveTurn && me ? moveTargets(v.legal, me.x, me.y) : new Map();
+		const reach = this.targets;
 		const quests = (seat) => new Set(((players[seat] || {}).quests) || []);
 		const myQuests = v.seat === 0 || v.seat === 1 ? [v.seat] : [0, 1];
 		const items = new Map();
@@ -134,8 +127,8 @@ export class XmasBoard {
 					drawPawn(g, i, s, names[i] || `player ${i + 1}`);
 			}
 		}
-		this.drawArrows(pos.turn_type === 'PUSH' && this.canAct());
-		this.pass.hidden = !moveTurn;
+		this.drawArrows(pos.turn_type === 'PUSH' && this.canAct() ? v.legal : []);
+		this.pass.hidden = !moveTurn || !v.legal.includes('PASS');
 		this.hint.textContent = this.hintText(pos);
 		this.drawInfo(pos, names, myQuests);
 	}
@@ -143,25 +136,27 @@ export class XmasBoard {
 	hintText(pos) {
 		const v = this.view;
 		if (v.acted)
-			return `Your action is in (${v.acted}); waiting for the other player.`;
+			return `Your action is in${typeof v.acted === 'string' ? ` (${v.acted})` : ''}; ` +
+			       'waiting for the other player.';
 		if (!this.canAct())
 			return '';
 		return pos.turn_type === 'PUSH' ? 'Push: click an arrow beside the board to push that row or column with your hand tile.'
 		                                : 'Move: click a marked tile to walk there (your own tile passes).';
 	}
 
-	drawArrows(on) {
+	/* An arrow beside the board for each listed push, on the side the tiles come in from. */
+	drawArrows(legal) {
 		this.arrows.replaceChildren();
-		if (!on)
-			return;
 		const s = this.grid.size, m = this.grid.margin, p = this.grid.pad;
-		const far = m + p + N * s;
-		for (let i = 0; i < N; i++) {
-			const mid = m + p + i * s + s / 2;
-			this.arrow(`PUSH ${i} RIGHT`, m + p / 2, mid, 0);
-			this.arrow(`PUSH ${i} LEFT`, far + p / 2, mid, 180);
-			this.arrow(`PUSH ${i} DOWN`, mid, m + p / 2, 90);
-			this.arrow(`PUSH ${i} UP`, mid, far + p / 2, 270);
+		const near = m + p / 2, far = m + p + N * s + p / 2;
+		for (const a of legal) {
+			const w = /^PUSH ([0-6]) (UP|RIGHT|DOWN|LEFT)$/.exec(a);
+			if (!w)
+				continue;
+			const mid = m + p + Number(w[1]) * s + s / 2;
+			const [cx, cy, angle] = {RIGHT: [near, mid, 0], LEFT: [far, mid, 180],
+			                         DOWN: [mid, near, 90], UP: [mid, far, 270]}[w[2]];
+			this.arrow(a, cx, cy, angle);
 		}
 	}
 
@@ -182,20 +177,9 @@ export class XmasBoard {
 	}
 
 	click(x, y) {
-		const v = this.view;
-		const pos = v.state.position || {};
-		if (pos.turn_type !== 'MOVE' || !this.canAct())
-			return;
-		const me = (pos.players || [])[v.seat];
-		if (!me || !(pos.reachable || []).some(([rx, ry]) => rx === x && ry === y))
-			return;
-		if (me.x === x && me.y === y) {
-			this.act('PASS');
-			return;
-		}
-		const path = pathTo(pos.board, me.x, me.y, x, y);
-		if (path && path.length)
-			this.act(`MOVE ${path.slice(0, MAX_STEPS).join(' ')}`);
+		const a = this.targets && this.targets.get(`${x},${y}`);
+		if (a)
+			this.act(a);
 	}
 
 	drawInfo(pos, names, myQuests) {
