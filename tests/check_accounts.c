@@ -19,61 +19,13 @@
 #include <math.h>
 #include <sqlite3.h>
 
-/* A new connection registered (and so logged in) as name. */
-static void reg(struct ts_cli *c, int port, const char *name, const char *pw)
+/* A server with a fresh store (and extra arguments), alice (a) and bob (b) registered on it. */
+static void alice_and_bob(struct ts_srv *s, struct ts_cli *a, struct ts_cli *b,
+                          const char *const *extra, int nextra)
 {
-	ts_connect_json(c, port);
-	ts_send(c, "register %s %s", name, pw);
-	cJSON_Delete(ts_expectf(
-	        c, "{\"type\":\"ok\",\"cmd\":\"register\",\"name\":\"%s\",\"guest\":false}", name));
-}
-
-/* A server with a fresh store, and alice (a) and bob (b) registered on it. */
-static void alice_and_bob(struct ts_srv *s, struct ts_cli *a, struct ts_cli *b)
-{
-	ts_up(s, NULL, 0);
-	reg(a, s->port, "alice", "secret1");
-	reg(b, s->port, "bob", "secret2");
-}
-
-/* A new connection logged in as a guest. */
-static void guest(struct ts_cli *c, int port, const char *name)
-{
-	ts_connect_json(c, port);
-	ts_send(c, "login %s", name);
-	ts_expect0(c, "{\"type\":\"ok\",\"cmd\":\"login\",\"guest\":true}");
-}
-
-static void expect_err(struct ts_cli *c, const char *code)
-{
-	cJSON_Delete(ts_expectf(c, "{\"type\":\"error\",\"code\":\"%s\"}", code));
-}
-
-/*
- * a seeks (seat 0), b accepts; both get the first state (what comes between is
- * skipped, unlike ts_start_game). Returns the id.
- */
-static int start_game(struct ts_cli *a, struct ts_cli *b, const char *kind_opts)
-{
-	ts_seek_accept(a, b, kind_opts);
-	cJSON *acc = ts_until(b, "{\"type\":\"ok\",\"cmd\":\"accept\"}");
-	int id = ts_jint(acc, "game");
-	cJSON_Delete(acc);
-	ts_until0(a, "{\"type\":\"state\",\"seq\":1,\"seat\":0}");
-	ts_until0(b, "{\"type\":\"state\",\"seq\":1,\"seat\":1}");
-	return id;
-}
-
-/* mover plays text in game id; both get the state; returns mover's state (caller frees). */
-static cJSON *play(struct ts_cli *mover, struct ts_cli *other, int id, const char *text)
-{
-	ts_send(mover, "move %d %s", id, text);
-	char pat[256];
-	snprintf(pat, sizeof pat, "{\"type\":\"ok\",\"cmd\":\"move\",\"move\":\"%s\"}", text);
-	ts_until0(mover, pat);
-	cJSON *st = ts_until(mover, "{\"type\":\"state\"}");
-	ts_until0(other, "{\"type\":\"state\"}");
-	return st;
+	ts_up(s, extra, nextra);
+	ts_register(a, s->port, "alice", "secret1");
+	ts_register(b, s->port, "bob", "secret2");
 }
 
 START_TEST(test_register_and_login)
@@ -81,26 +33,26 @@ START_TEST(test_register_and_login)
 	struct ts_srv s;
 	ts_up(&s, NULL, 0);
 	struct ts_cli a, b, c, d;
-	reg(&a, s.port, "alice", "secret1");
+	ts_register(&a, s.port, "alice", "secret1");
 	ts_connect_json(&b, s.port);
 	ts_send(&b, "register ALICE other12");
-	expect_err(&b, "NAME_TAKEN");
+	ts_expect_err(&b, "NAME_TAKEN");
 	ts_send(&b, "register a secret1");
-	expect_err(&b, "BAD_NAME");
+	ts_expect_err(&b, "BAD_NAME");
 	ts_send(&b, "register bad-name secret1");
-	expect_err(&b, "BAD_NAME");
+	ts_expect_err(&b, "BAD_NAME");
 	ts_send(&b, "register carol 12345");
-	expect_err(&b, "BAD_PASSWORD");
+	ts_expect_err(&b, "BAD_PASSWORD");
 	ts_send(&b, "login alice");
-	expect_err(&b, "NAME_REGISTERED");
+	ts_expect_err(&b, "NAME_REGISTERED");
 	ts_send(&b, "login ALICE");
-	expect_err(&b, "NAME_REGISTERED");
+	ts_expect_err(&b, "NAME_REGISTERED");
 	ts_send(&b, "login alice secret2");
-	expect_err(&b, "BAD_LOGIN");
+	ts_expect_err(&b, "BAD_LOGIN");
 	ts_send(&b, "login nobody secret1");
-	expect_err(&b, "BAD_LOGIN");
+	ts_expect_err(&b, "BAD_LOGIN");
 	ts_send(&b, "seek ttt");
-	expect_err(&b, "NOT_LOGGED_IN");
+	ts_expect_err(&b, "NOT_LOGGED_IN");
 	/* the right password in another letter case of the name: the canonical name */
 	ts_send(&b, "#t login Alice secret1");
 	ts_expect0(&b, "{\"type\":\"ok\",\"cmd\":\"login\",\"id\":\"t\",\"name\":\"alice\","
@@ -110,7 +62,7 @@ START_TEST(test_register_and_login)
 	           "{\"type\":\"info\",\"event\":\"session_taken\",\"code\":\"SESSION_TAKEN\"}");
 	ck_assert(ts_eof(&a));
 	/* a password is the rest of the line */
-	reg(&c, s.port, "dave", "my pass phrase");
+	ts_register(&c, s.port, "dave", "my pass phrase");
 	ts_close(&c);
 	ts_connect_json(&c, s.port);
 	ts_send(&c, "login dave my pass phrase");
@@ -127,9 +79,9 @@ START_TEST(test_register_and_login)
 	ts_expect0(&p, "{\"type\":\"ok\",\"cmd\":\"who\"}");
 	ts_close(&p);
 	/* a guest may not register a name a guest holds; who tells accounts from guests */
-	guest(&d, s.port, "gus");
+	ts_join(&d, s.port, "gus");
 	ts_send(&c, "register gus secret1");
-	expect_err(&c, "NAME_TAKEN");
+	ts_expect_err(&c, "NAME_TAKEN");
 	ts_send(&d, "who");
 	cJSON *w = ts_expect(&d, "{\"type\":\"ok\",\"cmd\":\"who\"}");
 	cJSON *users = cJSON_GetObjectItem(w, "users");
@@ -166,11 +118,11 @@ START_TEST(test_throttle)
 	struct ts_srv s;
 	ts_up(&s, NULL, 0);
 	struct ts_cli a, b;
-	reg(&a, s.port, "eve", "secret1");
+	ts_register(&a, s.port, "eve", "secret1");
 	ts_connect_json(&b, s.port);
 	for (int i = 0; i < 5; i++) {
 		ts_send(&b, "login eve wrong%d", i);
-		expect_err(&b, "BAD_LOGIN");
+		ts_expect_err(&b, "BAD_LOGIN");
 	}
 	/* the sixth try is refused before the password is looked at, right or not */
 	ts_send(&b, "login eve secret1");
@@ -192,9 +144,9 @@ START_TEST(test_takeover_with_seat)
 {
 	struct ts_srv s;
 	struct ts_cli a, b, a2;
-	alice_and_bob(&s, &a, &b);
-	int id = start_game(&a, &b, "ttt");
-	cJSON_Delete(play(&a, &b, id, "a1"));
+	alice_and_bob(&s, &a, &b, NULL, 0);
+	int id = ts_begin_game(&a, &b, "ttt");
+	cJSON_Delete(ts_play(&a, &b, id, "a1"));
 	ts_connect_json(&a2, s.port);
 	ts_send(&a2, "login alice secret1");
 	cJSON_Delete(ts_expectf(&a2, "{\"type\":\"ok\",\"cmd\":\"login\",\"resumed\":[%d]}", id));
@@ -204,8 +156,8 @@ START_TEST(test_takeover_with_seat)
 	ck_assert(ts_eof(&a));
 	ts_until0(&b, "{\"type\":\"info\",\"event\":\"gone\",\"player\":\"alice\"}");
 	ts_until0(&b, "{\"type\":\"info\",\"event\":\"back\",\"player\":\"alice\"}");
-	cJSON_Delete(play(&b, &a2, id, "a2"));
-	cJSON_Delete(play(&a2, &b, id, "b1"));
+	cJSON_Delete(ts_play(&b, &a2, id, "a2"));
+	cJSON_Delete(ts_play(&a2, &b, id, "b1"));
 	ts_close(&a);
 	ts_close(&a2);
 	ts_close(&b);
@@ -226,17 +178,17 @@ START_TEST(test_rated_game)
 {
 	struct ts_srv s;
 	struct ts_cli a, b, g;
-	alice_and_bob(&s, &a, &b);
-	guest(&g, s.port, "gus");
+	alice_and_bob(&s, &a, &b, NULL, 0);
+	ts_join(&g, s.port, "gus");
 	ts_send(&g, "seek ttt rated=1");
-	expect_err(&g, "RATED_NEEDS_ACCOUNT");
+	ts_expect_err(&g, "RATED_NEEDS_ACCOUNT");
 	ts_send(&a, "seek ttt rated=1 color=first");
 	cJSON *ok = ts_expect(&a, "{\"type\":\"ok\",\"cmd\":\"seek\",\"seek\":{\"rated\":true}}");
 	int seek = ts_jint(cJSON_GetObjectItem(ok, "seek"), "id");
 	cJSON_Delete(ok);
 	ts_until0(&g, "{\"type\":\"seek\",\"event\":\"new\"}");
 	ts_send(&g, "accept %d", seek);
-	expect_err(&g, "RATED_NEEDS_ACCOUNT");
+	ts_expect_err(&g, "RATED_NEEDS_ACCOUNT");
 	ts_until0(&b, "{\"type\":\"seek\",\"event\":\"new\"}");
 	ts_send(&b, "accept %d", seek);
 	cJSON *acc = ts_until(&b, "{\"type\":\"ok\",\"cmd\":\"accept\"}");
@@ -244,11 +196,11 @@ START_TEST(test_rated_game)
 	cJSON_Delete(acc);
 	ts_until0(&a, "{\"type\":\"state\",\"seq\":1}");
 	ts_until0(&b, "{\"type\":\"state\",\"seq\":1}");
-	cJSON_Delete(play(&a, &b, id, "a1"));
-	cJSON_Delete(play(&b, &a, id, "a2"));
-	cJSON_Delete(play(&a, &b, id, "b1"));
-	cJSON_Delete(play(&b, &a, id, "b2"));
-	cJSON_Delete(play(&a, &b, id, "c1"));
+	cJSON_Delete(ts_play(&a, &b, id, "a1"));
+	cJSON_Delete(ts_play(&b, &a, id, "a2"));
+	cJSON_Delete(ts_play(&a, &b, id, "b1"));
+	cJSON_Delete(ts_play(&b, &a, id, "b2"));
+	cJSON_Delete(ts_play(&a, &b, id, "c1"));
 	ts_until0(&a, "{\"type\":\"game_over\",\"result\":{\"winner\":0}}");
 
 	/* one game as one rating period for both, from the defaults */
@@ -273,7 +225,7 @@ START_TEST(test_rated_game)
 	ts_until0(&g, "{\"type\":\"error\",\"code\":\"UNKNOWN_GAME\"}");
 
 	/* an unrated game with a guest changes nothing */
-	int id2 = start_game(&a, &g, "ttt");
+	int id2 = ts_begin_game(&a, &g, "ttt");
 	ts_send(&a, "resign %d", id2);
 	ts_until0(&g, "{\"type\":\"game_over\"}");
 	ts_send(&b, "ratings ttt");
@@ -339,13 +291,13 @@ START_TEST(test_record_and_replay)
 {
 	struct ts_srv s;
 	struct ts_cli a, b, v;
-	alice_and_bob(&s, &a, &b);
-	int id = start_game(&a, &b, "tak size=5 time=5+3");
+	alice_and_bob(&s, &a, &b, NULL, 0);
+	int id = ts_begin_game(&a, &b, "tak size=5 time=5+3");
 	static const char *const moves[] = {"a1", "e5", "c3", "c2", "d3", "d2", "b3", "c2+"};
 	cJSON *last = NULL;
 	for (size_t i = 0; i < sizeof moves / sizeof moves[0]; i++) {
 		cJSON_Delete(last);
-		last = play(i % 2 ? &b : &a, i % 2 ? &a : &b, id, moves[i]);
+		last = ts_play(i % 2 ? &b : &a, i % 2 ? &a : &b, id, moves[i]);
 	}
 	ts_send(&a, "resign %d", id);
 	ts_until0(&b, "{\"type\":\"game_over\",\"result\":{\"winner\":1,\"reason\":\"resign\"}}");
@@ -446,9 +398,11 @@ START_TEST(test_storage_failure)
 {
 	struct ts_srv s;
 	struct ts_cli a, b, c;
-	alice_and_bob(&s, &a, &b);
-	int id = start_game(&a, &b, "ttt");
-	cJSON_Delete(play(&a, &b, id, "a1"));
+	/* a write waits 200 ms for the lock, not the default 5 s */
+	static const char *const busy[] = {"--busy-timeout-ms", "200"};
+	alice_and_bob(&s, &a, &b, busy, 2);
+	int id = ts_begin_game(&a, &b, "ttt");
+	cJSON_Delete(ts_play(&a, &b, id, "a1"));
 	char path[512];
 	snprintf(path, sizeof path, "%s/bitarena.db", s.datadir);
 	sqlite3 *db = NULL;

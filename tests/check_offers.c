@@ -470,8 +470,8 @@ START_TEST(test_flag_with_increment)
 	ts_up_list(&s, NULL);
 	ts_join(&a, s.port, "alice");
 	ts_join(&b, s.port, "bob");
-	int id = ts_start_game(&a, &b, "ttt time=0:02+1", NULL);
-	/* each quick move adds a second: the clocks end above the 2 s base */
+	int id = ts_start_game(&a, &b, "ttt time=0:01+1", NULL);
+	/* each quick move adds a second: the clocks end above the 1 s base */
 	cJSON *st = play(&a, &b, NULL, id, "b2", 2);
 	int x = clock_of(st, 0);
 	cJSON_Delete(st);
@@ -479,9 +479,9 @@ START_TEST(test_flag_with_increment)
 	int o = clock_of(st, 1);
 	cJSON_Delete(st);
 	ck_assert_int_gt(x, 1000);
-	ck_assert_int_le(x, 3000);
+	ck_assert_int_le(x, 2000);
 	ck_assert_int_gt(o, 1000);
-	ck_assert_int_le(o, 3000);
+	ck_assert_int_le(o, 2000);
 	/* alice lets her flag fall: bob wins on time, the final clocks come with game_over */
 	const char *over = "{\"type\":\"game_over\",\"result\":{\"winner\":1,\"winner_name\":"
 	                   "\"bob\",\"score\":\"0-1\",\"reason\":\"timeout\"}}";
@@ -545,12 +545,12 @@ START_TEST(test_abandoned_after_grace)
 {
 	struct ts_srv s;
 	struct ts_cli a, b;
-	ts_up_list(&s, "--grace", "1", NULL);
+	ts_up_list(&s, "--grace-ms", "300", NULL);
 	ts_join(&a, s.port, "alice");
 	ts_join(&b, s.port, "bob");
 	int id = ts_start_game(&a, &b, "ttt time=5+0", NULL);
 	play0(&a, &b, NULL, id, "b2", 2);
-	drop(&b, &a, 1000);
+	drop(&b, &a, 300);
 	ts_expect0(&a, "{\"type\":\"game_over\",\"result\":{\"winner\":0,\"score\":\"1-0\","
 	               "\"reason\":\"abandoned\"}}");
 	/* too late: nothing to resume */
@@ -671,12 +671,12 @@ START_TEST(test_rtt)
 }
 END_TEST
 
-/* --ping 1: the pings keep coming; an unanswered one is replaced by the next. */
+/* --ping-ms 200: the pings keep coming; an unanswered one is replaced by the next. */
 START_TEST(test_ping_period)
 {
 	struct ts_srv s;
 	struct ts_cli a;
-	ts_up_list(&s, "--ping", "1", NULL);
+	ts_up_list(&s, "--ping-ms", "200", NULL);
 	ts_join(&a, s.port, "alice");
 	ts_send(&a, "set ping on");
 	ts_expect0(&a, "{\"type\":\"ok\",\"cmd\":\"set\",\"ping\":true}");
@@ -696,8 +696,12 @@ START_TEST(test_ping_period)
 	ts_down(&s);
 	const char *bin = getenv("BITARENAD");
 	char cmd[1200];
-	snprintf(cmd, sizeof cmd, "'%s' --ping 0 2>/dev/null", bin);
-	ck_assert_int_ne(system(cmd), 0);
+	static const char *const refused[] = {"--ping 0", "--ping-ms 5", "--grace-ms -1",
+	                                      "--busy-timeout-ms 0"};
+	for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+		snprintf(cmd, sizeof cmd, "'%s' %s 2>/dev/null", bin, refused[i]);
+		ck_assert_int_eq(system(cmd), 2 << 8); /* exit status 2: a bad option */
+	}
 }
 END_TEST
 

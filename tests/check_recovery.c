@@ -146,7 +146,7 @@ START_TEST(test_kill9_recovery)
 	 */
 	for (int i = 1; i >= 0; i--) {
 		if (i == 0)
-			ts_msleep(1100);
+			ts_msleep(300);
 		login(&cl[i], s.port, names[i], i ? "secret1" : "secret0");
 		snprintf(pat, sizeof pat,
 		         "{\"type\":\"ok\",\"cmd\":\"login\",\"guest\":false,\"resumed\":[%d]}",
@@ -227,37 +227,14 @@ START_TEST(test_kill9_recovery)
 }
 END_TEST
 
-/*
- * a and b connect and log in as the guests na and nb; a seeks kind_opts as the
- * first seat and b accepts seek 1. Returns the game id once a has the first state.
- */
-static int guest_game(int port, struct ts_cli *a, const char *na, struct ts_cli *b, const char *nb,
-                      const char *kind_opts)
-{
-	ts_connect_json(a, port);
-	ts_send(a, "login %s", na);
-	ts_expect0(a, "{\"type\":\"ok\"}");
-	ts_connect_json(b, port);
-	ts_send(b, "login %s", nb);
-	ts_expect0(b, "{\"type\":\"ok\"}");
-	ts_send(a, "seek %s color=first", kind_opts);
-	ts_expect0(a, "{\"type\":\"ok\",\"cmd\":\"seek\"}");
-	ts_until0(b, "{\"type\":\"seek\",\"event\":\"new\"}");
-	ts_send(b, "accept 1");
-	cJSON *acc = ts_until(b, "{\"type\":\"ok\",\"cmd\":\"accept\"}");
-	int id = ts_jint(acc, "game");
-	cJSON_Delete(acc);
-	ts_until0(a, "{\"type\":\"state\",\"seq\":1}");
-	return id;
-}
-
-/* A clean stop keeps games in progress too: they come back at the next start. */
 START_TEST(test_restart_keeps_games)
 {
 	struct ts_srv s;
 	ts_up(&s, NULL, 0);
 	struct ts_cli a, b;
-	int id = guest_game(s.port, &a, "gina", &b, "hal", "mnk m=5 n=5 k=4");
+	ts_join(&a, s.port, "gina");
+	ts_join(&b, s.port, "hal");
+	int id = ts_begin_game(&a, &b, "mnk m=5 n=5 k=4");
 	ts_send(&a, "move %d c3", id);
 	ts_until0(&a, "{\"type\":\"ok\",\"cmd\":\"move\"}");
 	ts_close(&a);
@@ -284,7 +261,9 @@ START_TEST(test_simultaneous_recovery)
 	struct ts_srv s;
 	ts_up(&s, NULL, 0);
 	struct ts_cli a, b, w;
-	int id = guest_game(s.port, &a, "ann", &b, "ben", "xmas seed=0 turn_ms=60000");
+	ts_join(&a, s.port, "ann");
+	ts_join(&b, s.port, "ben");
+	int id = ts_begin_game(&a, &b, "xmas seed=0 turn_ms=60000");
 	ts_send(&a, "move %d PUSH 3 RIGHT", id);
 	ts_expect0(&a, "{\"type\":\"ok\",\"pending\":true}");
 	ts_send(&b, "move %d PUSH 2 UP", id);

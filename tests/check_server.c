@@ -350,7 +350,7 @@ END_TEST
 
 START_TEST(test_vanish_forfeit)
 {
-	static const char *const args[] = {"--grace", "1"};
+	static const char *const args[] = {"--grace-ms", "300"};
 	struct ts_srv s;
 	struct ts_cli a, b, w, x, y;
 	setup(&s, args, 2, &a, &b, &w);
@@ -363,7 +363,7 @@ START_TEST(test_vanish_forfeit)
 	ts_expect0(&w, "{\"type\":\"state\",\"seq\":2}");
 	ts_close(&b); /* vanishes without a word */
 	ts_expect0(&a, "{\"type\":\"info\",\"event\":\"gone\",\"player\":\"bob\",\"seat\":1,"
-	               "\"grace_ms\":1000}");
+	               "\"grace_ms\":300}");
 	ts_expect0(&w, "{\"type\":\"info\",\"event\":\"gone\",\"player\":\"bob\"}");
 	/* meanwhile another game is served */
 	ts_join(&x, s.port, "xena");
@@ -442,18 +442,18 @@ START_TEST(test_flag_fall)
 	struct ts_srv s;
 	struct ts_cli a, b;
 	setup(&s, NULL, 0, &a, &b, NULL);
-	/* 3 s + 1 s per move: a moves at once, then b lets the flag fall */
-	ts_send(&a, "seek ttt time=0:03+1 color=white");
-	ts_expect0(&a, "{\"type\":\"ok\",\"seek\":{\"time\":{\"base_ms\":3000,\"inc_ms\":1000}}}");
+	/* 1 s + 1 s per move: a moves at once, then b lets the flag fall */
+	ts_send(&a, "seek ttt time=0:01+1 color=white");
+	ts_expect0(&a, "{\"type\":\"ok\",\"seek\":{\"time\":{\"base_ms\":1000,\"inc_ms\":1000}}}");
 	ts_until0(&b, "{\"type\":\"seek\",\"event\":\"new\"}");
 	ts_send(&b, "accept 1");
 	ts_expect0(&b, "{\"type\":\"ok\",\"game\":1}");
 	ts_expect0(&b, "{\"type\":\"seek\",\"event\":\"gone\"}");
-	ts_expect0(&b, "{\"type\":\"game_start\",\"time\":{\"base_ms\":3000,\"inc_ms\":1000}}");
+	ts_expect0(&b, "{\"type\":\"game_start\",\"time\":{\"base_ms\":1000,\"inc_ms\":1000}}");
 	cJSON *st = ts_expect(&b, "{\"type\":\"state\",\"seq\":1}");
 	cJSON *clocks = cJSON_GetObjectItem(st, "clocks");
 	ck_assert_int_eq(cJSON_GetArraySize(clocks), 2);
-	ck_assert_int_eq(cJSON_GetArrayItem(clocks, 1)->valueint, 3000);
+	ck_assert_int_eq(cJSON_GetArrayItem(clocks, 1)->valueint, 1000);
 	cJSON_Delete(st);
 	ts_until0(&a, "{\"type\":\"state\",\"seq\":1}");
 	ts_send(&a, "move 1 b2");
@@ -463,7 +463,7 @@ START_TEST(test_flag_fall)
 	/* the increment is added: more than the base unless a whole second went by */
 	int x_left = cJSON_GetArrayItem(clocks, 0)->valueint;
 	ck_assert_int_gt(x_left, 1000);
-	ck_assert_int_le(x_left, 4000);
+	ck_assert_int_le(x_left, 2000);
 	cJSON_Delete(st);
 	const char *over =
 	        "{\"type\":\"game_over\",\"result\":{\"winner\":0,\"reason\":\"timeout\"}}";
@@ -554,7 +554,8 @@ END_TEST
 
 START_TEST(test_slow_readers)
 {
-	static const char *const args[] = {"--out-cap", "2048", "--sndbuf", "4096", "--grace", "1"};
+	static const char *const args[] = {"--out-cap", "2048",       "--sndbuf",
+	                                   "4096",      "--grace-ms", "300"};
 	struct ts_srv s;
 	struct ts_cli a, b, w, v;
 	setup(&s, args, 6, &a, &b, NULL);

@@ -180,7 +180,8 @@ static inline void fk_start(struct fk_server *fs, const struct server_config *cf
 	fs->store = store;
 	if (store) {
 		tmpdir_make(fs->datadir, sizeof fs->datadir, "fakeconn-data");
-		ck_assert_int_eq(server_open_store(&fs->srv, fs->datadir, true), 0);
+		const struct store_options so = {.dir = fs->datadir};
+		ck_assert_int_eq(server_open_store(&fs->srv, &so, true), 0);
 	}
 }
 

@@ -6,8 +6,9 @@
  * one of its own, stopped with SIGTERM (must exit 0) or killed with SIGKILL;
  * clients on the client library's line client (clients/net.h) that write raw
  * bytes or lines, read lines with a bounded wait and match them as a JSON
- * subset or a shell glob; and the
- * steps every suite takes: join as a player, start a game from a seek.
+ * subset or a shell glob (match.h); and the steps every suite takes: join as a
+ * guest or register, start a game from a seek (every answer checked, or up to
+ * the first states), play a move.
  * Header-only; test code only.
  */
 #ifndef BITARENA_TESTS_TESTSERVER_H
@@ -308,6 +309,19 @@ static inline void ts_until0(struct ts_cli *c, const char *pattern)
 	cJSON_Delete(ts_until(c, pattern));
 }
 
+/* ts_until() with a printf pattern. */
+static inline cJSON *ts_untilf(struct ts_cli *c, const char *fmt, ...)
+        __attribute__((format(printf, 2, 3)));
+static inline cJSON *ts_untilf(struct ts_cli *c, const char *fmt, ...)
+{
+	char pat[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(pat, sizeof pat, fmt, ap);
+	va_end(ap);
+	return ts_until(c, pat);
+}
+
 /* Connects, checks the welcome, switches to JSON. */
 static inline void ts_connect_json(struct ts_cli *c, int port)
 {
@@ -322,7 +336,22 @@ static inline void ts_join(struct ts_cli *c, int port, const char *name)
 {
 	ts_connect_json(c, port);
 	ts_send(c, "login %s", name);
-	ts_expect0(c, "{\"type\":\"ok\",\"cmd\":\"login\"}");
+	ts_expect0(c, "{\"type\":\"ok\",\"cmd\":\"login\",\"guest\":true}");
+}
+
+/* A new connection in JSON registered (and so logged in) to the account name. */
+static inline void ts_register(struct ts_cli *c, int port, const char *name, const char *pw)
+{
+	ts_connect_json(c, port);
+	ts_send(c, "register %s %s", name, pw);
+	cJSON_Delete(ts_expectf(
+	        c, "{\"type\":\"ok\",\"cmd\":\"register\",\"name\":\"%s\",\"guest\":false}", name));
+}
+
+/* The next line is the error code (an answer to the last command). */
+static inline void ts_expect_err(struct ts_cli *c, const char *code)
+{
+	cJSON_Delete(ts_expectf(c, "{\"type\":\"error\",\"code\":\"%s\"}", code));
 }
 
 /*
@@ -361,6 +390,34 @@ static inline int ts_start_game(struct ts_cli *a, struct ts_cli *b, const char *
 	ts_expect0(b, "{\"type\":\"game_start\",\"seat\":1}");
 	ts_expect0(b, "{\"type\":\"state\",\"seq\":1,\"ply\":0,\"seat\":1}");
 	return id;
+}
+
+/*
+ * ts_seek_accept(), then both read up to their first state, skipping what
+ * comes between (unlike ts_start_game). Returns the game id.
+ */
+static inline int ts_begin_game(struct ts_cli *a, struct ts_cli *b, const char *kind_opts)
+{
+	ts_seek_accept(a, b, kind_opts);
+	cJSON *acc = ts_until(b, "{\"type\":\"ok\",\"cmd\":\"accept\"}");
+	int id = ts_jint(acc, "game");
+	cJSON_Delete(acc);
+	ts_until0(a, "{\"type\":\"state\",\"seq\":1,\"seat\":0}");
+	ts_until0(b, "{\"type\":\"state\",\"seq\":1,\"seat\":1}");
+	return id;
+}
+
+/*
+ * mover plays text in game id: its ok, then the new state to both (lines
+ * between skipped). Returns mover's state (caller frees).
+ */
+static inline cJSON *ts_play(struct ts_cli *mover, struct ts_cli *other, int id, const char *text)
+{
+	ts_send(mover, "move %d %s", id, text);
+	cJSON_Delete(ts_untilf(mover, "{\"type\":\"ok\",\"cmd\":\"move\",\"move\":\"%s\"}", text));
+	cJSON *st = ts_until(mover, "{\"type\":\"state\"}");
+	ts_until0(other, "{\"type\":\"state\"}");
+	return st;
 }
 
 #endif

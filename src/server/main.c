@@ -24,6 +24,9 @@ static void usage(FILE *f)
 	        "  --grace SECONDS     how long a disconnected player keeps the seat (default %d)\n"
 	        "  --ping SECONDS      how often connections that asked ('set ping on') are\n"
 	        "                      pinged to measure their round-trip time (default %d)\n"
+	        "  --grace-ms MS, --ping-ms MS  the same in milliseconds (tests)\n"
+	        "  --busy-timeout-ms MS  how long a write waits for a database another process\n"
+	        "                      has locked before it fails (default %d)\n"
 	        "  --port-file PATH    write the bound port number to PATH once listening\n"
 	        "  --out-cap BYTES     output a connection may have queued before spectators get\n"
 	        "                      only the newest state (default %d; 16x that: dropped)\n"
@@ -41,8 +44,8 @@ static void usage(FILE *f)
 	        "  --verbose           log connections to stderr\n"
 	        "  --help, --version\n"
 	        "Protocol: protocol/PROTOCOL.md; try 'nc 127.0.0.1 7777' and type 'help'.\n",
-	        SERVER_GRACE_DEFAULT, SERVER_PING_DEFAULT, CONN_OUT_SOFT, SERVER_DATA_DEFAULT,
-	        WEB_PKGDIR);
+	        SERVER_GRACE_DEFAULT, SERVER_PING_DEFAULT, STORE_BUSY_DEFAULT_MS, CONN_OUT_SOFT,
+	        SERVER_DATA_DEFAULT, WEB_PKGDIR);
 }
 
 /* A whole decimal number in least..most into *v; false for anything else. */
@@ -52,6 +55,36 @@ static bool parse_long(const char *s, long least, long most, long *v)
 	errno = 0;
 	*v = strtol(s, &end, 10);
 	return *s != '\0' && *end == '\0' && errno == 0 && *v >= least && *v <= most;
+}
+
+/* The options that take a duration: their name, range and unit (ms per unit). */
+static const struct duration_opt {
+	int opt;
+	const char *name;
+	long least, most, unit;
+} durations[] = {
+        {'g', "grace", 0, 86400, 1000},         {'G', "grace-ms", 0, 86400000, 1},
+        {'P', "ping", 1, 86400, 1000},          {'Q', "ping-ms", 10, 86400000, 1},
+        {'B', "busy-timeout-ms", 1, 600000, 1},
+};
+
+/* The duration option opt's argument in ms into *ms; false (said on stderr) when out of range. */
+static bool parse_duration(int opt, const char *arg, int64_t *ms)
+{
+	for (size_t i = 0; i < sizeof durations / sizeof durations[0]; i++) {
+		const struct duration_opt *d = &durations[i];
+		long v;
+		if (d->opt != opt)
+			continue;
+		if (!parse_long(arg, d->least, d->most, &v)) {
+			fprintf(stderr, "bitarenad: --%s takes %ld..%ld %s\n", d->name, d->least,
+			        d->most, d->unit == 1000 ? "seconds" : "ms");
+			return false;
+		}
+		*ms = v * d->unit;
+		return true;
+	}
+	return false;
 }
 
 /* Splits "HOST:PORT" or "[V6]:PORT" into host (buffer) and port. */
@@ -129,6 +162,9 @@ int main(int argc, char **argv)
 	        {"listen", required_argument, NULL, 'l'},
 	        {"grace", required_argument, NULL, 'g'},
 	        {"ping", required_argument, NULL, 'P'},
+	        {"grace-ms", required_argument, NULL, 'G'},
+	        {"ping-ms", required_argument, NULL, 'Q'},
+	        {"busy-timeout-ms", required_argument, NULL, 'B'},
 	        {"port-file", required_argument, NULL, 'p'},
 	        {"out-cap", required_argument, NULL, 'o'},
 	        {"sndbuf", required_argument, NULL, 's'},
@@ -146,6 +182,7 @@ int main(int argc, char **argv)
 	const char *listen = "127.0.0.1:7777", *port_file = NULL, *data = SERVER_DATA_DEFAULT;
 	const char *http = NULL, *http_port_file = NULL, *http_origin = NULL, *http_root = NULL;
 	bool fast_hash = false;
+	int64_t busy_ms = 0; /* the store's default */
 	struct server_config cfg = {.grace_ms = SERVER_GRACE_DEFAULT * 1000LL, .verbose = false};
 	int opt;
 	while ((opt = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
@@ -154,17 +191,15 @@ int main(int argc, char **argv)
 			listen = optarg;
 			break;
 		case 'g':
-		case 'P': {
-			long g, least = opt == 'g' ? 0 : 1;
-			if (!parse_long(optarg, least, 86400, &g)) {
-				fprintf(stderr, "bitarenad: --%s takes %ld..86400 seconds\n",
-				        opt == 'g' ? "grace" : "ping", least);
+		case 'G':
+		case 'P':
+		case 'Q':
+		case 'B': {
+			int64_t *into = opt == 'g' || opt == 'G'   ? &cfg.grace_ms
+			                : opt == 'P' || opt == 'Q' ? &cfg.ping_ms
+			                                           : &busy_ms;
+			if (!parse_duration(opt, optarg, into))
 				return 2;
-			}
-			if (opt == 'g')
-				cfg.grace_ms = g * 1000LL;
-			else
-				cfg.ping_ms = g * 1000LL;
 			break;
 		}
 		case 'p':
@@ -243,7 +278,8 @@ int main(int argc, char **argv)
 	}
 	struct server *srv = malloc(sizeof *srv);
 	int r = srv ? server_init(srv, &loop, &cfg) : UV_ENOMEM;
-	if (r == 0 && server_open_store(srv, data, fast_hash) < 0)
+	const struct store_options so = {.dir = data, .busy_timeout_ms = (int)busy_ms};
+	if (r == 0 && server_open_store(srv, &so, fast_hash) < 0)
 		return start_failed(&loop, srv);
 	if (r == 0) {
 		int n = server_recover(srv);

@@ -110,11 +110,11 @@ int server_init(struct server *s, uv_loop_t *loop, const struct server_config *c
 	return 0;
 }
 
-int server_open_store(struct server *s, const char *dir, bool fast_hash)
+int server_open_store(struct server *s, const struct store_options *o, bool fast_hash)
 {
-	int r = store_open(dir, &s->db);
+	int r = store_open_opts(o, &s->db);
 	if (r < 0) {
-		log_error("cannot open the store in %s: %s", dir, store_strerror(r));
+		log_error("cannot open the store in %s: %s", o->dir, store_strerror(r));
 		return r;
 	}
 	journal_init(&s->journal, s->db, &s->sess);

@@ -72,11 +72,11 @@ struct server {
 /* Sets up s on loop (the layers, signals); games in memory until server_open_store(). */
 int server_init(struct server *s, uv_loop_t *loop, const struct server_config *cfg);
 /*
- * Opens (creating) dir and its database: games are journalled, accounts and
- * the store's verbs work. fast_hash: the weakest Argon2id cost (tests only).
- * 0 or a negative enum store_err (the reason is logged to stderr).
+ * Opens the store o says (SQLite in o->dir, created when missing; its busy
+ * timeout): games are journalled, accounts and the store's verbs work. fast_hash: the weakest
+ * Argon2id cost (tests only). 0 or a negative enum store_err (the reason is logged to stderr).
  */
-int server_open_store(struct server *s, const char *dir, bool fast_hash);
+int server_open_store(struct server *s, const struct store_options *o, bool fast_hash);
 /* Brings back the games in progress in the store: how many, or a negative enum store_err. */
 int server_recover(struct server *s);
 /*
