@@ -12,9 +12,11 @@ set -eu
 cd "$(dirname "$0")"
 
 PKGS="build-essential autoconf automake pkg-config libuv1-dev libcjson-dev check \
-libsqlite3-dev libsodium-dev libwebsockets-dev libwebsockets-evlib-uv python3"
-# The browser tests' headless Chromium and its driver, for `./run.sh test` only.
-[ "${1:-run}" = test ] && PKGS="$PKGS chromium chromium-driver python3-selenium"
+libsqlite3-dev libsodium-dev libwebsockets-dev libwebsockets-evlib-uv libpq-dev python3"
+# For `./run.sh test` only: the browser tests' headless Chromium and its driver; the servers
+# the storage and cluster tests start for themselves (throw-away PostgreSQL, redis-server).
+[ "${1:-run}" = test ] && PKGS="$PKGS chromium chromium-driver python3-selenium postgresql \
+redis-server"
 
 missing=""
 for p in $PKGS; do

@@ -1,10 +1,16 @@
 /*
- * check_store.c - the SQLite store (src/server/store.c) in a temporary
- * directory: account rules and Argon2id hashes, the move journal and its
- * guards, recovery of games in progress (also after a child process holding
- * the store is killed with SIGKILL mid-stream), ratings, history, reopening
- * and migrations, transactions, game ids, the database file removed or
- * emptied under a running store, reader connections.
+ * check_store.c - the store (src/server/store.c) on each back end
+ * (storetest.h): SQLite in a temporary directory, PostgreSQL on a
+ * throw-away server. The same cases on both: account rules and Argon2id
+ * hashes, the move journal and its guards, recovery of games in progress
+ * (also after a child process holding the store is killed with SIGKILL
+ * mid-stream), ratings, history, reopening, transactions, game ids, reader
+ * connections. Each back end's own: SQLite's schema versions and migrations
+ * and its database file removed or emptied under a running store;
+ * PostgreSQL's schema versions, its tables dropped or the store replaced
+ * under a running store, sessions broken and the server stopped and started
+ * again, text that is not UTF-8, ids reserved by many connections at once,
+ * servers migrating together.
  */
 #include <check.h>
 #include <signal.h>
@@ -17,23 +23,37 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <uv.h>
+
 #include "server/store.h"
-#include "tmpdir.h"
+#include "storetest.h"
 #include "check_main.h"
 
-static char tmpdir[256];
-static char dbdir[300];
-
-static void setup(void)
+/* SQLite: a nested directory that does not exist yet: store_open creates it. */
+static void setup_sqlite(void)
 {
-	tmpdir_make(tmpdir, sizeof tmpdir, "check_store");
-	/* A nested directory that does not exist yet: store_open creates it. */
-	snprintf(dbdir, sizeof dbdir, "%s/data/db", tmpdir);
+	st_setup(ST_SQLITE, "check_store", "data/db");
+}
+
+static void setup_pg(void)
+{
+	st_setup(ST_PG, "check_store", "data/db");
 }
 
 static void teardown(void)
 {
-	tmpdir_remove(tmpdir);
+	st_teardown();
+}
+
+/* Opens the running test's store (as a reader, or not). */
+static struct store *open_store(bool reader)
+{
+	struct store_options o = {.reader = reader};
+	st_options(&o);
+	struct store *s = NULL;
+	ck_assert_int_eq(store_open_opts(&o, &s), STORE_OK);
+	ck_assert_ptr_nonnull(s);
+	return s;
 }
 
 static void assert_rating(const struct store_rating *r, double rating, double rd, double vol,
@@ -48,9 +68,7 @@ static void assert_rating(const struct store_rating *r, double rating, double rd
 /* Opens the test store with the cheapest Argon2id cost (fast under valgrind). */
 static struct store *open_fast(void)
 {
-	struct store *s = NULL;
-	ck_assert_int_eq(store_open(dbdir, &s), STORE_OK);
-	ck_assert_ptr_nonnull(s);
+	struct store *s = open_store(false);
 	store_set_hash_cost(s, crypto_pwhash_OPSLIMIT_MIN, crypto_pwhash_MEMLIMIT_MIN);
 	return s;
 }
@@ -175,6 +193,8 @@ START_TEST(test_accounts)
 	char path[400];
 	snprintf(path, sizeof path, "%s", store_path(s));
 	store_close(s);
+	if (st_is_pg()) /* the server's files are its own */
+		return;
 	/* Neither the database nor its WAL holds the clear password. */
 	ck_assert(file_contains(path, "Alice_1"));
 	ck_assert(!file_contains(path, "correct horse"));
@@ -186,8 +206,7 @@ END_TEST
 /* The default cost is libsodium's INTERACTIVE Argon2id: t=2, m=64 MiB. */
 START_TEST(test_default_hash_cost)
 {
-	struct store *s = NULL;
-	ck_assert_int_eq(store_open(dbdir, &s), STORE_OK);
+	struct store *s = open_store(false);
 	ck_assert_int_eq(store_account_create(s, "Carol", "interactive", 1), STORE_OK);
 	char hash[STORE_HASH_MAX];
 	ck_assert_int_eq(store_account_hash(s, "carol", NULL, hash), STORE_OK);
@@ -304,7 +323,7 @@ END_TEST
 START_TEST(test_reopen_and_recovery)
 {
 	struct store *s = open_fast();
-	ck_assert_int_eq(store_schema_version(s), 2);
+	ck_assert_int_eq(store_schema_version(s), st_version());
 	ck_assert_int_eq(store_account_create(s, "Dave", "password1", 10), STORE_OK);
 	struct store_rating r = {1612.5, 80.25, 0.0601, 7, 99};
 	ck_assert_int_eq(store_rating_put(s, "dave", "tak", &r), STORE_OK);
@@ -335,7 +354,7 @@ START_TEST(test_reopen_and_recovery)
 
 	/* Reopen: the migration does not run twice, and everything is there. */
 	s = open_fast();
-	ck_assert_int_eq(store_schema_version(s), 2);
+	ck_assert_int_eq(store_schema_version(s), st_version());
 	ck_assert_int_eq(store_account_verify(s, "DAVE", "password1", NULL), STORE_OK);
 	struct store_rating got;
 	ck_assert_int_eq(store_rating_get(s, "Dave", "tak", &got), STORE_OK);
@@ -396,8 +415,10 @@ START_TEST(test_kill9_keeps_acknowledged_moves)
 	ck_assert_int_ge(pid, 0);
 	if (pid == 0) {
 		close(fds[0]);
+		struct store_options o = {0};
+		st_options(&o);
 		struct store *cs = NULL;
-		if (store_open(dbdir, &cs) != STORE_OK)
+		if (store_open_opts(&o, &cs) != STORE_OK)
 			_exit(2);
 		for (int ply = 0;; ply++) { /* until killed */
 			struct store_move m;
@@ -574,11 +595,11 @@ START_TEST(test_newer_schema_refused)
 	ck_assert_int_eq(sqlite3_exec(db, "PRAGMA user_version = 99", NULL, NULL, NULL), SQLITE_OK);
 	sqlite3_close(db);
 	s = (struct store *)1;
-	ck_assert_int_eq(store_open(dbdir, &s), STORE_ESCHEMA);
+	ck_assert_int_eq(store_open(ste.dir, &s), STORE_ESCHEMA);
 	ck_assert_ptr_null(s);
 	/* A path that cannot be a directory. */
 	char file[400];
-	snprintf(file, sizeof file, "%s/plainfile", tmpdir);
+	snprintf(file, sizeof file, "%s/plainfile", ste.tmpdir);
 	FILE *f = fopen(file, "w");
 	ck_assert_ptr_nonnull(f);
 	fclose(f);
@@ -726,7 +747,7 @@ START_TEST(test_store_gone)
 	store_close(s);
 	/* a 0-byte database where a store is expected */
 	char dir[300], empty[400];
-	snprintf(dir, sizeof dir, "%s/empty", tmpdir);
+	snprintf(dir, sizeof dir, "%s/empty", ste.tmpdir);
 	ck_assert_int_eq(mkdir(dir, 0700), 0);
 	snprintf(empty, sizeof empty, "%s/%s", dir, STORE_DB_FILE);
 	FILE *f = fopen(empty, "w");
@@ -743,7 +764,8 @@ END_TEST
 /* A reader connection reads and never writes; it does not create a store. */
 START_TEST(test_reader_connection)
 {
-	struct store_options o = {.dir = dbdir, .reader = true};
+	struct store_options o = {.reader = true};
+	st_options(&o);
 	struct store *r = (struct store *)1;
 	ck_assert_int_ne(store_open_opts(&o, &r), STORE_OK);
 	ck_assert_ptr_null(r);
@@ -757,10 +779,10 @@ START_TEST(test_reader_connection)
 	ck_assert_int_eq(store_begin(r), STORE_EINVAL);
 	ck_assert_int_eq(store_sync(r), STORE_OK);
 	ck_assert(store_options_of(r)->reader);
-	ck_assert_str_eq(store_backend_name(r), "sqlite");
+	ck_assert_str_eq(store_backend_name(r), st_name());
 	store_close(r);
 	store_close(s);
-	struct store_options bad = {.dir = dbdir, .backend = "oracle"};
+	struct store_options bad = {.dir = ste.dir, .backend = "oracle"};
 	ck_assert_int_eq(store_open_opts(&bad, &r), STORE_EINVAL);
 	bad.backend = NULL;
 	bad.busy_timeout_ms = -1;
@@ -768,26 +790,342 @@ START_TEST(test_reader_connection)
 }
 END_TEST
 
+/* ---- PostgreSQL's own ------------------------------------------------------------------ */
+
+/* Ends every session of bitarenad's on the server (as a restart would, or an operator). */
+static void pg_drop_sessions(void)
+{
+	PGconn *c = pgtest_connect(&st_pg, NULL);
+	pgtest_sql(c, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+	              " WHERE application_name = 'bitarenad' AND pid <> pg_backend_pid()");
+	PQfinish(c);
+}
+
+/* A store newer than this bitarena is refused; so are bad and unreachable servers. */
+START_TEST(test_pg_versions)
+{
+	struct store *s = open_fast();
+	ck_assert_int_eq(store_schema_version(s), 1);
+	ck_assert_ptr_nonnull(strstr(store_path(s), "postgresql://bitarena@"));
+	store_close(s);
+	s = open_fast(); /* the migration runs once */
+	store_close(s);
+	struct st_other o;
+	st_other_open(&o);
+	PGresult *r = PQexec(o.pg, "SELECT count(*) FROM bitarena_migrations");
+	ck_assert_str_eq(PQgetvalue(r, 0, 0), "1");
+	PQclear(r);
+	st_other_sql(&o, "INSERT INTO bitarena_migrations(version) VALUES (99)");
+	st_other_close(&o);
+	struct store_options opt = {0};
+	st_options(&opt);
+	s = (struct store *)1;
+	ck_assert_int_eq(store_open_opts(&opt, &s), STORE_ESCHEMA);
+	ck_assert_ptr_null(s);
+	opt.reader = true;
+	ck_assert_int_eq(store_open_opts(&opt, &s), STORE_ESCHEMA);
+	/* a connection string libpq cannot read; a server that is not there */
+	opt.reader = false;
+	opt.conninfo = "postgresql://[::1";
+	ck_assert_int_eq(store_open_opts(&opt, &s), STORE_EINVAL);
+	opt.conninfo = NULL;
+	ck_assert_int_eq(store_open_opts(&opt, &s), STORE_EINVAL);
+	char uri[300];
+	snprintf(uri, sizeof uri, "postgresql://127.0.0.1:%d/postgres?connect_timeout=2",
+	         svc_free_port());
+	opt.conninfo = uri;
+	ck_assert_int_eq(store_open_opts(&opt, &s), STORE_EUNAVAIL);
+	ck_assert_ptr_null(s);
+	ck_assert(store_err_is_failure(STORE_EUNAVAIL));
+	ck_assert_str_eq(store_strerror(STORE_EUNAVAIL), "the database server cannot be reached");
+}
+END_TEST
+
+/* The store replaced (another store id behind the same address) or its tables dropped. */
+START_TEST(test_pg_store_gone)
+{
+	struct store *s = open_fast();
+	struct store_game g;
+	new_game(&g, "tak", "p1", "p2", 1);
+	int64_t id;
+	ck_assert_int_eq(store_game_begin(s, &g, &id), STORE_OK);
+	struct st_other o;
+	st_other_open(&o);
+	st_other_sql(&o, "UPDATE bitarena_meta SET value = 'another' WHERE key = 'store_id'");
+	pg_drop_sessions();
+	struct store_move m;
+	make_move(&m, 0, "a1");
+	ck_assert_int_eq(store_move_append(s, id, &m), STORE_EGONE);
+	ck_assert_msg(strstr(store_last_error(s), "replaced") != NULL, "%s", store_last_error(s));
+	ck_assert_int_eq(store_begin(s), STORE_EGONE); /* for good */
+	ck_assert_int_eq(store_check(s), STORE_EGONE);
+	store_close(s);
+	st_other_sql(&o, "UPDATE bitarena_meta SET value = 'x' WHERE key = 'store_id'");
+	s = open_fast(); /* a new start takes the store as it finds it */
+	ck_assert_int_eq(store_move_append(s, id, &m), STORE_OK);
+	char sql[200];
+	snprintf(sql, sizeof sql, "DROP SCHEMA %s CASCADE", ste.schema);
+	st_other_sql(&o, sql);
+	make_move(&m, 1, "e5");
+	ck_assert_int_eq(store_move_append(s, id, &m), STORE_EGONE);
+	ck_assert_msg(strstr(store_last_error(s), "gone") != NULL, "%s", store_last_error(s));
+	struct store_game f;
+	ck_assert_int_eq(store_game_fetch(s, id, &f), STORE_EGONE);
+	store_close(s);
+	st_other_close(&o);
+	/* where no store is, a reader refuses to start */
+	struct store_options opt = {.reader = true};
+	st_options(&opt);
+	ck_assert_int_eq(store_open_opts(&opt, &s), STORE_EGONE);
+}
+END_TEST
+
+/* Sessions that broke under the store are made again: reads, writes, transactions go on. */
+START_TEST(test_pg_sessions_broken)
+{
+	struct store *s = open_fast();
+	struct store *r = open_store(true);
+	struct store_game g, f;
+	new_game(&g, "tak", "p1", "p2", 1);
+	int64_t id;
+	ck_assert_int_eq(store_game_begin(s, &g, &id), STORE_OK);
+	pg_drop_sessions();
+	ck_assert_int_eq(store_game_fetch(r, id, &f), STORE_OK); /* a read: tried again */
+	store_game_clear(&f);
+	struct store_move m;
+	make_move(&m, 0, "a1");
+	ck_assert_int_eq(store_move_append(s, id, &m), STORE_OK); /* its own transaction */
+	pg_drop_sessions();
+	ck_assert_int_eq(store_begin(s), STORE_OK);
+	make_move(&m, 1, "e5");
+	ck_assert_int_eq(store_move_append(s, id, &m), STORE_OK);
+	ck_assert_int_eq(store_commit(s), STORE_OK);
+	/* broken inside a transaction: that transaction is lost, the next one works */
+	ck_assert_int_eq(store_begin(s), STORE_OK);
+	make_move(&m, 2, "c3");
+	ck_assert_int_eq(store_move_append(s, id, &m), STORE_OK);
+	pg_drop_sessions();
+	make_move(&m, 3, "d3");
+	ck_assert_int_eq(store_move_append(s, id, &m), STORE_EUNAVAIL);
+	store_rollback(s);
+	ck_assert_int_eq(store_game_fetch(r, id, &f), STORE_OK);
+	ck_assert_int_eq(f.plies, 2);
+	store_game_clear(&f);
+	ck_assert_int_eq(store_begin(s), STORE_OK);
+	make_move(&m, 2, "c4");
+	ck_assert_int_eq(store_move_append(s, id, &m), STORE_OK);
+	ck_assert_int_eq(store_commit(s), STORE_OK);
+	ck_assert_int_eq(store_game_fetch(r, id, &f), STORE_OK);
+	ck_assert_int_eq(f.plies, 3);
+	ck_assert_str_eq(f.moves[2].text, "c4");
+	store_game_clear(&f);
+	store_close(r);
+	store_close(s);
+}
+END_TEST
+
+/* The server stopped: a clear failure (STORE_EUNAVAIL) for every call; started: service again. */
+START_TEST(test_pg_server_down)
+{
+	struct store *s = open_fast();
+	struct store *r = open_store(true);
+	struct store_game g, f;
+	new_game(&g, "tak", "p1", "p2", 1);
+	int64_t id;
+	ck_assert_int_eq(store_game_begin(s, &g, &id), STORE_OK);
+	struct store_move m;
+	make_move(&m, 0, "a1");
+	ck_assert_int_eq(store_move_append(s, id, &m), STORE_OK);
+	pgtest_stop(&st_pg, "immediate");
+	make_move(&m, 1, "e5");
+	ck_assert_int_eq(store_move_append(s, id, &m), STORE_EUNAVAIL);
+	ck_assert_ptr_nonnull(strstr(store_last_error(s), "connect"));
+	ck_assert_int_eq(store_begin(s), STORE_EUNAVAIL);
+	ck_assert_int_eq(store_game_fetch(r, id, &f), STORE_EUNAVAIL);
+	ck_assert_int_eq(store_check(s), STORE_OK); /* not gone: it may come back */
+	ck_assert(pgtest_restart(&st_pg));
+	ck_assert_int_eq(store_move_append(s, id, &m), STORE_OK);
+	ck_assert_int_eq(store_game_fetch(r, id, &f), STORE_OK);
+	ck_assert_int_eq(f.plies, 2);
+	store_game_clear(&f);
+	store_close(r);
+	store_close(s);
+}
+END_TEST
+
+/*
+ * Every acknowledged commit survives a crash of the server itself, even
+ * where the server's own default is synchronous_commit off (the store sets
+ * it on for its sessions): a child appends and acknowledges on a pipe, the
+ * server is stopped -m immediate mid-stream.
+ */
+START_TEST(test_pg_crash_keeps_acknowledged)
+{
+	PGconn *c = pgtest_connect(&st_pg, NULL);
+	pgtest_sql(c, "ALTER SYSTEM SET synchronous_commit = off");
+	pgtest_sql(c, "SELECT pg_reload_conf()");
+	PQfinish(c);
+	struct store *s = open_fast();
+	struct store_game g;
+	new_game(&g, "tak", "p1", "p2", 1);
+	int64_t id;
+	ck_assert_int_eq(store_game_begin(s, &g, &id), STORE_OK);
+	store_close(s);
+	int fds[2];
+	ck_assert_int_eq(pipe(fds), 0);
+	pid_t pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		close(fds[0]);
+		struct store *cs = open_store(false);
+		for (int ply = 0;; ply++) {
+			struct store_move m;
+			make_move(&m, ply, ply % 2 ? "b2" : "a1");
+			if (store_move_append(cs, id, &m) != STORE_OK)
+				_exit(0); /* the server is gone */
+			if (write(fds[1], &ply, sizeof ply) != sizeof ply)
+				_exit(4);
+		}
+	}
+	close(fds[1]);
+	int acked = -1, ply;
+	while (acked < 300 && read(fds[0], &ply, sizeof ply) == sizeof ply)
+		acked = ply;
+	pgtest_stop(&st_pg, "immediate");
+	while (read(fds[0], &ply, sizeof ply) == sizeof ply)
+		acked = ply;
+	close(fds[0]);
+	int status;
+	waitpid(pid, &status, 0);
+	ck_assert_int_ge(acked, 300);
+	ck_assert(pgtest_restart(&st_pg));
+	c = pgtest_connect(&st_pg, NULL);
+	pgtest_sql(c, "ALTER SYSTEM RESET synchronous_commit");
+	pgtest_sql(c, "SELECT pg_reload_conf()");
+	PQfinish(c);
+	s = open_fast();
+	struct store_game f;
+	ck_assert_int_eq(store_game_fetch(s, id, &f), STORE_OK);
+	fprintf(stderr, "postgresql crash: %d commits acknowledged, %d in the store\n", acked + 1,
+	        f.plies);
+	ck_assert_int_ge(f.plies, acked + 1);
+	store_game_clear(&f);
+	store_close(s);
+}
+END_TEST
+
+/* Text that is not UTF-8 is refused before it is sent, and the transaction goes on. */
+START_TEST(test_pg_not_utf8)
+{
+	struct store *s = open_fast();
+	struct store_game g;
+	new_game(&g, "tak", "p1", "Guest\xff", 1);
+	int64_t id;
+	ck_assert_int_eq(store_game_begin(s, &g, &id), STORE_EINVAL);
+	new_game(&g, "tak", "p1", "Gu\xc3\xa9st", 1); /* valid UTF-8 is fine */
+	ck_assert_int_eq(store_game_begin(s, &g, &id), STORE_OK);
+	ck_assert_int_eq(store_begin(s), STORE_OK);
+	struct store_move m;
+	make_move(&m, 0, "a\xc0\x81"); /* overlong */
+	ck_assert_int_eq(store_move_append(s, id, &m), STORE_EINVAL);
+	make_move(&m, 0, "\xed\xa0\x80"); /* a surrogate */
+	ck_assert_int_eq(store_move_append(s, id, &m), STORE_EINVAL);
+	make_move(&m, 0, "a1");
+	ck_assert_int_eq(store_move_append(s, id, &m), STORE_OK);
+	ck_assert_int_eq(store_commit(s), STORE_OK);
+	struct store_game f;
+	ck_assert_int_eq(store_game_fetch(s, id, &f), STORE_OK);
+	ck_assert_int_eq(f.plies, 1);
+	ck_assert_str_eq(f.players[1], "Gu\xc3\xa9st");
+	store_game_clear(&f);
+	store_close(s);
+}
+END_TEST
+
+/* Several servers on one database: ids reserved at once never overlap; migrations run once. */
+#define PG_RACERS 4
+#define PG_BLOCKS 40
+
+struct racer {
+	uv_thread_t t;
+	int err;
+	int64_t first[PG_BLOCKS];
+};
+
+static void race_ids(void *arg)
+{
+	struct racer *r = arg;
+	struct store_options o = {0};
+	st_options(&o);
+	struct store *s = NULL;
+	r->err = store_open_opts(&o, &s); /* all at once on an empty schema: one migrates */
+	for (int i = 0; i < PG_BLOCKS && r->err == STORE_OK; i++) {
+		if (i % 2 == 0) {
+			r->err = store_reserve_ids(s, 7, &r->first[i]);
+			continue;
+		}
+		/* inside a transaction too, as the journal's writer does */
+		r->err = store_begin(s);
+		if (r->err == STORE_OK)
+			r->err = store_reserve_ids(s, 7, &r->first[i]);
+		if (r->err == STORE_OK)
+			r->err = store_commit(s);
+	}
+	store_close(s);
+}
+
+START_TEST(test_pg_many_servers)
+{
+	static struct racer rs[PG_RACERS];
+	for (int i = 0; i < PG_RACERS; i++)
+		ck_assert_int_eq(uv_thread_create(&rs[i].t, race_ids, &rs[i]), 0);
+	for (int i = 0; i < PG_RACERS; i++)
+		uv_thread_join(&rs[i].t);
+	int64_t all[PG_RACERS * PG_BLOCKS];
+	int n = 0;
+	for (int i = 0; i < PG_RACERS; i++) {
+		ck_assert_int_eq(rs[i].err, STORE_OK);
+		for (int b = 0; b < PG_BLOCKS; b++)
+			all[n++] = rs[i].first[b];
+	}
+	for (int i = 0; i < n; i++)
+		for (int j = 0; j < n; j++)
+			ck_assert(i == j || all[i] + 7 <= all[j] || all[j] + 7 <= all[i]);
+	struct st_other o;
+	st_other_open(&o);
+	PGresult *r = PQexec(o.pg, "SELECT count(*), max(version) FROM bitarena_migrations");
+	ck_assert_str_eq(PQgetvalue(r, 0, 0), "1");
+	PQclear(r);
+	st_other_close(&o);
+}
+END_TEST
+
 static Suite *store_suite(void)
 {
 	Suite *s = suite_create("store");
-	TCase *tc = tcase_create("sqlite");
-	tcase_add_checked_fixture(tc, setup, teardown);
-	tcase_set_timeout(tc, 120);
-	tcase_add_test(tc, test_accounts);
-	tcase_add_test(tc, test_default_hash_cost);
-	tcase_add_test(tc, test_journal_guards);
-	tcase_add_test(tc, test_reopen_and_recovery);
-	tcase_add_test(tc, test_kill9_keeps_acknowledged_moves);
-	tcase_add_test(tc, test_ratings);
-	tcase_add_test(tc, test_history);
-	tcase_add_test(tc, test_newer_schema_refused);
-	tcase_add_test(tc, test_transactions);
-	tcase_add_test(tc, test_game_ids);
-	tcase_add_test(tc, test_migration_to_id_counter);
-	tcase_add_test(tc, test_store_gone);
-	tcase_add_test(tc, test_reader_connection);
-	suite_add_tcase(s, tc);
+	const TTest *const both[] = {test_accounts,
+	                             test_default_hash_cost,
+	                             test_journal_guards,
+	                             test_reopen_and_recovery,
+	                             test_kill9_keeps_acknowledged_moves,
+	                             test_ratings,
+	                             test_history,
+	                             test_transactions,
+	                             test_game_ids,
+	                             test_reader_connection,
+	                             NULL};
+	const TTest *const sqlite_only[] = {test_newer_schema_refused, test_migration_to_id_counter,
+	                                    test_store_gone, NULL};
+	const TTest *const pg_only[] = {test_pg_versions,
+	                                test_pg_store_gone,
+	                                test_pg_sessions_broken,
+	                                test_pg_server_down,
+	                                test_pg_crash_keeps_acknowledged,
+	                                test_pg_not_utf8,
+	                                test_pg_many_servers,
+	                                NULL};
+	st_cases(s, "check_store", setup_sqlite, setup_pg, teardown, 120, both, sqlite_only,
+	         pg_only);
 	return s;
 }
 

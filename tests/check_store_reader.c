@@ -1,6 +1,7 @@
 /*
  * check_store_reader.c - reads off the loop (src/server/store_reader.c) on
- * a real SQLite store in a temporary directory: jobs run on reader threads
+ * each back end (storetest.h: SQLite in a temporary directory, PostgreSQL on
+ * a throw-away server): jobs run on reader threads
  * (not the loop's), results come back to the loop; reads are not held up
  * by a write lock another connection holds, and see every commit the
  * writer reported; reader connections refuse writes; stopping runs what is
@@ -16,28 +17,38 @@
 #include "server/store.h"
 #include "server/store_reader.h"
 #include "server/store_writer.h"
-#include "tmpdir.h"
+#include "storetest.h"
 #include "check_main.h"
 
-static char tmpdir[256];
-static char dbdir[512];
-
-static void setup(void)
+static void setup_sqlite(void)
 {
-	tmpdir_make(tmpdir, sizeof tmpdir, "check_store_reader");
-	snprintf(dbdir, sizeof dbdir, "%s/db", tmpdir);
+	st_setup(ST_SQLITE, "check_store_reader", "db");
+}
+
+static void setup_pg(void)
+{
+	st_setup(ST_PG, "check_store_reader", "db");
 }
 
 static void teardown(void)
 {
-	tmpdir_remove(tmpdir);
+	st_teardown();
+}
+
+/* The running test's store options (busy: the lock wait). */
+static struct store_options options(int busy_ms)
+{
+	struct store_options o = {.busy_timeout_ms = busy_ms};
+	st_options(&o);
+	return o;
 }
 
 /* A store with accounts user0..user9, each with one finished game against the next. */
 static void populate(void)
 {
 	struct store *s = NULL;
-	ck_assert_int_eq(store_open(dbdir, &s), STORE_OK);
+	struct store_options o = options(0);
+	ck_assert_int_eq(store_open_opts(&o, &s), STORE_OK);
 	for (int i = 0; i < 10; i++) {
 		char name[16];
 		snprintf(name, sizeof name, "user%d", i);
@@ -133,7 +144,7 @@ START_TEST(test_reads_off_the_loop)
 	loop_thread = uv_thread_self();
 	uv_loop_t loop;
 	ck_assert_int_eq(uv_loop_init(&loop), 0);
-	struct store_options o = {.dir = dbdir};
+	struct store_options o = options(0);
 	struct store_reader *r = NULL;
 	ck_assert_int_eq(store_reader_start(&loop, &o, 2, &r), STORE_OK);
 	int count = 0;
@@ -198,7 +209,7 @@ START_TEST(test_reads_beside_writes)
 	populate();
 	uv_loop_t loop;
 	ck_assert_int_eq(uv_loop_init(&loop), 0);
-	struct store_options o = {.dir = dbdir, .busy_timeout_ms = 20};
+	struct store_options o = options(20);
 	struct store *ws = NULL;
 	ck_assert_int_eq(store_open_opts(&o, &ws), STORE_OK);
 	struct after a = {.acked = false};
@@ -225,20 +236,14 @@ START_TEST(test_reads_beside_writes)
 	/* what the writer reported is what any later read sees */
 	ck_assert_int_eq(read_plies(&loop, r, id), 1);
 	/* another process holds the write lock with a move of its own, uncommitted */
-	char path[600];
-	snprintf(path, sizeof path, "%s/%s", dbdir, STORE_DB_FILE);
-	sqlite3 *other;
-	ck_assert_int_eq(sqlite3_open(path, &other), SQLITE_OK);
-	ck_assert_int_eq(sqlite3_exec(other,
-	                              "BEGIN IMMEDIATE; INSERT INTO moves(game, ply, seat, move,"
-	                              " ms_used, clock0_ms, clock1_ms, at)"
-	                              " SELECT max(id), 1, 1, 'x', 0, 0, 0, 0 FROM games",
-	                              NULL, NULL, NULL),
-	                 SQLITE_OK);
+	struct st_other other;
+	st_lock(&other);
+	st_other_sql(&other, "INSERT INTO moves(game, ply, seat, move, ms_used, clock0_ms,"
+	                     " clock1_ms, at) SELECT max(id), 1, 1, 'x', 0, 0, 0, 0 FROM games");
 	for (int i = 0; i < 5; i++)
 		ck_assert_int_eq(read_plies(&loop, r, id), 1); /* not blocked, not dirty */
-	ck_assert_int_eq(sqlite3_exec(other, "COMMIT", NULL, NULL, NULL), SQLITE_OK);
-	sqlite3_close(other);
+	st_other_sql(&other, "COMMIT");
+	st_other_close(&other);
 	ck_assert_int_eq(read_plies(&loop, r, id), 2);
 	store_reader_stop(r);
 	store_writer_stop(w);
@@ -251,7 +256,7 @@ START_TEST(test_reader_needs_a_store)
 {
 	uv_loop_t loop;
 	ck_assert_int_eq(uv_loop_init(&loop), 0);
-	struct store_options o = {.dir = dbdir};
+	struct store_options o = options(0);
 	struct store_reader *r = (struct store_reader *)1;
 	/* no schema yet: a reader does not create one */
 	ck_assert_int_ne(store_reader_start(&loop, &o, 1, &r), STORE_OK);
@@ -265,13 +270,9 @@ END_TEST
 static Suite *reader_suite(void)
 {
 	Suite *s = suite_create("store_reader");
-	TCase *tc = tcase_create("reads");
-	tcase_add_checked_fixture(tc, setup, teardown);
-	tcase_set_timeout(tc, 60);
-	tcase_add_test(tc, test_reads_off_the_loop);
-	tcase_add_test(tc, test_reads_beside_writes);
-	tcase_add_test(tc, test_reader_needs_a_store);
-	suite_add_tcase(s, tc);
+	const TTest *const tests[] = {test_reads_off_the_loop, test_reads_beside_writes,
+	                              test_reader_needs_a_store, NULL};
+	st_cases(s, "check_store_reader", setup_sqlite, setup_pg, teardown, 60, tests, NULL, NULL);
 	return s;
 }
 

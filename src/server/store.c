@@ -20,7 +20,7 @@ _Static_assert(STORE_SEATS == GAME_MAX_PLAYERS, "one store seat per game seat");
 _Static_assert(STORE_MOVE_TEXT == GAME_MOVE_TEXT, "a stored move holds any formatted move");
 _Static_assert(STORE_HASH_MAX == crypto_pwhash_STRBYTES, "hash buffer fits crypto_pwhash_str");
 
-static const struct store_backend *const backends[] = {&store_sqlite};
+static const struct store_backend *const backends[] = {&store_sqlite, &store_pg};
 
 const char *store_strerror(int err)
 {
@@ -55,6 +55,8 @@ const char *store_strerror(int err)
 		return "the disk is full";
 	case STORE_EGONE:
 		return "the database file was removed, replaced or emptied";
+	case STORE_EUNAVAIL:
+		return "the database server cannot be reached";
 	}
 	return "unknown error";
 }
@@ -69,6 +71,7 @@ bool store_err_is_failure(int err)
 	case STORE_EBUSY:
 	case STORE_EFULL:
 	case STORE_EGONE:
+	case STORE_EUNAVAIL:
 		return true;
 	default:
 		return false;
@@ -105,8 +108,9 @@ int store_open_opts(const struct store_options *o, struct store **out)
 		return STORE_EINVAL;
 	const struct store_backend *be = NULL;
 	for (size_t i = 0; i < sizeof backends / sizeof backends[0]; i++)
-		if (o->backend == NULL || strcmp(o->backend, backends[i]->name) == 0)
-			be = backends[i];
+		if (be == NULL &&
+		    (o->backend == NULL || strcmp(o->backend, backends[i]->name) == 0))
+			be = backends[i]; /* the first: NULL is SQLite */
 	if (be == NULL)
 		return STORE_EINVAL;
 	if (sodium_init() < 0)
@@ -121,6 +125,7 @@ int store_open_opts(const struct store_options *o, struct store **out)
 	s->be = be;
 	s->opts = opts;
 	s->opts.dir = NULL;
+	s->opts.conninfo = NULL;
 	s->opts.backend = be->name;
 	s->opslimit = crypto_pwhash_OPSLIMIT_INTERACTIVE;
 	s->memlimit = crypto_pwhash_MEMLIMIT_INTERACTIVE;

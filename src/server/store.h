@@ -77,13 +77,15 @@ enum store_err {
 	STORE_EBUSY = -12,    /* the database stayed locked by another process past the busy
 	                         timeout */
 	STORE_EFULL = -13,    /* the disk (or the file system's quota) is full */
-	STORE_EGONE = -14     /* the database file was removed, replaced or emptied under the
+	STORE_EGONE = -14,    /* the database file was removed, replaced or emptied under the
 	                         running server, or is empty where a store is expected */
+	STORE_EUNAVAIL = -15  /* the database server cannot be reached (down, restarting, or
+	                         the connection broke); the next call tries to reconnect */
 };
 const char *store_strerror(int err);
 /*
  * True for a failure of the store itself (EIO, ENOMEM, EBUSY, EFULL, EGONE,
- * ESCHEMA, ECRYPTO): nothing was written, and the same write may succeed
+ * EUNAVAIL, ESCHEMA, ECRYPTO): nothing was written, and the same write may succeed
  * once the cause is gone. False for 0 and for refusals of the request.
  */
 bool store_err_is_failure(int err);
@@ -101,8 +103,9 @@ enum store_sync {
 };
 
 struct store_options {
-	const char *backend;  /* "sqlite"; NULL: "sqlite" */
+	const char *backend;  /* "sqlite" or "postgresql"; NULL: "sqlite" */
 	const char *dir;      /* sqlite: DIR/bitarena.db, DIR created (0700) when missing */
+	const char *conninfo; /* postgresql: a libpq connection URI or string (not kept) */
 	int busy_timeout_ms;  /* a lock held by another connection is waited for this long
 	                         before a write fails with STORE_EBUSY; 0: STORE_BUSY_DEFAULT_MS */
 	enum store_sync sync; /* STORE_SYNC_FULL by default */

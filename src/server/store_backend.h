@@ -45,7 +45,8 @@ struct store_backend;
 /* The part of every connection that store.c keeps (see store.c). */
 struct store {
 	const struct store_backend *be;
-	struct store_options opts;   /* as opened (dir not kept: back ends copy what they need) */
+	struct store_options opts;   /* as opened (dir and conninfo not kept: back ends copy what
+	                                they need) */
 	unsigned long long opslimit; /* Argon2id cost of new hashes */
 	size_t memlimit;
 	bool in_txn; /* between store_begin() and store_commit()/store_rollback() */
@@ -55,7 +56,7 @@ struct store {
 };
 
 struct store_backend {
-	const char *name; /* "sqlite" */
+	const char *name; /* "sqlite", "postgresql" */
 
 	/* Connection. open() creates what is missing and runs this back end's migrations
 	 * (not for a reader: it only checks the schema is not newer than it knows). */
@@ -102,6 +103,7 @@ struct store_backend {
 
 /* The back ends built in. */
 extern const struct store_backend store_sqlite;
+extern const struct store_backend store_pg; /* store_pg.c: PostgreSQL through libpq */
 
 /* Appends a game row to a growing array (*v, *len, *cap); for list queries of back ends. */
 int store_games_push(struct store_game **v, size_t *len, size_t *cap, const struct store_game *g);
