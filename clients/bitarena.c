@@ -32,7 +32,8 @@ static const struct cli_cmd cli_cmds[] = {
          "[--server HOST:PORT] [--kind \"ttt|mnk|tak|xmas [opt=value ...]\"] [--games N] "
          "[--spectators M] [--idle K] [--pingers P [--ping-ms MS]] [--duration S | --rounds R] "
          "[--rate MOVES_PER_S] [--json] [--ack-log FILE] [--keep-going] [--server-pid PID] "
-         "[--seed S] [--timeout SEC] | --pairs P [--games G] | --verify FILE",
+         "[--seed S] [--timeout SEC] [--ws players,spectators,idle,pingers|all "
+         "(--http-port-file FILE | --http-port N)] | --pairs P [--games G] | --verify FILE",
          "benchmark and checker: N games of random moves with M spectators each, K idle "
          "connections; moves/s, latency and fan-out percentiles, server RSS and CPU; fails on "
          "any unacknowledged move or missed state"},

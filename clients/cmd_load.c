@@ -9,9 +9,8 @@
  *    seek announcements, sent to every logged-in user, are paid once), or
  *    from a new seek when the server has forgotten the finished game (it
  *    keeps the 64 most recent: many games at once outrun that).
- *    Moves are random: from the state's "legal" list, or for Xmas Rush,
- *    whose states list no moves, from the engine's actions
- *    (xmas_moves_for) on the board and positions the state shows.
+ *    Moves are random, from the "legal" list of each state that asks the
+ *    player's seat to act (Xmas Rush: the seat's actions of the turn).
  *  - spectators: --spectators M per slot; not logged in; they `watch` each
  *    new game of their slot. A slot's next move waits until all of them
  *    have its last state, so one move at a time fans out to M spectators.
@@ -35,6 +34,12 @@
  * order, and no connection is lost. --ack-log writes each acknowledged move
  * (loadcheck.h); --verify checks such a log against the server's records.
  *
+ * --ws ROLES puts the connections of those roles (players, spectators, idle,
+ * pingers, or all) on bitarenad's WebSocket endpoint /ws instead of TCP
+ * (uvline.h: libwebsockets on the same loop; the port from --http-port-file
+ * or --http-port, the host that of --server): the same commands, one line per
+ * message, the same checks and figures.
+ *
  * Bounded: loopback servers only, at most LOAD_MAX_CONNS connections, a
  * total time limit (--timeout).
  */
@@ -54,7 +59,6 @@
 
 #include "cli.h"
 #include "core/rng.h"
-#include "games/xmas.h"
 #include "loadcheck.h"
 #include "loadstat.h"
 #include "uvline.h"
@@ -66,6 +70,7 @@
 #define LOAD_MAX_REPORTS 10    /* violations printed */
 
 enum role { ROLE_PLAYER, ROLE_SPECTATOR, ROLE_IDLE, ROLE_PINGER };
+static const char *const role_names[] = {"players", "spectators", "idle", "pingers"};
 
 struct load;
 
@@ -124,11 +129,14 @@ struct load {
 	double duration_s, rate;
 	long long timeout_s;
 	pid_t server_pid;
+	unsigned ws_roles; /* 1 << role: over WebSocket */
+	const char *http_port_file;
+	int http_port;
 	bool json, keep_going, legacy;
 	int legacy_pairs, legacy_games;
 	/* connections */
 	uv_loop_t loop;
-	struct uvl_pool pool;
+	struct uvl_pool pool, wspool; /* TCP; WebSocket (--ws) */
 	struct lconn *conns; /* players, spectators, idle, pingers in that order */
 	int nconns, nplayers, nspec;
 	struct slot *slots;
@@ -233,47 +241,9 @@ static bool in_window(const struct load *l, int64_t sent_ns)
 	return l->go && sent_ns >= l->t0 && (!l->stopping || sent_ns < l->t1);
 }
 
-/* An Xmas Rush action for seat from the board and positions of a state's position. */
-static bool xmas_choose(struct load *l, const cJSON *pos, int seat, char *out, size_t len)
-{
-	struct xmas_state st;
-	memset(&st, 0, sizeof st);
-	const cJSON *board = cJSON_GetObjectItemCaseSensitive(pos, "board");
-	const cJSON *players = cJSON_GetObjectItemCaseSensitive(pos, "players");
-	const char *tt = cli_jstr(pos, "turn_type");
-	if (cJSON_GetArraySize(board) != XMAS_SIZE || cJSON_GetArraySize(players) != 2 || !tt)
-		return false;
-	for (int y = 0; y < XMAS_SIZE; y++) {
-		const cJSON *row = cJSON_GetArrayItem(board, y);
-		for (int x = 0; x < XMAS_SIZE; x++) {
-			const cJSON *t = cJSON_GetArrayItem(row, x);
-			int tile = cJSON_IsString(t) ? xmas_tile_parse(t->valuestring) : -1;
-			if (tile < 0)
-				return false;
-			xmas_board_set(&st.b, x, y, (unsigned)tile);
-		}
-	}
-	for (int s = 0; s < 2; s++) {
-		const cJSON *p = cJSON_GetArrayItem(players, s);
-		long long x = cli_jint(p, "x", -1), y = cli_jint(p, "y", -1);
-		if (x < 0 || x >= XMAS_SIZE || y < 0 || y >= XMAS_SIZE)
-			return false;
-		st.pl[s].cell = (uint8_t)xmas_cell((int)x, (int)y);
-	}
-	st.turn_type = strcmp(tt, "PUSH") == 0 ? XMAS_TURN_PUSH : XMAS_TURN_MOVE;
-	game_move mv[64];
-	int n = xmas_moves_for(&st, seat, mv, sizeof mv / sizeof mv[0]);
-	if (n <= 0)
-		return false;
-	return game_xmas.format_move(&st, mv[rng_below(&l->rng, (uint32_t)n)], out, len) > 0;
-}
-
 /* Picks c's move for a state in which its seat is to act; false if there is none. */
 static bool choose(struct load *l, struct lconn *c, const cJSON *state)
 {
-	if (l->ops->flags & GAME_SIMULTANEOUS)
-		return xmas_choose(l, cJSON_GetObjectItemCaseSensitive(state, "position"), c->seat,
-		                   c->move, sizeof c->move);
 	const cJSON *legal = cJSON_GetObjectItemCaseSensitive(state, "legal");
 	int n = cJSON_GetArraySize(legal);
 	if (n <= 0)
@@ -551,14 +521,24 @@ static void close_timers(struct load *l)
 	for (size_t i = 0; i < sizeof ts / sizeof ts[0]; i++)
 		if (!uv_is_closing((uv_handle_t *)ts[i]))
 			uv_close((uv_handle_t *)ts[i], NULL);
+	uvl_pool_close(&l->wspool); /* libwebsockets leaves the loop too */
+}
+
+/* Starts c's connection, on WebSocket or TCP by its role. */
+static void connect_one(struct load *l, struct lconn *c)
+{
+	uvl_connect(l->ws_roles & (1u << c->role) ? &l->wspool : &l->pool, &c->u);
 }
 
 /* Connections that never started to connect (queued or not yet asked) count as closed. */
 static void drop_unstarted(struct load *l)
 {
-	for (struct uvl_conn *u = l->pool.wait_head; u != NULL; u = u->wait_next)
-		u->pool = NULL; /* no handle was made: as if it had never been queued */
-	l->pool.wait_head = l->pool.wait_tail = NULL;
+	struct uvl_pool *pools[2] = {&l->pool, &l->wspool};
+	for (int k = 0; k < 2; k++) {
+		for (struct uvl_conn *u = pools[k]->wait_head; u != NULL; u = u->wait_next)
+			u->pool = NULL; /* no handle was made: as if it had never been queued */
+		pools[k]->wait_head = pools[k]->wait_tail = NULL;
+	}
 	for (int i = 0; i < l->nconns; i++) {
 		struct lconn *c = &l->conns[i];
 		if (!c->closed && c->u.pool == NULL) {
@@ -615,9 +595,9 @@ static void on_welcomed(struct load *l, struct lconn *c)
 			l->have_idle =
 			        l->server_pid > 0 && ls_proc_read(l->server_pid, &l->proc_idle);
 			for (int i = l->nplayers + l->nspec + l->idle; i < l->nconns; i++)
-				uvl_connect(&l->pool, &l->conns[i].u);
+				connect_one(l, &l->conns[i]);
 			for (int i = 0; i < l->nplayers + l->nspec; i++)
-				uvl_connect(&l->pool, &l->conns[i].u);
+				connect_one(l, &l->conns[i]);
 			maybe_go(l);
 		}
 		return;
@@ -943,7 +923,8 @@ static void on_open(struct uvl_conn *u, int status)
 {
 	struct lconn *c = (struct lconn *)u;
 	if (status < 0 && !c->l->failed)
-		violation(c->l, "%s: cannot connect to %s: %s", who(c), c->l->server,
+		violation(c->l, "%s: cannot connect to %s%s: %s", who(c), c->l->server,
+		          u->pool && u->pool->is_ws ? "'s WebSocket endpoint" : "",
 		          uv_strerror(status));
 }
 
@@ -1033,6 +1014,10 @@ static void report(struct load *l)
 		cJSON_AddNumberToObject(o, "idle", l->idle);
 		cJSON_AddNumberToObject(o, "pingers", l->pingers);
 		cJSON_AddNumberToObject(o, "connections", l->nconns);
+		cJSON *ws = cJSON_AddArrayToObject(o, "websocket");
+		for (int i = 0; i < 4; i++)
+			if (l->ws_roles & (1u << i))
+				cJSON_AddItemToArray(ws, cJSON_CreateString(role_names[i]));
 		cJSON_AddNumberToObject(o, "seconds", t);
 		cJSON_AddNumberToObject(o, "moves", (double)l->moves_window);
 		cJSON_AddNumberToObject(o, "moves_per_s", rate);
@@ -1082,6 +1067,13 @@ static void report(struct load *l)
 		       "%lld moves in %.3f s: %.0f moves/s, %lld games finished\n",
 		       l->kind_arg, l->games, l->spectators, l->idle, l->pingers, l->nconns,
 		       l->moves_window, t, rate, l->games_done);
+	if (l->ws_roles) {
+		printf("over WebSocket:");
+		for (int i = 0; i < 4; i++)
+			if (l->ws_roles & (1u << i))
+				printf(" %s", role_names[i]);
+		printf("\n");
+	}
 	summary_text("latency move->state", &lat);
 	char what[96];
 	snprintf(what, sizeof what, "fan-out move->last of %d spectators", l->spectators);
@@ -1182,6 +1174,60 @@ static bool enough_fds(const struct load *l, int n)
 	return false;
 }
 
+/* The WebSocket port: --http-port, or the number in --http-port-file; 0 when none. */
+static int http_port(const struct load *l)
+{
+	if (l->http_port > 0)
+		return l->http_port;
+	FILE *f = l->http_port_file ? fopen(l->http_port_file, "r") : NULL;
+	int port = 0;
+	if (f != NULL && fscanf(f, "%d", &port) != 1)
+		port = 0;
+	if (f != NULL)
+		fclose(f);
+	return port > 0 && port <= 65535 ? port : 0;
+}
+
+/* Makes the WebSocket pool for the server at ss (its address, the HTTP port); 0 or 1. */
+static int ws_start(struct load *l, const struct sockaddr_storage *ss)
+{
+	char host[INET6_ADDRSTRLEN], why[256];
+	int port = http_port(l);
+	const void *a = ss->ss_family == AF_INET6
+	                        ? (const void *)&((const struct sockaddr_in6 *)ss)->sin6_addr
+	                        : (const void *)&((const struct sockaddr_in *)ss)->sin_addr;
+	if (port == 0) {
+		fprintf(stderr, "%s: --ws needs the server's HTTP port (--http-port-file or "
+		        "--http-port)\n", l->prog);
+		return 2;
+	}
+	if (inet_ntop(ss->ss_family, a, host, sizeof host) == NULL ||
+	    uvl_pool_ws(&l->wspool, host, port, l->nconns, why, sizeof why) != 0) {
+		fprintf(stderr, "%s: WebSocket: %s\n", l->prog, why);
+		return 1;
+	}
+	return 0;
+}
+
+/* "players,spectators" into *roles (1 << role each; "all": every role); false if bad. */
+static bool roles_arg(const char *val, unsigned *roles)
+{
+	char buf[128];
+	if (val == NULL || snprintf(buf, sizeof buf, "%s", val) >= (int)sizeof buf)
+		return false;
+	*roles = 0;
+	for (char *save = NULL, *w = strtok_r(buf, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
+		unsigned r = strcmp(w, "all") == 0 ? 0xf : 0;
+		for (int i = 0; i < 4; i++)
+			if (strcmp(w, role_names[i]) == 0)
+				r = 1u << i;
+		if (r == 0)
+			return false;
+		*roles |= r;
+	}
+	return *roles != 0;
+}
+
 static void timer_init(struct load *l, uv_timer_t *t)
 {
 	uv_timer_init(&l->loop, t);
@@ -1242,11 +1288,21 @@ static int run(struct load *l)
 		fprintf(stderr, "%s: cannot start an event loop\n", l->prog);
 		return 1;
 	}
-	uvl_pool_init(&l->pool, &l->loop, (struct sockaddr *)&ss, NET_DEFAULT_MAX_LINE,
-	              LOAD_WINDOW);
-	l->pool.on_open = on_open;
-	l->pool.on_line = on_line;
-	l->pool.on_close = on_close;
+	struct uvl_pool *pools[2] = {&l->pool, &l->wspool};
+	for (int k = 0; k < 2; k++) {
+		uvl_pool_init(pools[k], &l->loop, (struct sockaddr *)&ss, NET_DEFAULT_MAX_LINE,
+		              LOAD_WINDOW);
+		pools[k]->on_open = on_open;
+		pools[k]->on_line = on_line;
+		pools[k]->on_close = on_close;
+	}
+	if (l->ws_roles && (rc = ws_start(l, &ss)) != 0) {
+		uvl_pool_close(&l->wspool);
+		uv_run(&l->loop, UV_RUN_DEFAULT); /* lets libwebsockets go */
+		uvl_pool_free(&l->wspool);
+		uv_loop_close(&l->loop);
+		return rc;
+	}
 	timer_init(l, &l->tick);
 	timer_init(l, &l->dur);
 	timer_init(l, &l->deadline);
@@ -1261,16 +1317,17 @@ static int run(struct load *l)
 	l->have_start = l->server_pid > 0 && ls_proc_read(l->server_pid, &l->proc_start);
 	/* idle connections first, alone, so the RSS they add is theirs */
 	for (int i = 0; i < l->idle; i++)
-		uvl_connect(&l->pool, &l->conns[l->nplayers + l->nspec + i].u);
+		connect_one(l, &l->conns[l->nplayers + l->nspec + i]);
 	if (l->idle == 0) {
 		for (int i = l->nplayers + l->nspec; i < l->nconns; i++)
-			uvl_connect(&l->pool, &l->conns[i].u);
+			connect_one(l, &l->conns[i]);
 		for (int i = 0; i < l->nplayers + l->nspec; i++)
-			uvl_connect(&l->pool, &l->conns[i].u);
+			connect_one(l, &l->conns[i]);
 	}
 	maybe_go(l); /* nothing to connect at all */
 	uv_run(&l->loop, UV_RUN_DEFAULT);
 	mark_end(l); /* when the loop ran out before the end (it cannot; be safe) */
+	uvl_pool_free(&l->wspool);
 	uv_loop_close(&l->loop);
 	if (l->ack && fclose(l->ack) != 0) {
 		fprintf(stderr, "%s: cannot write %s\n", l->prog, l->ack_path);
@@ -1357,6 +1414,12 @@ int cmd_load(int argc, char **argv)
 			l.server_pid = (pid_t)v;
 		else if (strcmp(a, "--ack-log") == 0 && val)
 			l.ack_path = val;
+		else if (strcmp(a, "--ws") == 0)
+			ok = roles_arg(val, &l.ws_roles);
+		else if (strcmp(a, "--http-port-file") == 0 && val)
+			l.http_port_file = val;
+		else if (strcmp(a, "--http-port") == 0 && (ok = num_arg(val, 1, 65535, &v)))
+			l.http_port = (int)v;
 		else if (strcmp(a, "--verify") == 0 && val)
 			verify = val;
 		else

@@ -1,6 +1,9 @@
 /*
  * uvline.h - many line-protocol client connections on one libuv loop, for
- * the load and flood tools: thousands of TCP connections from one process.
+ * the load and flood tools: thousands of TCP connections from one process,
+ * or of WebSocket connections to bitarenad's /ws (uvl_pool_ws()), where each
+ * message is one line both ways, through libwebsockets' client on the same
+ * loop.
  *
  * A pool holds the server address and at most `window` connects in flight
  * at once (the rest wait in a queue), so a burst of thousands of
@@ -14,12 +17,18 @@
  * on_line once with len = UVL_TOO_LONG and skipped up to its end.
  *
  * Writes: uvl_send() tries a direct write first and queues a copy of what
- * the socket did not take, so a caller's buffer is never kept.
+ * the socket did not take, so a caller's buffer is never kept. Over
+ * WebSocket each line of what is sent becomes one message (queued, written
+ * when libwebsockets says the socket can take it), and each message received
+ * is handed to on_line as one line, with the time its last piece arrived.
  *
  * Memory: the pool owns nothing of the caller's; a struct uvl_conn is the
  * caller's (usually embedded first in a bigger struct), set up by
  * uvl_conn_init() and released by uvl_close(): on_close is called once,
- * after libuv has let the handle go, and the caller may free it then.
+ * after libuv (or libwebsockets) has let the connection go, and the caller
+ * may free it then. A WebSocket pool's libwebsockets context lives on the
+ * loop until uvl_pool_close() (from a libuv callback, never an lws one:
+ * on_close is one) ends it; uvl_pool_free() after uv_run() frees the rest.
  */
 #ifndef BITARENA_CLIENTS_UVLINE_H
 #define BITARENA_CLIENTS_UVLINE_H
@@ -35,6 +44,9 @@
 #define UVL_READ_BUF (64 * 1024)
 
 struct uvl_conn;
+struct uvl_msg;
+struct lws;
+struct lws_context;
 
 struct uvl_pool {
 	uv_loop_t *loop;
@@ -52,6 +64,14 @@ struct uvl_pool {
 	void *data; /* the caller's */
 	char rbuf[UVL_READ_BUF];
 	bool rbuf_busy;
+	bool starting; /* start_next() is running */
+	/* WebSocket pools: the libwebsockets context (NULL once it is gone), the endpoint */
+	bool is_ws;
+	struct lws_context *ws;
+	char ws_host[64], ws_hostport[80];
+	int ws_port;
+	uv_idle_t ws_reaper; /* destroys the context outside lws's callbacks */
+	bool ws_reaper_open;
 };
 
 struct uvl_conn {
@@ -65,6 +85,10 @@ struct uvl_conn {
 	bool connecting, connected, closing, skipping;
 	int64_t t_connect_ns; /* when the connect was started */
 	int64_t t_open_ns;    /* when it was established */
+	/* WebSocket: the connection while lws has it, the messages waiting to go */
+	struct lws *wsi;
+	struct uvl_msg *mq_head, *mq_tail;
+	bool ws_done; /* on_close has been called */
 };
 
 /* Monotonic time in ns. */
@@ -73,6 +97,18 @@ int64_t uvl_now_ns(void);
 /* Sets up a pool on loop for the server at addr (IPv4 or IPv6; copied). */
 void uvl_pool_init(struct uvl_pool *p, uv_loop_t *loop, const struct sockaddr *addr,
                    size_t max_line, int window);
+
+/*
+ * Makes p a pool of WebSocket connections to http://host:port/ws (host: an IPv4 or IPv6
+ * address; Origin http://host:port) for at most max_conns at once, through libwebsockets on
+ * p's loop. 0, or -1 with a sentence in why.
+ */
+int uvl_pool_ws(struct uvl_pool *p, const char *host, int port, int max_conns, char *why,
+                size_t len);
+/* Ends a WebSocket pool's libwebsockets context (on the next loop pass); TCP pools: nothing. */
+void uvl_pool_close(struct uvl_pool *p);
+/* After uv_run() has returned: frees what is left of p. */
+void uvl_pool_free(struct uvl_pool *p);
 
 /* Queues c to connect to the pool's server (c is zeroed first). */
 void uvl_connect(struct uvl_pool *p, struct uvl_conn *c);

@@ -394,18 +394,28 @@ static double jnum(const cJSON *o, const char *path)
 	return v->valuedouble;
 }
 
-/* One --json run of kind with 3 games x 2 spectators, idle connections and a pinger. */
-static void real_run(const char *kind, int rounds)
+/*
+ * One --json run of kind with 3 games x 2 spectators, idle connections and a pinger; with ws
+ * the roles ws names ("all", "spectators", ...) connect over the server's WebSocket endpoint.
+ */
+static void real_run_ws(const char *kind, int rounds, const char *ws)
 {
 	struct ts_srv s;
-	ts_up(&s, NULL, 0);
+	char hpf[512];
+	tmpdir_make(s.datadir, sizeof s.datadir, "bitarenad-data");
+	snprintf(hpf, sizeof hpf, "%s/http-port", s.datadir);
+	const char *extra[] = {"--http", "127.0.0.1:0", "--http-port-file", hpf};
+	ts_start(&s, s.datadir, ws ? extra : NULL, ws ? 4 : 0);
+	for (int i = 0; ws && i < 500 && access(hpf, R_OK) != 0; i++)
+		ts_msleep(10); /* written just after the TCP port's */
 	char server[64], r[16];
 	snprintf(server, sizeof server, "127.0.0.1:%d", s.port);
 	snprintf(r, sizeof r, "%d", rounds);
 	const char *args[] = {"load",      "--server",     server, "--kind", kind, "--games",
 	                      "3",         "--spectators", "2",    "--idle", "6",  "--pingers",
 	                      "1",         "--rounds",     r,      "--seed", "7",  "--json",
-	                      "--timeout", "100",          NULL};
+	                      "--timeout", "100",          ws ? "--ws" : NULL, ws, "--http-port-file",
+	                      hpf,         NULL};
 	int rc = tool_run(s.datadir, args, 110);
 	ts_down(&s);
 	ck_assert_msg(rc == 0, "%s: exit %d\n%s%s", kind, rc, tool_out, tool_err);
@@ -428,7 +438,14 @@ static void real_run(const char *kind, int rounds)
 		ck_assert_double_eq(jnum(o, "fanout_ms.n"), moves);
 	ck_assert_double_eq(jnum(o, "connect_ms.n"), 3 * 2 + 3 * 2 + 6 + 1);
 	ck_assert(jnum(o, "server.rss_kib_idle") > 0); /* the server was found by its port */
+	ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItem(o, "websocket")),
+	                 !ws ? 0 : strcmp(ws, "all") == 0 ? 4 : 1);
 	cJSON_Delete(o);
+}
+
+static void real_run(const char *kind, int rounds)
+{
+	real_run_ws(kind, rounds, NULL);
 }
 
 START_TEST(real_ttt)
@@ -452,6 +469,43 @@ END_TEST
 START_TEST(real_xmas)
 {
 	real_run("xmas", 1);
+}
+END_TEST
+
+/* --ws: the same run and checks over the WebSocket endpoint, every role or spectators only. */
+START_TEST(real_ws_ttt)
+{
+	real_run_ws("ttt", 2, "all");
+}
+END_TEST
+
+START_TEST(real_ws_tak_spectators)
+{
+	real_run_ws("tak size=4", 1, "spectators");
+}
+END_TEST
+
+/* --ws without the HTTP port, or with a port nothing serves: refused, no hang. */
+START_TEST(ws_arguments)
+{
+	struct ts_srv s;
+	ts_up(&s, NULL, 0);
+	char server[64];
+	snprintf(server, sizeof server, "127.0.0.1:%d", s.port);
+	const char *none[] = {"load", "--server", server, "--ws", "all", "--rounds", "1", NULL};
+	ck_assert_int_eq(tool_run(s.datadir, none, 30), 2);
+	ck_assert_msg(strstr(tool_err, "HTTP port") != NULL, "%s", tool_err);
+	const char *bad[] = {"load", "--server", server, "--ws", "players,nobody", NULL};
+	ck_assert_int_eq(tool_run(s.datadir, bad, 30), 2);
+	/* the TCP port is no WebSocket endpoint: every connection fails, the run says so */
+	char port[16];
+	snprintf(port, sizeof port, "%d", s.port);
+	const char *wrong[] = {"load",  "--server", server,      "--ws",      "spectators",
+	                       "--games", "1",      "--spectators", "2", "--rounds", "1",
+	                       "--http-port", port, "--timeout",  "30",        NULL};
+	ck_assert_int_eq(tool_run(s.datadir, wrong, 40), 1);
+	ck_assert_msg(strstr(tool_err, "cannot connect") != NULL, "%s", tool_err);
+	ts_down(&s);
 }
 END_TEST
 
@@ -569,6 +623,9 @@ static Suite *load_suite(void)
 	tcase_add_test(tc, real_mnk);
 	tcase_add_test(tc, real_tak);
 	tcase_add_test(tc, real_xmas);
+	tcase_add_test(tc, real_ws_ttt);
+	tcase_add_test(tc, real_ws_tak_spectators);
+	tcase_add_test(tc, ws_arguments);
 	tcase_add_test(tc, real_legacy_pairs);
 	tcase_add_test(tc, kill9_loses_no_acknowledged_move);
 	suite_add_tcase(s, tc);

@@ -221,42 +221,13 @@ static int ws_resume(struct conn *c)
 
 /* ---- output ------------------------------------------------------------------------- */
 
-static int ws_write(struct conn *c, struct outbuf *b)
-{
-	struct ws_conn *wc = wc_of(c);
-	if (wc->wsi == NULL)
-		return UV_EPIPE;
-	struct ws_out *o = malloc(sizeof *o);
-	if (o == NULL)
-		return UV_ENOMEM;
-	o->b = outbuf_ref(b);
-	o->off = 0;
-	o->next = NULL;
-	if (wc->tail)
-		wc->tail->next = o;
-	else
-		wc->head = o;
-	wc->tail = o;
-	wc->backlog += b->len;
-	lws_callback_on_writable(wc->wsi);
-	return 0;
-}
-
-static size_t ws_backlog(const struct conn *c)
-{
-	return wc_of(c)->backlog;
-}
-
 /*
- * The socket can take a message: the next line of the queue goes, without its line end. When
- * an outbuf is all sent the connection layer hears of it. -1 closes the wsi (a failed write, or
- * a graceful close whose queue has drained).
+ * Sends the next line of wc's queue as one message; when an outbuf is all sent it goes, and
+ * the connection layer hears of it when tell. -1 on a failed write.
  */
-static int writable(struct ws_conn *wc)
+static int send_line(struct ws_conn *wc, bool tell)
 {
 	struct ws_out *o = wc->head;
-	if (o == NULL)
-		return wc->closing ? -1 : 0;
 	const char *start = o->b->data + o->off;
 	size_t left = o->b->len - o->off;
 	const char *nl = memchr(start, '\n', left);
@@ -283,8 +254,57 @@ static int writable(struct ws_conn *wc)
 			wc->tail = NULL;
 		outbuf_unref(o->b);
 		free(o);
-		conn_wrote(wc->c, 0);
+		if (tell)
+			conn_wrote(wc->c, 0);
 	}
+	return 0;
+}
+
+static int ws_write(struct conn *c, struct outbuf *b)
+{
+	struct ws_conn *wc = wc_of(c);
+	if (wc->wsi == NULL)
+		return UV_EPIPE;
+	struct ws_out *o = malloc(sizeof *o);
+	if (o == NULL)
+		return UV_ENOMEM;
+	o->b = outbuf_ref(b);
+	o->off = 0;
+	o->next = NULL;
+	if (wc->tail)
+		wc->tail->next = o;
+	else
+		wc->head = o;
+	wc->tail = o;
+	wc->backlog += b->len;
+	/* Nothing was waiting: as much as the socket takes goes now, as TCP writes do, instead
+	   of a writable callback per message (a poll() instead of two epoll_ctl() and a wakeup,
+	   which counts when one move goes to thousands). The connection was not backed up, so
+	   the connection layer need not hear of it. */
+	while (wc->head == o && !wc->closing && !lws_send_pipe_choked(wc->wsi))
+		if (send_line(wc, false) < 0)
+			return UV_EPIPE;
+	if (wc->head != NULL)
+		lws_callback_on_writable(wc->wsi);
+	return 0;
+}
+
+static size_t ws_backlog(const struct conn *c)
+{
+	return wc_of(c)->backlog;
+}
+
+/*
+ * The socket can take a message: the next line of the queue goes, without its line end. When
+ * an outbuf is all sent the connection layer hears of it. -1 closes the wsi (a failed write, or
+ * a graceful close whose queue has drained).
+ */
+static int writable(struct ws_conn *wc)
+{
+	if (wc->head == NULL)
+		return wc->closing ? -1 : 0;
+	if (send_line(wc, true) < 0)
+		return -1;
 	if (wc->wsi && (wc->head || wc->closing))
 		lws_callback_on_writable(wc->wsi);
 	return 0;
