@@ -137,7 +137,7 @@ struct load {
 	/* connections */
 	uv_loop_t loop;
 	struct uvl_pool pool, wspool; /* TCP; WebSocket (--ws) */
-	struct lconn *conns; /* players, spectators, idle, pingers in that order */
+	struct lconn *conns;          /* players, spectators, idle, pingers in that order */
 	int nconns, nplayers, nspec;
 	struct slot *slots;
 	struct lconn **rateq; /* players waiting for a rate token (ring) */
@@ -1197,8 +1197,10 @@ static int ws_start(struct load *l, const struct sockaddr_storage *ss)
 	                        ? (const void *)&((const struct sockaddr_in6 *)ss)->sin6_addr
 	                        : (const void *)&((const struct sockaddr_in *)ss)->sin_addr;
 	if (port == 0) {
-		fprintf(stderr, "%s: --ws needs the server's HTTP port (--http-port-file or "
-		        "--http-port)\n", l->prog);
+		fprintf(stderr,
+		        "%s: --ws needs the server's HTTP port (--http-port-file or "
+		        "--http-port)\n",
+		        l->prog);
 		return 2;
 	}
 	if (inet_ntop(ss->ss_family, a, host, sizeof host) == NULL ||
