@@ -93,19 +93,27 @@ void session_flush_pending(struct sessions *s, struct client *c)
 			}
 }
 
-/* A spectator's coalesced state is sent before the message. */
-void watch_broadcast(struct game *g, cJSON *json, char *text, const struct client *except)
+/*
+ * One message (owned: json, text) to g's connected players and spectators but except (may be
+ * NULL), and when asked only to those who asked for spectator counts. A spectator's coalesced
+ * state is sent before it: the game's order holds.
+ */
+static void broadcast(struct game *g, cJSON *json, char *text, const struct client *except,
+                      bool asked)
 {
 	struct msg m;
 	msg_init(&m, json, text);
-	for (int i = 0; i < g->ops->nplayers; i++)
-		if (g->pl[i].c != NULL && g->pl[i].c != except)
-			msg_send(&m, g->pl[i].c);
+	for (int i = 0; i < g->ops->nplayers; i++) {
+		struct client *c = g->pl[i].c;
+		if (c != NULL && c != except && (!asked || c->want_watchers))
+			msg_send(&m, c);
+	}
 	for (size_t i = 0; i < g->nw; i++) {
 		struct watcher *w = &g->w[i];
-		if (session_seat_of(g, w->c) >= 0 || w->c == except)
+		if (session_seat_of(g, w->c) >= 0 || w->c == except ||
+		    (asked && !w->c->want_watchers))
 			continue;
-		if (w->pending != NULL) { /* a coalesced state goes first: the game's order holds */
+		if (w->pending != NULL) {
 			watch_send_state(g, w->pending, w->c, -1);
 			snap_unref(w->pending);
 			w->pending = NULL;
@@ -113,6 +121,11 @@ void watch_broadcast(struct game *g, cJSON *json, char *text, const struct clien
 		msg_send(&m, w->c);
 	}
 	msg_done(&m);
+}
+
+void watch_broadcast(struct game *g, cJSON *json, char *text, const struct client *except)
+{
+	broadcast(g, json, text, except, false);
 }
 
 /* ---- the spectator count -------------------------------------------------------------- */
@@ -128,23 +141,7 @@ void watch_tell_count(struct game *g)
 	cJSON_AddStringToObject(j, "type", "watchers");
 	cJSON_AddNumberToObject(j, "game", (double)g->id);
 	cJSON_AddNumberToObject(j, "watchers", (double)g->nw);
-	struct msg m;
-	msg_init(&m, j, xasprintf("watchers game %" PRIu64 ": %zu", g->id, g->nw));
-	for (int i = 0; i < g->ops->nplayers; i++)
-		if (g->pl[i].c != NULL && g->pl[i].c->want_watchers)
-			msg_send(&m, g->pl[i].c);
-	for (size_t i = 0; i < g->nw; i++) {
-		struct watcher *w = &g->w[i];
-		if (!w->c->want_watchers || session_seat_of(g, w->c) >= 0)
-			continue;
-		if (w->pending != NULL) { /* the game's order holds, as in watch_broadcast */
-			watch_send_state(g, w->pending, w->c, -1);
-			snap_unref(w->pending);
-			w->pending = NULL;
-		}
-		msg_send(&m, w->c);
-	}
-	msg_done(&m);
+	broadcast(g, j, xasprintf("watchers game %" PRIu64 ": %zu", g->id, g->nw), NULL, true);
 }
 
 void watch_count_changed(struct game *g)
