@@ -411,11 +411,11 @@ static void real_run_ws(const char *kind, int rounds, const char *ws)
 	char server[64], r[16];
 	snprintf(server, sizeof server, "127.0.0.1:%d", s.port);
 	snprintf(r, sizeof r, "%d", rounds);
-	const char *args[24] = {"load",      "--server",     server, "--kind", kind, "--games",
+	const char *args[25] = {"load",      "--server",     server, "--kind", kind, "--games",
 	                        "3",         "--spectators", "2",    "--idle", "6",  "--pingers",
 	                        "1",         "--rounds",     r,      "--seed", "7",  "--json",
 	                        "--timeout", "100",          NULL};
-	const char *over_ws[] = {"--ws", ws, "--http-port-file", hpf, NULL};
+	const char *over_ws[] = {"--ws", ws, "--http-port-file", hpf, NULL}; /* args[20..23] */
 	for (int i = 0; ws && over_ws[i]; i++)
 		args[20 + i] = over_ws[i];
 	int rc = tool_run(s.datadir, args, 110);
