@@ -26,6 +26,17 @@
  *    (INTERNAL, nothing changes). Storage removes the journalled moves (e.g.
  *    store_move_remove_last nplies times).
  * Hooks run on the loop thread and must not call back into the session layer.
+ *
+ * With the journal on a writer thread (store_writer.h, group commit), the seam
+ * is this: on_move (on_start, on_undo, on_end alike) queues the write and
+ * returns at once with the write's sequence number (an out parameter to add);
+ * the session layer then sends the move's reply and the broadcasts it causes
+ * between msg_require(seq) and msg_require(0) (client.h), so that they leave,
+ * per connection and in order, only once that batch is durable, while every
+ * other output flows. What a batch that fails after the reply was held means (the
+ * move is not played: the held output is dropped and the game rewound, or the
+ * server stops taking moves) is the journal's to decide; the session layer
+ * offers session_takeback() for the first.
  */
 #ifndef BITARENA_SERVER_HOOKS_H
 #define BITARENA_SERVER_HOOKS_H

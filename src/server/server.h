@@ -6,15 +6,21 @@
  * and its replays), links each layer to those below it, owns the signals and
  * the clean shutdown. main.c only parses arguments.
  *
- *   tcp.c, ws.c ─▶ conn.c ◀─ (conn_events) ─ server.c
- *                ▲                          │
- *   client.c, msg.c, rtt.c  (messages)      │ wires, and calls each layer's
- *                ▲                          │ init / stop / free
- *   session_*.c, offers.c ◀─ lobby.c        │
- *                ▲     (hooks)   ▲          │
- *   journal.c ───┘   accounts.c, archive.c  │
- *                ▲          ▲               │
- *   commands.c ─────────────┘ ◀─────────────┘
+ * Who calls whom (each arrow a call downward; upward news only through the
+ * callbacks named, which this file or the layer above registers):
+ *
+ *   commands.c ─────────────────────────┐ the table, the dispatcher
+ *     │            │             │      │
+ *   journal.c   accounts.c   archive.c  │ the store's glue
+ *     │  ▲ hooks      │          │      │
+ *   session*.c, offers.c  ◀── lobby.c ◀─┘ games; presence and seeks
+ *     │  ▲ on_deadline, on_moved │
+ *   client.c, msg.c, rtt.c ◀─────┘        the messages layer
+ *     │  ▲ conn_events (registered here)
+ *   conn.c ◀── tcp.c, ws.c                connections; the transports
+ *
+ * server.c calls every layer's init, open, stop and free, and main.c calls
+ * only server.c.
  */
 #ifndef BITARENA_SERVER_SERVER_H
 #define BITARENA_SERVER_SERVER_H

@@ -189,11 +189,6 @@ static inline int session_seat_of(const struct game *g, const struct client *c)
 	return -1;
 }
 
-static inline const char *session_score_for(int winner)
-{
-	return winner == 0 ? "1-0" : winner == 1 ? "0-1" : "1/2-1/2";
-}
-
 /* ---- clocks and deadlines (session_clock.c) --------------------------------------------- */
 
 enum deadline_kind { DL_NONE, DL_FLAG, DL_TURN, DL_GRACE, DL_WATCHERS };
