@@ -25,16 +25,6 @@ static void start(bool store)
 	fk_start(&fs, &cfg, store);
 }
 
-static void stop(struct fk_cli *f, ...)
-{
-	fk_stop(&fs);
-	va_list ap;
-	va_start(ap, f);
-	for (; f != NULL; f = va_arg(ap, struct fk_cli *))
-		fk_free(f);
-	va_end(ap);
-}
-
 /* ---- the dispatcher ------------------------------------------------------------------ */
 
 START_TEST(test_lines)
@@ -97,7 +87,7 @@ START_TEST(test_lines)
 	fk_send(&a, "quit");
 	fk_expect0(&a, "{\"type\":\"ok\",\"cmd\":\"quit\",\"message\":\"bye\"}");
 	ck_assert_ptr_null(a.c); /* closed and freed */
-	stop(&a, NULL);
+	fk_stop_with(&fs, &a, NULL);
 }
 END_TEST
 
@@ -134,7 +124,7 @@ START_TEST(test_presence)
 	/* the name is free again */
 	fk_send(&c, "login BOB_2");
 	fk_expect0(&c, "ok logged in as BOB_2 (guest)");
-	stop(&a, &b, &c, NULL);
+	fk_stop_with(&fs, &a, &b, &c, NULL);
 }
 END_TEST
 
@@ -204,7 +194,7 @@ START_TEST(test_seeks)
 	ck_assert_int_eq(gone, LOBBY_MAX_SEEKS - 2);
 	fk_send(&b, "seeks");
 	fk_expect0(&b, "{\"type\":\"ok\",\"cmd\":\"seeks\",\"seeks\":[]}");
-	stop(&a, &b, &n, NULL);
+	fk_stop_with(&fs, &a, &b, &n, NULL);
 }
 END_TEST
 
@@ -246,7 +236,7 @@ START_TEST(test_accounts)
 	fk_expect0(&g, "ok alice: registered, online, 0 ratings, 0 recent games");
 	fk_send(&g, "record 1");
 	fk_expect0(&g, "error NO_SUCH_GAME: there is no game 1");
-	stop(&a, &a2, &g, NULL);
+	fk_stop_with(&fs, &a, &a2, &g, NULL);
 }
 END_TEST
 

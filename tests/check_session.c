@@ -51,17 +51,6 @@ static int two_players(struct fk_cli *a, struct fk_cli *b, const char *kind_opts
 	return fk_start_game(a, b, kind_opts);
 }
 
-/* Stops the server and frees the clients (a NULL-terminated list). */
-static void stop(struct fk_cli *f, ...)
-{
-	fk_stop(&fs);
-	va_list ap;
-	va_start(ap, f);
-	for (; f != NULL; f = va_arg(ap, struct fk_cli *))
-		fk_free(f);
-	va_end(ap);
-}
-
 /* mover plays text in game id: its ok, then the new state to both. */
 static void play(struct fk_cli *mover, struct fk_cli *other, int id, const char *text)
 {
@@ -117,7 +106,7 @@ START_TEST(test_moves_and_refusals)
 	fk_expect0(&b, "{\"type\":\"error\",\"code\":\"GAME_OVER\"}");
 	fk_send(&b, "resign %d", id);
 	fk_expect0(&b, "{\"type\":\"error\",\"code\":\"GAME_OVER\"}");
-	stop(&a, &b, &c, NULL);
+	fk_stop_with(&fs, &a, &b, &c, NULL);
 }
 END_TEST
 
@@ -242,7 +231,7 @@ START_TEST(test_hooks_and_restore)
 	g3 = session_restore(&fs.srv.sess, &spec, 0, bad, 6, &kept);
 	ck_assert_uint_eq(kept, 5);
 	ck_assert_int_eq(seen.moves, 5);
-	stop(&a, &b, NULL);
+	fk_stop_with(&fs, &a, &b, NULL);
 }
 END_TEST
 
@@ -274,7 +263,7 @@ START_TEST(test_takeback)
 	ck_assert_int_eq(memcmp(before, g->st, g->ops->state_size), 0);
 	play(&b, &a, id, "c3"); /* play goes on from there */
 	ck_assert_int_eq(seen.moves, 4);
-	stop(&a, &b, NULL);
+	fk_stop_with(&fs, &a, &b, NULL);
 }
 END_TEST
 
@@ -334,7 +323,7 @@ START_TEST(test_flag_falls)
 	char over2[96];
 	snprintf(over2, sizeof over2, "{\"type\":\"game_over\",\"game\":%d}", id2);
 	fk_until0(&a, over2);
-	stop(&a, &b, NULL);
+	fk_stop_with(&fs, &a, &b, NULL);
 }
 END_TEST
 
@@ -369,7 +358,7 @@ START_TEST(test_clock_held_after_restore)
 	ck_assert(!g->clock_held);
 	fk_wait(&fs, 150); /* now it runs */
 	fk_until0(&b, "{\"type\":\"game_over\",\"result\":{\"winner\":0,\"reason\":\"timeout\"}}");
-	stop(&b, NULL);
+	fk_stop_with(&fs, &b, NULL);
 }
 END_TEST
 
@@ -398,7 +387,7 @@ START_TEST(test_simultaneous_deadline)
 	ck_assert_int_eq(g->moves[0].act, GAME_ACT_MOVE);
 	ck_assert_int_eq(g->moves[1].act, GAME_ACT_NONE);
 	ck_assert_int_eq(g->moves[1].turn, 0);
-	stop(&a, &b, NULL);
+	fk_stop_with(&fs, &a, &b, NULL);
 }
 END_TEST
 
@@ -446,7 +435,7 @@ START_TEST(test_spectators)
 	fk_expect0(&w, "{\"type\":\"error\",\"code\":\"NOT_WATCHING\"}");
 	play(&a, &b, id, "a4");
 	fk_nothing(&w);
-	stop(&a, &b, &w, &s, &x, NULL);
+	fk_stop_with(&fs, &a, &b, &w, &s, &x, NULL);
 }
 END_TEST
 
@@ -484,7 +473,7 @@ START_TEST(test_list_and_chat_history)
 	                 "alice");
 	cJSON_Delete(h);
 	fk_nothing(&w);
-	stop(&a, &b, &w, NULL);
+	fk_stop_with(&fs, &a, &b, &w, NULL);
 }
 END_TEST
 
@@ -529,7 +518,7 @@ START_TEST(test_simultaneous_actions_listed)
 	fk_send(&b, "move %d %s", id, cJSON_GetArrayItem(legal, n - 1)->valuestring);
 	fk_expect0(&b, "{\"type\":\"ok\",\"pending\":true}");
 	cJSON_Delete(st);
-	stop(&a, &b, &w, NULL);
+	fk_stop_with(&fs, &a, &b, &w, NULL);
 }
 END_TEST
 
@@ -574,7 +563,7 @@ START_TEST(test_offers)
 	fk_until0(&a, "{\"type\":\"error\",\"code\":\"NOT_NOW\"}");
 	fk_send(&b, "move %d b2", id2);
 	fk_until0(&b, "{\"type\":\"ok\",\"cmd\":\"move\"}");
-	stop(&a, &b, NULL);
+	fk_stop_with(&fs, &a, &b, NULL);
 }
 END_TEST
 
@@ -610,7 +599,7 @@ START_TEST(test_leave_and_return)
 	fk_run(&fs);
 	fk_expect0(&b2,
 	           "{\"type\":\"game_over\",\"result\":{\"winner\":1,\"reason\":\"abandoned\"}}");
-	stop(&a, &b, &b2, NULL);
+	fk_stop_with(&fs, &a, &b, &b2, NULL);
 }
 END_TEST
 

@@ -225,6 +225,17 @@ static inline void fk_free(struct fk_cli *f)
 	f->held = NULL;
 }
 
+/* fk_stop(), then the harness's part of each client (a NULL-terminated list) is freed. */
+static inline void fk_stop_with(struct fk_server *fs, struct fk_cli *f, ...)
+{
+	fk_stop(fs);
+	va_list ap;
+	va_start(ap, f);
+	for (; f != NULL; f = va_arg(ap, struct fk_cli *))
+		fk_free(f);
+	va_end(ap);
+}
+
 /* Types raw bytes, then runs what is ready. */
 static inline void fk_type(struct fk_cli *f, const char *data, size_t n)
 {
@@ -241,11 +252,9 @@ static inline void fk_send(struct fk_cli *f, const char *fmt, ...)
 	char line[8192];
 	va_list ap;
 	va_start(ap, fmt);
-	int n = vsnprintf(line, sizeof line - 1, fmt, ap);
+	size_t n = ts_format_line(line, sizeof line, fmt, ap);
 	va_end(ap);
-	ck_assert(n >= 0 && (size_t)n < sizeof line - 1);
-	line[n++] = '\n';
-	fk_type(f, line, (size_t)n);
+	fk_type(f, line, n);
 }
 
 /* The peer goes away at once (a reset): its connection closes. */

@@ -2,7 +2,8 @@
  * match.h - matching the server's lines in tests: a pattern that is a JSON
  * object matches a line holding at least its fields with the same values
  * (nested objects likewise, arrays element by element), any other pattern is
- * a shell glob; and typed reads of a JSON reply's fields. Shared by the
+ * a shell glob; typed reads of a JSON reply's fields; a command line from a
+ * printf. Shared by the
  * loopback harness (testserver.h) and the in-process one (fakeconn.h).
  * Header-only; test code only.
  */
@@ -11,7 +12,9 @@
 
 #include <check.h>
 #include <fnmatch.h>
+#include <stdarg.h>
 #include <stdbool.h>
+#include <stdio.h>
 
 #include <cjson/cJSON.h>
 
@@ -52,6 +55,15 @@ static inline bool ts_match(const char *pattern, const char *line)
 		return ok;
 	}
 	return fnmatch(pattern, line, 0) == 0;
+}
+
+/* A command line printf'd into line (size bytes) with its newline; returns its length. */
+static inline size_t ts_format_line(char *line, size_t size, const char *fmt, va_list ap)
+{
+	int n = vsnprintf(line, size - 1, fmt, ap);
+	ck_assert(n >= 0 && (size_t)n < size - 1);
+	line[n++] = '\n';
+	return (size_t)n;
 }
 
 static inline int ts_jint(const cJSON *j, const char *k)

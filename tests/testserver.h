@@ -219,11 +219,9 @@ static void ts_send(struct ts_cli *c, const char *fmt, ...)
 	char line[8192];
 	va_list ap;
 	va_start(ap, fmt);
-	int n = vsnprintf(line, sizeof line - 1, fmt, ap);
+	size_t n = ts_format_line(line, sizeof line, fmt, ap);
 	va_end(ap);
-	ck_assert(n >= 0 && (size_t)n < sizeof line - 1);
-	line[n++] = '\n';
-	ts_write(c, line, (size_t)n);
+	ts_write(c, line, n);
 }
 
 /* The next line (malloc'd, without its newline), or NULL at EOF or after the wait. */
