@@ -11,6 +11,7 @@
  */
 #include "server/ws.h"
 
+#include <arpa/inet.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -481,6 +482,11 @@ int ws_listen(struct ws_listener **out, struct conn_hub *hub, const struct ws_co
 	   that fails takes its event-lib plugin away while its handles are still closing) */
 	info.options = LWS_SERVER_OPTION_LIBUV | LWS_SERVER_OPTION_UV_NO_SIGSEGV_SIGFPE_SPIN |
 	               LWS_SERVER_OPTION_FAIL_UPON_UNABLE_TO_BIND | LWS_SERVER_OPTION_EXPLICIT_VHOSTS;
+	/* An IPv4 address on an IPv6 socket is taken by lws 4.1 for no address at all (it lands
+	   outside sin6_addr): --http 127.0.0.1:8080 served every interface. IPv4 gets IPv4. */
+	struct in_addr v4;
+	if (inet_pton(AF_INET, cfg->host, &v4) == 1)
+		info.options |= LWS_SERVER_OPTION_DISABLE_IPV6;
 	info.foreign_loops = loops;
 	info.pcontext = &l->ctx;
 	info.iface = cfg->host;

@@ -16,7 +16,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from selenium.webdriver.common.keys import Keys  # noqa: E402
-from webtest import Browser, RawWs, Server, Telnet, run  # noqa: E402
+from webtest import Browser, RawWs, Server, Telnet, listening_on, run  # noqa: E402
 import urllib.request  # noqa: E402
 
 HOSTILE = '<img src=x onerror="window.__pwned=1"><script>window.__pwned=2</script>&amp;'
@@ -113,6 +113,12 @@ def test_tak_slides_road_reconnect_phone():
         a.login('alice_t', 'secret-pw', register=True)
         b.login('bob-t')
         gid = start_game(a, b, 'tak', {'size': 5, 'komi': 1}, color='first')
+        # the phone's lobby lists the game without scrolling sideways
+        c.wait('the game listed', lambda: c.q(f'a.watch[href="#/game/{gid}"]'))
+        assert c.js('return document.documentElement.scrollWidth <= window.innerWidth + 1')
+        assert c.js('const t = document.querySelector("section.games table");'
+                    'return t.scrollWidth <= t.parentElement.clientWidth + 1')
+        c.shot('lobby-carol-phone')
         c.open(f'#/game/{gid}')
         assert c.in_game() == gid
         a.wait('the phone counted', lambda: re.search(r'\b1 spectator\b', a.text('p.watchers')))
@@ -308,6 +314,10 @@ def test_ws_frames_limits_origin_csp():
         assert "script-src 'self'" in csp and 'unsafe-inline' not in csp, csp
         assert r.headers['X-Content-Type-Options'] == 'nosniff'
         assert b'<script type="module" src="js/app.js">' in r.read()
+    # --http 127.0.0.1:PORT listens there and nowhere else
+    if not os.environ.get('BITARENA_WEB_URL'):
+        port = int(server.url.rstrip('/').rsplit(':', 1)[1])
+        assert listening_on(port) == {'127.0.0.1'}, listening_on(port)
     # a foreign Origin, or another path, gets no WebSocket
     assert RawWs(server, origin='http://evil.example').status != 101
     assert RawWs(server, path='/other').status != 101

@@ -200,19 +200,22 @@ export class Lobby {
 		          'No open seeks: make one.'));
 	}
 
+	/* One row a game, narrow enough for a phone: the game with its clock and ply, the players
+	 * (the one to move in bold), both clocks, the spectators, and a link to watch. */
 	renderGames() {
 		const rows = this.games.map((g) => {
-			const clocks = Array.isArray(g.clocks) ? g.clocks.map(clockText).join(' / ') : '';
+			const clocks = Array.isArray(g.clocks) ? g.clocks.map(clockText).join(' / ') : '–';
 			const time = g.turn_ms ? `${g.turn_ms / 1000} s/turn` : timeControlText(g.time);
-			return el('tr', {}, cells(String(g.id), el('span', {}, el('strong', {}, g.kind), ' ',
-			                                           el('small', {}, time)),
-			                          g.players.join(' – '), String(g.ply),
-			                          (g.to_move || []).map((i) => g.players[i]).join(', '), clocks,
-			                          String(g.watchers ?? ''),
-			                          el('a', {href: `#/game/${g.id}`, class: 'watch'}, 'Watch')));
+			const players = g.players.map((p, i) => ((g.to_move || []).includes(i) ?
+			        el('strong', {title: 'to move'}, p) : p));
+			return el('tr', {}, cells(
+			        el('span', {}, el('strong', {}, `${g.id} ${g.kind}`), ' ',
+			           el('small', {}, `${time}, ply ${g.ply}`)),
+			        el('span', {}, players[0], ' – ', players[1]), clocks, String(g.watchers ?? ''),
+			        el('a', {href: `#/game/${g.id}`, class: 'watch'}, 'Watch')));
 		});
 		put(this.gamesBox, el('h2', {}, 'Games in progress'),
-		    table('games in progress', ['#', 'game', 'players', 'ply', 'to move', 'clocks', 'watching', ''],
+		    table('games in progress', ['game', 'players', 'clocks', 'watching', ''],
 		          rows, 'No games are being played.'));
 	}
 
