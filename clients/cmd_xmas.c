@@ -142,7 +142,8 @@ int xmas_play_turn(struct game_replay *rp, struct game_ply plies[2])
 	int r = GAME_OK;
 	for (int s = 0; s < 2 && r >= 0; s++) {
 		r = game_replay_step(rp, &plies[s], NULL);
-		if (r == GAME_ESYNTAX || r == GAME_EILLEGAL || r == GAME_ETURN) {
+		if (r == GAME_ESYNTAX || r == GAME_EILLEGAL || r == GAME_ETURN ||
+		    r == GAME_EPHASE) {
 			plies[s].act = GAME_ACT_INVALID;
 			r = game_replay_step(rp, &plies[s], NULL);
 		}

@@ -319,7 +319,7 @@ START_TEST(test_xmas_acts)
 	ck_assert_uint_eq(rp.acted, 2u);
 	refused(&rp, &second, GAME_ETURN); /* twice */
 	refused(&rp, &(struct game_ply){-1, GAME_ACT_MOVE, "MOVE UP"},
-	        GAME_ETURN); /* a PUSH turn */
+	        GAME_EPHASE); /* a PUSH turn */
 	refused(&rp, &(struct game_ply){0, GAME_ACT_MOVE, "PUSH 9 UP"}, GAME_ESYNTAX);
 	refused(&rp, &(struct game_ply){2, GAME_ACT_MOVE, push_text}, GAME_ETURN);
 	ck_assert_int_eq(

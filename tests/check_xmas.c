@@ -382,6 +382,8 @@ START_TEST(test_seed_from_server)
 	ck_assert_int_eq(a.pool, 3);
 	new_game(&b, -1, 3);
 	ck_assert_mem_eq(&a, &b, sizeof a);
+	/* reported once the game has ended (test_view_hides_seed_and_deck) */
+	a.over = 1;
 	cJSON *j = game_xmas.to_json(&a, -1);
 	ck_assert_str_eq(cJSON_GetObjectItem(j, "seed")->valuestring, "-1");
 	cJSON_Delete(j);
@@ -752,8 +754,8 @@ START_TEST(test_fatal_lines_parse)
 	game_move m;
 	const char *why = NULL;
 	/* PUSH turn */
-	ck_assert_int_eq(game_xmas.parse_move(&st, 0, "MOVE UP", &m, &why), GAME_ETURN);
-	ck_assert_int_eq(game_xmas.parse_move(&st, 0, "PASS", &m, &why), GAME_ETURN);
+	ck_assert_int_eq(game_xmas.parse_move(&st, 0, "MOVE UP", &m, &why), GAME_EPHASE);
+	ck_assert_int_eq(game_xmas.parse_move(&st, 0, "PASS", &m, &why), GAME_EPHASE);
 	static const char *const bad_push[] = {
 	        "PUSH 7 UP", "push 1 up",  "Push 1 UP",   "PUSH 1 UP ", " PUSH 1 UP",
 	        "PUSH   UP", "PUSH 1  UP", "PUSH 1 UPP",  "PUSH 10 UP", "PUSH -1 UP",
@@ -774,7 +776,7 @@ START_TEST(test_fatal_lines_parse)
 
 	/* MOVE turn */
 	play(&st, "PUSH 0 RIGHT", "PUSH 6 UP");
-	ck_assert_int_eq(game_xmas.parse_move(&st, 0, "PUSH 1 UP", &m, &why), GAME_ETURN);
+	ck_assert_int_eq(game_xmas.parse_move(&st, 0, "PUSH 1 UP", &m, &why), GAME_EPHASE);
 	ck_assert_int_eq(game_xmas.parse_move(&st, 0, "MOVE", &m, &why), GAME_ESYNTAX);
 	ck_assert_str_eq(why, "MOVE needs at least one direction");
 	char line[200] = "MOVE";
@@ -921,6 +923,113 @@ START_TEST(test_illegal_step_truncates)
 	ck_assert_int_eq(st.pl[0].score, 0);
 	ck_assert_int_eq(st.pl[1].cell, cell(5, 0)); /* off the board at step 6: stays at row 0 */
 	ck_assert_int_eq(st.pl[1].score, 0);
+	/* each seat is told how its MOVE went: cut short by a wall after 1 of 4 and 5 of 6 */
+	ck_assert_int_eq(st.pl[0].walk_asked, 4);
+	ck_assert_int_eq(st.pl[0].walk_done, 1);
+	ck_assert_int_eq(st.pl[0].walk_wall, 1);
+	ck_assert_int_eq(st.pl[1].walk_done, 5);
+	cJSON *j = game_xmas.to_json(&st, 1);
+	cJSON *w = cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(j, "players"), 0),
+	                               "walk");
+	ck_assert_ptr_nonnull(w);
+	ck_assert_int_eq(cJSON_GetObjectItem(w, "steps")->valueint, 4);
+	ck_assert_int_eq(cJSON_GetObjectItem(w, "done")->valueint, 1);
+	ck_assert(cJSON_IsTrue(cJSON_GetObjectItem(w, "wall")));
+	cJSON_Delete(j);
+	char text[8192];
+	ck_assert_int_gt(game_xmas.render_text(&st, -1, text, sizeof text), 0);
+	ck_assert_ptr_nonnull(strstr(text, "MOVE stopped by a wall after 1 of 4 steps"));
+	ck_assert_ptr_nonnull(strstr(text, "MOVE stopped by a wall after 5 of 6 steps"));
+	/* a whole MOVE is not cut; a PUSH turn forgets the walks */
+	play(&st, "PUSH 3 UP", "PUSH 3 DOWN");
+	ck_assert_int_eq(st.pl[0].walk_asked, 0);
+	st.pl[0].cell = (uint8_t)cell(2, 2);
+	play(&st, "MOVE DOWN RIGHT", "PASS");
+	ck_assert_int_eq(st.pl[0].walk_asked, 2);
+	ck_assert_int_eq(st.pl[0].walk_done, 2);
+	ck_assert_int_eq(st.pl[0].walk_wall, 0);
+	ck_assert_int_eq(st.pl[1].walk_asked, 0); /* a PASS is no walk */
+	ck_assert_int_gt(game_xmas.render_text(&st, -1, text, sizeof text), 0);
+	ck_assert_ptr_null(strstr(text, "stopped by a wall"));
+}
+END_TEST
+
+/*
+ * What a player or a spectator sees does not depend on what is hidden from
+ * them (boardgame.io's playerView, as non-interference): two states that
+ * differ only in the seed and in the order of the quests not yet revealed
+ * give every viewer the same JSON, text and contest input, turn after turn.
+ * Once the game is over the seed is published.
+ */
+static char *views_of(const struct xmas_state *st, int viewer)
+{
+	cJSON *j = game_xmas.to_json(st, viewer);
+	ck_assert_ptr_nonnull(j);
+	char *s = cJSON_PrintUnformatted(j);
+	cJSON_Delete(j);
+	static char text[16384];
+	ck_assert_int_gt(game_xmas.render_text(st, viewer, text, sizeof text), 0);
+	size_t n = strlen(s);
+	s = realloc(s, n + strlen(text) + 1);
+	strcpy(s + n, text);
+	return s;
+}
+
+START_TEST(test_view_hides_seed_and_deck)
+{
+	struct xmas_state a, b;
+	new_game(&a, 987654321, 3);
+	uint64_t rnd = 7;
+	for (int turn = 0; !a.over; turn++) {
+		/* b: a with another seed and the hidden quests in another order */
+		b = a;
+		b.seed = a.seed ^ 0x5DEECE66DLL;
+		int hidden = a.pl[0].ndeck > a.pl[1].ndeck ? a.pl[0].ndeck : a.pl[1].ndeck;
+		for (int i = 0; i < hidden / 2; i++) {
+			uint8_t t = b.names[i];
+			b.names[i] = b.names[hidden - 1 - i];
+			b.names[hidden - 1 - i] = t;
+		}
+		if (hidden > 1)
+			ck_assert(memcmp(a.names, b.names, sizeof a.names) != 0);
+		for (int v = -1; v < 2; v++) {
+			char *va = views_of(&a, v), *vb = views_of(&b, v);
+			ck_assert_str_eq(va, vb);
+			char seed[32];
+			snprintf(seed, sizeof seed, "%lld", (long long)a.seed);
+			ck_assert_ptr_null(strstr(va, seed));
+			free(va);
+			free(vb);
+			struct xmas_state view;
+			game_xmas.view(&a, v, &view);
+			ck_assert_int_eq(view.seed, 0);
+			ck_assert_int_eq(view.hidden, 1);
+			ck_assert_int_eq(view.names[0], 0);
+		}
+		game_move m[2], opts[64];
+		enum game_act acts[2] = {GAME_ACT_MOVE, GAME_ACT_MOVE};
+		for (int s = 0; s < 2; s++) {
+			int n = xmas_moves_for(&a, s, opts, 64);
+			rnd = rnd * 6364136223846793005ULL + 1442695040888963407ULL;
+			m[s] = opts[(rnd >> 33) % (uint64_t)n];
+		}
+		ck_assert_int_eq(game_xmas.resolve(&a, m, acts), 0);
+		ck_assert_int_le(turn, XMAS_MAX_TURNS);
+	}
+	/* over: the view is the state, the seed is published */
+	struct xmas_state view;
+	game_xmas.view(&a, -1, &view);
+	ck_assert_mem_eq(&view, &a, sizeof a);
+	cJSON *j = game_xmas.to_json(&a, 0);
+	ck_assert_str_eq(cJSON_GetObjectItem(j, "seed")->valuestring, "987654321");
+	cJSON_Delete(j);
+	char text[16384];
+	ck_assert_int_gt(game_xmas.render_text(&a, -1, text, sizeof text), 0);
+	ck_assert_ptr_nonnull(strstr(text, "seed 987654321"));
+	struct game_result r;
+	game_xmas.result(&a, &r);
+	ck_assert_int_eq(r.scores[0], a.pl[0].score);
+	ck_assert_int_eq(r.scores[1], a.pl[1].score);
 }
 END_TEST
 
@@ -1147,6 +1256,7 @@ static Suite *xmas_suite(void)
 	tcase_add_test(tc, test_fatal_lines_resolve);
 	tcase_add_test(tc, test_fatal_turn_one_frame);
 	tcase_add_test(tc, test_illegal_step_truncates);
+	tcase_add_test(tc, test_view_hides_seed_and_deck);
 	tcase_add_test(tc, test_twelfth_quest_ends_before_move);
 	tcase_add_test(tc, test_max_turns);
 	tcase_add_test(tc, test_json_and_text);

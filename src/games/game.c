@@ -33,6 +33,8 @@ const char *game_strerror(int err)
 		return "bad position";
 	case GAME_EPARTIAL:
 		return "the moves end inside a simultaneous turn";
+	case GAME_EPHASE:
+		return "not that kind of action in this turn";
 	default:
 		return "unknown error";
 	}
@@ -61,6 +63,11 @@ int game_opt_index(const struct game_ops *ops, const char *name)
 	return -1;
 }
 
+bool game_param_random(const struct game_ops *ops, const struct game_params *p, int i)
+{
+	return (ops->opts[i].flags & GAME_OPT_RANDOM) && !p->set[i];
+}
+
 int game_param_word(const struct game_ops *ops, struct game_params *p, const char *word,
                     const char **why)
 {
@@ -80,6 +87,11 @@ int game_param_word(const struct game_ops *ops, struct game_params *p, const cha
 	if (i < 0)
 		return 0;
 	const char *val = eq + 1;
+	if ((ops->opts[i].flags & GAME_OPT_RANDOM) && strcasecmp(val, GAME_OPT_RANDOM_WORD) == 0) {
+		p->v[i] = ops->opts[i].def; /* as if not given: the game's seed decides */
+		p->set[i] = false;
+		return 1;
+	}
 	char *end;
 	errno = 0;
 	long long v = strtoll(val, &end, 10);

@@ -54,15 +54,27 @@ enum game_err {
 	GAME_EOPT = -5,      /* bad or inconsistent options */
 	GAME_ENOSPACE = -6,  /* caller's buffer too small */
 	GAME_EPOSITION = -7, /* a position text (TPS, ...) that cannot be loaded */
-	GAME_EPARTIAL = -8   /* a move list that ends inside a simultaneous turn */
+	GAME_EPARTIAL = -8,  /* a move list that ends inside a simultaneous turn */
+	GAME_EPHASE = -9     /* this seat acts now, but not with this kind of action (a MOVE
+	                        in a PUSH turn) */
 };
 const char *game_strerror(int err);
+
+enum game_opt_flags {
+	/* Not given, the engine draws the value from the game's seed (init's seed). Written
+	 * name=random (GAME_OPT_RANDOM_WORD, never the default number, which is not what the
+	 * game used), and read back so: "seed=random" is "no seed given". The seed itself is
+	 * kept apart and published in the record once the game has ended. */
+	GAME_OPT_RANDOM = 1 << 0,
+};
+#define GAME_OPT_RANDOM_WORD "random"
 
 /* One integer option of a game, as given on "seek <game> name=value". */
 struct game_optdef {
 	const char *name;
 	int64_t def, min, max;
 	const char *help;
+	unsigned flags; /* enum game_opt_flags */
 };
 
 /* Option values, indexed like the engine's optdefs; set[i] says the user gave it. */
@@ -77,6 +89,8 @@ struct game_result {
 	const char
 	        *reason; /* stable word: "line", "board_full", "road", "flats", "max_turns", ... */
 	char score[24];  /* the game's own result text: "1-0", "R-0", "F-0", "1/2-1/2", "5-3" */
+	/* GAME_SCORES engines: each seat's score, which score only joins with a '-' ("-1-3") */
+	int scores[GAME_MAX_PLAYERS];
 };
 
 /* What a seat did in a simultaneous turn. */
@@ -88,6 +102,7 @@ enum game_act {
 
 enum game_flags {
 	GAME_SIMULTANEOUS = 1 << 0,
+	GAME_SCORES = 1 << 1, /* a result is a score per seat (game_result.scores), not a win */
 };
 
 struct game_ops {
@@ -123,7 +138,16 @@ struct game_ops {
 	int (*load)(void *st, const struct game_params *p, const char *text);
 	int (*save)(const void *st, char *buf, size_t len);
 
-	/* Presentation. viewer is a seat, or -1 for a spectator; the caller owns the cJSON. */
+	/*
+	 * Presentation, for viewer: a seat, or -1 for a spectator. What a viewer may see is
+	 * view()'s to decide (boardgame.io's playerView): it writes into out (state_size
+	 * bytes) the state with everything viewer may not know erased (a hidden deck, the seed
+	 * it follows from, while the game is on). NULL: nothing is hidden. to_json() and
+	 * render_text() show only what view() keeps: they render view(st, viewer) whatever
+	 * state they are given, so no caller can leak by passing the whole state.
+	 */
+	void (*view)(const void *st, int viewer, void *out);
+	/* The position as JSON; the caller owns the cJSON. */
 	cJSON *(*to_json)(const void *st, int viewer);
 	/* Draws the position for a person; returns length written (NUL-terminated) or < 0. */
 	int (*render_text)(const void *st, int viewer, char *buf, size_t len);
@@ -148,13 +172,16 @@ const struct game_ops *game_find(const char *name);
 void game_params_default(const struct game_ops *ops, struct game_params *p);
 /*
  * Parses one "name=value" word into p. Returns 1 if the name is one of the
- * game's options and the value fits, 0 if the name is not the game's (the
- * caller may own it: "time=", "color=", ...), or GAME_EOPT with *why set.
+ * game's options and the value fits (name=random for a GAME_OPT_RANDOM option:
+ * not given), 0 if the name is not the game's (the caller may own it: "time=",
+ * "color=", ...), or GAME_EOPT with *why set.
  */
 int game_param_word(const struct game_ops *ops, struct game_params *p, const char *word,
                     const char **why);
 /* Index of option name in ops->opts, or -1. */
 int game_opt_index(const struct game_ops *ops, const char *name);
+/* True when option i of p is a GAME_OPT_RANDOM one left to the seed (shown as random). */
+bool game_param_random(const struct game_ops *ops, const struct game_params *p, int i);
 
 /*
  * Scores. The text of a two-seat result by winner: "1-0" (seat 0 won), "0-1"

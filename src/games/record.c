@@ -560,8 +560,10 @@ int record_set_game_tags(struct record *r, const struct record_game *g)
 	if (strcmp(g->kind, "tak") == 0 && (err = tak_tags(g->options, r)) != 0)
 		return err;
 	TAG("Options", g->options);
-	snprintf(v, sizeof v, "%" PRIu64, g->seed);
-	TAG("Seed", v);
+	if (!g->seed_hidden) {
+		snprintf(v, sizeof v, "%" PRIu64, g->seed);
+		TAG("Seed", v);
+	}
 	TAG("Result", result ? result : "*");
 	if (g->termination != NULL && g->termination[0])
 		TAG("Termination", g->termination);

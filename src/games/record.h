@@ -102,6 +102,8 @@ struct record_game {
 	int64_t time_base_ms, time_inc_ms; /* Clock "M:SS +I" when either is set */
 	const char *options;               /* Options: the engine's words, "size=6 komi=4" */
 	uint64_t seed;                     /* Seed */
+	bool seed_hidden;                  /* no Seed tag: the game is on and the seed would
+	                                      tell hidden information (Xmas Rush's quests) */
 	const char *result;                /* Result; NULL or "" while there is none ("*") */
 	const char *termination;           /* Termination (the reason) once ended, else NULL */
 };
@@ -110,8 +112,8 @@ struct record_game {
  * Sets the tags of g, in order: Event, Site, Game, Date, Time, Player1,
  * Player2, Rated, Clock (when timed), then for Tak Size, Komi (in flats,
  * "2" or "2.5"), Flats and Caps (from the options, the standard table when
- * absent), then Options and Seed (what replay needs), Result and, when given,
- * Termination. Also sets the result token from g->result.
+ * absent), then Options and Seed (what replay needs; left out while
+ * seed_hidden), Result and, when given, Termination. Also sets the result token from g->result.
  */
 int record_set_game_tags(struct record *r, const struct record_game *g);
 

@@ -301,6 +301,15 @@ bool xmas_move_fits_turn(const struct xmas_state *st, game_move m)
 	return k == XMAS_KIND_PASS;
 }
 
+/* What seat's MOVE m of this turn came to: done steps, cut by an illegal one (wall). */
+static void walk_record(struct xmas_state *st, int seat, game_move m, int done, bool wall)
+{
+	struct xmas_player *p = &st->pl[seat];
+	p->walk_asked = (uint8_t)xmas_move_nsteps(m);
+	p->walk_done = (uint8_t)done;
+	p->walk_wall = wall;
+}
+
 /*
  * §6, §9.2-9.4: a fatal line or a timeout. The offender's score becomes -1;
  * the other seat's action still resolves for the first frame only (one push
@@ -321,10 +330,12 @@ static void resolve_fatal(struct xmas_state *st, const game_move *mv, const bool
 	for (int s = 0; s < 2; s++) {
 		if (!ok[s])
 			continue;
-		if (xmas_move_kind(mv[s]) == XMAS_KIND_PUSH)
+		if (xmas_move_kind(mv[s]) == XMAS_KIND_PUSH) {
 			push_line(st, s, xmas_move_line(mv[s]), xmas_move_dir(mv[s]));
-		else if (xmas_move_kind(mv[s]) == XMAS_KIND_MOVE)
-			move_step(st, s, xmas_move_step(mv[s], 0));
+		} else if (xmas_move_kind(mv[s]) == XMAS_KIND_MOVE) {
+			bool stepped = move_step(st, s, xmas_move_step(mv[s], 0));
+			walk_record(st, s, mv[s], stepped ? 1 : 0, !stepped);
+		}
 		collect(st);
 	}
 	end_game(st, invalid ? XMAS_END_INVALID : XMAS_END_TIMEOUT);
@@ -343,6 +354,7 @@ static int xmas_resolve(void *vst, const game_move *moves, const enum game_act *
 	game_move mv[2];
 	bool ok[2];
 	for (int s = 0; s < 2; s++) {
+		st->pl[s].walk_asked = st->pl[s].walk_done = st->pl[s].walk_wall = 0;
 		mv[s] = moves ? moves[s] : 0;
 		ok[s] = acts[s] == GAME_ACT_MOVE && xmas_move_fits_turn(st, mv[s]);
 	}
@@ -368,6 +380,7 @@ static int xmas_resolve(void *vst, const game_move *moves, const enum game_act *
 	} else {
 		/* lockstep: one step of each player per frame, a collection check after each */
 		int left[2];
+		bool walls[2] = {false, false};
 		for (int s = 0; s < 2; s++) {
 			bool walks = xmas_move_kind(mv[s]) == XMAS_KIND_MOVE;
 			left[s] = walks ? xmas_move_nsteps(mv[s]) : 0;
@@ -375,11 +388,16 @@ static int xmas_resolve(void *vst, const game_move *moves, const enum game_act *
 		for (int f = 0; f < XMAS_MAX_STEPS && (left[0] > f || left[1] > f); f++) {
 			for (int s = 0; s < 2; s++)
 				/* an illegal step drops the rest of that MOVE */
-				if (left[s] > f && !move_step(st, s, xmas_move_step(mv[s], f)))
+				if (left[s] > f && !move_step(st, s, xmas_move_step(mv[s], f))) {
 					left[s] = f;
+					walls[s] = true;
+				}
 			collect(st);
 		}
 		collect(st); /* a PASS/PASS turn still has its one (empty) frame */
+		for (int s = 0; s < 2; s++)
+			if (xmas_move_kind(mv[s]) == XMAS_KIND_MOVE)
+				walk_record(st, s, mv[s], left[s], walls[s]);
 	}
 	begin_turn(st);
 	return GAME_OK;
@@ -388,7 +406,9 @@ static int xmas_resolve(void *vst, const game_move *moves, const enum game_act *
 /* --- game_ops ---------------------------------------------------------------- */
 
 static const struct game_optdef xmas_opts[] = {
-        {"seed", 0, INT64_MIN, INT64_MAX, "map seed, a Java long (random if not given)"},
+        {"seed", 0, INT64_MIN, INT64_MAX,
+         "map seed, a Java long (random if not given: shown once the game has ended)",
+         GAME_OPT_RANDOM},
         {"pool", 3, 1, 3, "tile pool: 1 (Wood, Bronze), 2 (Silver, Gold) or 3 (Legend)"},
         {"league", 0, 0, 6,
          "the referee's league: 1 one quest, 2 six quests (both: pool 1, one quest shown, "
@@ -530,6 +550,8 @@ static void xmas_result(const void *vst, struct game_result *r)
 	r->winner = a == b ? -1 : (a > b ? 0 : 1);
 	r->reason = st->over ? xmas_reason_names[st->reason] : "";
 	snprintf(r->score, sizeof r->score, "%d-%d", a, b);
+	r->scores[0] = a;
+	r->scores[1] = b;
 }
 
 /* --- presentation -------------------------------------------------------------- */
@@ -540,15 +562,31 @@ static cJSON *xy_pair(int x, int y)
 	return cJSON_CreateIntArray(v, 2);
 }
 
+void xmas_view(const void *vst, int viewer, void *out)
+{
+	(void)viewer; /* both seats and the spectators see the same */
+	struct xmas_state *v = out;
+	memmove(v, vst, sizeof *v);
+	if (v->over)
+		return;
+	v->seed = 0;
+	memset(v->names, 0, sizeof v->names);
+	v->hidden = 1;
+}
+
 static cJSON *xmas_to_json(const void *vst, int viewer)
 {
-	const struct xmas_state *st = vst;
+	struct xmas_state view;
+	xmas_view(vst, viewer, &view);
+	const struct xmas_state *st = &view;
 	char t[5], num[24];
 	cJSON *o = cJSON_CreateObject(), *a, *row;
 	if (o == NULL)
 		return NULL;
-	snprintf(num, sizeof num, "%lld", (long long)st->seed);
-	cJSON_AddStringToObject(o, "seed", num); /* a Java long: a string keeps all 64 bits */
+	if (!st->hidden) { /* the seed is published once the game has ended */
+		snprintf(num, sizeof num, "%lld", (long long)st->seed);
+		cJSON_AddStringToObject(o, "seed", num); /* a Java long: a string keeps 64 bits */
+	}
 	cJSON_AddNumberToObject(o, "pool", st->pool);
 	cJSON_AddNumberToObject(o, "turn", st->turn);
 	cJSON_AddStringToObject(o, "turn_type", st->turn_type == XMAS_TURN_PUSH ? "PUSH" : "MOVE");
@@ -581,6 +619,12 @@ static cJSON *xmas_to_json(const void *vst, int viewer)
 			goto fail;
 		for (int k = 0; k < p->nvis; k++)
 			cJSON_AddItemToArray(q, cJSON_CreateString(xmas_item_names[p->vis[k]]));
+		if (p->walk_asked > 0) { /* the MOVE of the turn just played */
+			cJSON *w = cJSON_AddObjectToObject(po, "walk");
+			cJSON_AddNumberToObject(w, "steps", p->walk_asked);
+			cJSON_AddNumberToObject(w, "done", p->walk_done);
+			cJSON_AddBoolToObject(w, "wall", p->walk_wall);
+		}
 	}
 	/* items: x, y on the board; on a hand tile x = y = -1 for seat 0's hand and
 	 * -2 for seat 1's, plus "hand": the seat holding it */
@@ -652,11 +696,15 @@ static char item_letter(const struct xmas_item *it)
 
 static int xmas_render_text(const void *vst, int viewer, char *buf, size_t len)
 {
-	const struct xmas_state *st = vst;
+	struct xmas_state view;
+	xmas_view(vst, viewer, &view);
+	const struct xmas_state *st = &view;
 	struct game_text o;
 	game_text_init(&o, buf, len);
-	game_text_put(&o, "Xmas Rush  seed %lld  pool %d  turn %d/%d %s", (long long)st->seed,
-	              st->pool, st->turn, XMAS_MAX_TURNS,
+	game_text_put(&o, "Xmas Rush");
+	if (!st->hidden)
+		game_text_put(&o, "  seed %lld", (long long)st->seed);
+	game_text_put(&o, "  pool %d  turn %d/%d %s", st->pool, st->turn, XMAS_MAX_TURNS,
 	              st->turn_type == XMAS_TURN_PUSH ? "PUSH" : "MOVE");
 	if (st->over)
 		game_text_put(&o, "  over: %s", xmas_reason_names[st->reason]);
@@ -693,6 +741,9 @@ static int xmas_render_text(const void *vst, int viewer, char *buf, size_t len)
 			game_text_put(&o, " %c=%s", (s == 0 ? 'a' : 'A') + p->vis[q],
 			              xmas_item_names[p->vis[q]]);
 		game_text_put(&o, "\n");
+		if (p->walk_wall) /* an illegal step cut the last MOVE short */
+			game_text_put(&o, "    MOVE stopped by a wall after %d of %d step%s\n",
+			              p->walk_done, p->walk_asked, p->walk_asked == 1 ? "" : "s");
 	}
 	game_text_put(&o, "  items: a-l are player 0's, A-L player 1's:");
 	for (int k = 0; k < XMAS_NAMES; k++)
@@ -705,7 +756,7 @@ static int xmas_render_text(const void *vst, int viewer, char *buf, size_t len)
 const struct game_ops game_xmas = {
         .name = "xmas",
         .title = "Xmas Rush",
-        .flags = GAME_SIMULTANEOUS,
+        .flags = GAME_SIMULTANEOUS | GAME_SCORES,
         .nplayers = 2,
         .seat_names = {"player0", "player1"},
         .state_size = sizeof(struct xmas_state),
@@ -720,6 +771,7 @@ const struct game_ops game_xmas = {
         .result = xmas_result,
         .parse_move = xmas_parse_move,
         .format_move = xmas_format_move,
+        .view = xmas_view,
         .to_json = xmas_to_json,
         .render_text = xmas_render_text,
         .seat_moves = xmas_seat_moves,

@@ -60,6 +60,9 @@ struct xmas_player {
 	uint8_t vis[XMAS_MAX_VISIBLE]; /* their names, in reveal order */
 	int16_t score;                 /* quests done; -1 after a fatal line or a timeout */
 	uint8_t fault;                 /* 0, XMAS_END_INVALID or XMAS_END_TIMEOUT */
+	/* the last turn's MOVE of this seat: steps asked (0: no MOVE), steps made, and whether
+	 * an illegal step (a wall, the edge) cut it short */
+	uint8_t walk_asked, walk_done, walk_wall;
 };
 
 /*
@@ -87,6 +90,7 @@ struct xmas_state {
 	uint8_t over;       /* 1 once the game has ended */
 	uint8_t reason;     /* enum xmas_reason */
 	uint8_t pending;    /* 1 while this turn's post-input collection check has not run */
+	uint8_t hidden;     /* 1 in a view (xmas_view) of a game on: seed and names erased */
 };
 
 /*
@@ -152,6 +156,16 @@ int xmas_setup_league(struct xmas_state *st, int64_t seed, const struct xmas_lea
  * given (setup, then the first quests revealed and turn 1 begun).
  */
 int xmas_start(struct xmas_state *st, int64_t seed, int pool);
+
+/*
+ * What a viewer (a seat, or -1 for a spectator) may see of st, into out: the
+ * whole state but, while the game is on, the seed and the shuffled names
+ * (the order of the hidden quests follows from either), both erased and
+ * `hidden` set. Seats and spectators see alike, as on CodinGame: the board,
+ * the hands, the items and the revealed quests are everybody's. Once over,
+ * nothing is hidden. game_xmas.view; to_json and render_text show only this.
+ */
+void xmas_view(const void *st, int viewer, void *out);
 
 /* Rules (xmas.c): does m fit the kind of this turn (PUSH, or MOVE/PASS)? */
 bool xmas_move_fits_turn(const struct xmas_state *st, game_move m);

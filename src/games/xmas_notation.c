@@ -85,9 +85,10 @@ int xmas_parse_move(const void *vst, int seat, const char *text, game_move *m, c
 	}
 	if (!xmas_move_fits_turn(st, mv)) {
 		if (why)
-			*why = st->turn_type == XMAS_TURN_PUSH ? "this is a PUSH turn"
-			                                       : "this is a MOVE turn";
-		return GAME_ETURN;
+			*why = st->turn_type == XMAS_TURN_PUSH
+			               ? "this is a PUSH turn: PUSH <0-6> <UP|RIGHT|DOWN|LEFT>"
+			               : "this is a MOVE turn: MOVE <dir> ... or PASS";
+		return GAME_EPHASE;
 	}
 	if (m)
 		*m = mv;

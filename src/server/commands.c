@@ -22,6 +22,17 @@
 
 /* ---- handlers: the lobby ------------------------------------------------------------ */
 
+/* A user's name as an argument: false (answered BAD_NAME) when it can be nobody's. */
+static bool name_arg(struct cmd *x, const char *name)
+{
+	if (proto_name_valid(name))
+		return true;
+	reply_err(x->cl, x->rq, "BAD_NAME",
+	          "names are %d to %d characters of A-Z, a-z, 0-9, _ and -", PROTO_NAME_MIN,
+	          PROTO_NAME_MAX);
+	return false;
+}
+
 static void cmd_login(struct cmd *x)
 {
 	struct client *c = x->cl;
@@ -31,17 +42,13 @@ static void cmd_login(struct cmd *x)
 		reply_err(c, rq, "ALREADY_LOGGED_IN", "you are %s already", c->name);
 		return;
 	}
+	if (!name_arg(x, name))
+		return;
 	if (rq->argc == 2) { /* an account: the password is checked on a worker */
 		if (x->cx->acct == NULL)
 			reply_err(c, rq, "NO_STORAGE", "this server keeps no accounts or records");
 		else
 			accounts_login(x->cx->acct, c, rq);
-		return;
-	}
-	if (!proto_name_valid(name)) {
-		reply_err(c, rq, "BAD_NAME",
-		          "names are %d to %d characters of A-Z, a-z, 0-9, _ and -", PROTO_NAME_MIN,
-		          PROTO_NAME_MAX);
 		return;
 	}
 	int acct = accounts_is_account(x->cx->acct, name);
@@ -156,12 +163,14 @@ static void cmd_ratings(struct cmd *x)
 
 static void cmd_finger(struct cmd *x)
 {
-	archive_finger(x->cx->arch, x->cl, x->rq);
+	if (name_arg(x, x->rq->argv[0]))
+		archive_finger(x->cx->arch, x->cl, x->rq);
 }
 
 static void cmd_history(struct cmd *x)
 {
-	archive_history(x->cx->arch, x->cl, x->rq);
+	if (x->rq->argc == 0 || name_arg(x, x->rq->argv[0]))
+		archive_history(x->cx->arch, x->cl, x->rq);
 }
 
 static void cmd_record(struct cmd *x)
@@ -236,7 +245,8 @@ static void cmd_help(struct cmd *x)
 	if (rq->argc == 1) {
 		only = proto_find(&commands_table, rq->argv[0]);
 		if (only == NULL) {
-			reply_err(c, rq, "UNKNOWN_COMMAND", "no command '%.24s'", rq->argv[0]);
+			reply_err(c, rq, "UNKNOWN_COMMAND", "no command '%.*s'",
+			          (int)text_cut(rq->argv[0], 24), rq->argv[0]);
 			return;
 		}
 	}
@@ -396,9 +406,9 @@ static bool resolve(struct cmd *x)
 
 void commands_line(struct commands *cx, struct client *cl, char *line, size_t len)
 {
-	if (!frame_line_valid(line, len)) {
-		reply_err(cl, NULL, "BAD_INPUT",
-		          "the line holds control bytes or is not UTF-8; it was ignored");
+	int bad = text_check(line, len, NULL);
+	if (bad != TEXT_OK) {
+		reply_err(cl, NULL, "BAD_INPUT", "%s; it was ignored", text_strerror(bad));
 		return;
 	}
 	struct proto_req rq;

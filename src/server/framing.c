@@ -6,6 +6,8 @@
 
 #include <stdint.h>
 
+#include "server/text.h"
+
 enum {
 	TN_IAC = 255,
 	TN_DONT = 254,
@@ -107,41 +109,5 @@ enum frame_event framer_feed(struct framer *f, const unsigned char *in, size_t n
 
 bool frame_line_valid(const char *s, size_t len)
 {
-	const unsigned char *p = (const unsigned char *)s;
-	size_t i = 0;
-	while (i < len) {
-		unsigned char c = p[i];
-		if (c < 0x80) {
-			if ((c < 0x20 && c != '\t') || c == 0x7F)
-				return false;
-			i++;
-			continue;
-		}
-		size_t need;
-		uint32_t cp;
-		if (c >= 0xC2 && c <= 0xDF) {
-			need = 1;
-			cp = c & 0x1F;
-		} else if (c >= 0xE0 && c <= 0xEF) {
-			need = 2;
-			cp = c & 0x0F;
-		} else if (c >= 0xF0 && c <= 0xF4) {
-			need = 3;
-			cp = c & 0x07;
-		} else {
-			return false; /* continuation byte, C0/C1 overlong lead, or > U+10FFFF */
-		}
-		if (len - i <= need)
-			return false;
-		for (size_t k = 1; k <= need; k++) {
-			if ((p[i + k] & 0xC0) != 0x80)
-				return false;
-			cp = (cp << 6) | (p[i + k] & 0x3F);
-		}
-		if ((need == 2 && cp < 0x800) || (need == 3 && (cp < 0x10000 || cp > 0x10FFFF)) ||
-		    (cp >= 0xD800 && cp <= 0xDFFF))
-			return false;
-		i += need + 1;
-	}
-	return true;
+	return text_check(s, len, NULL) == TEXT_OK;
 }

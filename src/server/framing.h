@@ -48,8 +48,9 @@ void framer_init(struct framer *f);
 enum frame_event framer_feed(struct framer *f, const unsigned char *in, size_t n, size_t *used);
 
 /*
- * True when the line is valid UTF-8 (no overlongs, no surrogates, at most
- * U+10FFFF) and holds no control bytes other than tab (none below 0x20, no 0x7F).
+ * True when the line passes text_check() (text.h): valid UTF-8 without
+ * control characters (tab allowed), bidirectional overrides or line and
+ * paragraph separators.
  */
 bool frame_line_valid(const char *s, size_t len);
 

@@ -12,6 +12,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "server/text.h"
+
 const struct proto_cmd *proto_find(const struct proto_table *t, const char *name)
 {
 	for (size_t i = 0; i < t->n; i++)
@@ -90,8 +92,8 @@ int proto_parse(char *line, const struct proto_table *t, struct proto_req *req)
 	}
 
 	char *verb = next_word(&p);
-	size_t i;
-	for (i = 0; verb[i] != '\0' && i + 1 < sizeof req->verb; i++)
+	size_t i, vl = text_cut(verb, sizeof req->verb - 1); /* an echo stays UTF-8 */
+	for (i = 0; i < vl; i++)
 		req->verb[i] = (char)tolower((unsigned char)verb[i]);
 	req->verb[i] = '\0';
 	req->cmd = proto_find(t, verb);
@@ -230,7 +232,7 @@ int seek_opts_parse(const struct game_ops *ops, int argc, char *const argv[], st
 		const char *w = argv[i];
 		const char *eq = strchr(w, '=');
 		if (eq == NULL || eq == w) {
-			snprintf(err, errlen, "'%.40s' is not name=value", w);
+			snprintf(err, errlen, "'%.*s' is not name=value", (int)text_cut(w, 40), w);
 			return -1;
 		}
 		const char *val = eq + 1;
@@ -320,8 +322,12 @@ int game_params_text(const struct game_ops *ops, const struct game_params *p, ch
 		return -1;
 	buf[0] = '\0';
 	for (int i = 0; i < ops->nopts; i++) {
-		int n = snprintf(buf + at, len - at, "%s%s=%" PRId64, i ? " " : "",
-		                 ops->opts[i].name, p->v[i]);
+		const char *sep = i ? " " : "";
+		int n = game_param_random(ops, p, i)
+		                ? snprintf(buf + at, len - at, "%s%s=" GAME_OPT_RANDOM_WORD, sep,
+		                           ops->opts[i].name)
+		                : snprintf(buf + at, len - at, "%s%s=%" PRId64, sep,
+		                           ops->opts[i].name, p->v[i]);
 		if (n < 0 || (size_t)n >= len - at)
 			return -1;
 		at += (size_t)n;

@@ -118,8 +118,9 @@ void seek_format_time(int64_t base_ms, int64_t inc_ms, char *buf, size_t len);
 
 /*
  * The engine options as "name=value" words separated by single spaces, every
- * option of ops in table order ("m=3 n=3 k=3"). Returns the length, or -1 if
- * it does not fit.
+ * option of ops in table order ("m=3 n=3 k=3"; "seed=random" for a
+ * GAME_OPT_RANDOM option not given), which seek_opts_parse() reads back the
+ * same. Returns the length, or -1 if it does not fit.
  */
 int game_params_text(const struct game_ops *ops, const struct game_params *p, char *buf,
                      size_t len);

@@ -237,6 +237,7 @@ static void reply_parse_error(struct client *c, const struct proto_req *rq, int 
 {
 	const char *code = r == GAME_EILLEGAL ? "ILLEGAL_MOVE"
 	                   : r == GAME_ETURN  ? "NOT_YOUR_TURN"
+	                   : r == GAME_EPHASE ? "WRONG_PHASE"
 	                   : r == GAME_EOVER  ? "GAME_OVER"
 	                                      : "BAD_MOVE";
 	reply_err(c, rq, code, "%s", why ? why : game_strerror(r));

@@ -18,7 +18,10 @@ cJSON *view_options_json(const struct game_ops *ops, const struct game_params *p
 {
 	cJSON *o = cJSON_CreateObject();
 	for (int i = 0; i < ops->nopts; i++)
-		cJSON_AddNumberToObject(o, ops->opts[i].name, (double)p->v[i]);
+		if (game_param_random(ops, p, i))
+			cJSON_AddStringToObject(o, ops->opts[i].name, GAME_OPT_RANDOM_WORD);
+		else
+			cJSON_AddNumberToObject(o, ops->opts[i].name, (double)p->v[i]);
 	return o;
 }
 
@@ -122,6 +125,24 @@ struct snapshot *snap_build(struct game *g)
 	return sn;
 }
 
+/*
+ * Each seat's score when the engine keeps scores (GAME_SCORES) and its rules
+ * ended g ("5-3", "-1--1" tell them apart only by the position of a '-');
+ * false for any other end (a resignation, a flag, a game of wins).
+ */
+static bool seat_scores(const struct game *g, int scores[GAME_MAX_PLAYERS])
+{
+	struct game_result r;
+	if (!(g->ops->flags & GAME_SCORES))
+		return false;
+	memset(&r, 0, sizeof r);
+	g->ops->result(g->st, &r);
+	if (!r.over || r.reason == NULL || strcmp(r.reason, g->reason) != 0)
+		return false;
+	memcpy(scores, r.scores, sizeof r.scores);
+	return true;
+}
+
 static cJSON *result_json(const struct game *g)
 {
 	cJSON *r = cJSON_CreateObject();
@@ -133,14 +154,29 @@ static cJSON *result_json(const struct game *g)
 		cJSON_AddNullToObject(r, "winner_name");
 	}
 	cJSON_AddStringToObject(r, "score", g->score);
+	int sc[GAME_MAX_PLAYERS];
+	if (seat_scores(g, sc))
+		cJSON_AddItemToObject(r, "scores", cJSON_CreateIntArray(sc, g->ops->nplayers));
 	cJSON_AddStringToObject(r, "reason", g->reason);
 	return r;
 }
 
 static char *result_text(const struct game *g)
 {
+	int sc[GAME_MAX_PLAYERS];
 	if (strcmp(g->reason, "aborted") == 0)
 		return xasprintf("aborted, no result");
+	if (seat_scores(g, sc)) { /* "alice (player0) 5, bob (player1) 3: alice wins (max_turns)" */
+		char *t = NULL;
+		for (int i = 0; i < g->ops->nplayers; i++)
+			xappend(&t, "%s%s (%s) %d", i ? ", " : "", g->pl[i].name,
+			        g->ops->seat_names[i], sc[i]);
+		if (g->winner >= 0)
+			xappend(&t, ": %s wins (%s)", g->pl[g->winner].name, g->reason);
+		else
+			xappend(&t, ": draw (%s)", g->reason);
+		return t;
+	}
 	if (g->winner >= 0)
 		return xasprintf("%s, %s (%s) wins (%s)", g->score, g->pl[g->winner].name,
 		                 g->ops->seat_names[g->winner], g->reason);

@@ -15,6 +15,7 @@ int record_from_game(const struct store_game *g, struct record *r)
 	        .time_inc_ms = g->time_inc_ms,
 	        .options = g->options,
 	        .seed = g->seed,
+	        .seed_hidden = g->status == STORE_IN_PROGRESS, /* published after the end */
 	        .result = g->result,
 	        .termination = g->status != STORE_IN_PROGRESS ? g->reason : NULL,
 	};

@@ -130,7 +130,7 @@ static void check_action(const struct xmas_state *st, const char *line)
 		return;
 	}
 	if (err[0] != GAME_OK) {
-		FUZZ_CHECK(err[0] == GAME_ESYNTAX || err[0] == GAME_ETURN);
+		FUZZ_CHECK(err[0] == GAME_ESYNTAX || err[0] == GAME_EPHASE);
 		return;
 	}
 	int k = xmas_move_kind(m[0]);
