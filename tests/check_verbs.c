@@ -215,6 +215,215 @@ START_TEST(test_xmas_scores_by_seat)
 }
 END_TEST
 
+/* ---- the verbs: tell, refresh, logout, match and decline ------------------------------ */
+
+START_TEST(test_tell)
+{
+	struct fk_cli a, b, c;
+	start(false);
+	fk_join(&fs, &a, "alice");
+	join_text(&b, "bob");
+	fk_connect(&fs, &c);
+	fk_skip(&c);
+	fk_send(&a, "tell bob good luck, have fun");
+	fk_expect0(&a, "{\"type\":\"ok\",\"cmd\":\"tell\",\"to\":\"bob\"}");
+	fk_expect0(&b, "alice tells you: good luck, have fun");
+	fk_send(&b, "tell ALICE thanks");
+	fk_expect0(&b, "ok told alice");
+	fk_expect0(&a, "{\"type\":\"tell\",\"from\":\"bob\",\"text\":\"thanks\"}");
+	fk_send(&a, "tell carol hello");
+	fk_expect0(&a, "{\"type\":\"error\",\"code\":\"NO_SUCH_USER\",\"cmd\":\"tell\"}");
+	fk_send(&a, "tell bob!! hello");
+	fk_expect0(&a, "{\"type\":\"error\",\"code\":\"BAD_NAME\"}");
+	fk_send(&a, "tell bob \xe2\x80\xae!evil");
+	fk_expect0(&a, "{\"type\":\"error\",\"code\":\"BAD_INPUT\"}");
+	fk_send(&a, "tell bob");
+	fk_expect0(&a, "{\"type\":\"error\",\"code\":\"BAD_ARGS\"}");
+	fk_send(&c, "tell bob psst");
+	fk_expect0(&c, "error NOT_LOGGED_IN: *");
+	fk_nothing(&b);
+	stop(&a, &b, &c, NULL);
+}
+END_TEST
+
+START_TEST(test_refresh)
+{
+	struct fk_cli a, b, w, x;
+	start(false);
+	fk_join(&fs, &a, "alice");
+	join_text(&b, "bob");
+	fk_send(&a, "seek ttt time=5+0 color=first");
+	fk_skip(&a);
+	fk_send(&b, "accept 1");
+	fk_skip(&b);
+	fk_skip(&a);
+	fk_send(&a, "move 1 b2");
+	fk_skip(&a);
+	fk_skip(&b);
+	fk_wait(&fs, 30);
+	/* the state again, as it stands: the same seq, the mover's clock run down since */
+	fk_send(&a, "refresh 1");
+	fk_expect0(&a, "{\"type\":\"ok\",\"cmd\":\"refresh\",\"game\":1}");
+	cJSON *st = fk_expect(&a, "{\"type\":\"state\",\"game\":1,\"seat\":0,\"seq\":2,\"ply\":1}");
+	cJSON *clocks = cJSON_GetObjectItem(st, "clocks");
+	ck_assert_int_gt(cJSON_GetArrayItem(clocks, 0)->valueint, 299000); /* X moved at once */
+	ck_assert_int_le(cJSON_GetArrayItem(clocks, 1)->valueint, 300000 - 30);
+	cJSON_Delete(st);
+	fk_send(&b, "refresh 1");
+	fk_expect0(&b, "ok game 1 as it stands");
+	fk_expect0(&b, "game 1 ttt, ply 1: alice (X) vs bob (O)");
+	fk_until0(&b, "last move: b2; to move: O (bob); clocks: X *:* O 4:5*");
+	fk_expect0(&b, "your move: move 1 <move>");
+	/* a spectator may, a stranger may not */
+	fk_join(&fs, &w, "carol");
+	fk_send(&w, "watch 1");
+	fk_skip(&w);
+	fk_send(&w, "refresh 1");
+	fk_expect0(&w, "{\"type\":\"ok\",\"cmd\":\"refresh\"}");
+	fk_expect0(&w, "{\"type\":\"state\",\"seat\":null,\"seq\":2}");
+	fk_join(&fs, &x, "dave");
+	fk_send(&x, "refresh 1");
+	fk_expect0(&x, "{\"type\":\"error\",\"code\":\"NOT_YOUR_GAME\"}");
+	fk_send(&x, "refresh 9");
+	fk_expect0(&x, "{\"type\":\"error\",\"code\":\"NO_SUCH_GAME\"}");
+	stop(&a, &b, &w, &x, NULL);
+}
+END_TEST
+
+START_TEST(test_logout)
+{
+	struct fk_cli a, b, w;
+	start(false);
+	fk_join(&fs, &a, "alice");
+	fk_join(&fs, &b, "bob");
+	int id = fk_start_game(&a, &b, "ttt");
+	fk_send(&a, "seek mnk m=4 n=4 k=3");
+	fk_skip(&a);
+	fk_until0(&b, "{\"type\":\"seek\",\"event\":\"new\"}");
+	fk_send(&a, "logout");
+	fk_expect0(&a, "{\"type\":\"ok\",\"cmd\":\"logout\",\"name\":\"alice\","
+	               "\"grace_ms\":60000}");
+	/* as if she had left: her seek goes, her seat waits */
+	fk_expect0(&b, "{\"type\":\"seek\",\"event\":\"gone\"}");
+	fk_expect0(&b, "{\"type\":\"info\",\"event\":\"gone\",\"player\":\"alice\"}");
+	fk_send(&a, "seek ttt");
+	fk_expect0(&a, "{\"type\":\"error\",\"code\":\"NOT_LOGGED_IN\"}");
+	fk_send(&a, "logout");
+	fk_expect0(&a, "{\"type\":\"error\",\"code\":\"NOT_LOGGED_IN\"}");
+	fk_join(&fs, &w, "carol");
+	fk_send(&w, "who");
+	cJSON *who = fk_expect(&w, "{\"type\":\"ok\",\"cmd\":\"who\"}");
+	ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItem(who, "users")), 2);
+	cJSON_Delete(who);
+	/* the same connection logs in again: the seat comes back */
+	fk_send(&a, "login alice");
+	cJSON *ok = fk_expect(&a, "{\"type\":\"ok\",\"cmd\":\"login\",\"name\":\"alice\"}");
+	ck_assert_int_eq(cJSON_GetArrayItem(cJSON_GetObjectItem(ok, "resumed"), 0)->valueint, id);
+	cJSON_Delete(ok);
+	fk_expect0(&b, "{\"type\":\"info\",\"event\":\"back\",\"player\":\"alice\"}");
+	stop(&a, &b, &w, NULL);
+}
+END_TEST
+
+START_TEST(test_match)
+{
+	struct fk_cli a, b, c;
+	start(false);
+	fk_join(&fs, &a, "alice");
+	fk_join(&fs, &b, "bob");
+	join_text(&c, "carol");
+	fk_send(&a, "match bob tak size=5 color=first");
+	cJSON *ok = fk_expect(&a, "{\"type\":\"ok\",\"cmd\":\"match\"}");
+	cJSON *k = cJSON_GetObjectItem(ok, "seek");
+	ck_assert(holds(k, "{\"id\":1,\"by\":\"alice\",\"to\":\"bob\",\"kind\":\"tak\"}"));
+	cJSON_Delete(ok);
+	fk_expect0(&b, "{\"type\":\"match\",\"event\":\"new\",\"seek\":{\"id\":1,\"by\":"
+	               "\"alice\",\"to\":\"bob\",\"options\":{\"size\":5}}}");
+	fk_nothing(&c); /* nobody else hears of it, sees it, or may take it */
+	fk_send(&c, "seeks");
+	fk_expect0(&c, "ok 0 open seeks");
+	fk_send(&c, "accept 1");
+	fk_expect0(&c, "error NO_SUCH_SEEK: there is no seek 1");
+	fk_send(&c, "decline 1");
+	fk_expect0(&c, "error NO_SUCH_SEEK: *");
+	fk_send(&c, "unseek 1");
+	fk_expect0(&c, "error NO_SUCH_SEEK: *");
+	fk_send(&b, "seeks");
+	cJSON *l = fk_expect(&b, "{\"type\":\"ok\",\"cmd\":\"seeks\"}");
+	ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItem(l, "seeks")), 1);
+	cJSON_Delete(l);
+	fk_send(&a, "decline 1"); /* the author withdraws, not declines */
+	fk_expect0(&a, "{\"type\":\"error\",\"code\":\"NOT_YOUR_SEEK\"}");
+	/* bob accepts: the game starts as from a seek, and nobody hears of a seek going */
+	fk_send(&b, "accept 1");
+	fk_expect0(&b, "{\"type\":\"ok\",\"cmd\":\"accept\",\"game\":1}");
+	fk_expect0(&b, "{\"type\":\"game_start\",\"seat\":1}");
+	fk_expect0(&a, "{\"type\":\"game_start\",\"seat\":0}");
+	fk_nothing(&c);
+
+	/* declined: the author is told */
+	fk_send(&c, "match alice ttt");
+	fk_expect0(&c, "ok match 2 by carol: ttt untimed, seeker plays random, to alice");
+	fk_until0(&a, "{\"type\":\"match\",\"event\":\"new\",\"seek\":{\"id\":2}}");
+	fk_send(&a, "decline 2");
+	fk_expect0(&a, "{\"type\":\"ok\",\"cmd\":\"decline\",\"seek\":2}");
+	fk_expect0(&c, "match 2: alice declines");
+	fk_send(&a, "accept 2");
+	fk_expect0(&a, "{\"type\":\"error\",\"code\":\"NO_SUCH_SEEK\"}");
+
+	/* withdrawn: the target is told */
+	fk_send(&c, "match bob ttt");
+	fk_skip(&c);
+	fk_until0(&b, "{\"type\":\"match\",\"event\":\"new\",\"seek\":{\"id\":3}}");
+	fk_send(&c, "unseek 3");
+	fk_expect0(&c, "ok challenge 3 to bob withdrawn");
+	fk_expect0(&b, "{\"type\":\"match\",\"event\":\"withdraw\",\"id\":3,\"by\":\"carol\"}");
+
+	/* refused challenges */
+	fk_send(&c, "match carol ttt");
+	fk_expect0(&c, "error BAD_ARGS: *");
+	fk_send(&c, "match nobody ttt");
+	fk_expect0(&c, "error NO_SUCH_USER: nobody is not online");
+	fk_send(&c, "match bob chess");
+	fk_expect0(&c, "error UNKNOWN_GAME: *");
+	fk_send(&c, "match bob ttt rated=1");
+	fk_expect0(&c, "error RATED_NEEDS_ACCOUNT: *");
+	fk_send(&c, "match bob");
+	fk_expect0(&c, "error BAD_ARGS: usage: match <user> <kind> *");
+	fk_nothing(&b);
+	stop(&a, &b, &c, NULL);
+}
+END_TEST
+
+START_TEST(test_match_ends_when_a_side_leaves)
+{
+	struct fk_cli a, b, c;
+	start(false);
+	fk_join(&fs, &a, "alice");
+	fk_join(&fs, &b, "bob");
+	fk_join(&fs, &c, "carol");
+	fk_send(&a, "match bob ttt");
+	fk_skip(&a);
+	fk_send(&c, "match alice mnk");
+	fk_skip(&c);
+	fk_skip(&a);
+	fk_skip(&b);
+	/* the target goes: the author is told; the author goes: the target is told */
+	fk_hangup(&b);
+	fk_expect0(&a, "{\"type\":\"match\",\"event\":\"gone\",\"id\":1,\"by\":\"bob\"}");
+	fk_send(&a, "seeks");
+	fk_expect0(&a, "{\"type\":\"ok\",\"cmd\":\"seeks\",\"seeks\":[{\"id\":2}]}");
+	fk_send(&c, "logout");
+	fk_skip(&c);
+	fk_expect0(&a, "{\"type\":\"match\",\"event\":\"gone\",\"id\":2,\"by\":\"carol\"}");
+	fk_send(&a, "seeks");
+	fk_expect0(&a, "{\"type\":\"ok\",\"cmd\":\"seeks\",\"seeks\":[]}");
+	fk_send(&a, "accept 2");
+	fk_expect0(&a, "{\"type\":\"error\",\"code\":\"NO_SUCH_SEEK\"}");
+	stop(&a, &b, &c, NULL);
+}
+END_TEST
+
 static Suite *verbs_suite(void)
 {
 	Suite *s = suite_create("verbs");
@@ -224,6 +433,13 @@ static Suite *verbs_suite(void)
 	tcase_add_test(tc, test_echo_stays_utf8);
 	tcase_add_test(tc, test_xmas_phase_wall_and_scores);
 	tcase_add_test(tc, test_xmas_scores_by_seat);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("verbs");
+	tcase_add_test(tc, test_tell);
+	tcase_add_test(tc, test_refresh);
+	tcase_add_test(tc, test_logout);
+	tcase_add_test(tc, test_match);
+	tcase_add_test(tc, test_match_ends_when_a_side_leaves);
 	suite_add_tcase(s, tc);
 	return s;
 }

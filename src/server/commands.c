@@ -14,6 +14,7 @@
 
 #include "server/accounts.h"
 #include "server/archive.h"
+#include "server/direct.h"
 #include "server/lobby.h"
 #include "server/msg.h"
 #include "server/offers.h"
@@ -89,7 +90,33 @@ static void cmd_seeks(struct cmd *x)
 
 static void cmd_unseek(struct cmd *x)
 {
-	lobby_unseek(x->cx->lobby, x->cl, x->rq, x->seek);
+	if (x->seek->to != NULL && x->seek->by == x->cl)
+		direct_withdraw(x->cx->lobby, x->cl, x->rq, x->seek);
+	else
+		lobby_unseek(x->cx->lobby, x->cl, x->rq, x->seek);
+}
+
+static void cmd_match(struct cmd *x)
+{
+	if (name_arg(x, x->rq->argv[0]))
+		direct_match(x->cx->lobby, x->cl, x->rq);
+}
+
+static void cmd_decline(struct cmd *x)
+{
+	direct_decline(x->cx->lobby, x->cl, x->rq, x->seek);
+}
+
+static void cmd_tell(struct cmd *x)
+{
+	if (name_arg(x, x->rq->argv[0]))
+		direct_tell(x->cx->lobby, x->cl, x->rq, x->rq->argv[0], x->rq->argv[1]);
+}
+
+static void cmd_logout(struct cmd *x)
+{
+	direct_client_gone(x->cx->lobby, x->cl);
+	lobby_logout(x->cx->lobby, x->cl, x->rq);
 }
 
 static void cmd_accept(struct cmd *x)
@@ -142,6 +169,11 @@ static void cmd_rematch(struct cmd *x)
 static void cmd_watch(struct cmd *x)
 {
 	session_watch(x->cl, x->rq, x->g, x->seat);
+}
+
+static void cmd_refresh(struct cmd *x)
+{
+	session_refresh(x->cl, x->rq, x->g, x->seat);
 }
 
 static void cmd_unwatch(struct cmd *x)
@@ -295,7 +327,11 @@ static const struct proto_cmd table[] = {
         {"seeks", 0, 0, 0, cmd_seeks, "seeks", "open seeks"},
         {"unseek", 1, 1, LOGIN | CMD_SEEK, cmd_unseek, "unseek <seek-id>", "withdraw your seek"},
         {"accept", 1, 1, LOGIN | CMD_SEEK, cmd_accept, "accept <seek-id>",
-         "accept a seek: the game starts"},
+         "accept a seek or a challenge to you: the game starts"},
+        {"match", 2, PROTO_MAX_ARGS, LOGIN, cmd_match, "match <user> <kind> [opt=value ...]",
+         "challenge one user (the options of seek): only they see it, and accept or decline"},
+        {"decline", 1, 1, LOGIN | CMD_SEEK, cmd_decline, "decline <seek-id>",
+         "turn down a challenge made to you"},
         {"list", 0, 0, 0, cmd_list, "list", "games in progress"},
         {"move", 2, 2, PLAYER | CMD_LIVE | REST, cmd_move, "move <game> <move>",
          "play a move; the move is the rest of the line"},
@@ -310,6 +346,8 @@ static const struct proto_cmd table[] = {
          "after a game: offer it again with seats swapped; the opponent's rematch accepts"},
         {"watch", 1, 1, GAME, cmd_watch, "watch <game>", "follow a game's moves, chat and end"},
         {"unwatch", 1, 1, GAME, cmd_unwatch, "unwatch <game>", "stop watching a game"},
+        {"refresh", 1, 1, GAME | CMD_MEMBER, cmd_refresh, "refresh <game>",
+         "your game, or one you watch, drawn again as it stands (clocks now)"},
         {"who", 0, 0, 0, cmd_who, "who", "connected users and their games"},
         {"ratings", 1, 1, STORE, cmd_ratings, "ratings <kind>",
          "the best rated players of a game kind"},
@@ -323,6 +361,8 @@ static const struct proto_cmd table[] = {
          "the game's positions one by one, every delay_ms (default 1000, 0..60000)"},
         {"say", 2, 2, LOGIN | GAME | CMD_MEMBER | REST, cmd_say, "say <game> <text>",
          "talk to a game's players and spectators"},
+        {"tell", 2, 2, LOGIN | REST, cmd_tell, "tell <user> <text>",
+         "a private message to a user who is online"},
         {"set", 2, 2, 0, cmd_set, "set format text|json / set ping|watchers on|off",
          "choose how the server writes to you; ask for the server's pings (round-trip time) "
          "or for your games' spectator counts as they change"},
@@ -330,6 +370,8 @@ static const struct proto_cmd table[] = {
         {"pong", 1, 1, 0, cmd_pong, "pong <token>",
          "answer the server's 'ping <token>' (after set ping on): measures your round-trip time"},
         {"help", 0, 1, 0, cmd_help, "help [verb]", "this list, or one command's usage"},
+        {"logout", 0, 0, LOGIN, cmd_logout, "logout",
+         "stop being who you are; your seats wait through the grace period, you stay connected"},
         {"quit", 0, 0, 0, cmd_quit, "quit",
          "leave (your seats wait for you through the grace period)"},
 };
@@ -396,6 +438,8 @@ static bool resolve(struct cmd *x)
 			return false;
 		}
 		x->seek = lobby_seek_find(x->cx->lobby, id);
+		if (x->seek != NULL && x->seek->to != NULL && x->seek->to != c && x->seek->by != c)
+			x->seek = NULL; /* someone else's challenge is not there for c */
 		if (x->seek == NULL) {
 			reply_err(c, rq, "NO_SUCH_SEEK", "there is no seek %" PRIu64, id);
 			return false;

@@ -45,11 +45,13 @@ static const char *color_word(int color)
 	return color == 0 ? "first" : color == 1 ? "second" : "random";
 }
 
-static cJSON *seek_json(const struct seek *k)
+cJSON *lobby_seek_json(const struct seek *k)
 {
 	cJSON *j = cJSON_CreateObject();
 	cJSON_AddNumberToObject(j, "id", (double)k->id);
 	cJSON_AddStringToObject(j, "by", k->by->name);
+	if (k->to != NULL)
+		cJSON_AddStringToObject(j, "to", k->to->name);
 	cJSON_AddStringToObject(j, "kind", k->ops->name);
 	cJSON_AddItemToObject(j, "options", view_options_json(k->ops, &k->so.params));
 	if (k->so.timed) {
@@ -71,12 +73,13 @@ static cJSON *seek_json(const struct seek *k)
 	return j;
 }
 
-/* "3 by alice: ttt m=3 n=3 k=3, untimed, seeker plays random" (malloc'd). */
-static char *seek_text(const struct seek *k)
+/* "3 by alice: ttt m=3 n=3 k=3, untimed, seeker plays random[, to bob]" (malloc'd). */
+char *lobby_seek_text(const struct seek *k)
 {
 	char *o = view_options_text(k->ops, &k->so);
-	char *t = xasprintf("%" PRIu64 " by %s: %s %s, seeker plays %s", k->id, k->by->name,
-	                    k->ops->name, o ? o : "", color_word(k->so.color));
+	char *t = xasprintf("%" PRIu64 " by %s: %s %s, seeker plays %s%s%s", k->id, k->by->name,
+	                    k->ops->name, o ? o : "", color_word(k->so.color),
+	                    k->to != NULL ? ", to " : "", k->to != NULL ? k->to->name : "");
 	free(o);
 	return t;
 }
@@ -92,8 +95,8 @@ static void seek_announce(struct lobby *l, const struct seek *k, bool gone)
 		cJSON_AddNumberToObject(j, "id", (double)k->id);
 		text = xasprintf("seek %" PRIu64 " gone", k->id);
 	} else {
-		cJSON_AddItemToObject(j, "seek", seek_json(k));
-		char *d = seek_text(k);
+		cJSON_AddItemToObject(j, "seek", lobby_seek_json(k));
+		char *d = lobby_seek_text(k);
 		text = xasprintf("seek %s (accept %" PRIu64 " to play)", d ? d : "", k->id);
 		free(d);
 	}
@@ -107,7 +110,7 @@ static void seek_announce(struct lobby *l, const struct seek *k, bool gone)
 	msg_done(&m);
 }
 
-/* Unlinks and frees seek k; tells the others when announce. */
+/* Unlinks and frees seek k; tells the others when announce (never of a challenge). */
 static void seek_remove(struct lobby *l, struct seek *k, bool announce)
 {
 	for (struct seek **pp = &l->seeks; *pp != NULL; pp = &(*pp)->next)
@@ -115,9 +118,14 @@ static void seek_remove(struct lobby *l, struct seek *k, bool announce)
 			*pp = k->next;
 			break;
 		}
-	if (announce)
+	if (announce && k->to == NULL)
 		seek_announce(l, k, true);
 	free(k);
+}
+
+void lobby_seek_remove(struct lobby *l, struct seek *k)
+{
+	seek_remove(l, k, true);
 }
 
 struct seek *lobby_seek_find(struct lobby *l, uint64_t id)
@@ -133,7 +141,7 @@ void lobby_client_gone(struct lobby *l, struct client *c)
 	struct seek *k = l->seeks;
 	while (k != NULL) {
 		struct seek *next = k->next;
-		if (k->by == c)
+		if (k->by == c || k->to == c)
 			seek_remove(l, k, true);
 		k = next;
 	}
@@ -171,6 +179,22 @@ void lobby_login(struct lobby *l, struct client *c, const struct proto_req *rq, 
 	         back ? back : "");
 	free(back);
 	session_resume_send(l->sess, c);
+}
+
+void lobby_logout(struct lobby *l, struct client *c, const struct proto_req *rq)
+{
+	log_info("conn %llu (%s) logs out", (unsigned long long)c->conn->id, c->name);
+	lobby_client_gone(l, c);
+	session_client_gone(l->sess, c);
+	cJSON *f = cJSON_CreateObject();
+	cJSON_AddStringToObject(f, "name", c->name);
+	cJSON_AddNumberToObject(f, "grace_ms", (double)l->sess->grace_ms);
+	reply_ok(c, rq, f, NULL,
+	         "%s logged out; seats you left wait %" PRId64 " s for you to log in again",
+	         c->name, l->sess->grace_ms / 1000);
+	c->logged_in = false;
+	c->registered = false;
+	c->name[0] = '\0';
 }
 
 void lobby_who(struct lobby *l, struct client *c, const struct proto_req *rq)
@@ -251,48 +275,63 @@ void lobby_games(struct client *c, const struct proto_req *rq)
 	reply_ok(c, rq, f, extra, "%d game kinds; seek <kind> [opt=value ...]", count);
 }
 
-void lobby_seek(struct lobby *l, struct client *c, const struct proto_req *rq)
+struct seek *lobby_seek_new(struct lobby *l, struct client *c, const struct proto_req *rq, int argc,
+                            char *const argv[], struct client *to)
 {
-	const struct game_ops *ops = game_find(rq->argv[0]);
+	const struct game_ops *ops = game_find(argv[0]);
 	if (ops == NULL) {
-		reply_err(c, rq, "UNKNOWN_GAME", "no game called '%.32s'; 'games' lists them",
-		          rq->argv[0]);
-		return;
+		reply_err(c, rq, "UNKNOWN_GAME", "no game called '%.*s'; 'games' lists them",
+		          (int)text_cut(argv[0], 32), argv[0]);
+		return NULL;
 	}
 	struct seek_opts so;
 	char why[160];
-	if (seek_opts_parse(ops, rq->argc - 1, rq->argv + 1, &so, why, sizeof why) < 0) {
+	if (seek_opts_parse(ops, argc - 1, argv + 1, &so, why, sizeof why) < 0) {
 		reply_err(c, rq, "BAD_OPTION", "%s", why);
-		return;
+		return NULL;
 	}
 	if (so.rated && !c->registered) {
 		reply_err(c, rq, "RATED_NEEDS_ACCOUNT",
 		          "rated games are between accounts: register first, or seek rated=0");
-		return;
+		return NULL;
+	}
+	if (so.rated && to != NULL && !to->registered) {
+		reply_err(c, rq, "RATED_NEEDS_ACCOUNT",
+		          "%s is a guest: rated games are between accounts", to->name);
+		return NULL;
 	}
 	int mine = 0;
 	for (struct seek *k = l->seeks; k != NULL; k = k->next)
 		mine += k->by == c;
 	if (mine >= LOBBY_MAX_SEEKS) {
 		reply_err(c, rq, "TOO_MANY_SEEKS", "you have %d open seeks already", mine);
-		return;
+		return NULL;
 	}
 	struct seek *k = calloc(1, sizeof *k);
 	if (k == NULL) {
 		reply_err(c, rq, "INTERNAL", "out of memory");
-		return;
+		return NULL;
 	}
 	k->id = ++l->next_seek_id;
 	k->by = c;
+	k->to = to;
 	k->ops = ops;
 	k->so = so;
 	struct seek **pp = &l->seeks;
 	while (*pp != NULL)
 		pp = &(*pp)->next;
 	*pp = k;
+	return k;
+}
+
+void lobby_seek(struct lobby *l, struct client *c, const struct proto_req *rq)
+{
+	struct seek *k = lobby_seek_new(l, c, rq, rq->argc, rq->argv, NULL);
+	if (k == NULL)
+		return;
 	cJSON *f = cJSON_CreateObject();
-	cJSON_AddItemToObject(f, "seek", seek_json(k));
-	char *d = seek_text(k);
+	cJSON_AddItemToObject(f, "seek", lobby_seek_json(k));
+	char *d = lobby_seek_text(k);
 	reply_ok(c, rq, f, NULL, "seek %s", d ? d : "");
 	free(d);
 	seek_announce(l, k, false);
@@ -304,9 +343,12 @@ void lobby_seeks(struct lobby *l, struct client *c, const struct proto_req *rq)
 	cJSON *arr = cJSON_AddArrayToObject(f, "seeks");
 	char *extra = NULL;
 	int n = 0;
-	for (struct seek *k = l->seeks; k != NULL; k = k->next, n++) {
-		cJSON_AddItemToArray(arr, seek_json(k));
-		char *d = seek_text(k);
+	for (struct seek *k = l->seeks; k != NULL; k = k->next) {
+		if (k->to != NULL && k->to != c && k->by != c)
+			continue; /* someone else's challenge */
+		n++;
+		cJSON_AddItemToArray(arr, lobby_seek_json(k));
+		char *d = lobby_seek_text(k);
 		xappend(&extra, "%s  %s", extra ? "\n" : "", d ? d : "");
 		free(d);
 	}

@@ -21,11 +21,12 @@
 
 #define LOBBY_MAX_SEEKS 8 /* open seeks per user */
 
-/* An open seek: the game its author offers. */
+/* An open seek: the game its author offers (to anyone, or to one user: a challenge). */
 struct seek {
 	struct seek *next;
 	uint64_t id;
 	struct client *by;
+	struct client *to; /* a challenge (match, direct.h): the one user who sees it; else NULL */
 	const struct game_ops *ops;
 	struct seek_opts so;
 };
@@ -49,9 +50,15 @@ void lobby_free(struct lobby *l);
  */
 void lobby_login(struct lobby *l, struct client *c, const struct proto_req *rq, const char *name,
                  bool registered);
+/*
+ * logout: c stops being who it is, as if its connection had closed (seats
+ * wait through the grace, seeks withdrawn, watches end) but it stays
+ * connected and may log in again. Challenges are direct_client_gone()'s first.
+ */
+void lobby_logout(struct lobby *l, struct client *c, const struct proto_req *rq);
 /* The connected, logged-in client with this name (case-insensitive), or NULL. */
 struct client *lobby_find_user(struct lobby *l, const char *name);
-/* c is going: its seeks are withdrawn (told to the others). */
+/* c is going: its seeks and the challenges to it are withdrawn (open seeks told to the others). */
 void lobby_client_gone(struct lobby *l, struct client *c);
 /* who: the logged-in clients, with their games and round-trip times. */
 void lobby_who(struct lobby *l, struct client *c, const struct proto_req *rq);
@@ -64,6 +71,19 @@ struct seek *lobby_seek_find(struct lobby *l, uint64_t id);
 void lobby_games(struct client *c, const struct proto_req *rq);
 /* seek <kind> [opt=value ...] */
 void lobby_seek(struct lobby *l, struct client *c, const struct proto_req *rq);
+/*
+ * A new seek of c from the words argv[0] (the kind) .. argv[argc - 1] (its
+ * options), offered to `to` alone (a challenge) or to anyone (NULL): checked
+ * (UNKNOWN_GAME, BAD_OPTION, RATED_NEEDS_ACCOUNT for either side,
+ * TOO_MANY_SEEKS) and listed, nobody told yet; NULL when answered.
+ */
+struct seek *lobby_seek_new(struct lobby *l, struct client *c, const struct proto_req *rq, int argc,
+                            char *const argv[], struct client *to);
+/* A seek as JSON (<seek> of PROTOCOL.md) and as text, "3 by alice: ttt ..." (both owned). */
+cJSON *lobby_seek_json(const struct seek *k);
+char *lobby_seek_text(const struct seek *k);
+/* Unlists and frees k; everyone is told an open seek went (a challenge's side: direct.h). */
+void lobby_seek_remove(struct lobby *l, struct seek *k);
 /* seeks */
 void lobby_seeks(struct lobby *l, struct client *c, const struct proto_req *rq);
 /* unseek <seek-id>: k is the seek named */

@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "server/direct.h"
 #include "server/offers.h"
 
 /* ---- the connection layer's events ---------------------------------------------------- */
@@ -62,6 +63,7 @@ static void ev_close(void *ud, struct conn *c)
 	log_info("conn %llu (%s) closed", (unsigned long long)c->id,
 	         cl->logged_in ? cl->name : "-");
 	/* Leave everything while still able to tell the others. */
+	direct_client_gone(&s->lobby, cl);
 	lobby_client_gone(&s->lobby, cl);
 	session_client_gone(&s->sess, cl);
 	if (s->db != NULL)

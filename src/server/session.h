@@ -260,6 +260,8 @@ bool watch_drop(struct game *g, const struct client *c);
 void session_flush_pending(struct sessions *s, struct client *c);
 /* watch <game>: c follows g (a player gets its state again); seat is c's or -1. */
 void session_watch(struct client *c, const struct proto_req *rq, struct game *g, int seat);
+/* refresh <game>: c plays or watches g (seat is c's or -1); g as it stands, clocks now. */
+void session_refresh(struct client *c, const struct proto_req *rq, struct game *g, int seat);
 /* unwatch <game>. */
 void session_unwatch(struct client *c, const struct proto_req *rq, struct game *g);
 /* say <game> <text>: c plays in or watches g. */

@@ -233,6 +233,16 @@ void session_watch(struct client *c, const struct proto_req *rq, struct game *g,
 		watch_count_changed(g);
 }
 
+void session_refresh(struct client *c, const struct proto_req *rq, struct game *g, int seat)
+{
+	cJSON *f = cJSON_CreateObject();
+	cJSON_AddNumberToObject(f, "game", (double)g->id);
+	reply_ok(c, rq, f, NULL, "game %" PRIu64 " as it stands", g->id);
+	struct snapshot *sn = watch_current(g);
+	if (sn != NULL)
+		watch_send_state(g, sn, c, seat);
+}
+
 bool watch_drop(struct game *g, const struct client *c)
 {
 	for (size_t i = 0; i < g->nw; i++)
