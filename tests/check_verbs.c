@@ -33,16 +33,6 @@ static void start(bool store)
 	fk_start(&fs, &cfg, store);
 }
 
-static void stop(struct fk_cli *f, ...)
-{
-	fk_stop(&fs);
-	va_list ap;
-	va_start(ap, f);
-	for (; f != NULL; f = va_arg(ap, struct fk_cli *))
-		fk_free(f);
-	va_end(ap);
-}
-
 /* A text-mode client logged in as name. */
 static void join_text(struct fk_cli *f, const char *name)
 {
@@ -74,7 +64,7 @@ START_TEST(test_long_names_are_bad_names)
 	fk_expect0(&b, "error BAD_NAME: *");
 	fk_send(&b, "finger a-b");
 	fk_expect0(&b, "error NO_SUCH_USER: *"); /* a valid guest name nobody has */
-	stop(&a, &b, NULL);
+	fk_stop_with(&fs, &a, &b, NULL);
 }
 END_TEST
 
@@ -104,7 +94,7 @@ START_TEST(test_chat_refuses_what_misleads)
 	fk_send(&a, "say %d \xd7\xa9\xd7\x9c\xd7\x95\xd7\x9d\xe2\x80\x8f gg", id);
 	fk_expect0(&a, "{\"type\":\"ok\",\"cmd\":\"say\"}");
 	fk_expect0(&b, "{\"type\":\"chat\"}");
-	stop(&a, &b, NULL);
+	fk_stop_with(&fs, &a, &b, NULL);
 }
 END_TEST
 
@@ -130,7 +120,7 @@ START_TEST(test_echo_stays_utf8)
 	ck_assert_ptr_nonnull(l);
 	ck_assert(fnmatch("error BAD_OPTION: *", l, 0) == 0);
 	ck_assert_int_eq(text_check(l, strlen(l), NULL), TEXT_OK);
-	stop(&a, NULL);
+	fk_stop_with(&fs, &a, NULL);
 }
 END_TEST
 
@@ -185,7 +175,7 @@ START_TEST(test_xmas_phase_wall_and_scores)
 	cJSON *r = cJSON_GetObjectItem(over, "result");
 	ck_assert_ptr_null(cJSON_GetObjectItem(r, "scores")); /* a resignation: no scores */
 	cJSON_Delete(over);
-	stop(&a, &b, &w, NULL);
+	fk_stop_with(&fs, &a, &b, &w, NULL);
 }
 END_TEST
 
@@ -211,7 +201,7 @@ START_TEST(test_xmas_scores_by_seat)
 	cJSON_Delete(over);
 	fk_until0(&a,
 	          "game 1 over: alice (player0) -1, bob (player1) 0: bob wins (invalid_action)");
-	stop(&a, &b, NULL);
+	fk_stop_with(&fs, &a, &b, NULL);
 }
 END_TEST
 
@@ -242,7 +232,7 @@ START_TEST(test_tell)
 	fk_send(&c, "tell bob psst");
 	fk_expect0(&c, "error NOT_LOGGED_IN: *");
 	fk_nothing(&b);
-	stop(&a, &b, &c, NULL);
+	fk_stop_with(&fs, &a, &b, &c, NULL);
 }
 END_TEST
 
@@ -286,7 +276,7 @@ START_TEST(test_refresh)
 	fk_expect0(&x, "{\"type\":\"error\",\"code\":\"NOT_YOUR_GAME\"}");
 	fk_send(&x, "refresh 9");
 	fk_expect0(&x, "{\"type\":\"error\",\"code\":\"NO_SUCH_GAME\"}");
-	stop(&a, &b, &w, &x, NULL);
+	fk_stop_with(&fs, &a, &b, &w, &x, NULL);
 }
 END_TEST
 
@@ -321,7 +311,7 @@ START_TEST(test_logout)
 	ck_assert_int_eq(cJSON_GetArrayItem(cJSON_GetObjectItem(ok, "resumed"), 0)->valueint, id);
 	cJSON_Delete(ok);
 	fk_expect0(&b, "{\"type\":\"info\",\"event\":\"back\",\"player\":\"alice\"}");
-	stop(&a, &b, &w, NULL);
+	fk_stop_with(&fs, &a, &b, &w, NULL);
 }
 END_TEST
 
@@ -391,7 +381,7 @@ START_TEST(test_match)
 	fk_send(&c, "match bob");
 	fk_expect0(&c, "error BAD_ARGS: usage: match <user> <kind> *");
 	fk_nothing(&b);
-	stop(&a, &b, &c, NULL);
+	fk_stop_with(&fs, &a, &b, &c, NULL);
 }
 END_TEST
 
@@ -420,7 +410,7 @@ START_TEST(test_match_ends_when_a_side_leaves)
 	fk_expect0(&a, "{\"type\":\"ok\",\"cmd\":\"seeks\",\"seeks\":[]}");
 	fk_send(&a, "accept 2");
 	fk_expect0(&a, "{\"type\":\"error\",\"code\":\"NO_SUCH_SEEK\"}");
-	stop(&a, &b, &c, NULL);
+	fk_stop_with(&fs, &a, &b, &c, NULL);
 }
 END_TEST
 
