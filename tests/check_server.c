@@ -74,15 +74,22 @@ static void find_scripts(void)
 	qsort(scripts, (size_t)nscripts, sizeof scripts[0], cmp_str);
 }
 
+/*
+ * A transcript: "@args" (first) starts the server with args; "X= playtak"
+ * makes client X connect to the playtak port (the args must hold --playtak
+ * HOST:PORT; the port file is added here); "X> line" sends, "X< pattern"
+ * reads the next line, "X~ pattern" skips to a matching one, "X!" closes.
+ */
 START_TEST(test_transcript)
 {
 	const char *path = scripts[_i];
 	FILE *f = fopen(path, "r");
 	ck_assert_msg(f != NULL, "cannot open %s", path);
 	static struct ts_cli cl[26];
-	bool open[26] = {false};
+	bool open[26] = {false}, playtak[26] = {false};
 	struct ts_srv s;
 	bool started = false;
+	int pt_port = 0;
 	char line[8192];
 	int lineno = 0;
 	while (fgets(line, sizeof line, f) != NULL) {
@@ -94,12 +101,23 @@ START_TEST(test_transcript)
 			continue;
 		if (line[0] == '@') {
 			ck_assert_msg(!started, "%s:%d: '@' must come first", path, lineno);
-			const char *args[16];
+			const char *args[18];
 			int na = 0;
+			bool pt = false;
+			char pt_file[256];
 			for (char *w = strtok(line + 1, " "); w != NULL && na < 16;
-			     w = strtok(NULL, " "))
+			     w = strtok(NULL, " ")) {
+				pt |= strcmp(w, "--playtak") == 0;
 				args[na++] = w;
+			}
+			if (pt) {
+				ts_port_path(pt_file, sizeof pt_file);
+				args[na++] = "--playtak-port-file";
+				args[na++] = pt_file;
+			}
 			ts_up(&s, args, na);
+			if (pt)
+				pt_port = ts_port_file(&s, pt_file);
 			started = true;
 			continue;
 		}
@@ -112,8 +130,15 @@ START_TEST(test_transcript)
 		int k = line[0] - 'A';
 		char op = line[1];
 		const char *arg = line + 2 + (line[2] == ' ');
+		if (op == '=') {
+			ck_assert_msg(strcmp(arg, "playtak") == 0 && pt_port > 0 && !open[k],
+			              "%s:%d: '= playtak' needs @--playtak, before the client's use",
+			              path, lineno);
+			playtak[k] = true;
+			continue;
+		}
 		if (!open[k] && op != '!') {
-			ts_open(&cl[k], s.port);
+			ts_open(&cl[k], playtak[k] ? pt_port : s.port);
 			open[k] = true;
 		}
 		switch (op) {

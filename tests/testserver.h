@@ -106,6 +106,42 @@ static inline void ts_start_at(struct ts_srv *s, const char *listen, const char 
 	ck_assert_int_gt(s->port, 0);
 }
 
+/*
+ * The port another listener of s wrote to path (--playtak-port-file, ...),
+ * waited for as the main one is.
+ */
+static inline int ts_port_file(struct ts_srv *s, const char *path)
+{
+	int port = 0;
+	for (int i = 0; i < 3000 && port == 0; i++) {
+		FILE *f = fopen(path, "r");
+		if (f != NULL) {
+			if (fscanf(f, "%d", &port) != 1)
+				port = 0;
+			fclose(f);
+		}
+		if (port == 0) {
+			int st;
+			ck_assert_msg(waitpid(s->pid, &st, WNOHANG) == 0, "bitarenad exited at start");
+			ts_msleep(10);
+		}
+	}
+	ck_assert_int_gt(port, 0);
+	unlink(path);
+	return port;
+}
+
+/* A temporary file name for a port file (not created). */
+static inline void ts_port_path(char *buf, size_t len)
+{
+	const char *tmp = getenv("TMPDIR");
+	snprintf(buf, len, "%s/bitarenad-port.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	int fd = mkstemp(buf);
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	unlink(buf);
+}
+
 /* ts_start_at() on 127.0.0.1, a free port. */
 static inline void ts_start(struct ts_srv *s, const char *datadir, const char *const *extra,
                             int nextra)

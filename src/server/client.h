@@ -51,6 +51,7 @@
 #include "server/conn.h"
 
 struct server;
+struct msg_frontend;
 
 /* The server's pings and what they measured (rtt.c). */
 struct client_rtt {
@@ -68,6 +69,8 @@ struct client {
 
 	/* messages (msg.c): the output format */
 	bool json;
+	const struct msg_frontend *fe; /* another protocol on this connection (msg.h), or NULL */
+	void *fe_data;                 /* the front-end's per-client state */
 	/* rtt.c */
 	struct client_rtt rtt;
 	/* lobby (presence): who this is */

@@ -108,6 +108,8 @@ static void seek_announce(struct lobby *l, const struct seek *k, bool gone)
 			msg_send(&m, c);
 	}
 	msg_done(&m);
+	if (l->news.on_seek != NULL)
+		l->news.on_seek(l->news.ud, k, gone);
 }
 
 /* Unlinks and frees seek k; tells the others when announce (never of a challenge). */
@@ -145,6 +147,8 @@ void lobby_client_gone(struct lobby *l, struct client *c)
 			seek_remove(l, k, true);
 		k = next;
 	}
+	if (c->logged_in && l->news.on_presence != NULL)
+		l->news.on_presence(l->news.ud, c, false);
 }
 
 void lobby_free(struct lobby *l)
@@ -179,6 +183,17 @@ void lobby_login(struct lobby *l, struct client *c, const struct proto_req *rq, 
 	         back ? back : "");
 	free(back);
 	session_resume_send(l->sess, c);
+	if (l->news.on_presence != NULL)
+		l->news.on_presence(l->news.ud, c, true);
+}
+
+void lobby_tell(struct client *to, const char *from, const char *text)
+{
+	cJSON *j = cJSON_CreateObject();
+	cJSON_AddStringToObject(j, "type", "tell");
+	cJSON_AddStringToObject(j, "from", from);
+	cJSON_AddStringToObject(j, "text", text);
+	send_msg(to, j, xasprintf("tell %s: %s", from, text));
 }
 
 void lobby_logout(struct lobby *l, struct client *c, const struct proto_req *rq)

@@ -31,11 +31,25 @@ struct seek {
 	struct seek_opts so;
 };
 
+/*
+ * Upward news for a front-end above the lobby that tells its clients about
+ * seeks and presence in its own lines (the playtak port): a seek is new or
+ * gone (after the other clients were told; a gone seek is freed after the
+ * call), a client logged in (after its reply and resumed games) or is leaving.
+ * ud is the front-end's; unset callbacks are skipped.
+ */
+struct lobby_news {
+	void *ud;
+	void (*on_seek)(void *ud, const struct seek *k, bool gone);
+	void (*on_presence)(void *ud, struct client *c, bool here);
+};
+
 struct lobby {
 	struct conn_hub *hub;  /* the clients (presence) */
 	struct sessions *sess; /* games: accepted seeks start here */
 	struct seek *seeks;    /* oldest first */
 	uint64_t next_seek_id;
+	struct lobby_news news;
 };
 
 void lobby_init(struct lobby *l, struct conn_hub *hub, struct sessions *sess);
@@ -62,6 +76,11 @@ struct client *lobby_find_user(struct lobby *l, const char *name);
 void lobby_client_gone(struct lobby *l, struct client *c);
 /* who: the logged-in clients, with their games and round-trip times. */
 void lobby_who(struct lobby *l, struct client *c, const struct proto_req *rq);
+/*
+ * A private message to `to` from the user named from: {"type":"tell","from","text"},
+ * text "tell <from>: <text>" (the playtak port's Tell; text is the sender's, checked).
+ */
+void lobby_tell(struct client *to, const char *from, const char *text);
 
 /* ---- seeks ------------------------------------------------------------------------- */
 

@@ -41,6 +41,9 @@ static void usage(FILE *f)
 	        "                      http://<the Host the browser asked for>)\n"
 	        "  --http-root DIR     the page's files (default: the source tree's web/ when\n"
 	        "                      run from the build, else %s)\n"
+	        "  --playtak HOST:PORT speak the playtak.com protocol there too, for playtak\n"
+	        "                      clients and bots (Tak only; port 0 picks a free port)\n"
+	        "  --playtak-port-file PATH  write the playtak port number to PATH once listening\n"
 	        "  --verbose           log connections to stderr\n"
 	        "  --help, --version\n"
 	        "Protocol: protocol/PROTOCOL.md; try 'nc 127.0.0.1 7777' and type 'help'.\n",
@@ -172,6 +175,8 @@ int main(int argc, char **argv)
 	        {"http-port-file", required_argument, NULL, 'F'},
 	        {"http-origin", required_argument, NULL, 'O'},
 	        {"http-root", required_argument, NULL, 'R'},
+	        {"playtak", required_argument, NULL, 'T'},
+	        {"playtak-port-file", required_argument, NULL, 'U'},
 	        {"verbose", no_argument, NULL, 'v'},
 	        {"data", required_argument, NULL, 'd'},
 	        {"fast-hash", no_argument, NULL, 'f'},
@@ -181,6 +186,7 @@ int main(int argc, char **argv)
 	};
 	const char *listen = "127.0.0.1:7777", *port_file = NULL, *data = SERVER_DATA_DEFAULT;
 	const char *http = NULL, *http_port_file = NULL, *http_origin = NULL, *http_root = NULL;
+	const char *playtak = NULL, *playtak_port_file = NULL;
 	bool fast_hash = false;
 	int64_t busy_ms = 0; /* the store's default */
 	struct server_config cfg = {.grace_ms = SERVER_GRACE_DEFAULT * 1000LL, .verbose = false};
@@ -231,6 +237,12 @@ int main(int argc, char **argv)
 		case 'R':
 			http_root = optarg;
 			break;
+		case 'T':
+			playtak = optarg;
+			break;
+		case 'U':
+			playtak_port_file = optarg;
+			break;
 		case 'v':
 			cfg.verbose = true;
 			break;
@@ -267,6 +279,14 @@ int main(int argc, char **argv)
 	if (http != NULL && parse_listen(http, http_host, sizeof http_host, &http_port) < 0) {
 		fprintf(stderr, "bitarenad: --http wants HOST:PORT or [V6ADDR]:PORT, not '%s'\n",
 		        http);
+		return 2;
+	}
+	char playtak_host[128];
+	int playtak_port = 0;
+	if (playtak != NULL &&
+	    parse_listen(playtak, playtak_host, sizeof playtak_host, &playtak_port) < 0) {
+		fprintf(stderr, "bitarenad: --playtak wants HOST:PORT or [V6ADDR]:PORT, not '%s'\n",
+		        playtak);
 		return 2;
 	}
 	signal(SIGPIPE, SIG_IGN);
@@ -320,6 +340,18 @@ int main(int argc, char **argv)
 		fprintf(stderr, "bitarenad: the web page on http://%s%s%s:%d/ (files in %s)\n",
 		        strchr(http_host, ':') ? "[" : "", http_host,
 		        strchr(http_host, ':') ? "]" : "", bound, wc.webroot);
+	}
+	if (playtak != NULL) {
+		if ((r = server_listen_playtak(srv, playtak_host, playtak_port, &bound)) != 0) {
+			fprintf(stderr, "bitarenad: cannot listen on %s (playtak): %s\n", playtak,
+			        uv_strerror(r));
+			return start_failed(&loop, srv);
+		}
+		if (playtak_port_file != NULL && !write_port(playtak_port_file, bound))
+			return start_failed(&loop, srv);
+		fprintf(stderr, "bitarenad: the playtak protocol on %s%s%s:%d\n",
+		        strchr(playtak_host, ':') ? "[" : "", playtak_host,
+		        strchr(playtak_host, ':') ? "]" : "", bound);
 	}
 	uv_run(&loop, UV_RUN_DEFAULT);
 	server_free(srv);

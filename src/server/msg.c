@@ -32,6 +32,12 @@ struct outbuf *json_outbuf(const cJSON *j)
 
 void msg_send(struct msg *m, struct client *cl)
 {
+	if (cl->fe != NULL) {
+		struct outbuf *b = cl->fe->render(cl, m);
+		client_send(cl, b);
+		outbuf_unref(b);
+		return;
+	}
 	int k = cl->json && m->json != NULL ? 1 : 0;
 	if (m->out[k] == NULL) {
 		if (k == 1)

@@ -26,7 +26,7 @@ struct msg {
 	struct outbuf *out[2]; /* rendered lazily: [0] text, [1] json */
 };
 void msg_init(struct msg *m, cJSON *json, char *text);
-/* Sends m to cl in cl's format. */
+/* Sends m to cl in cl's format (or through cl's front-end, below). */
 void msg_send(struct msg *m, struct client *cl);
 void msg_done(struct msg *m);
 /* msg_init + msg_send + msg_done. */
@@ -34,6 +34,40 @@ void send_msg(struct client *cl, cJSON *json, char *text);
 
 /* cl's output format from now on: JSON (true) or text (set format). */
 void msg_set_json(struct client *cl, bool json);
+
+/*
+ * A front-end: another protocol spoken on a connection (the playtak port,
+ * playtak_port.h), set when the connection opens (client.h: fe, fe_data). It
+ * reads the connection's lines in place of the command table and renders what
+ * the layers send the client in its own lines.
+ *
+ * Why a per-client hook and not a third shared format beside text and JSON:
+ * text and JSON render one message once for every client that gets it, from
+ * the message alone. Another protocol's lines depend on the client too (the
+ * playtak protocol version it asked for, its seat, which moves of a game it
+ * has been told: playtak relays moves where the server sends whole states),
+ * so the front-end renders each message for each of its clients, reading the
+ * message's JSON form, the structured one, and keeping its own per-client
+ * state. The text and JSON paths are untouched: a client without a front-end
+ * never reaches these hooks.
+ *
+ * Rendering gives a new outbuf (the caller's reference) or NULL for nothing;
+ * the messages layer sends it through client_send() like any other output.
+ */
+struct game;
+struct snapshot;
+struct msg_frontend {
+	const char *name; /* "playtak" */
+	/* m for cl */
+	struct outbuf *(*render)(struct client *cl, const struct msg *m);
+	/* the state sn of g for cl (viewer: cl's seat in g, or -1), from watch_send_state() */
+	struct outbuf *(*render_state)(struct client *cl, struct game *g, struct snapshot *sn,
+	                               int viewer);
+	/* one input line of cl (framing done, content unchecked), in place of the command table */
+	void (*line)(struct client *cl, char *line, size_t len);
+	/* cl is closing (after the layers left it): free cl->fe_data */
+	void (*gone)(struct client *cl);
+};
 
 /* The JSON object as one line (an outbuf; NULL when out of memory). */
 struct outbuf *json_outbuf(const cJSON *j);

@@ -1,8 +1,10 @@
 /*
- * playtak.c - playtak.com client lines and moves as pure functions; see
- * playtak.h. Each reader follows the playtak server's pattern for its command
- * (tak.md section 3): anchored at the start, trailing text ignored except
- * for PING and quit, which must be the whole line.
+ * playtak.c - playtak.com client lines, moves and the server's seek and game
+ * lines as pure functions; see playtak.h. Each reader follows the playtak
+ * server's pattern for its command (tak.md section 3): anchored at the start,
+ * trailing text ignored except for PING and quit, which must be the whole
+ * line. Each writer follows the server's code (Seek.buildSeekStringArray,
+ * Game.stringForm, Client.createGameStartString).
  */
 #include "server/playtak.h"
 
@@ -73,6 +75,10 @@ static bool is_pass_char(int c)
 static bool is_lower(int c)
 {
 	return c >= 'a' && c <= 'z';
+}
+static bool is_room_char(int c)
+{
+	return c > ' ' && c != 0x7F;
 }
 
 /* [A-Z]\d: a square as playtak writes it. */
@@ -207,11 +213,29 @@ enum pt_cmd pt_parse(const char *line, struct pt_line *l)
 			l->cmd = line[0] == 'U' ? PT_UNOBSERVE : PT_OBSERVE;
 		}
 	} else if (lit(&p, "Shout ")) {
-		snprintf(l->text, sizeof l->text, "%s", p);
-		l->cmd = PT_SHOUT;
+		if (*p != '\0') { /* ^Shout ([^\n\r]{1,256}) */
+			snprintf(l->text, sizeof l->text, "%s", p);
+			l->cmd = PT_SHOUT;
+		}
+	} else if (lit(&p, "JoinRoom ") || lit(&p, "LeaveRoom ")) {
+		/* ^JoinRoom ([^\n\r\s]{1,64}) */
+		if (run(&p, is_room_char, 1, 64, l->name, sizeof l->name))
+			l->cmd = line[0] == 'J' ? PT_JOIN_ROOM : PT_LEAVE_ROOM;
+	} else if (lit(&p, "ShoutRoom ")) {
+		/* ^ShoutRoom ([^\n\r\s]{1,64}) ([^\n\r]{1,256}) */
+		if (run(&p, is_room_char, 1, 64, l->name, sizeof l->name) && lit(&p, " ") &&
+		    *p != '\0') {
+			snprintf(l->text, sizeof l->text, "%s", p);
+			l->cmd = PT_SHOUT_ROOM;
+		}
+	} else if (lit(&p, "Rematch ")) {
+		if (digits(&p, 18, &v)) {
+			l->game = v;
+			l->cmd = PT_REMATCH;
+		}
 	} else if (lit(&p, "Tell ")) {
 		if (run(&p, is_name_char, 1, PT_NAME_MAX, l->name, sizeof l->name) &&
-		    lit(&p, " ")) {
+		    lit(&p, " ") && *p != '\0') {
 			snprintf(l->text, sizeof l->text, "%s", p);
 			l->cmd = PT_TELL;
 		}
@@ -349,4 +373,50 @@ int pt_from_ptn(const char *ptn, char *buf, size_t len)
 	for (int i = 0; i < nd && n >= 0 && (size_t)n < len; i++)
 		n += snprintf(buf + n, len - (size_t)n, " %d", drops[i]);
 	return n < 0 || (size_t)n >= len ? -1 : n;
+}
+
+/* snprintf's result as a length that fits, or -1. */
+static int fitted(int n, size_t len)
+{
+	return n < 0 || (size_t)n >= len ? -1 : n;
+}
+
+int pt_format_seek(char *buf, size_t len, long protocol, const struct pt_seekinfo *k)
+{
+	int n = snprintf(buf, len, "%lld %s %d %ld %ld %c %d %d %d %d %d %ld %ld ", k->id,
+	                 k->name, k->size, k->time_s, k->incr_s, k->color, k->komi, k->pieces,
+	                 k->caps, k->unrated, k->tournament, k->trigger, k->amount);
+	if (fitted(n, len) < 0)
+		return -1;
+	const char *opp = k->opponent != NULL ? k->opponent : "";
+	if (protocol <= 1)
+		return fitted(n + snprintf(buf + n, len - (size_t)n, "%s", opp), len);
+	return fitted(n + snprintf(buf + n, len - (size_t)n, "%s %d", opp[0] ? opp : "0", k->bot),
+	              len);
+}
+
+int pt_format_game(char *buf, size_t len, const struct pt_gameinfo *g)
+{
+	return fitted(snprintf(buf, len, "%lld %s %s %d %ld %ld %d %d %d %d %d %ld %ld", g->id,
+	                       g->white, g->black, g->size, g->time_s, g->incr_s, g->komi,
+	                       g->pieces, g->caps, g->unrated, g->tournament, g->trigger,
+	                       g->amount),
+	              len);
+}
+
+int pt_format_game_start(char *buf, size_t len, long protocol, const struct pt_gameinfo *g,
+                         bool white)
+{
+	const char *colour = white ? "white" : "black";
+	if (protocol < 2)
+		return fitted(snprintf(buf, len, "Game Start %lld %d %s vs %s %s %ld %d %d %d %ld %ld",
+		                       g->id, g->size, g->white, g->black, colour, g->time_s,
+		                       g->komi, g->pieces, g->caps, g->trigger, g->amount),
+		              len);
+	return fitted(snprintf(buf, len,
+	                       "Game Start %lld %s vs %s %s %d %ld %ld %d %d %d %d %d %ld %ld %d",
+	                       g->id, g->white, g->black, colour, g->size, g->time_s, g->incr_s,
+	                       g->komi, g->pieces, g->caps, g->unrated, g->tournament, g->trigger,
+	                       g->amount, g->bot),
+	              len);
 }

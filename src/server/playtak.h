@@ -1,10 +1,12 @@
 /*
- * playtak.h - the client side of the playtak.com text protocol (tak.md
- * section 3) as pure functions: one client line into a struct (the playtak
- * server's own patterns, Java's Matcher.find() on `^...`, so trailing text is
- * ignored, as clients that end moves with a blank rely on), and moves both
- * ways between playtak's `P A1 C` / `M A1 C1 1 2` and PTN (`Ca1`, `3a1>12`).
- * No I/O, no allocation. The listener of `bitarenad --playtak` is built on it.
+ * playtak.h - the playtak.com text protocol (tak.md section 3) as pure
+ * functions: one client line into a struct (the playtak server's own
+ * patterns, Java's Matcher.find() on `^...`, so trailing text is ignored, as
+ * clients that end moves with a blank rely on), moves both ways between
+ * playtak's `P A1 C` / `M A1 C1 1 2` and PTN (`Ca1`, `3a1>12`), and the
+ * server's lines that carry a seek or a game, in the exact shapes (trailing
+ * blanks included) of each protocol version. No I/O, no allocation. The
+ * listener of `bitarenad --playtak` (playtak_port.h) is built on it.
  */
 #ifndef BITARENA_SERVER_PLAYTAK_H
 #define BITARENA_SERVER_PLAYTAK_H
@@ -13,7 +15,7 @@
 #include <stddef.h>
 
 #define PT_TEXT_MAX 256 /* Shout/Tell text, as the playtak server allows */
-#define PT_NAME_MAX 60  /* the longest word kept (Client names; logins are at most 16) */
+#define PT_NAME_MAX 64  /* the longest word kept (rooms; Client names 60, logins 16) */
 
 enum pt_cmd {
 	PT_UNKNOWN = 0,
@@ -38,6 +40,10 @@ enum pt_cmd {
 	PT_SHOW,         /* Game#<n> Show */
 	PT_SHOUT,        /* Shout <text> */
 	PT_TELL,         /* Tell <name> <text> */
+	PT_JOIN_ROOM,    /* JoinRoom <room> */
+	PT_LEAVE_ROOM,   /* LeaveRoom <room> */
+	PT_SHOUT_ROOM,   /* ShoutRoom <room> <text> */
+	PT_REMATCH,      /* Rematch <game> ... (the rest: a seek's fields, not kept) */
 	PT_PING,         /* PING (exactly) */
 	PT_QUIT          /* quit (exactly) */
 };
@@ -57,8 +63,8 @@ struct pt_seek {
 
 struct pt_line {
 	enum pt_cmd cmd;
-	long long game;             /* Game#<n>, Accept, Observe, Unobserve */
-	char name[PT_NAME_MAX + 1]; /* Client, Login, Register, Tell; Login Guest's token */
+	long long game;             /* Game#<n>, Accept, Observe, Unobserve, Rematch */
+	char name[PT_NAME_MAX + 1]; /* Client, Login, Register, Tell, rooms; Login Guest's token */
 	char pass[PT_NAME_MAX + 1]; /* Login's password, Register's email */
 	char text[PT_TEXT_MAX + 1]; /* Shout, Tell */
 	long protocol;              /* Protocol */
@@ -86,5 +92,59 @@ int pt_to_ptn(const struct pt_line *l, char *buf, size_t len);
  * "M A1 C1 1 2". Returns the length, or -1 when the text is not PTN.
  */
 int pt_from_ptn(const char *ptn, char *buf, size_t len);
+
+/* ---- the server's lines --------------------------------------------------------------- */
+
+/* A seek as the server's lines show it. */
+struct pt_seekinfo {
+	long long id;
+	const char *name; /* its author */
+	int size;
+	long time_s, incr_s;
+	char color; /* 'W', 'B' or 'A' */
+	int komi, pieces, caps;
+	bool unrated, tournament;
+	long trigger, amount;
+	const char *opponent; /* "" for anyone */
+	bool bot;
+};
+
+/*
+ * What follows "Seek new " or "Seek remove ": protocol <= 1 "<id> <name> <size> <time>
+ * <incr> <W|B|A> <komi> <pieces> <caps> <unrated> <tournament> <trigger> <amount>
+ * <opponent>" (an empty opponent leaves a trailing blank); protocol >= 2 the same, the
+ * opponent "0" when there is none, then the bot flag. Returns the length, or -1 when it does
+ * not fit.
+ */
+int pt_format_seek(char *buf, size_t len, long protocol, const struct pt_seekinfo *k);
+
+/* A game as the server's lines show it. */
+struct pt_gameinfo {
+	long long id;
+	const char *white, *black;
+	int size;
+	long time_s, incr_s;
+	int komi, pieces, caps;
+	bool unrated, tournament;
+	long trigger, amount;
+	bool bot;
+};
+
+/*
+ * "<id> <white> <black> <size> <time> <incr> <komi> <pieces> <caps> <unrated> <tournament>
+ * <trigger> <amount>": what follows "GameList Add ", "GameList Remove " and "Observe ".
+ * Returns the length, or -1 when it does not fit.
+ */
+int pt_format_game(char *buf, size_t len, const struct pt_gameinfo *g);
+
+/*
+ * The whole "Game Start" line for the player of white (or black): protocol < 2 "Game
+ * Start <id> <size> <white> vs <black> <white|black> <time> <komi> <pieces> <caps> <trigger>
+ * <amount>", protocol >= 2 "Game Start <id> <white> vs <black> <white|black> <size> <time>
+ * <incr> <komi> <pieces> <caps> <unrated> <tournament> <trigger> <amount> <bot>". Returns the
+ * length, or -1 when it does not fit.
+ */
+int pt_format_game_start(char *buf, size_t len, long protocol, const struct pt_gameinfo *g,
+                         bool white);
 
 #endif

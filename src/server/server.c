@@ -21,10 +21,14 @@
 
 static void ev_open(void *ud, struct conn *c)
 {
-	(void)ud;
+	struct server *s = ud;
 	struct client *cl = client_new(c);
 	if (cl == NULL) {
 		conn_close(c, false);
+		return;
+	}
+	if (playtak_port_owns(s->pt, c)) { /* it speaks playtak: the port's front-end */
+		playtak_port_open(s->pt, cl);
 		return;
 	}
 	send_msg(cl, NULL,
@@ -36,7 +40,11 @@ static void ev_open(void *ud, struct conn *c)
 static void ev_line(void *ud, struct conn *c, char *line, size_t len)
 {
 	struct server *s = ud;
-	commands_line(&s->cmds, client_of(c), line, len);
+	struct client *cl = client_of(c);
+	if (cl->fe != NULL)
+		cl->fe->line(cl, line, len);
+	else
+		commands_line(&s->cmds, cl, line, len);
 }
 
 static void ev_overlong(void *ud, struct conn *c)
@@ -68,6 +76,8 @@ static void ev_close(void *ud, struct conn *c)
 	session_client_gone(&s->sess, cl);
 	if (s->db != NULL)
 		archive_client_gone(&s->arch, cl);
+	if (cl->fe != NULL)
+		cl->fe->gone(cl);
 	client_free(cl);
 }
 
@@ -148,6 +158,16 @@ int server_listen_http(struct server *s, const struct ws_config *cfg, int *bound
 	return ws_listen(&s->ws, &s->hub, cfg, bound, why, len);
 }
 
+int server_listen_playtak(struct server *s, const char *host, int port, int *bound)
+{
+	if (s->pt == NULL) {
+		if ((s->pt = malloc(sizeof *s->pt)) == NULL)
+			return UV_ENOMEM;
+		playtak_port_init(s->pt, &s->cmds);
+	}
+	return playtak_port_listen(s->pt, host, port, bound);
+}
+
 static void close_if_open(uv_handle_t *h)
 {
 	if (!uv_is_closing(h))
@@ -160,6 +180,8 @@ void server_stop(struct server *s)
 		return;
 	s->stopping = true;
 	tcp_unlisten(&s->tcp);
+	if (s->pt != NULL)
+		playtak_port_stop(s->pt);
 	ws_stop(s->ws);
 	close_if_open((uv_handle_t *)&s->sig_int);
 	close_if_open((uv_handle_t *)&s->sig_term);
@@ -183,6 +205,10 @@ void server_free(struct server *s)
 {
 	ws_free(s->ws);
 	s->ws = NULL;
+	if (s->pt != NULL)
+		playtak_port_free(s->pt);
+	free(s->pt);
+	s->pt = NULL;
 	if (s->db == NULL)
 		return;
 	accounts_close(&s->acct);

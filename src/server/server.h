@@ -1,7 +1,8 @@
 /*
  * server.h - the bitarenad server object: the one file that wires the layers
  * together. It registers the connection layer's events (a new connection gets
- * its client and the welcome, a line goes to the dispatcher, a drained output
+ * its client and the welcome (or the playtak port's front-end), a line goes to
+ * the dispatcher (or the front-end), a drained output
  * gets its coalesced states, a closing connection leaves the lobby, its games
  * and its replays), links each layer to those below it, owns the signals and
  * the clean shutdown. main.c only parses arguments.
@@ -38,6 +39,7 @@
 #include "server/conn.h"
 #include "server/journal.h"
 #include "server/lobby.h"
+#include "server/playtak_port.h"
 #include "server/rtt.h"
 #include "server/session.h"
 #include "server/tcp.h"
@@ -63,6 +65,7 @@ struct server {
 	struct conn_hub hub;
 	struct tcp_listener tcp;
 	struct ws_listener *ws; /* --http: the page and /ws; NULL without */
+	struct playtak_port *pt; /* --playtak: the playtak protocol's port; NULL without */
 	struct rtt rtt;
 	struct sessions sess;
 	struct lobby lobby;
@@ -93,6 +96,11 @@ int server_listen(struct server *s, const char *host, int port, int *bound);
 /* Serves the page and /ws on HTTP (see ws.h); 0, or -1 with a sentence in why. */
 int server_listen_http(struct server *s, const struct ws_config *cfg, int *bound, char *why,
                        size_t len);
+/*
+ * Speaks the playtak.com protocol on host:port as well (playtak_port.h); port
+ * 0 picks a free one, written to *bound. 0 or a libuv error code.
+ */
+int server_listen_playtak(struct server *s, const char *host, int port, int *bound);
 /* Begins a clean shutdown: tells everyone, closes every handle; uv_run then returns. */
 void server_stop(struct server *s);
 /* After uv_run() has returned: frees what is left and closes the store (every handle is

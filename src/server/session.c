@@ -131,6 +131,9 @@ static void send_game_start(struct game *g, int seat)
 
 void session_begin(struct game *g)
 {
+	struct sessions *s = g->sess;
+	if (s->news.on_begin != NULL)
+		s->news.on_begin(s->news.ud, g);
 	g->turn_started = clock_now(g);
 	for (int i = 0; i < g->ops->nplayers; i++)
 		send_game_start(g, i);
@@ -184,6 +187,8 @@ static void announce_end(struct game *g)
 	char *t;
 	view_game_over(g, &j, &t);
 	watch_broadcast(g, j, t, NULL);
+	if (s->news.on_over != NULL)
+		s->news.on_over(s->news.ud, g);
 	s->nfinished++;
 	prune_finished(s); /* may free g itself (after this call stack: the close callback) */
 }

@@ -148,6 +148,18 @@ struct game {
 	uv_timer_t timer;      /* session_clock.c */
 };
 
+/*
+ * Upward news of every game, for a front-end above the lobby that lists the
+ * games to its clients (the playtak port's GameList): g begins (before its
+ * game_start is sent) and g is over (after its game_over is sent). ud is the
+ * front-end's; unset callbacks are skipped.
+ */
+struct session_news {
+	void *ud;
+	void (*on_begin)(void *ud, struct game *g);
+	void (*on_over)(void *ud, struct game *g);
+};
+
 /* Every game of a server. */
 struct sessions {
 	uv_loop_t *loop;
@@ -157,6 +169,7 @@ struct sessions {
 	uint64_t next_game_id;
 	struct rng rng;             /* seeds and random seats */
 	struct session_hooks hooks; /* the journal's (hooks.h); none: games in memory only */
+	struct session_news news;   /* a front-end's (above) */
 	/* Upward news inside the layer (see the top of this file). */
 	void (*on_deadline)(struct game *g);              /* session.c, for session_clock.c */
 	void (*on_moved)(struct game *g, unsigned seats); /* offers.c, for session.c */

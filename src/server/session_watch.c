@@ -24,6 +24,12 @@ bool session_is_watching(const struct game *g, const struct client *c)
 
 void watch_send_state(struct game *g, struct snapshot *sn, struct client *c, int viewer)
 {
+	if (c->fe != NULL) { /* another protocol renders it for this client (msg.h) */
+		struct outbuf *b = c->fe->render_state(c, g, sn, viewer);
+		client_send(c, b);
+		outbuf_unref(b);
+		return;
+	}
 	client_send(c, snap_out(g, sn, viewer, c->json));
 }
 

@@ -14,7 +14,8 @@
 struct tcp_conn {
 	uv_tcp_t tcp; /* data = the struct conn */
 	uv_shutdown_t shut;
-	bool shutting; /* a graceful close waits for its shutdown */
+	bool shutting;            /* a graceful close waits for its shutdown */
+	struct tcp_listener *via; /* the listener that accepted it */
 };
 
 /* One uv_write in flight; holds a reference on its payload until the callback. */
@@ -154,6 +155,7 @@ static void on_connection(uv_stream_t *server, int status)
 	if (c == NULL)
 		return;
 	struct tcp_conn *tc = tc_of(c);
+	tc->via = l;
 	if (uv_tcp_init(server->loop, &tc->tcp) != 0) {
 		free(c); /* nothing of it is known to anyone yet */
 		return;
@@ -215,6 +217,11 @@ int tcp_listen(struct tcp_listener *l, struct conn_hub *hub, const char *host, i
 		                                        : ((struct sockaddr_in *)&ss)->sin_port);
 	}
 	return 0;
+}
+
+struct tcp_listener *tcp_listener_of(const struct conn *c)
+{
+	return c->t == &tcp_transport ? tc_of(c)->via : NULL;
 }
 
 void tcp_unlisten(struct tcp_listener *l)

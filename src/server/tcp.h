@@ -31,5 +31,8 @@ int tcp_listen(struct tcp_listener *l, struct conn_hub *hub, const char *host, i
                int *bound);
 /* Stops accepting (closes the listening socket); nothing when it was never opened. */
 void tcp_unlisten(struct tcp_listener *l);
+/* The listener that accepted c, or NULL when c is not a TCP connection (which door it came
+   in by: the server gives a connection of the playtak port its front-end). */
+struct tcp_listener *tcp_listener_of(const struct conn *c);
 
 #endif
