@@ -2,7 +2,9 @@
  * check_playtak.c - the playtak.com client lines (src/server/playtak.h) as
  * tak.md section 3 lists them and as real clients send them: takbag ends its
  * moves with a blank, tiltak's `M C2 C3 1` is PTN `c2+`, the three Seek
- * shapes, PING and quit only as whole lines; and moves both ways with PTN.
+ * shapes, PING and quit only as whole lines; moves both ways with PTN; and the
+ * server's seek, game and Game Start lines in each protocol version's shape,
+ * as the playtak server's code writes them (trailing blank included).
  */
 #include <check.h>
 #include <string.h>
@@ -48,6 +50,77 @@ START_TEST(test_client_lines)
 	ck_assert_int_eq(pt_parse("Game#4 Resign", &l), PT_RESIGN);
 	ck_assert_int_eq(l.game, 4);
 	ck_assert_int_eq(pt_parse("hello", &l), PT_UNKNOWN);
+	/* text is 1..256 characters: an empty Shout or Tell is no command */
+	ck_assert_int_eq(pt_parse("Shout ", &l), PT_UNKNOWN);
+	ck_assert_int_eq(pt_parse("Tell bob ", &l), PT_UNKNOWN);
+	/* rooms (playtak-ui: a game's room is its players' names, sorted, joined by '-') */
+	ck_assert_int_eq(pt_parse("JoinRoom alice-bob", &l), PT_JOIN_ROOM);
+	ck_assert_str_eq(l.name, "alice-bob");
+	ck_assert_int_eq(pt_parse("LeaveRoom alice-bob", &l), PT_LEAVE_ROOM);
+	ck_assert_int_eq(pt_parse("ShoutRoom alice-bob good game", &l), PT_SHOUT_ROOM);
+	ck_assert_str_eq(l.name, "alice-bob");
+	ck_assert_str_eq(l.text, "good game");
+	ck_assert_int_eq(pt_parse("ShoutRoom alice-bob ", &l), PT_UNKNOWN);
+	ck_assert_int_eq(pt_parse("JoinRoom ", &l), PT_UNKNOWN);
+	/* playtak-ui's Rematch: the old game's id, then a seek's fields */
+	ck_assert_int_eq(pt_parse("Rematch 41 5 600 10 B 0 21 1 0 0 0 0 bob", &l), PT_REMATCH);
+	ck_assert_int_eq(l.game, 41);
+}
+END_TEST
+
+START_TEST(test_server_lines)
+{
+	char b[256];
+	struct pt_seekinfo k = {.id = 7,
+	                        .name = "alice",
+	                        .size = 6,
+	                        .time_s = 900,
+	                        .incr_s = 20,
+	                        .color = 'W',
+	                        .komi = 4,
+	                        .pieces = 30,
+	                        .caps = 1,
+	                        .unrated = true,
+	                        .opponent = ""};
+	/* Seek.buildSeekStringArray: v1 ends with the opponent, "" leaving a blank */
+	ck_assert_int_gt(pt_format_seek(b, sizeof b, 0, &k), 0);
+	ck_assert_str_eq(b, "7 alice 6 900 20 W 4 30 1 1 0 0 0 ");
+	ck_assert_int_gt(pt_format_seek(b, sizeof b, 1, &k), 0);
+	ck_assert_str_eq(b, "7 alice 6 900 20 W 4 30 1 1 0 0 0 ");
+	/* v2: the opponent 0 when there is none, then the bot flag */
+	ck_assert_int_gt(pt_format_seek(b, sizeof b, 2, &k), 0);
+	ck_assert_str_eq(b, "7 alice 6 900 20 W 4 30 1 1 0 0 0 0 0");
+	k.opponent = "bob";
+	k.trigger = 10;
+	k.amount = 300;
+	pt_format_seek(b, sizeof b, 0, &k);
+	ck_assert_str_eq(b, "7 alice 6 900 20 W 4 30 1 1 0 10 300 bob");
+	pt_format_seek(b, sizeof b, 3, &k);
+	ck_assert_str_eq(b, "7 alice 6 900 20 W 4 30 1 1 0 10 300 bob 0");
+	ck_assert_int_lt(pt_format_seek(b, 10, 2, &k), 0);
+
+	struct pt_gameinfo g = {.id = 12,
+	                        .white = "alice",
+	                        .black = "bob",
+	                        .size = 5,
+	                        .time_s = 600,
+	                        .incr_s = 10,
+	                        .komi = 2,
+	                        .pieces = 21,
+	                        .caps = 1};
+	/* Game.stringForm: GameList Add/Remove and Observe */
+	ck_assert_int_gt(pt_format_game(b, sizeof b, &g), 0);
+	ck_assert_str_eq(b, "12 alice bob 5 600 10 2 21 1 0 0 0 0");
+	/* Client.createGameStartString: words 2 and 7 are what takbag and taktician read */
+	ck_assert_int_gt(pt_format_game_start(b, sizeof b, 0, &g, true), 0);
+	ck_assert_str_eq(b, "Game Start 12 5 alice vs bob white 600 2 21 1 0 0");
+	pt_format_game_start(b, sizeof b, 1, &g, false);
+	ck_assert_str_eq(b, "Game Start 12 5 alice vs bob black 600 2 21 1 0 0");
+	/* protocol 2, as playtak-ui reads it (words 6..17) */
+	pt_format_game_start(b, sizeof b, 2, &g, false);
+	ck_assert_str_eq(b, "Game Start 12 alice vs bob black 5 600 10 2 21 1 0 0 0 0 0");
+	ck_assert_int_lt(pt_format_game_start(b, 20, 2, &g, false), 0);
+	ck_assert_int_lt(pt_format_game(b, 8, &g), 0);
 }
 END_TEST
 
@@ -136,6 +209,7 @@ int main(void)
 	tcase_add_test(tc, test_client_lines);
 	tcase_add_test(tc, test_seeks);
 	tcase_add_test(tc, test_moves);
+	tcase_add_test(tc, test_server_lines);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }
