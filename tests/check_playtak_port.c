@@ -112,7 +112,7 @@ static void ptc_open(struct ptc *c, int port, long protocol, const char *label)
 	snprintf(c->name, sizeof c->name, "%s", label);
 	c->protocol = protocol;
 	c->seat = -1;
-	rng_seed(&c->rng, 0x5eed + (uint64_t)port);
+	rng_seed(&c->rng, 1);
 	ts_open(&c->io, port);
 	ptc_expect(c, "Welcome!");
 	ptc_expect(c, "Login or Register");
@@ -199,17 +199,28 @@ static const char *ptc_tps(const struct ptc *c)
 	return tps;
 }
 
-/* A legal move of the client's board as PTN (static buffer): one that wins at once if there
-   is one (a road, the flats), else a random one. */
+/*
+ * A legal move of the client's board as PTN (static buffer): one that wins at
+ * once if there is one (a road, the flats), else half the time a random flat
+ * placement (they make roads and count), else any random move (slides too).
+ */
 static const char *ptc_pick(struct ptc *c)
 {
 	static char text[GAME_MOVE_TEXT];
 	_Alignas(max_align_t) unsigned char after[GAME_STATE_MAX];
 	game_move *mv = malloc(game_tak.max_moves * sizeof *mv);
 	ck_assert_ptr_nonnull(mv);
-	int n = game_tak.legal_moves(c->st, mv, game_tak.max_moves);
+	int n = game_tak.legal_moves(c->st, mv, game_tak.max_moves), flats = 0;
 	ck_assert_int_gt(n, 0);
-	game_move pick = mv[rng_next(&c->rng) % (uint64_t)n];
+	game_move pick = mv[rng_next(&c->rng) % (uint64_t)n], flat = pick;
+	for (int i = 0; i < n; i++) {
+		char t[GAME_MOVE_TEXT];
+		ck_assert_int_ge(game_tak.format_move(c->st, mv[i], t, sizeof t), 0);
+		if (strlen(t) == 2 && rng_next(&c->rng) % (uint64_t)++flats == 0)
+			flat = mv[i]; /* a flat placement, each as likely as the others */
+	}
+	if (flats > 0 && rng_next(&c->rng) % 2 == 0)
+		pick = flat;
 	for (int i = 0; i < n; i++) {
 		struct game_result r;
 		memcpy(after, c->st, game_tak.state_size);
@@ -258,10 +269,11 @@ static const char *json_tps(const cJSON *state)
  * game ends; q (playtak, protocol 2) and w (JSON) watch. After every ply each
  * of them has heard it: p and q the move (unless it is p's own, answered OK)
  * and the clocks, b and w the next state, whose TPS p's and q's boards must
- * show. Returns the score.
+ * show. Returns the score; slides[0] counts the slides the playtak client sent,
+ * slides[1] those relayed to it.
  */
 static const char *play_out(struct ptc *p, struct ts_cli *b, struct ptc *q, struct ts_cli *w,
-                            cJSON *bstate, int *plies, int *slides)
+                            cJSON *bstate, int *plies, int slides[2])
 {
 	static char score[16];
 	struct rng rng;
@@ -276,6 +288,7 @@ static const char *play_out(struct ptc *p, struct ts_cli *b, struct ptc *q, stru
 			snprintf(moved, sizeof moved, "%s", ptc_pick(p));
 			ck_assert_int_gt(pt_from_ptn(moved, line, sizeof line), 0);
 			ptc_send(p, "Game#%" PRIu64 " %s", id, line);
+			slides[0] += line[0] == 'M';
 			ptc_expect(p, "OK");
 			ptc_play(p, moved);
 		} else {
@@ -284,10 +297,10 @@ static const char *play_out(struct ptc *p, struct ts_cli *b, struct ptc *q, stru
 			cJSON *ok = ts_expect(b, "{\"type\":\"ok\",\"cmd\":\"move\"}");
 			char *l = ptc_line(p);
 			ptc_relayed(p, l);
+			slides[1] += strstr(l, " M ") != NULL;
 			free(l);
 			cJSON_Delete(ok);
 		}
-		*slides += strpbrk(moved, "+-<>") != NULL;
 		/* the clocks to both playtak clients (protocol 0: seconds; 2: milliseconds) */
 		ptc_expect(p, "Game#%" PRIu64 " Time * *", id);
 		char *l = ptc_line(q);
@@ -361,30 +374,46 @@ START_TEST(test_game_through_the_port)
 	/* a game of another kind is not shown on the playtak port; a Tak one is */
 	ts_send(&b, "seek ttt");
 	ts_expect0(&b, "{\"type\":\"ok\",\"cmd\":\"seek\",\"seek\":{\"id\":1}}");
-	cJSON *first = p_accepts_b(&p, &b, "size=5 komi=4 time=10+5", "5 600 5 B 4 21 1 1 0 0 0 ");
-	ptc_send(&p, "Accept 1"); /* the ttt seek: not here */
-	ptc_expect(&p, "NOK");
-	/* the spectators: one on each port */
-	char *l = ptc_until(&q, "GameList Add %" PRIu64 " Guest1 bob 5 600 5 4 21 1 1 0 0 0", p.game);
-	free(l);
-	ptc_send(&q, "Observe %" PRIu64, p.game);
-	l = ptc_until(&q, "Observe %" PRIu64 " Guest1 bob 5 600 5 4 21 1 1 0 0 0", p.game);
-	ptc_board(&q, l);
-	free(l);
-	ptc_expect(&q, "Game#%" PRIu64 " Timems * 600000", p.game);
-	ts_send(&w, "watch %" PRIu64, p.game);
-	ts_until0(&w, "{\"type\":\"ok\",\"cmd\":\"watch\"}");
-	ts_expect0(&w, "{\"type\":\"state\",\"seq\":1}");
-	int plies = 0, slides = 0;
-	const char *score = play_out(&p, &b, &q, &w, first, &plies, &slides);
-	/* white takes a win whenever one is on the board: a road or the flats */
-	ck_assert_msg(strcmp(score, "R-0") == 0 || strcmp(score, "F-0") == 0, "score %s", score);
-	ck_assert_int_gt(plies, 8);
-	ck_assert_int_gt(slides, 0); /* "M" lines went both ways too */
-	/* the game is gone from the port's list; a new one is listed */
-	ptc_send(&p, "GameList");
-	ptc_send(&p, "PING");
-	ptc_expect(&p, "OK");
+	/*
+	 * Two games; the seeds of white's choices make today a road in 43 plies and a
+	 * win on the flats in 69, many slides each way among them (any decisive end
+	 * for white passes).
+	 */
+	static const uint64_t seeds[] = {5, 2};
+	int slides[2] = {0, 0}; /* sent by the playtak client, relayed to it */
+	for (int k = 0; k < 2; k++) {
+		cJSON *first =
+		        p_accepts_b(&p, &b, "size=5 komi=4 time=10+5", "5 600 5 B 4 21 1 1 0 0 0 ");
+		rng_seed(&p.rng, seeds[k]);
+		if (k == 0) {
+			ptc_send(&p, "Accept 1"); /* the ttt seek: not here */
+			ptc_expect(&p, "NOK");
+		}
+		/* the spectators: one on each port */
+		free(ptc_until(&q, "GameList Add %" PRIu64 " Guest1 bob 5 600 5 4 21 1 1 0 0 0",
+		               p.game));
+		ptc_send(&q, "Observe %" PRIu64, p.game);
+		char *l =
+		        ptc_until(&q, "Observe %" PRIu64 " Guest1 bob 5 600 5 4 21 1 1 0 0 0", p.game);
+		ptc_board(&q, l);
+		free(l);
+		ptc_expect(&q, "Game#%" PRIu64 " Timems * 600000", p.game);
+		ts_send(&w, "watch %" PRIu64, p.game);
+		ts_until0(&w, "{\"type\":\"ok\",\"cmd\":\"watch\"}");
+		ts_expect0(&w, "{\"type\":\"state\",\"seq\":1}");
+		int plies = 0;
+		const char *score = play_out(&p, &b, &q, &w, first, &plies, slides);
+		/* white takes a win whenever one is on the board: a road or the flats */
+		ck_assert_msg(strcmp(score, "R-0") == 0 || strcmp(score, "F-0") == 0, "score %s",
+		              score);
+		ck_assert_int_gt(plies, 8);
+		/* the game is gone from the port's list */
+		ptc_send(&q, "GameList");
+		ptc_send(&q, "PING");
+		ptc_expect(&q, "OK");
+	}
+	ck_assert_int_gt(slides[0], 0); /* "M" lines went both ways too */
+	ck_assert_int_gt(slides[1], 0);
 	ptc_close(&p);
 	ptc_close(&q);
 	ts_close(&b);
