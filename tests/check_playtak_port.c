@@ -174,8 +174,8 @@ static void ptc_play(struct ptc *c, const char *ptn)
 	game_move m;
 	const char *why = NULL;
 	int seat = game_seat_to_move(&game_tak, c->st);
-	ck_assert_msg(game_tak.parse_move(c->st, seat, ptn, &m, &why) >= 0, "%s: '%s': %s",
-	              c->name, ptn, why ? why : "");
+	ck_assert_msg(game_tak.parse_move(c->st, seat, ptn, &m, &why) >= 0, "%s: '%s': %s", c->name,
+	              ptn, why ? why : "");
 	ck_assert_int_ge(game_tak.apply(c->st, m), 0);
 }
 
@@ -250,7 +250,8 @@ static const char *json_pick(const cJSON *state, struct rng *rng)
 	const cJSON *legal = cJSON_GetObjectItem(state, "legal");
 	int n = cJSON_GetArraySize(legal);
 	ck_assert_int_gt(n, 0);
-	snprintf(mv, sizeof mv, "%s", cJSON_GetArrayItem(legal, (int)(rng_next(rng) % (uint64_t)n))->valuestring);
+	snprintf(mv, sizeof mv, "%s",
+	         cJSON_GetArrayItem(legal, (int)(rng_next(rng) % (uint64_t)n))->valuestring);
 	return mv;
 }
 
@@ -310,9 +311,10 @@ static const char *play_out(struct ptc *p, struct ts_cli *b, struct ptc *q, stru
 		/* the new state to both JSON clients: the same position as the playtak boards */
 		seq++;
 		cJSON_Delete(bstate);
-		bstate = ts_expectf(b, "{\"type\":\"state\",\"game\":%" PRIu64 ",\"seq\":%d}", id, seq);
-		cJSON *ws = ts_expectf(w, "{\"type\":\"state\",\"game\":%" PRIu64 ",\"seq\":%d}", id,
-		                       seq);
+		bstate = ts_expectf(b, "{\"type\":\"state\",\"game\":%" PRIu64 ",\"seq\":%d}", id,
+		                    seq);
+		cJSON *ws = ts_expectf(w, "{\"type\":\"state\",\"game\":%" PRIu64 ",\"seq\":%d}",
+		                       id, seq);
 		ck_assert_str_eq(json_tps(bstate), ptc_tps(p));
 		ck_assert_str_eq(json_tps(ws), ptc_tps(q));
 		ck_assert_str_eq(ptc_tps(p), ptc_tps(q));
@@ -327,8 +329,10 @@ static const char *play_out(struct ptc *p, struct ts_cli *b, struct ptc *q, stru
 	cJSON_Delete(bstate);
 	ptc_expect(p, "Game#%" PRIu64 " Over %s", id, score);
 	ptc_expect(q, "Game#%" PRIu64 " Over %s", id, score);
-	cJSON_Delete(ts_expectf(b, "{\"type\":\"game_over\",\"result\":{\"score\":\"%s\"}}", score));
-	cJSON_Delete(ts_expectf(w, "{\"type\":\"game_over\",\"result\":{\"score\":\"%s\"}}", score));
+	cJSON_Delete(
+	        ts_expectf(b, "{\"type\":\"game_over\",\"result\":{\"score\":\"%s\"}}", score));
+	cJSON_Delete(
+	        ts_expectf(w, "{\"type\":\"game_over\",\"result\":{\"score\":\"%s\"}}", score));
 	ptc_expect(p, "GameList Remove %" PRIu64 " *", id);
 	ptc_expect(q, "GameList Remove %" PRIu64 " *", id);
 	return score;
@@ -356,6 +360,42 @@ static cJSON *p_accepts_b(struct ptc *p, struct ts_cli *b, const char *opts, con
 	ck_assert_int_eq(p->seat, 0);
 	ts_until0(b, "{\"type\":\"game_start\",\"seat\":1}");
 	return ts_expect(b, "{\"type\":\"state\",\"seq\":1}");
+}
+
+/*
+ * The scene of most tests: a server (with args), the playtak client p
+ * (protocol, a guest with token or none) white against bob (b, main port) in
+ * a game of b's seek "tak <opts>" (p sees it as shape), and q, a playtak
+ * client of protocol 0, observing it.
+ */
+struct scene {
+	struct pt_srv ps;
+	struct ptc p, q;
+	struct ts_cli b;
+	uint64_t id;
+};
+
+static void scene_up(struct scene *sc, const char *const *args, int nargs, long protocol,
+                     const char *token, const char *opts, const char *shape)
+{
+	pt_up(&sc->ps, args, nargs);
+	ptc_open(&sc->p, sc->ps.pt, protocol, "p");
+	ptc_guest(&sc->p, token);
+	ts_join(&sc->b, sc->ps.s.port, "bob");
+	ptc_open(&sc->q, sc->ps.pt, 0, "q");
+	ptc_guest(&sc->q, NULL);
+	cJSON_Delete(p_accepts_b(&sc->p, &sc->b, opts, shape));
+	sc->id = sc->p.game;
+	ptc_send(&sc->q, "Observe %" PRIu64, sc->id);
+	free(ptc_until(&sc->q, "Game#%" PRIu64 " Time * *", sc->id));
+}
+
+static void scene_down(struct scene *sc)
+{
+	ptc_close(&sc->p);
+	ptc_close(&sc->q);
+	ts_close(&sc->b);
+	ts_down(&sc->ps.s);
 }
 
 START_TEST(test_game_through_the_port)
@@ -393,8 +433,8 @@ START_TEST(test_game_through_the_port)
 		free(ptc_until(&q, "GameList Add %" PRIu64 " Guest1 bob 5 600 5 4 21 1 1 0 0 0",
 		               p.game));
 		ptc_send(&q, "Observe %" PRIu64, p.game);
-		char *l =
-		        ptc_until(&q, "Observe %" PRIu64 " Guest1 bob 5 600 5 4 21 1 1 0 0 0", p.game);
+		char *l = ptc_until(&q, "Observe %" PRIu64 " Guest1 bob 5 600 5 4 21 1 1 0 0 0",
+		                    p.game);
 		ptc_board(&q, l);
 		free(l);
 		ptc_expect(&q, "Game#%" PRIu64 " Timems * 600000", p.game);
@@ -426,88 +466,77 @@ END_TEST
 
 START_TEST(test_offers)
 {
-	struct pt_srv ps;
-	struct ptc p, q;
-	struct ts_cli b;
-	pt_up(&ps, NULL, 0);
-	ptc_open(&p, ps.pt, 1, "p");
-	ptc_guest(&p, NULL);
-	ts_join(&b, ps.s.port, "bob");
-	ptc_open(&q, ps.pt, 0, "q");
-	ptc_guest(&q, NULL);
-	cJSON *st = p_accepts_b(&p, &b, "size=4 time=5+0", "4 300 0 B 0 15 0 1 0 0 0 ");
-	cJSON_Delete(st);
-	uint64_t id = p.game;
-	ptc_send(&q, "Observe %" PRIu64, id);
-	free(ptc_until(&q, "Game#%" PRIu64 " Time * *", id));
+	struct scene sc;
+	scene_up(&sc, NULL, 0, 1, NULL, "size=4 time=5+0", "4 300 0 B 0 15 0 1 0 0 0 ");
+	struct ptc *p = &sc.p, *q = &sc.q;
+	struct ts_cli *b = &sc.b;
+	uint64_t id = sc.id;
 	/* a draw offer and its removal */
-	ptc_send(&p, "Game#%" PRIu64 " OfferDraw", id);
-	ptc_expect(&p, "OK");
-	ts_until0(&b, "{\"type\":\"offer\",\"what\":\"draw\",\"event\":\"offer\",\"by\":\"Guest1\"}");
-	ptc_send(&p, "Game#%" PRIu64 " RemoveDraw", id);
-	ptc_expect(&p, "OK");
-	ts_until0(&b, "{\"type\":\"offer\",\"what\":\"draw\",\"event\":\"withdraw\"}");
+	ptc_send(p, "Game#%" PRIu64 " OfferDraw", id);
+	ptc_expect(p, "OK");
+	ts_until0(b,
+	          "{\"type\":\"offer\",\"what\":\"draw\",\"event\":\"offer\",\"by\":\"Guest1\"}");
+	ptc_send(p, "Game#%" PRIu64 " RemoveDraw", id);
+	ptc_expect(p, "OK");
+	ts_until0(b, "{\"type\":\"offer\",\"what\":\"draw\",\"event\":\"withdraw\"}");
 	/* removing what is not there is OK too, as on playtak */
-	ptc_send(&p, "Game#%" PRIu64 " RemoveDraw", id);
-	ptc_expect(&p, "OK");
+	ptc_send(p, "Game#%" PRIu64 " RemoveDraw", id);
+	ptc_expect(p, "OK");
 	/* two plies, then white asks to take its move back and bob agrees: one Undo */
-	ptc_send(&p, "Game#%" PRIu64 " P A1", id);
-	ptc_expect(&p, "OK");
-	ptc_expect(&p, "Game#%" PRIu64 " Timems * *", id);
-	ptc_play(&p, "a1");
-	ts_until0(&b, "{\"type\":\"state\",\"seq\":2}");
-	ts_send(&b, "move %" PRIu64 " d4", id);
-	ptc_expect(&p, "Game#%" PRIu64 " P D4", id);
-	ptc_expect(&p, "Game#%" PRIu64 " Timems * *", id);
-	ptc_play(&p, "d4");
-	ptc_send(&p, "Game#%" PRIu64 " P B2", id);
-	ptc_expect(&p, "OK");
-	ptc_expect(&p, "Game#%" PRIu64 " Timems * *", id);
-	ptc_send(&p, "Game#%" PRIu64 " RequestUndo", id);
-	ptc_expect(&p, "OK");
-	ts_until0(&b, "{\"type\":\"offer\",\"what\":\"undo\",\"event\":\"offer\",\"plies\":1}");
-	ts_send(&b, "undo %" PRIu64, id);
-	ptc_expect(&p, "Game#%" PRIu64 " Undo", id);
-	ptc_expect(&p, "Game#%" PRIu64 " Timems * *", id);
-	cJSON *back = ts_until(&b, "{\"type\":\"state\",\"ply\":2}");
-	ck_assert_str_eq(json_tps(back), ptc_tps(&p)); /* b2 was never on p's board */
+	ptc_send(p, "Game#%" PRIu64 " P A1", id);
+	ptc_expect(p, "OK");
+	ptc_expect(p, "Game#%" PRIu64 " Timems * *", id);
+	ptc_play(p, "a1");
+	ts_until0(b, "{\"type\":\"state\",\"seq\":2}");
+	ts_send(b, "move %" PRIu64 " d4", id);
+	ptc_expect(p, "Game#%" PRIu64 " P D4", id);
+	ptc_expect(p, "Game#%" PRIu64 " Timems * *", id);
+	ptc_play(p, "d4");
+	ptc_send(p, "Game#%" PRIu64 " P B2", id);
+	ptc_expect(p, "OK");
+	ptc_expect(p, "Game#%" PRIu64 " Timems * *", id);
+	ptc_send(p, "Game#%" PRIu64 " RequestUndo", id);
+	ptc_expect(p, "OK");
+	ts_until0(b, "{\"type\":\"offer\",\"what\":\"undo\",\"event\":\"offer\",\"plies\":1}");
+	ts_send(b, "undo %" PRIu64, id);
+	ptc_expect(p, "Game#%" PRIu64 " Undo", id);
+	ptc_expect(p, "Game#%" PRIu64 " Timems * *", id);
+	cJSON *back = ts_until(b, "{\"type\":\"state\",\"ply\":2}");
+	ck_assert_str_eq(json_tps(back), ptc_tps(p)); /* b2 was never on p's board */
 	cJSON_Delete(back);
-	free(ptc_until(&q, "Game#%" PRIu64 " Undo", id));
+	free(ptc_until(q, "Game#%" PRIu64 " Undo", id));
 	/* bob's request, then his removal of it */
-	ts_send(&b, "undo %" PRIu64, id);
-	ptc_expect(&p, "Game#%" PRIu64 " RequestUndo", id);
-	ts_send(&b, "undo %" PRIu64 " withdraw", id);
-	ptc_expect(&p, "Game#%" PRIu64 " RemoveUndo", id);
+	ts_send(b, "undo %" PRIu64, id);
+	ptc_expect(p, "Game#%" PRIu64 " RequestUndo", id);
+	ts_send(b, "undo %" PRIu64 " withdraw", id);
+	ptc_expect(p, "Game#%" PRIu64 " RemoveUndo", id);
 	/* bob offers a draw; white's own OfferDraw accepts it: 1/2-1/2 to all */
-	ts_send(&b, "draw %" PRIu64, id);
-	ptc_expect(&p, "Game#%" PRIu64 " OfferDraw", id);
-	ptc_send(&p, "Game#%" PRIu64 " OfferDraw", id);
-	ptc_expect(&p, "OK");
-	ptc_expect(&p, "Game#%" PRIu64 " Over 1/2-1/2", id);
-	free(ptc_until(&q, "Game#%" PRIu64 " Over 1/2-1/2", id));
-	ts_until0(&b, "{\"type\":\"game_over\",\"result\":{\"score\":\"1/2-1/2\",\"reason\":\"agreement\"}}");
+	ts_send(b, "draw %" PRIu64, id);
+	ptc_expect(p, "Game#%" PRIu64 " OfferDraw", id);
+	ptc_send(p, "Game#%" PRIu64 " OfferDraw", id);
+	ptc_expect(p, "OK");
+	ptc_expect(p, "Game#%" PRIu64 " Over 1/2-1/2", id);
+	free(ptc_until(q, "Game#%" PRIu64 " Over 1/2-1/2", id));
+	ts_until0(b, "{\"type\":\"game_over\",\"result\":{\"score\":\"1/2-1/"
+	             "2\",\"reason\":\"agreement\"}}");
 	/* a second game: the playtak client resigns it */
-	st = p_accepts_b(&p, &b, "size=4 time=5+0", "4 300 0 B 0 15 0 1 0 0 0 ");
-	cJSON_Delete(st);
-	id = p.game;
-	ptc_send(&p, "Game#%" PRIu64 " Resign", id);
-	ptc_expect(&p, "Game#%" PRIu64 " Over 0-1", id);
-	ts_until0(&b, "{\"type\":\"game_over\",\"result\":{\"score\":\"0-1\",\"reason\":\"resign\"}}");
+	cJSON_Delete(p_accepts_b(p, b, "size=4 time=5+0", "4 300 0 B 0 15 0 1 0 0 0 "));
+	id = p->game;
+	ptc_send(p, "Game#%" PRIu64 " Resign", id);
+	ptc_expect(p, "Game#%" PRIu64 " Over 0-1", id);
+	ts_until0(b,
+	          "{\"type\":\"game_over\",\"result\":{\"score\":\"0-1\",\"reason\":\"resign\"}}");
 	/* a third: bob resigns */
-	st = p_accepts_b(&p, &b, "size=4 time=5+0", "4 300 0 B 0 15 0 1 0 0 0 ");
-	cJSON_Delete(st);
-	id = p.game;
-	ts_send(&b, "resign %" PRIu64, id);
-	ptc_expect(&p, "Game#%" PRIu64 " Over 1-0", id);
-	ptc_expect(&p, "GameList Remove %" PRIu64 " Guest1 bob *", id);
+	cJSON_Delete(p_accepts_b(p, b, "size=4 time=5+0", "4 300 0 B 0 15 0 1 0 0 0 "));
+	id = p->game;
+	ts_send(b, "resign %" PRIu64, id);
+	ptc_expect(p, "Game#%" PRIu64 " Over 1-0", id);
+	ptc_expect(p, "GameList Remove %" PRIu64 " Guest1 bob *", id);
 	/* a move in a game that is over */
-	ptc_send(&p, "Game#%" PRIu64 " P C3", id);
-	ptc_expect(&p, "NOK");
-	ptc_expect(&p, "Error:game %" PRIu64 " is over", id);
-	ptc_close(&p);
-	ptc_close(&q);
-	ts_close(&b);
-	ts_down(&ps.s);
+	ptc_send(p, "Game#%" PRIu64 " P C3", id);
+	ptc_expect(p, "NOK");
+	ptc_expect(p, "Error:game %" PRIu64 " is over", id);
+	scene_down(&sc);
 }
 END_TEST
 
@@ -517,77 +546,69 @@ START_TEST(test_return_within_grace)
 {
 	static const char *const args[] = {"--grace", "2"};
 	static const char token[] = "abcdefghijklmnopqrst";
-	struct pt_srv ps;
-	struct ptc p, q;
-	struct ts_cli b;
-	pt_up(&ps, args, 2);
-	ptc_open(&p, ps.pt, 0, "p");
-	ptc_guest(&p, token);
-	ts_join(&b, ps.s.port, "bob");
-	ptc_open(&q, ps.pt, 0, "q");
-	ptc_guest(&q, NULL);
-	cJSON *st = p_accepts_b(&p, &b, "size=3 time=5+0", "3 300 0 B 0 10 0 1 0 0 0 ");
-	cJSON_Delete(st);
-	uint64_t id = p.game;
-	ptc_send(&q, "Observe %" PRIu64, id);
-	free(ptc_until(&q, "Game#%" PRIu64 " Time * *", id));
-	ptc_send(&p, "Game#%" PRIu64 " P A1", id);
-	ptc_expect(&p, "OK");
-	ts_until0(&b, "{\"type\":\"state\",\"seq\":2}");
-	ts_send(&b, "move %" PRIu64 " c3", id);
-	ts_until0(&b, "{\"type\":\"state\",\"seq\":3}");
+	struct scene sc;
+	scene_up(&sc, args, 2, 0, token, "size=3 time=5+0", "3 300 0 B 0 10 0 1 0 0 0 ");
+	struct ptc *p = &sc.p, *q = &sc.q;
+	struct ts_cli *b = &sc.b;
+	uint64_t id = sc.id;
+	ptc_send(p, "Game#%" PRIu64 " P A1", id);
+	ptc_expect(p, "OK");
+	ts_until0(b, "{\"type\":\"state\",\"seq\":2}");
+	ts_send(b, "move %" PRIu64 " c3", id);
+	ts_until0(b, "{\"type\":\"state\",\"seq\":3}");
 	/* white vanishes: bob and the spectator are told, with the grace */
-	ptc_close(&p);
-	ts_until0(&b, "{\"type\":\"info\",\"event\":\"gone\",\"player\":\"Guest1\",\"grace_ms\":2000}");
-	free(ptc_until(&q, "Message Guest1 has disconnected. They have 2 seconds to reconnect"));
-	ts_send(&b, "move %" PRIu64 " b2", id); /* not bob's turn: white's clock runs */
-	ts_expect0(&b, "{\"type\":\"error\",\"code\":\"NOT_YOUR_TURN\"}");
+	ptc_close(p);
+	ts_until0(b,
+	          "{\"type\":\"info\",\"event\":\"gone\",\"player\":\"Guest1\",\"grace_ms\":2000}");
+	free(ptc_until(q, "Message Guest1 has disconnected. They have 2 seconds to reconnect"));
+	ts_send(b, "move %" PRIu64 " b2", id); /* not bob's turn: white's clock runs */
+	ts_expect0(b, "{\"type\":\"error\",\"code\":\"NOT_YOUR_TURN\"}");
 	/* back with the same token: the game, every move, the clocks, then the word */
-	ptc_open(&p, ps.pt, 0, "p");
-	ptc_guest(&p, token);
-	ck_assert_str_eq(p.name, "Guest1");
-	char *l = ptc_until(&p, "Game Start %" PRIu64 " 3 Guest1 vs bob white 300 0 10 0 0 0", id);
-	ptc_board(&p, l);
+	ptc_open(p, sc.ps.pt, 0, "p");
+	ptc_guest(p, token);
+	ck_assert_str_eq(p->name, "Guest1");
+	char *l = ptc_until(p, "Game Start %" PRIu64 " 3 Guest1 vs bob white 300 0 10 0 0 0", id);
+	ptc_board(p, l);
 	free(l);
-	l = ptc_line(&p);
-	ptc_relayed(&p, l); /* a1 */
+	l = ptc_line(p);
+	ptc_relayed(p, l); /* a1 */
 	free(l);
-	l = ptc_line(&p);
-	ptc_relayed(&p, l); /* c3 */
+	l = ptc_line(p);
+	ptc_relayed(p, l); /* c3 */
 	free(l);
-	ptc_expect(&p, "Game#%" PRIu64 " Time * *", id);
-	ptc_expect(&p, "Message Your game is resumed");
-	ts_until0(&b, "{\"type\":\"info\",\"event\":\"back\",\"player\":\"Guest1\"}");
-	free(ptc_until(&q, "Message Guest1 has reconnected."));
+	ptc_expect(p, "Game#%" PRIu64 " Time * *", id);
+	ptc_expect(p, "Message Your game is resumed");
+	ts_until0(b, "{\"type\":\"info\",\"event\":\"back\",\"player\":\"Guest1\"}");
+	free(ptc_until(q, "Message Guest1 has reconnected."));
 	/* the game goes on from the board the client rebuilt */
-	ptc_send(&p, "Game#%" PRIu64 " P B2", id);
-	free(ptc_until(&p, "OK"));
-	cJSON *s4 = ts_until(&b, "{\"type\":\"state\",\"seq\":4}");
-	ptc_play(&p, "b2");
-	ck_assert_str_eq(json_tps(s4), ptc_tps(&p));
+	ptc_send(p, "Game#%" PRIu64 " P B2", id);
+	free(ptc_until(p, "OK"));
+	cJSON *s4 = ts_until(b, "{\"type\":\"state\",\"seq\":4}");
+	ptc_play(p, "b2");
+	ck_assert_str_eq(json_tps(s4), ptc_tps(p));
 	cJSON_Delete(s4);
 	/* another guest cannot take the name; a fresh Login Guest is someone new */
 	struct ptc x;
-	ptc_open(&x, ps.pt, 0, "x");
+	ptc_open(&x, sc.ps.pt, 0, "x");
 	ptc_guest(&x, NULL);
 	ck_assert_str_ne(x.name, "Guest1");
 	ptc_close(&x);
 	/* a second window with the token: the first is told and closed, the second plays on */
 	struct ptc p2;
-	ptc_open(&p2, ps.pt, 0, "p2");
+	ptc_open(&p2, sc.ps.pt, 0, "p2");
 	ptc_guest(&p2, token);
 	ck_assert_str_eq(p2.name, "Guest1");
-	free(ptc_until(&p, "Message You've logged in from another window. Disconnecting"));
-	ck_assert(ts_eof(&p.io));
-	ptc_close(&p);
+	free(ptc_until(p, "Message You've logged in from another window. Disconnecting"));
+	ck_assert(ts_eof(&p->io));
+	ptc_close(p);
 	free(ptc_until(&p2, "Message Your game is resumed"));
 	/* now white stays away past the grace: abandoned, bob wins */
 	ptc_close(&p2);
-	ts_until0(&b, "{\"type\":\"game_over\",\"result\":{\"winner\":1,\"reason\":\"abandoned\"}}");
-	free(ptc_until(&q, "Game#%" PRIu64 " Abandoned. Guest1 quit", id));
-	ptc_close(&q);
-	ts_close(&b);
-	ts_down(&ps.s);
+	ts_until0(b, "{\"type\":\"game_over\",\"result\":{\"winner\":1,\"reason\":\"abandoned\"}}");
+	free(ptc_until(q, "Game#%" PRIu64 " Abandoned. Guest1 quit", id));
+	ptc_close(q);
+	ts_close(b);
+	ts_down(&sc.ps.s);
 }
 END_TEST
 
@@ -654,8 +675,8 @@ START_TEST(test_bad_input)
 	pt_up(&ps, NULL, 0);
 	ptc_open(&p, ps.pt, 0, "p");
 	/* before login only the login lines work */
-	static const char *const before[] = {"Seek 5 600 10", "List", "Game#1 P A1", "Shout hi",
-	                                     "hello", ""};
+	static const char *const before[] = {"Seek 5 600 10", "List",  "Game#1 P A1",
+	                                     "Shout hi",      "hello", ""};
 	for (size_t i = 0; i < sizeof before / sizeof before[0]; i++) {
 		ptc_send(&p, "%s", before[i]);
 		ptc_expect(&p, "NOK");

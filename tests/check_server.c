@@ -131,9 +131,10 @@ START_TEST(test_transcript)
 		char op = line[1];
 		const char *arg = line + 2 + (line[2] == ' ');
 		if (op == '=') {
-			ck_assert_msg(strcmp(arg, "playtak") == 0 && pt_port > 0 && !open[k],
-			              "%s:%d: '= playtak' needs @--playtak, before the client's use",
-			              path, lineno);
+			ck_assert_msg(
+			        strcmp(arg, "playtak") == 0 && pt_port > 0 && !open[k],
+			        "%s:%d: '= playtak' needs @--playtak, before the client's use",
+			        path, lineno);
 			playtak[k] = true;
 			continue;
 		}

@@ -122,7 +122,8 @@ static inline int ts_port_file(struct ts_srv *s, const char *path)
 		}
 		if (port == 0) {
 			int st;
-			ck_assert_msg(waitpid(s->pid, &st, WNOHANG) == 0, "bitarenad exited at start");
+			ck_assert_msg(waitpid(s->pid, &st, WNOHANG) == 0,
+			              "bitarenad exited at start");
 			ts_msleep(10);
 		}
 	}

@@ -383,9 +383,9 @@ static int fitted(int n, size_t len)
 
 int pt_format_seek(char *buf, size_t len, long protocol, const struct pt_seekinfo *k)
 {
-	int n = snprintf(buf, len, "%lld %s %d %ld %ld %c %d %d %d %d %d %ld %ld ", k->id,
-	                 k->name, k->size, k->time_s, k->incr_s, k->color, k->komi, k->pieces,
-	                 k->caps, k->unrated, k->tournament, k->trigger, k->amount);
+	int n = snprintf(buf, len, "%lld %s %d %ld %ld %c %d %d %d %d %d %ld %ld ", k->id, k->name,
+	                 k->size, k->time_s, k->incr_s, k->color, k->komi, k->pieces, k->caps,
+	                 k->unrated, k->tournament, k->trigger, k->amount);
 	if (fitted(n, len) < 0)
 		return -1;
 	const char *opp = k->opponent != NULL ? k->opponent : "";
@@ -409,9 +409,10 @@ int pt_format_game_start(char *buf, size_t len, long protocol, const struct pt_g
 {
 	const char *colour = white ? "white" : "black";
 	if (protocol < 2)
-		return fitted(snprintf(buf, len, "Game Start %lld %d %s vs %s %s %ld %d %d %d %ld %ld",
-		                       g->id, g->size, g->white, g->black, colour, g->time_s,
-		                       g->komi, g->pieces, g->caps, g->trigger, g->amount),
+		return fitted(snprintf(buf, len,
+		                       "Game Start %lld %d %s vs %s %s %ld %d %d %d %ld %ld", g->id,
+		                       g->size, g->white, g->black, colour, g->time_s, g->komi,
+		                       g->pieces, g->caps, g->trigger, g->amount),
 		              len);
 	return fitted(snprintf(buf, len,
 	                       "Game Start %lld %s vs %s %s %d %ld %ld %d %d %d %d %d %ld %ld %d",

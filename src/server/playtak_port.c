@@ -41,9 +41,9 @@ struct pt_seen {
 /* The port's part of a client (cl->fe_data). */
 struct pt_client {
 	struct playtak_port *port;
-	long protocol;                 /* Protocol <n>: 0 by default */
-	char token[21];                /* its Login Guest token, or "" */
-	char password[24];             /* the password Register made, until its reply */
+	long protocol;     /* Protocol <n>: 0 by default */
+	char token[21];    /* its Login Guest token, or "" */
+	char password[24]; /* the password Register made, until its reply */
 	struct pt_seen *seen;
 	size_t nseen, capseen;
 };
@@ -94,7 +94,8 @@ struct pt_out {
 };
 
 /* Appends printf text (no newline). */
-static void vput(struct pt_out *o, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
+static void vput(struct pt_out *o, const char *fmt, va_list ap)
+        __attribute__((format(printf, 2, 0)));
 static void vput(struct pt_out *o, const char *fmt, va_list ap)
 {
 	va_list ap2;
@@ -157,7 +158,8 @@ static void out_send(struct client *cl, struct pt_out *o)
 }
 
 /* One line to cl. */
-static void send_line(struct client *cl, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void send_line(struct client *cl, const char *fmt, ...)
+        __attribute__((format(printf, 2, 3)));
 static void send_line(struct client *cl, const char *fmt, ...)
 {
 	struct pt_out o = {0};
@@ -441,7 +443,8 @@ static void welcome(struct pt_out *o, struct client *cl, struct pt_client *pc, c
 	const cJSON *r, *ids = cJSON_GetObjectItemCaseSensitive(j, "resumed");
 	cJSON_ArrayForEach(r, ids)
 	{
-		struct pt_seen *e = cJSON_IsNumber(r) ? seen_get(pc, (uint64_t)r->valuedouble) : NULL;
+		struct pt_seen *e =
+		        cJSON_IsNumber(r) ? seen_get(pc, (uint64_t)r->valuedouble) : NULL;
 		if (e != NULL) {
 			e->told = 0;
 			e->resumed = true;
@@ -484,8 +487,8 @@ static void nok(struct pt_out *o, const cJSON *j)
 		say(o, "Error:%s", why);
 }
 
-static void render_reply(struct pt_out *o, struct client *cl, struct pt_client *pc,
-                         const cJSON *j, bool ok)
+static void render_reply(struct pt_out *o, struct client *cl, struct pt_client *pc, const cJSON *j,
+                         bool ok)
 {
 	struct playtak_port *p = pc->port;
 	enum op op = op_of(j);
@@ -508,11 +511,13 @@ static void render_reply(struct pt_out *o, struct client *cl, struct pt_client *
 		return;
 	case OP_REGISTER:
 		if (ok && cl->logged_in)
-			say(o, "Registered %s. Your password is %s (this server sends no email: "
-			       "keep it)",
+			say(o,
+			    "Registered %s. Your password is %s (this server sends no email: "
+			    "keep it)",
 			    cl->name, pc->password);
 		else
-			say(o, "Registration Error: %s", jstr(j, "message") ? jstr(j, "message") : "");
+			say(o, "Registration Error: %s",
+			    jstr(j, "message") ? jstr(j, "message") : "");
 		sodium_memzero(pc->password, sizeof pc->password);
 		if (ok && cl->logged_in)
 			welcome(o, cl, pc, j);
@@ -598,8 +603,8 @@ static void render_game_start(struct pt_out *o, struct client *cl, struct pt_cli
 	struct pt_gameinfo gi;
 	char line[512];
 	game_info(g, &gi);
-	if (pt_format_game_start(line, sizeof line, pc->protocol, &gi, session_seat_of(g, cl) == 0) >
-	    0)
+	if (pt_format_game_start(line, sizeof line, pc->protocol, &gi,
+	                         session_seat_of(g, cl) == 0) > 0)
 		say(o, "%s", line);
 }
 
@@ -626,8 +631,7 @@ static void render_game_over(struct pt_out *o, struct client *cl, struct pt_clie
 }
 
 /* An offer of the opponent, as playtak tells the other player (spectators are not told). */
-static void render_offer(struct pt_out *o, struct client *cl, struct pt_client *pc,
-                         const cJSON *j)
+static void render_offer(struct pt_out *o, struct client *cl, struct pt_client *pc, const cJSON *j)
 {
 	uint64_t id = jid(j, "game");
 	struct game *g = session_find(pc->port->cx->sess, id);
@@ -642,7 +646,8 @@ static void render_offer(struct pt_out *o, struct client *cl, struct pt_client *
 		else if (strcmp(event, "withdraw") == 0 || strcmp(event, "lapse") == 0)
 			say(o, "Game#%" PRIu64 " %s", id, draw ? "RemoveDraw" : "RemoveUndo");
 		else if (strcmp(event, "decline") == 0)
-			say(o, "Message %s declines your %s", by, draw ? "draw offer" : "undo request");
+			say(o, "Message %s declines your %s", by,
+			    draw ? "draw offer" : "undo request");
 		return;
 	}
 	if (strcmp(what, "abort") == 0)
@@ -722,7 +727,8 @@ static struct outbuf *fe_render_state(struct client *cl, struct game *g, struct 
 	return out_done(&o);
 }
 
-/* ---- input: playtak lines into the command table ---------------------------------------------- */
+/* ---- input: playtak lines into the command table ----------------------------------------------
+ */
 
 /* Runs one command line of the server's table for cl, tagged with op (printf after the tag). */
 static void run(struct client *cl, enum op op, const char *fmt, ...)
@@ -852,7 +858,8 @@ static void seek(struct client *cl, struct pt_client *pc, const struct pt_seek *
 	if (k->time_s > 0 || k->incr_s > 0)
 		seek_time(k, tc, sizeof tc);
 	if (k->trigger > 0 && k->amount > 0)
-		send_line(cl, "Message Extra time is not played on this server: your seek has none");
+		send_line(cl,
+		          "Message Extra time is not played on this server: your seek has none");
 	run(cl, OP_SEEK, "seek tak size=%d komi=%d pieces=%d caps=%d stale=1 color=%s rated=%d%s",
 	    size, komi, pieces, caps,
 	    k->color == 'W'   ? "white"
@@ -904,12 +911,32 @@ static void line_guest(struct client *cl, struct pt_client *pc, const struct pt_
 	}
 }
 
+/* The lines that are one command of the table about a game: "<verb> <game><word>". */
+static const struct {
+	enum pt_cmd cmd;
+	enum op op;
+	const char *verb, *word;
+} game_verbs[] = {
+        {PT_OFFER_DRAW, OP_DRAW, "draw", ""},
+        {PT_REMOVE_DRAW, OP_REMOVE_DRAW, "draw", " withdraw"},
+        {PT_REQUEST_UNDO, OP_UNDO, "undo", ""},
+        {PT_REMOVE_UNDO, OP_REMOVE_UNDO, "undo", " withdraw"},
+        {PT_RESIGN, OP_RESIGN, "resign", ""},
+        {PT_REMATCH, OP_REMATCH, "rematch", ""},
+};
+
 static void line_user(struct client *cl, struct pt_client *pc, const struct pt_line *l)
 {
 	struct playtak_port *p = pc->port;
 	uint64_t id = l->game > 0 ? (uint64_t)l->game : 0;
 	char ptn[32];
 	struct pt_out o = {0};
+	for (size_t i = 0; i < sizeof game_verbs / sizeof game_verbs[0]; i++)
+		if (game_verbs[i].cmd == l->cmd) {
+			run(cl, game_verbs[i].op, "%s %" PRIu64 "%s", game_verbs[i].verb, id,
+			    game_verbs[i].word);
+			return;
+		}
 	switch (l->cmd) {
 	case PT_LIST:
 	case PT_GAMELIST:
@@ -937,21 +964,6 @@ static void line_user(struct client *cl, struct pt_client *pc, const struct pt_l
 		else
 			run(cl, OP_MOVE, "move %" PRIu64 " %s", id, ptn);
 		return;
-	case PT_OFFER_DRAW:
-		run(cl, OP_DRAW, "draw %" PRIu64, id);
-		return;
-	case PT_REMOVE_DRAW:
-		run(cl, OP_REMOVE_DRAW, "draw %" PRIu64 " withdraw", id);
-		return;
-	case PT_REQUEST_UNDO:
-		run(cl, OP_UNDO, "undo %" PRIu64, id);
-		return;
-	case PT_REMOVE_UNDO:
-		run(cl, OP_REMOVE_UNDO, "undo %" PRIu64 " withdraw", id);
-		return;
-	case PT_RESIGN:
-		run(cl, OP_RESIGN, "resign %" PRIu64, id);
-		return;
 	case PT_OBSERVE:
 		if (live_tak(p, id) == NULL)
 			send_line(cl, "NOK");
@@ -963,9 +975,6 @@ static void line_user(struct client *cl, struct pt_client *pc, const struct pt_l
 			send_line(cl, "NOK");
 		else
 			run(cl, OP_UNOBSERVE, "unwatch %" PRIu64, id);
-		return;
-	case PT_REMATCH:
-		run(cl, OP_REMATCH, "rematch %" PRIu64, id);
 		return;
 	case PT_SHOUT:
 		for (struct client *c = NULL; (c = next_user(p, c, NULL)) != NULL;)
@@ -1126,7 +1135,8 @@ void playtak_port_init(struct playtak_port *p, struct commands *cx)
 	p->hub = cx->lobby->hub;
 	if (sodium_init() < 0)
 		log_error("playtak: libsodium did not start; Register will fail");
-	cx->lobby->news = (struct lobby_news){.ud = p, .on_seek = on_seek, .on_presence = on_presence};
+	cx->lobby->news =
+	        (struct lobby_news){.ud = p, .on_seek = on_seek, .on_presence = on_presence};
 	cx->sess->news = (struct session_news){.ud = p, .on_begin = on_begin, .on_over = on_over};
 }
 
