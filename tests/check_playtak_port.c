@@ -721,11 +721,11 @@ START_TEST(test_bad_input)
 	ptc_expect(&p, "Seek new 3 Guest1 5 600 10 A 0 21 1 1 0 0 0 ");
 	ptc_send(&p, "PING");
 	ptc_expect(&p, "OK");
-	/* seeks for one opponent are not played here: the old seek goes, the new one is refused */
-	ptc_send(&p, "Seek 5 600 10 A 0 21 1 0 0 bob");
+	/* a seek the server refuses (a time of more than a day): the old seek went all the same */
+	ptc_send(&p, "Seek 5 100000 10 A 0 21 1 0 0 ");
 	ptc_expect(&p, "Seek remove 3 Guest1 5 600 10 A 0 21 1 1 0 0 0 ");
 	ptc_expect(&p, "NOK");
-	ptc_expect(&p, "Error:*one opponent*");
+	ptc_expect(&p, "Error:time is*");
 	/* and the server is still there for everyone */
 	ptc_send(&p, "PING");
 	ptc_expect(&p, "OK");
@@ -733,6 +733,88 @@ START_TEST(test_bad_input)
 	ts_until0(&b, "{\"type\":\"pong\"}");
 	ptc_close(&p);
 	ts_close(&b);
+	ts_down(&ps.s);
+}
+END_TEST
+
+/* ---- seeks for one opponent ------------------------------------------------------------ */
+
+START_TEST(test_challenges)
+{
+	struct pt_srv ps;
+	struct ptc p, r;
+	struct ts_cli b;
+	pt_up(&ps, NULL, 0);
+	ptc_open(&p, ps.pt, 0, "p");
+	ptc_guest(&p, NULL);
+	ts_join(&b, ps.s.port, "bob");
+	ptc_open(&r, ps.pt, 2, "r");
+	ptc_guest(&r, NULL);
+	/* a seek naming its opponent is a challenge: the two of them see it, nobody else */
+	ptc_send(&p, "Seek 5 300 0 W 0 21 1 1 0 bob");
+	free(ptc_until(&p, "Seek new 1 Guest1 5 300 0 W 0 21 1 1 0 0 0 bob"));
+	ts_until0(&b, "{\"type\":\"match\",\"event\":\"new\",\"seek\":{\"id\":1,\"by\":"
+	              "\"Guest1\",\"to\":\"bob\",\"kind\":\"tak\"}}");
+	ptc_send(&r, "List");
+	ptc_send(&r, "Accept 1");
+	free(ptc_until(&r, "NOK")); /* nothing listed before it */
+	ptc_send(&r, "PING");
+	ptc_expect(&r, "Error:*");
+	ptc_expect(&r, "OK");
+	/* bob declines it */
+	ts_send(&b, "decline 1");
+	ts_expect0(&b, "{\"type\":\"ok\",\"cmd\":\"decline\"}");
+	ptc_expect(&p, "Seek remove 1 Guest1 5 300 0 W 0 21 1 1 0 0 0 bob");
+	ptc_expect(&p, "Message bob declined your seek");
+	/* again, and a new seek replaces it: bob is told it went */
+	ptc_send(&p, "Seek 5 300 0 W 0 21 1 1 0 bob");
+	ptc_expect(&p, "Seek new 2 Guest1 5 300 0 W 0 21 1 1 0 0 0 bob");
+	ts_until0(&b, "{\"type\":\"match\",\"event\":\"new\",\"seek\":{\"id\":2}}");
+	ptc_send(&p, "Seek 5 300 0 B 0 21 1 1 0 bob");
+	ptc_expect(&p, "Seek remove 2 Guest1 5 300 0 W 0 21 1 1 0 0 0 bob");
+	ptc_expect(&p, "Seek new 3 Guest1 5 300 0 B 0 21 1 1 0 0 0 bob");
+	ts_until0(&b, "{\"type\":\"match\",\"event\":\"withdraw\",\"id\":2}");
+	ts_until0(&b, "{\"type\":\"match\",\"event\":\"new\",\"seek\":{\"id\":3}}");
+	/* bob accepts: the challenge goes before the game starts */
+	ts_send(&b, "accept 3");
+	ts_expect0(&b, "{\"type\":\"ok\",\"cmd\":\"accept\"}");
+	ptc_expect(&p, "Seek remove 3 Guest1 5 300 0 B 0 21 1 1 0 0 0 bob");
+	ptc_expect(&p, "GameList Add * bob Guest1 *");
+	char *l = ptc_until(&p, "Game Start *");
+	ptc_board(&p, l);
+	free(l);
+	ck_assert_int_eq(p.seat, 1);
+	ts_send(&b, "resign %" PRIu64, p.game);
+	free(ptc_until(&p, "Game#%" PRIu64 " Over 0-1", p.game));
+	/* bob challenges the playtak client from the main port */
+	ts_send(&b, "match Guest1 tak size=4 time=3+0 color=white");
+	ts_until0(&b, "{\"type\":\"ok\",\"cmd\":\"match\"}");
+	free(ptc_until(&p, "Seek new 4 bob 4 180 0 W 0 15 0 1 0 0 0 Guest1"));
+	ts_send(&b, "unseek 4");
+	ptc_expect(&p, "Seek remove 4 bob 4 180 0 W 0 15 0 1 0 0 0 Guest1");
+	ts_send(&b, "match Guest1 tak size=4 time=3+0 color=white");
+	ptc_expect(&p, "Seek new 5 bob 4 180 0 W 0 15 0 1 0 0 0 Guest1");
+	ptc_send(&p, "Accept 5");
+	ptc_expect(&p, "Seek remove 5 bob 4 180 0 W 0 15 0 1 0 0 0 Guest1");
+	free(ptc_until(&p, "Game Start * 4 bob vs Guest1 black 180 0 15 0 0 0"));
+	ts_send(&b, "resign 2");
+	free(ptc_until(&p, "Game#2 Over 0-1"));
+	/* a challenge whose author leaves goes with them */
+	ts_send(&b, "match Guest1 tak size=4");
+	ptc_expect(&p, "GameList Remove 2 *");
+	ptc_expect(&p, "Seek new 6 bob 4 0 0 A 0 15 0 1 0 0 0 Guest1");
+	ts_close(&b);
+	ptc_expect(&p, "Seek remove 6 bob 4 0 0 A 0 15 0 1 0 0 0 Guest1");
+	/* r never saw any of it */
+	ptc_send(&r, "PING");
+	char *rl;
+	while ((rl = ptc_line(&r)) != NULL && strcmp(rl, "OK") != 0) {
+		ck_assert_msg(strstr(rl, "bob") == NULL || strncmp(rl, "Seek", 4) != 0, "%s", rl);
+		free(rl);
+	}
+	free(rl);
+	ptc_close(&p);
+	ptc_close(&r);
 	ts_down(&ps.s);
 }
 END_TEST
@@ -747,6 +829,7 @@ int main(void)
 	tcase_add_test(tc, test_return_within_grace);
 	tcase_add_test(tc, test_accounts);
 	tcase_add_test(tc, test_bad_input);
+	tcase_add_test(tc, test_challenges);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }

@@ -187,15 +187,6 @@ void lobby_login(struct lobby *l, struct client *c, const struct proto_req *rq, 
 		l->news.on_presence(l->news.ud, c, true);
 }
 
-void lobby_tell(struct client *to, const char *from, const char *text)
-{
-	cJSON *j = cJSON_CreateObject();
-	cJSON_AddStringToObject(j, "type", "tell");
-	cJSON_AddStringToObject(j, "from", from);
-	cJSON_AddStringToObject(j, "text", text);
-	send_msg(to, j, xasprintf("tell %s: %s", from, text));
-}
-
 void lobby_logout(struct lobby *l, struct client *c, const struct proto_req *rq)
 {
 	log_info("conn %llu (%s) logs out", (unsigned long long)c->conn->id, c->name);

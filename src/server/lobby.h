@@ -76,11 +76,6 @@ struct client *lobby_find_user(struct lobby *l, const char *name);
 void lobby_client_gone(struct lobby *l, struct client *c);
 /* who: the logged-in clients, with their games and round-trip times. */
 void lobby_who(struct lobby *l, struct client *c, const struct proto_req *rq);
-/*
- * A private message to `to` from the user named from: {"type":"tell","from","text"},
- * text "tell <from>: <text>" (the playtak port's Tell; text is the sender's, checked).
- */
-void lobby_tell(struct client *to, const char *from, const char *text);
 
 /* ---- seeks ------------------------------------------------------------------------- */
 

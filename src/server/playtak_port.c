@@ -38,14 +38,25 @@ struct pt_seen {
 	bool resumed; /* given back at login: "Your game is resumed" once its moves are sent */
 };
 
+/* A challenge (a seek for one opponent) shown to a client, as its Seek new showed it. */
+struct pt_shown {
+	uint64_t id;
+	char fields[200];
+};
+
 /* The port's part of a client (cl->fe_data). */
 struct pt_client {
 	struct playtak_port *port;
-	long protocol;     /* Protocol <n>: 0 by default */
-	char token[21];    /* its Login Guest token, or "" */
-	char password[24]; /* the password Register made, until its reply */
+	long protocol;              /* Protocol <n>: 0 by default */
+	char token[21];             /* its Login Guest token, or "" */
+	char password[24];          /* the password Register made, until its reply */
+	char told[PT_TEXT_MAX + 1]; /* a Tell's text, for its "Told" */
 	struct pt_seen *seen;
 	size_t nseen, capseen;
+	/* challenges from or to the client it was shown: their end is not news of the lobby,
+	   so the client is told from here (a "Seek remove" once they are gone) */
+	struct pt_shown *shown;
+	size_t nshown;
 };
 
 /*
@@ -69,6 +80,8 @@ enum op {
 	OP_UNOBSERVE,
 	OP_SAY,
 	OP_REMATCH,
+	OP_TELL,
+	OP_UNSEEK,
 	OP_COUNT
 };
 static const char *const op_tag[OP_COUNT] = {
@@ -79,7 +92,8 @@ static const char *const op_tag[OP_COUNT] = {
         [OP_UNDO] = "ptUndo",           [OP_REMOVE_UNDO] = "ptRemoveUndo",
         [OP_RESIGN] = "ptResign",       [OP_OBSERVE] = "ptObserve",
         [OP_UNOBSERVE] = "ptUnobserve", [OP_SAY] = "ptSay",
-        [OP_REMATCH] = "ptRematch",
+        [OP_REMATCH] = "ptRematch",     [OP_TELL] = "ptTell",
+        [OP_UNSEEK] = "ptUnseek",
 };
 
 static const struct msg_frontend pt_frontend;
@@ -276,7 +290,7 @@ static void seek_info(const struct seek *k, struct pt_seekinfo *si)
 	si->incr_s = k->so.timed ? (long)(k->so.inc_ms / 1000) : 0;
 	si->color = k->so.color == 0 ? 'W' : k->so.color == 1 ? 'B' : 'A';
 	si->unrated = !k->so.rated;
-	si->opponent = "";
+	si->opponent = k->to != NULL ? k->to->name : "";
 }
 
 /* "Seek new|remove <fields>" for protocol. */
@@ -289,6 +303,39 @@ static bool seek_line(long protocol, const struct seek *k, bool gone, struct pt_
 		return false;
 	say(o, "Seek %s %s", gone ? "remove" : "new", buf);
 	return true;
+}
+
+/* A challenge k to or from the client is shown: "Seek new", remembered until it is gone. */
+static void challenge_shown(struct pt_out *o, struct pt_client *pc, const struct seek *k)
+{
+	struct pt_seekinfo si;
+	char buf[sizeof pc->shown[0].fields];
+	seek_info(k, &si);
+	if (pt_format_seek(buf, sizeof buf, pc->protocol, &si) < 0)
+		return;
+	say(o, "Seek new %s", buf);
+	for (size_t i = 0; i < pc->nshown; i++)
+		if (pc->shown[i].id == k->id)
+			return;
+	struct pt_shown *n = realloc(pc->shown, (pc->nshown + 1) * sizeof *n);
+	if (n == NULL)
+		return;
+	pc->shown = n;
+	pc->shown[pc->nshown].id = k->id;
+	snprintf(pc->shown[pc->nshown++].fields, sizeof n->fields, "%s", buf);
+}
+
+/* The challenge id (all of them that the lobby no longer has: 0) went: "Seek remove". */
+static void challenge_gone(struct pt_out *o, const struct playtak_port *p, struct pt_client *pc,
+                           uint64_t id)
+{
+	for (size_t i = pc->nshown; i-- > 0;) {
+		struct pt_shown *e = &pc->shown[i];
+		if (id != 0 ? e->id != id : lobby_seek_find(p->cx->lobby, e->id) != NULL)
+			continue;
+		say(o, "Seek remove %s", e->fields);
+		*e = pc->shown[--pc->nshown];
+	}
 }
 
 /* "<prefix> <fields of g>". */
@@ -395,12 +442,20 @@ static void clock_line(struct pt_out *o, const struct pt_client *pc, uint64_t ga
 		say(o, "Game#%" PRIu64 " Time %" PRId64 " %" PRId64, game, w / 1000, b / 1000);
 }
 
-/* The Seek new lines of every open Tak seek, and the GameList Add of every Tak game. */
-static void lists(struct pt_out *o, const struct playtak_port *p, const struct pt_client *pc,
-                  bool seeks, bool games)
+/* A seek the client may see: an open one, or a challenge from or to it. */
+static bool seek_for(const struct seek *k, const struct client *cl)
+{
+	return is_tak(k->ops) && (k->to == NULL || k->to == cl || k->by == cl);
+}
+
+/* The Seek new lines of every Tak seek cl may see, and the GameList Add of every Tak game. */
+static void lists(struct pt_out *o, const struct playtak_port *p, const struct client *cl,
+                  struct pt_client *pc, bool seeks, bool games)
 {
 	for (const struct seek *k = p->cx->lobby->seeks; seeks && k != NULL; k = k->next)
-		if (is_tak(k->ops))
+		if (seek_for(k, cl) && k->to != NULL)
+			challenge_shown(o, pc, k);
+		else if (seek_for(k, cl))
 			seek_line(pc->protocol, k, false, o);
 	for (const struct game *g = p->cx->sess->games; games && g != NULL; g = g->next)
 		if (!g->freeing && !g->over && is_tak(g->ops))
@@ -450,7 +505,7 @@ static void welcome(struct pt_out *o, struct client *cl, struct pt_client *pc, c
 			e->resumed = true;
 		}
 	}
-	lists(o, pc->port, pc, true, true);
+	lists(o, pc->port, cl, pc, true, true);
 }
 
 /* Remembers token as the guest name (the oldest token goes when the table is full). */
@@ -567,13 +622,36 @@ static void render_reply(struct pt_out *o, struct client *cl, struct pt_client *
 			nok(o, j);
 		}
 		return;
+	case OP_SEEK:
+		if (ok) { /* an open seek is the lobby's news; a challenge is not */
+			const struct seek *k = lobby_seek_find(
+			        p->cx->lobby,
+			        jid(cJSON_GetObjectItemCaseSensitive(j, "seek"), "id"));
+			if (k != NULL && k->to != NULL)
+				challenge_shown(o, pc, k);
+		} else {
+			nok(o, j);
+		}
+		return;
+	case OP_UNSEEK: /* the client's own seek, withdrawn by the port */
+		if (ok)
+			challenge_gone(o, p, pc, jid(j, "seek"));
+		return;
+	case OP_TELL:
+		if (ok && jstr(j, "to") != NULL)
+			say(o, "Told <%s> %s", jstr(j, "to"), pc->told);
+		else if (!ok &&
+		         (strcmp(code, "NO_SUCH_USER") == 0 || strcmp(code, "BAD_NAME") == 0))
+			say(o, "No such player");
+		else if (!ok)
+			nok(o, j);
+		return;
 	case OP_REMATCH:
 		if (ok && jid(j, "new_game") == 0)
 			say(o, "Rematch seek created with ID: %" PRIu64, jid(j, "game"));
 		else if (!ok)
 			nok(o, j);
 		return;
-	case OP_SEEK:
 	case OP_ACCEPT:
 	case OP_RESIGN:
 	case OP_SAY:
@@ -600,6 +678,7 @@ static void render_game_start(struct pt_out *o, struct client *cl, struct pt_cli
 		if (e != NULL)
 			e->quiet = g->nmoves == 0; /* a new game: the clocks start with its moves */
 	}
+	challenge_gone(o, pc->port, pc, 0); /* the one accepted, if it was a challenge */
 	struct pt_gameinfo gi;
 	char line[512];
 	game_info(g, &gi);
@@ -656,6 +735,23 @@ static void render_offer(struct pt_out *o, struct client *cl, struct pt_client *
 		say(o, "Message %s offers a rematch (Rematch %" PRIu64 " accepts it)", by, id);
 }
 
+/* A challenge to the client (a seek naming it as the opponent), or its end by the other side. */
+static void render_match(struct pt_out *o, struct client *cl, struct pt_client *pc, const cJSON *j)
+{
+	const char *event = jstr(j, "event"), *by = jstr(j, "by");
+	if (strcmp(event, "new") == 0) {
+		const struct seek *k =
+		        lobby_seek_find(pc->port->cx->lobby,
+		                        jid(cJSON_GetObjectItemCaseSensitive(j, "seek"), "id"));
+		if (k != NULL && k->to == cl && is_tak(k->ops))
+			challenge_shown(o, pc, k);
+		return;
+	}
+	challenge_gone(o, pc->port, pc, jid(j, "id"));
+	if (strcmp(event, "decline") == 0 && by != NULL)
+		say(o, "Message %s declined your seek", by);
+}
+
 static void render_info(struct pt_out *o, const cJSON *j)
 {
 	const char *event = jstr(j, "event"), *player = jstr(j, "player");
@@ -691,6 +787,8 @@ static struct outbuf *fe_render(struct client *cl, const struct msg *m)
 		render_offer(&o, cl, pc, j);
 	} else if (strcmp(type, "info") == 0) {
 		render_info(&o, j);
+	} else if (strcmp(type, "match") == 0 && jstr(j, "event") != NULL) {
+		render_match(&o, cl, pc, j);
 	} else if (strcmp(type, "tell") == 0 && jstr(j, "from") && jstr(j, "text")) {
 		say(&o, "Tell <%s> %s", jstr(j, "from"), jstr(j, "text"));
 	} else if (strcmp(type, "chat") == 0 && jstr(j, "from") && jstr(j, "text")) {
@@ -828,27 +926,28 @@ static void seek_time(const struct pt_seek *k, char *buf, size_t len)
 	snprintf(buf, len, " time=%ld:%02ld+%ld", k->time_s / 60, k->time_s % 60, k->incr_s);
 }
 
+/* cl's seeks (one at the most, made on the port) are withdrawn, through the table. */
+static void withdraw_seeks(const struct playtak_port *p, struct client *cl)
+{
+	for (struct seek *k = p->cx->lobby->seeks, *next; k != NULL; k = next) {
+		next = k->next;
+		if (k->by == cl)
+			run(cl, OP_UNSEEK, "unseek %" PRIu64, k->id);
+	}
+}
+
 /* Seek ...: the client's seek replaces its last one (size 0: only removes it). */
 static void seek(struct client *cl, struct pt_client *pc, const struct pt_seek *k)
 {
 	struct playtak_port *p = pc->port;
-	struct lobby *lb = p->cx->lobby;
 	struct game *g = playing(p, cl);
 	if (g != NULL) {
 		send_line(cl, "NOK\nError:You are playing game %" PRIu64, g->id);
 		return;
 	}
-	for (struct seek *s = lb->seeks, *next; s != NULL; s = next) {
-		next = s->next;
-		if (s->by == cl)
-			lobby_unseek(lb, cl, NULL, s);
-	}
+	withdraw_seeks(p, cl);
 	if (k->size == 0)
 		return;
-	if (k->opponent[0] != '\0') {
-		send_line(cl, "NOK\nError:Seeks for one opponent are not supported on this server");
-		return;
-	}
 	/* playtak's own bounds (Seek.java): komi at most 8, 10..80 stones, at most 5 caps */
 	int size = k->size >= 3 && k->size <= 8 ? k->size : 5;
 	int komi = k->komi < 8 ? k->komi : 8;
@@ -860,8 +959,12 @@ static void seek(struct client *cl, struct pt_client *pc, const struct pt_seek *
 	if (k->trigger > 0 && k->amount > 0)
 		send_line(cl,
 		          "Message Extra time is not played on this server: your seek has none");
-	run(cl, OP_SEEK, "seek tak size=%d komi=%d pieces=%d caps=%d stale=1 color=%s rated=%d%s",
-	    size, komi, pieces, caps,
+	/* for one opponent: a challenge (match), which only the two of them see */
+	char verb[PT_NAME_MAX + 8] = "seek";
+	if (k->opponent[0] != '\0')
+		snprintf(verb, sizeof verb, "match %s", k->opponent);
+	run(cl, OP_SEEK, "%s tak size=%d komi=%d pieces=%d caps=%d stale=1 color=%s rated=%d%s",
+	    verb, size, komi, pieces, caps,
 	    k->color == 'W'   ? "white"
 	    : k->color == 'B' ? "black"
 	                      : "random",
@@ -940,7 +1043,7 @@ static void line_user(struct client *cl, struct pt_client *pc, const struct pt_l
 	switch (l->cmd) {
 	case PT_LIST:
 	case PT_GAMELIST:
-		lists(&o, p, pc, l->cmd == PT_LIST, l->cmd == PT_GAMELIST);
+		lists(&o, p, cl, pc, l->cmd == PT_LIST, l->cmd == PT_GAMELIST);
 		out_send(cl, &o);
 		return;
 	case PT_SEEK:
@@ -980,16 +1083,10 @@ static void line_user(struct client *cl, struct pt_client *pc, const struct pt_l
 		for (struct client *c = NULL; (c = next_user(p, c, NULL)) != NULL;)
 			send_line(c, "Shout <%s> %s", cl->name, l->text);
 		return;
-	case PT_TELL: {
-		struct client *to = lobby_find_user(p->cx->lobby, l->name);
-		if (to == NULL) {
-			send_line(cl, "No such player");
-			return;
-		}
-		lobby_tell(to, cl->name, l->text);
-		send_line(cl, "Told <%s> %s", to->name, l->text);
+	case PT_TELL:
+		snprintf(pc->told, sizeof pc->told, "%s", l->text);
+		run(cl, OP_TELL, "tell %s %s", l->name, l->text);
 		return;
-	}
 	case PT_JOIN_ROOM:
 		send_line(cl, "Joined room %s", l->name);
 		return;
@@ -1043,6 +1140,7 @@ static void fe_gone(struct client *cl)
 		return;
 	sodium_memzero(pc->password, sizeof pc->password);
 	free(pc->seen);
+	free(pc->shown);
 	free(pc);
 	cl->fe_data = NULL;
 }
@@ -1104,19 +1202,19 @@ static void on_begin(void *ud, struct game *g)
 	struct playtak_port *p = ud;
 	if (!is_tak(g->ops))
 		return;
-	struct news n = {.line = game_news, .game = g};
-	broadcast(p, &n);
-	/* a playtak player's seeks go when its game starts, as on playtak */
+	/* a playtak player's seeks go when its game starts, as on playtak: the challenge it
+	   came from if it did, then the rest */
 	for (int i = 0; i < g->ops->nplayers; i++) {
 		struct client *c = g->pl[i].c;
 		if (c == NULL || pt_of(c) == NULL)
 			continue;
-		for (struct seek *k = p->cx->lobby->seeks, *next; k != NULL; k = next) {
-			next = k->next;
-			if (k->by == c)
-				lobby_unseek(p->cx->lobby, c, NULL, k);
-		}
+		struct pt_out o = {0};
+		challenge_gone(&o, p, pt_of(c), 0);
+		out_send(c, &o);
+		withdraw_seeks(p, c);
 	}
+	struct news n = {.line = game_news, .game = g};
+	broadcast(p, &n);
 }
 
 static void on_over(void *ud, struct game *g)
