@@ -76,7 +76,7 @@ export function clockText(ms) {
 	ms = Math.max(0, ms);
 	if (ms < 10000)
 		return `0:0${Math.floor(ms / 1000)}.${Math.floor((ms % 1000) / 100)}`;
-	const s = Math.ceil(ms / 1000);
+	const s = Math.floor(ms / 1000); /* as the server writes clocks in text */
 	const h = Math.floor(s / 3600), m = Math.floor((s % 3600) / 60), r = s % 60;
 	const mm = h ? String(m).padStart(2, '0') : String(m);
 	return `${h ? h + ':' : ''}${mm}:${String(r).padStart(2, '0')}`;
