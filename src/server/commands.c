@@ -228,7 +228,7 @@ static void cmd_set(struct cmd *x)
 	if (strcasecmp(rq->argv[0], "watchers") == 0) {
 		bool on = strcasecmp(rq->argv[1], "on") == 0;
 		if (!on && strcasecmp(rq->argv[1], "off") != 0) {
-			reply_err(c, rq, "BAD_FORMAT", "usage: set watchers on|off");
+			reply_err(c, rq, "BAD_ARGS", "usage: set watchers on|off");
 			return;
 		}
 		c->want_watchers = on;

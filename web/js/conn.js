@@ -72,7 +72,8 @@ export class Conn {
 		this.attempt = 0;
 		try {
 			await this.request('set format json');
-			await this.request('set watchers on'); /* spectator counts as they change */
+			/* spectator counts as they change; a server without them still serves the page */
+			await this.request('set watchers on').catch(() => {});
 			if (this.auth)
 				await this.relogin();
 			this.ready = true;
