@@ -50,7 +50,6 @@
 #include "server/proto.h"
 #include "server/conn.h"
 
-struct server;
 struct msg_frontend;
 
 /* The server's pings and what they measured (rtt.c). */
@@ -65,22 +64,23 @@ struct client_rtt {
 
 struct client {
 	struct conn *conn; /* the connection below; set for the client's whole life */
-	struct server *srv;
 
-	/* messages (msg.c): the output format */
+	/* the messages layer's (msg.c, msg_set_json): the output format */
 	bool json;
-	const struct msg_frontend *fe; /* another protocol on this connection (msg.h), or NULL */
-	void *fe_data;                 /* the front-end's per-client state */
-	/* rtt.c */
+	/* a front-end (msg.h; set by playtak_port.c): another protocol on this
+	 * connection, or NULL, and that front-end's per-client state */
+	const struct msg_frontend *fe;
+	void *fe_data;
+	/* rtt.c's: the server's pings */
 	struct client_rtt rtt;
-	/* lobby (presence): who this is */
+	/* the lobby's (lobby.c, lobby_login): who this is */
 	bool logged_in;
 	bool registered; /* logged in to an account (accounts); false for a guest */
 	char name[PROTO_NAME_MAX + 1];
-	/* sessions (spectators): some watched game holds a coalesced state for us */
-	bool has_pending_states;
-	/* sessions: "set watchers on": the spectator counts of our games as they change */
-	bool want_watchers;
+	/* the session layer's (session_watch.c) */
+	bool has_pending_states; /* some watched game holds a coalesced state for us */
+	bool want_watchers;      /* "set watchers on": spectator counts of our games as they
+	                            change (session_want_watchers) */
 };
 
 /* A client for c (c->data points to it); NULL out of memory. */

@@ -231,7 +231,7 @@ static void cmd_set(struct cmd *x)
 			reply_err(c, rq, "BAD_ARGS", "usage: set watchers on|off");
 			return;
 		}
-		c->want_watchers = on;
+		session_want_watchers(c, on);
 		cJSON *f = cJSON_CreateObject();
 		cJSON_AddBoolToObject(f, "watchers", on);
 		reply_ok(c, rq, f, NULL, "spectator counts %s", on ? "on" : "off");

@@ -267,6 +267,8 @@ void watch_broadcast(struct game *g, cJSON *json, char *text, const struct clien
 /* "player left / is back" to the others of g. */
 void watch_tell_presence(struct game *g, int seat, bool back);
 bool session_is_watching(const struct game *g, const struct client *c);
+/* set watchers on|off: c gets the spectator counts of its games as they change, or not. */
+void session_want_watchers(struct client *c, bool on);
 /* Removes c from g's spectators; false when it was not one. */
 bool watch_drop(struct game *g, const struct client *c);
 /* Sends c the coalesced states it is owed (its output drained). */

@@ -22,6 +22,11 @@ bool session_is_watching(const struct game *g, const struct client *c)
 	return false;
 }
 
+void session_want_watchers(struct client *c, bool on)
+{
+	c->want_watchers = on;
+}
+
 void watch_send_state(struct game *g, struct snapshot *sn, struct client *c, int viewer)
 {
 	if (c->fe != NULL) { /* another protocol renders it for this client (msg.h) */
