@@ -17,7 +17,6 @@
 #include "check_main.h"
 
 #include <math.h>
-#include <sqlite3.h>
 
 /* A server with a fresh store (and extra arguments), alice (a) and bob (b) registered on it. */
 static void alice_and_bob(struct ts_srv *s, struct ts_cli *a, struct ts_cli *b,
@@ -388,54 +387,6 @@ START_TEST(test_record_and_replay)
 }
 END_TEST
 
-/*
- * Storage failing under the server (another process holds the database's write lock past
- * the 5 s busy timeout): a move or a registration is refused with INTERNAL and nothing
- * changes; reads go on (WAL); a game's end, which cannot be refused, is stored at the next
- * write once the lock is gone.
- */
-START_TEST(test_storage_failure)
-{
-	struct ts_srv s;
-	struct ts_cli a, b, c;
-	/* a write waits 200 ms for the lock, not the default 5 s */
-	static const char *const busy[] = {"--busy-timeout-ms", "200"};
-	alice_and_bob(&s, &a, &b, busy, 2);
-	int id = ts_begin_game(&a, &b, "ttt");
-	cJSON_Delete(ts_play(&a, &b, id, "a1"));
-	char path[512];
-	snprintf(path, sizeof path, "%s/bitarena.db", s.datadir);
-	sqlite3 *db = NULL;
-	ck_assert_int_eq(sqlite3_open(path, &db), SQLITE_OK);
-	ck_assert_int_eq(sqlite3_exec(db, "BEGIN EXCLUSIVE", NULL, NULL, NULL), SQLITE_OK);
-	ts_send(&b, "move %d b1", id);
-	ts_expect0(&b, "{\"type\":\"error\",\"code\":\"INTERNAL\",\"cmd\":\"move\"}");
-	ts_connect_json(&c, s.port);
-	ts_send(&c, "register carol secret3");
-	ts_expect0(&c, "{\"type\":\"error\",\"code\":\"INTERNAL\",\"cmd\":\"register\"}");
-	ts_send(&c, "finger alice"); /* reading goes on */
-	ts_expect0(&c, "{\"type\":\"ok\",\"cmd\":\"finger\",\"registered\":true}");
-	ts_send(&c, "list"); /* the refused move was not played */
-	ts_expect0(&c, "{\"type\":\"ok\",\"cmd\":\"list\",\"games\":[{\"ply\":1}]}");
-	/* an end cannot be refused: it is told at once and stored once the store works */
-	ts_send(&a, "resign %d", id);
-	ts_until0(&b, "{\"type\":\"game_over\"}");
-	ts_send(&c, "history alice");
-	ts_expect0(&c, "{\"type\":\"ok\",\"cmd\":\"history\",\"games\":[]}");
-	ck_assert_int_eq(sqlite3_exec(db, "COMMIT", NULL, NULL, NULL), SQLITE_OK);
-	ck_assert_int_eq(sqlite3_close(db), SQLITE_OK);
-	ts_send(&c, "register carol secret3");
-	ts_expect0(&c, "{\"type\":\"ok\",\"cmd\":\"register\",\"name\":\"carol\"}");
-	ts_send(&c, "history alice");
-	ts_expect0(&c, "{\"type\":\"ok\",\"cmd\":\"history\",\"games\":[{\"plies\":1,"
-	               "\"reason\":\"resign\",\"status\":\"finished\"}]}");
-	ts_close(&a);
-	ts_close(&b);
-	ts_close(&c);
-	ts_down(&s);
-}
-END_TEST
-
 static Suite *accounts_suite(void)
 {
 	Suite *s = suite_create("accounts");
@@ -446,7 +397,6 @@ static Suite *accounts_suite(void)
 	tcase_add_test(tc, test_takeover_with_seat);
 	tcase_add_test(tc, test_rated_game);
 	tcase_add_test(tc, test_record_and_replay);
-	tcase_add_test(tc, test_storage_failure);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -217,7 +217,8 @@ START_TEST(test_accounts)
 	fk_expect0(&a, "{\"type\":\"pong\",\"id\":\"after\"}");
 	fk_connect(&fs, &g);
 	fk_skip(&g);
-	fk_send(&g, "login alice");
+	fk_send(&g, "login alice"); /* the store is read on a reader thread */
+	fk_await(&g);
 	fk_expect0(&g,
 	           "error NAME_REGISTERED: alice is a registered account: login alice <password>");
 	fk_send(&g, "login alice wrong-password");
@@ -233,8 +234,10 @@ START_TEST(test_accounts)
 	fk_run(&fs);
 	ck_assert_ptr_null(a.c);
 	fk_send(&g, "finger alice");
+	fk_await(&g);
 	fk_expect0(&g, "ok alice: registered, online, 0 ratings, 0 recent games");
 	fk_send(&g, "record 1");
+	fk_await(&g);
 	fk_expect0(&g, "error NO_SUCH_GAME: there is no game 1");
 	fk_stop_with(&fs, &a, &a2, &g, NULL);
 }

@@ -25,7 +25,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mount.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -34,6 +33,7 @@
 
 #include "server/store.h"
 #include "server/store_writer.h"
+#include "smallfs.h"
 #include "storetest.h"
 #include "check_main.h"
 
@@ -610,31 +610,17 @@ START_TEST(test_locked_database)
 END_TEST
 
 /*
- * A full disk. Where this process may mount (root with CAP_SYS_ADMIN, as in
- * CI), the store lives on a 1 MiB tmpfs in a private mount namespace (gone
- * with the test's process, nothing to clean up); it is filled up, writes
- * fail with ENOSPC and SQLite reports SQLITE_FULL. Elsewhere RLIMIT_FSIZE
- * (SIGXFSZ ignored) makes writes past a size fail with EFBIG, which SQLite
- * reports as an I/O error (BITARENA_TEST_NO_MOUNT=1 takes that path
- * anywhere). Either way: the batch fails and is reported, nothing of it is
+ * A full disk (smallfs.h): a 1 MiB tmpfs filled up, where mounting is
+ * allowed (ENOSPC: SQLite reports SQLITE_FULL), else RLIMIT_FSIZE (EFBIG: an
+ * I/O error). Either way: the batch fails and is reported, nothing of it is
  * stored, and writing works again once there is room.
  */
-static bool mount_small_tmpfs(const char *dir)
-{
-	const char *no = getenv("BITARENA_TEST_NO_MOUNT");
-	if ((no != NULL && strcmp(no, "1") == 0) || unshare(CLONE_NEWNS) != 0)
-		return false;
-	if (mount("none", "/", "none", MS_REC | MS_PRIVATE, NULL) != 0) /* type ignored */
-		return false;
-	return mount("bitarena-test", dir, "tmpfs", 0, "size=1m,mode=0700") == 0;
-}
-
 START_TEST(test_disk_full)
 {
 	char mnt[400], filler[450];
 	snprintf(mnt, sizeof mnt, "%s/small", ste.tmpdir);
 	ck_assert_int_eq(mkdir(mnt, 0700), 0);
-	bool tmpfs = mount_small_tmpfs(mnt);
+	bool tmpfs = smallfs_mount(mnt);
 	fprintf(stderr, "disk full: %s\n",
 	        tmpfs ? "1 MiB tmpfs, ENOSPC" : "no mount allowed: RLIMIT_FSIZE, EFBIG");
 	snprintf(ste.dir, sizeof ste.dir, "%s/db", mnt);
@@ -645,13 +631,7 @@ START_TEST(test_disk_full)
 	struct rlimit old;
 	ck_assert_int_eq(getrlimit(RLIMIT_FSIZE, &old), 0);
 	if (tmpfs) {
-		int fd = open(filler, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-		ck_assert_int_ge(fd, 0);
-		static char block[4096];
-		while (write(fd, block, sizeof block) > 0)
-			;
-		ck_assert_int_eq(errno, ENOSPC);
-		close(fd);
+		smallfs_fill(filler);
 	} else {
 		signal(SIGXFSZ, SIG_IGN);
 		struct stat sb;

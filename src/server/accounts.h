@@ -1,14 +1,19 @@
 /*
  * accounts.h - accounts on the running server, above the lobby (a login ends
- * in lobby_login) and beside the journal: register, password login with the
- * Argon2id work on a libuv worker (the connection's next commands wait: its
- * input is held, conn_hold), a second login of an account taking the seat over
- * from the first connection (told SESSION_TAKEN and closed), failed logins
- * throttled per address (ratelimit.h). Unknown names cost the same work as
- * wrong passwords, so timing tells no names apart.
+ * in lobby_login) and beside the journal: register, login with a password,
+ * login as a guest (a name that is not an account's), a second login of an
+ * account taking the seat over from the first connection (told
+ * SESSION_TAKEN and closed), failed logins throttled per address
+ * (ratelimit.h). Unknown names cost the same work as wrong passwords, so
+ * timing tells no names apart.
  *
- * A password job finds its connection again by id when it is done: a client
- * gone meanwhile is simply not told.
+ * Nothing here blocks the loop: the store is read on a reader thread
+ * (store_reader.h), the Argon2id work runs on a libuv worker, and a new
+ * account is written through the journal's writer (journal_add_account),
+ * answered once it is durable. Meanwhile the connection's next commands
+ * wait (its input is held, conn_hold), so its replies keep their order. A
+ * job finds its connection again by id at every step: a client gone
+ * meanwhile is simply not told.
  */
 #ifndef BITARENA_SERVER_ACCOUNTS_H
 #define BITARENA_SERVER_ACCOUNTS_H
@@ -18,34 +23,39 @@
 #include "server/journal.h"
 #include "server/lobby.h"
 #include "server/store.h"
+#include "server/store_reader.h"
 
 struct ratelimit;
 
 struct accounts {
-	struct store *db;
-	struct journal *journal; /* its pending game ends are written before an account */
+	struct store_reader *rd; /* the store's reads */
+	struct journal *journal; /* new accounts are written through it */
 	struct lobby *lobby;     /* logins end there; a takeover finds the other client there */
-	struct conn_hub *hub;    /* a password job finds its connection again */
+	struct conn_hub *hub;    /* a job finds its connection again */
 	struct ratelimit *rl;
 	unsigned long long opslimit; /* Argon2id cost of new hashes */
 	size_t memlimit;
 	char dummy_hash[STORE_HASH_MAX]; /* checked for unknown names: same cost as a real one */
-	unsigned jobs;                   /* password jobs on workers */
+	unsigned jobs;                   /* jobs under way (reader, worker, writer) */
 };
 
 /*
- * Accounts in db. fast_hash: the weakest Argon2id cost (tests only). 0, or a
- * negative enum store_err (logged; a is closed then).
+ * Accounts read through rd and written through jn. fast_hash: the weakest
+ * Argon2id cost (tests only). 0, or a negative enum store_err (logged; a is
+ * closed then).
  */
-int accounts_init(struct accounts *a, struct store *db, struct journal *jn, struct lobby *l,
+int accounts_init(struct accounts *a, struct store_reader *rd, struct journal *jn, struct lobby *l,
                   struct conn_hub *hub, bool fast_hash);
-/* Frees what accounts_init() made; the store stays open. Jobs must be done (after uv_run). */
+/* Frees what accounts_init() made. Jobs must be done (after uv_run). */
 void accounts_close(struct accounts *a);
-/* 1 if name is an account, 0 if not (or a is NULL: no store), < 0 on a storage failure. */
-int accounts_is_account(const struct accounts *a, const char *name);
-/* register <name> <password>: answers rq once the hash is made and stored. */
+/* register <name> <password>: answers rq once the account is stored. */
 void accounts_register(struct accounts *a, struct client *c, const struct proto_req *rq);
 /* login <name> <password> (c is not logged in): answers rq once the password is checked. */
 void accounts_login(struct accounts *a, struct client *c, const struct proto_req *rq);
+/*
+ * login <name> as a guest (c is not logged in, name is valid): answers rq
+ * once the store says the name is no account's (NAME_REGISTERED otherwise).
+ */
+void accounts_login_guest(struct accounts *a, struct client *c, const struct proto_req *rq);
 
 #endif

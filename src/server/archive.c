@@ -5,6 +5,11 @@
  * game's positions streamed to one client at a chosen pace by a uv_timer that
  * stops when the client goes), positions made by the one replayer
  * (games/game_replay.h).
+ *
+ * Every verb reads the store on a reader thread (store_reader.h): the
+ * request becomes a read job, the client's input waits (conn_hold, so its
+ * replies keep their order), and the reply is made on the loop when the job
+ * is back, if the client is still there.
  */
 #include "server/archive.h"
 
@@ -17,10 +22,104 @@
 #include <string.h>
 #include <time.h>
 
-static void reply_store_err(struct client *c, const struct proto_req *rq, struct archive *a, int r)
+/* One verb's read: what was asked, and what the reader found. */
+struct read_job {
+	struct store_read rd; /* first: the reader hands back this pointer */
+	struct archive *a;
+	uint64_t conn_id;
+	struct proto_req rq; /* tag, verb and row only (argv cleared) */
+	void (*work)(struct store *db, struct read_job *j); /* reader thread */
+	void (*done)(struct read_job *j, struct client *c); /* loop, the client still there */
+	/* asked */
+	char name[PROTO_LINE_MAX]; /* longer than a seat's name: nobody's (no read) */
+	const struct game_ops *ops;
+	uint64_t id, delay_ms;
+	/* found */
+	int err;       /* the first failure, or 0 */
+	char why[160]; /* the store's words for it */
+	int acct;      /* finger: 1 an account */
+	char canon[STORE_NAME_MAX + 1];
+	struct store_rating_row rows[ARCHIVE_LIST_MAX]; /* finger: 16 at most */
+	int nrows;
+	struct store_game *games; /* history (owned) */
+	size_t ngames;
+	struct store_game g; /* record, replay: with its moves (owned) */
+};
+
+static void job_free(struct read_job *j)
 {
-	journal_log_failure(a->db, rq->cmd->name, r);
-	reply_err(c, rq, "INTERNAL", "the store could not be read");
+	store_games_free(j->games, j->ngames);
+	store_game_clear(&j->g);
+	free(j);
+}
+
+/* Keeps the first failure of the job's reads and the store's words for it. */
+static void job_err(struct read_job *j, struct store *db, int r)
+{
+	if (r < 0 && j->err == 0) {
+		j->err = r;
+		snprintf(j->why, sizeof j->why, "%s", store_last_error(db));
+	}
+}
+
+static void read_work(struct store *db, struct store_read *rd)
+{
+	struct read_job *j = (struct read_job *)rd;
+	j->work(db, j);
+}
+
+static void read_done(struct store_read *rd)
+{
+	struct read_job *j = (struct read_job *)rd;
+	struct conn *cn = conn_find(j->a->hub, j->conn_id);
+	struct client *c = cn != NULL ? client_of(cn) : NULL;
+	if (c != NULL) {
+		j->done(j, c);
+		conn_release(c->conn);
+	}
+	job_free(j);
+}
+
+/* A job for rq, queued with c's input held; NULL (answered) when it cannot be. */
+static struct read_job *job_new(struct archive *a, struct client *c, const struct proto_req *rq,
+                                void (*work)(struct store *, struct read_job *),
+                                void (*done)(struct read_job *, struct client *))
+{
+	struct read_job *j = calloc(1, sizeof *j);
+	if (j == NULL) {
+		reply_err(c, rq, "INTERNAL", "out of memory");
+		return NULL;
+	}
+	j->a = a;
+	j->conn_id = c->conn->id;
+	j->rq = *rq;
+	j->rq.argc = 0;
+	memset(j->rq.argv, 0, sizeof j->rq.argv);
+	j->work = work;
+	j->done = done;
+	j->rd.work = read_work;
+	j->rd.done = read_done;
+	return j;
+}
+
+static void job_submit(struct read_job *j, struct client *c)
+{
+	if (store_reader_submit(j->a->rd, &j->rd) != STORE_OK) {
+		reply_err(c, &j->rq, "INTERNAL", "the store could not be read");
+		job_free(j);
+		return;
+	}
+	conn_hold(c->conn);
+}
+
+/* True (answered, logged) when the job's reads failed. */
+static bool reply_store_err(struct read_job *j, struct client *c)
+{
+	if (j->err == 0)
+		return false;
+	journal_log_failure(j->rq.verb, j->err, j->why);
+	reply_err(c, &j->rq, "INTERNAL", "the store could not be read");
+	return true;
 }
 
 /* "2026-11-21 13:05" (UTC) of ms since the epoch. */
@@ -47,6 +146,32 @@ static cJSON *rating_json(const char *name, const char *kind, const struct store
 	return j;
 }
 
+static void ratings_work(struct store *db, struct read_job *j)
+{
+	j->nrows = store_rating_top(db, j->ops->name, j->rows, ARCHIVE_LIST_MAX);
+	job_err(j, db, j->nrows);
+}
+
+static void ratings_done(struct read_job *j, struct client *c)
+{
+	if (reply_store_err(j, c))
+		return;
+	const char *kind = j->ops->name;
+	int n = j->nrows;
+	cJSON *f = cJSON_CreateObject();
+	cJSON_AddStringToObject(f, "kind", kind);
+	cJSON *arr = cJSON_AddArrayToObject(f, "ratings");
+	char *extra = NULL;
+	for (int i = 0; i < n; i++) {
+		const struct store_rating_row *row = &j->rows[i];
+		const struct store_rating *r = &row->r;
+		cJSON_AddItemToArray(arr, rating_json(row->name, kind, r));
+		xappend(&extra, "%s  %2d. %-20s %6.1f  RD %5.1f  %d game%s", extra ? "\n" : "",
+		        i + 1, row->name, r->rating, r->rd, r->games, r->games == 1 ? "" : "s");
+	}
+	reply_ok(c, &j->rq, f, extra, "%d rated player%s in %s", n, n == 1 ? "" : "s", kind);
+}
+
 void archive_ratings(struct archive *a, struct client *c, const struct proto_req *rq)
 {
 	const struct game_ops *ops = game_find(rq->argv[0]);
@@ -55,23 +180,11 @@ void archive_ratings(struct archive *a, struct client *c, const struct proto_req
 		          rq->argv[0]);
 		return;
 	}
-	struct store_rating_row rows[ARCHIVE_LIST_MAX];
-	int n = store_rating_top(a->db, ops->name, rows, ARCHIVE_LIST_MAX);
-	if (n < 0) {
-		reply_store_err(c, rq, a, n);
+	struct read_job *j = job_new(a, c, rq, ratings_work, ratings_done);
+	if (j == NULL)
 		return;
-	}
-	cJSON *f = cJSON_CreateObject();
-	cJSON_AddStringToObject(f, "kind", ops->name);
-	cJSON *arr = cJSON_AddArrayToObject(f, "ratings");
-	char *extra = NULL;
-	for (int i = 0; i < n; i++) {
-		const struct store_rating *r = &rows[i].r;
-		cJSON_AddItemToArray(arr, rating_json(rows[i].name, ops->name, r));
-		xappend(&extra, "%s  %2d. %-20s %6.1f  RD %5.1f  %d game%s", extra ? "\n" : "",
-		        i + 1, rows[i].name, r->rating, r->rd, r->games, r->games == 1 ? "" : "s");
-	}
-	reply_ok(c, rq, f, extra, "%d rated player%s in %s", n, n == 1 ? "" : "s", ops->name);
+	j->ops = ops;
+	job_submit(j, c);
 }
 
 /* ---- games: history and finger ----------------------------------------------------- */
@@ -131,6 +244,31 @@ static void game_rows(const struct store_game *v, size_t n, cJSON *arr, char **e
 	}
 }
 
+/* A name the store can hold (a longer one is nobody's: no read, nothing found). */
+static bool storable(const char *name)
+{
+	return strlen(name) <= STORE_PLAYER_MAX;
+}
+
+static void history_work(struct store *db, struct read_job *j)
+{
+	if (storable(j->name))
+		job_err(j, db, store_history(db, j->name, ARCHIVE_LIST_MAX, &j->games, &j->ngames));
+}
+
+static void history_done(struct read_job *j, struct client *c)
+{
+	if (reply_store_err(j, c))
+		return;
+	size_t n = j->ngames;
+	cJSON *f = cJSON_CreateObject();
+	cJSON_AddStringToObject(f, "name", j->name);
+	cJSON *arr = cJSON_AddArrayToObject(f, "games");
+	char *extra = NULL;
+	game_rows(j->games, n, arr, &extra);
+	reply_ok(c, &j->rq, f, extra, "%zu finished game%s of %s", n, n == 1 ? "" : "s", j->name);
+}
+
 void archive_history(struct archive *a, struct client *c, const struct proto_req *rq)
 {
 	const char *name = rq->argc > 0 ? rq->argv[0] : c->logged_in ? c->name : NULL;
@@ -138,47 +276,37 @@ void archive_history(struct archive *a, struct client *c, const struct proto_req
 		reply_err(c, rq, "BAD_ARGS", "usage: history <name> (or log in first)");
 		return;
 	}
-	struct store_game *v = NULL;
-	size_t n = 0;
-	int r = store_history(a->db, name, ARCHIVE_LIST_MAX, &v, &n);
-	if (r < 0) {
-		reply_store_err(c, rq, a, r);
+	struct read_job *j = job_new(a, c, rq, history_work, history_done);
+	if (j == NULL)
 		return;
-	}
-	cJSON *f = cJSON_CreateObject();
-	cJSON_AddStringToObject(f, "name", name);
-	cJSON *arr = cJSON_AddArrayToObject(f, "games");
-	char *extra = NULL;
-	game_rows(v, n, arr, &extra);
-	store_games_free(v, n);
-	reply_ok(c, rq, f, extra, "%zu finished game%s of %s", n, n == 1 ? "" : "s", name);
+	snprintf(j->name, sizeof j->name, "%s", name);
+	job_submit(j, c);
 }
 
-void archive_finger(struct archive *a, struct client *c, const struct proto_req *rq)
+static void finger_work(struct store *db, struct read_job *j)
 {
-	const char *asked = rq->argv[0];
-	char canon[STORE_NAME_MAX + 1] = "";
-	int acct = store_name_valid(asked) ? store_account_exists(a->db, asked, canon) : 0;
-	if (acct < 0) {
-		reply_store_err(c, rq, a, acct);
+	j->acct = store_name_valid(j->name) ? store_account_exists(db, j->name, j->canon) : 0;
+	job_err(j, db, j->acct);
+	if (j->acct == 1)
+		snprintf(j->name, sizeof j->name, "%s", j->canon);
+	j->nrows = j->acct == 1 ? store_ratings_of(db, j->name, j->rows, 16) : 0;
+	job_err(j, db, j->nrows);
+	if (j->err == 0 && storable(j->name))
+		job_err(j, db,
+		        store_history(db, j->name, ARCHIVE_FINGER_GAMES, &j->games, &j->ngames));
+}
+
+static void finger_done(struct read_job *j, struct client *c)
+{
+	if (reply_store_err(j, c))
 		return;
-	}
-	const char *name = acct ? canon : asked;
-	struct client *u = lobby_find_user(a->lobby, name);
-	struct store_rating_row rows[16];
-	int nr = acct ? store_ratings_of(a->db, name, rows, 16) : 0;
-	struct store_game *v = NULL;
-	size_t n = 0;
-	int r = nr < 0 ? nr : store_history(a->db, name, ARCHIVE_FINGER_GAMES, &v, &n);
-	if (r < 0) {
-		reply_store_err(c, rq, a, r);
-		return;
-	}
-	if (!acct && u == NULL && n == 0) {
-		reply_err(c, rq, "NO_SUCH_USER",
-		          "nobody called %.20s is registered, online or in "
-		          "the records",
-		          asked);
+	const char *name = j->name;
+	int acct = j->acct, nr = j->nrows;
+	size_t n = j->ngames;
+	struct client *u = lobby_find_user(j->a->lobby, name);
+	if (acct != 1 && u == NULL && n == 0) {
+		reply_err(c, &j->rq, "NO_SUCH_USER",
+		          "nobody called %.20s is registered, online or in the records", name);
 		return;
 	}
 	cJSON *f = cJSON_CreateObject();
@@ -189,55 +317,65 @@ void archive_finger(struct archive *a, struct client *c, const struct proto_req 
 	cJSON *ra = cJSON_AddArrayToObject(f, "ratings");
 	char *extra = NULL;
 	for (int i = 0; i < nr; i++) {
-		cJSON_AddItemToArray(ra, rating_json(NULL, rows[i].kind, &rows[i].r));
+		const struct store_rating_row *row = &j->rows[i];
+		cJSON_AddItemToArray(ra, rating_json(NULL, row->kind, &row->r));
 		xappend(&extra, "%s  %-6s %6.1f  RD %5.1f  %d rated game%s", extra ? "\n" : "",
-		        rows[i].kind, rows[i].r.rating, rows[i].r.rd, rows[i].r.games,
-		        rows[i].r.games == 1 ? "" : "s");
+		        row->kind, row->r.rating, row->r.rd, row->r.games,
+		        row->r.games == 1 ? "" : "s");
 	}
 	cJSON *arr = cJSON_AddArrayToObject(f, "games");
 	if (n > 0)
 		xappend(&extra, "%srecent games:", extra ? "\n" : "");
-	game_rows(v, n, arr, &extra);
-	store_games_free(v, n);
-	reply_ok(c, rq, f, extra, "%s: %s, %s, %d rating%s, %zu recent game%s",
+	game_rows(j->games, n, arr, &extra);
+	reply_ok(c, &j->rq, f, extra, "%s: %s, %s, %d rating%s, %zu recent game%s",
 	         u != NULL ? u->name : name, acct == 1 ? "registered" : "guest",
 	         u != NULL ? "online" : "offline", nr, nr == 1 ? "" : "s", n, n == 1 ? "" : "s");
 }
 
-/* ---- record ------------------------------------------------------------------------ */
-
-/* The stored game id with its moves; false when answered (none, failure). */
-static bool fetch_game(struct archive *a, struct client *c, const struct proto_req *rq, uint64_t id,
-                       struct store_game *g)
+void archive_finger(struct archive *a, struct client *c, const struct proto_req *rq)
 {
-	memset(g, 0, sizeof *g);
-	int r = store_game_fetch(a->db, (int64_t)id, g);
-	if (r == STORE_ENOTFOUND) {
-		reply_err(c, rq, "NO_SUCH_GAME", "there is no game %" PRIu64, id);
-		return false;
-	}
-	if (r < 0) {
-		reply_store_err(c, rq, a, r);
-		return false;
-	}
-	return true;
+	struct read_job *j = job_new(a, c, rq, finger_work, finger_done);
+	if (j == NULL)
+		return;
+	snprintf(j->name, sizeof j->name, "%s", rq->argv[0]);
+	job_submit(j, c);
 }
 
-void archive_record(struct archive *a, struct client *c, const struct proto_req *rq, uint64_t id)
+/* ---- record ------------------------------------------------------------------------ */
+
+static void fetch_work(struct store *db, struct read_job *j)
 {
-	struct store_game g;
-	if (!fetch_game(a, c, rq, id, &g))
+	int r = store_game_fetch(db, (int64_t)j->id, &j->g);
+	if (r == STORE_ENOTFOUND)
+		j->acct = -1; /* no such game */
+	else
+		job_err(j, db, r);
+}
+
+/* The stored game's fetch is back; false when answered (none, failure). */
+static bool fetched(struct read_job *j, struct client *c)
+{
+	if (j->acct == -1) {
+		reply_err(c, &j->rq, "NO_SUCH_GAME", "there is no game %" PRIu64, j->id);
+		return false;
+	}
+	return !reply_store_err(j, c);
+}
+
+static void record_done(struct read_job *j, struct client *c)
+{
+	if (!fetched(j, c))
 		return;
+	const struct store_game *g = &j->g;
 	struct record rec;
 	record_init(&rec);
 	char *text = NULL;
-	int r = record_from_game(&g, &rec);
+	int r = record_from_game(g, &rec);
 	if (r == 0)
 		r = record_write(&rec, &text, NULL);
 	record_clear(&rec);
 	if (r < 0) {
-		store_game_clear(&g);
-		reply_err(c, rq, "INTERNAL", "the record could not be written: %s",
+		reply_err(c, &j->rq, "INTERNAL", "the record could not be written: %s",
 		          record_strerror(r));
 		return;
 	}
@@ -245,12 +383,20 @@ void archive_record(struct archive *a, struct client *c, const struct proto_req 
 	while (n > 0 && text[n - 1] == '\n')
 		text[--n] = '\0';
 	cJSON *f = cJSON_CreateObject();
-	cJSON_AddNumberToObject(f, "game", (double)g.id);
-	cJSON_AddStringToObject(f, "kind", g.kind);
+	cJSON_AddNumberToObject(f, "game", (double)g->id);
+	cJSON_AddStringToObject(f, "kind", g->kind);
 	cJSON_AddStringToObject(f, "record", text);
-	reply_ok(c, rq, f, text, "record of game %" PRId64 " (%s, %d pl%s)", g.id, g.kind, g.plies,
-	         g.plies == 1 ? "y" : "ies");
-	store_game_clear(&g);
+	reply_ok(c, &j->rq, f, text, "record of game %" PRId64 " (%s, %d pl%s)", g->id, g->kind,
+	         g->plies, g->plies == 1 ? "y" : "ies");
+}
+
+void archive_record(struct archive *a, struct client *c, const struct proto_req *rq, uint64_t id)
+{
+	struct read_job *j = job_new(a, c, rq, fetch_work, record_done);
+	if (j == NULL)
+		return;
+	j->id = id;
+	job_submit(j, c);
 }
 
 /* ---- replay ------------------------------------------------------------------------ */
@@ -412,6 +558,47 @@ static void replay_tick(uv_timer_t *t)
 		replay_stop(rp);
 }
 
+static void replay_done(struct read_job *j, struct client *c)
+{
+	if (!fetched(j, c))
+		return;
+	struct archive *a = j->a;
+	struct replay *rp = calloc(1, sizeof *rp);
+	if (rp == NULL) {
+		reply_err(c, &j->rq, "INTERNAL", "out of memory");
+		return;
+	}
+	rp->g = j->g; /* the moves are the replay's now */
+	memset(&j->g, 0, sizeof j->g);
+	struct seek_opts so;
+	rp->ops = game_find(rp->g.kind);
+	if (rp->ops != NULL && journal_seek_opts(rp->ops, &rp->g, &so) == 0)
+		rp->state = calloc(1, rp->ops->state_size);
+	if (rp->state == NULL ||
+	    game_replay_start(&rp->gr, rp->ops, rp->state, &so.params, rp->g.seed) != 0) {
+		reply_err(c, &j->rq, "INTERNAL", "game %" PRId64 " cannot be replayed", rp->g.id);
+		store_game_clear(&rp->g);
+		free(rp->state);
+		free(rp);
+		return;
+	}
+	rp->a = a;
+	rp->c = c;
+	rp->delay_ms = j->delay_ms;
+	uv_timer_init(a->loop, &rp->timer);
+	rp->timer.data = rp;
+	rp->next = a->replays;
+	a->replays = rp;
+	cJSON *f = cJSON_CreateObject();
+	cJSON_AddNumberToObject(f, "game", (double)rp->g.id);
+	cJSON_AddNumberToObject(f, "plies", rp->g.plies);
+	cJSON_AddNumberToObject(f, "delay_ms", (double)rp->delay_ms);
+	reply_ok(c, &j->rq, f, NULL,
+	         "replaying game %" PRId64 ": %d journalled pl%s, one every %" PRIu64 " ms",
+	         rp->g.id, rp->g.plies, rp->g.plies == 1 ? "y" : "ies", rp->delay_ms);
+	uv_timer_start(&rp->timer, replay_tick, 0, rp->delay_ms > 0 ? rp->delay_ms : 1);
+}
+
 void archive_replay(struct archive *a, struct client *c, const struct proto_req *rq, uint64_t id)
 {
 	uint64_t delay = ARCHIVE_REPLAY_DEF_MS;
@@ -426,48 +613,20 @@ void archive_replay(struct archive *a, struct client *c, const struct proto_req 
 		}
 		delay = v;
 	}
-	struct replay *rp = calloc(1, sizeof *rp);
-	if (rp == NULL) {
-		reply_err(c, rq, "INTERNAL", "out of memory");
+	struct read_job *j = job_new(a, c, rq, fetch_work, replay_done);
+	if (j == NULL)
 		return;
-	}
-	if (!fetch_game(a, c, rq, id, &rp->g)) {
-		free(rp);
-		return;
-	}
-	struct seek_opts so;
-	rp->ops = game_find(rp->g.kind);
-	if (rp->ops != NULL && journal_seek_opts(rp->ops, &rp->g, &so) == 0)
-		rp->state = calloc(1, rp->ops->state_size);
-	if (rp->state == NULL ||
-	    game_replay_start(&rp->gr, rp->ops, rp->state, &so.params, rp->g.seed) != 0) {
-		reply_err(c, rq, "INTERNAL", "game %" PRId64 " cannot be replayed", rp->g.id);
-		store_game_clear(&rp->g);
-		free(rp->state);
-		free(rp);
-		return;
-	}
-	rp->a = a;
-	rp->c = c;
-	rp->delay_ms = delay;
-	uv_timer_init(a->loop, &rp->timer);
-	rp->timer.data = rp;
-	rp->next = a->replays;
-	a->replays = rp;
-	cJSON *f = cJSON_CreateObject();
-	cJSON_AddNumberToObject(f, "game", (double)rp->g.id);
-	cJSON_AddNumberToObject(f, "plies", rp->g.plies);
-	cJSON_AddNumberToObject(f, "delay_ms", (double)delay);
-	reply_ok(c, rq, f, NULL,
-	         "replaying game %" PRId64 ": %d journalled pl%s, one every %" PRIu64 " ms",
-	         rp->g.id, rp->g.plies, rp->g.plies == 1 ? "y" : "ies", delay);
-	uv_timer_start(&rp->timer, replay_tick, 0, delay > 0 ? delay : 1);
+	j->id = id;
+	j->delay_ms = delay;
+	job_submit(j, c);
 }
 
-void archive_init(struct archive *a, struct store *db, struct lobby *l, uv_loop_t *loop)
+void archive_init(struct archive *a, struct store_reader *rd, struct lobby *l, struct conn_hub *hub,
+                  uv_loop_t *loop)
 {
 	memset(a, 0, sizeof *a);
-	a->db = db;
+	a->rd = rd;
 	a->lobby = l;
+	a->hub = hub;
 	a->loop = loop;
 }

@@ -5,7 +5,8 @@
  * (a game's record text, PTN for Tak) and replay (a stored game's positions
  * streamed to one client at a chosen pace). The dispatcher has checked the
  * arity, that the server keeps a store, and parsed the game id of record and
- * replay; each replies itself.
+ * replay; each replies itself, once its reads are back from a reader thread
+ * (store_reader.h; the client's further input waits meanwhile).
  *
  * Memory: a replay is owned by the archive until its last position is sent
  * or its client goes (archive_client_gone); its timer's close callback frees
@@ -21,6 +22,7 @@
 #include "server/journal.h"
 #include "server/lobby.h"
 #include "server/store.h"
+#include "server/store_reader.h"
 
 #define ARCHIVE_LIST_MAX      20   /* rows in ratings / history */
 #define ARCHIVE_FINGER_GAMES  10   /* recent games in a finger */
@@ -30,13 +32,15 @@
 struct replay;
 
 struct archive {
-	struct store *db;
-	struct lobby *lobby; /* who is online (finger) */
+	struct store_reader *rd; /* the store's reads */
+	struct lobby *lobby;     /* who is online (finger) */
+	struct conn_hub *hub;    /* a read finds its client again */
 	uv_loop_t *loop;
 	struct replay *replays; /* running replays */
 };
 
-void archive_init(struct archive *a, struct store *db, struct lobby *l, uv_loop_t *loop);
+void archive_init(struct archive *a, struct store_reader *rd, struct lobby *l, struct conn_hub *hub,
+                  uv_loop_t *loop);
 /* c is going: its replays stop. */
 void archive_client_gone(struct archive *a, struct client *c);
 /* ratings <kind> */

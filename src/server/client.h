@@ -14,31 +14,30 @@
  * and output accounting stay in struct conn.
  *
  * Output: every byte for a client goes through client_send(), the one door to
- * its connection. Today it hands the outbuf straight to conn_send().
+ * its connection.
  *
- * The journal seam (designed, not built yet). When the journal runs on a
- * writer thread with group commit, a move's reply and the broadcasts it causes
- * must not leave before the move is durable, while other output (pings, the
- * lobby, other games) flows. The plan:
- *  - the journal numbers every write it queues (a sequence, increasing) and
- *    reports, on the loop thread, the highest number whose batch is durable
- *    (uv_async from the writer thread);
- *  - the messages layer keeps one watermark: "output from here on needs
- *    sequence S durable" (msg_require(S), set by the session layer around the
- *    reply and broadcasts of a journalled move, cleared after them);
- *  - each client gets an output queue of (outbuf, S) entries. client_send()
- *    keeps today's fast path when the queue is empty and S is durable already
- *    (conn_send at once); otherwise it appends. Once anything is queued for a
- *    client, everything after it queues too (a later ping waits behind a move
- *    of the same connection: per connection the order is kept), while clients
- *    with an empty queue are written to at once;
- *  - when the durable number advances, the clients with queued entries hand
- *    every entry up to the first one still waiting to conn_send(), in order;
- *  - a client whose queue is long counts as slow (client_slow), so its input
- *    waits in the pump as it does today when its socket is backed up;
- *  - on close the queue is dropped with the client (the peer is gone).
- * Nothing outside msg.c/client.c changes for it but the session layer's
- * msg_require() around a move.
+ * The journal's barrier. The journal runs on a writer thread with group
+ * commit (store_writer.h): a move's reply and the broadcasts it causes must
+ * not leave before the move is durable, while other output (pings, the
+ * lobby, other games) flows. So:
+ *  - the journal numbers every write it queues (a sequence, increasing) and,
+ *    when it queues one, raises the barrier's watermark to its number
+ *    (client_barrier_need): output sent from then on waits until that number
+ *    is durable. The watermark lasts until the end of the event that caused
+ *    the write (a command, a game's deadline): client_barrier_clear() there;
+ *  - client_send() keeps the direct path when the client has nothing held and
+ *    the watermark is durable already (conn_send at once); otherwise it
+ *    appends (outbuf, watermark) to the client's held output. Once anything
+ *    is held for a client, everything after it is held too (a later ping
+ *    waits behind a move of the same connection: per connection the order is
+ *    kept), while clients with nothing held are written to at once;
+ *  - client_barrier_durable(upto), on the loop thread when the writer reports
+ *    a batch durable, hands every client's held entries up to the first one
+ *    still waiting to conn_send(), in order;
+ *  - client_send_now() skips the held output: for notices that concern it
+ *    (the journal telling players their move waits on a failing store);
+ *  - a closing client's held output is dropped with it (the peer is gone).
+ * A client with no barrier (bar NULL: no journal, unit tests) holds nothing.
  */
 #ifndef BITARENA_SERVER_CLIENT_H
 #define BITARENA_SERVER_CLIENT_H
@@ -62,8 +61,17 @@ struct client_rtt {
 	int64_t ms;     /* smoothed round-trip time */
 };
 
+struct client_barrier;
+struct held_out; /* client.c */
+
 struct client {
 	struct conn *conn; /* the connection below; set for the client's whole life */
+
+	/* messages (client.c): output held behind the journal's barrier */
+	struct client_barrier *bar; /* NULL: nothing is ever held */
+	struct held_out *held;      /* a ring of held_cap entries, held_n from held_head */
+	size_t held_cap, held_head, held_n;
+	struct client *held_next, *held_prev; /* bar->held, while held_n > 0 */
 
 	/* the messages layer's (msg.c, msg_set_json): the output format */
 	bool json;
@@ -83,9 +91,30 @@ struct client {
 	                            change (session_want_watchers) */
 };
 
+/* The journal's barrier: one per server (see the top of this file). */
+struct client_barrier {
+	uint64_t need;       /* output sent from now on waits for this seq (0: nothing) */
+	uint64_t durable;    /* every seq up to here is durable */
+	struct client *held; /* the clients with held output */
+};
+
+/* Output sent from now on waits until seq is durable (the watermark only rises). */
+void client_barrier_need(struct client_barrier *b, uint64_t seq);
+/*
+ * Raises the watermark to seq for what is sent until client_barrier_pop()
+ * (a game's state sent to one client outside the event that changed it:
+ * watch, a login's resume): returns the watermark to restore. b may be NULL.
+ */
+uint64_t client_barrier_push(struct client_barrier *b, uint64_t seq);
+void client_barrier_pop(struct client_barrier *b, uint64_t saved);
+/* The end of the event that raised the watermark: later output waits for nothing. */
+void client_barrier_clear(struct client_barrier *b);
+/* Every seq up to upto is durable: held output up to there goes out, in order. */
+void client_barrier_durable(struct client_barrier *b, uint64_t upto);
+
 /* A client for c (c->data points to it); NULL out of memory. */
 struct client *client_new(struct conn *c);
-/* Frees cl (its connection is closing); NULL is fine. */
+/* Frees cl and drops its held output (its connection is closing); NULL is fine. */
 void client_free(struct client *cl);
 /* The client of connection c (NULL before on_open and once closing). */
 static inline struct client *client_of(const struct conn *c)
@@ -95,6 +124,8 @@ static inline struct client *client_of(const struct conn *c)
 
 /* The one door to the connection: b (a reference is taken; NULL is ignored) to cl. */
 void client_send(struct client *cl, struct outbuf *b);
+/* b to cl at once, ahead of its held output (a notice about what is held). */
+void client_send_now(struct client *cl, struct outbuf *b);
 /* True when cl's output is backed up (above the cap): it gets only newest states. */
 bool client_slow(const struct client *cl);
 /* True while cl can be sent to (its connection is neither closing nor doomed). */

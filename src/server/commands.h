@@ -60,8 +60,9 @@ enum cmd_flags {
 struct commands {
 	struct lobby *lobby;
 	struct sessions *sess;
-	struct accounts *acct; /* NULL: the server keeps no store */
-	struct archive *arch;  /* NULL: the server keeps no store */
+	struct accounts *acct;      /* NULL: the server keeps no store */
+	struct archive *arch;       /* NULL: the server keeps no store */
+	struct client_barrier *bar; /* the journal's: lifted after each command (client.h) */
 };
 
 /* One request, resolved for its handler (see the flags above). */

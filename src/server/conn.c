@@ -235,8 +235,7 @@ void conn_input_eof(struct conn *c)
 	conn_process(c);
 }
 
-/* Marks c to be dropped at the next pump pass (safe inside any loop over connections). */
-static void conn_doom(struct conn *c)
+void conn_doom(struct conn *c)
 {
 	if (c->doomed || c->closing)
 		return;

@@ -188,6 +188,8 @@ void conn_send(struct conn *c, struct outbuf *b);
 size_t conn_backlog(const struct conn *c);
 /* True when c's backlog is above the output cap (a slow reader). */
 bool conn_slow(const struct conn *c);
+/* Marks c to be dropped at the next pump pass (safe inside any loop over connections). */
+void conn_doom(struct conn *c);
 /* Input lines of c wait until as many conn_release() calls as conn_hold() ones. */
 void conn_hold(struct conn *c);
 void conn_release(struct conn *c);

@@ -33,6 +33,11 @@ static void usage(FILE *f)
 	        "  --sndbuf BYTES      socket send buffer of connections (default: the system's)\n"
 	        "  --data DIR          accounts, ratings, games and the journal: DIR/bitarena.db\n"
 	        "                      (default ./%s, created when missing)\n"
+	        "  --fsync always      a move is acknowledged once its journal batch is fsync'd\n"
+	        "                      (the default: nothing acknowledged is lost, even by a\n"
+	        "                      power cut)\n"
+	        "  --fsync batch=MS    acknowledged once written, fsync'd at most MS ms later:\n"
+	        "                      kill -9 loses nothing, a power cut at most MS ms\n"
 	        "  --fast-hash         weakest Argon2id cost for new passwords (tests only)\n"
 	        "  --http HOST:PORT    serve the web page and its WebSocket endpoint /ws there\n"
 	        "                      (port 0 picks a free port)\n"
@@ -179,6 +184,7 @@ int main(int argc, char **argv)
 	        {"playtak-port-file", required_argument, NULL, 'U'},
 	        {"verbose", no_argument, NULL, 'v'},
 	        {"data", required_argument, NULL, 'd'},
+	        {"fsync", required_argument, NULL, 'y'},
 	        {"fast-hash", no_argument, NULL, 'f'},
 	        {"help", no_argument, NULL, 'h'},
 	        {"version", no_argument, NULL, 'V'},
@@ -249,6 +255,14 @@ int main(int argc, char **argv)
 		case 'd':
 			data = optarg;
 			break;
+		case 'y':
+			if (store_fsync_parse(optarg, &cfg.fsync) < 0) {
+				fprintf(stderr,
+				        "bitarenad: --fsync takes always or batch=MS (0..%d)\n",
+				        STORE_FSYNC_BATCH_MAX_MS);
+				return 2;
+			}
+			break;
 		case 'f':
 			fast_hash = true;
 			break;
@@ -304,8 +318,8 @@ int main(int argc, char **argv)
 	if (r == 0) {
 		int n = server_recover(srv);
 		if (n > 0)
-			fprintf(stderr, "bitarenad: %d game%s in progress restored from %s\n", n,
-			        n == 1 ? "" : "s", store_path(srv->db));
+			fprintf(stderr, "bitarenad: %d game%s in progress restored from %s/%s\n", n,
+			        n == 1 ? "" : "s", data, STORE_DB_FILE);
 	}
 	int bound = 0;
 	if (r == 0)

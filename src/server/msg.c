@@ -30,11 +30,14 @@ struct outbuf *json_outbuf(const cJSON *j)
 	return b;
 }
 
-void msg_send(struct msg *m, struct client *cl)
+/* m rendered in cl's format (built once per format and kept in m; a front-end
+ * renders it for each of its clients) and handed to send. */
+static void msg_deliver(struct msg *m, struct client *cl,
+                        void (*send)(struct client *, struct outbuf *))
 {
 	if (cl->fe != NULL) {
 		struct outbuf *b = cl->fe->render(cl, m);
-		client_send(cl, b);
+		send(cl, b);
 		outbuf_unref(b);
 		return;
 	}
@@ -45,7 +48,17 @@ void msg_send(struct msg *m, struct client *cl)
 		else if (m->text != NULL)
 			m->out[0] = outbuf_line(m->text);
 	}
-	client_send(cl, m->out[k]);
+	send(cl, m->out[k]);
+}
+
+void msg_send(struct msg *m, struct client *cl)
+{
+	msg_deliver(m, cl, client_send);
+}
+
+void msg_send_now(struct msg *m, struct client *cl)
+{
+	msg_deliver(m, cl, client_send_now);
 }
 
 void msg_done(struct msg *m)

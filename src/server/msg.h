@@ -28,6 +28,8 @@ struct msg {
 void msg_init(struct msg *m, cJSON *json, char *text);
 /* Sends m to cl in cl's format (or through cl's front-end, below). */
 void msg_send(struct msg *m, struct client *cl);
+/* msg_send() ahead of what cl has held behind the journal's barrier (client_send_now). */
+void msg_send_now(struct msg *m, struct client *cl);
 void msg_done(struct msg *m);
 /* msg_init + msg_send + msg_done. */
 void send_msg(struct client *cl, cJSON *json, char *text);

@@ -847,11 +847,14 @@ static void run(struct client *cl, enum op op, const char *fmt, ...)
 	commands_line(pc->port->cx, cl, line, (size_t)(n + m));
 }
 
-/* True when name is free for a new guest: no one has it, no account, no seat waits for it. */
+/*
+ * True when name is free for a new guest: no one has it and no seat waits for
+ * it. Whether an account has it is the store's to say, off the loop: the
+ * table's guest login refuses it (NAME_REGISTERED, a NOK here).
+ */
 static bool guest_name_free(const struct playtak_port *p, const char *name)
 {
-	if (lobby_find_user(p->cx->lobby, name) != NULL ||
-	    accounts_is_account(p->cx->acct, name) != 0)
+	if (lobby_find_user(p->cx->lobby, name) != NULL)
 		return false;
 	for (const struct game *g = p->cx->sess->games; g != NULL; g = g->next)
 		for (int i = 0; !g->freeing && !g->over && i < g->ops->nplayers; i++)

@@ -27,6 +27,7 @@ static void ev_open(void *ud, struct conn *c)
 		conn_close(c, false);
 		return;
 	}
+	cl->bar = &s->bar;
 	if (playtak_port_owns(s->pt, c)) { /* it speaks playtak: the port's front-end */
 		playtak_port_open(s->pt, cl);
 		return;
@@ -74,7 +75,7 @@ static void ev_close(void *ud, struct conn *c)
 	direct_client_gone(&s->lobby, cl);
 	lobby_client_gone(&s->lobby, cl);
 	session_client_gone(&s->sess, cl);
-	if (s->db != NULL)
+	if (s->stored)
 		archive_client_gone(&s->arch, cl);
 	if (cl->fe != NULL)
 		cl->fe->gone(cl);
@@ -107,13 +108,14 @@ int server_init(struct server *s, uv_loop_t *loop, const struct server_config *c
 		return r;
 	rtt_init(&s->rtt, &s->hub, cfg->ping_ms);
 	sessions_init(&s->sess, loop, cfg->grace_ms);
+	s->sess.bar = &s->bar;
 	struct timespec ts;
 	clock_gettime(CLOCK_REALTIME, &ts);
 	rng_seed(&s->sess.rng, (uint64_t)ts.tv_sec * 1000000007ULL ^ (uint64_t)ts.tv_nsec ^
 	                               ((uint64_t)getpid() << 32));
 	offers_init(&s->sess);
 	lobby_init(&s->lobby, &s->hub, &s->sess);
-	s->cmds = (struct commands){.lobby = &s->lobby, .sess = &s->sess};
+	s->cmds = (struct commands){.lobby = &s->lobby, .sess = &s->sess, .bar = &s->bar};
 	uv_signal_init(loop, &s->sig_int);
 	uv_signal_init(loop, &s->sig_term);
 	s->sig_int.data = s->sig_term.data = s;
@@ -124,19 +126,34 @@ int server_init(struct server *s, uv_loop_t *loop, const struct server_config *c
 
 int server_open_store(struct server *s, const struct store_options *o, bool fast_hash)
 {
-	int r = store_open_opts(o, &s->db);
+	struct store_options wo = *o;
+	wo.sync = store_fsync_sync(&s->cfg.fsync);
+	struct store *db = NULL;
+	int r = store_open_opts(&wo, &db);
 	if (r < 0) {
 		log_error("cannot open the store in %s: %s", o->dir, store_strerror(r));
 		return r;
 	}
-	journal_init(&s->journal, s->db, &s->sess);
-	if ((r = accounts_init(&s->acct, s->db, &s->journal, &s->lobby, &s->hub, fast_hash)) < 0) {
-		journal_close(&s->journal);
-		store_close(s->db);
-		s->db = NULL;
+	/* readers open their own connections once the writer's made the schema */
+	if ((r = store_reader_start(s->loop, &wo, 0, &s->rd)) < 0) {
+		log_error("cannot start the store's readers: %s", store_strerror(r));
+		store_close(db);
 		return r;
 	}
-	archive_init(&s->arch, s->db, &s->lobby, s->loop);
+	if ((r = journal_open(&s->journal, s->loop, db, &wo, &s->cfg.fsync, &s->sess, &s->bar)) <
+	    0) {
+		store_reader_stop(s->rd);
+		s->rd = NULL;
+		return r;
+	}
+	if ((r = accounts_init(&s->acct, s->rd, &s->journal, &s->lobby, &s->hub, fast_hash)) < 0) {
+		journal_close(&s->journal);
+		store_reader_stop(s->rd);
+		s->rd = NULL;
+		return r;
+	}
+	archive_init(&s->arch, s->rd, &s->lobby, &s->hub, s->loop);
+	s->stored = true;
 	s->cmds.acct = &s->acct;
 	s->cmds.arch = &s->arch;
 	return 0;
@@ -144,7 +161,7 @@ int server_open_store(struct server *s, const struct store_options *o, bool fast
 
 int server_recover(struct server *s)
 {
-	return s->db != NULL ? journal_recover(&s->journal) : 0;
+	return s->stored ? journal_recover(&s->journal) : 0;
 }
 
 int server_listen(struct server *s, const char *host, int port, int *bound)
@@ -198,6 +215,10 @@ void server_stop(struct server *s)
 	msg_done(&m);
 	lobby_free(&s->lobby);
 	sessions_free_all(&s->sess);
+	/* the journal's last writes, and the output they held, before the connections close */
+	journal_close(&s->journal);
+	store_reader_stop(s->rd);
+	s->rd = NULL;
 	conn_hub_stop(&s->hub);
 }
 
@@ -209,12 +230,10 @@ void server_free(struct server *s)
 		playtak_port_free(s->pt);
 	free(s->pt);
 	s->pt = NULL;
-	if (s->db == NULL)
+	if (!s->stored)
 		return;
 	accounts_close(&s->acct);
-	journal_close(&s->journal);
-	store_close(s->db);
-	s->db = NULL;
+	s->stored = false;
 	s->cmds.acct = NULL;
 	s->cmds.arch = NULL;
 }

@@ -51,11 +51,12 @@
 #define SERVER_DATA_DEFAULT  "data" /* --data default: ./data beside the server */
 
 struct server_config {
-	int64_t grace_ms; /* disconnect forfeit grace */
-	size_t out_soft;  /* per-connection output cap (CONN_OUT_SOFT); 0 = default */
-	int sndbuf;       /* SO_SNDBUF of accepted sockets; 0 = the system's */
-	bool verbose;     /* log connections to stderr */
-	int64_t ping_ms;  /* between pings (set ping on); 0 = RTT_PING_DEFAULT_MS */
+	int64_t grace_ms;         /* disconnect forfeit grace */
+	size_t out_soft;          /* per-connection output cap (CONN_OUT_SOFT); 0 = default */
+	int sndbuf;               /* SO_SNDBUF of accepted sockets; 0 = the system's */
+	bool verbose;             /* log connections to stderr */
+	int64_t ping_ms;          /* between pings (set ping on); 0 = RTT_PING_DEFAULT_MS */
+	struct store_fsync fsync; /* --fsync: always (default) or batch=MS */
 };
 
 struct server {
@@ -69,8 +70,10 @@ struct server {
 	struct rtt rtt;
 	struct sessions sess;
 	struct lobby lobby;
-	struct store *db; /* NULL: games in memory only, no accounts */
-	struct journal journal;
+	struct client_barrier bar; /* the journal's: output held until its writes are durable */
+	bool stored;               /* false: games in memory only, no accounts */
+	struct store_reader *rd;   /* the store's reads (accounts, archive) */
+	struct journal journal;    /* the store's writes (its writer thread owns the store) */
 	struct accounts acct;
 	struct archive arch;
 	struct commands cmds;
@@ -82,8 +85,10 @@ struct server {
 int server_init(struct server *s, uv_loop_t *loop, const struct server_config *cfg);
 /*
  * Opens the store o says (SQLite in o->dir, created when missing; its busy
- * timeout): games are journalled, accounts and the store's verbs work. fast_hash: the weakest
- * Argon2id cost (tests only). 0 or a negative enum store_err (the reason is logged to stderr).
+ * timeout; the sync mode follows cfg.fsync): games are journalled through
+ * the writer thread, accounts and the store's verbs read on reader threads.
+ * fast_hash: the weakest Argon2id cost (tests only). 0 or a negative enum
+ * store_err (the reason is logged to stderr).
  */
 int server_open_store(struct server *s, const struct store_options *o, bool fast_hash);
 /* Brings back the games in progress in the store: how many, or a negative enum store_err. */

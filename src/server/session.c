@@ -34,6 +34,55 @@ void sessions_set_hooks(struct sessions *s, const struct session_hooks *h)
 		memset(&s->hooks, 0, sizeof s->hooks);
 }
 
+/* ---- the journal's barrier ----------------------------------------------------------- */
+
+/* Before a hook: while nothing of g waits for the store, g as it is is g as stored. */
+static void journal_before(struct game *g)
+{
+	if (session_journal_pending(g))
+		return;
+	g->stored_ply = g->ply;
+	g->stored_to_move = g->ops->to_move(g->st);
+	g->stored_over = g->over;
+}
+
+/* After a hook: the hook queued its record, whose number is the barrier's watermark now. */
+static void journal_after(struct game *g)
+{
+	const struct client_barrier *bar = g->sess->bar;
+	if (bar != NULL && bar->need > g->jseq)
+		g->jseq = bar->need;
+}
+
+/* The turn just begun starts for real once its state is sent (it may wait for the store). */
+static void turn_begins(struct game *g)
+{
+	g->turn_started = clock_now(g);
+	g->turn_waits = session_journal_pending(g);
+}
+
+void session_journal_released(struct sessions *s, uint64_t upto)
+{
+	for (struct game *g = s->games; g != NULL; g = g->next)
+		if (g->turn_waits && g->jseq <= upto && !g->freeing) {
+			g->turn_waits = false;
+			g->turn_started = clock_now(g);
+			clock_arm(g);
+		}
+}
+
+void session_pause(struct game *g, bool paused)
+{
+	if (g->paused == paused || g->over || g->freeing)
+		return;
+	if (paused) /* a turn whose move waits has not begun for its player */
+		g->pause_used = session_journal_pending(g) ? 0 : clock_used(g);
+	else
+		g->turn_started = clock_now(g) - (uint64_t)g->pause_used;
+	g->paused = paused;
+	clock_arm(g);
+}
+
 struct game *session_find(struct sessions *s, uint64_t id)
 {
 	for (struct game *g = s->games; g != NULL; g = g->next)
@@ -101,9 +150,11 @@ struct game *session_create(struct sessions *s, const struct game_spec *spec)
 		g->left[i] = g->so.timed ? g->so.base_ms : 0;
 	}
 	uint64_t id = spec->id != 0 ? spec->id : s->next_game_id + 1;
+	journal_before(g);
 	if (spec->id == 0 && s->hooks.on_start != NULL &&
 	    s->hooks.on_start(s->hooks.ud, g, &id) < 0)
 		goto fail;
+	journal_after(g);
 	g->id = id;
 	if (id > s->next_game_id)
 		s->next_game_id = id;
@@ -134,7 +185,7 @@ void session_begin(struct game *g)
 	struct sessions *s = g->sess;
 	if (s->news.on_begin != NULL)
 		s->news.on_begin(s->news.ud, g);
-	g->turn_started = clock_now(g);
+	turn_begins(g);
 	for (int i = 0; i < g->ops->nplayers; i++)
 		send_game_start(g, i);
 	watch_broadcast_state(g);
@@ -167,6 +218,7 @@ static void prune_finished(struct sessions *s)
 /* Records the result (clocks stop as they stand). */
 static void set_result(struct game *g, int winner, const char *score, const char *reason)
 {
+	journal_before(g);
 	if (!g->over)
 		clock_left(g, g->left);
 	g->over = true;
@@ -183,6 +235,7 @@ static void announce_end(struct game *g)
 	uv_timer_stop(&g->timer);
 	if (s->hooks.on_end != NULL)
 		s->hooks.on_end(s->hooks.ud, g);
+	journal_after(g);
 	cJSON *j;
 	char *t;
 	view_game_over(g, &j, &t);
@@ -282,8 +335,10 @@ static void sim_resolve(struct game *g)
 			rec.act = GAME_ACT_NONE;
 			rec.ms_used = clock_turn_limit(g);
 		}
+		journal_before(g);
 		if (s->hooks.on_move != NULL && s->hooks.on_move(s->hooks.ud, g, &rec) < 0)
 			log_info("game %" PRIu64 ": the move hook failed", g->id);
+		journal_after(g);
 		append_move(g, &rec);
 	}
 	memcpy(g->tmp, g->st, g->ops->state_size);
@@ -294,7 +349,7 @@ static void sim_resolve(struct game *g)
 		memcpy(g->st, g->tmp, g->ops->state_size);
 	g->ply++;
 	memset(g->acted, 0, sizeof g->acted);
-	g->turn_started = clock_now(g);
+	turn_begins(g);
 	if (s->on_moved != NULL)
 		s->on_moved(g, mask);
 	after_change(g);
@@ -319,7 +374,7 @@ static void sim_move(struct client *c, const struct proto_req *rq, struct game *
 			g->acted[seat] = true;
 			g->act[seat] = GAME_ACT_INVALID;
 			g->act_text[seat][0] = '\0';
-			g->act_ms[seat] = (int64_t)(clock_now(g) - g->turn_started);
+			g->act_ms[seat] = clock_used(g);
 		}
 	} else {
 		g->acted[seat] = true;
@@ -327,7 +382,7 @@ static void sim_move(struct client *c, const struct proto_req *rq, struct game *
 		g->action[seat] = m;
 		if (g->ops->format_move(g->st, m, g->act_text[seat], GAME_MOVE_TEXT) < 0)
 			snprintf(g->act_text[seat], GAME_MOVE_TEXT, "%s", text);
-		g->act_ms[seat] = (int64_t)(clock_now(g) - g->turn_started);
+		g->act_ms[seat] = clock_used(g);
 		cJSON *f = cJSON_CreateObject();
 		cJSON_AddNumberToObject(f, "game", (double)g->id);
 		cJSON_AddBoolToObject(f, "pending", true);
@@ -356,7 +411,7 @@ void session_move(struct client *c, const struct proto_req *rq, struct game *g, 
 		          to_move >= 0 ? g->pl[to_move].name : "nobody", g->id);
 		return;
 	}
-	int64_t used = (int64_t)(clock_now(g) - g->turn_started);
+	int64_t used = clock_used(g);
 	if (g->so.timed && used >= g->left[seat]) {
 		reply_err(c, rq, "GAME_OVER", "your time ran out in game %" PRIu64, g->id);
 		g->left[seat] = 0;
@@ -385,11 +440,13 @@ void session_move(struct client *c, const struct proto_req *rq, struct game *g, 
 		reply_err(c, rq, "INTERNAL", "the engine refused the move: %s", game_strerror(r));
 		return;
 	}
+	journal_before(g);
 	if (s->hooks.on_move != NULL && s->hooks.on_move(s->hooks.ud, g, &rec) < 0) {
 		reply_err(c, rq, "INTERNAL",
 		          "the move could not be recorded, so it was not played");
 		return;
 	}
+	journal_after(g);
 	if (!append_move(g, &rec)) {
 		reply_err(c, rq, "INTERNAL", "out of memory; the move was not played");
 		return;
@@ -400,7 +457,7 @@ void session_move(struct client *c, const struct proto_req *rq, struct game *g, 
 	if (g->so.timed)
 		g->left[seat] = rec.clock_ms[seat];
 	g->ply++;
-	g->turn_started = clock_now(g);
+	turn_begins(g);
 	cJSON *f = cJSON_CreateObject();
 	cJSON_AddNumberToObject(f, "game", (double)g->id);
 	cJSON_AddStringToObject(f, "move", rec.text);
@@ -448,6 +505,8 @@ static void on_deadline(struct game *g)
 		break;
 	}
 	clock_arm(g);
+	/* what this deadline journalled held its output; later events' output does not wait */
+	client_barrier_clear(g->sess->bar);
 }
 
 /* ---- replaying records: takebacks and restoring ------------------------------------ */
@@ -473,8 +532,10 @@ int session_takeback(struct game *g, int n)
 	}
 	if (r < 0)
 		return r;
+	journal_before(g);
 	if (s->hooks.on_undo != NULL && s->hooks.on_undo(s->hooks.ud, g, n) < 0)
 		return GAME_EOVER;
+	journal_after(g);
 	void *t = g->st;
 	g->st = g->tmp;
 	g->tmp = t;
@@ -482,7 +543,7 @@ int session_takeback(struct game *g, int n)
 	g->ply = (int)keep;
 	for (int i = 0; g->so.timed && i < ops->nplayers; i++)
 		g->left[i] = keep > 0 ? g->moves[keep - 1].clock_ms[i] : g->so.base_ms;
-	g->turn_started = clock_now(g);
+	turn_begins(g);
 	return 0;
 }
 
@@ -594,11 +655,14 @@ void session_resume_send(struct sessions *s, struct client *c)
 		int seat = session_seat_of(g, c);
 		if (seat < 0)
 			continue;
+		/* the state as it stands now (same seq; clocks current), and what was said, once
+		 * what the game waits for is stored */
+		uint64_t need = client_barrier_push(s->bar, g->jseq);
 		send_game_start(g, seat);
-		/* the state as it stands now (same seq; clocks current), and what was said */
 		struct snapshot *sn = watch_current(g);
 		if (sn != NULL)
 			watch_send_state(g, sn, c, seat);
 		watch_send_chat(g, c);
+		client_barrier_pop(s->bar, need);
 	}
 }

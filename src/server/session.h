@@ -114,6 +114,16 @@ struct game {
 	uint64_t turn_started; /* uv_now when the current turn began */
 	bool clock_held;       /* restored after a restart: the clock of the side to move waits
 	                          until that player is back */
+	bool paused;           /* the store fails (journal.c): no flag, no turn deadline */
+	bool turn_waits;       /* the turn's state waits for the store: its clock starts once it
+	                          is sent (session_journal_released) */
+	int64_t pause_used;    /* paused: what the turn had run when it stopped */
+
+	/* the journal (hooks): what waits for the store (client.h's barrier) */
+	uint64_t jseq;           /* the number of the game's last record queued */
+	int stored_ply;          /* while records wait: the game as stored (list shows it) */
+	unsigned stored_to_move; /* ... its seats to move */
+	bool stored_over;        /* ... and whether it was over */
 
 	/* simultaneous turns */
 	bool acted[GAME_MAX_PLAYERS];
@@ -170,6 +180,8 @@ struct sessions {
 	struct rng rng;             /* seeds and random seats */
 	struct session_hooks hooks; /* the journal's (hooks.h); none: games in memory only */
 	struct session_news news;   /* a front-end's (above) */
+	struct client_barrier *bar; /* the journal's barrier (client.h), lifted after a
+	                               deadline's output; NULL without a journal */
 	/* Upward news inside the layer (see the top of this file). */
 	void (*on_deadline)(struct game *g);              /* session.c, for session_clock.c */
 	void (*on_moved)(struct game *g, unsigned seats); /* offers.c, for session.c */
@@ -208,6 +220,8 @@ enum deadline_kind { DL_NONE, DL_FLAG, DL_TURN, DL_GRACE, DL_WATCHERS };
 
 /* The loop's time (uv_now) in ms. */
 uint64_t clock_now(const struct game *g);
+/* How long the current turn has run (up to the pause while paused; 0 while it waits). */
+int64_t clock_used(const struct game *g);
 /* Clocks as they stand now: the running one is charged up to now. */
 void clock_left(const struct game *g, int64_t out[GAME_MAX_PLAYERS]);
 /* The deadline of the simultaneous turn being played: first_turn_ms for the first one. */
@@ -264,6 +278,12 @@ void watch_broadcast_state(struct game *g);
  * except (may be NULL); a spectator's coalesced state goes before it.
  */
 void watch_broadcast(struct game *g, cJSON *json, char *text, const struct client *except);
+/*
+ * One message (owned: json, text) to g's connected players and spectators at
+ * once, ahead of any output of theirs held behind the journal's barrier: the
+ * journal's notices about the game's own held moves (client.h).
+ */
+void watch_notify(struct game *g, cJSON *json, char *text);
 /* "player left / is back" to the others of g. */
 void watch_tell_presence(struct game *g, int seat, bool back);
 bool session_is_watching(const struct game *g, const struct client *c);
@@ -315,6 +335,24 @@ void session_end(struct game *g, int winner, const char *score, const char *reas
  * refused; anything else: a record did not replay).
  */
 int session_takeback(struct game *g, int n);
+/*
+ * The store fails (paused true) or works again (false): g's clock and turn
+ * deadline stop, and go on from where they stopped; when g's last move
+ * waits for the store, its turn starts afresh instead (its player has not
+ * been told of the move yet). A player's grace still runs.
+ */
+void session_pause(struct game *g, bool paused);
+/*
+ * The journal's records up to upto are durable and what they held has gone
+ * out: the turns that waited for it start now (their players were just told).
+ */
+void session_journal_released(struct sessions *s, uint64_t upto);
+/* True while a record of g waits for the store (its latest output is held). */
+static inline bool session_journal_pending(const struct game *g)
+{
+	const struct client_barrier *bar = g->sess->bar;
+	return bar != NULL && g->jseq > bar->durable;
+}
 /* A new state of g to players and spectators (seq + 1), and the timer re-armed. */
 void session_push_state(struct game *g);
 /*

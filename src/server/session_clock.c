@@ -13,6 +13,13 @@ uint64_t clock_now(const struct game *g)
 	return uv_now(g->sess->loop);
 }
 
+int64_t clock_used(const struct game *g)
+{
+	if (g->turn_waits)
+		return 0;
+	return g->paused ? g->pause_used : (int64_t)(clock_now(g) - g->turn_started);
+}
+
 void clock_left(const struct game *g, int64_t out[GAME_MAX_PLAYERS])
 {
 	for (int i = 0; i < GAME_MAX_PLAYERS; i++)
@@ -21,7 +28,7 @@ void clock_left(const struct game *g, int64_t out[GAME_MAX_PLAYERS])
 		return;
 	int seat = game_seat_to_move(g->ops, g->st);
 	if (seat >= 0) {
-		out[seat] -= (int64_t)(clock_now(g) - g->turn_started);
+		out[seat] -= clock_used(g);
 		if (out[seat] < 0)
 			out[seat] = 0;
 	}
@@ -44,7 +51,9 @@ enum deadline_kind clock_next_deadline(const struct game *g, uint64_t *when, int
 		*when = best;
 		return k;
 	}
-	if (session_simultaneous(g)) {
+	if (g->paused || g->turn_waits) {
+		/* only a grace runs while the store fails or the turn is not told yet */
+	} else if (session_simultaneous(g)) {
 		uint64_t d = g->turn_started + (uint64_t)clock_turn_limit(g);
 		if (d < best) {
 			best = d;

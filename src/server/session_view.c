@@ -465,7 +465,11 @@ void view_list(struct sessions *s, struct client *c, const struct proto_req *rq)
 	char *extra = NULL;
 	int n = 0;
 	for (struct game *g = s->games; g != NULL; g = g->next) {
-		if (g->over || g->freeing)
+		/* a game whose latest records wait for the store is listed as stored */
+		bool stored = session_journal_pending(g);
+		int ply = stored ? g->stored_ply : g->ply;
+		unsigned mask = stored ? g->stored_to_move : g->ops->to_move(g->st);
+		if ((stored ? g->stored_over : g->over) || g->freeing)
 			continue;
 		n++;
 		cJSON *j = cJSON_CreateObject();
@@ -474,9 +478,8 @@ void view_list(struct sessions *s, struct client *c, const struct proto_req *rq)
 		cJSON *pl = cJSON_AddArrayToObject(j, "players");
 		for (int i = 0; i < g->ops->nplayers; i++)
 			cJSON_AddItemToArray(pl, cJSON_CreateString(g->pl[i].name));
-		cJSON_AddNumberToObject(j, "ply", g->ply);
+		cJSON_AddNumberToObject(j, "ply", ply);
 		cJSON *tm = cJSON_AddArrayToObject(j, "to_move");
-		unsigned mask = g->ops->to_move(g->st);
 		for (int i = 0; i < g->ops->nplayers; i++)
 			if (mask & (1u << i))
 				cJSON_AddItemToArray(tm, cJSON_CreateNumber(i));
@@ -492,7 +495,7 @@ void view_list(struct sessions *s, struct client *c, const struct proto_req *rq)
 		cJSON_AddItemToArray(arr, j);
 		xappend(&extra, "%s  %" PRIu64 " %s: %s (%s) vs %s (%s), ply %d, %zu watching",
 		        extra ? "\n" : "", g->id, g->ops->name, g->pl[0].name,
-		        g->ops->seat_names[0], g->pl[1].name, g->ops->seat_names[1], g->ply, g->nw);
+		        g->ops->seat_names[0], g->pl[1].name, g->ops->seat_names[1], ply, g->nw);
 	}
 	reply_ok(c, rq, f, extra, "%d game%s in progress", n, n == 1 ? "" : "s");
 }

@@ -98,7 +98,10 @@ void session_flush_pending(struct sessions *s, struct client *c)
 	for (struct game *g = s->games; g != NULL; g = g->next)
 		for (size_t i = 0; i < g->nw; i++)
 			if (g->w[i].c == c && g->w[i].pending != NULL) {
+				/* a coalesced state may be one that waits for the store */
+				uint64_t need = client_barrier_push(s->bar, g->jseq);
 				watch_send_state(g, g->w[i].pending, c, -1);
+				client_barrier_pop(s->bar, need);
 				snap_unref(g->w[i].pending);
 				g->w[i].pending = NULL;
 			}
@@ -131,6 +134,19 @@ static void broadcast(struct game *g, cJSON *json, char *text, const struct clie
 		}
 		msg_send(&m, w->c);
 	}
+	msg_done(&m);
+}
+
+void watch_notify(struct game *g, cJSON *json, char *text)
+{
+	struct msg m;
+	msg_init(&m, json, text);
+	for (int i = 0; i < g->ops->nplayers; i++)
+		if (g->pl[i].c != NULL)
+			msg_send_now(&m, g->pl[i].c);
+	for (size_t i = 0; i < g->nw; i++)
+		if (session_seat_of(g, g->w[i].c) < 0)
+			msg_send_now(&m, g->w[i].c);
 	msg_done(&m);
 }
 
@@ -233,6 +249,8 @@ void session_watch(struct client *c, const struct proto_req *rq, struct game *g,
 		g->w[g->nw++] = (struct watcher){.c = c, .pending = NULL};
 		added = true;
 	}
+	/* the game as it stands, once what it waits for is stored */
+	uint64_t need = client_barrier_push(g->sess->bar, g->jseq);
 	cJSON *f = cJSON_CreateObject();
 	cJSON_AddNumberToObject(f, "game", (double)g->id);
 	reply_ok(c, rq, f, NULL, "%s game %" PRIu64, seat >= 0 ? "you play in" : "watching", g->id);
@@ -240,18 +258,22 @@ void session_watch(struct client *c, const struct proto_req *rq, struct game *g,
 	if (sn != NULL)
 		watch_send_state(g, sn, c, seat);
 	watch_send_chat(g, c);
+	client_barrier_pop(g->sess->bar, need);
 	if (added)
 		watch_count_changed(g);
 }
 
 void session_refresh(struct client *c, const struct proto_req *rq, struct game *g, int seat)
 {
+	/* the game as it stands, once what it waits for is stored */
+	uint64_t need = client_barrier_push(g->sess->bar, g->jseq);
 	cJSON *f = cJSON_CreateObject();
 	cJSON_AddNumberToObject(f, "game", (double)g->id);
 	reply_ok(c, rq, f, NULL, "game %" PRIu64 " as it stands", g->id);
 	struct snapshot *sn = watch_current(g);
 	if (sn != NULL)
 		watch_send_state(g, sn, c, seat);
+	client_barrier_pop(g->sess->bar, need);
 }
 
 bool watch_drop(struct game *g, const struct client *c)
