@@ -780,6 +780,11 @@ START_TEST(test_reader_connection)
 	ck_assert_int_eq(store_sync(r), STORE_OK);
 	ck_assert(store_options_of(r)->reader);
 	ck_assert_str_eq(store_backend_name(r), st_name());
+	struct store_game *v = (struct store_game *)1;
+	size_t n = 1;
+	ck_assert_int_eq(store_games_claim(s, "n1#*", &v, &n), STORE_EINVAL); /* no node */
+	ck_assert_ptr_null(v);
+	ck_assert_uint_eq(n, 0);
 	store_close(r);
 	store_close(s);
 	struct store_options bad = {.dir = ste.dir, .backend = "oracle"};
@@ -805,7 +810,7 @@ static void pg_drop_sessions(void)
 START_TEST(test_pg_versions)
 {
 	struct store *s = open_fast();
-	ck_assert_int_eq(store_schema_version(s), 1);
+	ck_assert_int_eq(store_schema_version(s), 2);
 	ck_assert_ptr_nonnull(strstr(store_path(s), "postgresql://bitarena@"));
 	store_close(s);
 	s = open_fast(); /* the migration runs once */
@@ -813,7 +818,7 @@ START_TEST(test_pg_versions)
 	struct st_other o;
 	st_other_open(&o);
 	PGresult *r = PQexec(o.pg, "SELECT count(*) FROM bitarena_migrations");
-	ck_assert_str_eq(PQgetvalue(r, 0, 0), "1");
+	ck_assert_str_eq(PQgetvalue(r, 0, 0), "2");
 	PQclear(r);
 	st_other_sql(&o, "INSERT INTO bitarena_migrations(version) VALUES (99)");
 	st_other_close(&o);
@@ -1094,9 +1099,144 @@ START_TEST(test_pg_many_servers)
 	struct st_other o;
 	st_other_open(&o);
 	PGresult *r = PQexec(o.pg, "SELECT count(*), max(version) FROM bitarena_migrations");
-	ck_assert_str_eq(PQgetvalue(r, 0, 0), "1");
+	ck_assert_str_eq(PQgetvalue(r, 0, 0), "2");
 	PQclear(r);
 	st_other_close(&o);
+}
+END_TEST
+
+/* A cluster node's connection: writes as instance node. */
+static struct store *open_node(const char *node)
+{
+	struct store_options o = {.node = node};
+	st_options(&o);
+	struct store *s = NULL;
+	ck_assert_int_eq(store_open_opts(&o, &s), STORE_OK);
+	return s;
+}
+
+/*
+ * Ownership: a node's games are its own; another node claims those of a
+ * dead instance in one statement, and from then on the old instance's
+ * writes are refused (fencing); a node restarting takes back what is left
+ * of its name's; two claims of the same games never both get one.
+ */
+START_TEST(test_pg_claim)
+{
+	struct store *a = open_node("n1#a"), *b = open_node("n2#b");
+	struct store_game g, f;
+	struct store_move m;
+	int64_t ids[3];
+	for (int k = 0; k < 3; k++) {
+		new_game(&g, "tak", "p1", "p2", 1);
+		ck_assert_int_eq(store_game_begin(a, &g, &ids[k]), STORE_OK);
+		make_move(&m, 0, "a1");
+		ck_assert_int_eq(store_move_append(a, ids[k], &m), STORE_OK);
+	}
+	struct store_finish fin = {.status = STORE_FINISHED, .result = "1-0", .winner = 0};
+	ck_assert_int_eq(store_game_finish(a, ids[2], &fin), STORE_OK); /* over: not claimed */
+	struct store_game *v = NULL;
+	size_t n = 0;
+	ck_assert_int_eq(store_games_claim(b, "n1#a", &v, &n), STORE_OK);
+	ck_assert_uint_eq(n, 2);
+	ck_assert_int_eq(v[0].id, ids[0]);
+	ck_assert_int_eq(v[1].id, ids[1]);
+	ck_assert_int_eq(v[1].plies, 1);
+	ck_assert_str_eq(v[1].moves[0].text, "a1");
+	store_games_free(v, n);
+	/* the old owner is fenced out: every write of those games is refused */
+	make_move(&m, 1, "e5");
+	ck_assert_int_eq(store_move_append(a, ids[0], &m), STORE_ESTATE);
+	ck_assert_int_eq(store_move_remove_last(a, ids[0]), STORE_ESTATE);
+	ck_assert_int_eq(store_game_finish(a, ids[0], &fin), STORE_ESTATE);
+	ck_assert_int_eq(store_move_append(b, ids[0], &m), STORE_OK);
+	ck_assert_int_eq(store_game_fetch(b, ids[0], &f), STORE_OK);
+	ck_assert_int_eq(f.plies, 2);
+	store_game_clear(&f);
+	ck_assert_int_eq(store_games_claim(b, "n1#a", &v, &n), STORE_OK); /* nothing left */
+	ck_assert_uint_eq(n, 0);
+	ck_assert_ptr_null(v);
+	/* a game of a single server (no owner) and one of an earlier n2: n2 restarting takes
+	 * both back, and only those */
+	struct store *single = open_fast();
+	int64_t lone, old;
+	new_game(&g, "ttt", "x", "y", 1);
+	ck_assert_int_eq(store_game_begin(single, &g, &lone), STORE_OK);
+	struct store *b0 = open_node("n2#old");
+	ck_assert_int_eq(store_game_begin(b0, &g, &old), STORE_OK);
+	struct store *b2 = open_node("n2#new");
+	ck_assert_int_eq(store_games_claim(b2, "n2#*", &v, &n), STORE_OK);
+	ck_assert_uint_eq(n, 4); /* ids[0], ids[1] (n2#b's), lone, old */
+	int64_t want[4] = {ids[0], ids[1], lone, old};
+	for (size_t i = 0; i < n; i++)
+		ck_assert_int_eq(v[i].id, want[i]);
+	store_games_free(v, n);
+	make_move(&m, 2, "c3");
+	ck_assert_int_eq(store_move_append(b, ids[0], &m), STORE_ESTATE);
+	ck_assert_int_eq(store_move_append(b2, ids[0], &m), STORE_OK);
+	/* bad claims */
+	ck_assert_int_eq(store_games_claim(single, "n1#a", &v, &n), STORE_EINVAL); /* no node */
+	char longname[STORE_NODE_MAX + 2];
+	memset(longname, 'x', sizeof longname - 1);
+	longname[sizeof longname - 1] = '\0';
+	ck_assert_int_eq(store_games_claim(b2, longname, &v, &n), STORE_EINVAL);
+	struct store_options o = {.node = longname};
+	st_options(&o);
+	struct store *bad = NULL;
+	ck_assert_int_eq(store_open_opts(&o, &bad), STORE_EINVAL);
+	store_close(single);
+	store_close(b0);
+	store_close(b2);
+	store_close(b);
+	store_close(a);
+}
+END_TEST
+
+/* Two nodes claim the same dead instance's games at once: each game goes to exactly one. */
+struct claimer {
+	uv_thread_t t;
+	const char *node;
+	int err;
+	int64_t got[64];
+	size_t n;
+};
+
+static void claim_all(void *arg)
+{
+	struct claimer *c = arg;
+	struct store_options o = {.node = c->node};
+	st_options(&o);
+	struct store *s = NULL;
+	c->err = store_open_opts(&o, &s);
+	struct store_game *v = NULL;
+	if (c->err == STORE_OK)
+		c->err = store_games_claim(s, "dead#1", &v, &c->n);
+	for (size_t i = 0; i < c->n && i < 64; i++)
+		c->got[i] = v[i].id;
+	store_games_free(v, c->n);
+	store_close(s);
+}
+
+START_TEST(test_pg_claim_race)
+{
+	struct store *d = open_node("dead#1");
+	struct store_game g;
+	new_game(&g, "tak", "p1", "p2", 1);
+	int64_t id;
+	for (int k = 0; k < 40; k++)
+		ck_assert_int_eq(store_game_begin(d, &g, &id), STORE_OK);
+	store_close(d);
+	static struct claimer c[2] = {{.node = "t1#1"}, {.node = "t2#1"}};
+	for (int i = 0; i < 2; i++)
+		ck_assert_int_eq(uv_thread_create(&c[i].t, claim_all, &c[i]), 0);
+	for (int i = 0; i < 2; i++)
+		uv_thread_join(&c[i].t);
+	ck_assert_int_eq(c[0].err, STORE_OK);
+	ck_assert_int_eq(c[1].err, STORE_OK);
+	ck_assert_uint_eq(c[0].n + c[1].n, 40);
+	for (size_t i = 0; i < c[0].n; i++)
+		for (size_t j = 0; j < c[1].n; j++)
+			ck_assert_int_ne(c[0].got[i], c[1].got[j]);
 }
 END_TEST
 
@@ -1123,6 +1263,8 @@ static Suite *store_suite(void)
 	                                test_pg_crash_keeps_acknowledged,
 	                                test_pg_not_utf8,
 	                                test_pg_many_servers,
+	                                test_pg_claim,
+	                                test_pg_claim_race,
 	                                NULL};
 	st_cases(s, "check_store", setup_sqlite, setup_pg, teardown, 120, both, sqlite_only,
 	         pg_only);

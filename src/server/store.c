@@ -104,6 +104,7 @@ int store_open_opts(const struct store_options *o, struct store **out)
 {
 	*out = NULL;
 	if (o == NULL || o->busy_timeout_ms < 0 ||
+	    (o->node != NULL && strnlen(o->node, STORE_NODE_MAX + 1) > STORE_NODE_MAX) ||
 	    (o->sync != STORE_SYNC_FULL && o->sync != STORE_SYNC_LAZY))
 		return STORE_EINVAL;
 	const struct store_backend *be = NULL;
@@ -126,6 +127,7 @@ int store_open_opts(const struct store_options *o, struct store **out)
 	s->opts = opts;
 	s->opts.dir = NULL;
 	s->opts.conninfo = NULL;
+	s->opts.node = NULL;
 	s->opts.backend = be->name;
 	s->opslimit = crypto_pwhash_OPSLIMIT_INTERACTIVE;
 	s->memlimit = crypto_pwhash_MEMLIMIT_INTERACTIVE;
@@ -501,4 +503,15 @@ int store_history(struct store *s, const char *name, int limit, struct store_gam
 	if (!player_valid(name) || limit < 0)
 		return STORE_EINVAL;
 	return s->be->history(s, name, limit, out, n);
+}
+
+int store_games_claim(struct store *s, const char *from, struct store_game **out, size_t *n)
+{
+	*out = NULL;
+	*n = 0;
+	if (s->be->games_claim == NULL || from == NULL ||
+	    strnlen(from, STORE_NODE_MAX + 1) > STORE_NODE_MAX)
+		return STORE_EINVAL;
+	int err = writable(s);
+	return err ? err : s->be->games_claim(s, from, out, n);
 }

@@ -59,6 +59,7 @@
 #define STORE_HASH_MAX       128 /* == crypto_pwhash_STRBYTES: an encoded Argon2id hash */
 #define STORE_DB_FILE        "bitarena.db"
 #define STORE_INVALID_ACTION "!" /* journal text of a refused simultaneous action */
+#define STORE_NODE_MAX       64  /* a cluster node's instance, "name#instance" */
 
 enum store_err {
 	STORE_OK = 0,
@@ -106,6 +107,11 @@ struct store_options {
 	const char *backend;  /* "sqlite" or "postgresql"; NULL: "sqlite" */
 	const char *dir;      /* sqlite: DIR/bitarena.db, DIR created (0700) when missing */
 	const char *conninfo; /* postgresql: a libpq connection URI or string (not kept) */
+	const char *node;     /* a cluster node's instance ("name#instance", at most
+	                         STORE_NODE_MAX bytes; not kept): the games it starts are its
+	                         own, and every write of a game checks that the game is still
+	                         its own (PostgreSQL; a refusal, STORE_ESTATE, when another node
+	                         took it over); NULL: a single server */
 	int busy_timeout_ms;  /* a lock held by another connection is waited for this long
 	                         before a write fails with STORE_EBUSY; 0: STORE_BUSY_DEFAULT_MS */
 	enum store_sync sync; /* STORE_SYNC_FULL by default */
@@ -374,5 +380,16 @@ int store_games_in_progress(struct store *s, struct store_game **out, size_t *n)
  * compare case-insensitively. Same ownership as store_games_in_progress().
  */
 int store_history(struct store *s, const char *name, int limit, struct store_game **out, size_t *n);
+
+/*
+ * Cluster (PostgreSQL only; STORE_EINVAL elsewhere or without a node): the
+ * games in progress owned by instance `from` become this connection's
+ * node's, in one statement, and are returned as store_games_in_progress()
+ * returns them. `from` ending in "#*" ("name#*") takes those of every
+ * instance of that name and those of no owner (a node restarting takes back
+ * its own). Two nodes claiming the same games each get a game or nothing:
+ * never both.
+ */
+int store_games_claim(struct store *s, const char *from, struct store_game **out, size_t *n);
 
 #endif

@@ -99,6 +99,9 @@ struct store_backend {
 	int (*games_in_progress)(struct store *s, struct store_game **out, size_t *n);
 	int (*history)(struct store *s, const char *name, int limit, struct store_game **out,
 	               size_t *n);
+
+	/* Cluster (NULL where a back end has none): see store_games_claim(). */
+	int (*games_claim)(struct store *s, const char *from, struct store_game **out, size_t *n);
 };
 
 /* The back ends built in. */

@@ -139,6 +139,10 @@ static const char *const migrations[] = {
         "  PERFORM pg_advisory_unlock(" LOCK_IDS ");"
         "  RETURN first;"
         " END $f$;",
+        /* 2: who runs each game (a cluster's node instance, "" for a single server): every
+         * write of a game checks it, so a node that lost a game cannot write to it */
+        "ALTER TABLE games ADD COLUMN owner text NOT NULL DEFAULT '';"
+        "CREATE INDEX games_owner ON games(owner) WHERE status = 'in_progress';",
 };
 #define NMIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))
 
@@ -172,6 +176,7 @@ enum stmt_id {
 	S_GAME_FINISH,
 	S_IN_PROGRESS,
 	S_HISTORY,
+	S_CLAIM,
 	S_COUNT
 };
 
@@ -199,23 +204,23 @@ static const char *const stmt_sql[S_COUNT] = {
         [S_GAME_INSERT] =
                 "INSERT INTO games(id, kind, options, seed, player0, player1, player0_key,"
                 " player1_key, guest0, guest1, rated, time_base_ms, time_inc_ms, started,"
-                " clock0_ms, clock1_ms)"
+                " clock0_ms, clock1_ms, owner)"
                 " VALUES ($14::bigint, $1, $2, $3::bigint, $4, $5, $6, $7, $8::boolean,"
                 " $9::boolean, $10::boolean, $11::bigint, $12::bigint, $13::bigint, $11::bigint,"
-                " $11::bigint) ON CONFLICT (id) DO NOTHING",
+                " $11::bigint, $15) ON CONFLICT (id) DO NOTHING",
         [S_GAME_EXISTS] = "SELECT " GAME_EXISTS_1,
         /* the game and its moves in one statement: one snapshot */
         [S_GAME_FETCH] = "SELECT " GAME_COLS ", " MOVE_COLS " FROM games g"
                          " LEFT JOIN moves m ON m.game = g.id WHERE g.id = $1::bigint"
                          " ORDER BY m.ply",
-        /* inserts only when the game is in progress and ply is the next one; answers
-         * (inserted, the game exists) */
+        /* inserts only when the game is in progress, ours ($9: the owner) and ply is the next
+         * one; answers (inserted, the game exists) */
         [S_MOVE_INSERT] =
                 "WITH ins AS (INSERT INTO moves(game, ply, seat, move, ms_used, clock0_ms,"
                 " clock1_ms, at) SELECT $1::bigint, $2::int, $3::int, $4::text, $5::bigint,"
                 " $6::bigint, $7::bigint, $8::bigint FROM games"
-                " WHERE id = $1::bigint AND status = 'in_progress' AND $2::int = " PLIES_OF_1
-                " ON CONFLICT (game, ply) DO NOTHING RETURNING 1)"
+                " WHERE id = $1::bigint AND status = 'in_progress' AND owner = $9"
+                " AND $2::int = " PLIES_OF_1 " ON CONFLICT (game, ply) DO NOTHING RETURNING 1)"
                 " SELECT (SELECT count(*) FROM ins), " GAME_EXISTS_1,
         /* drops the last $2 moves, when there are that many (and exactly $3 if $3 >= 0) */
         [S_MOVES_DROP] = "WITH p AS (SELECT " PLIES_OF_1 " AS n),"
@@ -223,12 +228,12 @@ static const char *const stmt_sql[S_COUNT] = {
                          " AND ply >= (SELECT n FROM p) - $2::int AND (SELECT n FROM p) >= $2::int"
                          " AND ($3::int < 0 OR (SELECT n FROM p) = $3::int)"
                          " AND EXISTS (SELECT 1 FROM games WHERE id = $1::bigint"
-                         " AND status = 'in_progress') RETURNING 1)"
+                         " AND status = 'in_progress' AND owner = $4) RETURNING 1)"
                          " SELECT (SELECT count(*) FROM d), " GAME_EXISTS_1,
         [S_GAME_FINISH] = "UPDATE games SET status = $2, ended = $3::bigint, result = $4,"
                           " winner = $5::int, reason = $6, clock0_ms = $7::bigint,"
                           " clock1_ms = $8::bigint WHERE id = $1::bigint"
-                          " AND status = 'in_progress'"
+                          " AND status = 'in_progress' AND owner = $9"
                           " RETURNING guest0, guest1, kind, player0, player1",
         [S_IN_PROGRESS] = "SELECT " GAME_COLS ", " MOVE_COLS " FROM games g"
                           " LEFT JOIN moves m ON m.game = g.id WHERE g.status = 'in_progress'"
@@ -237,6 +242,13 @@ static const char *const stmt_sql[S_COUNT] = {
                       " FROM games g WHERE g.status <> 'in_progress'"
                       " AND (g.player0_key = $1 OR g.player1_key = $1)"
                       " ORDER BY g.ended DESC, g.id DESC LIMIT $2::int",
+        /* the games in progress of owner $2 (or, $3 true, of any instance of the name $2
+         * ends with before its '*', and of no owner) become owner $1's, with their moves */
+        [S_CLAIM] = "WITH c AS (UPDATE games SET owner = $1 WHERE status = 'in_progress'"
+                    " AND (owner = $2 OR ($3::boolean AND (owner = ''"
+                    " OR starts_with(owner, left($2, -1))))) RETURNING id)"
+                    " SELECT " GAME_COLS ", " MOVE_COLS " FROM games g JOIN c ON c.id = g.id"
+                    " LEFT JOIN moves m ON m.game = g.id ORDER BY g.id, m.ply",
 };
 
 /* The writes of one transaction, as calls (a hash of the statement and its arguments) and
@@ -271,6 +283,7 @@ struct pg_store {
 	size_t replay_at;   /* the next of them */
 	bool gone;          /* the store was dropped or replaced: for good, why says how */
 	char store_id[64];  /* bitarena_meta's store_id, read at open */
+	char node[STORE_NODE_MAX + 1]; /* the owner this connection writes as ("": none) */
 	char where[256];
 	char why[700];
 };
@@ -458,9 +471,9 @@ static void quiet(void *arg, const char *message)
 }
 
 static const char *const stmt_names[S_COUNT] = {
-        "acc_insert",  "acc_get",    "rating_get",  "rating_put",  "rating_top",
-        "ratings_of",  "reserve",    "game_insert", "game_exists", "game_fetch",
-        "move_insert", "moves_drop", "game_finish", "in_progress", "history",
+        "acc_insert",  "acc_get",     "rating_get",  "rating_put", "rating_top",  "ratings_of",
+        "reserve",     "game_insert", "game_exists", "game_fetch", "move_insert", "moves_drop",
+        "game_finish", "in_progress", "history",     "claim",
 };
 
 /* Settings of a new session: durability, lock wait, encoding, read-only for readers. */
@@ -977,6 +990,7 @@ static int pg_open(const struct store_options *o, struct store **out)
 	s->sync = o->sync;
 	s->busy_ms = o->busy_timeout_ms;
 	s->reader = o->reader;
+	snprintf(s->node, sizeof s->node, "%s", o->node ? o->node : "");
 	if (s->conninfo == NULL) {
 		free(s);
 		return STORE_ENOMEM;
@@ -1316,6 +1330,7 @@ static int pg_game_insert(struct store *bs, const struct store_game *g, int64_t 
 	p_i64(&p, g->time_inc_ms);
 	p_i64(&p, g->started);
 	p_i64(&p, id);
+	p_str(&p, s->node);
 	return write1(s, S_GAME_INSERT, &p, NONE_EXISTS);
 }
 
@@ -1411,6 +1426,7 @@ static int pg_move_append(struct store *bs, int64_t id, const struct store_move 
 	p_i64(&p, m->clock_ms[0]);
 	p_i64(&p, m->clock_ms[1]);
 	p_i64(&p, m->at);
+	p_str(&p, impl(bs)->node);
 	return write1(impl(bs), S_MOVE_INSERT, &p, NONE_GUARD);
 }
 
@@ -1420,6 +1436,7 @@ static int pg_moves_drop(struct store *bs, int64_t id, int n, int plies)
 	p_i64(&p, id);
 	p_i64(&p, n);
 	p_i64(&p, plies);
+	p_str(&p, impl(bs)->node);
 	return write1(impl(bs), S_MOVES_DROP, &p, NONE_GUARD);
 }
 
@@ -1473,6 +1490,7 @@ static int pg_game_finish(struct store *bs, int64_t id, const struct store_finis
 	p_str(&p, f->reason);
 	p_i64(&p, f->clock_ms[0]);
 	p_i64(&p, f->clock_ms[1]);
+	p_str(&p, s->node);
 	uint64_t call = call_of(S_GAME_FINISH, &p);
 	for (int i = 0; i < STORE_SEATS; i++) {
 		const struct store_rating *rt = &f->rating[i];
@@ -1555,6 +1573,34 @@ static int pg_history(struct store *bs, const char *name, int limit, struct stor
 	return STORE_OK;
 }
 
+static int pg_games_claim(struct store *bs, const char *from, struct store_game **out, size_t *n)
+{
+	struct pg_store *s = impl(bs);
+	size_t len = strlen(from);
+	if (s->node[0] == '\0' || len == 0 || !utf8_valid(from))
+		return STORE_EINVAL;
+	struct params p = {0};
+	p_str(&p, s->node);
+	p_str(&p, from);
+	p_bool(&p, len >= 2 && strcmp(from + len - 2, "#*") == 0);
+	struct unit u;
+	int err = unit_begin(s, &u, false);
+	if (err)
+		return err;
+	PGresult *r = NULL;
+	err = run(s, S_CLAIM, &p, &r);
+	if (err == STORE_OK)
+		err = game_list_moves(r, out, n);
+	PQclear(r);
+	err = unit_end(s, &u, err);
+	if (err != STORE_OK) {
+		store_games_free(*out, *n);
+		*out = NULL;
+		*n = 0;
+	}
+	return err;
+}
+
 const struct store_backend store_pg = {
         .name = "postgresql",
         .open = pg_open,
@@ -1581,4 +1627,5 @@ const struct store_backend store_pg = {
         .game_fetch = pg_game_fetch,
         .games_in_progress = pg_games_in_progress,
         .history = pg_history,
+        .games_claim = pg_games_claim,
 };
