@@ -33,10 +33,12 @@ static const struct cli_cmd cli_cmds[] = {
          "[--spectators M] [--idle K] [--pingers P [--ping-ms MS]] [--duration S | --rounds R] "
          "[--rate MOVES_PER_S] [--json] [--ack-log FILE] [--keep-going] [--server-pid PID] "
          "[--seed S] [--timeout SEC] [--ws players,spectators,idle,pingers|all "
-         "(--http-port-file FILE | --http-port N)] | --pairs P [--games G] | --verify FILE",
+         "(--http-port-file FILE | --http-port N)] [--seat2 HOST:PORT] [--watch-at HOST:PORT] "
+         "| --pairs P [--games G] | --verify FILE",
          "benchmark and checker: N games of random moves with M spectators each, K idle "
          "connections; moves/s, latency and fan-out percentiles, server RSS and CPU; fails on "
-         "any unacknowledged move or missed state"},
+         "any unacknowledged move or missed state; in a cluster, --seat2 and --watch-at put "
+         "the accepting seats and the spectators on other nodes"},
         {"replay", cmd_replay, "FILE [--delay-ms N] [--quiet]",
          "replay a game record through its engine, drawing every position"},
         {"xmas-replay", cmd_xmas_replay, "[--seed S] [--pool 2|3]",

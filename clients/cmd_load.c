@@ -123,6 +123,7 @@ struct load {
 	const char *prog;
 	/* options */
 	const char *server, *kind_arg, *ack_path;
+	const char *seat2, *watch_at; /* --seat2, --watch-at: other nodes of a cluster */
 	char kind[32];
 	const struct game_ops *ops;
 	int games, spectators, idle, pingers, ping_ms, rounds;
@@ -137,6 +138,7 @@ struct load {
 	/* connections */
 	uv_loop_t loop;
 	struct uvl_pool pool, wspool; /* TCP; WebSocket (--ws) */
+	struct uvl_pool pool2, pool3; /* TCP to --seat2 (accepting seats), --watch-at (spectators) */
 	struct lconn *conns;          /* players, spectators, idle, pingers in that order */
 	int nconns, nplayers, nspec;
 	struct slot *slots;
@@ -524,17 +526,24 @@ static void close_timers(struct load *l)
 	uvl_pool_close(&l->wspool); /* libwebsockets leaves the loop too */
 }
 
-/* Starts c's connection, on WebSocket or TCP by its role. */
+/* Starts c's connection, on WebSocket or TCP by its role (and in a cluster, to its node). */
 static void connect_one(struct load *l, struct lconn *c)
 {
-	uvl_connect(l->ws_roles & (1u << c->role) ? &l->wspool : &l->pool, &c->u);
+	struct uvl_pool *p = &l->pool;
+	if (l->ws_roles & (1u << c->role))
+		p = &l->wspool;
+	else if (c->role == ROLE_PLAYER && c->idx % 2 == 1 && l->seat2 != NULL)
+		p = &l->pool2;
+	else if (c->role == ROLE_SPECTATOR && l->watch_at != NULL)
+		p = &l->pool3;
+	uvl_connect(p, &c->u);
 }
 
 /* Connections that never started to connect (queued or not yet asked) count as closed. */
 static void drop_unstarted(struct load *l)
 {
-	struct uvl_pool *pools[2] = {&l->pool, &l->wspool};
-	for (int k = 0; k < 2; k++) {
+	struct uvl_pool *pools[4] = {&l->pool, &l->wspool, &l->pool2, &l->pool3};
+	for (int k = 0; k < 4; k++) {
 		for (struct uvl_conn *u = pools[k]->wait_head; u != NULL; u = u->wait_next)
 			u->pool = NULL; /* no handle was made: as if it had never been queued */
 		pools[k]->wait_head = pools[k]->wait_tail = NULL;
@@ -1125,12 +1134,12 @@ static bool addr_is_loopback(const struct sockaddr_storage *ss)
 	return false;
 }
 
-/* Connects once (blocking) to find the server's address; 0, or the exit status. */
-static int probe(struct load *l, struct sockaddr_storage *ss)
+/* Connects once (blocking) to find server's address; 0, or the exit status. */
+static int probe_addr(struct load *l, const char *server, struct sockaddr_storage *ss)
 {
 	struct net_conn c;
 	char err[256];
-	if (net_connect(&c, l->server, 0, 10000, err, sizeof err) < 0) {
+	if (net_connect(&c, server, 0, 10000, err, sizeof err) < 0) {
 		fprintf(stderr, "%s: %s\n", l->prog, err);
 		return 1;
 	}
@@ -1139,9 +1148,18 @@ static int probe(struct load *l, struct sockaddr_storage *ss)
 	net_close(&c);
 	if (r < 0 || !addr_is_loopback(ss)) {
 		fprintf(stderr, "%s: %s is not a loopback address; load runs only locally\n",
-		        l->prog, l->server);
+		        l->prog, server);
 		return 2;
 	}
+	return 0;
+}
+
+/* probe_addr() of --server, and the server's pid for its figures. */
+static int probe(struct load *l, struct sockaddr_storage *ss)
+{
+	int rc = probe_addr(l, l->server, ss);
+	if (rc != 0)
+		return rc;
 	if (l->server_pid == 0) {
 		int port = ntohs(ss->ss_family == AF_INET6 ? ((struct sockaddr_in6 *)ss)->sin6_port
 		                                           : ((struct sockaddr_in *)ss)->sin_port);
@@ -1290,10 +1308,17 @@ static int run(struct load *l)
 		fprintf(stderr, "%s: cannot start an event loop\n", l->prog);
 		return 1;
 	}
-	struct uvl_pool *pools[2] = {&l->pool, &l->wspool};
-	for (int k = 0; k < 2; k++) {
-		uvl_pool_init(pools[k], &l->loop, (struct sockaddr *)&ss, NET_DEFAULT_MAX_LINE,
-		              LOAD_WINDOW);
+	struct sockaddr_storage ss2 = ss, ss3 = ss;
+	if ((l->seat2 != NULL && (rc = probe_addr(l, l->seat2, &ss2)) != 0) ||
+	    (l->watch_at != NULL && (rc = probe_addr(l, l->watch_at, &ss3)) != 0)) {
+		uv_loop_close(&l->loop);
+		return rc;
+	}
+	struct uvl_pool *pools[4] = {&l->pool, &l->wspool, &l->pool2, &l->pool3};
+	const struct sockaddr_storage *addrs[4] = {&ss, &ss, &ss2, &ss3};
+	for (int k = 0; k < 4; k++) {
+		uvl_pool_init(pools[k], &l->loop, (const struct sockaddr *)addrs[k],
+		              NET_DEFAULT_MAX_LINE, LOAD_WINDOW);
 		pools[k]->on_open = on_open;
 		pools[k]->on_line = on_line;
 		pools[k]->on_close = on_close;
@@ -1385,6 +1410,10 @@ int cmd_load(int argc, char **argv)
 		}
 		if (strcmp(a, "--server") == 0 && val)
 			l.server = val;
+		else if (strcmp(a, "--seat2") == 0 && val)
+			l.seat2 = val;
+		else if (strcmp(a, "--watch-at") == 0 && val)
+			l.watch_at = val;
 		else if (strcmp(a, "--kind") == 0 && val && strpbrk(val, "\r\n") == NULL)
 			l.kind_arg = val;
 		else if (strcmp(a, "--games") == 0 && (ok = num_arg(val, 0, 30000, &v))) {

@@ -81,6 +81,9 @@ struct client {
 	void *fe_data;
 	/* rtt.c's: the server's pings */
 	struct client_rtt rtt;
+	/* cluster (relay.c): a relay client, standing for a client of another node; never a
+	   user of this one (the lobby skips it) */
+	bool remote;
 	/* the lobby's (lobby.c, lobby_login): who this is */
 	bool logged_in;
 	bool registered; /* logged in to an account (accounts); false for a guest */

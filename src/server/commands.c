@@ -78,9 +78,17 @@ static void cmd_seek(struct cmd *x)
 	lobby_seek(x->cx->lobby, x->cl, x->rq);
 }
 
+/* seeks, who, list: the router answers them for the whole cluster. */
+static bool routed(struct cmd *x)
+{
+	const struct router *rt = x->cx->router;
+	return rt != NULL && rt->verb(rt->ud, x);
+}
+
 static void cmd_seeks(struct cmd *x)
 {
-	lobby_seeks(x->cx->lobby, x->cl, x->rq);
+	if (!routed(x))
+		lobby_seeks(x->cx->lobby, x->cl, x->rq);
 }
 
 static void cmd_unseek(struct cmd *x)
@@ -121,14 +129,16 @@ static void cmd_accept(struct cmd *x)
 
 static void cmd_who(struct cmd *x)
 {
-	lobby_who(x->cx->lobby, x->cl, x->rq);
+	if (!routed(x))
+		lobby_who(x->cx->lobby, x->cl, x->rq);
 }
 
 /* ---- handlers: games ---------------------------------------------------------------- */
 
 static void cmd_list(struct cmd *x)
 {
-	view_list(x->cx->sess, x->cl, x->rq);
+	if (!routed(x))
+		view_list(x->cx->sess, x->cl, x->rq);
 }
 
 static void cmd_move(struct cmd *x)
@@ -383,8 +393,11 @@ enum cmd_resolved commands_resolve_game(struct cmd *x, bool lookup)
 	}
 	if (!lookup)
 		return CMD_RESOLVED;
-	/* a cluster router goes here: a game of another node is forwarded, not refused */
 	x->g = session_find(x->cx->sess, x->id);
+	/* in a cluster, a game of another node is forwarded, not refused */
+	const struct router *rt = x->cx->router;
+	if (x->g == NULL && rt != NULL && rt->game(rt->ud, x))
+		return CMD_FORWARDED;
 	if (x->g == NULL) {
 		reply_err(x->cl, x->rq, "NO_SUCH_GAME", "there is no game %" PRIu64, x->id);
 		return CMD_ANSWERED;
@@ -435,6 +448,9 @@ static bool resolve(struct cmd *x)
 		x->seek = lobby_seek_find(x->cx->lobby, id);
 		if (x->seek != NULL && x->seek->to != NULL && x->seek->to != c && x->seek->by != c)
 			x->seek = NULL; /* someone else's challenge is not there for c */
+		const struct router *rt = x->cx->router;
+		if (x->seek == NULL && rt != NULL && rt->seek(rt->ud, x, id))
+			return false; /* forwarded to the seek's node */
 		if (x->seek == NULL) {
 			reply_err(c, rq, "NO_SUCH_SEEK", "there is no seek %" PRIu64, id);
 			return false;

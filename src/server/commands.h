@@ -23,9 +23,9 @@
  *
  * "The game named by the first argument" is resolved in one function,
  * commands_resolve_game(). A cluster router (several nodes, each owning some
- * games) intercepts exactly there: a game this node does not own is not an
- * error but a command to forward, whole, to the node that owns it, whose
- * answer goes back to the client (CMD_FORWARDED below is reserved for that).
+ * games: struct router, cluster.c) intercepts exactly there: a game this
+ * node does not own is not an error but a command to forward, whole, to the
+ * node that owns it, whose answer goes back to the client (CMD_FORWARDED).
  */
 #ifndef BITARENA_SERVER_COMMANDS_H
 #define BITARENA_SERVER_COMMANDS_H
@@ -56,13 +56,32 @@ enum cmd_flags {
 	CMD_SEEK = 1 << 9
 };
 
+struct cmd;
+
+/*
+ * A cluster router (cluster.c), registered by server.c: upward callbacks the
+ * dispatcher calls where a single node answers from its own memory. Each
+ * returns true when it took the request (answered it, or forwarded it to
+ * the node that holds what it names); false: answered as on a single node.
+ */
+struct router {
+	void *ud;
+	/* The game of argv[0] (x->id) is not in this node's memory. */
+	bool (*game)(void *ud, struct cmd *x);
+	/* The seek of argv[0] (id) is not this node's. */
+	bool (*seek)(void *ud, struct cmd *x, uint64_t id);
+	/* seeks, who, list: answered for the whole cluster. */
+	bool (*verb)(void *ud, struct cmd *x);
+};
+
 /* What the handlers reach: the layers below. */
 struct commands {
 	struct lobby *lobby;
 	struct sessions *sess;
-	struct accounts *acct;      /* NULL: the server keeps no store */
-	struct archive *arch;       /* NULL: the server keeps no store */
-	struct client_barrier *bar; /* the journal's: lifted after each command (client.h) */
+	struct accounts *acct;       /* NULL: the server keeps no store */
+	struct archive *arch;        /* NULL: the server keeps no store */
+	struct client_barrier *bar;  /* the journal's: lifted after each command (client.h) */
+	const struct router *router; /* NULL: a single node */
 };
 
 /* One request, resolved for its handler (see the flags above). */
@@ -85,7 +104,7 @@ void commands_line(struct commands *cx, struct client *cl, char *line, size_t le
 enum cmd_resolved {
 	CMD_RESOLVED = 0, /* x->g (or x->id alone: lookup false) is set */
 	CMD_ANSWERED,     /* the request was answered with an error */
-	CMD_FORWARDED     /* reserved: a router sent the request to the game's node */
+	CMD_FORWARDED     /* the router took the request (sent it to the game's node) */
 };
 /*
  * The game named by argv[0] of x's request: the id parsed into x->id and,

@@ -512,8 +512,21 @@ int journal_recover(struct journal *jn)
 	for (size_t i = 0; i < n; i++)
 		restored += restore_one(jn, &v[i]);
 	store_games_free(v, n);
-	/* what recovery wrote (ends, trimmed rows) is durable before anyone connects */
-	store_writer_flush(jn->w);
-	client_barrier_clear(jn->bar);
+	journal_settle(jn, true);
 	return restored;
+}
+
+bool journal_restore(struct journal *jn, struct store_game *sg)
+{
+	return jn->w != NULL && restore_one(jn, sg);
+}
+
+void journal_settle(struct journal *jn, bool wait)
+{
+	if (jn->w == NULL)
+		return;
+	/* before anyone connects, what recovery wrote (ends, trimmed rows) is durable */
+	if (wait)
+		store_writer_flush(jn->w);
+	client_barrier_clear(jn->bar);
 }

@@ -81,6 +81,15 @@ int journal_open(struct journal *jn, uv_loop_t *loop, struct store *db,
  * enum store_err.
  */
 int journal_recover(struct journal *jn);
+/*
+ * One stored game in progress restored as journal_recover() restores each
+ * (a cluster's node taking a game over): false when it could not be (it is
+ * ended in the store as unrecoverable). Then journal_settle(): wait, before
+ * the server listens, for what restoring wrote to be durable; without wait
+ * (a running server) it is written in the background.
+ */
+bool journal_restore(struct journal *jn, struct store_game *sg);
+void journal_settle(struct journal *jn, bool wait);
 /* Removes the hooks, writes what is still queued and stops the writer. */
 void journal_close(struct journal *jn);
 /* True while the store fails (new writes are refused); why (may be NULL) gets the reason. */

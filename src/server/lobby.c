@@ -21,11 +21,16 @@ void lobby_init(struct lobby *l, struct conn_hub *hub, struct sessions *sess)
 	l->sess = sess;
 }
 
+void lobby_set_hooks(struct lobby *l, const struct lobby_hooks *h)
+{
+	l->hooks = *h;
+}
+
 /* The client of cn when it is logged in and staying, else NULL. */
 static struct client *user_at(struct conn *cn)
 {
 	struct client *c = client_of(cn);
-	return c != NULL && c->logged_in && !cn->closing ? c : NULL;
+	return c != NULL && c->logged_in && !c->remote && !cn->closing ? c : NULL;
 }
 
 struct client *lobby_find_user(struct lobby *l, const char *name)
@@ -107,6 +112,8 @@ static void seek_announce(struct lobby *l, const struct seek *k, bool gone)
 		if (c != NULL && c != k->by)
 			msg_send(&m, c);
 	}
+	if (l->hooks.on_seek != NULL)
+		l->hooks.on_seek(l->hooks.ud, k, gone, &m);
 	msg_done(&m);
 	if (l->news.on_seek != NULL)
 		l->news.on_seek(l->news.ud, k, gone);
@@ -162,6 +169,14 @@ void lobby_free(struct lobby *l)
 void lobby_login(struct lobby *l, struct client *c, const struct proto_req *rq, const char *name,
                  bool registered)
 {
+	if (!registered && l->hooks.guest != NULL && l->hooks.guest(l->hooks.ud, c, rq, name))
+		return;
+	lobby_login_checked(l, c, rq, name, registered);
+}
+
+void lobby_login_checked(struct lobby *l, struct client *c, const struct proto_req *rq,
+                         const char *name, bool registered)
+{
 	snprintf(c->name, sizeof c->name, "%s", name);
 	c->logged_in = true;
 	c->registered = registered;
@@ -185,6 +200,8 @@ void lobby_login(struct lobby *l, struct client *c, const struct proto_req *rq, 
 	session_resume_send(l->sess, c);
 	if (l->news.on_presence != NULL)
 		l->news.on_presence(l->news.ud, c, true);
+	if (l->hooks.on_login != NULL)
+		l->hooks.on_login(l->hooks.ud, c);
 }
 
 void lobby_logout(struct lobby *l, struct client *c, const struct proto_req *rq)
@@ -258,10 +275,11 @@ void lobby_games(struct client *c, const struct proto_req *rq)
 			cJSON_AddItemToArray(seats, cJSON_CreateString(ops->seat_names[k]));
 		cJSON_AddBoolToObject(g, "simultaneous", sim);
 		cJSON *opts = cJSON_AddArrayToObject(g, "options");
-		char *line = xasprintf("  %-6s %s, seats %s/%s%s", ops->name, ops->title,
-		                       ops->seat_names[0], ops->seat_names[1],
-		                       sim ? ", simultaneous turns (turn_ms=, first_turn_ms=, strict=)"
-		                           : " (time=MIN+INC)");
+		char *line =
+		        xasprintf("  %-6s %s, seats %s/%s%s", ops->name, ops->title,
+		                  ops->seat_names[0], ops->seat_names[1],
+		                  sim ? ", simultaneous turns (turn_ms=, first_turn_ms=, strict=)"
+		                      : " (time=MIN+INC)");
 		for (int k = 0; k < ops->nopts; k++) {
 			const struct game_optdef *d = &ops->opts[k];
 			cJSON *o = cJSON_CreateObject();
@@ -318,7 +336,9 @@ struct seek *lobby_seek_new(struct lobby *l, struct client *c, const struct prot
 		reply_err(c, rq, "INTERNAL", "out of memory");
 		return NULL;
 	}
-	k->id = ++l->next_seek_id;
+	k->id = l->hooks.seek_id != NULL ? l->hooks.seek_id(l->hooks.ud) : 0;
+	if (k->id == 0)
+		k->id = ++l->next_seek_id;
 	k->by = c;
 	k->to = to;
 	k->ops = ops;

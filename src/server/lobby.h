@@ -9,6 +9,8 @@
  * Presence lives in each client's lobby part (client.h: logged_in,
  * registered, name), written only here; the clients themselves are the
  * connection hub's, so listing them walks the hub (newest connection first).
+ * A relay client (client.h: remote) stands for a user of another node: it
+ * is never a user here.
  */
 #ifndef BITARENA_SERVER_LOBBY_H
 #define BITARENA_SERVER_LOBBY_H
@@ -44,15 +46,31 @@ struct lobby_news {
 	void (*on_presence)(void *ud, struct client *c, bool here);
 };
 
+/* Upward news for a cluster (cluster.c), registered by server.c; each optional. */
+struct lobby_hooks {
+	void *ud;
+	/* c logged in (its reply and resumed games are out). */
+	void (*on_login)(void *ud, struct client *c);
+	/* Seek k appeared or went away; told is what this node's clients were told. */
+	void (*on_seek)(void *ud, const struct seek *k, bool gone, struct msg *told);
+	/* A new seek's id, unique across nodes (0: none could be had: the lobby's own). */
+	uint64_t (*seek_id)(void *ud);
+	/* A guest name about to be taken: true when the cluster checks it on every node first
+	 * (it answers rq itself, or calls lobby_login_checked()). */
+	bool (*guest)(void *ud, struct client *c, const struct proto_req *rq, const char *name);
+};
+
 struct lobby {
 	struct conn_hub *hub;  /* the clients (presence) */
 	struct sessions *sess; /* games: accepted seeks start here */
 	struct seek *seeks;    /* oldest first */
 	uint64_t next_seek_id;
 	struct lobby_news news;
+	struct lobby_hooks hooks;
 };
 
 void lobby_init(struct lobby *l, struct conn_hub *hub, struct sessions *sess);
+void lobby_set_hooks(struct lobby *l, const struct lobby_hooks *h);
 /* Frees every seek without telling anyone (shutdown). */
 void lobby_free(struct lobby *l);
 
@@ -70,6 +88,9 @@ void lobby_login(struct lobby *l, struct client *c, const struct proto_req *rq, 
  * connected and may log in again. Challenges are direct_client_gone()'s first.
  */
 void lobby_logout(struct lobby *l, struct client *c, const struct proto_req *rq);
+/* lobby_login() of a guest name the cluster has checked (hooks.guest). */
+void lobby_login_checked(struct lobby *l, struct client *c, const struct proto_req *rq,
+                         const char *name, bool registered);
 /* The connected, logged-in client with this name (case-insensitive), or NULL. */
 struct client *lobby_find_user(struct lobby *l, const char *name);
 /* c is going: its seeks and the challenges to it are withdrawn (open seeks told to the others). */

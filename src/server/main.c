@@ -33,6 +33,14 @@ static void usage(FILE *f)
 	        "  --sndbuf BYTES      socket send buffer of connections (default: the system's)\n"
 	        "  --data DIR          accounts, ratings, games and the journal: DIR/bitarena.db\n"
 	        "                      (default ./%s, created when missing)\n"
+	        "  --db postgresql://CONNINFO  the store in PostgreSQL instead of --data\n"
+	        "                      (a libpq URI: postgresql://user@host:port/db?...)\n"
+	        "  --cluster redis://HOST:PORT  a node of a cluster: games, seeks and users\n"
+	        "                      shared through Redis with the other nodes (needs --db\n"
+	        "                      and --node; docs/cluster.md)\n"
+	        "  --node NAME         this node's name in the cluster (1-32 of A-Z a-z 0-9 _ -)\n"
+	        "  --cluster-beat-ms MS  heartbeats this often, a node silent 3 times as long is\n"
+	        "                      dead (default %d; tests use less)\n"
 	        "  --fsync always      a move is acknowledged once its journal batch is fsync'd\n"
 	        "                      (the default: nothing acknowledged is lost, even by a\n"
 	        "                      power cut)\n"
@@ -53,7 +61,7 @@ static void usage(FILE *f)
 	        "  --help, --version\n"
 	        "Protocol: protocol/PROTOCOL.md; try 'nc 127.0.0.1 7777' and type 'help'.\n",
 	        SERVER_GRACE_DEFAULT, SERVER_PING_DEFAULT, STORE_BUSY_DEFAULT_MS, CONN_OUT_SOFT,
-	        SERVER_DATA_DEFAULT, WEB_PKGDIR);
+	        SERVER_DATA_DEFAULT, CLUSTER_BEAT_MS, WEB_PKGDIR);
 }
 
 /* A whole decimal number in least..most into *v; false for anything else. */
@@ -186,6 +194,10 @@ int main(int argc, char **argv)
 	        {"data", required_argument, NULL, 'd'},
 	        {"fsync", required_argument, NULL, 'y'},
 	        {"fast-hash", no_argument, NULL, 'f'},
+	        {"db", required_argument, NULL, 'D'},
+	        {"cluster", required_argument, NULL, 'C'},
+	        {"node", required_argument, NULL, 'N'},
+	        {"cluster-beat-ms", required_argument, NULL, 'E'},
 	        {"help", no_argument, NULL, 'h'},
 	        {"version", no_argument, NULL, 'V'},
 	        {NULL, 0, NULL, 0},
@@ -194,6 +206,8 @@ int main(int argc, char **argv)
 	const char *http = NULL, *http_port_file = NULL, *http_origin = NULL, *http_root = NULL;
 	const char *playtak = NULL, *playtak_port_file = NULL;
 	bool fast_hash = false;
+	const char *db = NULL, *cluster = NULL, *node = NULL;
+	long beat_ms = CLUSTER_BEAT_MS;
 	int64_t busy_ms = 0; /* the store's default */
 	struct server_config cfg = {.grace_ms = SERVER_GRACE_DEFAULT * 1000LL, .verbose = false};
 	int opt;
@@ -266,6 +280,21 @@ int main(int argc, char **argv)
 		case 'f':
 			fast_hash = true;
 			break;
+		case 'D':
+			db = optarg;
+			break;
+		case 'C':
+			cluster = optarg;
+			break;
+		case 'N':
+			node = optarg;
+			break;
+		case 'E':
+			if (!parse_long(optarg, 50, 60000, &beat_ms)) {
+				fprintf(stderr, "bitarenad: --cluster-beat-ms takes 50..60000\n");
+				return 2;
+			}
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -303,6 +332,28 @@ int main(int argc, char **argv)
 		        playtak);
 		return 2;
 	}
+	if (db != NULL && strncmp(db, "postgresql://", 13) != 0 &&
+	    strncmp(db, "postgres://", 11) != 0) {
+		fprintf(stderr, "bitarenad: --db wants postgresql://CONNINFO, not '%s'\n", db);
+		return 2;
+	}
+	char redis_host[256];
+	int redis_port;
+	if (cluster != NULL &&
+	    (db == NULL || node == NULL || !cluster_node_valid(node) ||
+	     cluster_parse_redis(cluster, redis_host, sizeof redis_host, &redis_port) < 0)) {
+		fprintf(stderr,
+		        "bitarenad: --cluster redis://HOST:PORT needs --db postgresql://... and "
+		        "--node NAME (1-32 of A-Z a-z 0-9 _ -)\n");
+		return 2;
+	}
+	if (node != NULL && cluster == NULL) {
+		fprintf(stderr, "bitarenad: --node is for a cluster's node (--cluster)\n");
+		return 2;
+	}
+	char instance[STORE_NODE_MAX + 1] = "";
+	if (cluster != NULL)
+		cluster_instance(node, instance);
 	signal(SIGPIPE, SIG_IGN);
 
 	uv_loop_t loop;
@@ -312,14 +363,35 @@ int main(int argc, char **argv)
 	}
 	struct server *srv = malloc(sizeof *srv);
 	int r = srv ? server_init(srv, &loop, &cfg) : UV_ENOMEM;
-	const struct store_options so = {.dir = data, .busy_timeout_ms = (int)busy_ms};
+	const struct store_options so = {.dir = data,
+	                                 .backend = db != NULL ? "postgresql" : NULL,
+	                                 .conninfo = db,
+	                                 .node = cluster != NULL ? instance : NULL,
+	                                 .busy_timeout_ms = (int)busy_ms};
 	if (r == 0 && server_open_store(srv, &so, fast_hash) < 0)
 		return start_failed(&loop, srv);
+	if (r == 0 && cluster != NULL) {
+		char why[300];
+		const struct cluster_config cc = {.redis = cluster,
+		                                  .node = node,
+		                                  .instance = instance,
+		                                  .beat_ms = (int)beat_ms,
+		                                  .expiry_ms = 3 * (int)beat_ms,
+		                                  .store = &so};
+		if (server_join_cluster(srv, &cc, why, sizeof why) < 0) {
+			fprintf(stderr, "bitarenad: %s\n", why);
+			return start_failed(&loop, srv);
+		}
+		fprintf(stderr, "bitarenad: node %s (%s) of the cluster on %s\n", node, instance,
+		        cluster);
+	}
 	if (r == 0) {
 		int n = server_recover(srv);
+		if (n < 0 && cluster != NULL)
+			return start_failed(&loop, srv);
 		if (n > 0)
-			fprintf(stderr, "bitarenad: %d game%s in progress restored from %s/%s\n", n,
-			        n == 1 ? "" : "s", data, STORE_DB_FILE);
+			fprintf(stderr, "bitarenad: %d game%s in progress restored from %s\n", n,
+			        n == 1 ? "" : "s", db != NULL ? "PostgreSQL" : data);
 	}
 	int bound = 0;
 	if (r == 0)

@@ -16,6 +16,7 @@
 
 #include "server/direct.h"
 #include "server/offers.h"
+#include "server/relay.h"
 
 /* ---- the connection layer's events ---------------------------------------------------- */
 
@@ -28,6 +29,8 @@ static void ev_open(void *ud, struct conn *c)
 		return;
 	}
 	cl->bar = &s->bar;
+	if (relay_is(c)) /* stands for a client of another node, greeted there */
+		return;
 	if (playtak_port_owns(s->pt, c)) { /* it speaks playtak: the port's front-end */
 		playtak_port_open(s->pt, cl);
 		return;
@@ -61,6 +64,7 @@ static void ev_drain(void *ud, struct conn *c)
 	struct client *cl = client_of(c);
 	if (cl->has_pending_states)
 		session_flush_pending(&s->sess, cl);
+	cluster_drain(s->cluster, cl);
 }
 
 static void ev_close(void *ud, struct conn *c)
@@ -79,6 +83,7 @@ static void ev_close(void *ud, struct conn *c)
 		archive_client_gone(&s->arch, cl);
 	if (cl->fe != NULL)
 		cl->fe->gone(cl);
+	cluster_client_gone(s->cluster, cl);
 	client_free(cl);
 }
 
@@ -159,8 +164,21 @@ int server_open_store(struct server *s, const struct store_options *o, bool fast
 	return 0;
 }
 
+int server_join_cluster(struct server *s, const struct cluster_config *cfg, char *why, size_t len)
+{
+	const struct cluster_layers ly = {.loop = s->loop,
+	                                  .hub = &s->hub,
+	                                  .cmds = &s->cmds,
+	                                  .lobby = &s->lobby,
+	                                  .sess = &s->sess,
+	                                  .journal = &s->journal};
+	return cluster_start(cfg, &ly, &s->cluster, why, len);
+}
+
 int server_recover(struct server *s)
 {
+	if (s->cluster != NULL)
+		return cluster_recover(s->cluster);
 	return s->stored ? journal_recover(&s->journal) : 0;
 }
 
@@ -219,6 +237,8 @@ void server_stop(struct server *s)
 	journal_close(&s->journal);
 	store_reader_stop(s->rd);
 	s->rd = NULL;
+	/* then the cluster: our games are the others' to take over */
+	cluster_stop(s->cluster);
 	conn_hub_stop(&s->hub);
 }
 
@@ -230,6 +250,8 @@ void server_free(struct server *s)
 		playtak_port_free(s->pt);
 	free(s->pt);
 	s->pt = NULL;
+	cluster_free(s->cluster);
+	s->cluster = NULL;
 	if (!s->stored)
 		return;
 	accounts_close(&s->acct);

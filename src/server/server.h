@@ -34,6 +34,7 @@
 
 #include "proto/limits.h"
 #include "server/accounts.h"
+#include "server/cluster.h"
 #include "server/archive.h"
 #include "server/commands.h"
 #include "server/conn.h"
@@ -76,6 +77,7 @@ struct server {
 	struct journal journal;    /* the store's writes (its writer thread owns the store) */
 	struct accounts acct;
 	struct archive arch;
+	struct cluster *cluster; /* --cluster: this node's; NULL: a single server */
 	struct commands cmds;
 	uv_signal_t sig_int, sig_term;
 	bool stopping;
@@ -91,7 +93,18 @@ int server_init(struct server *s, uv_loop_t *loop, const struct server_config *c
  * store_err (the reason is logged to stderr).
  */
 int server_open_store(struct server *s, const struct store_options *o, bool fast_hash);
-/* Brings back the games in progress in the store: how many, or a negative enum store_err. */
+/*
+ * Joins a cluster (after server_open_store(), whose options carry the node's
+ * instance): shared state in Redis, commands forwarded to the games' nodes.
+ * 0, or -1 with a sentence in why.
+ */
+int server_join_cluster(struct server *s, const struct cluster_config *cfg, char *why,
+                        size_t len);
+/*
+ * Brings back the games in progress in the store: how many, or a negative
+ * enum store_err. In a cluster: the node's own games (those of any earlier
+ * instance of its name), the others' stay theirs.
+ */
 int server_recover(struct server *s);
 /*
  * Listens on host:port (IPv4 dotted or IPv6 text); port 0 picks a free one,

@@ -147,6 +147,9 @@ struct game {
 
 	struct watcher *w;
 	size_t nw, cap_w;
+	/* cluster: spectators of other nodes beyond the relay watchers standing for them (those
+	   count as one each in nw); session_watchers() is the count shown */
+	int64_t nw_extra;
 	/* spectator counts told (set watchers on): the last count, when, and one more due */
 	size_t nw_told;
 	uint64_t nw_told_at;
@@ -203,6 +206,13 @@ struct game_spec {
 static inline bool session_simultaneous(const struct game *g)
 {
 	return (g->ops->flags & GAME_SIMULTANEOUS) != 0;
+}
+
+/* The spectators of g, as shown (state, list, watchers): every node's in a cluster. */
+static inline size_t session_watchers(const struct game *g)
+{
+	int64_t n = (int64_t)g->nw + g->nw_extra;
+	return n > 0 ? (size_t)n : 0;
 }
 
 /* The seat c plays in g, or -1. */
@@ -293,6 +303,12 @@ void session_want_watchers(struct client *c, bool on);
 bool watch_drop(struct game *g, const struct client *c);
 /* Sends c the coalesced states it is owed (its output drained). */
 void session_flush_pending(struct sessions *s, struct client *c);
+/*
+ * c joins g's spectators without a word (nothing sent, the count not told):
+ * a cluster's node taking over a game its clients watched elsewhere. False
+ * out of memory.
+ */
+bool watch_add(struct game *g, struct client *c);
 /* watch <game>: c follows g (a player gets its state again); seat is c's or -1. */
 void session_watch(struct client *c, const struct proto_req *rq, struct game *g, int seat);
 /* refresh <game>: c plays or watches g (seat is c's or -1); g as it stands, clocks now. */

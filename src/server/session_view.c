@@ -96,7 +96,7 @@ struct snapshot *snap_build(struct game *g)
 	clock_left(g, sn->clocks);
 	rtts_now(g, sn->rtt);
 	sn->built = clock_now(g);
-	sn->watchers = g->nw;
+	sn->watchers = session_watchers(g);
 	if (session_simultaneous(g) && !g->over) {
 		int64_t left = clock_turn_limit(g) - (int64_t)(sn->built - g->turn_started);
 		sn->turn_left = left > 0 ? left : 0;
@@ -483,7 +483,7 @@ void view_list(struct sessions *s, struct client *c, const struct proto_req *rq)
 		for (int i = 0; i < g->ops->nplayers; i++)
 			if (mask & (1u << i))
 				cJSON_AddItemToArray(tm, cJSON_CreateNumber(i));
-		cJSON_AddNumberToObject(j, "watchers", (double)g->nw);
+		cJSON_AddNumberToObject(j, "watchers", (double)session_watchers(g));
 		int64_t left[GAME_MAX_PLAYERS];
 		clock_left(g, left);
 		cJSON_AddItemToObject(j, "clocks", clocks_json(g, left));
@@ -495,7 +495,8 @@ void view_list(struct sessions *s, struct client *c, const struct proto_req *rq)
 		cJSON_AddItemToArray(arr, j);
 		xappend(&extra, "%s  %" PRIu64 " %s: %s (%s) vs %s (%s), ply %d, %zu watching",
 		        extra ? "\n" : "", g->id, g->ops->name, g->pl[0].name,
-		        g->ops->seat_names[0], g->pl[1].name, g->ops->seat_names[1], ply, g->nw);
+		        g->ops->seat_names[0], g->pl[1].name, g->ops->seat_names[1], ply,
+		        session_watchers(g));
 	}
 	reply_ok(c, rq, f, extra, "%d game%s in progress", n, n == 1 ? "" : "s");
 }

@@ -160,15 +160,16 @@ void watch_broadcast(struct game *g, cJSON *json, char *text, const struct clien
 void watch_tell_count(struct game *g)
 {
 	g->nw_due = false;
-	if (g->nw == g->nw_told)
+	size_t nw = session_watchers(g);
+	if (nw == g->nw_told)
 		return;
-	g->nw_told = g->nw;
+	g->nw_told = nw;
 	g->nw_told_at = clock_now(g);
 	cJSON *j = cJSON_CreateObject();
 	cJSON_AddStringToObject(j, "type", "watchers");
 	cJSON_AddNumberToObject(j, "game", (double)g->id);
-	cJSON_AddNumberToObject(j, "watchers", (double)g->nw);
-	broadcast(g, j, xasprintf("watchers game %" PRIu64 ": %zu", g->id, g->nw), NULL, true);
+	cJSON_AddNumberToObject(j, "watchers", (double)nw);
+	broadcast(g, j, xasprintf("watchers game %" PRIu64 ": %zu", g->id, nw), NULL, true);
 }
 
 void watch_count_changed(struct game *g)
@@ -232,21 +233,30 @@ void watch_chat_free(struct game *g)
 
 /* ---- spectators ------------------------------------------------------------------------ */
 
+bool watch_add(struct game *g, struct client *c)
+{
+	if (session_is_watching(g, c))
+		return true;
+	if (g->nw == g->cap_w) {
+		size_t cap = g->cap_w ? g->cap_w * 2 : 4;
+		struct watcher *n = realloc(g->w, cap * sizeof *n);
+		if (n == NULL)
+			return false;
+		g->w = n;
+		g->cap_w = cap;
+	}
+	g->w[g->nw++] = (struct watcher){.c = c, .pending = NULL};
+	return true;
+}
+
 void session_watch(struct client *c, const struct proto_req *rq, struct game *g, int seat)
 {
 	bool added = false;
 	if (seat < 0 && !session_is_watching(g, c)) {
-		if (g->nw == g->cap_w) {
-			size_t cap = g->cap_w ? g->cap_w * 2 : 4;
-			struct watcher *n = realloc(g->w, cap * sizeof *n);
-			if (n == NULL) {
-				reply_err(c, rq, "INTERNAL", "out of memory");
-				return;
-			}
-			g->w = n;
-			g->cap_w = cap;
+		if (!watch_add(g, c)) {
+			reply_err(c, rq, "INTERNAL", "out of memory");
+			return;
 		}
-		g->w[g->nw++] = (struct watcher){.c = c, .pending = NULL};
 		added = true;
 	}
 	/* the game as it stands, once what it waits for is stored */

@@ -1,0 +1,517 @@
+/*
+ * check_cluster.c - bitarenad on PostgreSQL and in cluster mode, on real
+ * servers the suite starts itself: a throw-away PostgreSQL (pgtest.h) and a
+ * redis-server (redistest.h), each case on a fresh schema and an empty
+ * Redis.
+ *
+ * One node on PostgreSQL (--db): a game played to its end and read back
+ * (record, history); kill -9 of the server mid-game and every acknowledged
+ * move back at the restart; PostgreSQL stopped and started under the server
+ * (its clients told, nothing acknowledged lost, service back by itself).
+ *
+ * Three nodes (--cluster --db --node): players on two nodes play while
+ * spectators on the third watch (every state in order, chat both ways, the
+ * same seeks, who and list everywhere); the game's node killed with kill -9
+ * mid-game, the game going on at another node with every acknowledged move,
+ * its players back (the remote one at once, the local one by logging in
+ * anywhere); Redis killed and started again while games run (moves between
+ * nodes refused meanwhile with CLUSTER_DOWN, games of one node going on,
+ * everything back by itself, every acknowledged move stored).
+ */
+#include <check.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pgtest.h"
+#include "redistest.h"
+#include "testserver.h"
+#include "check_main.h"
+
+#define BEAT_MS "300" /* --cluster-beat-ms: a dead node is noticed within about a second */
+
+static struct pgtest pg;    /* the case's servers, made in the runner */
+static struct redistest rd; /* (cluster cases only) */
+static char schema[64], uri[512], redis_uri[64];
+
+static void pg_up(void)
+{
+	ck_assert(pgtest_start(&pg));
+}
+
+static void pg_down(void)
+{
+	pgtest_down(&pg);
+}
+
+static void both_up(void)
+{
+	ck_assert(pgtest_start(&pg));
+	ck_assert(redistest_start(&rd));
+}
+
+static void both_down(void)
+{
+	redistest_down(&rd);
+	pgtest_down(&pg);
+}
+
+/* Every test: a fresh schema, an empty Redis, the servers running. */
+static void setup(void)
+{
+	if (!pg.running)
+		ck_assert(pgtest_restart(&pg));
+	pgtest_schema(&pg, schema, sizeof schema);
+	pgtest_uri(&pg, schema, uri, sizeof uri);
+	if (rd.up) {
+		if (!rd.running)
+			ck_assert(redistest_restart(&rd));
+		char out[64];
+		ck_assert(redistest_cmd(&rd, "FLUSHALL\r\n", out, sizeof out));
+		redistest_uri(&rd, redis_uri, sizeof redis_uri);
+	}
+}
+
+/* A server on the test's schema (one node, or node `name` of the cluster). */
+static void up(struct ts_srv *s, const char *name)
+{
+	const char *single[] = {"--db", uri, "--grace-ms", "60000"};
+	const char *node[] = {"--db",       uri,    "--cluster",         redis_uri,
+	                      "--node",     name,   "--cluster-beat-ms", BEAT_MS,
+	                      "--grace-ms", "60000"};
+	if (name == NULL)
+		ts_up(s, single, 4);
+	else
+		ts_up(s, node, 10);
+}
+
+/* The stored moves of game id, as "m1 m2 ..." (a query of its own on the schema). */
+static void stored_moves(int id, char *out, size_t size, char *status, size_t ssize)
+{
+	PGconn *c = pgtest_connect(&pg, schema);
+	char sql[256];
+	snprintf(sql, sizeof sql,
+	         "SELECT string_agg(move, ' ' ORDER BY ply) FROM moves WHERE game = %d", id);
+	PGresult *r = PQexec(c, sql);
+	ck_assert_int_eq(PQresultStatus(r), PGRES_TUPLES_OK);
+	snprintf(out, size, "%s", PQgetvalue(r, 0, 0));
+	PQclear(r);
+	snprintf(sql, sizeof sql, "SELECT status FROM games WHERE id = %d", id);
+	r = PQexec(c, sql);
+	ck_assert_int_eq(PQntuples(r), 1);
+	snprintf(status, ssize, "%s", PQgetvalue(r, 0, 0));
+	PQclear(r);
+	PQfinish(c);
+}
+
+/* mover plays mv in game id; everyone in watchers[] (players, spectators) gets the state. */
+static void play(struct ts_cli *mover, int id, const char *mv, struct ts_cli **others, int n,
+                 int seq)
+{
+	ts_send(mover, "move %d %s", id, mv);
+	cJSON_Delete(ts_untilf(mover, "{\"type\":\"ok\",\"cmd\":\"move\",\"move\":\"%s\"}", mv));
+	cJSON_Delete(ts_untilf(mover, "{\"type\":\"state\",\"game\":%d,\"seq\":%d}", id, seq));
+	for (int i = 0; i < n; i++)
+		cJSON_Delete(ts_untilf(others[i],
+		                       "{\"type\":\"state\",\"game\":%d,\"seq\":%d,"
+		                       "\"last_move\":\"%s\"}",
+		                       id, seq, mv));
+}
+
+/* ---- one node on PostgreSQL ----------------------------------------------------------------- */
+
+START_TEST(test_pg_game)
+{
+	struct ts_srv s;
+	up(&s, NULL);
+	struct ts_cli a, b;
+	ts_register(&a, s.port, "Alice", "password1");
+	ts_register(&b, s.port, "Bob", "password2");
+	int id = ts_start_game(&a, &b, "ttt", NULL);
+	struct ts_cli *to_b[] = {&b}, *to_a[] = {&a};
+	play(&a, id, "a1", to_b, 1, 2);
+	play(&b, id, "a2", to_a, 1, 3);
+	play(&a, id, "b2", to_b, 1, 4);
+	play(&b, id, "a3", to_a, 1, 5);
+	play(&a, id, "c3", to_b, 1, 6);
+	ts_until0(&a, "{\"type\":\"game_over\",\"result\":{\"winner\":0,\"reason\":\"line\"}}");
+	ts_until0(&b, "{\"type\":\"game_over\",\"result\":{\"winner\":0}}");
+	char moves[256], status[32];
+	stored_moves(id, moves, sizeof moves, status, sizeof status);
+	ck_assert_str_eq(moves, "a1 a2 b2 a3 c3");
+	ck_assert_str_eq(status, "finished");
+	/* the read verbs answer from PostgreSQL through the readers */
+	ts_send(&a, "history bob");
+	cJSON *h = ts_until(&a, "{\"type\":\"ok\",\"cmd\":\"history\"}");
+	ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItem(h, "games")), 1);
+	cJSON_Delete(h);
+	ts_send(&a, "record %d", id);
+	ts_until0(&a, "{\"type\":\"ok\",\"cmd\":\"record\"}");
+	ts_close(&a);
+	ts_close(&b);
+	ts_down(&s);
+}
+END_TEST
+
+/* kill -9 mid-game: every acknowledged move is back at the restart, and the game goes on. */
+START_TEST(test_pg_kill9)
+{
+	struct ts_srv s;
+	up(&s, NULL);
+	struct ts_cli a, b;
+	ts_join(&a, s.port, "ann");
+	ts_join(&b, s.port, "ben");
+	int id = ts_start_game(&a, &b, "ttt", NULL);
+	struct ts_cli *to_b[] = {&b}, *to_a[] = {&a};
+	play(&a, id, "a1", to_b, 1, 2);
+	play(&b, id, "a2", to_a, 1, 3);
+	play(&a, id, "b2", to_b, 1, 4);
+	ts_kill9(&s);
+	tmpdir_remove(s.datadir);
+	ts_close(&a);
+	ts_close(&b);
+	up(&s, NULL); /* the same database */
+	ts_join(&a, s.port, "ann");
+	ts_join(&b, s.port, "ben");
+	cJSON_Delete(ts_untilf(&a, "{\"type\":\"state\",\"game\":%d,\"ply\":3}", id));
+	cJSON_Delete(ts_untilf(&b, "{\"type\":\"state\",\"game\":%d,\"ply\":3}", id));
+	play(&b, id, "a3", to_a, 1, 5);
+	play(&a, id, "c3", to_b, 1, 6);
+	ts_until0(&a, "{\"type\":\"game_over\",\"result\":{\"winner\":0}}");
+	char moves[256], status[32];
+	stored_moves(id, moves, sizeof moves, status, sizeof status);
+	ck_assert_str_eq(moves, "a1 a2 b2 a3 c3");
+	ck_assert_str_eq(status, "finished");
+	ts_close(&a);
+	ts_close(&b);
+	ts_down(&s);
+}
+END_TEST
+
+/*
+ * PostgreSQL stopped under the server (as a crash) and started again: the
+ * move that meets it waits (its players told store_failing), new moves are
+ * refused meanwhile, and once it is back the move is acknowledged, the
+ * game goes on, and everything acknowledged is stored.
+ */
+START_TEST(test_pg_down_and_back)
+{
+	struct ts_srv s;
+	up(&s, NULL);
+	struct ts_cli a, b, w;
+	ts_join(&a, s.port, "ann");
+	ts_join(&b, s.port, "ben");
+	int id = ts_start_game(&a, &b, "ttt", NULL);
+	ts_join(&w, s.port, "wes");
+	ts_send(&w, "watch %d", id);
+	ts_until0(&w, "{\"type\":\"state\",\"seq\":1}");
+	struct ts_cli *to_bw[] = {&b, &w};
+	play(&a, id, "a1", to_bw, 2, 2);
+	pgtest_stop(&pg, "immediate");
+	ts_send(&b, "move %d a2", id);
+	cJSON_Delete(
+	        ts_untilf(&b, "{\"type\":\"info\",\"event\":\"store_failing\",\"game\":%d}", id));
+	cJSON_Delete(
+	        ts_untilf(&a, "{\"type\":\"info\",\"event\":\"store_failing\",\"game\":%d}", id));
+	ts_until0(&w, "{\"type\":\"info\",\"event\":\"store_failing\"}");
+	struct ts_cli x; /* the server answers others meanwhile */
+	ts_connect_json(&x, s.port);
+	ts_send(&x, "ping");
+	ts_until0(&x, "{\"type\":\"pong\"}");
+	ts_close(&x);
+	ck_assert(pgtest_restart(&pg));
+	cJSON_Delete(ts_untilf(&b, "{\"type\":\"ok\",\"cmd\":\"move\",\"move\":\"a2\"}"));
+	cJSON_Delete(ts_untilf(&a, "{\"type\":\"state\",\"game\":%d,\"last_move\":\"a2\"}", id));
+	ts_until0(&w, "{\"type\":\"state\",\"last_move\":\"a2\"}");
+	ts_send(&a, "move %d b2", id);
+	cJSON_Delete(ts_until(&a, "{\"type\":\"ok\",\"cmd\":\"move\",\"move\":\"b2\"}"));
+	char moves[256], status[32];
+	stored_moves(id, moves, sizeof moves, status, sizeof status);
+	ck_assert_str_eq(moves, "a1 a2 b2");
+	ck_assert_str_eq(status, "in_progress");
+	ts_close(&a);
+	ts_close(&b);
+	ts_close(&w);
+	ts_down(&s);
+}
+END_TEST
+
+/* ---- three nodes -------------------------------------------------------------------------- */
+
+struct trio {
+	struct ts_srv n[3];
+};
+
+static void trio_up(struct trio *t)
+{
+	const char *names[] = {"n1", "n2", "n3"};
+	for (int i = 0; i < 3; i++)
+		up(&t->n[i], names[i]);
+}
+
+static void trio_down(struct trio *t)
+{
+	for (int i = 0; i < 3; i++)
+		if (t->n[i].pid > 0)
+			ts_down(&t->n[i]);
+}
+
+/* c's answer to verb, as JSON (caller frees). */
+static cJSON *ask(struct ts_cli *c, const char *verb)
+{
+	ts_send(c, "%s", verb);
+	char pat[96];
+	snprintf(pat, sizeof pat, "{\"type\":\"ok\",\"cmd\":\"%s\"}", verb);
+	return ts_until(c, pat);
+}
+
+/*
+ * Players on n1 and n2, spectators on n3 (JSON and text): the seek is seen
+ * and accepted across nodes, every state reaches everyone in order, chat
+ * goes both ways, and seeks, who and list are the same on every node.
+ */
+START_TEST(test_three_nodes)
+{
+	struct trio t;
+	trio_up(&t);
+	struct ts_cli a, b, c, d;
+	ts_join(&a, t.n[0].port, "alice");
+	ts_join(&b, t.n[1].port, "bob");
+	ts_join(&c, t.n[2].port, "carol");
+	ts_open(&d, t.n[2].port);
+	ts_expect0(&d, "bitarenad * ready*");
+	ts_send(&d, "login dave");
+	ts_expect0(&d, "ok logged in as dave (guest)");
+	/* names are the cluster's: a guest name taken on another node is taken */
+	struct ts_cli x;
+	ts_connect_json(&x, t.n[2].port);
+	ts_send(&x, "login ALICE");
+	ts_expect_err(&x, "NAME_TAKEN");
+	ts_close(&x);
+	/* a seek of n1, accepted on n2: the game runs on n1 */
+	ts_seek_accept(&a, &b, "ttt");
+	cJSON *acc = ts_until(&b, "{\"type\":\"ok\",\"cmd\":\"accept\"}");
+	int id = ts_jint(acc, "game");
+	cJSON_Delete(acc);
+	ts_expect0(&b, "{\"type\":\"seek\",\"event\":\"gone\"}"); /* after the ok, as on one node */
+	ts_until0(&a, "{\"type\":\"state\",\"seq\":1,\"seat\":0}");
+	ts_expect0(&b, "{\"type\":\"game_start\",\"seat\":1}");
+	ts_expect0(&b, "{\"type\":\"state\",\"seq\":1,\"seat\":1}");
+	ts_send(&c, "watch %d", id);
+	ts_until0(&c, "{\"type\":\"ok\",\"cmd\":\"watch\"}");
+	ts_expect0(&c, "{\"type\":\"state\",\"seq\":1,\"seat\":null}");
+	ts_send(&d, "watch %d", id);
+	ts_until0(&d, "ok watching game *");
+	ts_expect0(&d, "game * ttt, ply 0: alice (X) vs bob (O)");
+	/* every state to everyone, in order */
+	const char *mv[] = {"a1", "a2", "b2", "a3"};
+	for (int k = 0; k < 4; k++) {
+		struct ts_cli *mover = k % 2 ? &b : &a, *other = k % 2 ? &a : &b;
+		struct ts_cli *others[] = {other, &c};
+		play(mover, id, mv[k], others, 2, k + 2);
+		char pat[64];
+		snprintf(pat, sizeof pat, "game %d ttt, ply %d: *", id, k + 1);
+		ts_until0(&d, pat);
+	}
+	/* chat from a spectator of n3 to everyone */
+	ts_send(&c, "say %d well played", id);
+	ts_until0(&c, "{\"type\":\"ok\",\"cmd\":\"say\"}");
+	ts_until0(&a, "{\"type\":\"chat\",\"from\":\"carol\",\"text\":\"well played\"}");
+	ts_until0(&b, "{\"type\":\"chat\",\"from\":\"carol\",\"text\":\"well played\"}");
+	ts_until0(&c, "{\"type\":\"chat\",\"from\":\"carol\"}");
+	ts_until0(&d, "*] carol: well played");
+	/* the same lobby everywhere */
+	ts_send(&c, "seek tak size=5");
+	ts_until0(&c, "{\"type\":\"ok\",\"cmd\":\"seek\"}");
+	ts_until0(&a, "{\"type\":\"seek\",\"event\":\"new\",\"seek\":{\"by\":\"carol\"}}");
+	struct ts_cli *on[] = {&a, &b, &c};
+	for (int i = 0; i < 3; i++) {
+		cJSON *s = ask(on[i], "seeks");
+		ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItem(s, "seeks")), 1);
+		cJSON_Delete(s);
+		cJSON *w = ask(on[i], "who");
+		cJSON *users = cJSON_GetObjectItem(w, "users");
+		ck_assert_int_eq(cJSON_GetArraySize(users), 4);
+		cJSON *first = cJSON_GetArrayItem(users, 0); /* alice, by name */
+		ck_assert_str_eq(ts_jstr(first, "name"), "alice");
+		cJSON *playing = cJSON_GetObjectItem(first, "playing");
+		ck_assert_int_eq((int)cJSON_GetNumberValue(cJSON_GetArrayItem(playing, 0)), id);
+		cJSON_Delete(w);
+		cJSON *l = ask(on[i], "list");
+		cJSON *games = cJSON_GetObjectItem(l, "games");
+		ck_assert_int_eq(cJSON_GetArraySize(games), 1);
+		ck_assert_int_eq(ts_jint(cJSON_GetArrayItem(games, 0), "ply"), 4);
+		ck_assert_int_eq(ts_jint(cJSON_GetArrayItem(games, 0), "watchers"), 2);
+		cJSON_Delete(l);
+	}
+	/* the end */
+	struct ts_cli *others[] = {&b, &c};
+	play(&a, id, "c3", others, 2, 6);
+	for (struct ts_cli **p = (struct ts_cli *[]){&a, &b, &c, NULL}; *p; p++)
+		ts_until0(*p,
+		          "{\"type\":\"game_over\",\"result\":{\"winner\":0,\"reason\":\"line\"}}");
+	ts_until0(&d, "game * over: 1-0, alice (X) wins (line)");
+	char moves[256], status[32];
+	stored_moves(id, moves, sizeof moves, status, sizeof status);
+	ck_assert_str_eq(moves, "a1 a2 b2 a3 c3");
+	ck_assert_str_eq(status, "finished");
+	ts_close(&a);
+	ts_close(&b);
+	ts_close(&c);
+	ts_close(&d);
+	trio_down(&t);
+}
+END_TEST
+
+/*
+ * The game's node is killed (kill -9) mid-game: another node takes the game
+ * over from PostgreSQL within seconds; the player on a surviving node gets
+ * its seat back there at once (info moved, game_start, the state), the
+ * spectator goes on watching, the player of the dead node logs in on any
+ * node and finds the game; every acknowledged move is there and the game is
+ * played to its end.
+ */
+START_TEST(test_owner_killed)
+{
+	struct trio t;
+	trio_up(&t);
+	struct ts_cli a, b, c;
+	ts_join(&a, t.n[0].port, "alice");
+	ts_join(&b, t.n[1].port, "bob");
+	ts_join(&c, t.n[2].port, "carol");
+	int id = ts_begin_game(&a, &b, "ttt"); /* on n1, alice's node */
+	ts_send(&c, "watch %d", id);
+	ts_until0(&c, "{\"type\":\"state\",\"seq\":1}");
+	struct ts_cli *to_bc[] = {&b, &c}, *to_ac[] = {&a, &c};
+	play(&a, id, "a1", to_bc, 2, 2);
+	play(&b, id, "a2", to_ac, 2, 3);
+	play(&a, id, "b2", to_bc, 2, 4); /* acknowledged: a1 a2 b2 */
+	ts_kill9(&t.n[0]);
+	tmpdir_remove(t.n[0].datadir);
+	t.n[0].pid = 0;
+	ts_close(&a);
+	/* bob's seat comes back on the new owner at once, carol watches on */
+	cJSON_Delete(ts_untilf(&b, "{\"type\":\"info\",\"game\":%d,\"event\":\"moved\"}", id));
+	cJSON_Delete(ts_untilf(&b, "{\"type\":\"game_start\",\"game\":%d,\"seat\":1}", id));
+	cJSON_Delete(ts_untilf(&b, "{\"type\":\"state\",\"game\":%d,\"ply\":3}", id));
+	cJSON_Delete(ts_untilf(&c, "{\"type\":\"info\",\"game\":%d,\"event\":\"moved\"}", id));
+	cJSON_Delete(ts_untilf(&c, "{\"type\":\"state\",\"game\":%d,\"ply\":3}", id));
+	/* alice comes back on n3 */
+	ts_join(&a, t.n[2].port, "alice");
+	cJSON_Delete(ts_untilf(&a, "{\"type\":\"game_start\",\"game\":%d,\"seat\":0}", id));
+	cJSON *st = ts_untilf(&a, "{\"type\":\"state\",\"game\":%d,\"ply\":3}", id);
+	int seq = ts_jint(st, "seq");
+	cJSON_Delete(st);
+	play(&b, id, "a3", to_ac, 2, seq + 1);
+	play(&a, id, "c3", to_bc, 2, seq + 2);
+	ts_until0(&a, "{\"type\":\"game_over\",\"result\":{\"winner\":0,\"reason\":\"line\"}}");
+	ts_until0(&c, "{\"type\":\"game_over\"}");
+	char moves[256], status[32];
+	stored_moves(id, moves, sizeof moves, status, sizeof status);
+	ck_assert_str_eq(moves, "a1 a2 b2 a3 c3");
+	ck_assert_str_eq(status, "finished");
+	ts_close(&a);
+	ts_close(&b);
+	ts_close(&c);
+	trio_down(&t);
+}
+END_TEST
+
+/*
+ * Redis killed and started again while games are played: a game whose
+ * players are on its own node goes on; a move between nodes gets
+ * CLUSTER_DOWN meanwhile and is accepted once Redis is back (tried again
+ * as a client would); the spectators of another node are sent the state
+ * again; every acknowledged move is stored.
+ */
+START_TEST(test_redis_restart)
+{
+	struct trio t;
+	trio_up(&t);
+	struct ts_cli a, b, e, f, w;
+	ts_join(&a, t.n[0].port, "alice");
+	ts_join(&b, t.n[1].port, "bob");
+	ts_join(&e, t.n[2].port, "erin");
+	ts_join(&f, t.n[2].port, "fred");
+	ts_join(&w, t.n[1].port, "wes");
+	int g1 = ts_begin_game(&a, &b, "ttt"); /* across n1 and n2 */
+	for (struct ts_cli **p = (struct ts_cli *[]){&e, &f, NULL}; *p; p++)
+		ts_until0(*p, "{\"type\":\"seek\",\"event\":\"gone\"}");
+	int g2 = ts_begin_game(&e, &f, "ttt"); /* all on n3 */
+	ts_send(&w, "watch %d", g2);
+	ts_until0(&w, "{\"type\":\"state\",\"seq\":1}");
+	struct ts_cli *to_b[] = {&b}, *to_a[] = {&a}, *to_fw[] = {&f, &w}, *to_f[] = {&f};
+	play(&a, g1, "a1", to_b, 1, 2);
+	play(&e, g2, "a1", to_fw, 2, 2);
+	redistest_stop(&rd, true);
+	/* the local game goes on */
+	play(&f, g2, "b1", (struct ts_cli *[]){&e}, 1, 3);
+	play(&e, g2, "a2", to_f, 1, 4);
+	/* the move between nodes is refused, said so */
+	ts_send(&b, "move %d a2", g1);
+	ts_until0(&b, "{\"type\":\"error\",\"code\":\"CLUSTER_DOWN\"}");
+	ck_assert(redistest_restart(&rd));
+	/* once the nodes are back on Redis the move goes through */
+	bool done = false;
+	for (int tries = 0; tries < 100 && !done; tries++) {
+		ts_send(&b, "move %d a2", g1);
+		cJSON *r = ts_until(&b, "{\"cmd\":\"move\"}");
+		done = strcmp(ts_jstr(r, "type"), "ok") == 0;
+		cJSON_Delete(r);
+		if (!done)
+			ts_msleep(100);
+	}
+	ck_assert(done);
+	cJSON_Delete(ts_untilf(&a, "{\"type\":\"state\",\"game\":%d,\"last_move\":\"a2\"}", g1));
+	/* the spectator of the other node is sent the state it missed */
+	cJSON_Delete(ts_untilf(&w, "{\"type\":\"state\",\"game\":%d,\"ply\":3}", g2));
+	play(&a, g1, "b2", to_b, 1, 4);
+	play(&f, g2, "b2", (struct ts_cli *[]){&e, &w}, 2, 5);
+	play(&e, g2, "a3", (struct ts_cli *[]){&f, &w}, 2, 6);
+	char moves[256], status[32];
+	stored_moves(g1, moves, sizeof moves, status, sizeof status);
+	ck_assert_str_eq(moves, "a1 a2 b2");
+	stored_moves(g2, moves, sizeof moves, status, sizeof status);
+	ck_assert_str_eq(moves, "a1 b1 a2 b2 a3");
+	ck_assert_str_eq(status, "finished");
+	(void)to_a;
+	ts_close(&a);
+	ts_close(&b);
+	ts_close(&e);
+	ts_close(&f);
+	ts_close(&w);
+	trio_down(&t);
+}
+END_TEST
+
+static Suite *cluster_suite(void)
+{
+	Suite *s = suite_create("cluster");
+	if (!pgtest_available("check_cluster"))
+		return s;
+	TCase *tc = tcase_create("postgresql");
+	tcase_add_unchecked_fixture(tc, pg_up, pg_down);
+	tcase_add_checked_fixture(tc, setup, NULL);
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, test_pg_game);
+	tcase_add_test(tc, test_pg_kill9);
+	tcase_add_test(tc, test_pg_down_and_back);
+	suite_add_tcase(s, tc);
+	if (!redistest_available("check_cluster"))
+		return s;
+	tc = tcase_create("cluster");
+	tcase_add_unchecked_fixture(tc, both_up, both_down);
+	tcase_add_checked_fixture(tc, setup, NULL);
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, test_three_nodes);
+	tcase_add_test(tc, test_owner_killed);
+	tcase_add_test(tc, test_redis_restart);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	return check_run(cluster_suite());
+}
