@@ -30,6 +30,7 @@
 #include "check_main.h"
 
 #define BEAT_MS "300" /* --cluster-beat-ms: a dead node is noticed within about a second */
+#define GAP_MS 1500   /* test_owner_killed: how long bob thinks before the kill */
 
 static struct pgtest pg;    /* the case's servers, made in the runner */
 static struct redistest rd; /* (cluster cases only) */
@@ -117,6 +118,14 @@ static void play(struct ts_cli *mover, int id, const char *mv, struct ts_cli **o
 		                       "{\"type\":\"state\",\"game\":%d,\"seq\":%d,"
 		                       "\"last_move\":\"%s\"}",
 		                       id, seq, mv));
+}
+
+/* Seat's time left in state st (ms; its "clocks" array). */
+static long clock_left(const cJSON *st, int seat)
+{
+	cJSON *cl = cJSON_GetObjectItem(st, "clocks");
+	ck_assert(cJSON_IsArray(cl));
+	return (long)cJSON_GetNumberValue(cJSON_GetArrayItem(cl, seat));
 }
 
 /* ---- one node on PostgreSQL ----------------------------------------------------------------- */
@@ -380,13 +389,20 @@ START_TEST(test_owner_killed)
 	ts_join(&a, t.n[0].port, "alice");
 	ts_join(&b, t.n[1].port, "bob");
 	ts_join(&c, t.n[2].port, "carol");
-	int id = ts_begin_game(&a, &b, "ttt"); /* on n1, alice's node */
+	int id = ts_begin_game(&a, &b, "ttt time=5+0"); /* on n1, alice's node */
 	ts_send(&c, "watch %d", id);
 	ts_until0(&c, "{\"type\":\"state\",\"seq\":1}");
 	struct ts_cli *to_bc[] = {&b, &c}, *to_ac[] = {&a, &c};
 	play(&a, id, "a1", to_bc, 2, 2);
 	play(&b, id, "a2", to_ac, 2, 3);
-	play(&a, id, "b2", to_bc, 2, 4); /* acknowledged: a1 a2 b2 */
+	/* acknowledged: a1 a2 b2; bob's clock runs from this state */
+	ts_send(&a, "move %d b2", id);
+	cJSON_Delete(ts_until(&a, "{\"type\":\"ok\",\"cmd\":\"move\",\"move\":\"b2\"}"));
+	cJSON *st = ts_untilf(&b, "{\"type\":\"state\",\"game\":%d,\"seq\":4}", id);
+	long a_left = clock_left(st, 0), b_left = clock_left(st, 1);
+	cJSON_Delete(st);
+	cJSON_Delete(ts_untilf(&c, "{\"type\":\"state\",\"game\":%d,\"seq\":4}", id));
+	ts_msleep(GAP_MS); /* bob thinks; then the node dies: the gap lasts until the takeover */
 	ts_kill9(&t.n[0]);
 	tmpdir_remove(t.n[0].datadir);
 	t.n[0].pid = 0;
@@ -394,14 +410,20 @@ START_TEST(test_owner_killed)
 	/* bob's seat comes back on the new owner at once, carol watches on */
 	cJSON_Delete(ts_untilf(&b, "{\"type\":\"info\",\"game\":%d,\"event\":\"moved\"}", id));
 	cJSON_Delete(ts_untilf(&b, "{\"type\":\"game_start\",\"game\":%d,\"seat\":1}", id));
-	cJSON_Delete(ts_untilf(&b, "{\"type\":\"state\",\"game\":%d,\"ply\":3}", id));
+	st = ts_untilf(&b, "{\"type\":\"state\",\"game\":%d,\"ply\":3}", id);
+	/* the clocks are those of the last move: neither bob's thinking before the death nor
+	   the time until the takeover (well over GAP_MS) is charged to anyone */
+	ck_assert_int_eq(clock_left(st, 0), a_left);
+	ck_assert_int_le(b_left - clock_left(st, 1), GAP_MS / 2);
+	cJSON_Delete(st);
 	cJSON_Delete(ts_untilf(&c, "{\"type\":\"info\",\"game\":%d,\"event\":\"moved\"}", id));
 	cJSON_Delete(ts_untilf(&c, "{\"type\":\"state\",\"game\":%d,\"ply\":3}", id));
 	/* alice comes back on n3 */
 	ts_join(&a, t.n[2].port, "alice");
 	cJSON_Delete(ts_untilf(&a, "{\"type\":\"game_start\",\"game\":%d,\"seat\":0}", id));
-	cJSON *st = ts_untilf(&a, "{\"type\":\"state\",\"game\":%d,\"ply\":3}", id);
+	st = ts_untilf(&a, "{\"type\":\"state\",\"game\":%d,\"ply\":3}", id);
 	int seq = ts_jint(st, "seq");
+	ck_assert_int_eq(clock_left(st, 0), a_left);
 	cJSON_Delete(st);
 	play(&b, id, "a3", to_ac, 2, seq + 1);
 	play(&a, id, "c3", to_bc, 2, seq + 2);
@@ -485,6 +507,96 @@ START_TEST(test_redis_restart)
 }
 END_TEST
 
+/*
+ * PostgreSQL stopped (as a crash) and started again under three nodes while
+ * a game runs across n1 and n2 and n3 watches: the remote player's move
+ * waits, every member on every node is told store_failing, the nodes keep
+ * answering (who, a move of another game refused with INTERNAL, nobody
+ * declared dead); once PostgreSQL is back the move is acknowledged, the
+ * game is played to its end, and everything acknowledged is stored.
+ */
+START_TEST(test_pg_down_cluster)
+{
+	struct trio t;
+	trio_up(&t);
+	struct ts_cli a, b, c, e, f;
+	ts_join(&a, t.n[0].port, "alice");
+	ts_join(&b, t.n[1].port, "bob");
+	ts_join(&c, t.n[2].port, "carol");
+	ts_join(&e, t.n[2].port, "erin");
+	ts_join(&f, t.n[1].port, "fred");
+	int id = ts_begin_game(&a, &b, "ttt"); /* on n1 */
+	for (struct ts_cli **p = (struct ts_cli *[]){&e, &f, NULL}; *p; p++)
+		ts_until0(*p, "{\"type\":\"seek\",\"event\":\"gone\"}");
+	int g2 = ts_begin_game(&e, &f, "ttt"); /* on n3 */
+	ts_send(&c, "watch %d", id);
+	ts_until0(&c, "{\"type\":\"state\",\"seq\":1}");
+	struct ts_cli *to_bc[] = {&b, &c}, *to_ac[] = {&a, &c};
+	play(&a, id, "a1", to_bc, 2, 2);
+	pgtest_stop(&pg, "immediate");
+	ts_send(&b, "move %d a2", id); /* forwarded to n1, where it waits for PostgreSQL */
+	cJSON_Delete(
+	        ts_untilf(&b, "{\"type\":\"info\",\"event\":\"store_failing\",\"game\":%d}", id));
+	cJSON_Delete(
+	        ts_untilf(&a, "{\"type\":\"info\",\"event\":\"store_failing\",\"game\":%d}", id));
+	cJSON_Delete(
+	        ts_untilf(&c, "{\"type\":\"info\",\"event\":\"store_failing\",\"game\":%d}", id));
+	/* the nodes answer meanwhile; a move that cannot be written is refused, said so */
+	cJSON *w = ask(&e, "who");
+	ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItem(w, "users")), 5);
+	cJSON_Delete(w);
+	/* a move on n3: held and told (the first to meet the failure there), or refused */
+	ts_send(&e, "move %d a1", g2);
+	bool refused = false;
+	for (bool told = false; !told && !refused;) {
+		cJSON *r = ts_expect(&e, "{}");
+		const char *type = cJSON_GetStringValue(cJSON_GetObjectItem(r, "type"));
+		const char *code = cJSON_GetStringValue(cJSON_GetObjectItem(r, "code"));
+		const char *event = cJSON_GetStringValue(cJSON_GetObjectItem(r, "event"));
+		refused = type != NULL && strcmp(type, "error") == 0;
+		if (refused)
+			ck_assert_str_eq(code, "INTERNAL");
+		told = event != NULL && strcmp(event, "store_failing") == 0 &&
+		       cJSON_GetNumberValue(cJSON_GetObjectItem(r, "game")) == g2;
+		cJSON_Delete(r);
+	}
+	ck_assert(pgtest_restart(&pg));
+	cJSON_Delete(ts_untilf(&b, "{\"type\":\"ok\",\"cmd\":\"move\",\"move\":\"a2\"}"));
+	cJSON_Delete(ts_untilf(&a, "{\"type\":\"state\",\"game\":%d,\"last_move\":\"a2\"}", id));
+	cJSON_Delete(ts_untilf(&c, "{\"type\":\"state\",\"game\":%d,\"last_move\":\"a2\"}", id));
+	/* service is back by itself: the game goes on to its end, the other game too */
+	play(&a, id, "b2", to_bc, 2, 4);
+	play(&b, id, "a3", to_ac, 2, 5);
+	play(&a, id, "c3", to_bc, 2, 6);
+	ts_until0(&b, "{\"type\":\"game_over\",\"result\":{\"winner\":0,\"reason\":\"line\"}}");
+	ts_until0(&c, "{\"type\":\"game_over\"}");
+	if (!refused) {
+		cJSON_Delete(ts_until(&e, "{\"type\":\"ok\",\"cmd\":\"move\",\"move\":\"a1\"}"));
+	} else {
+		bool done = false;
+		for (int tries = 0; tries < 100 && !done; tries++) {
+			ts_send(&e, "move %d a1", g2);
+			cJSON *m = ts_until(&e, "{\"cmd\":\"move\"}");
+			done = strcmp(ts_jstr(m, "type"), "ok") == 0;
+			cJSON_Delete(m);
+			if (!done)
+				ts_msleep(100);
+		}
+		ck_assert(done);
+	}
+	cJSON_Delete(ts_untilf(&f, "{\"type\":\"state\",\"game\":%d,\"last_move\":\"a1\"}", g2));
+	char moves[256], status[32];
+	stored_moves(id, moves, sizeof moves, status, sizeof status);
+	ck_assert_str_eq(moves, "a1 a2 b2 a3 c3");
+	ck_assert_str_eq(status, "finished");
+	stored_moves(g2, moves, sizeof moves, status, sizeof status);
+	ck_assert_str_eq(moves, "a1");
+	for (struct ts_cli **p = (struct ts_cli *[]){&a, &b, &c, &e, &f, NULL}; *p; p++)
+		ts_close(*p);
+	trio_down(&t);
+}
+END_TEST
+
 static Suite *cluster_suite(void)
 {
 	Suite *s = suite_create("cluster");
@@ -507,6 +619,7 @@ static Suite *cluster_suite(void)
 	tcase_add_test(tc, test_three_nodes);
 	tcase_add_test(tc, test_owner_killed);
 	tcase_add_test(tc, test_redis_restart);
+	tcase_add_test(tc, test_pg_down_cluster);
 	suite_add_tcase(s, tc);
 	return s;
 }

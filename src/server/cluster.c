@@ -62,6 +62,8 @@ struct rgame {
 	char owner[CLUSTER_NODE_MAX + 1];
 	bool subscribed;  /* the channel's subscription is confirmed */
 	bool subscribing; /* asked for */
+	bool resend;      /* the owner must be asked for the state again (Y), once it listens */
+	bool over;        /* its end (E) came: nothing more to ask for */
 	struct member *m;
 	size_t n, cap;
 	size_t told[2];              /* spectators per format last told to the owner (W) */
@@ -138,11 +140,13 @@ struct cluster {
 
 	redisAsyncContext *pub, *sub;
 	bool pub_up, sub_up;
+	bool inbox_up; /* the inbox's subscription is confirmed: messages to us arrive */
 	bool pub_connecting, sub_connecting;
 	uint64_t pub_dialed, sub_dialed; /* uv_now when the connection was asked for */
 	uv_timer_t tick;
 	uint64_t healthy_since; /* the first answered heartbeat after the last trouble */
 	uint64_t beat_sent;     /* a heartbeat in flight, sent then (0: none) */
+	uint64_t synced_at;     /* the last resync() */
 	bool stopping;
 	bool users_dirty, list_dirty;
 	bool users_reset; /* the users' hash is written whole (after Redis came back) */
@@ -239,7 +243,7 @@ static struct client *client_by_id(struct cluster *c, uint64_t id)
 
 static bool up(const struct cluster *c)
 {
-	return c->pub_up && c->sub_up && !c->stopping;
+	return c->pub_up && c->sub_up && c->inbox_up && !c->stopping;
 }
 
 /* A command on the publishing connection; false when Redis is not there. */
@@ -354,6 +358,7 @@ static struct rgame *rg_find(struct cluster *c, uint64_t id)
 }
 
 static void rg_subscribe(struct cluster *c, struct rgame *g);
+static void reached(struct cluster *c);
 static void flush_live(struct cluster *c);
 
 static struct rgame *rg_get(struct cluster *c, uint64_t id, const char *owner)
@@ -420,6 +425,45 @@ static void rg_tell_counts(struct cluster *c, struct rgame *g)
 	}
 }
 
+static void on_resent(redisAsyncContext *ac, void *r, void *pd)
+{
+	(void)ac;
+	struct cluster *c = the_cluster;
+	redisReply *rep = r;
+	if (c == NULL || (rep != NULL && rep->type == REDIS_REPLY_INTEGER && rep->integer > 0))
+		return;
+	struct rgame *g = rg_find(c, (uint64_t)(uintptr_t)pd);
+	if (g != NULL) /* the owner was not listening yet: asked again at the next tick */
+		g->resend = true;
+}
+
+/*
+ * After an outage (messages to and from the owner may have been lost): tells
+ * the owner our spectators of g per format and asks for the current state,
+ * in one message (Y), again at every tick until the owner got it.
+ */
+static void rg_resend(struct cluster *c, struct rgame *g)
+{
+	if (g->over) {
+		g->resend = false;
+		return;
+	}
+	if (g->owner[0] == '\0' || !g->subscribed || !up(c))
+		return;
+	size_t n[2] = {0, 0};
+	for (size_t i = 0; i < g->n; i++)
+		if (!g->m[i].player)
+			n[g->m[i].json]++;
+	char h[200], ch[64];
+	snprintf(h, sizeof h, "Y %s %" PRIu64 " %zu %zu", c->instance, g->id, n[0], n[1]);
+	snprintf(ch, sizeof ch, KEY("in:%s"), g->owner);
+	g->resend = false;
+	if (!publish(c, ch, h, NULL, 0, on_resent, (void *)(uintptr_t)g->id))
+		g->resend = true;
+	else
+		g->told[0] = n[0], g->told[1] = n[1];
+}
+
 static void pending_free(struct pending_fwd *p)
 {
 	free(p->line);
@@ -456,6 +500,7 @@ static void rg_leave(struct cluster *c, struct rgame *g, uint64_t conn)
 			break;
 		}
 	rg_tell_counts(c, g);
+	c->users_dirty = true;
 	if (g->n == 0 && g->waiting == NULL)
 		rg_free(c, g);
 }
@@ -502,6 +547,39 @@ static void release(struct cluster *c, struct cstate *s)
 		conn_release(cl->conn);
 }
 
+/* A forward on its way: (client, forward number). */
+struct fwd_ref {
+	uint64_t conn, fwd;
+};
+
+/*
+ * PUBLISH's answer to a forward: nobody got it when the node is not
+ * subscribed to its inbox (it is reconnecting to Redis after an outage, or
+ * it is gone): the command was not run, and the client is told at once
+ * rather than after the forward's deadline.
+ */
+static void on_fwd_sent(redisAsyncContext *ac, void *r, void *pd)
+{
+	(void)ac;
+	struct fwd_ref ref = *(struct fwd_ref *)pd;
+	free(pd);
+	struct cluster *c = the_cluster;
+	redisReply *rep = r;
+	if (c == NULL || rep == NULL || rep->type != REDIS_REPLY_INTEGER || rep->integer > 0)
+		return; /* delivered, or Redis went away (every forward is failed then) */
+	struct cstate *s = cs_get(c, ref.conn, false);
+	if (s == NULL || s->fwd != ref.fwd)
+		return;
+	struct client *cl = client_by_id(c, s->conn);
+	if (cl != NULL)
+		reply_err(cl, &s->rq, "CLUSTER_DOWN",
+		          "node %s, which runs it, is not on the cluster's bus right now "
+		          "(reconnecting to Redis, or gone: then another node takes its games "
+		          "over within seconds); nothing was done: try again shortly",
+		          s->fwd_node);
+	release(c, s);
+}
+
 /* Sends the line to node for client cl; its input waits for the answer. */
 static void forward(struct cluster *c, struct client *cl, const struct proto_req *rq,
                     const char *line, const char *node, uint64_t game, bool watch)
@@ -530,7 +608,16 @@ static void forward(struct cluster *c, struct client *cl, const struct proto_req
 	snprintf(h, sizeof h, "C %s %" PRIu64 " %" PRIu64 " %s %" PRId64 " %s", c->instance,
 	         cl->conn->id, s->fwd, flags, cl->rtt.known ? cl->rtt.ms : (int64_t)-1,
 	         cl->logged_in ? cl->name : "-");
-	to_node(c, node, h, line, strlen(line));
+	struct fwd_ref *ref = malloc(sizeof *ref);
+	char ch[64];
+	snprintf(ch, sizeof ch, KEY("in:%s"), node);
+	if (ref != NULL) {
+		*ref = (struct fwd_ref){.conn = cl->conn->id, .fwd = s->fwd};
+		if (!publish(c, ch, h, line, strlen(line), on_fwd_sent, ref))
+			free(ref);
+	} else {
+		publish(c, ch, h, line, strlen(line), NULL, NULL);
+	}
 	conn_hold(cl->conn);
 }
 
@@ -1084,6 +1171,7 @@ static void answered(struct cluster *c, uint64_t conn, uint64_t n)
 			if (rg_member(g, conn) == NULL)
 				rg_add(g, conn, false, cl->json);
 			rg_tell_counts(c, g);
+			c->users_dirty = true;
 		}
 	}
 	release(c, s);
@@ -1188,10 +1276,8 @@ static void moved(struct cluster *c, struct rgame *g, const char *owner)
 		moved_here(c, g);
 		return;
 	}
-	rg_tell_counts(c, g);
-	char h[160];
-	snprintf(h, sizeof h, "Y %s %" PRIu64, c->instance, g->id);
-	to_node(c, owner, h, NULL, 0);
+	g->resend = true; /* our spectators, and the state */
+	rg_resend(c, g);
 }
 
 static void on_game_msg(struct cluster *c, uint64_t id, const char *h, const char *body, size_t len)
@@ -1205,8 +1291,12 @@ static void on_game_msg(struct cluster *c, uint64_t id, const char *h, const cha
 			moved(c, g, owner);
 		return;
 	}
-	if (h[0] == 'E')
+	if (h[0] == 'E') {
+		g->over = true;
+		g->resend = false;
+		c->users_dirty = true; /* its players play it no more */
 		return;
+	}
 	if ((h[0] != 'S' && h[0] != 'M') || strlen(h) < 3)
 		return;
 	bool json = h[2] == 'j', state = h[0] == 'S';
@@ -1291,10 +1381,15 @@ static void on_inbox_msg(struct cluster *c, char *h, char *body, size_t len)
 			interest_set(c, a, game, fmt == 'j', count);
 		break;
 	}
-	case 'Y':
-		if (sscanf(h, "Y %64s %" SCNu64, a, &game) == 2)
+	case 'Y': {
+		size_t nt, nj;
+		if (sscanf(h, "Y %64s %" SCNu64 " %zu %zu", a, &game, &nt, &nj) == 4) {
+			interest_set(c, a, game, false, nt);
+			interest_set(c, a, game, true, nj);
 			resend(c, a, game);
+		}
 		break;
+	}
 	}
 }
 
@@ -1313,12 +1408,21 @@ static void on_sub(redisAsyncContext *ac, void *r, void *pd)
 	const char *chan = ch->str + strlen(KEY(""));
 	if (strcmp(kind->str, "subscribe") == 0) {
 		uint64_t id;
+		if (strncmp(chan, "in:", 3) == 0) { /* messages to us arrive from now on */
+			bool was_up = up(c);
+			c->inbox_up = true;
+			if (!was_up && up(c))
+				reached(c);
+			return;
+		}
 		if (sscanf(chan, "g:%" SCNu64, &id) != 1)
 			return;
 		struct rgame *g = rg_find(c, id);
 		if (g == NULL)
 			return;
 		g->subscribed = true;
+		if (g->resend)
+			rg_resend(c, g);
 		while (g->waiting != NULL) { /* the watches that waited for it */
 			struct pending_fwd *p = g->waiting;
 			g->waiting = p->next;
@@ -1695,7 +1799,7 @@ static char *user_row(struct cluster *c, struct client *u)
 	}
 	for (struct rgame *g = c->rgames; g != NULL; g = g->next) {
 		struct member *m = rg_member(g, u->conn->id);
-		if (m == NULL)
+		if (m == NULL || (m->player && g->over))
 			continue;
 		cJSON_AddItemToArray(m->player ? pl : wa, cJSON_CreateNumber((double)g->id));
 		xappend(&line, ", %s %" PRIu64, m->player ? "plays" : "watches", g->id);
@@ -1914,8 +2018,8 @@ static void on_beat(redisAsyncContext *ac, void *r, void *pd)
 		c->healthy_since = 0; /* a stall, or Redis lost our key: not healthy yet */
 	if (c->healthy_since == 0)
 		c->healthy_since = now_ms(c);
-	if (rep->integer == 0)
-		resync(c);
+	if (rep->integer == 0 && now_ms(c) - c->synced_at > (uint64_t)c->expiry_ms)
+		resync(c); /* Redis lost our key (not just after we wrote everything again) */
 }
 
 static void fail_forwards_to(struct cluster *c, const char *node, const char *code, const char *why)
@@ -2174,6 +2278,9 @@ static void on_tick(uv_timer_t *t)
 	                               c->name, c->expiry_ms, 2 * c->expiry_ms))
 		c->beat_sent = now_ms(c);
 	flush_live(c);
+	for (struct rgame *g = c->rgames; g != NULL; g = g->next)
+		if (g->resend)
+			rg_resend(c, g);
 	rcall(c, on_scan, NULL, "EVAL %s 0", SCAN);
 }
 
@@ -2182,6 +2289,7 @@ static void on_tick(uv_timer_t *t)
 /* Everything of ours written again, every subscription made again, every owner asked. */
 static void resync(struct cluster *c)
 {
+	c->synced_at = now_ms(c);
 	c->users_dirty = c->list_dirty = c->users_reset = true;
 	for (struct game *g = c->ly.sess->games; g != NULL; g = g->next)
 		if (!g->freeing)
@@ -2203,15 +2311,18 @@ static void resync(struct cluster *c)
 		cJSON_Delete(v);
 	}
 	for (struct rgame *g = c->rgames; g != NULL; g = g->next) {
-		g->told[0] = g->told[1] = 0;
-		rg_tell_counts(c, g);
-		if (g->owner[0]) {
-			char h[160];
-			snprintf(h, sizeof h, "Y %s %" PRIu64, c->instance, g->id);
-			to_node(c, g->owner, h, NULL, 0);
-		}
+		g->resend = true; /* once its subscription is confirmed (on_sub) */
+		rg_resend(c, g);
 	}
 	flush_live(c);
+}
+
+/* Both connections up and our inbox subscribed: everything of ours written again. */
+static void reached(struct cluster *c)
+{
+	log_error("cluster: node %s reached Redis at %s:%d", c->name, c->host, c->port);
+	c->healthy_since = 0;
+	resync(c);
 }
 
 static void on_connected(const redisAsyncContext *ac, int status)
@@ -2233,17 +2344,15 @@ static void on_connected(const redisAsyncContext *ac, int status)
 	if (pub) {
 		c->pub_up = true;
 	} else {
+		c->inbox_up = false;
 		c->sub_up = true;
 		redisAsyncCommand(c->sub, on_sub, NULL, "SUBSCRIBE " KEY("in:%s") " " KEY("lobby"),
 		                  c->name);
 		for (struct rgame *g = c->rgames; g != NULL; g = g->next)
 			rg_subscribe(c, g);
 	}
-	if (!was_up && up(c)) {
-		log_error("cluster: node %s reached Redis at %s:%d", c->name, c->host, c->port);
-		c->healthy_since = 0;
-		resync(c);
-	}
+	if (!was_up && up(c))
+		reached(c);
 }
 
 static void on_disconnected(const redisAsyncContext *ac, int status)
@@ -2259,6 +2368,7 @@ static void on_disconnected(const redisAsyncContext *ac, int status)
 	} else {
 		c->sub = NULL;
 		c->sub_up = false;
+		c->inbox_up = false;
 		c->sub_connecting = false;
 		for (struct rgame *g = c->rgames; g != NULL; g = g->next)
 			g->subscribed = g->subscribing = false;
