@@ -5,7 +5,8 @@
  * for (clocks of a few milliseconds, a journal of its own). Moves and turns,
  * every refusal of a move, the journal hooks and their order, restoring a
  * game from its records, takebacks, clocks and flags, simultaneous turns and
- * their deadline, spectators (slow ones coalesce), chat, offers, players
+ * their deadline (an action already in the socket when it falls due is
+ * played), spectators (slow ones coalesce), chat, offers, players
  * leaving and coming back within or after the grace. Timers are real and
  * short; nothing asserts how fast anything is.
  */
@@ -13,6 +14,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include "fakeconn.h"
 #include "server/offers.h"
@@ -391,6 +394,81 @@ START_TEST(test_simultaneous_deadline)
 }
 END_TEST
 
+/* A socket feeding f's connection, read by the loop's poll as a transport's reads are. */
+struct feed {
+	uv_pipe_t pipe;
+	int peer; /* the test writes here */
+	struct fk_cli *f;
+	char buf[256];
+};
+
+static void feed_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *b)
+{
+	struct feed *fd = h->data;
+	(void)suggested;
+	*b = uv_buf_init(fd->buf, sizeof fd->buf);
+}
+
+static void feed_read(uv_stream_t *st, ssize_t n, const uv_buf_t *b)
+{
+	struct feed *fd = st->data;
+	if (n > 0 && fd->f->c != NULL)
+		conn_input_copy(fd->f->c, b->base, (size_t)n);
+}
+
+static void feed_open(struct feed *fd, struct fk_cli *f)
+{
+	int sv[2];
+	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	fd->f = f;
+	fd->peer = sv[1];
+	ck_assert_int_eq(uv_pipe_init(&fs.loop, &fd->pipe, 0), 0);
+	ck_assert_int_eq(uv_pipe_open(&fd->pipe, sv[0]), 0);
+	fd->pipe.data = fd;
+	ck_assert_int_eq(uv_read_start((uv_stream_t *)&fd->pipe, feed_alloc, feed_read), 0);
+}
+
+static void feed_close(struct feed *fd)
+{
+	close(fd->peer);
+	uv_close((uv_handle_t *)&fd->pipe, NULL);
+}
+
+/*
+ * Bob's action is in the server's socket when the turn's deadline falls due
+ * in the same loop pass: it is played (the turn resolves with both actions),
+ * not lost to the deadline that libuv's timer phase reaches before its poll.
+ */
+START_TEST(test_deadline_after_input)
+{
+	struct fk_cli a, b;
+	struct feed fd;
+	start(GRACE_MS);
+	int id = two_players(&a, &b, "xmas seed=0 turn_ms=60000");
+	struct game *g = session_find(&fs.srv.sess, (uint64_t)id);
+	feed_open(&fd, &b);
+	fk_send(&a, "move %d PUSH 3 RIGHT", id);
+	fk_expect0(&a, "{\"type\":\"ok\",\"cmd\":\"move\",\"pending\":true}");
+	char line[64];
+	int n = snprintf(line, sizeof line, "move %d PUSH 1 LEFT\n", id);
+	ck_assert_int_eq(write(fd.peer, line, (size_t)n), n);
+	age(g, 60000); /* the deadline is due at the next pass, with bob's line waiting */
+	uv_run(&fs.loop, UV_RUN_ONCE);
+	fk_run(&fs);
+	fk_expect0(&b, "{\"type\":\"ok\",\"cmd\":\"move\",\"pending\":true}");
+	const char *st = "{\"type\":\"state\",\"seq\":2,\"ply\":1,"
+	                 "\"last_move\":{\"0\":\"PUSH 3 RIGHT\",\"1\":\"PUSH 1 LEFT\"},"
+	                 "\"over\":false}";
+	fk_expect0(&a, st);
+	fk_expect0(&b, st);
+	ck_assert(!g->over);
+	ck_assert_uint_eq(g->nmoves, 2);
+	ck_assert_int_eq(g->moves[1].act, GAME_ACT_MOVE);
+	feed_close(&fd);
+	fk_stop_with(&fs, &a, &b, NULL);
+}
+END_TEST
+
 /* ---- spectators and chat --------------------------------------------------------------------- */
 
 START_TEST(test_spectators)
@@ -615,6 +693,7 @@ static Suite *session_suite(void)
 	tcase_add_test(tc, test_flag_falls);
 	tcase_add_test(tc, test_clock_held_after_restore);
 	tcase_add_test(tc, test_simultaneous_deadline);
+	tcase_add_test(tc, test_deadline_after_input);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("people");
 	tcase_add_test(tc, test_spectators);

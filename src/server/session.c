@@ -24,6 +24,7 @@ void sessions_init(struct sessions *s, uv_loop_t *loop, int64_t grace_ms)
 	s->loop = loop;
 	s->grace_ms = grace_ms;
 	s->on_deadline = on_deadline;
+	clock_sessions_init(s);
 }
 
 void sessions_set_hooks(struct sessions *s, const struct session_hooks *h)
@@ -197,6 +198,7 @@ void sessions_free_all(struct sessions *s)
 	while (s->games != NULL)
 		game_free(s->games);
 	s->nfinished = 0;
+	clock_sessions_close(s);
 }
 
 /* ---- the end ----------------------------------------------------------------------- */

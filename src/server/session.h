@@ -29,7 +29,11 @@
  *
  * Each game has one uv_timer_t, armed for the earliest of: the flag of the
  * seat to move, the simultaneous turn's deadline, and the end of the grace of
- * any absent player. A game is freed in that timer's close callback.
+ * any absent player. A game is freed in that timer's close callback. A
+ * deadline that falls due is resolved after the loop's next read of the
+ * sockets, not in the timer's callback: an action already waiting in a socket
+ * when its deadline comes is played, not lost to the deadline (libuv runs
+ * timers before it polls).
  */
 #ifndef BITARENA_SERVER_SESSION_H
 #define BITARENA_SERVER_SESSION_H
@@ -159,6 +163,8 @@ struct game {
 	uint64_t chat_total;
 	struct snapshot *snap; /* the current state */
 	uv_timer_t timer;      /* session_clock.c */
+	bool due;              /* session_clock.c: the timer fired; resolved after the I/O */
+	struct game *due_next; /* sessions.due */
 };
 
 /*
@@ -185,6 +191,12 @@ struct sessions {
 	struct session_news news;   /* a front-end's (above) */
 	struct client_barrier *bar; /* the journal's barrier (client.h), lifted after a
 	                               deadline's output; NULL without a journal */
+	/* session_clock.c: games whose timer fired, resolved in due_check after the loop
+	   has read the sockets (due_spin keeps that poll from blocking) */
+	struct game *due;
+	uv_check_t due_check;
+	uv_idle_t due_spin;
+	bool due_closed;
 	/* Upward news inside the layer (see the top of this file). */
 	void (*on_deadline)(struct game *g);              /* session.c, for session_clock.c */
 	void (*on_moved)(struct game *g, unsigned seats); /* offers.c, for session.c */
@@ -238,6 +250,9 @@ void clock_left(const struct game *g, int64_t out[GAME_MAX_PLAYERS]);
 int64_t clock_turn_limit(const struct game *g);
 /* The earliest pending deadline of g (uv_now ms) and what it is; *seat for FLAG/GRACE. */
 enum deadline_kind clock_next_deadline(const struct game *g, uint64_t *when, int *seat);
+/* Sets up s's handles for deadlines (sessions_init); clock_sessions_close() closes them. */
+void clock_sessions_init(struct sessions *s);
+void clock_sessions_close(struct sessions *s);
 /* Sets up g's timer (session_create); it is closed by the owner of g. */
 void clock_init(struct game *g);
 /* Arms g's timer for its next deadline (g->sess->on_deadline runs then), or stops it. */

@@ -4,7 +4,18 @@
  * a simultaneous turn's end, the end of an absent player's grace, a spectator
  * count held back) and the one
  * timer per game that fires at it. What happens then is session.c's, told
- * through sessions.on_deadline.
+ * through sessions.on_deadline, after the I/O of the loop pass in which the
+ * timer fired.
+ *
+ * Why not in the timer's callback: libuv runs due timers before it polls the
+ * sockets, so under load an action that reached the server's socket just
+ * before its deadline (a 50 ms Xmas Rush turn whose two actions are both in)
+ * would lose to the deadline and both seats would time out. The timer only
+ * marks the game due; a uv_check handle, which runs right after the poll,
+ * resolves it once the input waiting in the sockets has been read (and
+ * played). While games are due a uv_idle handle keeps that poll from blocking,
+ * so a deadline is never late by more than one pass. on_deadline() looks at
+ * the deadline afresh: one that an action moved since is only re-armed.
  */
 #include "server/session.h"
 
@@ -83,10 +94,67 @@ enum deadline_kind clock_next_deadline(const struct game *g, uint64_t *when, int
 	return k;
 }
 
+/* Nothing: while it runs, the loop's poll does not block (see the top). */
+static void spin_cb(uv_idle_t *h)
+{
+	(void)h;
+}
+
+/* After the poll: the games whose deadline fell due, in the order their timers fired. */
+static void due_cb(uv_check_t *h)
+{
+	struct sessions *s = h->data;
+	struct game *list = NULL;
+	uv_idle_stop(&s->due_spin);
+	uv_check_stop(&s->due_check);
+	while (s->due != NULL) { /* reversed: s->due is newest first */
+		struct game *g = s->due;
+		s->due = g->due_next;
+		g->due_next = list;
+		list = g;
+	}
+	while (list != NULL) {
+		struct game *g = list;
+		list = g->due_next;
+		g->due_next = NULL;
+		g->due = false;
+		/* a game freed meanwhile (pruned by another's end) is only closing: skip it */
+		if (!g->freeing)
+			s->on_deadline(g);
+	}
+}
+
 static void timer_cb(uv_timer_t *t)
 {
 	struct game *g = t->data;
-	g->sess->on_deadline(g);
+	struct sessions *s = g->sess;
+	if (g->due || g->freeing || s->due_closed)
+		return;
+	g->due = true;
+	g->due_next = s->due;
+	s->due = g;
+	uv_idle_start(&s->due_spin, spin_cb);
+	uv_check_start(&s->due_check, due_cb);
+}
+
+void clock_sessions_init(struct sessions *s)
+{
+	uv_check_init(s->loop, &s->due_check);
+	uv_idle_init(s->loop, &s->due_spin);
+	s->due_check.data = s;
+	s->due_spin.data = s;
+}
+
+void clock_sessions_close(struct sessions *s)
+{
+	if (s->due_closed)
+		return;
+	s->due_closed = true;
+	for (struct game *g = s->due; g != NULL; g = g->due_next)
+		g->due = false;
+	s->due = NULL;
+	uv_close((uv_handle_t *)&s->due_check, NULL);
+	uv_close((uv_handle_t *)&s->due_spin, NULL);
 }
 
 void clock_init(struct game *g)
