@@ -4,6 +4,8 @@
  */
 #include "server/msg.h"
 
+#include "server/json_out.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,11 +24,13 @@ void msg_set_json(struct client *cl, bool json)
 
 struct outbuf *json_outbuf(const cJSON *j)
 {
-	char *s = cJSON_PrintUnformatted(j);
-	if (s == NULL)
-		return NULL;
-	struct outbuf *b = outbuf_line(s);
-	cJSON_free(s);
+	char space[8192];
+	struct json_buf jb;
+	json_buf_init(&jb, space, sizeof space);
+	struct outbuf *b = NULL;
+	if (json_out(&jb, j) && json_buf_put(&jb, "\n", 1))
+		b = outbuf_new(jb.p, jb.len);
+	json_buf_free(&jb);
 	return b;
 }
 
