@@ -112,10 +112,9 @@ static bool put_string(struct json_buf *b, const char *s)
 	return put_c(b, '"');
 }
 
-/* A number: integers below 10^15 digit by digit (as "%1.15g" prints them), others by cJSON. */
-static bool put_number(struct json_buf *b, const cJSON *item)
+/* d: integers below 10^15 digit by digit (as "%1.15g" prints them), others by cJSON. */
+static bool put_double(struct json_buf *b, double d, const cJSON *item)
 {
-	double d = item->valuedouble;
 	if (d > -1e15 && d < 1e15 && d == (double)(long long)d) {
 		char t[24], *e = t + sizeof t, *q = e;
 		long long v = (long long)d;
@@ -127,7 +126,9 @@ static bool put_number(struct json_buf *b, const cJSON *item)
 			*--q = '-';
 		return json_buf_put(b, q, (size_t)(e - q));
 	}
-	char *s = cJSON_PrintUnformatted(item);
+	cJSON *own = item == NULL ? cJSON_CreateNumber(d) : NULL;
+	char *s = cJSON_PrintUnformatted(item != NULL ? item : own);
+	cJSON_Delete(own);
 	if (s == NULL) {
 		b->failed = true;
 		return false;
@@ -135,6 +136,11 @@ static bool put_number(struct json_buf *b, const cJSON *item)
 	bool ok = json_buf_put(b, s, strlen(s));
 	cJSON_free(s);
 	return ok;
+}
+
+static bool put_number(struct json_buf *b, const cJSON *item)
+{
+	return put_double(b, item->valuedouble, item);
 }
 
 bool json_out(struct json_buf *b, const cJSON *j)
@@ -173,4 +179,90 @@ bool json_out(struct json_buf *b, const cJSON *j)
 	default:
 		return false;
 	}
+}
+
+/* ---- the writer ------------------------------------------------------------------------ */
+
+/* Before a value: its comma unless it follows its key. */
+static void pre(struct jw *w)
+{
+	if (w->after_key) {
+		w->after_key = false;
+		return;
+	}
+	if (w->more[w->depth])
+		put_c(&w->b, ',');
+	w->more[w->depth] = true;
+}
+
+static void open_c(struct jw *w, char c)
+{
+	pre(w);
+	put_c(&w->b, c);
+	if (w->depth + 1 >= JW_DEPTH) {
+		w->b.failed = true;
+		return;
+	}
+	w->more[++w->depth] = false;
+}
+
+void jw_obj(struct jw *w)
+{
+	open_c(w, '{');
+}
+
+void jw_arr(struct jw *w)
+{
+	open_c(w, '[');
+}
+
+void jw_end(struct jw *w, char close)
+{
+	if (w->depth > 0)
+		w->depth--;
+	put_c(&w->b, close);
+}
+
+void jw_key(struct jw *w, const char *key)
+{
+	pre(w);
+	put_string(&w->b, key);
+	put_c(&w->b, ':');
+	w->after_key = true;
+}
+
+void jw_num(struct jw *w, double d)
+{
+	pre(w);
+	put_double(&w->b, d, NULL);
+}
+
+void jw_str(struct jw *w, const char *s)
+{
+	pre(w);
+	put_string(&w->b, s);
+}
+
+void jw_null(struct jw *w)
+{
+	pre(w);
+	json_buf_put(&w->b, "null", 4);
+}
+
+void jw_bool(struct jw *w, bool v)
+{
+	pre(w);
+	if (v)
+		json_buf_put(&w->b, "true", 4);
+	else
+		json_buf_put(&w->b, "false", 5);
+}
+
+void jw_json(struct jw *w, const cJSON *j)
+{
+	pre(w);
+	if (j == NULL)
+		json_buf_put(&w->b, "null", 4);
+	else if (!json_out(&w->b, j))
+		w->b.failed = true;
 }

@@ -48,4 +48,40 @@ bool json_buf_put(struct json_buf *b, const char *s, size_t n);
  */
 bool json_out(struct json_buf *b, const cJSON *j);
 
+/*
+ * A writer of JSON straight into a buffer, in cJSON_PrintUnformatted()'s
+ * format, for messages built on the hot path without a cJSON tree (a state:
+ * no allocation per member). Commas are placed by the writer: jw_key()
+ * before each member of an object, values alone in an array.
+ */
+#define JW_DEPTH 16
+struct jw {
+	struct json_buf b;
+	int depth;
+	bool after_key;
+	bool more[JW_DEPTH]; /* the container at this depth has a member already */
+};
+static inline void jw_init(struct jw *w, char *space, size_t cap)
+{
+	json_buf_init(&w->b, space, cap);
+	w->depth = 0;
+	w->after_key = false;
+	w->more[0] = false;
+}
+void jw_obj(struct jw *w);
+void jw_arr(struct jw *w);
+void jw_end(struct jw *w, char close); /* '}' or ']' */
+void jw_key(struct jw *w, const char *key);
+void jw_num(struct jw *w, double d); /* as cJSON_CreateNumber(d) prints */
+void jw_str(struct jw *w, const char *s);
+void jw_null(struct jw *w);
+void jw_bool(struct jw *w, bool v);
+/* j (a tree; NULL: null) as a value; the tree stays the caller's. */
+void jw_json(struct jw *w, const cJSON *j);
+/* false when anything failed (out of memory, a tree cJSON could not print). */
+static inline bool jw_ok(const struct jw *w)
+{
+	return !w->b.failed && w->depth == 0;
+}
+
 #endif

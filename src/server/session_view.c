@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "server/json_out.h"
 #include "server/rtt.h"
 
 cJSON *view_options_json(const struct game_ops *ops, const struct game_params *p)
@@ -191,15 +192,6 @@ static cJSON *players_json(const struct game *g)
 	return a;
 }
 
-static cJSON *seats_json(unsigned mask)
-{
-	cJSON *a = cJSON_CreateArray();
-	for (int i = 0; i < GAME_MAX_PLAYERS; i++)
-		if (mask & (1u << i))
-			cJSON_AddItemToArray(a, cJSON_CreateNumber(i));
-	return a;
-}
-
 static cJSON *clocks_json(const struct game *g, const int64_t clocks[GAME_MAX_PLAYERS])
 {
 	if (!g->so.timed)
@@ -207,31 +199,6 @@ static cJSON *clocks_json(const struct game *g, const int64_t clocks[GAME_MAX_PL
 	cJSON *a = cJSON_CreateArray();
 	for (int i = 0; i < g->ops->nplayers; i++)
 		cJSON_AddItemToArray(a, cJSON_CreateNumber((double)clocks[i]));
-	return a;
-}
-
-/*
- * Every move's text when viewer is to move: the legal moves of a sequential game, or in a
- * simultaneous one the actions of the engine's seat_moves until the seat has acted; else NULL.
- */
-static cJSON *legal_json(const struct game *g, const struct snapshot *sn, int viewer)
-{
-	bool sim = session_simultaneous(g);
-	if (sn->over || viewer < 0 || !(sn->to_move & (1u << viewer)) ||
-	    (sim && (g->ops->seat_moves == NULL || sn->acted[viewer])))
-		return NULL;
-	game_move *mv = malloc(g->ops->max_moves * sizeof *mv);
-	if (mv == NULL)
-		return NULL;
-	cJSON *a = cJSON_CreateArray();
-	int n = sim ? g->ops->seat_moves(sn->st, viewer, mv, g->ops->max_moves)
-	            : g->ops->legal_moves(sn->st, mv, g->ops->max_moves);
-	for (int i = 0; i < n; i++) {
-		char t[GAME_MOVE_TEXT];
-		if (g->ops->format_move(sn->st, mv[i], t, sizeof t) >= 0)
-			cJSON_AddItemToArray(a, cJSON_CreateString(t));
-	}
-	free(mv);
 	return a;
 }
 
@@ -243,27 +210,6 @@ static cJSON *time_json(const struct game *g)
 	cJSON_AddNumberToObject(t, "base_ms", (double)g->so.base_ms);
 	cJSON_AddNumberToObject(t, "inc_ms", (double)g->so.inc_ms);
 	return t;
-}
-
-/* The offers standing when sn was built: [{"what","by","seat"[,"plies"]}]. */
-static cJSON *offers_json(const struct game *g, const struct snapshot *sn)
-{
-	static const char *const what[] = {"draw", "undo", "rematch"};
-	const unsigned masks[] = {sn->draw_offer, sn->undo_offer, sn->rematch_offer};
-	cJSON *a = cJSON_CreateArray();
-	for (int k = 0; k < 3; k++)
-		for (int i = 0; i < g->ops->nplayers; i++) {
-			if (!(masks[k] & (1u << i)))
-				continue;
-			cJSON *o = cJSON_CreateObject();
-			cJSON_AddStringToObject(o, "what", what[k]);
-			cJSON_AddStringToObject(o, "by", g->pl[i].name);
-			cJSON_AddNumberToObject(o, "seat", i);
-			if (k == 1)
-				cJSON_AddNumberToObject(o, "plies", sn->undo_n);
-			cJSON_AddItemToArray(a, o);
-		}
-	return a;
 }
 
 /* {"type":type,"game","kind","options","players"}: how game_start and state begin. */
@@ -278,53 +224,229 @@ static cJSON *game_head(const char *type, const struct game *g)
 	return j;
 }
 
-static cJSON *state_json(const struct game *g, const struct snapshot *sn, int viewer)
+/* ---- the state in JSON, written straight into a buffer (json_out.h: no tree) ---------- */
+
+static void jw_options(struct jw *w, const struct game_ops *ops, const struct game_params *p)
 {
-	cJSON *j = game_head("state", g);
-	if (viewer >= 0)
-		cJSON_AddNumberToObject(j, "seat", viewer);
+	jw_obj(w);
+	for (int i = 0; i < ops->nopts; i++) {
+		jw_key(w, ops->opts[i].name);
+		if (game_param_random(ops, p, i))
+			jw_str(w, GAME_OPT_RANDOM_WORD);
+		else
+			jw_num(w, (double)p->v[i]);
+	}
+	jw_end(w, '}');
+}
+
+/* As clocks_json, time_json and result_json above (game_start, game_over). */
+static void jw_clocks(struct jw *w, const struct game *g, const int64_t clocks[GAME_MAX_PLAYERS])
+{
+	if (!g->so.timed) {
+		jw_null(w);
+		return;
+	}
+	jw_arr(w);
+	for (int i = 0; i < g->ops->nplayers; i++)
+		jw_num(w, (double)clocks[i]);
+	jw_end(w, ']');
+}
+
+static void jw_time(struct jw *w, const struct game *g)
+{
+	if (!g->so.timed) {
+		jw_null(w);
+		return;
+	}
+	jw_obj(w);
+	jw_key(w, "base_ms");
+	jw_num(w, (double)g->so.base_ms);
+	jw_key(w, "inc_ms");
+	jw_num(w, (double)g->so.inc_ms);
+	jw_end(w, '}');
+}
+
+static void jw_offers(struct jw *w, const struct game *g, const struct snapshot *sn)
+{
+	static const char *const what[] = {"draw", "undo", "rematch"};
+	const unsigned masks[] = {sn->draw_offer, sn->undo_offer, sn->rematch_offer};
+	jw_arr(w);
+	for (int k = 0; k < 3; k++)
+		for (int i = 0; i < g->ops->nplayers; i++) {
+			if (!(masks[k] & (1u << i)))
+				continue;
+			jw_obj(w);
+			jw_key(w, "what");
+			jw_str(w, what[k]);
+			jw_key(w, "by");
+			jw_str(w, g->pl[i].name);
+			jw_key(w, "seat");
+			jw_num(w, i);
+			if (k == 1) {
+				jw_key(w, "plies");
+				jw_num(w, sn->undo_n);
+			}
+			jw_end(w, '}');
+		}
+	jw_end(w, ']');
+}
+
+static void jw_result(struct jw *w, const struct game *g)
+{
+	jw_obj(w);
+	jw_key(w, "winner");
+	if (g->winner >= 0)
+		jw_num(w, g->winner);
 	else
-		cJSON_AddNullToObject(j, "seat");
-	cJSON_AddNumberToObject(j, "seq", (double)sn->seq);
-	cJSON_AddNumberToObject(j, "ply", sn->ply);
-	cJSON_AddItemToObject(j, "to_move", seats_json(sn->to_move));
+		jw_null(w);
+	jw_key(w, "winner_name");
+	if (g->winner >= 0)
+		jw_str(w, g->pl[g->winner].name);
+	else
+		jw_null(w);
+	jw_key(w, "score");
+	jw_str(w, g->score);
+	int sc[GAME_MAX_PLAYERS];
+	if (seat_scores(g, sc)) {
+		jw_key(w, "scores");
+		jw_arr(w);
+		for (int i = 0; i < g->ops->nplayers; i++)
+			jw_num(w, sc[i]);
+		jw_end(w, ']');
+	}
+	jw_key(w, "reason");
+	jw_str(w, g->reason);
+	jw_end(w, '}');
+}
+
+/*
+ * "legal": every move's text when viewer is to move: the legal moves of a sequential game,
+ * or in a simultaneous one the actions of the engine's seat_moves until the seat has acted;
+ * false (no member) otherwise.
+ */
+static bool jw_legal(struct jw *w, const struct game *g, const struct snapshot *sn, int viewer)
+{
+	bool sim = session_simultaneous(g);
+	if (sn->over || viewer < 0 || !(sn->to_move & (1u << viewer)) ||
+	    (sim && (g->ops->seat_moves == NULL || sn->acted[viewer])))
+		return false;
+	game_move stack[256];
+	game_move *mv = g->ops->max_moves <= 256 ? stack : malloc(g->ops->max_moves * sizeof *mv);
+	if (mv == NULL)
+		return false;
+	jw_key(w, "legal");
+	jw_arr(w);
+	int n = sim ? g->ops->seat_moves(sn->st, viewer, mv, g->ops->max_moves)
+	            : g->ops->legal_moves(sn->st, mv, g->ops->max_moves);
+	for (int i = 0; i < n; i++) {
+		char t[GAME_MOVE_TEXT];
+		if (g->ops->format_move(sn->st, mv[i], t, sizeof t) >= 0)
+			jw_str(w, t);
+	}
+	jw_end(w, ']');
+	if (mv != stack)
+		free(mv);
+	return true;
+}
+
+/* The state as viewer sees it, one line (the members in the order PROTOCOL.md lists). */
+static struct outbuf *state_out(const struct game *g, const struct snapshot *sn, int viewer)
+{
+	char space[8192];
+	struct jw w;
+	jw_init(&w, space, sizeof space);
+	jw_obj(&w);
+	jw_key(&w, "type");
+	jw_str(&w, "state");
+	jw_key(&w, "game");
+	jw_num(&w, (double)g->id);
+	jw_key(&w, "kind");
+	jw_str(&w, g->ops->name);
+	jw_key(&w, "options");
+	jw_options(&w, g->ops, &g->so.params);
+	jw_key(&w, "players");
+	jw_arr(&w);
+	for (int i = 0; i < g->ops->nplayers; i++)
+		jw_str(&w, g->pl[i].name);
+	jw_end(&w, ']');
+	jw_key(&w, "seat");
+	if (viewer >= 0)
+		jw_num(&w, viewer);
+	else
+		jw_null(&w);
+	jw_key(&w, "seq");
+	jw_num(&w, (double)sn->seq);
+	jw_key(&w, "ply");
+	jw_num(&w, sn->ply);
+	jw_key(&w, "to_move");
+	jw_arr(&w);
+	for (int i = 0; i < GAME_MAX_PLAYERS; i++)
+		if (sn->to_move & (1u << i))
+			jw_num(&w, i);
+	jw_end(&w, ']');
+	jw_key(&w, "last_move");
 	if (session_simultaneous(g)) {
 		if (sn->ply == 0) {
-			cJSON_AddNullToObject(j, "last_move");
+			jw_null(&w);
 		} else {
-			cJSON *lm = cJSON_CreateObject();
+			jw_obj(&w);
 			for (int i = 0; i < g->ops->nplayers; i++) {
 				char k[12];
 				snprintf(k, sizeof k, "%d", i);
+				jw_key(&w, k);
 				if (sn->has_last[i])
-					cJSON_AddStringToObject(lm, k, sn->last[i]);
+					jw_str(&w, sn->last[i]);
 				else
-					cJSON_AddNullToObject(lm, k);
+					jw_null(&w);
 			}
-			cJSON_AddItemToObject(j, "last_move", lm);
+			jw_end(&w, '}');
 		}
-		cJSON_AddNumberToObject(j, "turn_ms", (double)g->so.turn_ms);
-		cJSON_AddNumberToObject(j, "turn_left_ms", (double)sn->turn_left);
-		if (viewer >= 0)
-			cJSON_AddBoolToObject(j, "acted", sn->acted[viewer]);
+		jw_key(&w, "turn_ms");
+		jw_num(&w, (double)g->so.turn_ms);
+		jw_key(&w, "turn_left_ms");
+		jw_num(&w, (double)sn->turn_left);
+		if (viewer >= 0) {
+			jw_key(&w, "acted");
+			jw_bool(&w, sn->acted[viewer]);
+		}
 	} else if (sn->has_last[0]) {
-		cJSON_AddStringToObject(j, "last_move", sn->last[0]);
+		jw_str(&w, sn->last[0]);
 	} else {
-		cJSON_AddNullToObject(j, "last_move");
+		jw_null(&w);
 	}
 	cJSON *pos = g->ops->to_json(sn->st, viewer);
-	cJSON_AddItemToObject(j, "position", pos ? pos : cJSON_CreateNull());
-	cJSON *legal = legal_json(g, sn, viewer);
-	if (legal)
-		cJSON_AddItemToObject(j, "legal", legal);
-	cJSON_AddItemToObject(j, "clocks", clocks_json(g, sn->clocks));
-	cJSON_AddItemToObject(j, "time", time_json(g));
-	cJSON_AddItemToObject(j, "rtt_ms", rtt_json(g, sn->rtt));
-	cJSON_AddNumberToObject(j, "watchers", (double)sn->watchers);
-	cJSON_AddItemToObject(j, "offers", offers_json(g, sn));
-	cJSON_AddBoolToObject(j, "over", sn->over);
-	cJSON_AddItemToObject(j, "result", sn->over ? result_json(g) : cJSON_CreateNull());
-	return j;
+	jw_key(&w, "position");
+	jw_json(&w, pos);
+	cJSON_Delete(pos);
+	jw_legal(&w, g, sn, viewer);
+	jw_key(&w, "clocks");
+	jw_clocks(&w, g, sn->clocks);
+	jw_key(&w, "time");
+	jw_time(&w, g);
+	jw_key(&w, "rtt_ms");
+	jw_arr(&w);
+	for (int i = 0; i < g->ops->nplayers; i++)
+		if (sn->rtt[i] >= 0)
+			jw_num(&w, (double)sn->rtt[i]);
+		else
+			jw_null(&w);
+	jw_end(&w, ']');
+	jw_key(&w, "watchers");
+	jw_num(&w, (double)sn->watchers);
+	jw_key(&w, "offers");
+	jw_offers(&w, g, sn);
+	jw_key(&w, "over");
+	jw_bool(&w, sn->over);
+	jw_key(&w, "result");
+	if (sn->over)
+		jw_result(&w, g);
+	else
+		jw_null(&w);
+	jw_end(&w, '}');
+	json_buf_put(&w.b, "\n", 1);
+	struct outbuf *b = jw_ok(&w) ? outbuf_new(w.b.p, w.b.len) : NULL;
+	json_buf_free(&w.b);
+	return b;
 }
 
 static char *state_text(const struct game *g, const struct snapshot *sn, int viewer)
@@ -398,9 +520,7 @@ struct outbuf *snap_out(const struct game *g, struct snapshot *sn, int viewer, b
 	if (*slot != NULL)
 		return *slot;
 	if (json) {
-		cJSON *j = state_json(g, sn, viewer);
-		*slot = json_outbuf(j);
-		cJSON_Delete(j);
+		*slot = state_out(g, sn, viewer);
 	} else {
 		char *t = state_text(g, sn, viewer);
 		*slot = t != NULL ? outbuf_line(t) : NULL;
