@@ -7,6 +7,7 @@
 #include "client.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Messages one cli_pump() call handles at most, so that one busy connection cannot starve
@@ -185,6 +186,22 @@ int cli_session_open(struct net_conn *c, const char *prog, const char *server, c
 	cJSON_Delete(rep);
 	if (!ok) {
 		fprintf(stderr, "%s: the server refused JSON mode\n", prog);
+		goto fail;
+	}
+	const char *pw = getenv("BITARENA_PASSWORD"); /* not argv: ps shows that */
+	if (pw != NULL && pw[0] != '\0') {
+		if ((r = net_sendf(c, "login %s %s", name, pw)) < 0 ||
+		    (r = await_reply(c, prog, "login", timeout_ms, &rep)) < 0)
+			goto io;
+		ok = strcmp(cli_jstr(rep, "type"), "ok") == 0;
+		if (ok)
+			snprintf(got, gotlen, "%s", name);
+		else
+			fprintf(stderr, "%s: login %s with BITARENA_PASSWORD: %s\n", prog, name,
+			        cli_jstr(rep, "message") ? cli_jstr(rep, "message") : "refused");
+		cJSON_Delete(rep);
+		if (ok)
+			return NET_OK;
 		goto fail;
 	}
 	/* Keep room for a numeric suffix. */

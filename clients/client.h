@@ -41,7 +41,10 @@
 /*
  * Connects to server, reads the welcome, switches to JSON and logs in as
  * name, or name2, name3, ... while the server says NAME_TAKEN (name is cut so
- * that the suffix fits in PROTO_NAME_MAX). The name obtained goes to got.
+ * that the suffix fits in PROTO_NAME_MAX). With BITARENA_PASSWORD set in the
+ * environment it logs in to the account name with that password instead (no
+ * other name is tried): bots that play rated games. The name obtained goes to
+ * got.
  * Prints what went wrong (prefixed by prog) and returns < 0 (enum net_err)
  * on failure, with c closed.
  */

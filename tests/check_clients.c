@@ -754,6 +754,51 @@ START_TEST(bots_bounded_mnk_and_tak)
 }
 END_TEST
 
+/* Registers name with password on the test server (text mode); asserts the server said ok. */
+static void register_account(const char *name, const char *password)
+{
+	struct net_conn c;
+	char err[128], *line;
+	ck_assert_int_eq(net_connect(&c, server_addr, 0, 5000, err, sizeof err), NET_OK);
+	ck_assert_int_ge(net_read_line(&c, 5000, &line), 0); /* the welcome */
+	ck_assert_int_eq(net_sendf(&c, "register %s %s", name, password), NET_OK);
+	ck_assert_int_ge(net_read_line(&c, 5000, &line), 0);
+	ck_assert_msg(strncmp(line, "ok ", 3) == 0, "register %s: %s", name, line);
+	net_close(&c);
+}
+
+/*
+ * Bots with BITARENA_PASSWORD log in to their accounts, so they play rated
+ * games (which guests may not seek or accept); a wrong password is a failure
+ * that says why, and no other name is tried.
+ */
+START_TEST(bots_play_rated_with_accounts)
+{
+	register_account("ratedann", "botpass01");
+	register_account("ratedbob", "botpass01");
+	setenv("BITARENA_PASSWORD", "botpass01", 1);
+	struct botrun a, b;
+	const char *seek[] = {"--name", "ratedann", "--seek", "ttt rated=1", "--games", "4", NULL};
+	const char *acc[] = {"--name", "ratedbob", "--accept", "--games", "4", NULL};
+	play_pair("rated-seek", seek, &a, "rated-acc", acc, &b);
+	ck_assert_int_eq(a.sum.games, 4);
+	ck_assert_int_eq(b.sum.games, 4);
+	ck_assert_msg(strstr(slurp(a.err), " as ratedann\n") != NULL, "%s", slurp(a.err));
+	ck_assert_msg(strstr(slurp(b.err), " as ratedbob\n") != NULL, "%s", slurp(b.err));
+
+	setenv("BITARENA_PASSWORD", "wrongpass", 1);
+	char e1[256];
+	tmp_path(e1, sizeof e1, "wrongpw.err");
+	const char *argv[] = {bitarena(), "bot", "--server", server_addr, "--name", "ratedann",
+	                      "--accept", NULL};
+	pid_t pid = spawn(argv, NULL, e1);
+	unsetenv("BITARENA_PASSWORD");
+	ck_assert_int_eq(wait_bounded(pid, 30), 1);
+	ck_assert_msg(strstr(slurp(e1), "login ratedann with BITARENA_PASSWORD") != NULL, "%s",
+	              slurp(e1));
+}
+END_TEST
+
 START_TEST(bot_bad_seek_fails)
 {
 	const char *bin = bitarena();
@@ -905,6 +950,7 @@ static Suite *clients_suite(void)
 	tcase_add_test(tc, bots_perfect_vs_perfect);
 	tcase_add_test(tc, bots_perfect_vs_random);
 	tcase_add_test(tc, bots_bounded_mnk_and_tak);
+	tcase_add_test(tc, bots_play_rated_with_accounts);
 	tcase_add_test(tc, bot_bad_seek_fails);
 	tcase_add_test(tc, bot_no_server_fails);
 	tcase_add_test(tc, bot_server_vanishes);
