@@ -94,6 +94,37 @@ START_TEST(test_bounded_table)
 }
 END_TEST
 
+START_TEST(test_attempts_count_before_the_outcome)
+{
+	struct ratelimit *rl = ratelimit_new(3, 1000, 10);
+	int64_t retry = 0;
+	/* three attempts under way at once: the fourth is refused before any outcome */
+	for (int i = 0; i < 3; i++)
+		ck_assert_int_eq(ratelimit_attempt(rl, "k", 10 + i, NULL), RATELIMIT_OK);
+	ck_assert_int_eq(ratelimit_attempt(rl, "k", 13, &retry), RATELIMIT_THROTTLED);
+	ck_assert_int_eq(retry, 997);
+	ck_assert_uint_eq(ratelimit_count(rl, "k", 13), 3); /* a refusal is not counted */
+	/* the second turned out a success: its count is taken back, and a try is free again */
+	ratelimit_undo(rl, "k", 11);
+	ck_assert_uint_eq(ratelimit_count(rl, "k", 14), 2);
+	ratelimit_undo(rl, "k", 11); /* nothing counted at 11 any more */
+	ck_assert_uint_eq(ratelimit_count(rl, "k", 14), 2);
+	ck_assert_int_eq(ratelimit_attempt(rl, "k", 14, NULL), RATELIMIT_OK);
+	ck_assert_int_eq(ratelimit_check(rl, "k", 15, &retry), RATELIMIT_THROTTLED);
+	ck_assert_int_eq(retry, 995); /* the oldest left is 10's */
+	ck_assert_int_eq(ratelimit_check(rl, "k", 1010, NULL), RATELIMIT_OK);
+	ck_assert_uint_eq(ratelimit_count(rl, "k", 1014), 0);
+	/* undoing every count forgets the key */
+	ratelimit_attempt(rl, "j", 2000, NULL);
+	ck_assert_uint_eq(ratelimit_size(rl), 2);
+	ratelimit_undo(rl, "j", 2000);
+	ck_assert_uint_eq(ratelimit_count(rl, "j", 2000), 0);
+	ck_assert_uint_eq(ratelimit_count(rl, "nobody", 0), 0);
+	ratelimit_undo(rl, "nobody", 0);
+	ratelimit_free(rl);
+}
+END_TEST
+
 static Suite *ratelimit_suite(void)
 {
 	Suite *s = suite_create("ratelimit");
@@ -101,6 +132,7 @@ static Suite *ratelimit_suite(void)
 	tcase_add_test(tc, test_window);
 	tcase_add_test(tc, test_success_resets_and_failures_while_throttled);
 	tcase_add_test(tc, test_bounded_table);
+	tcase_add_test(tc, test_attempts_count_before_the_outcome);
 	suite_add_tcase(s, tc);
 	return s;
 }

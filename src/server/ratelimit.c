@@ -1,5 +1,5 @@
 /*
- * ratelimit.c - failed-login limiter per address (see ratelimit.h).
+ * ratelimit.c - a limiter of failures per key (see ratelimit.h).
  *
  * Each tracked address keeps the times of its last max_failures failures in
  * a small ring. The table is an array searched linearly: it holds at most a
@@ -152,6 +152,39 @@ int ratelimit_fail(struct ratelimit *rl, const char *addr, int64_t now)
 	e->count++;
 	e->touched = now;
 	return RATELIMIT_OK;
+}
+
+int ratelimit_attempt(struct ratelimit *rl, const char *key, int64_t now, int64_t *retry_ms)
+{
+	int r = ratelimit_check(rl, key, now, retry_ms);
+	return r == RATELIMIT_OK ? ratelimit_fail(rl, key, now) : r;
+}
+
+void ratelimit_undo(struct ratelimit *rl, const char *key, int64_t at)
+{
+	struct rl_entry *e = find(rl, key);
+	if (e == NULL)
+		return;
+	for (unsigned i = e->count; i-- > 0;) { /* the newest first: an undo follows its attempt */
+		unsigned at_i = (e->head + i) % rl->max_failures;
+		if (e->times[at_i] != at)
+			continue;
+		for (unsigned k = i; k + 1 < e->count; k++) /* close the gap: later ones move up */
+			e->times[(e->head + k) % rl->max_failures] =
+			        e->times[(e->head + k + 1) % rl->max_failures];
+		if (--e->count == 0)
+			remove_at(rl, (size_t)(e - rl->v));
+		return;
+	}
+}
+
+unsigned ratelimit_count(struct ratelimit *rl, const char *key, int64_t now)
+{
+	struct rl_entry *e = find(rl, key);
+	if (e == NULL)
+		return 0;
+	expire(rl, e, now);
+	return e->count;
 }
 
 void ratelimit_success(struct ratelimit *rl, const char *addr)

@@ -1,10 +1,14 @@
 /*
- * ratelimit.h - failed-login limiter per address.
+ * ratelimit.h - a limiter of failures per key (an address, an account, an
+ * account from an address: accounts.c keeps one of each).
  *
- * Each address (the peer IP as text, without the port) may fail at most
- * `max_failures` logins within any sliding window of `window_ms`; after that
- * ratelimit_check() answers RATELIMIT_THROTTLED until the oldest failure in
- * the window is older than window_ms. A successful login clears the address.
+ * Each key may fail at most `max_failures` times within any sliding window of
+ * `window_ms`; after that ratelimit_check() answers RATELIMIT_THROTTLED until
+ * the oldest failure in the window is older than window_ms. A success clears
+ * the key. ratelimit_attempt() checks and counts in one step, before the
+ * outcome is known, so attempts made in parallel count at once and cannot
+ * slip past the limit together; ratelimit_undo() takes the count back when
+ * the attempt turns out a success (or never was made).
  *
  * The caller passes the time (any monotonic ms counter, e.g. uv_now()), so
  * there is no clock inside and the tests are exact. Memory is bounded: at
@@ -51,6 +55,16 @@ void ratelimit_free(struct ratelimit *rl);
 int ratelimit_check(struct ratelimit *rl, const char *addr, int64_t now, int64_t *retry_ms);
 /* Records a failed login of addr at time now. RATELIMIT_OK or RATELIMIT_ENOMEM. */
 int ratelimit_fail(struct ratelimit *rl, const char *addr, int64_t now);
+/*
+ * ratelimit_check(), then, when not throttled, a failure of key counted at
+ * now at once: RATELIMIT_OK (counted), RATELIMIT_THROTTLED (not counted;
+ * *retry_ms as for check) or RATELIMIT_ENOMEM.
+ */
+int ratelimit_attempt(struct ratelimit *rl, const char *key, int64_t now, int64_t *retry_ms);
+/* Takes back one failure of key counted at time at (an attempt that succeeded); no-op if none. */
+void ratelimit_undo(struct ratelimit *rl, const char *key, int64_t at);
+/* The failures of key within the window at now. */
+unsigned ratelimit_count(struct ratelimit *rl, const char *key, int64_t now);
 /* A successful login: forgets addr's failures. */
 void ratelimit_success(struct ratelimit *rl, const char *addr);
 /* Number of addresses currently tracked (for tests and stats). */
