@@ -139,6 +139,187 @@ START_TEST(test_throttle)
 }
 END_TEST
 
+/* A connection from the loopback address from, in JSON. */
+static void json_from(struct ts_cli *c, int port, const char *from)
+{
+	ts_open_from(c, port, from);
+	ts_expect0(c, "bitarenad * ready*");
+	ts_send(c, "set format json");
+	ts_expect0(c, "{\"type\":\"ok\",\"cmd\":\"set\",\"format\":\"json\"}");
+}
+
+/* One login from the address from: the code of its answer ("ok" when it logged in). */
+static void login_from(int port, const char *from, const char *name, const char *pw,
+                       const char *code)
+{
+	struct ts_cli c;
+	json_from(&c, port, from);
+	ts_send(&c, "login %s %s", name, pw);
+	if (strcmp(code, "ok") == 0)
+		cJSON_Delete(ts_expectf(&c, "{\"type\":\"ok\",\"cmd\":\"login\",\"name\":\"%s\"}",
+		                        name));
+	else
+		ts_expect_err(&c, code);
+	ts_close(&c);
+}
+
+/*
+ * Failed logins are counted when they start, before the password is checked:
+ * ten at once from one address get five answers and five refusals (all ten
+ * were checked before). The account's own limit closes it only to addresses
+ * it never logged in from; the right password from an address that did not
+ * fail still opens it; an address failing against many accounts is closed.
+ */
+START_TEST(test_throttle_parallel)
+{
+	static const char *const args[] = {"--login-limit-account", "8", "--login-limit-address",
+	                                   "12"};
+	struct ts_srv s;
+	ts_up(&s, args, 4);
+	struct ts_cli a, c[10];
+	ts_register(&a, s.port, "eve", "secret1"); /* from 127.0.0.1 */
+	for (int i = 0; i < 10; i++)
+		json_from(&c[i], s.port, "127.0.0.2");
+	for (int i = 0; i < 10; i++)
+		ts_send(&c[i], "login Eve wrong%d", i);
+	int bad = 0, throttled = 0;
+	for (int i = 0; i < 10; i++) {
+		cJSON *j = ts_expect(&c[i], "{\"type\":\"error\",\"cmd\":\"login\"}");
+		const char *code = ts_jstr(j, "code");
+		if (strcmp(code, "BAD_LOGIN") == 0) {
+			bad++;
+		} else {
+			ck_assert_str_eq(code, "LOGIN_THROTTLED");
+			ck_assert(ts_jnum(j, "retry_after_ms") > 0);
+			throttled++;
+		}
+		cJSON_Delete(j);
+		ts_close(&c[i]);
+	}
+	ck_assert_int_eq(bad, 5);
+	ck_assert_int_eq(throttled, 5);
+	/* the attacker's address is closed to eve, right password or not */
+	login_from(s.port, "127.0.0.2", "eve", "secret1", "LOGIN_THROTTLED");
+	/* eve from elsewhere is not locked out */
+	login_from(s.port, "127.0.0.3", "eve", "secret1", "ok");
+	/* failures from more new addresses reach the account's limit (8): new addresses are
+	   refused, those eve logged in or registered from are not */
+	for (int i = 0; i < 3; i++)
+		login_from(s.port, "127.0.0.4", "eve", "nope", "BAD_LOGIN");
+	login_from(s.port, "127.0.0.5", "eve", "secret1", "LOGIN_THROTTLED");
+	login_from(s.port, "127.0.0.3", "eve", "secret1", "ok");
+	login_from(s.port, "127.0.0.1", "eve", "secret1", "ok");
+	/* one address against many accounts (12 failures, unknown names cost the same) */
+	for (int i = 0; i < 12; i++) {
+		char name[16];
+		snprintf(name, sizeof name, "user%d", i);
+		login_from(s.port, "127.0.0.6", name, "guess1", "BAD_LOGIN");
+	}
+	login_from(s.port, "127.0.0.6", "eve", "secret1", "LOGIN_THROTTLED");
+	login_from(s.port, "127.0.0.7", "user0", "guess1", "BAD_LOGIN");
+	ts_close(&a);
+	ts_down(&s);
+}
+END_TEST
+
+/* register is limited per address (counted before the hash, taken or not). */
+START_TEST(test_register_limit)
+{
+	static const char *const args[] = {"--register-limit", "2"};
+	struct ts_srv s;
+	ts_up(&s, args, 2);
+	struct ts_cli c, d;
+	json_from(&c, s.port, "127.0.0.2");
+	ts_send(&c, "register reg1 secret1");
+	ts_expect0(&c, "{\"type\":\"ok\",\"cmd\":\"register\",\"name\":\"reg1\"}");
+	ts_send(&c, "register reg2 secret1");
+	ts_expect0(&c, "{\"type\":\"ok\",\"cmd\":\"register\",\"name\":\"reg2\"}");
+	ts_send(&c, "register reg3 secret1");
+	cJSON *j = ts_expect(&c, "{\"type\":\"error\",\"code\":\"REGISTER_THROTTLED\","
+	                         "\"cmd\":\"register\"}");
+	ck_assert(ts_jnum(j, "retry_after_ms") > 3500000);
+	cJSON_Delete(j);
+	json_from(&d, s.port, "127.0.0.3");
+	ts_send(&d, "register reg3 secret1");
+	ts_expect0(&d, "{\"type\":\"ok\",\"cmd\":\"register\",\"name\":\"reg3\"}");
+	/* text mode */
+	ts_close(&c);
+	ts_open_from(&c, s.port, "127.0.0.2");
+	ts_expect0(&c, "bitarenad * ready*");
+	ts_send(&c, "register reg4 secret1");
+	ts_expect0(&c, "error REGISTER_THROTTLED: too many accounts registered from your address; "
+	               "try again in * s");
+	ts_close(&c);
+	ts_close(&d);
+	ts_down(&s);
+}
+END_TEST
+
+/*
+ * A guest's seat is the guest's: while it is away, neither a guest login nor
+ * a registration takes the name; its token (given at login) brings it back,
+ * from any address, and takes over a connection that still has it; once the
+ * game is over the name is free.
+ */
+START_TEST(test_guest_seat_needs_token)
+{
+	struct ts_srv s;
+	ts_up(&s, NULL, 0);
+	struct ts_cli a, b, m, b2, b3;
+	ts_join(&a, s.port, "ann");
+	ts_join(&b, s.port, "gus");
+	ck_assert_int_eq((int)strlen(b.token), 20);
+	int id = ts_begin_game(&a, &b, "ttt");
+	cJSON_Delete(ts_play(&a, &b, id, "a1"));
+	char token[32];
+	snprintf(token, sizeof token, "%s", b.token);
+	ts_close(&b);
+	ts_until0(&a, "{\"type\":\"info\",\"event\":\"gone\",\"player\":\"gus\"}");
+	json_from(&m, s.port, "127.0.0.2");
+	ts_send(&m, "login gus");
+	ts_expect_err(&m, "NAME_TAKEN");
+	ts_send(&m, "login GUS");
+	ts_expect_err(&m, "NAME_TAKEN");
+	ts_send(&m, "register gus secret1");
+	ts_expect_err(&m, "NAME_TAKEN");
+	ts_send(&m, "login gus abcdefghijkmnpqrstuvw");
+	ts_expect_err(&m, "BAD_LOGIN");
+	ts_send(&m, "ping");
+	ts_expect0(&m, "{\"type\":\"pong\"}");
+	/* the token, from another address */
+	json_from(&b2, s.port, "127.0.0.3");
+	ts_send(&b2, "login gus %s", token);
+	cJSON_Delete(
+	        ts_expectf(&b2,
+	                   "{\"type\":\"ok\",\"cmd\":\"login\",\"name\":\"gus\",\"guest\":true,"
+	                   "\"token\":\"%s\",\"resumed\":[%d]}",
+	                   token, id));
+	ts_until0(&b2, "{\"type\":\"state\",\"ply\":1}");
+	/* again, while b2 has it: b2 is told and closed, b3 plays */
+	ts_connect_json(&b3, s.port);
+	ts_send(&b3, "login gus %s", token);
+	cJSON_Delete(ts_expectf(&b3, "{\"type\":\"ok\",\"cmd\":\"login\",\"resumed\":[%d]}", id));
+	ts_until0(&b2, "{\"type\":\"info\",\"event\":\"session_taken\"}");
+	ck_assert(ts_eof(&b2));
+	ts_until0(&b3, "{\"type\":\"state\",\"ply\":1}");
+	cJSON_Delete(ts_play(&b3, &a, id, "b2"));
+	/* a guest's own connection may not register its name while its game goes on */
+	ts_send(&b3, "register gus secret1");
+	ts_expect_err(&b3, "NAME_TAKEN");
+	ts_send(&b3, "resign %d", id);
+	ts_until0(&b3, "{\"type\":\"game_over\"}");
+	ts_close(&b3);
+	ts_until0(&a, "{\"type\":\"game_over\"}");
+	/* the game is over and gus gone: the name is free */
+	ts_send(&m, "register gus secret1");
+	ts_expect0(&m, "{\"type\":\"ok\",\"cmd\":\"register\",\"name\":\"gus\"}");
+	ts_close(&a);
+	ts_close(&m);
+	ts_close(&b2);
+	ts_down(&s);
+}
+END_TEST
+
 START_TEST(test_takeover_with_seat)
 {
 	struct ts_srv s;
@@ -394,6 +575,9 @@ static Suite *accounts_suite(void)
 	tcase_set_timeout(tc, 120); /* a locked store waits 5 s per write; valgrind */
 	tcase_add_test(tc, test_register_and_login);
 	tcase_add_test(tc, test_throttle);
+	tcase_add_test(tc, test_throttle_parallel);
+	tcase_add_test(tc, test_register_limit);
+	tcase_add_test(tc, test_guest_seat_needs_token);
 	tcase_add_test(tc, test_takeover_with_seat);
 	tcase_add_test(tc, test_rated_game);
 	tcase_add_test(tc, test_record_and_replay);

@@ -105,7 +105,7 @@ START_TEST(test_presence)
 	fk_send(&b, "login a");
 	fk_expect0(&b, "error BAD_NAME: *");
 	fk_send(&b, "login bob_2");
-	fk_expect0(&b, "ok logged in as bob_2 (guest)");
+	fk_expect0(&b, "ok logged in as bob_2 (guest); token *");
 	fk_send(&b, "login bob_3");
 	fk_expect0(&b, "error ALREADY_LOGGED_IN: you are bob_2 already");
 	fk_connect(&fs, &c); /* not logged in: not in who */
@@ -123,7 +123,7 @@ START_TEST(test_presence)
 	fk_expect0(&c, "  alice");
 	/* the name is free again */
 	fk_send(&c, "login BOB_2");
-	fk_expect0(&c, "ok logged in as BOB_2 (guest)");
+	fk_expect0(&c, "ok logged in as BOB_2 (guest); token *");
 	fk_stop_with(&fs, &a, &b, &c, NULL);
 }
 END_TEST

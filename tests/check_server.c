@@ -78,7 +78,9 @@ static void find_scripts(void)
  * A transcript: "@args" (first) starts the server with args; "X= playtak"
  * makes client X connect to the playtak port (the args must hold --playtak
  * HOST:PORT; the port file is added here); "X> line" sends, "X< pattern"
- * reads the next line, "X~ pattern" skips to a matching one, "X!" closes.
+ * reads the next line, "X~ pattern" skips to a matching one, "X!" closes;
+ * "X$ var field" keeps the string field of the last JSON line X read, and
+ * "$var" in a later "Y> line" stands for it (a guest's token).
  */
 START_TEST(test_transcript)
 {
@@ -92,6 +94,11 @@ START_TEST(test_transcript)
 	int pt_port = 0;
 	char line[8192];
 	int lineno = 0;
+	char *last[26] = {NULL}; /* the last line each client read */
+	struct {
+		char name[32], value[256];
+	} vars[8];
+	int nvars = 0;
 	while (fgets(line, sizeof line, f) != NULL) {
 		lineno++;
 		size_t n = strlen(line);
@@ -143,16 +150,48 @@ START_TEST(test_transcript)
 			open[k] = true;
 		}
 		switch (op) {
-		case '>':
-			ts_send(&cl[k], "%s", arg);
+		case '>': {
+			char out[8192];
+			size_t o = 0;
+			for (const char *p = arg; *p != '\0' && o + 1 < sizeof out;) {
+				int v = -1;
+				for (int i = 0; *p == '$' && i < nvars && v < 0; i++)
+					if (strncmp(p + 1, vars[i].name, strlen(vars[i].name)) == 0)
+						v = i;
+				if (v < 0) {
+					out[o++] = *p++;
+					continue;
+				}
+				o += (size_t)snprintf(out + o, sizeof out - o, "%s", vars[v].value);
+				p += 1 + strlen(vars[v].name);
+			}
+			out[o < sizeof out ? o : sizeof out - 1] = '\0';
+			ts_send(&cl[k], "%s", out);
 			break;
+		}
+		case '$': {
+			char name[32], field[64];
+			ck_assert_msg(sscanf(arg, "%31s %63s", name, field) == 2 && nvars < 8,
+			              "%s:%d: '$' wants a name and a field", path, lineno);
+			cJSON *j = last[k] != NULL ? cJSON_Parse(last[k]) : NULL;
+			const cJSON *fv = cJSON_GetObjectItemCaseSensitive(j, field);
+			ck_assert_msg(cJSON_IsString(fv), "%s:%d: %c's last line has no string %s",
+			              path, lineno, line[0], field);
+			snprintf(vars[nvars].name, sizeof vars[nvars].name, "%s", name);
+			snprintf(vars[nvars].value, sizeof vars[nvars].value, "%s",
+			         fv->valuestring);
+			nvars++;
+			cJSON_Delete(j);
+			break;
+		}
 		case '<': {
 			char *got = ts_line(&cl[k]);
 			ck_assert_msg(got != NULL, "%s:%d: %c got nothing; expected %s", path,
 			              lineno, line[0], arg);
 			ck_assert_msg(ts_match(arg, got), "%s:%d: %c expected %s\n     got %s",
 			              path, lineno, line[0], arg, got);
-			free(got);
+			free(last[k]);
+			last[k] = got;
 			break;
 		}
 		case '~': {
@@ -161,7 +200,8 @@ START_TEST(test_transcript)
 				free(got);
 			ck_assert_msg(got != NULL, "%s:%d: %c never got %s", path, lineno, line[0],
 			              arg);
-			free(got);
+			free(last[k]);
+			last[k] = got;
 			break;
 		}
 		case '!':
@@ -174,9 +214,11 @@ START_TEST(test_transcript)
 		}
 	}
 	fclose(f);
-	for (int k = 0; k < 26; k++)
+	for (int k = 0; k < 26; k++) {
+		free(last[k]);
 		if (open[k])
 			ts_close(&cl[k]);
+	}
 	if (started)
 		ts_down(&s);
 }
@@ -432,12 +474,15 @@ START_TEST(test_reconnect)
 	ts_close(&b);
 	ts_expect0(&a, "{\"type\":\"info\",\"event\":\"gone\",\"player\":\"bob\"}");
 	ts_expect0(&w, "{\"type\":\"info\",\"event\":\"gone\",\"player\":\"bob\"}");
-	/* the name is free again while bob is away; logging in with it resumes the seat */
+	/* the name is bob's while he is away: only his token (in any letter case of the name)
+	   gives back the seat */
 	ts_open(&b, s.port);
 	ts_expect0(&b, "bitarenad *");
 	ts_send(&b, "set format json");
 	ts_expect0(&b, "{\"type\":\"ok\"}");
 	ts_send(&b, "login BOB");
+	ts_expect_err(&b, "NAME_TAKEN");
+	ts_send(&b, "login BOB %s", b.token);
 	cJSON_Delete(ts_expectf(&b, "{\"type\":\"ok\",\"cmd\":\"login\",\"resumed\":[%d]}", id));
 	ts_expect0(&b, "{\"type\":\"game_start\",\"seat\":1}");
 	cJSON *st = ts_expect(&b, "{\"type\":\"state\",\"seq\":2,\"seat\":1,\"last_move\":\"b2\"}");

@@ -657,8 +657,8 @@ START_TEST(test_leave_and_return)
 	ck_assert_ptr_null(b.c);
 	fk_expect0(&a, "{\"type\":\"info\",\"event\":\"gone\",\"player\":\"bob\",\"seat\":1,"
 	               "\"grace_ms\":60000}");
-	/* bob is back within the grace: his seat and the game are his again */
-	fk_join(&fs, &b2, "bob");
+	/* bob is back within the grace, with his token: his seat and the game are his again */
+	fk_join_with(&fs, &b2, "bob", b.token);
 	fk_expect0(&b2, "{\"type\":\"game_start\",\"seat\":1}");
 	fk_expect0(&b2, "{\"type\":\"state\",\"seq\":2,\"ply\":1,\"seat\":1}");
 	fk_expect0(&a, "{\"type\":\"info\",\"event\":\"back\",\"player\":\"bob\"}");

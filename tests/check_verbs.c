@@ -40,7 +40,7 @@ static void join_text(struct fk_cli *f, const char *name)
 	fk_expect0(f, "bitarenad * ready*");
 	fk_send(f, "login %s", name);
 	fk_await(f); /* with a store, a reader thread says the name is no account's */
-	fk_expectf(f, "ok logged in as %s (guest)", name);
+	fk_expectf(f, "ok logged in as %s (guest); token *", name);
 }
 
 /* ---- text ---------------------------------------------------------------------------- */

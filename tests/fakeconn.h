@@ -50,6 +50,7 @@ struct fk_cli {
 	struct outbuf **held;
 	size_t nheld, capheld;
 	size_t backlog; /* bytes held */
+	char token[32]; /* fk_join: the guest's token (its seats come back with it) */
 	bool paused;    /* the connection layer paused its input */
 };
 
@@ -362,17 +363,27 @@ static inline void fk_skip(struct fk_cli *f)
 	f->rd = f->len;
 }
 
-/* Connects, switches to JSON, logs in as the guest name; the output so far is read. */
-static inline void fk_join(struct fk_server *fs, struct fk_cli *f, const char *name)
+/*
+ * Connects, switches to JSON, logs in as the guest name (with a guest's token,
+ * or NULL); the output so far is read; f->token is the guest's token.
+ */
+static inline void fk_join_with(struct fk_server *fs, struct fk_cli *f, const char *name,
+                                const char *token)
 {
 	fk_connect(fs, f);
 	fk_expect0(f, "bitarenad * ready*");
 	fk_send(f, "set format json");
 	fk_expect0(f, "{\"type\":\"ok\",\"cmd\":\"set\",\"format\":\"json\"}");
-	fk_send(f, "login %s", name);
-	cJSON *ok = fk_expect(f, "{\"type\":\"ok\",\"cmd\":\"login\"}");
+	fk_send(f, "login %s%s%s", name, token ? " " : "", token ? token : "");
+	cJSON *ok = fk_expect(f, "{\"type\":\"ok\",\"cmd\":\"login\",\"guest\":true}");
 	ck_assert_str_eq(ts_jstr(ok, "name"), name);
+	snprintf(f->token, sizeof f->token, "%s", ts_jstr(ok, "token"));
 	cJSON_Delete(ok);
+}
+
+static inline void fk_join(struct fk_server *fs, struct fk_cli *f, const char *name)
+{
+	fk_join_with(fs, f, name, NULL);
 }
 
 /*

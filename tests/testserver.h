@@ -215,6 +215,7 @@ static inline void ts_kill9(struct ts_srv *s)
 /* A client: the client library's line client (clients/net.h) with the harness's waits. */
 struct ts_cli {
 	struct net_conn nc;
+	char token[32]; /* ts_join: the guest's token (its seats come back with it) */
 };
 
 /* Takes an open, connected socket as c (tests that set socket options first). */
@@ -230,6 +231,19 @@ static inline void ts_open(struct ts_cli *c, int port)
 	snprintf(addr, sizeof addr, "127.0.0.1:%d", port);
 	int r = net_connect(&c->nc, addr, 0, TS_LINE_WAIT_MS, err, sizeof err);
 	ck_assert_msg(r == NET_OK, "%s", err);
+}
+
+/* ts_open() from the loopback address from (127.0.0.2, ...: the server sees another address). */
+static inline void ts_open_from(struct ts_cli *c, int port, const char *from)
+{
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+	struct sockaddr_in sa = {.sin_family = AF_INET};
+	ck_assert_int_eq(inet_pton(AF_INET, from, &sa.sin_addr), 1);
+	ck_assert_msg(bind(fd, (struct sockaddr *)&sa, sizeof sa) == 0, "bind %s", from);
+	sa.sin_port = htons((uint16_t)port);
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	ck_assert_msg(connect(fd, (struct sockaddr *)&sa, sizeof sa) == 0, "connect from %s", from);
+	ts_open_fd(c, fd);
 }
 
 static inline int ts_fd(const struct ts_cli *c)
@@ -371,7 +385,9 @@ static inline void ts_join(struct ts_cli *c, int port, const char *name)
 {
 	ts_connect_json(c, port);
 	ts_send(c, "login %s", name);
-	ts_expect0(c, "{\"type\":\"ok\",\"cmd\":\"login\",\"guest\":true}");
+	cJSON *ok = ts_expect(c, "{\"type\":\"ok\",\"cmd\":\"login\",\"guest\":true}");
+	snprintf(c->token, sizeof c->token, "%s", ts_jstr(ok, "token"));
+	cJSON_Delete(ok);
 }
 
 /* A new connection in JSON registered (and so logged in) to the account name. */

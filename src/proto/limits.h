@@ -23,6 +23,8 @@
 /* §10 passwords: 6..128 bytes, any byte but NUL. */
 #define PROTO_PASS_MIN 6
 #define PROTO_PASS_MAX 128
+/* §3 a guest's token, given at login: this many characters of [A-Za-z2-9] (no 0 O 1 I l). */
+#define PROTO_TOKEN_LEN 20
 /* §3 game and seek ids: 1..2^53 - 1, so that they survive a JSON double. */
 #define PROTO_MAX_ID 9007199254740991ULL
 

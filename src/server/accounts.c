@@ -6,17 +6,19 @@
  *   2. Argon2id on a libuv worker: hashing a new password, or checking one;
  *   3. a new account through the journal's writer, answered once durable.
  * A second login of an account takes the seat over from the first
- * connection; failed logins are throttled per address.
+ * connection; a login is counted against its limits when it starts (before
+ * step 1) and taken back when it succeeds.
  */
 #include "server/accounts.h"
 
+#include <ctype.h>
 #include <inttypes.h>
 #include <sodium.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "server/ratelimit.h"
+#include "server/identity.h"
 
 enum auth_kind { AUTH_REGISTER, AUTH_LOGIN, AUTH_GUEST };
 
@@ -32,13 +34,29 @@ struct auth_job {
 	char hash[STORE_HASH_MAX];
 	int found;  /* step 1: 1 an account, 0 none, < 0 the store failed */
 	int result; /* step 2 */
+	/* a login's counts (login_attempt): under these keys, at this time */
+	int64_t at;
+	bool acct_counted;
+	char pair[RATELIMIT_ADDR_MAX + 1], acct[PROTO_NAME_MAX + 1];
 };
 
 static void on_account(void *ud, const struct store_rec *r);
 
-int accounts_init(struct accounts *a, struct store_reader *rd, struct journal *jn, struct lobby *l,
-                  struct conn_hub *hub, bool fast_hash)
+/* A limiter of n per window_ms (n: 0 the default, < 0 none: NULL); *ok false when out of memory. */
+static struct ratelimit *limiter(int n, int dflt, int64_t window_ms, bool *ok)
 {
+	if (n < 0)
+		return NULL;
+	struct ratelimit *rl =
+	        ratelimit_new((unsigned)(n > 0 ? n : dflt), window_ms, RATELIMIT_MAX_ENTRIES);
+	*ok &= rl != NULL;
+	return rl;
+}
+
+int accounts_init(struct accounts *a, struct store_reader *rd, struct journal *jn, struct lobby *l,
+                  struct conn_hub *hub, bool fast_hash, const struct accounts_limits *lim)
+{
+	static const struct accounts_limits defaults;
 	memset(a, 0, sizeof *a);
 	a->rd = rd;
 	a->journal = jn;
@@ -46,14 +64,24 @@ int accounts_init(struct accounts *a, struct store_reader *rd, struct journal *j
 	a->hub = hub;
 	a->opslimit = fast_hash ? crypto_pwhash_OPSLIMIT_MIN : crypto_pwhash_OPSLIMIT_INTERACTIVE;
 	a->memlimit = fast_hash ? crypto_pwhash_MEMLIMIT_MIN : crypto_pwhash_MEMLIMIT_INTERACTIVE;
-	a->rl = ratelimit_new(RATELIMIT_MAX_FAILURES, RATELIMIT_WINDOW_MS, RATELIMIT_MAX_ENTRIES);
+	lim = lim != NULL ? lim : &defaults;
+	bool ok = true;
+	a->rl_pair =
+	        limiter(lim->login_pair, ACCOUNTS_LOGIN_PAIR_DEFAULT, ACCOUNTS_LOGIN_PAIR_MS, &ok);
+	a->rl_addr =
+	        limiter(lim->login_addr, ACCOUNTS_LOGIN_ADDR_DEFAULT, ACCOUNTS_LOGIN_ADDR_MS, &ok);
+	a->rl_acct =
+	        limiter(lim->login_acct, ACCOUNTS_LOGIN_ACCT_DEFAULT, ACCOUNTS_LOGIN_ACCT_MS, &ok);
+	a->known = limiter(a->rl_acct != NULL ? 1 : -1, 1, ACCOUNTS_KNOWN_MS, &ok);
+	a->rl_reg =
+	        limiter(lim->register_addr, ACCOUNTS_REGISTER_DEFAULT, ACCOUNTS_REGISTER_MS, &ok);
 	/* a hash of a random password: unknown names are checked against it */
 	unsigned char rnd[24];
 	char pw[2 * sizeof rnd + 1];
 	randombytes_buf(rnd, sizeof rnd);
 	sodium_bin2hex(pw, sizeof pw, rnd, sizeof rnd);
-	int r = a->rl == NULL ? STORE_ENOMEM
-	                      : store_password_hash(pw, a->opslimit, a->memlimit, a->dummy_hash);
+	int r = !ok ? STORE_ENOMEM
+	            : store_password_hash(pw, a->opslimit, a->memlimit, a->dummy_hash);
 	sodium_memzero(pw, sizeof pw);
 	if (r < 0) {
 		log_error("cannot set up accounts: %s", store_strerror(r));
@@ -71,8 +99,11 @@ void accounts_close(struct accounts *a)
 		a->journal->on_account = NULL;
 		a->journal->acct_ud = NULL;
 	}
-	ratelimit_free(a->rl);
-	a->rl = NULL;
+	struct ratelimit **all[] = {&a->rl_pair, &a->rl_addr, &a->rl_acct, &a->known, &a->rl_reg};
+	for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
+		ratelimit_free(*all[i]);
+		*all[i] = NULL;
+	}
 	a->rd = NULL;
 }
 
@@ -112,7 +143,9 @@ static void job_fail(struct auth_job *j, struct client *c, const char *sentence)
 static void read_work(struct store *db, struct store_read *rd)
 {
 	struct auth_job *j = (struct auth_job *)rd;
-	if (j->kind == AUTH_LOGIN) {
+	if (j->kind == AUTH_LOGIN && !store_name_valid(j->name)) {
+		j->found = 0; /* a guest's name, or nobody's */
+	} else if (j->kind == AUTH_LOGIN) {
 		char canon[STORE_NAME_MAX + 1];
 		int r = store_account_hash(db, j->name, canon, j->hash);
 		j->found = r == STORE_OK ? 1 : r == STORE_ENOTFOUND ? 0 : r;
@@ -146,30 +179,120 @@ static void hash_next(struct auth_job *j, struct client *c)
 		job_fail(j, c, "the password could not be checked");
 }
 
-/* The account's other connection is told why and closed; its seats wait for c. */
-static void take_over(struct accounts *a, struct client *c, const char *name)
+/* ---- limits ------------------------------------------------------------------------- */
+
+/* A refusal by a limit: code, the sentence, when to try again (retry_s, retry_after_ms). */
+static void throttled(struct client *c, const struct proto_req *rq, const char *code,
+                      int64_t retry_ms, const char *why)
 {
-	struct client *old = lobby_find_user(a->lobby, name);
-	if (old == NULL || old == c)
-		return;
+	int64_t secs = (retry_ms + 999) / 1000;
 	cJSON *j = cJSON_CreateObject();
-	cJSON_AddStringToObject(j, "type", "info");
-	cJSON_AddStringToObject(j, "event", "session_taken");
-	cJSON_AddStringToObject(j, "code", "SESSION_TAKEN");
-	char *t = xasprintf("%s logged in from elsewhere (%s); this connection closes", name,
-	                    c->conn->peer);
+	cJSON_AddStringToObject(j, "type", "error");
+	cJSON_AddStringToObject(j, "code", code);
+	char *t = xasprintf("%s; try again in %" PRId64 " s", why, secs);
 	cJSON_AddStringToObject(j, "message", t ? t : "");
-	send_msg(old, j, xasprintf("info SESSION_TAKEN: %s", t ? t : ""));
+	cJSON_AddNumberToObject(j, "retry_s", (double)secs);
+	cJSON_AddNumberToObject(j, "retry_after_ms", (double)retry_ms);
+	cJSON_AddStringToObject(j, "cmd", rq->cmd->name);
+	if (rq->tagged)
+		cJSON_AddStringToObject(j, "id", rq->tag);
+	send_msg(c, j,
+	         xasprintf("%s%s%serror %s: %s", rq->tagged ? "#" : "", rq->tagged ? rq->tag : "",
+	                   rq->tagged ? " " : "", code, t ? t : ""));
 	free(t);
-	log_info("conn %llu takes over %s from conn %llu", (unsigned long long)c->conn->id, name,
-	         (unsigned long long)old->conn->id);
-	client_close(old, true);
 }
+
+/* Throttled under key (a NULL limiter never is)? *retry_ms then says how long. */
+static bool limited(struct ratelimit *rl, const char *key, int64_t now, int64_t *retry_ms)
+{
+	return rl != NULL && ratelimit_check(rl, key, now, retry_ms) == RATELIMIT_THROTTLED;
+}
+
+static void count(struct ratelimit *rl, const char *key, int64_t now)
+{
+	if (rl != NULL)
+		ratelimit_fail(rl, key, now);
+}
+
+static void uncount(struct ratelimit *rl, const char *key, int64_t at)
+{
+	if (rl != NULL)
+		ratelimit_undo(rl, key, at);
+}
+
+/* name has logged in (or registered) from peer: an account's limit does not close it there. */
+static void known_add(struct accounts *a, const char *pair, int64_t now)
+{
+	if (a->known != NULL && ratelimit_count(a->known, pair, now) == 0)
+		ratelimit_fail(a->known, pair, now);
+}
+
+/* The "name\naddress" key of a login (the name in lower case: names are case-insensitive). */
+static void pair_key(struct auth_job *j, const char *peer)
+{
+	size_t i = 0;
+	for (; j->name[i] != '\0' && i < PROTO_NAME_MAX; i++)
+		j->acct[i] = (char)tolower((unsigned char)j->name[i]);
+	j->acct[i] = '\0';
+	snprintf(j->pair, sizeof j->pair, "%s\n%s", j->acct, peer);
+}
+
+/*
+ * A login of name from c's address starts: refused (answered, false) when a
+ * limit is reached, else counted as a failure at once (taken back by
+ * login_succeeded), so that attempts under way together count together.
+ */
+static bool login_attempt(struct accounts *a, struct client *c, const struct proto_req *rq,
+                          struct auth_job *j)
+{
+	const char *peer = c->conn->peer;
+	int64_t now = (int64_t)uv_now(a->hub->loop), retry = 0;
+	pair_key(j, peer);
+	bool known = a->known != NULL && ratelimit_count(a->known, j->pair, now) > 0;
+	char why[160];
+	if (limited(a->rl_addr, peer, now, &retry))
+		snprintf(why, sizeof why, "too many failed logins from your address");
+	else if (limited(a->rl_pair, j->pair, now, &retry))
+		snprintf(why, sizeof why, "too many failed logins of %s from your address",
+		         j->acct);
+	else if (!known && limited(a->rl_acct, j->acct, now, &retry))
+		snprintf(why, sizeof why,
+		         "too many failed logins of %s from new addresses (it still opens from "
+		         "an address it logged in from)",
+		         j->acct);
+	else
+		why[0] = '\0';
+	if (why[0] != '\0') {
+		throttled(c, rq, "LOGIN_THROTTLED", retry, why);
+		return false;
+	}
+	j->at = now;
+	count(a->rl_addr, peer, now);
+	count(a->rl_pair, j->pair, now);
+	j->acct_counted = !known;
+	if (j->acct_counted)
+		count(a->rl_acct, j->acct, now);
+	return true;
+}
+
+/* The login of j succeeded: its counts are taken back, and its address is known to the account. */
+static void login_succeeded(struct accounts *a, struct client *c, struct auth_job *j)
+{
+	uncount(a->rl_addr, c->conn->peer, j->at);
+	if (a->rl_pair != NULL)
+		ratelimit_success(a->rl_pair, j->pair);
+	if (j->acct_counted)
+		uncount(a->rl_acct, j->acct, j->at);
+	known_add(a, j->pair, j->at);
+}
+
+/* ---- the job's steps, on the loop ------------------------------------------------------ */
 
 /* Step 1 is back, on the loop. */
 static void read_done(struct store_read *rd)
 {
 	struct auth_job *j = (struct auth_job *)rd;
+	struct accounts *a = j->a;
 	struct client *c = job_client(j);
 	if (c == NULL)
 		return;
@@ -179,20 +302,37 @@ static void read_done(struct store_read *rd)
 		job_fail(j, c, "the accounts could not be read");
 		return;
 	}
-	struct client *u = lobby_find_user(j->a->lobby, j->name);
+	int64_t retry = 0;
 	switch (j->kind) {
 	case AUTH_REGISTER:
-		if (j->found == 1 || (u != NULL && u != c)) {
-			reply_err(c, rq, "NAME_TAKEN", "%s is %s already", j->name,
-			          j->found == 1 ? "registered" : "in use by a guest");
+		if (j->found == 1 || identity_guest_holds(a->lobby, j->name, c, NULL)) {
+			reply_err(c, rq, "NAME_TAKEN", "%s is %s", j->name,
+			          j->found == 1
+			                  ? "registered already"
+			                  : "a guest's (connected, or with seats in games not "
+			                    "yet ended)");
+			job_done(j, c);
+		} else if (a->rl_reg != NULL && ratelimit_attempt(a->rl_reg, c->conn->peer,
+		                                                  (int64_t)uv_now(a->hub->loop),
+		                                                  &retry) == RATELIMIT_THROTTLED) {
+			throttled(c, rq, "REGISTER_THROTTLED", retry,
+			          "too many accounts registered from your address");
 			job_done(j, c);
 		} else {
 			hash_next(j, c);
 		}
 		break;
 	case AUTH_LOGIN:
+		if (j->found == 0 && identity_guest_holds(a->lobby, j->name, NULL, NULL)) {
+			/* a guest's name: the password is its token (no hash: the name is public)
+			 */
+			if (identity_guest_login(a->lobby, c, rq, j->name, j->password))
+				login_succeeded(a, c, j);
+			job_done(j, c);
+			break;
+		}
 		if (j->found == 0) /* the same work as for a real account: no timing tells names */
-			snprintf(j->hash, sizeof j->hash, "%s", j->a->dummy_hash);
+			snprintf(j->hash, sizeof j->hash, "%s", a->dummy_hash);
 		hash_next(j, c);
 		break;
 	case AUTH_GUEST:
@@ -200,11 +340,8 @@ static void read_done(struct store_read *rd)
 			reply_err(c, rq, "NAME_REGISTERED",
 			          "%s is a registered account: login %s <password>", j->name,
 			          j->name);
-		else if (u != NULL)
-			reply_err(c, rq, "NAME_TAKEN", "%s is connected already; pick another name",
-			          j->name);
 		else
-			lobby_login(j->a->lobby, c, rq, j->name, false);
+			identity_guest_login(a->lobby, c, rq, j->name, NULL);
 		job_done(j, c);
 		break;
 	}
@@ -233,12 +370,11 @@ static void auth_done(uv_work_t *req, int status)
 		if (r < 0)
 			job_fail(j, c, "the account could not be stored");
 	} else if (j->result == 0) {
-		ratelimit_success(a->rl, c->conn->peer);
-		take_over(a, c, j->name);
+		login_succeeded(a, c, j);
+		identity_take_over(a->lobby, c, j->name);
 		lobby_login(a->lobby, c, rq, j->name, true);
 		job_done(j, c);
-	} else {
-		ratelimit_fail(a->rl, c->conn->peer, (int64_t)uv_now(a->hub->loop));
+	} else { /* counted when it started */
 		reply_err(c, rq, "BAD_LOGIN", "wrong name or password");
 		job_done(j, c);
 	}
@@ -265,20 +401,23 @@ static void on_account(void *ud, const struct store_rec *r)
 		         j->name, j->name);
 	} else {
 		log_info("account %s registered", j->name);
+		pair_key(j, c->conn->peer);
+		known_add(j->a, j->pair, (int64_t)uv_now(j->a->hub->loop));
 		lobby_login(j->a->lobby, c, rq, j->name, true);
 	}
 	job_done(j, c);
 }
 
-/* A job for rq, its step 1 queued and c's input held; NULL (answered) on failure. */
-static struct auth_job *job_start(struct accounts *a, struct client *c, const struct proto_req *rq,
-                                  enum auth_kind kind, const char *name, const char *password)
+/* A job for rq, not started; NULL (answered) on failure. */
+static struct auth_job *job_new(struct accounts *a, struct client *c, const struct proto_req *rq,
+                                enum auth_kind kind, const char *name, const char *password)
 {
 	struct auth_job *j = calloc(1, sizeof *j);
 	if (j == NULL) {
 		reply_err(c, rq, "INTERNAL", "out of memory");
 		return NULL;
 	}
+	a->jobs++;
 	j->a = a;
 	j->kind = kind;
 	j->conn_id = c->conn->id;
@@ -290,14 +429,26 @@ static struct auth_job *job_start(struct accounts *a, struct client *c, const st
 		snprintf(j->password, sizeof j->password, "%s", password);
 	j->rd.work = read_work;
 	j->rd.done = read_done;
-	a->jobs++;
-	if (store_reader_submit(a->rd, &j->rd) != STORE_OK) {
-		reply_err(c, rq, "INTERNAL", "the accounts could not be read");
+	return j;
+}
+
+/* j's step 1 queued and c's input held (or answered and freed on failure). */
+static void job_submit(struct auth_job *j, struct client *c)
+{
+	if (store_reader_submit(j->a->rd, &j->rd) != STORE_OK) {
+		reply_err(c, &j->rq, "INTERNAL", "the accounts could not be read");
 		job_free(j);
-		return NULL;
+		return;
 	}
 	conn_hold(c->conn);
-	return j;
+}
+
+static void job_start(struct accounts *a, struct client *c, const struct proto_req *rq,
+                      enum auth_kind kind, const char *name, const char *password)
+{
+	struct auth_job *j = job_new(a, c, rq, kind, name, password);
+	if (j != NULL)
+		job_submit(j, c);
 }
 
 void accounts_register(struct accounts *a, struct client *c, const struct proto_req *rq)
@@ -319,31 +470,15 @@ void accounts_register(struct accounts *a, struct client *c, const struct proto_
 
 void accounts_login(struct accounts *a, struct client *c, const struct proto_req *rq)
 {
-	int64_t retry = 0;
-	if (ratelimit_check(a->rl, c->conn->peer, (int64_t)uv_now(a->hub->loop), &retry) ==
-	    RATELIMIT_THROTTLED) {
-		int64_t secs = (retry + 999) / 1000;
-		cJSON *j = cJSON_CreateObject();
-		cJSON_AddStringToObject(j, "type", "error");
-		cJSON_AddStringToObject(j, "code", "LOGIN_THROTTLED");
-		char *t = xasprintf(
-		        "too many failed logins from your address; try again in %" PRId64 " s",
-		        secs);
-		cJSON_AddStringToObject(j, "message", t ? t : "");
-		cJSON_AddNumberToObject(j, "retry_s", (double)secs);
-		cJSON_AddStringToObject(j, "cmd", rq->cmd->name);
-		if (rq->tagged)
-			cJSON_AddStringToObject(j, "id", rq->tag);
-		send_msg(c, j,
-		         xasprintf("%s%s%serror LOGIN_THROTTLED: %s", rq->tagged ? "#" : "",
-		                   rq->tagged ? rq->tag : "", rq->tagged ? " " : "", t ? t : ""));
-		free(t);
-		return;
-	}
 	const char *name = rq->argv[0], *password = rq->argv[1];
-	/* an invalid name or password is checked all the same (found stays 0: no account) */
-	job_start(a, c, rq, AUTH_LOGIN, store_name_valid(name) ? name : "",
-	          store_password_valid(password) ? password : "");
+	/* an invalid password is checked all the same (found stays 0 for a name that cannot be
+	   an account's) */
+	struct auth_job *j =
+	        job_new(a, c, rq, AUTH_LOGIN, name, store_password_valid(password) ? password : "");
+	if (j != NULL && login_attempt(a, c, rq, j))
+		job_submit(j, c);
+	else if (j != NULL)
+		job_free(j);
 }
 
 void accounts_login_guest(struct accounts *a, struct client *c, const struct proto_req *rq)

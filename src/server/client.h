@@ -88,6 +88,8 @@ struct client {
 	bool logged_in;
 	bool registered; /* logged in to an account (accounts); false for a guest */
 	char name[PROTO_NAME_MAX + 1];
+	/* identity.c's: a guest's token (given at login, kept after logout), or "" */
+	char token[PROTO_TOKEN_LEN + 1];
 	/* the session layer's (session_watch.c) */
 	bool has_pending_states; /* some watched game holds a coalesced state for us */
 	bool want_watchers;      /* "set watchers on": spectator counts of our games as they

@@ -15,6 +15,7 @@
 #include "server/accounts.h"
 #include "server/archive.h"
 #include "server/direct.h"
+#include "server/identity.h"
 #include "server/lobby.h"
 #include "server/msg.h"
 #include "server/offers.h"
@@ -45,22 +46,18 @@ static void cmd_login(struct cmd *x)
 	}
 	if (!name_arg(x, name))
 		return;
-	if (rq->argc == 2) { /* an account: the password is checked on a worker */
-		if (x->cx->acct == NULL)
-			reply_err(c, rq, "NO_STORAGE", "this server keeps no accounts or records");
-		else
-			accounts_login(x->cx->acct, c, rq);
-		return;
-	}
 	if (x->cx->acct != NULL) { /* the store says whether the name is an account's */
-		accounts_login_guest(x->cx->acct, c, rq);
+		if (rq->argc == 2) /* a password (or a guest's token), checked off the loop */
+			accounts_login(x->cx->acct, c, rq);
+		else
+			accounts_login_guest(x->cx->acct, c, rq);
 		return;
 	}
-	if (lobby_find_user(x->cx->lobby, name) != NULL) {
-		reply_err(c, rq, "NAME_TAKEN", "%s is connected already; pick another name", name);
+	if (rq->argc == 2 && !identity_guest_holds(x->cx->lobby, name, NULL, NULL)) {
+		reply_err(c, rq, "NO_STORAGE", "this server keeps no accounts or records");
 		return;
 	}
-	lobby_login(x->cx->lobby, c, rq, name, false);
+	identity_guest_login(x->cx->lobby, c, rq, name, rq->argc == 2 ? rq->argv[1] : NULL);
 }
 
 static void cmd_register(struct cmd *x)
@@ -320,9 +317,10 @@ static void cmd_quit(struct cmd *x)
 #define PLAYER (CMD_LOGIN | CMD_GAME | CMD_SEAT) /* the caller's own game */
 
 static const struct proto_cmd table[] = {
-        {"login", 1, 2, REST, cmd_login, "login <name> [password]",
+        {"login", 1, 2, REST, cmd_login, "login <name> [password | token]",
          "with a password: log in to your account; without: take a guest name (2-20 of "
-         "A-Z a-z 0-9 _ -); gives back your seats if you had left"},
+         "A-Z a-z 0-9 _ -) and get its token; gives back your seats if you had left (a "
+         "guest's with its token)"},
         {"register", 2, 2, REST | STORE, cmd_register, "register <name> <password>",
          "create an account (2-20 of A-Z a-z 0-9 _, password 6-128 bytes) and log in"},
         {"games", 0, 0, 0, cmd_games, "games", "game kinds with their seats and options"},

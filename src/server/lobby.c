@@ -183,6 +183,8 @@ void lobby_login_checked(struct lobby *l, struct client *c, const struct proto_r
 	cJSON *f = cJSON_CreateObject();
 	cJSON_AddStringToObject(f, "name", c->name);
 	cJSON_AddBoolToObject(f, "guest", !registered);
+	if (!registered && c->token[0] != '\0') /* identity.h: seats come back with it */
+		cJSON_AddStringToObject(f, "token", c->token);
 	cJSON *resumed = cJSON_AddArrayToObject(f, "resumed");
 	session_login(l->sess, c, resumed);
 	int n = cJSON_GetArraySize(resumed);
@@ -194,8 +196,9 @@ void lobby_login_checked(struct lobby *l, struct client *c, const struct proto_r
 			        cJSON_GetArrayItem(resumed, i)->valuedouble);
 	}
 	log_info("conn %llu is %s", (unsigned long long)c->conn->id, c->name);
-	reply_ok(c, rq, f, NULL, "logged in as %s%s%s", c->name, registered ? "" : " (guest)",
-	         back ? back : "");
+	reply_ok(c, rq, f, NULL, "logged in as %s%s%s%s%s", c->name, registered ? "" : " (guest)",
+	         back ? back : "", !registered && c->token[0] ? "; token " : "",
+	         registered ? "" : c->token);
 	free(back);
 	session_resume_send(l->sess, c);
 	if (l->news.on_presence != NULL)

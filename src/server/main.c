@@ -47,6 +47,14 @@ static void usage(FILE *f)
 	        "  --fsync batch=MS    acknowledged once written, fsync'd at most MS ms later:\n"
 	        "                      kill -9 loses nothing, a power cut at most MS ms\n"
 	        "  --fast-hash         weakest Argon2id cost for new passwords (tests only)\n"
+	        "  --login-limit N     failed logins of one account from one address in a\n"
+	        "                      minute (default %d; 1..%d, 0 no limit)\n"
+	        "  --login-limit-address N  failed logins from one address in 10 minutes,\n"
+	        "                      any accounts (default %d)\n"
+	        "  --login-limit-account N  failed logins of one account in 10 minutes from\n"
+	        "                      addresses it has not logged in from (default %d)\n"
+	        "  --register-limit N  accounts registered from one address in an hour\n"
+	        "                      (default %d)\n"
 	        "  --http HOST:PORT    serve the web page and its WebSocket endpoint /ws there\n"
 	        "                      (port 0 picks a free port)\n"
 	        "  --http-port-file PATH  write the HTTP port number to PATH once listening\n"
@@ -61,7 +69,9 @@ static void usage(FILE *f)
 	        "  --help, --version\n"
 	        "Protocol: protocol/PROTOCOL.md; try 'nc 127.0.0.1 7777' and type 'help'.\n",
 	        SERVER_GRACE_DEFAULT, SERVER_PING_DEFAULT, STORE_BUSY_DEFAULT_MS, CONN_OUT_SOFT,
-	        SERVER_DATA_DEFAULT, CLUSTER_BEAT_MS, WEB_PKGDIR);
+	        SERVER_DATA_DEFAULT, CLUSTER_BEAT_MS, ACCOUNTS_LOGIN_PAIR_DEFAULT,
+	        ACCOUNTS_LIMIT_MAX, ACCOUNTS_LOGIN_ADDR_DEFAULT, ACCOUNTS_LOGIN_ACCT_DEFAULT,
+	        ACCOUNTS_REGISTER_DEFAULT, WEB_PKGDIR);
 }
 
 /* A whole decimal number in least..most into *v; false for anything else. */
@@ -172,6 +182,14 @@ static int start_failed(uv_loop_t *loop, struct server *srv)
 	return 1;
 }
 
+/* getopt values of the options without a letter (beyond any character) */
+enum {
+	OPT_LOGIN_LIMIT = 2001,
+	OPT_LOGIN_LIMIT_ADDR,
+	OPT_LOGIN_LIMIT_ACCT,
+	OPT_REGISTER_LIMIT,
+};
+
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -198,6 +216,10 @@ int main(int argc, char **argv)
 	        {"cluster", required_argument, NULL, 'C'},
 	        {"node", required_argument, NULL, 'N'},
 	        {"cluster-beat-ms", required_argument, NULL, 'E'},
+	        {"login-limit", required_argument, NULL, OPT_LOGIN_LIMIT},
+	        {"login-limit-address", required_argument, NULL, OPT_LOGIN_LIMIT_ADDR},
+	        {"login-limit-account", required_argument, NULL, OPT_LOGIN_LIMIT_ACCT},
+	        {"register-limit", required_argument, NULL, OPT_REGISTER_LIMIT},
 	        {"help", no_argument, NULL, 'h'},
 	        {"version", no_argument, NULL, 'V'},
 	        {NULL, 0, NULL, 0},
@@ -295,6 +317,25 @@ int main(int argc, char **argv)
 				return 2;
 			}
 			break;
+		case OPT_LOGIN_LIMIT:
+		case OPT_LOGIN_LIMIT_ADDR:
+		case OPT_LOGIN_LIMIT_ACCT:
+		case OPT_REGISTER_LIMIT: {
+			struct accounts_limits *al = &cfg.acct_limits;
+			int *into = opt == OPT_LOGIN_LIMIT        ? &al->login_pair
+			            : opt == OPT_LOGIN_LIMIT_ADDR ? &al->login_addr
+			            : opt == OPT_LOGIN_LIMIT_ACCT ? &al->login_acct
+			                                          : &al->register_addr;
+			long v;
+			if (!parse_long(optarg, 0, ACCOUNTS_LIMIT_MAX, &v)) {
+				fprintf(stderr,
+				        "bitarenad: the login and register limits take 0..%d\n",
+				        ACCOUNTS_LIMIT_MAX);
+				return 2;
+			}
+			*into = v == 0 ? -1 : (int)v; /* 0: no limit */
+			break;
+		}
 		case 'h':
 			usage(stdout);
 			return 0;

@@ -296,6 +296,7 @@ static void rematch_agree(struct client *c, const struct proto_req *rq, struct g
 		spec.names[i] = p->name;
 		spec.clients[i] = p->c;
 		spec.registered[i] = p->c != NULL ? p->c->registered : p->registered;
+		spec.tokens[i] = p->token;
 	}
 	struct game *ng = session_create(s, &spec);
 	if (ng == NULL) {

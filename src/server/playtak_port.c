@@ -19,14 +19,16 @@
 
 #include "games/tak.h"
 #include "server/accounts.h"
+#include "server/identity.h"
 #include "server/msg.h"
 #include "server/playtak.h"
 #include "server/session.h"
 
-/* A Login Guest token and the guest name it keeps. */
+/* A Login Guest token and the guest name it keeps, with the table's token of that guest. */
 struct pt_guest {
 	char token[21];
 	char name[PROTO_NAME_MAX + 1];
+	char ours[PROTO_TOKEN_LEN + 1]; /* identity.h: the guest's seats come back with it */
 	uint64_t used; /* when it was last given out (p->guest_uses): the oldest goes first */
 };
 
@@ -509,7 +511,8 @@ static void welcome(struct pt_out *o, struct client *cl, struct pt_client *pc, c
 }
 
 /* Remembers token as the guest name (the oldest token goes when the table is full). */
-static void guest_remember(struct playtak_port *p, const char *token, const char *name)
+static void guest_remember(struct playtak_port *p, const char *token, const char *name,
+                           const char *ours)
 {
 	struct pt_guest *slot = NULL;
 	for (size_t i = 0; i < p->nguests && slot == NULL; i++)
@@ -530,6 +533,7 @@ static void guest_remember(struct playtak_port *p, const char *token, const char
 	}
 	snprintf(slot->token, sizeof slot->token, "%s", token);
 	snprintf(slot->name, sizeof slot->name, "%s", name);
+	snprintf(slot->ours, sizeof slot->ours, "%s", ours != NULL ? ours : "");
 	slot->used = ++p->guest_uses;
 }
 
@@ -554,7 +558,7 @@ static void render_reply(struct pt_out *o, struct client *cl, struct pt_client *
 	case OP_GUEST:
 		if (ok) {
 			if (op == OP_GUEST && pc->token[0] != '\0')
-				guest_remember(p, pc->token, cl->name);
+				guest_remember(p, pc->token, cl->name, jstr(j, "token"));
 			welcome(o, cl, pc, j);
 		} else if (op == OP_LOGIN) {
 			if (strcmp(code, "LOGIN_THROTTLED") == 0)
@@ -870,7 +874,7 @@ static bool guest_name_free(const struct playtak_port *p, const char *name)
 static void login_guest(struct client *cl, struct pt_client *pc, const char *token)
 {
 	struct playtak_port *p = pc->port;
-	char name[PROTO_NAME_MAX + 1] = "";
+	char name[PROTO_NAME_MAX + 1] = "", ours[PROTO_TOKEN_LEN + 1] = "";
 	for (size_t i = 0; token[0] != '\0' && i < p->nguests; i++) {
 		if (strcmp(p->guests[i].token, token) != 0)
 			continue;
@@ -882,6 +886,8 @@ static void login_guest(struct client *cl, struct pt_client *pc, const char *tok
 			client_close(u, true);
 		}
 		snprintf(name, sizeof name, "%s", p->guests[i].name);
+		if (identity_guest_holds(p->cx->lobby, name, NULL, NULL))
+			snprintf(ours, sizeof ours, "%s", p->guests[i].ours);
 		break;
 	}
 	for (int tries = 0; name[0] == '\0' && tries < 1000; tries++) {
@@ -895,7 +901,10 @@ static void login_guest(struct client *cl, struct pt_client *pc, const char *tok
 		return;
 	}
 	snprintf(pc->token, sizeof pc->token, "%s", token);
-	run(cl, OP_GUEST, "login %s", name);
+	if (ours[0] != '\0') /* its seats wait: the table's token brings them back */
+		run(cl, OP_GUEST, "login %s %s", name, ours);
+	else
+		run(cl, OP_GUEST, "login %s", name);
 }
 
 /* Register <name> <email>: an account with a password made here, told to the client. */

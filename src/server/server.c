@@ -151,7 +151,8 @@ int server_open_store(struct server *s, const struct store_options *o, bool fast
 		s->rd = NULL;
 		return r;
 	}
-	if ((r = accounts_init(&s->acct, s->rd, &s->journal, &s->lobby, &s->hub, fast_hash)) < 0) {
+	if ((r = accounts_init(&s->acct, s->rd, &s->journal, &s->lobby, &s->hub, fast_hash,
+	                       &s->cfg.acct_limits)) < 0) {
 		journal_close(&s->journal);
 		store_reader_stop(s->rd);
 		s->rd = NULL;

@@ -58,6 +58,7 @@ struct server_config {
 	bool verbose;             /* log connections to stderr */
 	int64_t ping_ms;          /* between pings (set ping on); 0 = RTT_PING_DEFAULT_MS */
 	struct store_fsync fsync; /* --fsync: always (default) or batch=MS */
+	struct accounts_limits acct_limits; /* --login-limit*, --register-limit */
 };
 
 struct server {

@@ -144,6 +144,9 @@ struct game *session_create(struct sessions *s, const struct game_spec *spec)
 		snprintf(p->name, sizeof p->name, "%s", spec->names[i]);
 		p->c = spec->clients[i];
 		p->registered = spec->registered[i];
+		const char *tok = p->c != NULL ? p->c->token : spec->tokens[i];
+		if (!p->registered && tok != NULL)
+			snprintf(p->token, sizeof p->token, "%s", tok);
 		if (p->c == NULL) {
 			p->absent = true;
 			p->gone_at = uv_now(s->loop);
@@ -632,8 +635,16 @@ void session_login(struct sessions *s, struct client *c, cJSON *resumed)
 			continue;
 		for (int i = 0; i < g->ops->nplayers; i++) {
 			struct player *p = &g->pl[i];
-			if (!p->absent || strcasecmp(p->name, c->name) != 0)
+			if (!p->absent || strcasecmp(p->name, c->name) != 0 ||
+			    p->registered != c->registered)
 				continue;
+			/* a guest's seat: its token (identity.c checked it; a restored seat has
+			   none and takes the claimer's) */
+			if (!p->registered && p->token[0] != '\0' &&
+			    strcmp(p->token, c->token) != 0)
+				continue;
+			if (!p->registered)
+				snprintf(p->token, sizeof p->token, "%s", c->token);
 			p->absent = false;
 			p->c = c;
 			if (g->clock_held && game_seat_to_move(g->ops, g->st) == i) {

@@ -78,8 +78,10 @@ struct snapshot {
 
 struct player {
 	char name[PROTO_NAME_MAX + 1];
-	struct client *c; /* NULL while absent */
-	bool registered;  /* an account (the journal stores guests as such) */
+	struct client *c;                /* NULL while absent */
+	bool registered;                 /* an account (the journal stores guests as such) */
+	char token[PROTO_TOKEN_LEN + 1]; /* a guest's (identity.h): its seat comes back only
+	                                    with it; "" for an account or a restored seat */
 	bool absent;
 	uint64_t gone_at; /* uv_now when the connection went */
 };
@@ -211,6 +213,8 @@ struct game_spec {
 	struct client *clients[GAME_MAX_PLAYERS]; /* NULL = absent (a restored game): the grace
 	                                             runs */
 	bool registered[GAME_MAX_PLAYERS];
+	const char *tokens[GAME_MAX_PLAYERS]; /* guests' tokens of absent players, or NULL (a
+	                                         present player's is its client's) */
 	uint64_t id; /* 0: a new game (on_start may give the id); else a restored game's id,
 	                and on_start is not called */
 };

@@ -154,13 +154,13 @@ export class Conn {
 
 	/* --- logging in ------------------------------------------------------------------------ */
 
-	/* The command that logs in with stored credentials. A guest token (expected from the
-	 * server's guest identities) is sent when the server has given one. */
+	/* The command that logs in with stored credentials: a guest's token (given by the server
+	 * at login) stands in for a password, so that its seats come back. */
 	static loginLine(auth) {
 		if (auth.password !== undefined)
 			return `login ${auth.name} ${auth.password}`;
 		if (auth.token)
-			return `login ${auth.name} token ${auth.token}`;
+			return `login ${auth.name} ${auth.token}`;
 		return `login ${auth.name}`;
 	}
 

@@ -1,0 +1,46 @@
+/*
+ * identity.h - who may be a name: a guest's token, and a login that takes an
+ * identity over from another connection. Beside the lobby (a login ends in
+ * lobby_login) and above the sessions (a guest's seats keep its token).
+ *
+ * A guest is given a token at login (PROTO_TOKEN_LEN characters, random:
+ * libsodium). The name is the guest's while it is connected or has seats in
+ * games not yet ended ("held"); meanwhile `login <name>` without the token is
+ * NAME_TAKEN, `login <name> <token>` with it is that guest (its seats come
+ * back; a connection still holding the name is told SESSION_TAKEN and
+ * closed), and the name cannot be registered. The connection keeps its token
+ * after logout, so `login <name>` on the same connection is the same guest.
+ * A seat restored after a restart has no token (tokens are not stored): the
+ * first guest to log in by its name takes it.
+ */
+#ifndef BITARENA_SERVER_IDENTITY_H
+#define BITARENA_SERVER_IDENTITY_H
+
+#include <stdbool.h>
+
+#include "server/lobby.h"
+
+/* A fresh token: PROTO_TOKEN_LEN characters of an unambiguous alphabet, NUL-terminated. */
+void identity_token_new(char out[PROTO_TOKEN_LEN + 1]);
+
+/*
+ * Is name a guest's now: a connected guest other than except, or a guest seat
+ * in a game not yet ended? *token (may be NULL) is the token that holds it
+ * ("" for a restored seat, which has none).
+ */
+bool identity_guest_holds(struct lobby *l, const char *name, const struct client *except,
+                          const char **token);
+
+/*
+ * login <name> [token] as a guest (the caller has made sure name is no
+ * account's): logs c in and answers rq, or answers the refusal. token NULL:
+ * none given (c's own token from an earlier login stands for it). True when c
+ * is logged in.
+ */
+bool identity_guest_login(struct lobby *l, struct client *c, const struct proto_req *rq,
+                          const char *name, const char *token);
+
+/* name's other connection (if any) is told SESSION_TAKEN by c and closed; its seats wait for c. */
+void identity_take_over(struct lobby *l, struct client *c, const char *name);
+
+#endif
