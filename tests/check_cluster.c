@@ -291,7 +291,7 @@ START_TEST(test_three_nodes)
 	ts_open(&d, t.n[2].port);
 	ts_expect0(&d, "bitarenad * ready*");
 	ts_send(&d, "login dave");
-	ts_expect0(&d, "ok logged in as dave (guest)");
+	ts_expect0(&d, "ok logged in as dave (guest); token *");
 	/* names are the cluster's: a guest name taken on another node is taken */
 	struct ts_cli x;
 	ts_connect_json(&x, t.n[2].port);

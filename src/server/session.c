@@ -639,11 +639,12 @@ void session_login(struct sessions *s, struct client *c, cJSON *resumed)
 			    p->registered != c->registered)
 				continue;
 			/* a guest's seat: its token (identity.c checked it; a restored seat has
-			   none and takes the claimer's) */
-			if (!p->registered && p->token[0] != '\0' &&
+			   none and takes the claimer's). A cluster's relay client stands for a
+			   login another node checked: tokens do not cross nodes yet. */
+			if (!p->registered && p->token[0] != '\0' && !c->remote &&
 			    strcmp(p->token, c->token) != 0)
 				continue;
-			if (!p->registered)
+			if (!p->registered && !c->remote)
 				snprintf(p->token, sizeof p->token, "%s", c->token);
 			p->absent = false;
 			p->c = c;
