@@ -4,12 +4,11 @@
  * durable, and a store that fails under the server is visible, never
  * silent: another process holding the database's lock, a full disk (a small
  * tmpfs, or RLIMIT_FSIZE where mounting is not allowed: smallfs.h), the
- * database file removed. What players and spectators are told and the state
- * games are in is PROTOCOL.md §10's: the move waits (nobody hears of it
- * before it is stored), everyone in the game is told store_failing at once,
- * other games' new moves and new accounts are refused, pings, the lobby and
- * reads go on, and once the store works everything that waited follows in
- * order after store_ok. --fsync batch=MS acknowledges just the same.
+ * database file removed or replaced, a 0-byte one refused at start. What players and spectators are
+ * told and the state games are in is PROTOCOL.md §10's: the move waits (nobody hears of it before
+ * it is stored), everyone in the game is told store_failing at once, other games' new moves and new
+ * accounts are refused, pings, the lobby and reads go on, and once the store works everything that
+ * waited follows in order after store_ok. --fsync batch=MS acknowledges just the same.
  */
 #include <check.h>
 #include <signal.h>
@@ -21,6 +20,7 @@
 #include <sys/stat.h>
 
 #include "smallfs.h"
+#include "testproc.h"
 #include "testserver.h"
 #include "check_main.h"
 
@@ -281,6 +281,91 @@ START_TEST(test_store_removed)
 END_TEST
 
 /*
+ * The database file replaced under the running server (another store moved
+ * over it, as a careless restore would): the server notices before its next
+ * write, writes nothing into the new file, keeps its own last writes aside,
+ * and tells the players; the file put there is left as it was.
+ */
+START_TEST(test_store_replaced)
+{
+	struct ts_srv s, other;
+	struct ts_cli cl[5], *a = &cl[0], *b = &cl[1], *c = &cl[3];
+	ts_up(&other, NULL, 0); /* a store of its own, with one account */
+	struct ts_cli o;
+	ts_register(&o, other.port, "olga", "secret1");
+	ts_close(&o);
+	ts_stop(&other);
+	ts_up(&s, NULL, 0);
+	int g1, g2 = two_games(&s, cl, &g1);
+	char path[512], from[512], aside[600];
+	snprintf(path, sizeof path, "%s/bitarena.db", s.datadir);
+	snprintf(from, sizeof from, "%s/bitarena.db", other.datadir);
+	snprintf(aside, sizeof aside, "%s-wal.orphaned", path);
+	struct stat before;
+	ck_assert_int_eq(stat(from, &before), 0);
+	ck_assert_int_eq(rename(from, path), 0);
+	ts_send(b, "move %d a1", g1);
+	cJSON *n = next_game_line(b);
+	ck_assert_ptr_nonnull(strstr(ts_jstr(n, "message"), "removed, replaced or emptied"));
+	cJSON_Delete(n);
+	expect_next(a, "{\"type\":\"info\",\"event\":\"store_failing\",\"game\":%d}", g1);
+	ts_send(c, "move %d b2", g2);
+	expect_next(c, "{\"type\":\"error\",\"code\":\"INTERNAL\",\"cmd\":\"move\"}");
+	ts_send(c, "register newbie secret1");
+	expect_next(c, "{\"type\":\"error\",\"cmd\":\"register\"}");
+	struct stat after, st;
+	ck_assert_int_eq(stat(path, &after), 0);
+	ck_assert_int_eq(after.st_ino, before.st_ino);
+	ck_assert_int_eq(after.st_size, before.st_size);
+	ck_assert_int_eq(stat(aside, &st), 0); /* the server's last writes, kept */
+	close_all(cl, 5);
+	ts_down(&s);
+	tmpdir_remove(other.datadir);
+}
+END_TEST
+
+/*
+ * A 0-byte database where a store was (a truncation, a failed copy) is not
+ * taken for a new store: bitarenad refuses to start, says why, and leaves
+ * the file as it is; a WAL without its database is refused the same way.
+ */
+START_TEST(test_empty_store_refused)
+{
+	char dir[256], db[320], err[320], wal[340], msg[2048];
+	tmpdir_make(dir, sizeof dir, "bitarenad-empty");
+	snprintf(db, sizeof db, "%s/bitarena.db", dir);
+	snprintf(err, sizeof err, "%s/stderr", dir);
+	snprintf(wal, sizeof wal, "%s-wal", db);
+	for (int round = 0; round < 2; round++) {
+		FILE *f = fopen(round == 0 ? db : wal, "w");
+		ck_assert_ptr_nonnull(f);
+		if (round == 1)
+			fputs("not a store's WAL, but not empty either", f);
+		fclose(f);
+		if (round == 1)
+			ck_assert_int_eq(unlink(db), 0);
+		const char *argv[] = {tp_prog("BITARENAD", "./bitarenad"),
+		                      "--listen",
+		                      "127.0.0.1:0",
+		                      "--data",
+		                      dir,
+		                      NULL};
+		ck_assert_int_eq(tp_wait(tp_spawn(argv, "/dev/null", err), 30), 1);
+		tp_slurp(err, msg, sizeof msg);
+		ck_assert_msg(strstr(msg, "lost store") != NULL, "%s", msg);
+		struct stat st;
+		if (round == 0) {
+			ck_assert_int_eq(stat(db, &st), 0);
+			ck_assert_int_eq(st.st_size, 0);
+		} else {
+			ck_assert_int_ne(stat(db, &st), 0);
+		}
+	}
+	tmpdir_remove(dir);
+}
+END_TEST
+
+/*
  * --fsync batch=MS: acknowledged once written to the WAL; the game goes on
  * and is stored all the same (a restart brings it back with its moves).
  */
@@ -358,6 +443,8 @@ static Suite *durability_suite(void)
 	tcase_add_test(tc, test_locked_store);
 	tcase_add_test(tc, test_full_disk);
 	tcase_add_test(tc, test_store_removed);
+	tcase_add_test(tc, test_store_replaced);
+	tcase_add_test(tc, test_empty_store_refused);
 	tcase_add_test(tc, test_fsync_batch);
 	tcase_add_test(tc, test_clocks_stop);
 	suite_add_tcase(s, tc);

@@ -523,7 +523,7 @@ START_TEST(test_reconnect_within_grace)
 	play0(&a, &b, NULL, id, "b2", 2);
 	drop(&b, &a, 120000);
 	ts_msleep(30);              /* some time passes while bob is away */
-	ts_join(&b, s.port, "bob"); /* the login reply says which game came back */
+	ts_rejoin(&b, s.port, "bob"); /* the login reply says which game came back */
 	cJSON *gs = ts_expect(&b, "{\"type\":\"game_start\",\"seat\":1,\"players\":[\"alice\","
 	                          "\"bob\"],\"time\":{\"base_ms\":300000,\"inc_ms\":0}}");
 	cJSON_Delete(gs);

@@ -390,6 +390,17 @@ static inline void ts_join(struct ts_cli *c, int port, const char *name)
 	cJSON_Delete(ok);
 }
 
+/* c (a guest ts_join() logged in, since closed) comes back as name with its token. */
+static inline void ts_rejoin(struct ts_cli *c, int port, const char *name)
+{
+	char token[sizeof c->token];
+	snprintf(token, sizeof token, "%s", c->token);
+	ts_connect_json(c, port);
+	ts_send(c, "login %s %s", name, token);
+	ts_expect0(c, "{\"type\":\"ok\",\"cmd\":\"login\",\"guest\":true}");
+	snprintf(c->token, sizeof c->token, "%s", token);
+}
+
 /* A new connection in JSON registered (and so logged in) to the account name. */
 static inline void ts_register(struct ts_cli *c, int port, const char *name, const char *pw)
 {

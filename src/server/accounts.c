@@ -220,10 +220,11 @@ static void uncount(struct ratelimit *rl, const char *key, int64_t at)
 		ratelimit_undo(rl, key, at);
 }
 
-/* name has logged in (or registered) from peer: an account's limit does not close it there. */
+/* name has logged in (or registered) from peer now: an account's limit does not close it there
+   for ACCOUNTS_KNOWN_MS (a limiter of one entry a key: the newest time is kept). */
 static void known_add(struct accounts *a, const char *pair, int64_t now)
 {
-	if (a->known != NULL && ratelimit_count(a->known, pair, now) == 0)
+	if (a->known != NULL)
 		ratelimit_fail(a->known, pair, now);
 }
 
@@ -324,8 +325,7 @@ static void read_done(struct store_read *rd)
 		break;
 	case AUTH_LOGIN:
 		if (j->found == 0 && identity_guest_holds(a->lobby, j->name, NULL, NULL)) {
-			/* a guest's name: the password is its token (no hash: the name is public)
-			 */
+			/* a guest's name: the password is its token (no hash: names are public) */
 			if (identity_guest_login(a->lobby, c, rq, j->name, j->password))
 				login_succeeded(a, c, j);
 			job_done(j, c);

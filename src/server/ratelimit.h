@@ -23,9 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define RATELIMIT_MAX_FAILURES 5 /* defaults used by the server */
-#define RATELIMIT_WINDOW_MS    60000
-#define RATELIMIT_MAX_ENTRIES  4096
+#define RATELIMIT_MAX_ENTRIES  4096 /* the server's limiters (accounts.h has their limits) */
 #define RATELIMIT_FAILURES_CAP 64 /* max_failures may not exceed this */
 #define RATELIMIT_ADDR_MAX     96 /* longer keys are truncated (a name, a newline, an IPv6 address) */
 

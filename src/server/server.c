@@ -136,7 +136,12 @@ int server_open_store(struct server *s, const struct store_options *o, bool fast
 	struct store *db = NULL;
 	int r = store_open_opts(&wo, &db);
 	if (r < 0) {
-		log_error("cannot open the store in %s: %s", o->dir, store_strerror(r));
+		log_error("cannot open the store in %s: %s%s", o->dir, store_strerror(r),
+		          r == STORE_EGONE
+		                  ? " (a 0-byte database, or a WAL without its database, is "
+		                    "what is left of a lost store: restore it from a "
+		                    "backup, or move it away to start an empty store)"
+		                  : "");
 		return r;
 	}
 	/* readers open their own connections once the writer's made the schema */
