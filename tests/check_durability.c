@@ -253,19 +253,12 @@ START_TEST(test_full_disk)
 END_TEST
 
 /*
- * The database file removed under the running server: it does not write to a
- * file nobody will open again. The game's move waits and its players are
- * told why; other games' moves are refused; the server still stops cleanly.
+ * The store is gone under two_games(): b's move in g1 waits and b is told why,
+ * a is told store_failing, d's move in g2 is refused.
  */
-START_TEST(test_store_removed)
+static void store_gone_told(struct ts_cli *cl, int g1, int g2)
 {
-	struct ts_srv s;
-	struct ts_cli cl[5], *a = &cl[0], *b = &cl[1], *c = &cl[3];
-	ts_up(&s, NULL, 0);
-	int g1, g2 = two_games(&s, cl, &g1);
-	char path[512];
-	snprintf(path, sizeof path, "%s/bitarena.db", s.datadir);
-	ck_assert_int_eq(unlink(path), 0);
+	struct ts_cli *a = &cl[0], *b = &cl[1], *c = &cl[3];
 	ts_send(b, "move %d a1", g1);
 	cJSON *n = next_game_line(b);
 	ck_assert_ptr_nonnull(strstr(ts_jstr(n, "message"), "removed, replaced or emptied"));
@@ -273,6 +266,23 @@ START_TEST(test_store_removed)
 	expect_next(a, "{\"type\":\"info\",\"event\":\"store_failing\",\"game\":%d}", g1);
 	ts_send(c, "move %d b2", g2);
 	expect_next(c, "{\"type\":\"error\",\"code\":\"INTERNAL\",\"cmd\":\"move\"}");
+}
+
+/*
+ * The database file removed under the running server: it does not write to a
+ * file nobody will open again. The game's move waits and its players are
+ * told why; other games' moves are refused; the server still stops cleanly.
+ */
+START_TEST(test_store_removed)
+{
+	struct ts_srv s;
+	struct ts_cli cl[5], *c = &cl[3];
+	ts_up(&s, NULL, 0);
+	int g1, g2 = two_games(&s, cl, &g1);
+	char path[512];
+	snprintf(path, sizeof path, "%s/bitarena.db", s.datadir);
+	ck_assert_int_eq(unlink(path), 0);
+	store_gone_told(cl, g1, g2);
 	ts_send(c, "#p ping");
 	expect_next(c, "{\"type\":\"pong\",\"id\":\"p\"}");
 	close_all(cl, 5);
@@ -289,7 +299,7 @@ END_TEST
 START_TEST(test_store_replaced)
 {
 	struct ts_srv s, other;
-	struct ts_cli cl[5], *a = &cl[0], *b = &cl[1], *c = &cl[3];
+	struct ts_cli cl[5], *c = &cl[3];
 	ts_up(&other, NULL, 0); /* a store of its own, with one account */
 	struct ts_cli o;
 	ts_register(&o, other.port, "olga", "secret1");
@@ -304,13 +314,7 @@ START_TEST(test_store_replaced)
 	struct stat before;
 	ck_assert_int_eq(stat(from, &before), 0);
 	ck_assert_int_eq(rename(from, path), 0);
-	ts_send(b, "move %d a1", g1);
-	cJSON *n = next_game_line(b);
-	ck_assert_ptr_nonnull(strstr(ts_jstr(n, "message"), "removed, replaced or emptied"));
-	cJSON_Delete(n);
-	expect_next(a, "{\"type\":\"info\",\"event\":\"store_failing\",\"game\":%d}", g1);
-	ts_send(c, "move %d b2", g2);
-	expect_next(c, "{\"type\":\"error\",\"code\":\"INTERNAL\",\"cmd\":\"move\"}");
+	store_gone_told(cl, g1, g2);
 	ts_send(c, "register newbie secret1");
 	expect_next(c, "{\"type\":\"error\",\"cmd\":\"register\"}");
 	struct stat after, st;
