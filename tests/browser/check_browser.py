@@ -2,8 +2,9 @@
 
 Two browser users play tic-tac-toe and Tak by clicking (placements, a wall, a capstone, slides
 with one and two drops, to a road the server marks) while a third browser watches; an Xmas Rush
-turn is pushed and walked by clicking the actions the server lists; a telnet user plays against
-a browser user; a reloaded page and a lost socket put the player back into the game with what
+turn is pushed and walked by clicking the actions the server lists; a telnet user plays Tak
+against a browser user while a second browser watches, and tic-tac-toe against another with
+offers; a reloaded page and a lost socket put the player back into the game with what
 stood (an offer, an action already in, the chat); the spectator count follows spectators coming
 and going without polling; hostile chat and option text shows as text, resent chat too; the page
 fits a phone's width; no console errors (a CSP violation would be one). Screenshots of each game
@@ -307,6 +308,56 @@ def test_telnet_user_against_browser_offers_rematch():
         quit_all(bs)
 
 
+def test_tak_browser_against_telnet_watched():
+    """The README's promise: a browser user plays Tak against a telnet user while a second
+    browser watches; the road ends it on all three."""
+    a, w = bs = browsers('ada-tak', 'wes')
+    t = Telnet(server)
+    try:
+        a.open()
+        w.open()
+        a.login('adatak')
+        t.send('login tomtak')
+        t.until(lambda l: l.startswith('ok logged in as tomtak'), 'logged in')
+        t.send('seek tak size=3 color=first')
+        sid = int(re.search(r'ok seek (\d+)', t.until(lambda l: l.startswith('ok seek'), 'seek')).group(1))
+        a.wait('the telnet seek', lambda: a.q(f'button.accept[data-seek="{sid}"]'))
+        gid = a.accept(sid)
+        t.until(lambda l: l.startswith(f'game {gid} started'), 'game start')
+        w.wait('the game listed', lambda: w.q(f'a.watch[href="#/game/{gid}"]'))
+        w.open(f'#/game/{gid}')
+        assert w.in_game() == gid
+        a.wait('the watcher counted', lambda: re.search(r'\b1 spectator\b', a.text('p.watchers')))
+        plies = [0]
+
+        def telnet_move(m):
+            t.send(f'move {gid} {m}')
+            plies[0] += 1
+            for x in bs:
+                x.wait_moves(plies[0])
+
+        def browser_move(sq):
+            a.play(sq)
+            plies[0] += 1
+            t.until(lambda l: l.startswith(f'last move: {sq}'), f'the browser move {sq}')
+            w.wait_moves(plies[0])
+
+        telnet_move('c3')   # the opening: tom places ada's flat
+        browser_move('a1')  # and ada places tom's
+        telnet_move('a2')
+        browser_move('b3')
+        telnet_move('a3')   # a1-a2-a3: tom's road
+        t.until(lambda l: l.startswith(f'game {gid} over'), 'the end')
+        for x in bs:
+            assert x.result() == 'R-0: tomtak wins (road).', x.result()
+        assert 'black flat' in w.one(w.square('b3')).get_attribute('aria-label')
+        w.shot('tak-vs-telnet-wes')
+        no_errors(*bs)
+    finally:
+        t.close()
+        quit_all(bs)
+
+
 def test_ws_frames_limits_origin_csp():
     # the page's headers: a CSP that allows no inline script or style
     with urllib.request.urlopen(server.url) as r:
@@ -377,7 +428,8 @@ def test_ws_frames_limits_origin_csp():
 
 
 TESTS = [test_ws_frames_limits_origin_csp, test_tictactoe_watched_and_chat, test_tak_slides_road_reconnect_phone,
-         test_xmas_push_and_move, test_telnet_user_against_browser_offers_rematch]
+         test_xmas_push_and_move, test_telnet_user_against_browser_offers_rematch,
+         test_tak_browser_against_telnet_watched]
 
 if __name__ == '__main__':
     server = Server()
