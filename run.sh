@@ -14,9 +14,10 @@ cd "$(dirname "$0")"
 PKGS="build-essential autoconf automake pkg-config libuv1-dev libcjson-dev check \
 libsqlite3-dev libsodium-dev libwebsockets-dev libwebsockets-evlib-uv libpq-dev libhiredis-dev python3"
 # For `./run.sh test` only: the browser tests' headless Chromium and its driver; the servers
-# the storage and cluster tests start for themselves (throw-away PostgreSQL, redis-server).
+# the storage and cluster tests start for themselves (throw-away PostgreSQL, redis-server);
+# telnet (tests/check_telnet).
 [ "${1:-run}" = test ] && PKGS="$PKGS chromium chromium-driver python3-selenium postgresql \
-redis-server"
+redis-server telnet"
 
 missing=""
 for p in $PKGS; do

@@ -15,12 +15,21 @@
 #include "server/commands.h"
 #include "check_main.h"
 
-/* Feeds len bytes in chunks of chunk bytes; collects lines ("!" marks FRAME_TOO_LONG). */
+/* Telnet negotiations seen by the last frame_all(): "<cmd><opt>" byte pairs. */
+static unsigned char tn_seen[64];
+static size_t tn_n;
+
+/*
+ * Feeds len bytes in chunks of chunk bytes; collects lines ("!" marks
+ * FRAME_TOO_LONG, "~" FRAME_SB_TOO_LONG) and the negotiations into tn_seen.
+ */
 static int frame_all(const char *in, size_t len, size_t chunk, char out[][FRAME_MAX + 1],
                      size_t *outlen, int max)
 {
 	static struct framer f;
-	framer_init(&f);
+	static char fline[FRAME_MAX + 1];
+	framer_init(&f, fline);
+	tn_n = 0;
 	int n = 0;
 	for (size_t at = 0; at < len;) {
 		size_t piece = len - at < chunk ? len - at : chunk;
@@ -36,10 +45,14 @@ static int frame_all(const char *in, size_t len, size_t chunk, char out[][FRAME_
 				memcpy(out[n], f.line, f.linelen + 1);
 				ck_assert_uint_eq(strlen(f.line) <= f.linelen, 1);
 				outlen[n++] = f.linelen;
-			} else if (ev == FRAME_TOO_LONG) {
+			} else if (ev == FRAME_TOO_LONG || ev == FRAME_SB_TOO_LONG) {
 				ck_assert_int_lt(n, max);
-				strcpy(out[n], "!");
+				strcpy(out[n], ev == FRAME_TOO_LONG ? "!" : "~");
 				outlen[n++] = 1;
+			} else if (ev == FRAME_TELNET) {
+				ck_assert_uint_lt(tn_n + 2, sizeof tn_seen);
+				tn_seen[tn_n++] = f.tn_cmd;
+				tn_seen[tn_n++] = f.tn_opt;
 			} else {
 				ck_assert_uint_eq(off, piece);
 			}
@@ -80,7 +93,99 @@ START_TEST(test_frame_telnet)
 		ck_assert_str_eq(lines[0], "login x\xffy");
 		ck_assert_uint_eq(lens[0], 9);
 		ck_assert(!frame_line_valid(lines[0], lens[0])); /* a lone 0xFF is not UTF-8 */
+		/* the two negotiations are reported, in order, to be answered */
+		ck_assert_uint_eq(tn_n, 4);
+		ck_assert(memcmp(tn_seen, "\xfb\x01\xfd\x03", 4) == 0);
 	}
+}
+END_TEST
+
+START_TEST(test_telnet_answers)
+{
+	unsigned char out[3];
+	/* Ctrl-C in telnet sends IAC IP IAC DO TIMING-MARK and drops output until the answer */
+	ck_assert_uint_eq(telnet_answer(TELNET_DO, TELNET_TIMING_MARK, out), 3);
+	ck_assert(memcmp(out, "\xff\xfb\x06", 3) == 0); /* IAC WILL TIMING-MARK */
+	/* every other option is refused: DO ECHO gets WONT ECHO, WILL NAWS gets DONT NAWS */
+	ck_assert_uint_eq(telnet_answer(TELNET_DO, 1, out), 3);
+	ck_assert(memcmp(out, "\xff\xfc\x01", 3) == 0);
+	ck_assert_uint_eq(telnet_answer(TELNET_WILL, 31, out), 3);
+	ck_assert(memcmp(out, "\xff\xfe\x1f", 3) == 0);
+	ck_assert_uint_eq(telnet_answer(TELNET_WILL, TELNET_TIMING_MARK, out), 3);
+	ck_assert(memcmp(out, "\xff\xfe\x06", 3) == 0);
+	/* a refusal is never answered (RFC 1143: nothing to change, so no loop) */
+	for (int opt = 0; opt < 256; opt++) {
+		ck_assert_uint_eq(telnet_answer(TELNET_WONT, (unsigned char)opt, out), 0);
+		ck_assert_uint_eq(telnet_answer(TELNET_DONT, (unsigned char)opt, out), 0);
+	}
+	/* the framer reports DO TIMING-MARK where it comes, between the lines around it */
+	static const char in[] = "ping\r\n\xff\xf4\xff\xfd\x06ping\r\n";
+	for (size_t chunk = 1; chunk <= sizeof in; chunk++) {
+		static struct framer f;
+		static char fline[FRAME_MAX + 1];
+		framer_init(&f, fline);
+		char trace[32] = "";
+		for (size_t at = 0; at < sizeof in - 1;) {
+			size_t piece = sizeof in - 1 - at < chunk ? sizeof in - 1 - at : chunk,
+			       off = 0;
+			while (off < piece) {
+				size_t used = 0;
+				enum frame_event ev =
+				        framer_feed(&f, (const unsigned char *)in + at + off,
+				                    piece - off, &used);
+				off += used;
+				if (ev == FRAME_LINE)
+					strcat(trace, f.line);
+				else if (ev == FRAME_TELNET && f.tn_cmd == TELNET_DO &&
+				         f.tn_opt == TELNET_TIMING_MARK)
+					strcat(trace, "+TM+");
+			}
+			at += piece;
+		}
+		ck_assert_str_eq(trace, "ping+TM+ping");
+	}
+}
+END_TEST
+
+START_TEST(test_frame_sb_unterminated)
+{
+	/* IAC SB with no IAC SE: bounded, reported once, the rest of its line dropped, and
+	   the next line works (before, everything after it vanished for good) */
+	char in[FRAME_SB_MAX + 64];
+	size_t n = 0;
+	memcpy(in, "\xff\xfa\x18", 3);
+	n = 3;
+	memset(in + n, 'x', FRAME_SB_MAX + 10);
+	n += FRAME_SB_MAX + 10;
+	memcpy(in + n, "\r\nping\r\n", 8);
+	n += 8;
+	for (size_t chunk = 1; chunk <= n; chunk += chunk < 8 ? 1 : 37) {
+		int k = frame_all(in, n, chunk, lines, lens, 16);
+		ck_assert_int_eq(k, 2);
+		ck_assert_str_eq(lines[0], "~");
+		ck_assert_str_eq(lines[1], "ping");
+	}
+	/* exactly FRAME_SB_MAX bytes with IAC SE is a subnegotiation like any other; an
+	   escaped IAC IAC inside counts as one byte of it and does not end it */
+	n = 0;
+	memcpy(in, "ab\xff\xfa", 4);
+	n = 4;
+	memset(in + n, 'y', FRAME_SB_MAX - 1);
+	n += FRAME_SB_MAX - 1;
+	memcpy(in + n,
+	       "\xff\xff\xff\xf0"
+	       "cd\n",
+	       7);
+	n += 7;
+	int k = frame_all(in, n, n, lines, lens, 16);
+	ck_assert_int_eq(k, 1);
+	ck_assert_str_eq(lines[0], "abcd");
+	/* one byte more is too long */
+	memmove(in + 5, in + 4, n - 4);
+	in[4] = 'y';
+	k = frame_all(in, n + 1, 3, lines, lens, 16);
+	ck_assert_int_eq(k, 1);
+	ck_assert_str_eq(lines[0], "~");
 }
 END_TEST
 
@@ -343,6 +448,8 @@ static Suite *proto_suite(void)
 	TCase *tc = tcase_create("framing");
 	tcase_add_test(tc, test_frame_terminators);
 	tcase_add_test(tc, test_frame_telnet);
+	tcase_add_test(tc, test_telnet_answers);
+	tcase_add_test(tc, test_frame_sb_unterminated);
 	tcase_add_test(tc, test_frame_too_long);
 	tcase_add_test(tc, test_frame_valid);
 	suite_add_tcase(s, tc);

@@ -93,6 +93,43 @@ static void read_pause(struct conn *c)
 	}
 }
 
+/* The pending input block of c, allocated when missing; NULL out of memory. */
+static struct conn_in *in_block(struct conn *c)
+{
+	if (c->in == NULL) {
+		c->in = malloc(sizeof *c->in);
+		if (c->in != NULL) {
+			c->in_len = 0;
+			c->fr.line = c->in->line; /* the framer holds no line: framer_idle() */
+		}
+	}
+	return c->in;
+}
+
+/* An idle connection keeps no input block. */
+static void in_trim(struct conn *c)
+{
+	if (c->in != NULL && c->in_len == 0 && framer_idle(&c->fr)) {
+		free(c->in);
+		c->in = NULL;
+		c->fr.line = NULL;
+	}
+}
+
+/* One framer event of c that is not a line. */
+static void frame_other(struct conn *c, enum frame_event fe)
+{
+	const struct conn_events *ev = &c->hub->ev;
+	if (fe == FRAME_TELNET) {
+		unsigned char answer[3];
+		size_t n = telnet_answer(c->fr.tn_cmd, c->fr.tn_opt, answer);
+		if (n > 0 && c->t->telnet && ev->on_telnet != NULL)
+			ev->on_telnet(ev->ud, c, answer, n);
+	} else {
+		ev->on_bad_frame(ev->ud, c, fe);
+	}
+}
+
 /*
  * Handles up to CONN_LINES_PER_PASS events of c's buffered input. Leaves c in
  * the pump when more is left and neither its output is backed up nor its
@@ -110,26 +147,29 @@ static void conn_process(struct conn *c)
 			break;
 		}
 		size_t used = 0;
-		enum frame_event fe = framer_feed(&c->fr, c->in + off, c->in_len - off, &used);
+		enum frame_event fe = framer_feed(&c->fr, c->in->raw + off, c->in_len - off, &used);
 		off += used;
 		if (fe == FRAME_LINE) {
 			lines++;
 			ev->on_line(ev->ud, c, c->fr.line, c->fr.linelen);
-		} else if (fe == FRAME_TOO_LONG) {
+		} else if (fe != FRAME_NEED_MORE) {
 			lines++;
-			ev->on_overlong(ev->ud, c);
+			frame_other(c, fe);
 		}
 	}
 	if (c->closing)
 		return;
-	memmove(c->in, c->in + off, c->in_len - off);
-	c->in_len -= off;
+	if (off > 0) {
+		memmove(c->in->raw, c->in->raw + off, c->in_len - off);
+		c->in_len -= off;
+	}
 	if (c->in_len > 0 && !waits)
 		pump_add(c);
 	if (c->in_len == 0 && c->eof) {
 		conn_close(c, true);
 		return;
 	}
+	in_trim(c);
 	if (!c->reading && !c->eof && c->in_len < CONN_IN_CAP)
 		c->reading = c->t->resume(c) == 0;
 }
@@ -171,7 +211,7 @@ struct conn *conn_new(struct conn_hub *h, const struct conn_transport *t, size_t
 	c->hub = h;
 	c->t = t;
 	c->tdata = c->tarea;
-	framer_init(&c->fr);
+	framer_init(&c->fr, NULL); /* its line storage comes with the input block */
 	return c;
 }
 
@@ -196,14 +236,28 @@ int conn_open(struct conn *c, const char *peer)
 
 void conn_input_space(struct conn *c, char **buf, size_t *len)
 {
-	*buf = (char *)c->in + c->in_len;
+	if (c->closing || in_block(c) == NULL) {
+		*buf = NULL;
+		*len = 0;
+		return;
+	}
+	*buf = (char *)c->in->raw + c->in_len;
 	*len = CONN_IN_CAP - c->in_len;
 }
+
+static void conn_doom(struct conn *c);
 
 void conn_input(struct conn *c, size_t n)
 {
 	if (c->closing)
 		return;
+	if (c->in == NULL) { /* no block could be had: nothing can be read */
+		log_info("conn %llu: out of memory for its input; dropped",
+		         (unsigned long long)c->id);
+		read_pause(c);
+		conn_doom(c);
+		return;
+	}
 	c->in_len += n;
 	if (c->in_len >= CONN_IN_CAP)
 		read_pause(c);
@@ -213,12 +267,16 @@ void conn_input(struct conn *c, size_t n)
 
 size_t conn_input_copy(struct conn *c, const void *data, size_t n)
 {
-	if (c->closing || c->eof)
+	if (c->closing || c->eof || n == 0)
 		return 0;
+	if (in_block(c) == NULL) {
+		conn_input(c, 0); /* out of memory: dropped */
+		return 0;
+	}
 	size_t room = CONN_IN_CAP - c->in_len;
 	if (n > room)
 		n = room;
-	memcpy(c->in + c->in_len, data, n);
+	memcpy(c->in->raw + c->in_len, data, n);
 	conn_input(c, n);
 	return n;
 }
@@ -229,10 +287,15 @@ void conn_input_eof(struct conn *c)
 		return;
 	c->eof = true;
 	read_pause(c);
+	if (c->in == NULL) { /* nothing pending, no line half read */
+		conn_close(c, true);
+		return;
+	}
 	/* an unterminated last line still counts (an extra empty line is ignored) */
 	if (c->in_len < CONN_IN_CAP)
-		c->in[c->in_len++] = '\n';
-	conn_process(c);
+		c->in->raw[c->in_len++] = '\n';
+	if (!c->in_pump)
+		conn_process(c);
 }
 
 void conn_doom(struct conn *c)
@@ -271,6 +334,7 @@ void conn_closed(struct conn *c)
 		if (c->next)
 			c->next->prev = c->prev;
 	}
+	free(c->in);
 	free(c);
 	if (h->stopping && h->conns == NULL)
 		close_if_open((uv_handle_t *)&h->stop_timer);

@@ -8,7 +8,8 @@
  *     transport (tcp.c; WebSocket later)      conn.c                layer above
  *     ---------------------------------      ---------------       -------------------
  *     accepted        -> conn_new/conn_open   link, id       --->  ev.on_open
- *     bytes read      -> conn_input[_copy]    frame, pump    --->  ev.on_line, on_overlong
+ *     bytes read      -> conn_input[_copy]    frame, pump    --->  ev.on_line, on_bad_frame,
+ *                                                                   on_telnet
  *     peer finished   -> conn_input_eof       last line, close
  *     write finished  -> conn_wrote           drained?       --->  ev.on_drain
  *     handles closed  -> conn_closed          unlink, free
@@ -41,8 +42,15 @@
  * back while the layer above says so (conn_hold), which is how a password
  * check on a worker makes the connection's next commands wait.
  *
+ * Telnet: the framer strips negotiation on every transport; on a transport
+ * that says so (telnet: TCP, where people use telnet) the layer above is
+ * given the answer (on_telnet) to send in order with its replies.
+ *
  * Memory: conn_new() makes one allocation (the conn and the transport's
- * state); conn_closed() frees it. Upward callbacks never free a conn.
+ * state); conn_closed() frees it. The input buffer and the line being framed
+ * (struct conn_in, about 12 KiB) are allocated only while input is pending
+ * and freed once it is all handled and no line is half read, so an idle
+ * connection holds none. Upward callbacks never free a conn.
  */
 #ifndef BITARENA_SERVER_CONN_H
 #define BITARENA_SERVER_CONN_H
@@ -56,7 +64,7 @@
 #include "server/framing.h"
 #include "server/outbuf.h"
 
-#define CONN_IN_CAP         8192 /* unparsed input held per connection */
+#define CONN_IN_CAP         8192 /* unparsed input held per connection (while any) */
 #define CONN_LINES_PER_PASS 4    /* lines handled per connection per loop pass */
 /*
  * The default output cap (--out-cap): above it the connection is "slow"
@@ -72,9 +80,17 @@
 struct conn;
 struct conn_hub;
 
+/* A connection's pending input: what was read and not handled yet, and the line being
+   framed (conn.c allocates it on demand and frees it once both are empty). */
+struct conn_in {
+	unsigned char raw[CONN_IN_CAP];
+	char line[FRAME_MAX + 1];
+};
+
 /* The operations of one transport (see above). */
 struct conn_transport {
 	const char *name; /* "tcp", "ws" */
+	bool telnet;      /* a byte stream telnet may use: its negotiation is answered */
 	/* Queues b to the peer: takes its own reference, drops it when b is written, then
 	   calls conn_wrote(). 0, or < 0 when it cannot (the connection is then dropped). */
 	int (*write)(struct conn *c, struct outbuf *b);
@@ -96,8 +112,13 @@ struct conn_events {
 	/* One whole line, NUL-terminated, len bytes, framing done (no CR/LF, telnet
 	   removed), content not checked (frame_line_valid). Valid until it returns. */
 	void (*on_line)(void *ud, struct conn *c, char *line, size_t len);
-	/* A line passed FRAME_MAX bytes; the rest of it up to its end is dropped. */
-	void (*on_overlong)(void *ud, struct conn *c);
+	/* A frame that is no line: FRAME_TOO_LONG (a line passed FRAME_MAX bytes) or
+	   FRAME_SB_TOO_LONG (a telnet subnegotiation passed FRAME_SB_MAX bytes without its
+	   end); either way the rest of that line up to its end is dropped. */
+	void (*on_bad_frame)(void *ud, struct conn *c, enum frame_event what);
+	/* telnet transports: the answer to a negotiation (len bytes, valid until it returns),
+	   to be sent after the replies to everything read before it. */
+	void (*on_telnet)(void *ud, struct conn *c, const unsigned char *answer, size_t len);
 	/* A write finished and the backlog is at most half the cap. */
 	void (*on_drain)(void *ud, struct conn *c);
 	/* c is closing (quit, peer gone, error, overflow, shutdown): leave everything.
@@ -122,8 +143,8 @@ struct conn {
 	bool eof;       /* the peer finished sending: closed once its input is handled */
 	unsigned holds; /* conn_hold() count: input waits while > 0 */
 	struct framer fr;
-	size_t in_len;
-	unsigned char in[CONN_IN_CAP];
+	struct conn_in *in; /* pending input; NULL when there is none */
+	size_t in_len;      /* bytes of in->raw not handled yet */
 
 	/* The layer above's per-connection object (struct client); set in on_open. */
 	void *data;

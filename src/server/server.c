@@ -51,11 +51,26 @@ static void ev_line(void *ud, struct conn *c, char *line, size_t len)
 		commands_line(&s->cmds, cl, line, len);
 }
 
-static void ev_overlong(void *ud, struct conn *c)
+static void ev_bad_frame(void *ud, struct conn *c, enum frame_event what)
 {
 	(void)ud;
-	reply_err(client_of(c), NULL, "LINE_TOO_LONG",
-	          "lines are at most %d bytes; the rest of this one is ignored", FRAME_MAX);
+	if (what == FRAME_SB_TOO_LONG)
+		reply_err(client_of(c), NULL, "TELNET_UNTERMINATED",
+		          "a telnet subnegotiation (IAC SB) ran past %d bytes without its end "
+		          "(IAC SE); it and the rest of its line were ignored",
+		          FRAME_SB_MAX);
+	else
+		reply_err(client_of(c), NULL, "LINE_TOO_LONG",
+		          "lines are at most %d bytes; the rest of this one is ignored", FRAME_MAX);
+}
+
+/* The telnet answer goes through the client's one door, after the replies before it. */
+static void ev_telnet(void *ud, struct conn *c, const unsigned char *answer, size_t len)
+{
+	(void)ud;
+	struct outbuf *b = outbuf_new((const char *)answer, len);
+	client_send(client_of(c), b);
+	outbuf_unref(b);
 }
 
 static void ev_drain(void *ud, struct conn *c)
@@ -105,7 +120,8 @@ int server_init(struct server *s, uv_loop_t *loop, const struct server_config *c
 	const struct conn_events ev = {.ud = s,
 	                               .on_open = ev_open,
 	                               .on_line = ev_line,
-	                               .on_overlong = ev_overlong,
+	                               .on_bad_frame = ev_bad_frame,
+	                               .on_telnet = ev_telnet,
 	                               .on_drain = ev_drain,
 	                               .on_close = ev_close};
 	int r;

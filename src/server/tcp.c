@@ -124,6 +124,7 @@ static void tcp_close(struct conn *c, bool graceful)
 
 static const struct conn_transport tcp_transport = {
         .name = "tcp",
+        .telnet = true,
         .write = tcp_write,
         .backlog = tcp_backlog,
         .pause = tcp_pause,

@@ -35,8 +35,8 @@ static void check_text(const char *line, bool cut, const char *text)
 	FUZZ_CHECK(!cut && text == line);
 	/* the server's framer gives back the same line, valid */
 	static struct framer f;
-	static char wire[CG_ACTION_MAX + 16];
-	framer_init(&f);
+	static char wire[CG_ACTION_MAX + 16], fline[FRAME_MAX + 1];
+	framer_init(&f, fline);
 	int n = snprintf(wire, sizeof wire, "move 1 %s\n", text);
 	size_t used = 0;
 	FUZZ_CHECK(framer_feed(&f, (const unsigned char *)wire, (size_t)n, &used) == FRAME_LINE);

@@ -9,6 +9,9 @@
  *  - the framer gives the same events and lines whether the input comes in
  *    one piece or in small chunks (sizes taken from the input itself), and a
  *    line holds at most FRAME_MAX bytes and no CR or LF;
+ *  - a telnet negotiation is answered as framing.h says: WILL TIMING-MARK to
+ *    DO TIMING-MARK, WONT to any other DO, DONT to WILL, nothing to WONT and
+ *    DONT (so no negotiation can loop);
  *  - a valid line (frame_line_valid) holds no NUL;
  *  - a parsed request respects the command table: argc within min..max,
  *    every argument but a rest-of-line one is a non-empty word without
@@ -33,6 +36,7 @@ const char fuzz_target_name[] = "proto";
 /* One framer fed from data, chunk by chunk (chunk sizes from sizes[], 0 = all at once). */
 struct feed {
 	struct framer f;
+	char line[FRAME_MAX + 1];
 	const uint8_t *data;
 	size_t size, at, chunk_end, nchunk;
 	const uint8_t *sizes;
@@ -43,7 +47,7 @@ static void feed_init(struct feed *fd, const uint8_t *data, size_t size, const u
                       size_t nsizes)
 {
 	memset(fd, 0, sizeof *fd);
-	framer_init(&fd->f);
+	framer_init(&fd->f, fd->line);
 	fd->data = data;
 	fd->size = size;
 	fd->sizes = sizes;
@@ -75,6 +79,24 @@ static enum frame_event feed_next(struct feed *fd)
 			return ev;
 		FUZZ_CHECK(fd->at == fd->chunk_end);
 	}
+}
+
+/* A negotiation is seen alike in one piece and in chunks, and answered as framing.h says. */
+static void check_telnet(const struct framer *a, const struct framer *b)
+{
+	FUZZ_CHECK(a->tn_cmd == b->tn_cmd && a->tn_opt == b->tn_opt);
+	FUZZ_CHECK(a->tn_cmd >= TELNET_WILL && a->tn_cmd <= TELNET_DONT);
+	unsigned char out[3];
+	size_t n = telnet_answer(a->tn_cmd, a->tn_opt, out);
+	if (a->tn_cmd == TELNET_WONT || a->tn_cmd == TELNET_DONT) {
+		FUZZ_CHECK(n == 0); /* never an answer to a refusal: no loop */
+		return;
+	}
+	FUZZ_CHECK(n == 3 && out[0] == TELNET_IAC && out[2] == a->tn_opt);
+	if (a->tn_cmd == TELNET_WILL)
+		FUZZ_CHECK(out[1] == TELNET_DONT);
+	else
+		FUZZ_CHECK(out[1] == (a->tn_opt == TELNET_TIMING_MARK ? TELNET_WILL : TELNET_WONT));
 }
 
 static bool is_blank(char c)
@@ -210,8 +232,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FUZZ_CHECK(a == b);
 		if (a == FRAME_NEED_MORE)
 			break;
-		if (a == FRAME_TOO_LONG)
+		if (a == FRAME_TOO_LONG || a == FRAME_SB_TOO_LONG)
 			continue;
+		if (a == FRAME_TELNET) {
+			check_telnet(&whole->f, &chunked->f);
+			continue;
+		}
 		size_t n = whole->f.linelen;
 		FUZZ_CHECK(n <= FRAME_MAX && whole->f.line[n] == '\0');
 		FUZZ_CHECK(n == chunked->f.linelen &&

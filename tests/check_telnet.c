@@ -1,0 +1,259 @@
+/*
+ * check_telnet.c - telnet against the real bitarenad: the negotiation the
+ * server answers (DO TIMING-MARK with WILL TIMING-MARK, in order with the
+ * replies around it; every other option refused once, refusals never
+ * answered), a subnegotiation that never ends (bounded, reported, the
+ * connection usable again), and the real `telnet` program (Debian's telnet
+ * package) on a pseudo-terminal: after Ctrl-C, which makes telnet send
+ * IAC IP IAC DO TIMING-MARK and throw away all output until the answer, the
+ * session goes on showing the server's replies.
+ *
+ * The suite is skipped (exit 77) when no `telnet` is on PATH; run.sh installs it.
+ */
+#include <check.h>
+#include <errno.h>
+#include <poll.h>
+#include <pty.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "check_main.h"
+#include "testserver.h"
+
+#define WAIT_MS 10000
+
+/* Reads raw bytes from fd into buf (cap bytes) until needle (n bytes) is among them or the
+   wait is over; returns how many bytes were read. */
+static size_t read_until(int fd, char *buf, size_t cap, const char *needle, size_t n)
+{
+	size_t len = 0;
+	int waited = 0;
+	while (len < cap && waited < WAIT_MS) {
+		if (len >= n && memmem(buf, len, needle, n) != NULL)
+			break;
+		struct pollfd pf = {.fd = fd, .events = POLLIN};
+		int r = poll(&pf, 1, 50);
+		if (r == 0) {
+			waited += 50;
+			continue;
+		}
+		ssize_t k = read(fd, buf + len, cap - len);
+		if (k <= 0) {
+			if (k < 0 && errno == EINTR)
+				continue;
+			break;
+		}
+		len += (size_t)k;
+	}
+	return len;
+}
+
+/* A raw connection to s, past the welcome line. */
+static int raw_connect(const struct ts_srv *s)
+{
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+	ck_assert_int_ge(fd, 0);
+	struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)s->port)};
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	ck_assert_int_eq(connect(fd, (struct sockaddr *)&sa, sizeof sa), 0);
+	char buf[512];
+	size_t n = read_until(fd, buf, sizeof buf, "begin\n", 6);
+	ck_assert_msg(n > 0 && memmem(buf, n, "ready", 5) != NULL, "no welcome");
+	return fd;
+}
+
+static void raw_write(int fd, const void *data, size_t n)
+{
+	ck_assert_int_eq(write(fd, data, n), (ssize_t)n);
+}
+
+START_TEST(test_negotiation_answers)
+{
+	struct ts_srv s;
+	ts_up(&s, NULL, 0);
+	int fd = raw_connect(&s);
+	/* DO ECHO, WILL NAWS, WONT SGA, DONT ECHO, IAC NOP, then a command */
+	static const char in[] =
+	        "\xff\xfd\x01\xff\xfb\x1f\xff\xfc\x03\xff\xfe\x01\xff\xf1#a ping\r\n";
+	raw_write(fd, in, sizeof in - 1);
+	char buf[256];
+	size_t n = read_until(fd, buf, sizeof buf, "#a pong\n", 8);
+	/* exactly: WONT ECHO, DONT NAWS, the pong; nothing for WONT and DONT (no loop) */
+	static const char want[] = "\xff\xfc\x01\xff\xfe\x1f#a pong\n";
+	ck_assert_uint_eq(n, sizeof want - 1);
+	ck_assert(memcmp(buf, want, n) == 0);
+	/* refused again when asked again: answers follow requests one for one */
+	raw_write(fd, "\xff\xfd\x01\xff\xfd\x01#b ping\n", 14);
+	n = read_until(fd, buf, sizeof buf, "#b pong\n", 8);
+	ck_assert_uint_eq(n, 14);
+	ck_assert(memcmp(buf, "\xff\xfc\x01\xff\xfc\x01#b pong\n", 14) == 0);
+	close(fd);
+	ts_down(&s);
+}
+END_TEST
+
+START_TEST(test_timing_mark_in_order)
+{
+	struct ts_srv s;
+	ts_up(&s, NULL, 0);
+	int fd = raw_connect(&s);
+	/* what telnet sends for Ctrl-C between two commands: IAC IP, IAC DO TIMING-MARK */
+	static const char in[] = "#1 ping\r\n\xff\xf4\xff\xfd\x06#2 ping\r\n";
+	raw_write(fd, in, sizeof in - 1);
+	char buf[256];
+	size_t n = read_until(fd, buf, sizeof buf, "#2 pong\n", 8);
+	/* the mark answers after the reply to what came before it and before the next one */
+	static const char want[] = "#1 pong\n\xff\xfb\x06#2 pong\n";
+	ck_assert_uint_eq(n, sizeof want - 1);
+	ck_assert(memcmp(buf, want, n) == 0);
+	close(fd);
+	ts_down(&s);
+}
+END_TEST
+
+START_TEST(test_subnegotiation_unterminated)
+{
+	struct ts_srv s;
+	ts_up(&s, NULL, 0);
+	int fd = raw_connect(&s);
+	/* IAC SB TERMINAL-TYPE and then no IAC SE: before, everything after it was eaten */
+	char in[600];
+	memcpy(in, "\xff\xfa\x18", 3);
+	memset(in + 3, 'x', 400);
+	memcpy(in + 403, "\r\n#c ping\r\n", 11);
+	raw_write(fd, in, 414);
+	char buf[1024];
+	size_t n = read_until(fd, buf, sizeof buf - 1, "#c pong\n", 8);
+	buf[n] = '\0';
+	ck_assert_msg(strncmp(buf, "error TELNET_UNTERMINATED: ", 27) == 0, "got: %s", buf);
+	ck_assert_ptr_nonnull(strstr(buf, "\n#c pong\n"));
+	/* and negotiation after it is understood again */
+	raw_write(fd, "\xff\xfd\x06#d ping\n", 11);
+	n = read_until(fd, buf, sizeof buf, "#d pong\n", 8);
+	ck_assert_uint_eq(n, 11);
+	ck_assert(memcmp(buf, "\xff\xfb\x06#d pong\n", 11) == 0);
+	close(fd);
+	ts_down(&s);
+}
+END_TEST
+
+/* ---- the real telnet on a pseudo-terminal ------------------------------------------ */
+
+struct tty {
+	pid_t pid;
+	int fd; /* the pty master: telnet's terminal */
+	char out[1 << 16];
+	size_t len, seen; /* seen: the part already matched */
+};
+
+/* Waits until text shows on telnet's terminal after what was matched so far. */
+static bool tty_wait(struct tty *t, const char *text)
+{
+	size_t n = strlen(text);
+	for (int waited = 0; waited < WAIT_MS;) {
+		char *at = memmem(t->out + t->seen, t->len - t->seen, text, n);
+		if (at != NULL) {
+			t->seen = (size_t)(at - t->out) + n;
+			return true;
+		}
+		struct pollfd pf = {.fd = t->fd, .events = POLLIN};
+		if (poll(&pf, 1, 50) == 0) {
+			waited += 50;
+			continue;
+		}
+		if (t->len == sizeof t->out - 1)
+			return false;
+		ssize_t k = read(t->fd, t->out + t->len, sizeof t->out - 1 - t->len);
+		if (k <= 0 && errno != EINTR)
+			return false;
+		if (k > 0)
+			t->len += (size_t)k;
+		t->out[t->len] = '\0';
+	}
+	return false;
+}
+
+/* Types on telnet's terminal, as a person would (the line discipline does the rest). */
+static void tty_type(struct tty *t, const char *keys)
+{
+	ck_assert_int_eq(write(t->fd, keys, strlen(keys)), (ssize_t)strlen(keys));
+}
+
+START_TEST(test_real_telnet_ctrl_c)
+{
+	struct ts_srv s;
+	ts_up(&s, NULL, 0);
+	static struct tty t;
+	memset(&t, 0, sizeof t);
+	char port[16];
+	snprintf(port, sizeof port, "%d", s.port);
+	t.pid = forkpty(&t.fd, NULL, NULL, NULL);
+	ck_assert_int_ge(t.pid, 0);
+	if (t.pid == 0) {
+		setenv("TERM", "dumb", 1);
+		execlp("telnet", "telnet", "127.0.0.1", port, (char *)NULL);
+		_exit(127);
+	}
+	ck_assert_msg(tty_wait(&t, "'login <name>' to begin"), "no welcome through telnet:\n%s",
+	              t.out);
+	tty_type(&t, "#t1 ping\r");
+	ck_assert_msg(tty_wait(&t, "#t1 pong"), "no pong:\n%s", t.out);
+	/* Ctrl-C: telnet sends IAC IP IAC DO TIMING-MARK and drops output until answered */
+	tty_type(&t, "\x03");
+	tty_type(&t, "#t2 ping\r");
+	ck_assert_msg(tty_wait(&t, "#t2 pong"), "output stopped after Ctrl-C:\n%s", t.out);
+	/* twice, and the session goes on as before */
+	tty_type(&t, "\x03");
+	tty_type(&t, "#t3 help ping\r");
+	ck_assert_msg(tty_wait(&t, "#t3 ok ping"), "output stopped after a second Ctrl-C:\n%s",
+	              t.out);
+	tty_type(&t, "quit\r");
+	ck_assert(tty_wait(&t, "ok bye"));
+	int st;
+	for (int i = 0; i < 200 && waitpid(t.pid, &st, WNOHANG) == 0; i++)
+		ts_msleep(10);
+	if (waitpid(t.pid, &st, WNOHANG) == 0) {
+		kill(t.pid, SIGKILL);
+		waitpid(t.pid, &st, 0);
+	}
+	close(t.fd);
+	ts_down(&s);
+}
+END_TEST
+
+/* True when a telnet program is on PATH. */
+static bool have_telnet(void)
+{
+	const char *path = getenv("PATH");
+	char dir[4096];
+	while (path != NULL && *path != '\0') {
+		size_t n = strcspn(path, ":");
+		snprintf(dir, sizeof dir, "%.*s/telnet", (int)n, path);
+		if (access(dir, X_OK) == 0)
+			return true;
+		path += n + (path[n] == ':');
+	}
+	return false;
+}
+
+int main(void)
+{
+	if (!have_telnet()) {
+		printf("check_telnet: SKIP: no telnet on PATH (apt-get install telnet)\n");
+		return 77;
+	}
+	signal(SIGPIPE, SIG_IGN);
+	Suite *s = suite_create("telnet");
+	TCase *tc = tcase_create("telnet");
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_negotiation_answers);
+	tcase_add_test(tc, test_timing_mark_in_order);
+	tcase_add_test(tc, test_subnegotiation_unterminated);
+	tcase_add_test(tc, test_real_telnet_ctrl_c);
+	suite_add_tcase(s, tc);
+	return check_run(s);
+}
