@@ -1,12 +1,15 @@
 /*
  * loadverify.c - lk_verify() of loadcheck.h: an acknowledgement log read
  * back and checked, game by game, against `record <game>` from a server
- * (parsed with record_parse), over the blocking line client of net.h.
+ * (parsed with record_parse), over the blocking line client of net.h. A
+ * RATE_LIMITED answer (the server's command budget) is waited out and asked
+ * again.
  */
 #include "loadcheck.h"
 
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cli.h"
 #include "games/record.h"
@@ -76,9 +79,20 @@ static bool fetch_record(struct net_conn *c, const char *prog, long long game, s
                          FILE *err)
 {
 	cJSON *m = NULL;
-	if (net_sendf(c, "record %lld", game) < 0 || cli_read_json(c, prog, 10000, &m) < 0) {
-		fprintf(err, "%s: record %lld: the server did not answer\n", prog, game);
-		return false;
+	for (int tries = 0;; tries++) {
+		if (net_sendf(c, "record %lld", game) < 0 || cli_read_json(c, prog, 10000, &m) < 0) {
+			fprintf(err, "%s: record %lld: the server did not answer\n", prog, game);
+			return false;
+		}
+		const char *code = cli_jstr(m, "code");
+		if (code == NULL || strcmp(code, "RATE_LIMITED") != 0 || tries == 1000)
+			break;
+		/* the server's command budget: wait as told, and ask again */
+		long long ms = cli_jint(m, "retry_after_ms", 100);
+		cJSON_Delete(m);
+		m = NULL;
+		struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+		nanosleep(&ts, NULL);
 	}
 	const char *type = cli_jstr(m, "type"), *text = cli_jstr(m, "record");
 	bool ok = false;

@@ -318,9 +318,11 @@ END_TEST
 
 START_TEST(test_bad_input)
 {
+	/* 200 KB of junk: without the command budget (its limits are check_limits') */
+	static const char *const nobudget[] = {"--cmd-rate", "0"};
 	struct ts_srv s;
 	struct ts_cli a, b, c;
-	setup(&s, NULL, 0, &a, &b, NULL);
+	setup(&s, nobudget, 2, &a, &b, NULL);
 	ts_join(&c, s.port, "carol");
 	int id = ts_start_game(&a, &b, "ttt", NULL);
 	ts_until0(&c, "{\"type\":\"seek\",\"event\":\"gone\"}");
@@ -625,11 +627,12 @@ END_TEST
 
 START_TEST(test_slow_readers)
 {
-	static const char *const args[] = {"--out-cap", "2048",       "--sndbuf",
-	                                   "4096",      "--grace-ms", "300"};
+	/* (the chat flood below runs without the command budget, check_limits') */
+	static const char *const args[] = {"--out-cap", "2048", "--sndbuf",   "4096",
+	                                   "--grace-ms", "300", "--cmd-rate", "0"};
 	struct ts_srv s;
 	struct ts_cli a, b, w, v;
-	setup(&s, args, 6, &a, &b, NULL);
+	setup(&s, args, 8, &a, &b, NULL);
 	/* the spectator's socket buffers are small, and it stops reading for a while */
 	int wfd = socket(AF_INET, SOCK_STREAM, 0);
 	int small = 4096;
@@ -758,9 +761,11 @@ START_TEST(test_random_commands)
 	                                    "   "};
 	static const char *const moves[] = {"a1", "b2",           "c3",      "a3",   "c1", "b1",
 	                                    "zz", "PUSH 3 RIGHT", "MOVE UP", "PASS", "",   "a1 a2"};
+	/* thousands of commands at once: without the command budget (check_limits has it) */
+	static const char *const nobudget[] = {"--cmd-rate", "0"};
 	struct ts_srv s;
 	struct ts_cli cl[3];
-	setup(&s, NULL, 0, &cl[0], &cl[1], &cl[2]);
+	setup(&s, nobudget, 2, &cl[0], &cl[1], &cl[2]);
 	unsigned x = 2024;
 #define RND() (x = x * 1103515245u + 12345u, (x >> 16) & 0x7fff)
 	for (int i = 0; i < 3000; i++) {
@@ -855,9 +860,9 @@ START_TEST(test_text_mode)
 	ts_expect0(&b, "bitarenad * ready*");
 	ts_send(&a, "seek ttt");
 	ts_expect0(&a, "error NOT_LOGGED_IN: *");
-	/* telnet negotiation, CRLF and trailing blanks are fine */
+	/* telnet negotiation (refused: DONT ECHO, WONT SGA), CRLF and trailing blanks are fine */
 	ts_write(&a, "\xff\xfb\x01\xff\xfd\x03login alice \t\r\n", 21);
-	ts_expect0(&a, "ok logged in as alice*");
+	ts_expect0(&a, "\xff\xfe\x01\xff\xfc\x03ok logged in as alice*");
 	ts_write(&b, "login bob\r\0", 11);
 	ts_expect0(&b, "ok logged in as bob*");
 	ts_send(&b, "login bob");
@@ -898,9 +903,11 @@ END_TEST
 
 START_TEST(test_pipelining)
 {
+	/* without the command budget (check_limits: pipelining past it) */
+	static const char *const nobudget[] = {"--cmd-rate", "0"};
 	struct ts_srv s;
 	struct ts_cli a, b;
-	setup(&s, NULL, 0, &a, &b, NULL);
+	setup(&s, nobudget, 2, &a, &b, NULL);
 	/* a thousand commands in one write: all answered, in order */
 	size_t cap = 1000 * 16, at = 0;
 	char *burst = malloc(cap);

@@ -81,6 +81,7 @@ static inline int fk_write(struct conn *c, struct outbuf *b)
 	struct fk_cli *f = fk_of(c);
 	if (!f->stall) {
 		fk_append(f, b->data, b->len);
+		conn_wrote(c, b, 0); /* written at once */
 		return 0;
 	}
 	if (f->nheld == f->capheld) {
@@ -199,8 +200,9 @@ static inline void fk_stop(struct fk_server *fs)
 
 /* ---- clients ----------------------------------------------------------------------- */
 
-/* A new connection: the welcome is in f's output. */
-static inline void fk_connect(struct fk_server *fs, struct fk_cli *f)
+/* A new connection from the address peer ("192.0.2.7"): the welcome is in f's output (or,
+   refused at the door, why). */
+static inline void fk_connect_from(struct fk_server *fs, struct fk_cli *f, const char *peer)
 {
 	memset(f, 0, sizeof *f);
 	f->fs = fs;
@@ -213,7 +215,13 @@ static inline void fk_connect(struct fk_server *fs, struct fk_cli *f)
 	f->c = conn_new(&fs->srv.hub, &fk_transport, sizeof f);
 	ck_assert_ptr_nonnull(f->c);
 	*(struct fk_cli **)f->c->tdata = f;
-	ck_assert_int_eq(conn_open(f->c, "fake"), 0);
+	ck_assert_int_eq(conn_open(f->c, peer), 0);
+}
+
+/* A new connection: the welcome is in f's output. */
+static inline void fk_connect(struct fk_server *fs, struct fk_cli *f)
+{
+	fk_connect_from(fs, f, "fake");
 }
 
 /* Frees what the harness holds for f (after fk_stop, or once f's connection is gone). */
@@ -271,14 +279,19 @@ static inline void fk_drain(struct fk_cli *f)
 {
 	f->stall = false;
 	size_t n = f->nheld;
+	struct outbuf **held = f->held;
+	f->held = NULL;
+	f->nheld = f->capheld = 0;
 	for (size_t i = 0; i < n; i++) {
-		fk_append(f, f->held[i]->data, f->held[i]->len);
-		f->backlog -= f->held[i]->len;
-		outbuf_unref(f->held[i]);
+		fk_append(f, held[i]->data, held[i]->len);
+		f->backlog -= held[i]->len;
 	}
-	f->nheld = 0;
-	for (size_t i = 0; i < n && f->c != NULL; i++)
-		conn_wrote(f->c, 0);
+	for (size_t i = 0; i < n; i++) {
+		if (f->c != NULL)
+			conn_wrote(f->c, held[i], 0);
+		outbuf_unref(held[i]);
+	}
+	free(held);
 	fk_run(f->fs);
 }
 

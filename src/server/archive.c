@@ -433,6 +433,8 @@ static void replay_stop(struct replay *rp)
 			*pp = rp->next;
 			break;
 		}
+	if (rp->c->nreplays > 0)
+		rp->c->nreplays--;
 	uv_timer_stop(&rp->timer);
 	uv_close((uv_handle_t *)&rp->timer, replay_free_cb);
 }
@@ -589,6 +591,7 @@ static void replay_done(struct read_job *j, struct client *c)
 	rp->timer.data = rp;
 	rp->next = a->replays;
 	a->replays = rp;
+	c->nreplays++;
 	cJSON *f = cJSON_CreateObject();
 	cJSON_AddNumberToObject(f, "game", (double)rp->g.id);
 	cJSON_AddNumberToObject(f, "plies", rp->g.plies);
@@ -612,6 +615,13 @@ void archive_replay(struct archive *a, struct client *c, const struct proto_req 
 			return;
 		}
 		delay = v;
+	}
+	if (a->max_replays > 0 && c->nreplays >= a->max_replays) {
+		reply_err(c, rq, "REPLAY_LIMIT",
+		          "%u replays of yours are running, the most one connection may; wait for "
+		          "one to end",
+		          c->nreplays);
+		return;
 	}
 	struct read_job *j = job_new(a, c, rq, fetch_work, replay_done);
 	if (j == NULL)

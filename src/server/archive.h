@@ -37,6 +37,7 @@ struct archive {
 	struct conn_hub *hub;    /* a read finds its client again */
 	uv_loop_t *loop;
 	struct replay *replays; /* running replays */
+	unsigned max_replays;   /* running at once per connection; 0: no limit */
 };
 
 void archive_init(struct archive *a, struct store_reader *rd, struct lobby *l, struct conn_hub *hub,

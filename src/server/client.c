@@ -61,6 +61,7 @@ static void held_release(struct client *cl, uint64_t durable)
 		struct held_out *h = &cl->held[cl->held_head];
 		if (h->need > durable)
 			return;
+		conn_out_unhold(cl->conn, h->b);
 		conn_send(cl->conn, h->b);
 		outbuf_unref(h->b);
 		cl->held_head = (cl->held_head + 1) % cl->held_cap;
@@ -122,6 +123,7 @@ void client_free(struct client *cl)
 	if (cl == NULL)
 		return;
 	for (; cl->held_n > 0; cl->held_n--) {
+		conn_out_unhold(cl->conn, cl->held[cl->held_head].b);
 		outbuf_unref(cl->held[cl->held_head].b);
 		cl->held_head = (cl->held_head + 1) % cl->held_cap;
 	}
@@ -142,10 +144,15 @@ void client_send(struct client *cl, struct outbuf *b)
 		conn_send(cl->conn, b);
 		return;
 	}
-	/* Held behind the move it follows. Out of memory it cannot wait: as when conn_send
-	 * cannot queue, the connection is dropped (it would miss output). */
-	if (!held_push(cl, b, bar->need > bar->durable ? bar->need : 0))
+	/* Held behind the move it follows, counted as the connection's output (past the hard
+	 * limit the connection is dropped, as conn_send does). Out of memory it cannot wait:
+	 * as when conn_send cannot queue, the connection is dropped (it would miss output). */
+	if (!conn_out_hold(cl->conn, b))
+		return;
+	if (!held_push(cl, b, bar->need > bar->durable ? bar->need : 0)) {
+		conn_out_unhold(cl->conn, b);
 		conn_doom(cl->conn);
+	}
 }
 
 void client_send_now(struct client *cl, struct outbuf *b)

@@ -36,6 +36,9 @@
  *    still waiting to conn_send(), in order;
  *  - client_send_now() skips the held output: for notices that concern it
  *    (the journal telling players their move waits on a failing store);
+ *  - held output counts as the connection's output, against its limits, as
+ *    if it were queued (conn_out_hold): a client cannot pile up memory
+ *    behind a slow journal;
  *  - a closing client's held output is dropped with it (the peer is gone).
  * A client with no barrier (bar NULL: no journal, unit tests) holds nothing.
  */
@@ -46,6 +49,7 @@
 #include <stdint.h>
 
 #include "proto/limits.h"
+#include "server/budget.h"
 #include "server/proto.h"
 #include "server/conn.h"
 
@@ -58,6 +62,7 @@ struct client_rtt {
 	bool waiting;   /* token is sent and not answered yet */
 	uint64_t token; /* the last ping sent */
 	uint64_t sent;  /* uv_now when it went out, or when it was answered */
+	uint64_t owed;  /* uv_now of the oldest ping not answered (while waiting) */
 	int64_t ms;     /* smoothed round-trip time */
 };
 
@@ -73,6 +78,8 @@ struct client {
 	size_t held_cap, held_head, held_n;
 	struct client *held_next, *held_prev; /* bar->held, while held_n > 0 */
 
+	/* the command table's (commands.c): the command budget (budget.h) */
+	struct budget budget;
 	/* the messages layer's (msg.c, msg_set_json): the output format */
 	bool json;
 	/* a front-end (msg.h; set by playtak_port.c): another protocol on this
@@ -87,6 +94,7 @@ struct client {
 	/* the lobby's (lobby.c, lobby_login): who this is */
 	bool logged_in;
 	bool registered; /* logged in to an account (accounts); false for a guest */
+	bool seeks_off;  /* set seeks off: no seek news */
 	char name[PROTO_NAME_MAX + 1];
 	/* identity.c's: a guest's token (given at login, kept after logout), or "" */
 	char token[PROTO_TOKEN_LEN + 1];
@@ -94,6 +102,13 @@ struct client {
 	bool has_pending_states; /* some watched game holds a coalesced state for us */
 	bool want_watchers;      /* "set watchers on": spectator counts of our games as they
 	                            change (session_want_watchers) */
+	/* the session layer's (session_watch.c): the games this client has a seat in or
+	   watches, so that who, leaving and coming back cost its own games, not all */
+	struct game **games;
+	unsigned ngames, capgames;
+	unsigned nwatching; /* of them, watched (--max-watches) */
+	/* the archive's (archive.c): replays running for this client (--max-replays) */
+	unsigned nreplays;
 };
 
 /* The journal's barrier: one per server (see the top of this file). */

@@ -239,6 +239,10 @@ static void cmd_set(struct cmd *x)
 		reply_ok(c, rq, f, NULL, "spectator counts %s", on ? "on" : "off");
 		return;
 	}
+	if (strcasecmp(rq->argv[0], "seeks") == 0) {
+		lobby_set_seeks(c, rq, rq->argv[1]);
+		return;
+	}
 	if (strcasecmp(rq->argv[0], "format") != 0 ||
 	    (strcasecmp(rq->argv[1], "json") != 0 && strcasecmp(rq->argv[1], "text") != 0)) {
 		reply_err(c, rq, "BAD_FORMAT", "usage: set format text|json");
@@ -315,67 +319,70 @@ static void cmd_quit(struct cmd *x)
 #define STORE  CMD_STORE
 #define GAME   CMD_GAME
 #define PLAYER (CMD_LOGIN | CMD_GAME | CMD_SEAT) /* the caller's own game */
+#define PACED  CMD_PACED
 
 static const struct proto_cmd table[] = {
-        {"login", 1, 2, REST, cmd_login, "login <name> [password | token]",
+        {"login", 1, 2, REST, 2, cmd_login, "login <name> [password | token]",
          "with a password: log in to your account; without: take a guest name (2-20 of "
          "A-Z a-z 0-9 _ -) and get its token; gives back your seats if you had left (a "
          "guest's with its token)"},
-        {"register", 2, 2, REST | STORE, cmd_register, "register <name> <password>",
+        {"register", 2, 2, REST | STORE, 10, cmd_register, "register <name> <password>",
          "create an account (2-20 of A-Z a-z 0-9 _, password 6-128 bytes) and log in"},
-        {"games", 0, 0, 0, cmd_games, "games", "game kinds with their seats and options"},
-        {"seek", 1, PROTO_MAX_ARGS, LOGIN, cmd_seek, "seek <kind> [opt=value ...]",
+        {"games", 0, 0, 0, 1, cmd_games, "games", "game kinds with their seats and options"},
+        {"seek", 1, PROTO_MAX_ARGS, LOGIN, 3, cmd_seek, "seek <kind> [opt=value ...]",
          "offer a game: time=MIN+INC color=white|black|random turn_ms=N rated=0|1 and the "
          "game's options"},
-        {"seeks", 0, 0, 0, cmd_seeks, "seeks", "open seeks"},
-        {"unseek", 1, 1, LOGIN | CMD_SEEK, cmd_unseek, "unseek <seek-id>", "withdraw your seek"},
-        {"accept", 1, 1, LOGIN | CMD_SEEK, cmd_accept, "accept <seek-id>",
+        {"seeks", 0, 0, 0, 3, cmd_seeks, "seeks", "open seeks"},
+        {"unseek", 1, 1, LOGIN | CMD_SEEK, 1, cmd_unseek, "unseek <seek-id>", "withdraw your seek"},
+        {"accept", 1, 1, LOGIN | CMD_SEEK, 2, cmd_accept, "accept <seek-id>",
          "accept a seek or a challenge to you: the game starts"},
-        {"match", 2, PROTO_MAX_ARGS, LOGIN, cmd_match, "match <user> <kind> [opt=value ...]",
+        {"match", 2, PROTO_MAX_ARGS, LOGIN, 3, cmd_match, "match <user> <kind> [opt=value ...]",
          "challenge one user (the options of seek): only they see it, and accept or decline"},
-        {"decline", 1, 1, LOGIN | CMD_SEEK, cmd_decline, "decline <seek-id>",
+        {"decline", 1, 1, LOGIN | CMD_SEEK, 1, cmd_decline, "decline <seek-id>",
          "turn down a challenge made to you"},
-        {"list", 0, 0, 0, cmd_list, "list", "games in progress"},
-        {"move", 2, 2, PLAYER | CMD_LIVE | REST, cmd_move, "move <game> <move>",
+        {"list", 0, 0, 0, 3, cmd_list, "list", "games in progress"},
+        {"move", 2, 2, PLAYER | CMD_LIVE | REST | PACED, 1, cmd_move, "move <game> <move>",
          "play a move; the move is the rest of the line"},
-        {"resign", 1, 1, PLAYER | CMD_LIVE, cmd_resign, "resign <game>", "resign a game"},
-        {"draw", 1, 2, PLAYER | CMD_LIVE, cmd_draw, "draw <game> [offer|accept|decline|withdraw]",
+        {"resign", 1, 1, PLAYER | CMD_LIVE, 1, cmd_resign, "resign <game>", "resign a game"},
+        {"draw", 1, 2, PLAYER | CMD_LIVE, 1, cmd_draw,
+         "draw <game> [offer|accept|decline|withdraw]",
          "offer a draw or answer one; two offers make a draw by agreement"},
-        {"undo", 1, 2, PLAYER | CMD_LIVE, cmd_undo, "undo <game> [decline|withdraw]",
+        {"undo", 1, 2, PLAYER | CMD_LIVE, 1, cmd_undo, "undo <game> [decline|withdraw]",
          "ask to take back your last move; the opponent's undo accepts"},
-        {"abort", 1, 1, PLAYER | CMD_LIVE, cmd_abort, "abort <game>",
+        {"abort", 1, 1, PLAYER | CMD_LIVE, 1, cmd_abort, "abort <game>",
          "end a game with no result before both sides have moved"},
-        {"rematch", 1, 2, PLAYER | CMD_OVER, cmd_rematch, "rematch <game> [decline|withdraw]",
+        {"rematch", 1, 2, PLAYER | CMD_OVER, 2, cmd_rematch, "rematch <game> [decline|withdraw]",
          "after a game: offer it again with seats swapped; the opponent's rematch accepts"},
-        {"watch", 1, 1, GAME, cmd_watch, "watch <game>", "follow a game's moves, chat and end"},
-        {"unwatch", 1, 1, GAME, cmd_unwatch, "unwatch <game>", "stop watching a game"},
-        {"refresh", 1, 1, GAME | CMD_MEMBER, cmd_refresh, "refresh <game>",
+        {"watch", 1, 1, GAME, 2, cmd_watch, "watch <game>", "follow a game's moves, chat and end"},
+        {"unwatch", 1, 1, GAME, 1, cmd_unwatch, "unwatch <game>", "stop watching a game"},
+        {"refresh", 1, 1, GAME | CMD_MEMBER, 2, cmd_refresh, "refresh <game>",
          "your game, or one you watch, drawn again as it stands (clocks now)"},
-        {"who", 0, 0, 0, cmd_who, "who", "connected users and their games"},
-        {"ratings", 1, 1, STORE, cmd_ratings, "ratings <kind>",
+        {"who", 0, 0, 0, 5, cmd_who, "who", "connected users and their games"},
+        {"ratings", 1, 1, STORE, 5, cmd_ratings, "ratings <kind>",
          "the best rated players of a game kind"},
-        {"finger", 1, 1, STORE, cmd_finger, "finger <name>",
+        {"finger", 1, 1, STORE, 5, cmd_finger, "finger <name>",
          "a player: account or guest, online, ratings, recent games"},
-        {"history", 0, 1, STORE, cmd_history, "history [name]",
+        {"history", 0, 1, STORE, 5, cmd_history, "history [name]",
          "recent finished games (yours when logged in and no name)"},
-        {"record", 1, 1, STORE | CMD_GAME_ID, cmd_record, "record <game-id>",
+        {"record", 1, 1, STORE | CMD_GAME_ID, 5, cmd_record, "record <game-id>",
          "a game's record: tags and moves (PTN for Tak)"},
-        {"replay", 1, 2, STORE | CMD_GAME_ID, cmd_replay, "replay <game-id> [delay_ms]",
+        {"replay", 1, 2, STORE | CMD_GAME_ID, 10, cmd_replay, "replay <game-id> [delay_ms]",
          "the game's positions one by one, every delay_ms (default 1000, 0..60000)"},
-        {"say", 2, 2, LOGIN | GAME | CMD_MEMBER | REST, cmd_say, "say <game> <text>",
+        {"say", 2, 2, LOGIN | GAME | CMD_MEMBER | REST, 1, cmd_say, "say <game> <text>",
          "talk to a game's players and spectators"},
-        {"tell", 2, 2, LOGIN | REST, cmd_tell, "tell <user> <text>",
+        {"tell", 2, 2, LOGIN | REST, 1, cmd_tell, "tell <user> <text>",
          "a private message to a user who is online"},
-        {"set", 2, 2, 0, cmd_set, "set format text|json / set ping|watchers on|off",
+        {"set", 2, 2, 0, 1, cmd_set, "set format text|json / set ping|watchers|seeks on|off",
          "choose how the server writes to you; ask for the server's pings (round-trip time) "
-         "or for your games' spectator counts as they change"},
-        {"ping", 0, 0, 0, cmd_ping, "ping", "the server answers pong"},
-        {"pong", 1, 1, 0, cmd_pong, "pong <token>",
+         "or for your games' spectator counts as they change; hear of seeks as they come and "
+         "go (on by default)"},
+        {"ping", 0, 0, 0, 1, cmd_ping, "ping", "the server answers pong"},
+        {"pong", 1, 1, 0, 1, cmd_pong, "pong <token>",
          "answer the server's 'ping <token>' (after set ping on): measures your round-trip time"},
-        {"help", 0, 1, 0, cmd_help, "help [verb]", "this list, or one command's usage"},
-        {"logout", 0, 0, LOGIN, cmd_logout, "logout",
+        {"help", 0, 1, 0, 1, cmd_help, "help [verb]", "this list, or one command's usage"},
+        {"logout", 0, 0, LOGIN, 1, cmd_logout, "logout",
          "stop being who you are; your seats wait through the grace period, you stay connected"},
-        {"quit", 0, 0, 0, cmd_quit, "quit",
+        {"quit", 0, 0, 0, 1, cmd_quit, "quit",
          "leave (your seats wait for you through the grace period)"},
 };
 
@@ -457,17 +464,70 @@ static bool resolve(struct cmd *x)
 	return true;
 }
 
+/* Takes cost from cl's budget for rq (may be NULL): true to go on; false when refused. */
+static bool charge(struct commands *cx, struct client *cl, const struct proto_req *rq,
+                   unsigned cost)
+{
+	uint64_t now = uv_now(cl->conn->hub->loop), wait = 0;
+	switch (budget_take(&cl->budget, &cx->budget, now, cost, &wait)) {
+	case BUDGET_OK:
+		return true;
+	case BUDGET_LIMITED: {
+		cJSON *f = cJSON_CreateObject();
+		cJSON_AddNumberToObject(f, "retry_after_ms", (double)wait);
+		reply_err_fields(cl, rq, "RATE_LIMITED", f,
+		                 "too many commands (%u a second, bursts of %u); this one was not "
+		                 "run: retry after %" PRIu64 " ms",
+		                 cx->budget.rate, cx->budget.burst, wait);
+		conn_defer(cl->conn, now + wait); /* nothing more is read from it until then */
+		return false;
+	}
+	case BUDGET_FLOOD:
+		reply_err(cl, rq, "FLOODING",
+		          "%u commands in a row came faster than allowed, each after a "
+		          "RATE_LIMITED; disconnected",
+		          cx->budget.strikes);
+		log_info("conn %llu: kept overrunning its command budget; disconnected",
+		         (unsigned long long)cl->conn->id);
+		client_close(cl, true); /* cl is freed */
+		return false;
+	}
+	return false;
+}
+
+bool commands_charge(struct commands *cx, struct client *cl, unsigned cost)
+{
+	return charge(cx, cl, NULL, cost);
+}
+
+/* A move of x that was played: the game moved, or the seat's action is in. */
+static bool move_played(const struct cmd *x, size_t nmoves, bool acted)
+{
+	return x->g->nmoves != nmoves || (!acted && x->seat >= 0 && x->g->acted[x->seat]);
+}
+
 void commands_line(struct commands *cx, struct client *cl, char *line, size_t len)
 {
+	size_t at = 0;
+	while (at < len && (line[at] == ' ' || line[at] == '\t'))
+		at++;
+	if (at == len)
+		return; /* an empty line: no reply, no cost */
 	int bad = text_check(line, len, NULL);
 	if (bad != TEXT_OK) {
+		if (!charge(cx, cl, NULL, 1))
+			return;
 		reply_err(cl, NULL, "BAD_INPUT", "%s; it was ignored", text_strerror(bad));
 		return;
 	}
 	struct proto_req rq;
-	switch (proto_parse(line, &commands_table, &rq)) {
-	case PROTO_EMPTY:
+	int parsed = proto_parse(line, &commands_table, &rq);
+	if (parsed == PROTO_EMPTY)
 		return;
+	if (!charge(cx, cl, parsed == PROTO_EBADTAG ? NULL : &rq,
+	            parsed == PROTO_OK ? rq.cmd->cost : 1))
+		return;
+	switch (parsed) {
 	case PROTO_EBADTAG:
 		rq.tagged = false;
 		reply_err(cl, NULL, "BAD_TAG",
@@ -484,8 +544,18 @@ void commands_line(struct commands *cx, struct client *cl, char *line, size_t le
 		break;
 	}
 	struct cmd x = {.cx = cx, .cl = cl, .rq = &rq, .seat = -1};
-	if (resolve(&x))
+	if (!resolve(&x)) {
+		/* nothing ran */
+	} else if (!(rq.cmd->flags & CMD_PACED)) {
 		rq.cmd->handler(&x);
+	} else {
+		/* g is still there after the handler: a game is freed on a later loop pass */
+		size_t nmoves = x.g->nmoves;
+		bool acted = x.seat >= 0 && x.g->acted[x.seat];
+		rq.cmd->handler(&x);
+		if (move_played(&x, nmoves, acted))
+			budget_refund(&cl->budget, &cx->budget, rq.cmd->cost);
+	}
 	/* what the command journalled held its output (client.h); the next one starts afresh */
 	client_barrier_clear(cx->bar);
 }

@@ -1,12 +1,18 @@
 /*
  * commands.h - the command layer: the one table of the server's verbs (each
- * row: name, arity, flags, handler, usage, help; proto.h's struct proto_cmd)
+ * row: name, arity, flags, cost, handler, usage, help; proto.h's struct
+ * proto_cmd)
  * and the dispatcher that turns one input line into a call of a row's
  * handler. The table is the one place a verb is defined: "help" lists it, the
  * parser counts arguments by it, the dispatcher resolves its flags.
  *
  * What the dispatcher resolves once, in this order, so that no handler
  * re-parses an id or re-checks the arity, the login or the seat:
+ *   the budget: the row's cost is taken from the client's command budget
+ *     (budget.h; a line that is no command costs 1, an empty one nothing);
+ *     when it runs out the command is not run: RATE_LIMITED with
+ *     retry_after_ms, and the client's input waits that long (conn_defer);
+ *     a client that keeps overrunning gets FLOODING and is disconnected;
  *   the line: UTF-8 without control bytes (BAD_INPUT), the tag (BAD_TAG), the
  *     verb (UNKNOWN_COMMAND), the arity (BAD_ARGS with the usage);
  *   CMD_LOGIN   the client is logged in (NOT_LOGGED_IN);
@@ -19,7 +25,9 @@
  *   CMD_MEMBER  the caller plays in or watches x->g (NOT_YOUR_GAME);
  *   CMD_LIVE    x->g is not over (GAME_OVER);
  *   CMD_OVER    x->g is over (NOT_NOW);
- *   CMD_SEEK    argv[0] names an open seek: x->seek (BAD_ARGS, NO_SUCH_SEEK).
+ *   CMD_SEEK    argv[0] names an open seek: x->seek (BAD_ARGS, NO_SUCH_SEEK);
+ *   CMD_PACED   (after the handler) a move that was played costs nothing: the
+ *               game paces moves, one per turn, so only refused ones are paid.
  *
  * "The game named by the first argument" is resolved in one function,
  * commands_resolve_game(). A cluster router (several nodes, each owning some
@@ -33,6 +41,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "server/budget.h"
 #include "server/client.h"
 #include "server/proto.h"
 
@@ -53,7 +62,8 @@ enum cmd_flags {
 	CMD_MEMBER = 1 << 6,
 	CMD_LIVE = 1 << 7,
 	CMD_OVER = 1 << 8,
-	CMD_SEEK = 1 << 9
+	CMD_SEEK = 1 << 9,
+	CMD_PACED = 1 << 10
 };
 
 struct cmd;
@@ -82,6 +92,7 @@ struct commands {
 	struct archive *arch;        /* NULL: the server keeps no store */
 	struct client_barrier *bar;  /* the journal's: lifted after each command (client.h) */
 	const struct router *router; /* NULL: a single node */
+	struct budget_config budget;  /* every client's command budget */
 };
 
 /* One request, resolved for its handler (see the flags above). */
@@ -100,6 +111,12 @@ extern const struct proto_table commands_table;
 
 /* Handles one complete input line of cl (framing done; content not yet checked). */
 void commands_line(struct commands *cx, struct client *cl, char *line, size_t len);
+/*
+ * Takes cost from cl's budget for what is not a command line (a bad frame, a
+ * telnet negotiation): true to go on; false when it was refused and answered
+ * (cl may be gone then).
+ */
+bool commands_charge(struct commands *cx, struct client *cl, unsigned cost);
 
 enum cmd_resolved {
 	CMD_RESOLVED = 0, /* x->g (or x->id alone: lookup false) is set */

@@ -1,7 +1,8 @@
 /*
  * conn.c - the connection layer (see conn.h): opening and freeing
- * connections, input through the framer, the fairness pump, output against
- * the cap, closing, and the hub's shutdown.
+ * connections, the limits at the door, input through the framer, the
+ * fairness pump, deferred input, output against its limits, the sweep of
+ * timeouts, closing, and the hub's shutdown.
  */
 #include "server/conn.h"
 
@@ -12,25 +13,66 @@
 #include "server/text.h"
 
 static void pump_cb(uv_idle_t *h);
+static void sweep_cb(uv_timer_t *t);
+static void defer_cb(uv_timer_t *t);
 
 /* ---- the hub ---------------------------------------------------------------------- */
 
-int conn_hub_init(struct conn_hub *h, uv_loop_t *loop, size_t out_soft,
+void conn_limits_default(struct conn_limits *l)
+{
+	*l = (struct conn_limits){.out_soft = CONN_OUT_SOFT,
+	                          .out_hard = CONN_OUT_HARD_FACTOR * (size_t)CONN_OUT_SOFT,
+	                          .out_soft_ms = CONN_OUT_SOFT_MS,
+	                          .out_total = CONN_OUT_TOTAL,
+	                          .max_clients = CONN_MAX_CLIENTS,
+	                          .max_per_addr = CONN_MAX_PER_ADDR,
+	                          .login_ms = CONN_LOGIN_MS,
+	                          .idle_ms = CONN_IDLE_MS};
+}
+
+/* How often the sweep looks: a quarter of the shortest deadline, 10 ms to 1 s. */
+static uint64_t sweep_period(const struct conn_limits *l)
+{
+	uint64_t p = 1000;
+	const uint64_t ds[] = {l->out_soft_ms, l->login_ms, l->idle_ms};
+	for (size_t i = 0; i < 3; i++)
+		if (ds[i] > 0 && ds[i] / 4 < p)
+			p = ds[i] / 4;
+	return p < 10 ? 10 : p;
+}
+
+int conn_hub_init(struct conn_hub *h, uv_loop_t *loop, const struct conn_limits *lim,
                   const struct conn_events *ev)
 {
 	memset(h, 0, sizeof *h);
 	h->loop = loop;
-	h->out_soft = out_soft ? out_soft : CONN_OUT_SOFT;
+	if (lim != NULL)
+		h->lim = *lim;
+	else
+		conn_limits_default(&h->lim);
+	if (h->lim.out_soft == 0)
+		h->lim.out_soft = CONN_OUT_SOFT;
+	h->out_soft = h->lim.out_soft;
 	h->ev = *ev;
+	addrcount_init(&h->addrs);
 	int r;
 	if ((r = uv_idle_init(loop, &h->pump)) != 0)
 		return r;
 	h->pump.data = h;
-	if ((r = uv_timer_init(loop, &h->stop_timer)) != 0) {
-		uv_close((uv_handle_t *)&h->pump, NULL);
-		return r;
+	uv_timer_t *ts[] = {&h->stop_timer, &h->sweep_timer, &h->defer_timer};
+	for (size_t i = 0; i < 3; i++) {
+		if ((r = uv_timer_init(loop, ts[i])) != 0) {
+			uv_close((uv_handle_t *)&h->pump, NULL);
+			for (size_t k = 0; k < i; k++)
+				uv_close((uv_handle_t *)ts[k], NULL);
+			return r;
+		}
+		ts[i]->data = h;
 	}
-	h->stop_timer.data = h;
+	if (h->lim.out_soft_ms > 0 || h->lim.login_ms > 0 || h->lim.idle_ms > 0) {
+		uint64_t p = sweep_period(&h->lim);
+		uv_timer_start(&h->sweep_timer, sweep_cb, p, p);
+	}
 	return 0;
 }
 
@@ -215,6 +257,19 @@ struct conn *conn_new(struct conn_hub *h, const struct conn_transport *t, size_t
 	return c;
 }
 
+/* Why c may not come in, or 0. */
+static int door(struct conn_hub *h, struct conn *c, bool loopback)
+{
+	if (h->lim.max_clients > 0 && h->nclients >= h->lim.max_clients)
+		return CONN_REFUSED_FULL;
+	if (h->lim.max_per_addr > 0 && !loopback &&
+	    addrcount_get(&h->addrs, &c->addr) >= h->lim.max_per_addr)
+		return CONN_REFUSED_ADDRESS;
+	if (!addrcount_add(&h->addrs, &c->addr))
+		return CONN_REFUSED_FULL; /* out of memory */
+	return 0;
+}
+
 int conn_open(struct conn *c, const char *peer)
 {
 	struct conn_hub *h = c->hub;
@@ -227,6 +282,22 @@ int conn_open(struct conn *c, const char *peer)
 	c->listed = true;
 	c->id = ++h->next_id;
 	snprintf(c->peer, sizeof c->peer, "%s", peer ? peer : "");
+	c->opened_at = c->last_in = uv_now(h->loop);
+	bool loopback = addr_key_of(c->peer, &c->addr);
+	int refused = door(h, c, loopback);
+	if (refused) {
+		log_info("conn %llu from %s refused: %s", (unsigned long long)c->id, c->peer,
+		         refused == CONN_REFUSED_FULL ? "the server is full"
+		                                      : "too many connections from its address");
+		if (h->ev.on_refuse != NULL)
+			h->ev.on_refuse(h->ev.ud, c, (enum conn_refusal)refused);
+		conn_close(c, true);
+		return 0;
+	}
+	c->counted = true;
+	c->out_counted = true;
+	h->nclients++;
+	c->login_due = h->lim.login_ms > 0;
 	log_info("conn %llu from %s", (unsigned long long)c->id, c->peer);
 	h->ev.on_open(h->ev.ud, c);
 	if (!c->closing)
@@ -245,8 +316,6 @@ void conn_input_space(struct conn *c, char **buf, size_t *len)
 	*len = CONN_IN_CAP - c->in_len;
 }
 
-static void conn_doom(struct conn *c);
-
 void conn_input(struct conn *c, size_t n)
 {
 	if (c->closing)
@@ -259,6 +328,8 @@ void conn_input(struct conn *c, size_t n)
 		return;
 	}
 	c->in_len += n;
+	if (n > 0)
+		c->last_in = uv_now(c->hub->loop);
 	if (c->in_len >= CONN_IN_CAP)
 		read_pause(c);
 	if (!c->in_pump)
@@ -298,23 +369,69 @@ void conn_input_eof(struct conn *c)
 		conn_process(c);
 }
 
+/* c's output no longer counts in the hub's total (c is going). */
+static void out_uncount(struct conn *c)
+{
+	if (c->out_counted) {
+		c->hub->out_total -= c->out_bytes;
+		c->out_counted = false;
+	}
+}
+
+/* Marks c to be dropped at the next pump pass (safe inside any loop over connections). */
 void conn_doom(struct conn *c)
 {
 	if (c->doomed || c->closing)
 		return;
 	c->doomed = true;
+	out_uncount(c);
 	pump_add(c);
 }
 
-void conn_wrote(struct conn *c, int status)
+size_t conn_out_cost(const struct outbuf *b)
 {
+	return sizeof *b + b->len + 1 + CONN_OUT_ENTRY;
+}
+
+/* b no longer counts as c's output. */
+static void out_sub(struct conn *c, const struct outbuf *b)
+{
+	size_t cost = conn_out_cost(b);
+	if (cost > c->out_bytes)
+		cost = c->out_bytes;
+	c->out_bytes -= cost;
+	if (c->out_counted)
+		c->hub->out_total -= cost;
+}
+
+void conn_wrote(struct conn *c, const struct outbuf *b, int status)
+{
+	out_sub(c, b);
 	if (c->closing)
 		return;
 	if (status < 0) {
 		conn_doom(c);
 		return;
 	}
-	if (conn_backlog(c) <= c->hub->out_soft / 2) {
+	conn_drained(c);
+}
+
+/* What c holds: its counted output, or what its transport still has when that is more (a
+   transport that takes a copy and reports bytes: the relay). */
+static size_t out_held(const struct conn *c)
+{
+	size_t t = c->t->backlog(c);
+	return t > c->out_bytes ? t : c->out_bytes;
+}
+
+void conn_drained(struct conn *c)
+{
+	if (c->closing)
+		return;
+	size_t held = out_held(c);
+	if (held <= c->hub->out_soft)
+		c->soft_since = 0;
+	if (held <= c->hub->out_soft / 2 && !c->sending) { /* not from inside write() */
 		const struct conn_events *ev = &c->hub->ev;
 		if (ev->on_drain != NULL)
 			ev->on_drain(ev->ud, c);
@@ -322,6 +439,8 @@ void conn_wrote(struct conn *c, int status)
 			pump_add(c);
 	}
 }
+
+static void hub_done(struct conn_hub *h);
 
 void conn_closed(struct conn *c)
 {
@@ -337,7 +456,114 @@ void conn_closed(struct conn *c)
 	free(c->in);
 	free(c);
 	if (h->stopping && h->conns == NULL)
-		close_if_open((uv_handle_t *)&h->stop_timer);
+		hub_done(h);
+}
+
+/* ---- deferred input: a min-heap of connections by defer_until ---------------------------- */
+
+static void heap_set(struct conn_hub *h, size_t i, struct conn *c)
+{
+	h->deferred[i] = c;
+	c->defer_at = i + 1;
+}
+
+static void heap_up(struct conn_hub *h, size_t i)
+{
+	struct conn *c = h->deferred[i];
+	while (i > 0) {
+		size_t p = (i - 1) / 2;
+		if (h->deferred[p]->defer_until <= c->defer_until)
+			break;
+		heap_set(h, i, h->deferred[p]);
+		i = p;
+	}
+	heap_set(h, i, c);
+}
+
+static void heap_down(struct conn_hub *h, size_t i)
+{
+	struct conn *c = h->deferred[i];
+	for (;;) {
+		size_t l = 2 * i + 1, m = i;
+		uint64_t best = c->defer_until;
+		if (l < h->ndeferred && h->deferred[l]->defer_until < best)
+			m = l, best = h->deferred[l]->defer_until;
+		if (l + 1 < h->ndeferred && h->deferred[l + 1]->defer_until < best)
+			m = l + 1;
+		if (m == i)
+			break;
+		heap_set(h, i, h->deferred[m]);
+		i = m;
+	}
+	heap_set(h, i, c);
+}
+
+/* Takes c out of the heap (it must be in it). */
+static void heap_remove(struct conn_hub *h, struct conn *c)
+{
+	size_t i = c->defer_at - 1;
+	c->defer_at = 0;
+	struct conn *last = h->deferred[--h->ndeferred];
+	if (last != c) {
+		heap_set(h, i, last);
+		heap_up(h, i);
+		heap_down(h, last->defer_at - 1);
+	}
+}
+
+/* Arms the hub's deferral timer for the earliest wait, or stops it. */
+static void defer_arm(struct conn_hub *h)
+{
+	if (h->stopping)
+		return;
+	if (h->ndeferred == 0) {
+		uv_timer_stop(&h->defer_timer);
+		return;
+	}
+	uint64_t now = uv_now(h->loop), at = h->deferred[0]->defer_until;
+	uv_timer_start(&h->defer_timer, defer_cb, at > now ? at - now : 0, 0);
+}
+
+void conn_defer(struct conn *c, uint64_t until)
+{
+	struct conn_hub *h = c->hub;
+	if (c->closing || h->stopping)
+		return;
+	if (c->defer_at != 0) { /* waiting already: the later time wins */
+		if (until > c->defer_until) {
+			c->defer_until = until;
+			heap_down(h, c->defer_at - 1);
+			defer_arm(h);
+		}
+		return;
+	}
+	if (h->ndeferred == h->capdeferred) {
+		size_t cap = h->capdeferred ? 2 * h->capdeferred : 64;
+		struct conn **d = realloc(h->deferred, cap * sizeof *d);
+		if (d == NULL) { /* cannot wait: it is cut off instead */
+			conn_doom(c);
+			return;
+		}
+		h->deferred = d;
+		h->capdeferred = cap;
+	}
+	c->defer_until = until;
+	conn_hold(c);
+	heap_set(h, h->ndeferred++, c);
+	heap_up(h, h->ndeferred - 1);
+	defer_arm(h);
+}
+
+static void defer_cb(uv_timer_t *t)
+{
+	struct conn_hub *h = t->data;
+	uint64_t now = uv_now(h->loop);
+	while (h->ndeferred > 0 && h->deferred[0]->defer_until <= now) {
+		struct conn *c = h->deferred[0];
+		heap_remove(h, c);
+		conn_release(c);
+	}
+	defer_arm(h);
 }
 
 /* ---- connections: for the layer above ------------------------------------------------- */
@@ -349,21 +575,92 @@ size_t conn_backlog(const struct conn *c)
 
 bool conn_slow(const struct conn *c)
 {
-	return conn_backlog(c) > c->hub->out_soft;
+	return out_held(c) > c->hub->out_soft;
+}
+
+/* Drops the connections holding the most output until all of them hold at most out_total. */
+static void out_total_check(struct conn_hub *h)
+{
+	while (h->lim.out_total > 0 && h->out_total > h->lim.out_total) {
+		struct conn *big = NULL;
+		for (struct conn *c = h->conns; c != NULL; c = c->next)
+			if (c->out_counted && (big == NULL || c->out_bytes > big->out_bytes))
+				big = c;
+		if (big == NULL)
+			return;
+		log_info("conn %llu: holds %zu bytes of output while all hold more than %zu; "
+		         "dropped",
+		         (unsigned long long)big->id, big->out_bytes, h->lim.out_total);
+		conn_doom(big);
+	}
+}
+
+static size_t out_held(const struct conn *c);
+
+/* b counts as c's output from now on; false (c dropped) when that passes the hard limit. */
+static bool out_add(struct conn *c, const struct outbuf *b)
+{
+	struct conn_hub *h = c->hub;
+	size_t cost = conn_out_cost(b);
+	if (h->lim.out_hard > 0 && c->out_bytes + cost > h->lim.out_hard) {
+		log_info("conn %llu: does not read its output (%zu bytes held); dropped",
+		         (unsigned long long)c->id, c->out_bytes);
+		conn_doom(c);
+		return false;
+	}
+	c->out_bytes += cost;
+	if (c->out_counted)
+		h->out_total += cost;
+	return true;
+}
+
+/* After output was added: the soft limit's clock, and the total. */
+static void out_check(struct conn *c)
+{
+	struct conn_hub *h = c->hub;
+	size_t held = out_held(c);
+	if (h->lim.out_hard > 0 && held > h->lim.out_hard) { /* a transport's own backlog */
+		log_info("conn %llu: does not read its output (%zu bytes held); dropped",
+		         (unsigned long long)c->id, held);
+		conn_doom(c);
+		return;
+	}
+	if (held > h->out_soft && c->soft_since == 0)
+		c->soft_since = uv_now(h->loop) | 1; /* never 0 */
+	out_total_check(h);
 }
 
 void conn_send(struct conn *c, struct outbuf *b)
 {
 	if (b == NULL || c->closing || c->doomed)
 		return;
-	if (c->t->write(c, b) != 0) {
+	/* counted first: a transport may finish the write inside write() (conn_wrote) */
+	if (!out_add(c, b))
+		return;
+	c->sending = true;
+	int r = c->t->write(c, b);
+	c->sending = false;
+	if (r != 0) {
+		out_sub(c, b);
 		conn_doom(c);
 		return;
 	}
-	if (conn_backlog(c) > c->hub->out_soft * CONN_OUT_HARD_FACTOR) {
-		log_info("conn %llu: does not read its output; dropped", (unsigned long long)c->id);
-		conn_doom(c);
-	}
+	out_check(c);
+}
+
+bool conn_out_hold(struct conn *c, const struct outbuf *b)
+{
+	if (c->closing || c->doomed || !out_add(c, b))
+		return false;
+	out_check(c);
+	return true;
+}
+
+void conn_out_unhold(struct conn *c, const struct outbuf *b)
+{
+	out_sub(c, b);
+	if (c->out_bytes <= c->hub->out_soft)
+		c->soft_since = 0;
 }
 
 void conn_hold(struct conn *c)
@@ -383,14 +680,65 @@ void conn_close(struct conn *c, bool graceful)
 {
 	if (c->closing)
 		return;
-	const struct conn_events *ev = &c->hub->ev;
-	if (c->listed && ev->on_close != NULL)
+	struct conn_hub *h = c->hub;
+	const struct conn_events *ev = &h->ev;
+	if (c->counted && ev->on_close != NULL)
 		ev->on_close(ev->ud, c);
 	c->closing = true;
 	c->data = NULL;
+	out_uncount(c);
+	if (c->counted) {
+		c->counted = false;
+		h->nclients--;
+		addrcount_del(&h->addrs, &c->addr);
+	}
+	if (c->defer_at != 0) {
+		heap_remove(h, c);
+		defer_arm(h);
+	}
 	pump_remove(c);
 	c->reading = false;
 	c->t->close(c, graceful); /* last: the transport frees c later (conn_closed) */
+}
+
+/* ---- the sweep: timeouts and the soft limit's time ------------------------------------ */
+
+/* Asks the layer above about deadline what of c; closes c when it says so. */
+static void timeout(struct conn *c, enum conn_timeout what)
+{
+	const struct conn_events *ev = &c->hub->ev;
+	if (ev->on_timeout != NULL && ev->on_timeout(ev->ud, c, what))
+		conn_close(c, true);
+}
+
+static void sweep_cb(uv_timer_t *t)
+{
+	struct conn_hub *h = t->data;
+	const struct conn_limits *l = &h->lim;
+	uint64_t now = uv_now(h->loop);
+	for (struct conn *c = h->conns; c != NULL; c = c->next) { /* closing never unlinks */
+		if (!conn_alive(c) || !c->counted)
+			continue;
+		if (l->out_soft_ms > 0 && c->soft_since != 0 &&
+		    now - c->soft_since >= l->out_soft_ms) {
+			log_info(
+			        "conn %llu: its output stayed above %zu bytes for %llu ms; dropped",
+			        (unsigned long long)c->id, h->out_soft,
+			        (unsigned long long)l->out_soft_ms);
+			conn_doom(c);
+			continue;
+		}
+		if (c->login_due && now - c->opened_at >= l->login_ms) {
+			c->login_due = false;
+			timeout(c, CONN_TIMEOUT_LOGIN);
+			if (c->closing)
+				continue;
+		}
+		if (l->idle_ms > 0 && now - c->last_in >= l->idle_ms) {
+			c->last_in = now; /* asked again after another idle_ms */
+			timeout(c, CONN_TIMEOUT_IDLE);
+		}
+	}
 }
 
 /* ---- shutdown --------------------------------------------------------------------- */
@@ -408,12 +756,24 @@ static void stop_timer_cb(uv_timer_t *t)
 	close_if_open((uv_handle_t *)t);
 }
 
+/* The last connection of a stopped hub is gone: its handles and tables go. */
+static void hub_done(struct conn_hub *h)
+{
+	close_if_open((uv_handle_t *)&h->stop_timer);
+	free(h->deferred);
+	h->deferred = NULL;
+	h->ndeferred = h->capdeferred = 0;
+	addrcount_free(&h->addrs);
+}
+
 void conn_hub_stop(struct conn_hub *h)
 {
 	if (h->stopping)
 		return;
 	h->stopping = true;
 	close_if_open((uv_handle_t *)&h->pump);
+	close_if_open((uv_handle_t *)&h->sweep_timer);
+	close_if_open((uv_handle_t *)&h->defer_timer);
 	for (struct conn *c = h->pump_head; c != NULL;) {
 		struct conn *next = c->pump_next;
 		c->in_pump = false;
@@ -424,7 +784,7 @@ void conn_hub_stop(struct conn_hub *h)
 	for (struct conn *c = h->conns; c != NULL; c = c->next)
 		conn_close(c, true);
 	if (h->conns == NULL)
-		close_if_open((uv_handle_t *)&h->stop_timer);
+		hub_done(h);
 	else
 		uv_timer_start(&h->stop_timer, stop_timer_cb, CONN_STOP_MS, 0);
 }

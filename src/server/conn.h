@@ -2,8 +2,9 @@
  * conn.h - the connection layer, the bottom of the server: one struct conn per
  * client connection whatever carries it, the input buffer and its line framer,
  * the fairness pump (a few lines per connection per loop pass), output
- * accounting against a cap, and closing. It knows nothing of the protocol's
- * meaning: whole lines go up, outbufs come down.
+ * accounting against its limits, the limits at the door (clients in all, per
+ * address), the timeouts of a connection, and closing. It knows nothing of
+ * the protocol's meaning: whole lines go up, outbufs come down.
  *
  *     transport (tcp.c; WebSocket later)      conn.c                layer above
  *     ---------------------------------      ---------------       -------------------
@@ -12,6 +13,8 @@
  *                                                                   on_telnet
  *     peer finished   -> conn_input_eof       last line, close
  *     write finished  -> conn_wrote           drained?       --->  ev.on_drain
+ *     (refused at the door)                                  --->  ev.on_refuse
+ *     (a timeout: the sweep)                                 --->  ev.on_timeout
  *     handles closed  -> conn_closed          unlink, free
  *     t->write/backlog/pause/resume/close  <-  conn_send, conn_close  <--- the layer above
  *
@@ -26,7 +29,7 @@
  *    and offers it again when resume() is called;
  *  - output: write() queues the outbuf (one reference held) and sends it when
  *    the socket is writable (lws_callback_on_writable), then calls
- *    conn_wrote(); backlog() is the bytes queued and not yet sent;
+ *    conn_wrote() with it; backlog() is the bytes queued and not yet sent;
  *  - close(): a close frame (graceful: after the queue), then conn_closed()
  *    from the callback that reports the connection gone.
  *
@@ -46,6 +49,30 @@
  * that says so (telnet: TCP, where people use telnet) the layer above is
  * given the answer (on_telnet) to send in order with its replies.
  *
+ * Limits (struct conn_limits; every one applies to every transport alike):
+ *  - output: what the server holds for a connection until its socket takes
+ *    it, queued or held above (conn_out_hold), is counted as memory: each
+ *    outbuf its size plus CONN_OUT_ENTRY
+ *    bytes of bookkeeping (the write request), and a broadcast shared by
+ *    several connections in full for each of them (each keeps it alive). Above
+ *    out_soft the connection is slow (conn_slow: spectators coalesce, its own
+ *    input waits); above it for out_soft_ms without a break, or above out_hard
+ *    at any moment (checked before queuing, so it never holds more), it is
+ *    dropped; when all connections together hold more than out_total, the one
+ *    that holds the most is dropped (Redis: client-output-buffer-limit,
+ *    maxmemory-clients);
+ *  - at the door: max_clients open connections, max_per_addr per address
+ *    (addrcount.h; loopback is not limited); one over is told why
+ *    (on_refuse) and closed;
+ *  - time: a connection that has not settled login_ms after it opened is
+ *    asked about (on_timeout LOGIN: the layer above says whether it has
+ *    logged in or watches) and closed if not; one that sends nothing for
+ *    idle_ms likewise (IDLE). A sweep over the connections checks these and
+ *    the soft limit's time a few times a second at most;
+ *  - deferral: the layer above may hold a connection's input until a time
+ *    (conn_defer: its command budget ran out), without a timer per
+ *    connection (one heap for the hub).
+ *
  * Memory: conn_new() makes one allocation (the conn and the transport's
  * state); conn_closed() frees it. The input buffer and the line being framed
  * (struct conn_in, about 12 KiB) are allocated only while input is pending
@@ -61,19 +88,22 @@
 
 #include <uv.h>
 
+#include "server/addrcount.h"
 #include "server/framing.h"
 #include "server/outbuf.h"
 
 #define CONN_IN_CAP         8192 /* unparsed input held per connection (while any) */
 #define CONN_LINES_PER_PASS 4    /* lines handled per connection per loop pass */
-/*
- * The default output cap (--out-cap): above it the connection is "slow"
- * (conn_slow: spectators get only the newest state) and its own input waits
- * until its output drains to half of it; above CONN_OUT_HARD_FACTOR times the
- * cap the connection is dropped.
- */
-#define CONN_OUT_SOFT        (64 * 1024)
-#define CONN_OUT_HARD_FACTOR 16
+/* The defaults of struct conn_limits (each is a bitarenad option). */
+#define CONN_OUT_SOFT        (64 * 1024)  /* --out-cap BYTES */
+#define CONN_OUT_HARD_FACTOR 16           /* --out-hard default: 16 x --out-cap (1 MiB) */
+#define CONN_OUT_SOFT_MS     60000        /* --out-soft-seconds: 60 */
+#define CONN_OUT_TOTAL       (512u << 20) /* --out-total BYTES: 512 MiB */
+#define CONN_MAX_CLIENTS     10000        /* --max-clients */
+#define CONN_MAX_PER_ADDR    64           /* --max-per-address */
+#define CONN_LOGIN_MS        300000       /* --login-timeout: 300 s */
+#define CONN_IDLE_MS         0            /* --idle-timeout: none */
+#define CONN_OUT_ENTRY       256  /* bookkeeping counted per queued outbuf (write request) */
 #define CONN_STOP_MS         2000 /* a shutdown waits this long for output to flush */
 #define CONN_PEER_MAX        64
 
@@ -87,12 +117,33 @@ struct conn_in {
 	char line[FRAME_MAX + 1];
 };
 
+/* The limits of a hub (see the top of this file); 0 turns one off, except out_soft. */
+struct conn_limits {
+	size_t out_soft;       /* output above it: slow */
+	size_t out_hard;       /* output above it: dropped at once */
+	uint64_t out_soft_ms;  /* above out_soft this long: dropped */
+	size_t out_total;      /* all connections' output: above it, the biggest is dropped */
+	unsigned max_clients;  /* open connections */
+	unsigned max_per_addr; /* open connections per address (loopback: no limit) */
+	uint64_t login_ms;     /* from opening to settling (LOGIN) */
+	uint64_t idle_ms;      /* without input (IDLE) */
+};
+
+/* The defaults above (out_hard = CONN_OUT_HARD_FACTOR x out_soft). */
+void conn_limits_default(struct conn_limits *l);
+
+/* Why a connection was refused at the door (on_refuse). */
+enum conn_refusal { CONN_REFUSED_FULL = 1, CONN_REFUSED_ADDRESS };
+/* Which deadline of a connection passed (on_timeout). */
+enum conn_timeout { CONN_TIMEOUT_LOGIN = 1, CONN_TIMEOUT_IDLE };
+
 /* The operations of one transport (see above). */
 struct conn_transport {
 	const char *name; /* "tcp", "ws" */
 	bool telnet;      /* a byte stream telnet may use: its negotiation is answered */
-	/* Queues b to the peer: takes its own reference, drops it when b is written, then
-	   calls conn_wrote(). 0, or < 0 when it cannot (the connection is then dropped). */
+	/* Queues b to the peer: takes its own reference and, once b is written, calls
+	   conn_wrote(c, b, status) before dropping it (which may happen inside write()).
+	   0, or < 0 when it cannot (the connection is then dropped). */
 	int (*write)(struct conn *c, struct outbuf *b);
 	/* Bytes accepted by write() that the peer has not taken yet. */
 	size_t (*backlog)(const struct conn *c);
@@ -109,6 +160,9 @@ struct conn_events {
 	void *ud;
 	/* c is open (conn_open): attach the per-connection object, greet the peer. */
 	void (*on_open)(void *ud, struct conn *c);
+	/* c was refused at the door: tell it why (conn_send; a new connection reads text).
+	   It is closed after; no other event of c comes. */
+	void (*on_refuse)(void *ud, struct conn *c, enum conn_refusal why);
 	/* One whole line, NUL-terminated, len bytes, framing done (no CR/LF, telnet
 	   removed), content not checked (frame_line_valid). Valid until it returns. */
 	void (*on_line)(void *ud, struct conn *c, char *line, size_t len);
@@ -121,6 +175,10 @@ struct conn_events {
 	void (*on_telnet)(void *ud, struct conn *c, const unsigned char *answer, size_t len);
 	/* A write finished and the backlog is at most half the cap. */
 	void (*on_drain)(void *ud, struct conn *c);
+	/* A deadline of c passed: true to close it (tell it why first; it is closed
+	   gracefully after), false to keep it. Each deadline is asked about once, but
+	   IDLE again after idle_ms more without input. */
+	bool (*on_timeout)(void *ud, struct conn *c, enum conn_timeout what);
 	/* c is closing (quit, peer gone, error, overflow, shutdown): leave everything.
 	   c can still be sent to and others can be told; no event for c follows. */
 	void (*on_close)(void *ud, struct conn *c);
@@ -137,14 +195,24 @@ struct conn {
 	struct conn *pump_next;   /* hub's list of connections with input left */
 	bool in_pump;
 	bool listed;    /* opened and not yet freed: in hub->conns */
+	bool counted;   /* counted in the hub's clients and its address (not refused) */
 	bool reading;   /* the transport delivers input */
 	bool closing;   /* detached from everything; waiting for conn_closed */
 	bool doomed;    /* to be dropped at the next pump pass (overflow, write error) */
 	bool eof;       /* the peer finished sending: closed once its input is handled */
+	bool sending;   /* inside t->write() */
+	bool login_due; /* the LOGIN deadline is still to be asked about */
 	unsigned holds; /* conn_hold() count: input waits while > 0 */
 	struct framer fr;
 	struct conn_in *in; /* pending input; NULL when there is none */
 	size_t in_len;      /* bytes of in->raw not handled yet */
+	struct addr_key addr;
+	uint64_t opened_at, last_in; /* uv_now: when opened, when input last came */
+	size_t out_bytes;            /* output held, as counted (see the top) */
+	bool out_counted;            /* out_bytes is part of the hub's total */
+	uint64_t soft_since;         /* uv_now when out_bytes passed out_soft; 0: below */
+	uint64_t defer_until;        /* conn_defer(): input waits until then (uv_now) */
+	size_t defer_at;             /* index in the hub's deferral heap + 1; 0: not in it */
 
 	/* The layer above's per-connection object (struct client); set in on_open. */
 	void *data;
@@ -155,18 +223,24 @@ struct conn {
 /* Every connection of a server, and the pump that serves their input. */
 struct conn_hub {
 	uv_loop_t *loop;
-	size_t out_soft; /* the output cap */
+	struct conn_limits lim;
+	size_t out_soft; /* lim.out_soft (the output cap; tests may change it) */
 	struct conn_events ev;
 	struct conn *conns; /* open connections, newest first */
 	struct conn *pump_head, *pump_tail;
+	unsigned nclients;      /* counted connections (max_clients) */
+	struct addrcount addrs; /* counted connections per address (max_per_addr) */
+	size_t out_total;       /* the counted connections' out_bytes */
+	struct conn **deferred; /* a min-heap by defer_until */
+	size_t ndeferred, capdeferred;
 	uv_idle_t pump;
-	uv_timer_t stop_timer;
+	uv_timer_t stop_timer, sweep_timer, defer_timer;
 	uint64_t next_id;
 	bool stopping;
 };
 
-/* Sets up h on loop; out_soft 0 is CONN_OUT_SOFT. 0 or a libuv error. */
-int conn_hub_init(struct conn_hub *h, uv_loop_t *loop, size_t out_soft,
+/* Sets up h on loop with lim (NULL: the defaults). 0 or a libuv error. */
+int conn_hub_init(struct conn_hub *h, uv_loop_t *loop, const struct conn_limits *lim,
                   const struct conn_events *ev);
 /*
  * Shutdown: no new connection is opened; every open one is closed gracefully
@@ -196,8 +270,14 @@ void conn_input(struct conn *c, size_t n);
 size_t conn_input_copy(struct conn *c, const void *data, size_t n);
 /* The peer sent its last byte: an unterminated last line still counts, then c closes. */
 void conn_input_eof(struct conn *c);
-/* A write of c finished (status < 0: failed, and c is dropped). */
-void conn_wrote(struct conn *c, int status);
+/* The write of b (given to t->write) finished (status < 0: failed, and c is dropped). */
+void conn_wrote(struct conn *c, const struct outbuf *b, int status);
+/*
+ * Output of c was taken without an outbuf to name (a transport that copies what write()
+ * gives it, calls conn_wrote() at once, and counts its own backlog(): the relay): below
+ * half the cap, the layer above hears on_drain.
+ */
+void conn_drained(struct conn *c);
 /* The transport is done with c (its handles are closed): c is unlinked and freed. */
 void conn_closed(struct conn *c);
 
@@ -207,13 +287,26 @@ void conn_closed(struct conn *c);
 void conn_send(struct conn *c, struct outbuf *b);
 /* Bytes queued on c and not yet taken by the peer. */
 size_t conn_backlog(const struct conn *c);
-/* True when c's backlog is above the output cap (a slow reader). */
+/* True when the output held for c is above the output cap (a slow reader). */
 bool conn_slow(const struct conn *c);
 /* Marks c to be dropped at the next pump pass (safe inside any loop over connections). */
 void conn_doom(struct conn *c);
+/* What an outbuf counts for while a connection holds it (see the top). */
+size_t conn_out_cost(const struct outbuf *b);
+/*
+ * Output the layer above holds for c before it is sent (the journal's barrier,
+ * client.h) counts as c's output like what is queued: conn_out_hold() when b
+ * is held (false: that passed the hard limit and c is dropped, so b is not to
+ * be held), conn_out_unhold() when it stops being held (sent with conn_send(),
+ * or dropped).
+ */
+bool conn_out_hold(struct conn *c, const struct outbuf *b);
+void conn_out_unhold(struct conn *c, const struct outbuf *b);
 /* Input lines of c wait until as many conn_release() calls as conn_hold() ones. */
 void conn_hold(struct conn *c);
 void conn_release(struct conn *c);
+/* Input lines of c wait until uv_now() reaches until (a later time extends the wait). */
+void conn_defer(struct conn *c, uint64_t until);
 /*
  * Closes c: on_close first (the layers above leave everything while they can
  * still tell the others), then the transport. graceful: queued output is

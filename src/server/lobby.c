@@ -1,8 +1,8 @@
 /*
  * lobby.c - presence and seeks (see lobby.h): logging in, finding a user by
  * name, who; the list of game kinds; seeks offered, listed, withdrawn and
- * accepted, each new or vanished seek told to every logged-in client but its
- * author.
+ * accepted, and the feed that tells the subscribers (every logged-in client
+ * but those who turned it off) of each new or vanished open seek but their own.
  */
 #include "server/lobby.h"
 
@@ -14,11 +14,20 @@
 
 #include "server/rtt.h"
 
-void lobby_init(struct lobby *l, struct conn_hub *hub, struct sessions *sess)
+static void feed_cb(uv_timer_t *t);
+
+void lobby_init(struct lobby *l, struct conn_hub *hub, struct sessions *sess, uint64_t feed_ms,
+                unsigned max_seeks)
 {
 	memset(l, 0, sizeof *l);
 	l->hub = hub;
 	l->sess = sess;
+	l->feed_ms = feed_ms;
+	l->feed_burst = l->feed_credit = LOBBY_FEED_BURST;
+	l->credit_at = uv_now(hub->loop);
+	l->max_seeks = max_seeks;
+	l->feed_open = uv_timer_init(hub->loop, &l->feed_timer) == 0;
+	l->feed_timer.data = l;
 }
 
 void lobby_set_hooks(struct lobby *l, const struct lobby_hooks *h)
@@ -89,52 +98,243 @@ char *lobby_seek_text(const struct seek *k)
 	return t;
 }
 
-/* Tells every logged-in connection but the author about a new or vanished seek. */
-static void seek_announce(struct lobby *l, const struct seek *k, bool gone)
+/* The news of a seek, new or gone, as one message. */
+static void news_msg(struct msg *m, const struct seek_news *n)
 {
 	cJSON *j = cJSON_CreateObject();
 	cJSON_AddStringToObject(j, "type", "seek");
-	cJSON_AddStringToObject(j, "event", gone ? "gone" : "new");
+	cJSON_AddStringToObject(j, "event", n->gone ? "gone" : "new");
 	char *text;
-	if (gone) {
-		cJSON_AddNumberToObject(j, "id", (double)k->id);
-		text = xasprintf("seek %" PRIu64 " gone", k->id);
+	if (n->gone) {
+		cJSON_AddNumberToObject(j, "id", (double)n->id);
+		text = xasprintf("seek %" PRIu64 " gone", n->id);
 	} else {
-		cJSON_AddItemToObject(j, "seek", lobby_seek_json(k));
-		char *d = lobby_seek_text(k);
-		text = xasprintf("seek %s (accept %" PRIu64 " to play)", d ? d : "", k->id);
+		cJSON_AddItemToObject(j, "seek", lobby_seek_json(n->k));
+		char *d = lobby_seek_text(n->k);
+		text = xasprintf("seek %s (accept %" PRIu64 " to play)", d ? d : "", n->id);
 		free(d);
 	}
+	msg_init(m, j, text);
+}
+
+/* Does news n go to c? Not to its author, nor to who was told at once. */
+static bool news_for(const struct seek_news *n, const struct client *c)
+{
+	return n->skip_id[0] != c->conn->id && n->skip_id[1] != c->conn->id;
+}
+
+/* The subscribers: logged in, staying, not `set seeks off`, no front-end (a front-end's
+   clients hear of seeks through lobby_news, in its own lines). */
+static struct client *subscriber_at(struct conn *cn)
+{
+	struct client *c = user_at(cn);
+	return c != NULL && !c->seeks_off && c->fe == NULL && conn_alive(cn) ? c : NULL;
+}
+
+/* Concatenates the renderings in parts (NULLs and those in skip left out) into one outbuf;
+   NULL out of memory. */
+static struct outbuf *concat(struct outbuf *const *parts, size_t n, uint32_t skip)
+{
+	size_t len = 0;
+	for (size_t i = 0; i < n; i++)
+		if (parts[i] != NULL && !(skip & (1u << i)))
+			len += parts[i]->len;
+	struct outbuf *b = malloc(sizeof *b + len + 1);
+	if (b == NULL)
+		return NULL;
+	b->refs = 1;
+	b->len = 0;
+	for (size_t i = 0; i < n; i++)
+		if (parts[i] != NULL && !(skip & (1u << i))) {
+			memcpy(b->data + b->len, parts[i]->data, parts[i]->len);
+			b->len += parts[i]->len;
+		}
+	b->data[b->len] = '\0';
+	return b;
+}
+
+/* Many seeks at once: one summary to every subscriber instead of each. */
+static void feed_summary(struct lobby *l, size_t count)
+{
+	cJSON *j = cJSON_CreateObject();
+	cJSON_AddStringToObject(j, "type", "seek");
+	cJSON_AddStringToObject(j, "event", "changed");
+	cJSON_AddNumberToObject(j, "count", (double)count);
+	cJSON_AddNumberToObject(j, "open", l->nseeks);
 	struct msg m;
-	msg_init(&m, j, text);
+	msg_init(&m, j,
+	         xasprintf("seeks: %zu came or went; %u open ('seeks' lists them)", count,
+	                   l->nseeks));
 	for (struct conn *cn = l->hub->conns; cn != NULL; cn = cn->next) {
-		struct client *c = user_at(cn);
-		if (c != NULL && c != k->by)
+		struct client *c = subscriber_at(cn);
+		if (c != NULL)
 			msg_send(&m, c);
 	}
-	if (l->hooks.on_seek != NULL)
-		l->hooks.on_seek(l->hooks.ud, k, gone, &m);
 	msg_done(&m);
+}
+
+/* Sends the news waiting in the feed: one write per subscriber. */
+static void feed_flush(struct lobby *l)
+{
+	size_t n = l->nfeed;
+	if (n == 0)
+		return;
+	l->nfeed = 0;
+	for (size_t i = 0; i < n; i++)
+		if (!l->feed[i].gone)
+			l->feed[i].k->told = true;
+	if (n > LOBBY_FEED_MAX) {
+		feed_summary(l, n);
+		return;
+	}
+	struct msg m[LOBBY_FEED_MAX];
+	struct outbuf *parts[2][LOBBY_FEED_MAX], *all[2];
+	for (size_t i = 0; i < n; i++) {
+		news_msg(&m[i], &l->feed[i]);
+		parts[0][i] = outbuf_line(m[i].text ? m[i].text : "");
+		parts[1][i] = json_outbuf(m[i].json);
+	}
+	all[0] = concat(parts[0], n, 0);
+	all[1] = concat(parts[1], n, 0);
+	for (struct conn *cn = l->hub->conns; cn != NULL; cn = cn->next) {
+		struct client *c = subscriber_at(cn);
+		if (c == NULL)
+			continue;
+		uint32_t skip = 0;
+		for (size_t i = 0; i < n; i++)
+			if (!news_for(&l->feed[i], c))
+				skip |= 1u << i;
+		if (skip == 0) {
+			client_send(c, all[c->json]);
+		} else if (skip != (1u << n) - 1) { /* its own news left out */
+			struct outbuf *b = concat(parts[c->json], n, skip);
+			client_send(c, b);
+			outbuf_unref(b);
+		}
+	}
+	for (size_t i = 0; i < n; i++) {
+		msg_done(&m[i]);
+		outbuf_unref(parts[0][i]);
+		outbuf_unref(parts[1][i]);
+	}
+	outbuf_unref(all[0]);
+	outbuf_unref(all[1]);
+}
+
+/* The sends at once the time has earned since credit_at: one every feed_ms. */
+static void feed_refill(struct lobby *l)
+{
+	uint64_t now = uv_now(l->hub->loop);
+	if (l->feed_ms == 0 || l->feed_credit >= l->feed_burst) {
+		l->feed_credit = l->feed_burst;
+		l->credit_at = now;
+		return;
+	}
+	uint64_t earned = (now - l->credit_at) / l->feed_ms;
+	if (earned >= l->feed_burst - l->feed_credit) {
+		l->feed_credit = l->feed_burst;
+		l->credit_at = now;
+	} else {
+		l->feed_credit += (unsigned)earned;
+		l->credit_at += earned * l->feed_ms;
+	}
+}
+
+static void feed_cb(uv_timer_t *t)
+{
+	struct lobby *l = t->data;
+	l->feed_armed = false;
+	if (l->nfeed == 0) /* what waited was taken back */
+		return;
+	feed_refill(l);
+	if (l->feed_credit > 0)
+		l->feed_credit--;
+	feed_flush(l);
+}
+
+/* News joins the feed: it goes at once while there is credit, else with the next batch. */
+static void feed_add(struct lobby *l, const struct seek_news *n)
+{
+	if (l->nfeed == l->capfeed) {
+		size_t cap = l->capfeed ? 2 * l->capfeed : 16;
+		struct seek_news *f = realloc(l->feed, cap * sizeof *f);
+		if (f == NULL) { /* cannot wait: what waits goes now, and this one is not told */
+			feed_flush(l);
+			return;
+		}
+		l->feed = f;
+		l->capfeed = cap;
+	}
+	l->feed[l->nfeed++] = *n;
+	if (l->feed_armed)
+		return; /* a batch waits for its time */
+	feed_refill(l);
+	if (l->feed_credit > 0 || !l->feed_open) {
+		if (l->feed_credit > 0)
+			l->feed_credit--;
+		feed_flush(l);
+		return;
+	}
+	uint64_t now = uv_now(l->hub->loop), due = l->credit_at + l->feed_ms;
+	l->feed_armed = true;
+	uv_timer_start(&l->feed_timer, feed_cb, due > now ? due - now : 0, 0);
+}
+
+/* The news of a new seek, or of one that went (withdrawn, its author gone, accepted:
+   acceptor is told at once and not again). A seek whose "new" is still in the feed
+   goes unnoticed. */
+static void seek_announce(struct lobby *l, struct seek *k, bool gone, uint64_t acceptor)
+{
+	if (gone && !k->told) {
+		for (size_t i = 0; i < l->nfeed; i++)
+			if (!l->feed[i].gone && l->feed[i].k == k) {
+				memmove(&l->feed[i], &l->feed[i + 1],
+				        (l->nfeed - i - 1) * sizeof *l->feed);
+				l->nfeed--;
+				break;
+			}
+		return;
+	}
+	struct seek_news n = {.gone = gone,
+	                      .id = k->id,
+	                      .k = gone ? NULL : k,
+	                      .skip_id = {k->by->conn->id, acceptor}};
+	feed_add(l, &n);
+}
+
+/* A new or vanished open seek: the feed, and a cluster's and a front-end's news at once. */
+static void seek_news_of(struct lobby *l, struct seek *k, bool gone, uint64_t acceptor)
+{
+	seek_announce(l, k, gone, acceptor);
+	if (l->hooks.on_seek != NULL) {
+		struct seek_news n = {.gone = gone, .id = k->id, .k = k};
+		struct msg m;
+		news_msg(&m, &n);
+		l->hooks.on_seek(l->hooks.ud, k, gone, &m);
+		msg_done(&m);
+	}
 	if (l->news.on_seek != NULL)
 		l->news.on_seek(l->news.ud, k, gone);
 }
 
-/* Unlinks and frees seek k; tells the others when announce (never of a challenge). */
-static void seek_remove(struct lobby *l, struct seek *k, bool announce)
+/* Unlinks and frees seek k; tells the others when announce (never of a challenge;
+   acceptor: the connection id told at once, or 0). */
+static void seek_remove(struct lobby *l, struct seek *k, bool announce, uint64_t acceptor)
 {
 	for (struct seek **pp = &l->seeks; *pp != NULL; pp = &(*pp)->next)
 		if (*pp == k) {
 			*pp = k->next;
+			l->nseeks--;
 			break;
 		}
 	if (announce && k->to == NULL)
-		seek_announce(l, k, true);
+		seek_news_of(l, k, true, acceptor);
 	free(k);
 }
 
 void lobby_seek_remove(struct lobby *l, struct seek *k)
 {
-	seek_remove(l, k, true);
+	seek_remove(l, k, true, 0);
 }
 
 struct seek *lobby_seek_find(struct lobby *l, uint64_t id)
@@ -151,7 +351,7 @@ void lobby_client_gone(struct lobby *l, struct client *c)
 	while (k != NULL) {
 		struct seek *next = k->next;
 		if (k->by == c || k->to == c)
-			seek_remove(l, k, true);
+			seek_remove(l, k, true, 0);
 		k = next;
 	}
 	if (c->logged_in && l->news.on_presence != NULL)
@@ -160,8 +360,14 @@ void lobby_client_gone(struct lobby *l, struct client *c)
 
 void lobby_free(struct lobby *l)
 {
+	l->nfeed = 0;
 	while (l->seeks != NULL)
-		seek_remove(l, l->seeks, false);
+		seek_remove(l, l->seeks, false, 0);
+	free(l->feed);
+	l->feed = NULL;
+	l->capfeed = 0;
+	if (l->feed_open && !uv_is_closing((uv_handle_t *)&l->feed_timer))
+		uv_close((uv_handle_t *)&l->feed_timer, NULL);
 }
 
 /* ---- presence ------------------------------------------------------------------------ */
@@ -228,11 +434,15 @@ void lobby_who(struct lobby *l, struct client *c, const struct proto_req *rq)
 	cJSON *f = cJSON_CreateObject();
 	cJSON *arr = cJSON_AddArrayToObject(f, "users");
 	char *extra = NULL;
-	int n = 0;
+	int n = 0, more = 0;
 	for (struct conn *un = l->hub->conns; un != NULL; un = un->next) {
 		struct client *u = user_at(un);
 		if (u == NULL)
 			continue;
+		if (n == LOBBY_WHO_MAX) { /* the reply stays bounded: the rest are counted */
+			more++;
+			continue;
+		}
 		n++;
 		cJSON *j = cJSON_CreateObject();
 		cJSON_AddStringToObject(j, "name", u->name);
@@ -241,9 +451,9 @@ void lobby_who(struct lobby *l, struct client *c, const struct proto_req *rq)
 		cJSON *wa = cJSON_AddArrayToObject(j, "watching");
 		char *line = xasprintf("  %s", u->name);
 		rtt_describe(u, j, &line);
-		for (struct game *g = l->sess->games; g != NULL; g = g->next) {
-			if (g->freeing)
-				continue;
+		session_sort_games(u); /* its own games, newest first: not every game's players */
+		for (unsigned k = 0; k < u->ngames; k++) {
+			struct game *g = u->games[k];
 			bool plays = !g->over && session_seat_of(g, u) >= 0;
 			bool watches = !plays && session_is_watching(g, u);
 			if (!plays && !watches)
@@ -255,7 +465,26 @@ void lobby_who(struct lobby *l, struct client *c, const struct proto_req *rq)
 		xappend(&extra, "%s%s", extra ? "\n" : "", line ? line : "");
 		free(line);
 	}
-	reply_ok(c, rq, f, extra, "%d user%s online", n, n == 1 ? "" : "s");
+	if (more > 0) {
+		cJSON_AddNumberToObject(f, "more", more);
+		xappend(&extra, "\n  and %d more", more);
+	}
+	reply_ok(c, rq, f, extra, "%d user%s online", n + more, n + more == 1 ? "" : "s");
+}
+
+void lobby_set_seeks(struct client *c, const struct proto_req *rq, const char *word)
+{
+	bool on = strcasecmp(word, "on") == 0;
+	if (!on && strcasecmp(word, "off") != 0) {
+		reply_err(c, rq, "BAD_ARGS", "usage: set seeks on|off");
+		return;
+	}
+	c->seeks_off = !on;
+	cJSON *f = cJSON_CreateObject();
+	cJSON_AddBoolToObject(f, "seeks", on);
+	reply_ok(c, rq, f, NULL, "%s",
+	         on ? "you hear of seeks as they come and go"
+	            : "no more seek news ('seeks' lists them)");
 }
 
 /* ---- seeks ------------------------------------------------------------------------- */
@@ -334,6 +563,13 @@ struct seek *lobby_seek_new(struct lobby *l, struct client *c, const struct prot
 		reply_err(c, rq, "TOO_MANY_SEEKS", "you have %d open seeks already", mine);
 		return NULL;
 	}
+	if (l->max_seeks > 0 && l->nseeks >= l->max_seeks) {
+		reply_err(c, rq, "TOO_MANY_SEEKS",
+		          "the server holds %u open seeks, the most it keeps; accept one, or try "
+		          "later",
+		          l->nseeks);
+		return NULL;
+	}
 	struct seek *k = calloc(1, sizeof *k);
 	if (k == NULL) {
 		reply_err(c, rq, "INTERNAL", "out of memory");
@@ -350,6 +586,7 @@ struct seek *lobby_seek_new(struct lobby *l, struct client *c, const struct prot
 	while (*pp != NULL)
 		pp = &(*pp)->next;
 	*pp = k;
+	l->nseeks++;
 	return k;
 }
 
@@ -363,7 +600,7 @@ void lobby_seek(struct lobby *l, struct client *c, const struct proto_req *rq)
 	char *d = lobby_seek_text(k);
 	reply_ok(c, rq, f, NULL, "seek %s", d ? d : "");
 	free(d);
-	seek_announce(l, k, false);
+	seek_news_of(l, k, false, 0);
 }
 
 void lobby_seeks(struct lobby *l, struct client *c, const struct proto_req *rq)
@@ -394,7 +631,7 @@ void lobby_unseek(struct lobby *l, struct client *c, const struct proto_req *rq,
 	cJSON *f = cJSON_CreateObject();
 	cJSON_AddNumberToObject(f, "seek", (double)id);
 	reply_ok(c, rq, f, NULL, "seek %" PRIu64 " withdrawn", id);
-	seek_remove(l, k, true);
+	seek_remove(l, k, true, 0);
 }
 
 void lobby_accept(struct lobby *l, struct client *c, const struct proto_req *rq, struct seek *k)
@@ -426,6 +663,14 @@ void lobby_accept(struct lobby *l, struct client *c, const struct proto_req *rq,
 	cJSON *f = cJSON_CreateObject();
 	cJSON_AddNumberToObject(f, "game", (double)g->id);
 	reply_ok(c, rq, f, NULL, "accepted seek %" PRIu64 ": game %" PRIu64, id, g->id);
-	seek_remove(l, k, true);
+	if (k->told && !c->seeks_off) { /* its end, in order with the answer (the others: the
+		                           feed) */
+		struct seek_news n = {.gone = true, .id = id};
+		struct msg m;
+		news_msg(&m, &n);
+		msg_send(&m, c);
+		msg_done(&m);
+	}
+	seek_remove(l, k, true, c->conn->id);
 	session_begin(g);
 }

@@ -11,6 +11,19 @@
  * connection hub's, so listing them walks the hub (newest connection first).
  * A relay client (client.h: remote) stands for a user of another node: it
  * is never a user here.
+ *
+ * Seek news (an open seek offered or gone; challenges are direct.c's) goes
+ * to every logged-in client that has not turned it off (set seeks off) but
+ * the seek's author; a front-end's clients hear of it through lobby_news and
+ * a cluster through lobby_hooks, at once. While seeks are rare it goes at
+ * once, as the command that caused it runs (up to
+ * LOBBY_FEED_BURST sends in a row, one more allowed every feed_ms). Past
+ * that it is batched: news waits in a feed and goes out every feed_ms
+ * (LOBBY_FEED_MS), all of it in one write per client; a seek that came and
+ * went in between is not told at all; more than LOBBY_FEED_MAX seeks at once
+ * become one "changed" summary. So a flood of seeks costs O(clients) writes
+ * per feed_ms, not per seek. The one who accepts a seek is told it is gone
+ * at once, with the answer to its accept.
  */
 #ifndef BITARENA_SERVER_LOBBY_H
 #define BITARENA_SERVER_LOBBY_H
@@ -21,7 +34,12 @@
 #include "server/conn.h"
 #include "server/session.h"
 
-#define LOBBY_MAX_SEEKS 8 /* open seeks per user */
+#define LOBBY_MAX_SEEKS       8    /* open seeks per user */
+#define LOBBY_MAX_SEEKS_TOTAL 1000 /* --max-seeks: open seeks on the server */
+#define LOBBY_FEED_MS         50   /* seek news goes out at most this often, past a burst */
+#define LOBBY_FEED_BURST      8    /* sends of seek news at once before that */
+#define LOBBY_FEED_MAX        8    /* news of more seeks at once: one "changed" summary */
+#define LOBBY_WHO_MAX         1000 /* users who lists (the rest are counted) */
 
 /* An open seek: the game its author offers (to anyone, or to one user: a challenge). */
 struct seek {
@@ -31,12 +49,21 @@ struct seek {
 	struct client *to; /* a challenge (match, direct.h): the one user who sees it; else NULL */
 	const struct game_ops *ops;
 	struct seek_opts so;
+	bool told; /* its "new" went out (else it is still in the feed) */
+};
+
+/* One piece of seek news waiting in the feed. */
+struct seek_news {
+	bool gone;
+	uint64_t id;
+	struct seek *k;      /* new: the seek (open: news of a seek that goes is taken back) */
+	uint64_t skip_id[2]; /* connection ids not told (its author; the acceptor, told at once) */
 };
 
 /*
  * Upward news for a front-end above the lobby that tells its clients about
  * seeks and presence in its own lines (the playtak port): a seek is new or
- * gone (after the other clients were told; a gone seek is freed after the
+ * gone (as the feed is given the news; a gone seek is freed after the
  * call), a client logged in (after its reply and resumed games) or is leaving.
  * ud is the front-end's; unset callbacks are skipped.
  */
@@ -64,14 +91,31 @@ struct lobby {
 	struct conn_hub *hub;  /* the clients (presence) */
 	struct sessions *sess; /* games: accepted seeks start here */
 	struct seek *seeks;    /* oldest first */
+	unsigned nseeks;
+	unsigned max_seeks; /* open seeks in all; 0: no limit */
 	uint64_t next_seek_id;
 	struct lobby_news news;
+	/* the seek feed: news waits here, then goes to the subscribers at once */
+	struct seek_news *feed;
+	size_t nfeed, capfeed;
+	uint64_t feed_ms;     /* past the burst, news goes out at most this often; 0: always
+	                         at once */
+	unsigned feed_burst;  /* sends at once while news is rare (LOBBY_FEED_BURST) */
+	unsigned feed_credit; /* sends at once left; one more every feed_ms, up to the burst */
+	uint64_t credit_at;   /* uv_now the credit was last brought up to date */
+	uv_timer_t feed_timer;
+	bool feed_armed, feed_open;
 	struct lobby_hooks hooks;
 };
 
-void lobby_init(struct lobby *l, struct conn_hub *hub, struct sessions *sess);
+/*
+ * The lobby on hub's loop. feed_ms: how often seek news goes out at most past
+ * its burst (0: always at once). max_seeks: open seeks in all (0: no limit).
+ */
+void lobby_init(struct lobby *l, struct conn_hub *hub, struct sessions *sess, uint64_t feed_ms,
+                unsigned max_seeks);
 void lobby_set_hooks(struct lobby *l, const struct lobby_hooks *h);
-/* Frees every seek without telling anyone (shutdown). */
+/* Frees every seek without telling anyone, and closes the feed's timer (shutdown). */
 void lobby_free(struct lobby *l);
 
 /* ---- presence --------------------------------------------------------------------- */
@@ -95,8 +139,11 @@ void lobby_login_checked(struct lobby *l, struct client *c, const struct proto_r
 struct client *lobby_find_user(struct lobby *l, const char *name);
 /* c is going: its seeks and the challenges to it are withdrawn (open seeks told to the others). */
 void lobby_client_gone(struct lobby *l, struct client *c);
-/* who: the logged-in clients, with their games and round-trip times. */
+/* who: the logged-in clients (LOBBY_WHO_MAX of them, the rest counted), with their games
+   and round-trip times. */
 void lobby_who(struct lobby *l, struct client *c, const struct proto_req *rq);
+/* set seeks on|off (word): whether c hears seek news; answers rq. */
+void lobby_set_seeks(struct client *c, const struct proto_req *rq, const char *word);
 
 /* ---- seeks ------------------------------------------------------------------------- */
 

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 static void usage(FILE *f)
@@ -29,7 +30,29 @@ static void usage(FILE *f)
 	        "                      has locked before it fails (default %d)\n"
 	        "  --port-file PATH    write the bound port number to PATH once listening\n"
 	        "  --out-cap BYTES     output a connection may have queued before spectators get\n"
-	        "                      only the newest state (default %d; 16x that: dropped)\n"
+	        "                      only the newest state and its commands wait (default %d)\n"
+	        "  --out-hard BYTES    output that drops a connection at once\n"
+	        "                      (default 16 x --out-cap)\n"
+	        "  --out-soft-seconds S  above --out-cap this long: dropped (default %d; 0 never)\n"
+	        "  --out-total BYTES   all connections' output; above it the biggest is dropped\n"
+	        "                      (default %u; 0 no limit)\n"
+	        "  --max-clients N     connections at once (default %d, lowered to fit the file\n"
+	        "                      descriptor limit; 0 no limit)\n"
+	        "  --max-per-address N connections from one address, an IPv6 /64 (default %d;\n"
+	        "                      loopback is not limited; 0 no limit)\n"
+	        "  --login-timeout S   a connection that has not logged in (and watches nothing)\n"
+	        "                      this long after connecting is closed (default %d; 0 never)\n"
+	        "  --idle-timeout S    a connection that sends nothing this long is closed\n"
+	        "                      (default %d: never)\n"
+	        "  --ping-timeout S    after 'set ping on', a ping unanswered this long\n"
+	        "                      closes the connection (default %d; 0 never)\n"
+	        "  --max-watches N     games one connection may watch at once (default %d)\n"
+	        "  --max-replays N     replays one connection may run at once (default %d)\n"
+	        "  --max-plies N       plies (turns) after which a game is drawn (default %d)\n"
+	        "  --cmd-rate N        each connection's command budget: N tokens a second\n"
+	        "                      (default %d; 0 no budget); a command costs 1 to 20\n"
+	        "  --cmd-burst N       the budget's bucket (default %d)\n"
+	        "  --max-seeks N       open seeks on the server (default %d; 8 per user)\n"
 	        "  --sndbuf BYTES      socket send buffer of connections (default: the system's)\n"
 	        "  --data DIR          accounts, ratings, games and the journal: DIR/bitarena.db\n"
 	        "                      (default ./%s, created when missing)\n"
@@ -69,9 +92,12 @@ static void usage(FILE *f)
 	        "  --help, --version\n"
 	        "Protocol: protocol/PROTOCOL.md; try 'nc 127.0.0.1 7777' and type 'help'.\n",
 	        SERVER_GRACE_DEFAULT, SERVER_PING_DEFAULT, STORE_BUSY_DEFAULT_MS, CONN_OUT_SOFT,
-	        SERVER_DATA_DEFAULT, CLUSTER_BEAT_MS, ACCOUNTS_LOGIN_PAIR_DEFAULT,
-	        ACCOUNTS_LIMIT_MAX, ACCOUNTS_LOGIN_ADDR_DEFAULT, ACCOUNTS_LOGIN_ACCT_DEFAULT,
-	        ACCOUNTS_REGISTER_DEFAULT, WEB_PKGDIR);
+	        CONN_OUT_SOFT_MS / 1000, CONN_OUT_TOTAL, CONN_MAX_CLIENTS, CONN_MAX_PER_ADDR,
+	        CONN_LOGIN_MS / 1000, CONN_IDLE_MS / 1000, SERVER_PING_TIMEOUT_DEFAULT,
+	        SESSION_MAX_WATCHES, SERVER_MAX_REPLAYS_DEFAULT, SESSION_MAX_PLIES, BUDGET_RATE,
+	        BUDGET_BURST, LOBBY_MAX_SEEKS_TOTAL, SERVER_DATA_DEFAULT, CLUSTER_BEAT_MS,
+	        ACCOUNTS_LOGIN_PAIR_DEFAULT, ACCOUNTS_LIMIT_MAX, ACCOUNTS_LOGIN_ADDR_DEFAULT,
+	        ACCOUNTS_LOGIN_ACCT_DEFAULT, ACCOUNTS_REGISTER_DEFAULT, WEB_PKGDIR);
 }
 
 /* A whole decimal number in least..most into *v; false for anything else. */
@@ -111,6 +137,102 @@ static bool parse_duration(int opt, const char *arg, int64_t *ms)
 		return true;
 	}
 	return false;
+}
+
+/* The numeric options of the limits: name, range, where it goes, the unit it is in. */
+enum unit { U_COUNT, U_BYTES, U_SECONDS };
+struct num_opt {
+	const char *name;
+	long least, most;
+	enum unit unit;
+};
+static const struct num_opt num_opts[] = {
+        {"out-hard", 1024, 1L << 32, U_BYTES},      {"out-soft-seconds", 0, 86400, U_SECONDS},
+        {"out-total", 0, 1L << 40, U_BYTES},        {"max-clients", 0, 1000000, U_COUNT},
+        {"max-per-address", 0, 1000000, U_COUNT},   {"login-timeout", 0, 86400, U_SECONDS},
+        {"idle-timeout", 0, 86400 * 30, U_SECONDS}, {"ping-timeout", 0, 86400, U_SECONDS},
+        {"max-watches", 0, 100000, U_COUNT},        {"max-replays", 0, 100000, U_COUNT},
+        {"max-plies", 0, 10000000, U_COUNT},        {"cmd-rate", 0, 1000000, U_COUNT},
+        {"cmd-burst", 1, 1000000, U_COUNT},         {"max-seeks", 0, 1000000, U_COUNT},
+};
+#define NUM_OPT_BASE 1000 /* getopt's value of num_opts[i] is NUM_OPT_BASE + i */
+
+/* Stores the value of num_opts[i] in cfg. */
+static void set_num_opt(struct server_config *cfg, size_t i, long v)
+{
+	uint64_t ms = (uint64_t)v * 1000;
+	switch (i) {
+	case 0:
+		cfg->conn.out_hard = (size_t)v;
+		break;
+	case 1:
+		cfg->conn.out_soft_ms = ms;
+		break;
+	case 2:
+		cfg->conn.out_total = (size_t)v;
+		break;
+	case 3:
+		cfg->conn.max_clients = (unsigned)v;
+		break;
+	case 4:
+		cfg->conn.max_per_addr = (unsigned)v;
+		break;
+	case 5:
+		cfg->conn.login_ms = ms;
+		break;
+	case 6:
+		cfg->conn.idle_ms = ms;
+		break;
+	case 7:
+		cfg->ping_timeout_ms = (int64_t)ms;
+		break;
+	case 8:
+		cfg->sess.max_watches = (unsigned)v;
+		break;
+	case 9:
+		cfg->max_replays = (unsigned)v;
+		break;
+	case 10:
+		cfg->sess.max_plies = (unsigned)v;
+		break;
+	case 11:
+		cfg->budget.rate = (unsigned)v;
+		break;
+	case 12:
+		cfg->budget.burst = (unsigned)v;
+		break;
+	case 13:
+		cfg->max_seeks = (unsigned)v;
+		break;
+	}
+}
+
+/*
+ * Room for max_clients connections in the file descriptor limit: the soft
+ * limit is raised as far as the hard one allows, and max_clients lowered to
+ * what fits (as Redis does with maxclients), with a warning.
+ */
+static void fit_fd_limit(struct server_config *cfg)
+{
+	const rlim_t reserve = 64; /* listeners, the store, libuv, logs */
+	struct rlimit rl;
+	if (cfg->conn.max_clients == 0 || getrlimit(RLIMIT_NOFILE, &rl) != 0)
+		return;
+	rlim_t want = (rlim_t)cfg->conn.max_clients + reserve;
+	if (rl.rlim_cur < want) {
+		rl.rlim_cur =
+		        rl.rlim_max == RLIM_INFINITY || rl.rlim_max > want ? want : rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+		getrlimit(RLIMIT_NOFILE, &rl);
+	}
+	if (rl.rlim_cur < want) {
+		unsigned fit = rl.rlim_cur > reserve ? (unsigned)(rl.rlim_cur - reserve) : 1;
+		fprintf(stderr,
+		        "bitarenad: the file descriptor limit is %lu: at most %u connections "
+		        "(--max-clients %u asked; raise ulimit -n)\n",
+		        (unsigned long)rl.rlim_cur, fit, cfg->conn.max_clients);
+		cfg->conn.max_clients = fit;
+	}
 }
 
 /* Splits "HOST:PORT" or "[V6]:PORT" into host (buffer) and port. */
@@ -192,7 +314,7 @@ enum {
 
 int main(int argc, char **argv)
 {
-	static const struct option longopts[] = {
+	static struct option longopts[64] = {
 	        {"listen", required_argument, NULL, 'l'},
 	        {"grace", required_argument, NULL, 'g'},
 	        {"ping", required_argument, NULL, 'P'},
@@ -224,6 +346,12 @@ int main(int argc, char **argv)
 	        {"version", no_argument, NULL, 'V'},
 	        {NULL, 0, NULL, 0},
 	};
+	size_t nlong = 0;
+	while (longopts[nlong].name != NULL)
+		nlong++;
+	for (size_t i = 0; i < sizeof num_opts / sizeof num_opts[0]; i++)
+		longopts[nlong++] = (struct option){num_opts[i].name, required_argument, NULL,
+		                                    NUM_OPT_BASE + (int)i};
 	const char *listen = "127.0.0.1:7777", *port_file = NULL, *data = SERVER_DATA_DEFAULT;
 	const char *http = NULL, *http_port_file = NULL, *http_origin = NULL, *http_root = NULL;
 	const char *playtak = NULL, *playtak_port_file = NULL;
@@ -231,9 +359,25 @@ int main(int argc, char **argv)
 	const char *db = NULL, *cluster = NULL, *node = NULL;
 	long beat_ms = CLUSTER_BEAT_MS;
 	int64_t busy_ms = 0; /* the store's default */
-	struct server_config cfg = {.grace_ms = SERVER_GRACE_DEFAULT * 1000LL, .verbose = false};
+	struct server_config cfg;
+	server_config_default(&cfg);
 	int opt;
 	while ((opt = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+		if (opt >= NUM_OPT_BASE &&
+		    (size_t)(opt - NUM_OPT_BASE) < sizeof num_opts / sizeof num_opts[0]) {
+			const struct num_opt *o = &num_opts[opt - NUM_OPT_BASE];
+			long v;
+			if (!parse_long(optarg, o->least, o->most, &v)) {
+				fprintf(stderr, "bitarenad: --%s takes %ld..%ld%s\n", o->name,
+				        o->least, o->most,
+				        o->unit == U_BYTES     ? " bytes"
+				        : o->unit == U_SECONDS ? " seconds"
+				                               : "");
+				return 2;
+			}
+			set_num_opt(&cfg, (size_t)(opt - NUM_OPT_BASE), v);
+			continue;
+		}
 		switch (opt) {
 		case 'l':
 			listen = optarg;
@@ -262,7 +406,7 @@ int main(int argc, char **argv)
 				return 2;
 			}
 			if (opt == 'o')
-				cfg.out_soft = (size_t)v;
+				cfg.conn.out_soft = (size_t)v;
 			else
 				cfg.sndbuf = (int)v;
 			break;
@@ -396,6 +540,7 @@ int main(int argc, char **argv)
 	if (cluster != NULL)
 		cluster_instance(node, instance);
 	signal(SIGPIPE, SIG_IGN);
+	fit_fd_limit(&cfg);
 
 	uv_loop_t loop;
 	if (uv_loop_init(&loop) != 0) {

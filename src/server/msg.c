@@ -148,3 +148,12 @@ void reply_err(struct client *cl, const struct proto_req *rq, const char *code, 
 	reply(cl, rq, code, NULL, NULL, fmt, ap);
 	va_end(ap);
 }
+
+void reply_err_fields(struct client *cl, const struct proto_req *rq, const char *code,
+                      cJSON *fields, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	reply(cl, rq, code, fields, NULL, fmt, ap);
+	va_end(ap);
+}

@@ -85,6 +85,9 @@ void reply_ok(struct client *cl, const struct proto_req *rq, cJSON *fields, char
 /* {"type":"error","code":..,"message":..,"cmd":..,"id":..} or "error CODE: message". */
 void reply_err(struct client *cl, const struct proto_req *rq, const char *code, const char *fmt,
                ...) __attribute__((format(printf, 4, 5)));
+/* reply_err() with fields (owned, may be NULL) moved into the JSON error, as for reply_ok. */
+void reply_err_fields(struct client *cl, const struct proto_req *rq, const char *code,
+                      cJSON *fields, const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 /* Moves every member of from (owned, may be NULL) into the object to, in order. */
 void json_move_members(cJSON *to, cJSON *from);
 

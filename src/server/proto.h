@@ -18,9 +18,10 @@
 
 /*
  * One row of a command table: the verb, its arity (arguments after the verb),
- * its flags, its handler, and its usage and help lines. The parser reads the
- * name, the arity and PROTO_REST; every other flag bit and the handler are the
- * dispatcher's (commands.h), which also owns the one table of the server.
+ * its flags, its cost, its handler, and its usage and help lines. The parser
+ * reads the name, the arity and PROTO_REST; every other flag bit, the cost
+ * and the handler are the dispatcher's (commands.h), which also owns the one
+ * table of the server.
  */
 struct cmd; /* commands.h: a request resolved for its handler */
 
@@ -33,6 +34,7 @@ struct proto_cmd {
 	const char *name;
 	int min, max; /* arguments after the verb */
 	unsigned flags;
+	unsigned cost; /* the dispatcher's: tokens of the command budget it takes (budget.h) */
 	void (*handler)(struct cmd *x);
 	const char *usage;
 	const char *help;

@@ -30,6 +30,7 @@ static int relay_write(struct conn *c, struct outbuf *b)
 	struct relay *r = rl_of(c);
 	if (!r->muted && sink.send != NULL && sink.send(sink.ud, c, &r->id, b))
 		r->backlog += b->len;
+	conn_wrote(c, b, 0); /* the sink has its copy: the backlog counts it from here */
 	return 0;
 }
 
@@ -129,5 +130,5 @@ void relay_sent(struct conn *c, size_t n)
 {
 	struct relay *r = rl_of(c);
 	r->backlog = n < r->backlog ? r->backlog - n : 0;
-	conn_wrote(c, 0);
+	conn_drained(c);
 }

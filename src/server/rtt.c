@@ -3,15 +3,16 @@
  * asked ("set ping on") gets "ping <token>" ({"type":"ping","token":N}) at
  * once, then again a period after its answer (or after the ping, when it was
  * not answered: the new one replaces it); a timer checks four times per
- * period. Its "pong <token>" gives one sample, and the client's round-trip
- * time is a smoothed mean (7/8 old + 1/8 new, as TCP does). Clients that
- * never ask (people on nc) have no known round-trip time and no lag
- * allowance. See rtt.h.
+ * period (or per timeout, when shorter). A client whose oldest unanswered
+ * ping is older than the timeout (--ping-timeout) is dropped. Its "pong <token>" gives one sample,
+ * and the client's round-trip time is a smoothed mean (7/8 old + 1/8 new, as TCP does). Clients
+ * that never ask (people on nc) have no known round-trip time and no lag allowance. See rtt.h.
  */
 #include "server/rtt.h"
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -41,31 +42,61 @@ static void send_ping(struct client *cl)
 {
 	struct client_rtt *r = &cl->rtt;
 	r->token++;
-	r->waiting = true;
 	r->sent = uv_now(cl->conn->hub->loop);
+	if (!r->waiting)
+		r->owed = r->sent; /* a ping that replaces an unanswered one keeps its debt */
+	r->waiting = true;
 	cJSON *j = cJSON_CreateObject();
 	cJSON_AddStringToObject(j, "type", "ping");
 	cJSON_AddNumberToObject(j, "token", (double)r->token);
 	send_msg(cl, j, xasprintf("ping %" PRIu64, r->token));
 }
 
-/* Pings the clients whose last ping went out, or was answered, a period ago. */
+/* cl left its pings unanswered too long: told, and closed (its seats wait). */
+static void ping_timeout(struct rtt *r, struct client *cl)
+{
+	cJSON *j = cJSON_CreateObject();
+	cJSON_AddStringToObject(j, "type", "info");
+	cJSON_AddStringToObject(j, "event", "ping_timeout");
+	cJSON_AddStringToObject(j, "code", "PING_TIMEOUT");
+	char *m = xasprintf("ping %" PRIu64 " got no pong within %" PRIu64
+	                    " ms; this connection closes",
+	                    cl->rtt.token, r->timeout_ms);
+	cJSON_AddStringToObject(j, "message", m ? m : "");
+	send_msg(cl, j, xasprintf("info PING_TIMEOUT: %s", m ? m : ""));
+	free(m);
+	log_info("conn %llu: no pong within %" PRIu64 " ms; closed",
+	         (unsigned long long)cl->conn->id, r->timeout_ms);
+	client_close(cl, true);
+}
+
+/* Pings the clients whose last ping went out, or was answered, a period ago; drops
+   those whose oldest unanswered ping is past the deadline. */
 static void ping_cb(uv_timer_t *t)
 {
 	struct rtt *r = t->data;
 	uint64_t now = uv_now(t->loop);
-	for (struct conn *c = r->hub->conns; c != NULL; c = c->next) {
+	for (struct conn *c = r->hub->conns; c != NULL; c = c->next) { /* closing never unlinks */
 		struct client *cl = client_of(c);
-		if (cl != NULL && cl->rtt.on && conn_alive(c) && now - cl->rtt.sent >= r->period_ms)
+		if (cl == NULL || !cl->rtt.on || !conn_alive(c))
+			continue;
+		if (r->timeout_ms > 0 && cl->rtt.waiting && now - cl->rtt.owed >= r->timeout_ms)
+			ping_timeout(r, cl);
+		else if (now - cl->rtt.sent >= r->period_ms)
 			send_ping(cl);
 	}
 }
 
-int rtt_init(struct rtt *r, struct conn_hub *hub, int64_t period_ms)
+int rtt_init(struct rtt *r, struct conn_hub *hub, int64_t period_ms, int64_t timeout_ms)
 {
 	r->hub = hub;
 	r->period_ms = period_ms > 0 ? (uint64_t)period_ms : RTT_PING_DEFAULT_MS;
+	r->timeout_ms = timeout_ms > 0 ? (uint64_t)timeout_ms : 0;
 	uint64_t tick = r->period_ms / 4;
+	if (r->timeout_ms > 0 && r->timeout_ms / 4 < tick)
+		tick = r->timeout_ms / 4;
+	if (tick == 0)
+		tick = 1;
 	int e = uv_timer_init(hub->loop, &r->timer);
 	if (e != 0)
 		return e;

@@ -24,10 +24,16 @@ struct rtt {
 	uv_timer_t timer;
 	struct conn_hub *hub;
 	uint64_t period_ms;
+	uint64_t timeout_ms; /* a client whose ping goes unanswered this long is dropped; 0: never */
 };
 
-/* Starts the pinger over hub's clients, a ping every period_ms (0: RTT_PING_DEFAULT_MS). */
-int rtt_init(struct rtt *r, struct conn_hub *hub, int64_t period_ms);
+/*
+ * Starts the pinger over hub's clients, a ping every period_ms (0:
+ * RTT_PING_DEFAULT_MS). A client that asked for pings and leaves them
+ * unanswered for timeout_ms (0: never) is told PING_TIMEOUT and closed; its
+ * seats wait through the grace as for any disconnection.
+ */
+int rtt_init(struct rtt *r, struct conn_hub *hub, int64_t period_ms, int64_t timeout_ms);
 /* Closes its timer (shutdown). */
 void rtt_stop(struct rtt *r);
 /* set ping on|off (word): answers rq; on sends the first ping at once. */

@@ -41,6 +41,53 @@ static void ev_open(void *ud, struct conn *c)
 	                   PACKAGE_VERSION, SERVER_PROTOCOL));
 }
 
+/* Refused at the door: one text line (a new connection reads text), then it closes. */
+static void ev_refuse(void *ud, struct conn *c, enum conn_refusal why)
+{
+	struct server *s = ud;
+	char *t;
+	if (why == CONN_REFUSED_FULL)
+		t = xasprintf("error SERVER_FULL: the server has %u connections, the most it takes "
+		              "(--max-clients); try again later",
+		              s->hub.lim.max_clients);
+	else
+		t = xasprintf("error TOO_MANY_CONNECTIONS: %u connections come from your address "
+		              "already, the most it may have (--max-per-address)",
+		              s->hub.lim.max_per_addr);
+	struct outbuf *b = t ? outbuf_line(t) : NULL;
+	conn_send(c, b);
+	outbuf_unref(b);
+	free(t);
+}
+
+/* A deadline of c passed: a notice and close, unless it has settled (login). */
+static bool ev_timeout(void *ud, struct conn *c, enum conn_timeout what)
+{
+	struct server *s = ud;
+	struct client *cl = client_of(c);
+	if (cl == NULL)
+		return true;
+	if (what == CONN_TIMEOUT_LOGIN && (cl->logged_in || cl->nwatching > 0))
+		return false; /* logged in, or an anonymous spectator */
+	bool login = what == CONN_TIMEOUT_LOGIN;
+	uint64_t ms = login ? s->hub.lim.login_ms : s->hub.lim.idle_ms;
+	cJSON *j = cJSON_CreateObject();
+	cJSON_AddStringToObject(j, "type", "info");
+	cJSON_AddStringToObject(j, "event", login ? "login_timeout" : "idle_timeout");
+	cJSON_AddStringToObject(j, "code", login ? "LOGIN_TIMEOUT" : "IDLE_TIMEOUT");
+	bool whole = ms % 1000 == 0;
+	unsigned long long n = whole ? ms / 1000 : ms;
+	const char *unit = whole ? "s" : "ms";
+	char *m = login ? xasprintf("no login within %llu %s of connecting; this connection closes",
+	                            n, unit)
+	                : xasprintf("nothing sent for %llu %s; this connection closes", n, unit);
+	cJSON_AddStringToObject(j, "message", m ? m : "");
+	send_msg(cl, j,
+	         xasprintf("info %s: %s", login ? "LOGIN_TIMEOUT" : "IDLE_TIMEOUT", m ? m : ""));
+	free(m);
+	return true;
+}
+
 static void ev_line(void *ud, struct conn *c, char *line, size_t len)
 {
 	struct server *s = ud;
@@ -53,7 +100,9 @@ static void ev_line(void *ud, struct conn *c, char *line, size_t len)
 
 static void ev_bad_frame(void *ud, struct conn *c, enum frame_event what)
 {
-	(void)ud;
+	struct server *s = ud;
+	if (!commands_charge(&s->cmds, client_of(c), 1))
+		return;
 	if (what == FRAME_SB_TOO_LONG)
 		reply_err(client_of(c), NULL, "TELNET_UNTERMINATED",
 		          "a telnet subnegotiation (IAC SB) ran past %d bytes without its end "
@@ -67,7 +116,9 @@ static void ev_bad_frame(void *ud, struct conn *c, enum frame_event what)
 /* The telnet answer goes through the client's one door, after the replies before it. */
 static void ev_telnet(void *ud, struct conn *c, const unsigned char *answer, size_t len)
 {
-	(void)ud;
+	struct server *s = ud;
+	if (!commands_charge(&s->cmds, client_of(c), 1))
+		return;
 	struct outbuf *b = outbuf_new((const char *)answer, len);
 	client_send(client_of(c), b);
 	outbuf_unref(b);
@@ -104,6 +155,21 @@ static void ev_close(void *ud, struct conn *c)
 
 /* ---- the server ------------------------------------------------------------------- */
 
+void server_config_default(struct server_config *cfg)
+{
+	memset(cfg, 0, sizeof *cfg);
+	cfg->grace_ms = SERVER_GRACE_DEFAULT * 1000LL;
+	cfg->ping_timeout_ms = SERVER_PING_TIMEOUT_DEFAULT * 1000LL;
+	conn_limits_default(&cfg->conn);
+	cfg->conn.out_hard = 0; /* 16 x the output cap, whatever --out-cap says */
+	cfg->sess.max_watches = SESSION_MAX_WATCHES;
+	cfg->sess.max_plies = SESSION_MAX_PLIES;
+	cfg->max_replays = SERVER_MAX_REPLAYS_DEFAULT;
+	budget_config_default(&cfg->budget);
+	cfg->seek_feed_ms = LOBBY_FEED_MS;
+	cfg->max_seeks = LOBBY_MAX_SEEKS_TOTAL;
+}
+
 static void signal_cb(uv_signal_t *h, int signum)
 {
 	struct server *s = h->data;
@@ -119,24 +185,33 @@ int server_init(struct server *s, uv_loop_t *loop, const struct server_config *c
 	log_set_verbose(cfg->verbose);
 	const struct conn_events ev = {.ud = s,
 	                               .on_open = ev_open,
+	                               .on_refuse = ev_refuse,
+	                               .on_timeout = ev_timeout,
 	                               .on_line = ev_line,
 	                               .on_bad_frame = ev_bad_frame,
 	                               .on_telnet = ev_telnet,
 	                               .on_drain = ev_drain,
 	                               .on_close = ev_close};
+	struct conn_limits lim = cfg->conn;
+	if (lim.out_soft == 0)
+		lim.out_soft = CONN_OUT_SOFT;
+	if (lim.out_hard == 0) /* the hard limit is always there */
+		lim.out_hard = CONN_OUT_HARD_FACTOR * lim.out_soft;
 	int r;
-	if ((r = conn_hub_init(&s->hub, loop, cfg->out_soft, &ev)) != 0)
+	if ((r = conn_hub_init(&s->hub, loop, &lim, &ev)) != 0)
 		return r;
-	rtt_init(&s->rtt, &s->hub, cfg->ping_ms);
+	rtt_init(&s->rtt, &s->hub, cfg->ping_ms, cfg->ping_timeout_ms);
 	sessions_init(&s->sess, loop, cfg->grace_ms);
 	s->sess.bar = &s->bar;
+	s->sess.lim = cfg->sess;
 	struct timespec ts;
 	clock_gettime(CLOCK_REALTIME, &ts);
 	rng_seed(&s->sess.rng, (uint64_t)ts.tv_sec * 1000000007ULL ^ (uint64_t)ts.tv_nsec ^
 	                               ((uint64_t)getpid() << 32));
 	offers_init(&s->sess);
-	lobby_init(&s->lobby, &s->hub, &s->sess);
-	s->cmds = (struct commands){.lobby = &s->lobby, .sess = &s->sess, .bar = &s->bar};
+	lobby_init(&s->lobby, &s->hub, &s->sess, cfg->seek_feed_ms, cfg->max_seeks);
+	s->cmds = (struct commands){
+	        .lobby = &s->lobby, .sess = &s->sess, .bar = &s->bar, .budget = cfg->budget};
 	uv_signal_init(loop, &s->sig_int);
 	uv_signal_init(loop, &s->sig_term);
 	s->sig_int.data = s->sig_term.data = s;
@@ -180,6 +255,7 @@ int server_open_store(struct server *s, const struct store_options *o, bool fast
 		return r;
 	}
 	archive_init(&s->arch, s->rd, &s->lobby, &s->hub, s->loop);
+	s->arch.max_replays = s->cfg.max_replays;
 	s->stored = true;
 	s->cmds.acct = &s->acct;
 	s->cmds.arch = &s->arch;

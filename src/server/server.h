@@ -51,15 +51,32 @@
 #define SERVER_PING_DEFAULT  (RTT_PING_DEFAULT_MS / 1000) /* seconds (--ping) */
 #define SERVER_DATA_DEFAULT  "data" /* --data default: ./data beside the server */
 
+/*
+ * What bitarenad is started with. A zeroed config is a server without limits
+ * but the output cap (the unit tests); main.c starts from server_config_default().
+ */
 struct server_config {
 	int64_t grace_ms;         /* disconnect forfeit grace */
-	size_t out_soft;          /* per-connection output cap (CONN_OUT_SOFT); 0 = default */
 	int sndbuf;               /* SO_SNDBUF of accepted sockets; 0 = the system's */
 	bool verbose;             /* log connections to stderr */
 	int64_t ping_ms;          /* between pings (set ping on); 0 = RTT_PING_DEFAULT_MS */
 	struct store_fsync fsync; /* --fsync: always (default) or batch=MS */
 	struct accounts_limits acct_limits; /* --login-limit*, --register-limit */
+	int64_t ping_timeout_ms;  /* a ping unanswered this long drops the client; 0: never */
+	struct conn_limits conn;  /* output, clients, per address, login and idle timeouts;
+	                             conn.out_soft 0 = CONN_OUT_SOFT, out_hard 0 = 16 x that */
+	struct session_limits sess;  /* watches per connection, plies per game */
+	unsigned max_replays;        /* replays running per connection; 0: no limit */
+	struct budget_config budget; /* each connection's command budget; rate 0: none */
+	uint64_t seek_feed_ms;       /* seek news goes out at most this often; 0: next pass */
+	unsigned max_seeks;          /* open seeks in all; 0: no limit */
 };
+
+#define SERVER_PING_TIMEOUT_DEFAULT 30 /* seconds (--ping-timeout) */
+#define SERVER_MAX_REPLAYS_DEFAULT  2  /* --max-replays */
+
+/* The defaults of every limit (what bitarenad runs with unless told otherwise). */
+void server_config_default(struct server_config *cfg);
 
 struct server {
 	uv_loop_t *loop;

@@ -108,10 +108,20 @@ static void game_free_cb(uv_handle_t *h)
 	free(g);
 }
 
-/* Unlinks g and frees it once its timer is closed. */
+/* Unlinks g and frees it once its timer is closed; its players and spectators
+   leave it at once. */
 static void game_free(struct game *g)
 {
 	struct sessions *s = g->sess;
+	for (int i = 0; i < g->ops->nplayers; i++)
+		if (g->pl[i].c != NULL) {
+			member_del(g->pl[i].c, g);
+			g->pl[i].c = NULL;
+		}
+	for (size_t i = 0; i < g->nw; i++) {
+		g->w[i].c->nwatching--;
+		member_del(g->w[i].c, g);
+	}
 	for (struct game **pp = &s->games; *pp != NULL; pp = &(*pp)->next)
 		if (*pp == g) {
 			*pp = g->next;
@@ -153,11 +163,22 @@ struct game *session_create(struct sessions *s, const struct game_spec *spec)
 		}
 		g->left[i] = g->so.timed ? g->so.base_ms : 0;
 	}
+	for (int i = 0; i < ops->nplayers; i++)
+		if (g->pl[i].c != NULL && !member_add(g->pl[i].c, g)) {
+			while (i-- > 0)
+				if (g->pl[i].c != NULL)
+					member_del(g->pl[i].c, g);
+			goto fail;
+		}
 	uint64_t id = spec->id != 0 ? spec->id : s->next_game_id + 1;
 	journal_before(g);
 	if (spec->id == 0 && s->hooks.on_start != NULL &&
-	    s->hooks.on_start(s->hooks.ud, g, &id) < 0)
+	    s->hooks.on_start(s->hooks.ud, g, &id) < 0) {
+		for (int i = 0; i < ops->nplayers; i++)
+			if (g->pl[i].c != NULL)
+				member_del(g->pl[i].c, g);
 		goto fail;
+	}
 	journal_after(g);
 	g->id = id;
 	if (id > s->next_game_id)
@@ -271,8 +292,11 @@ static bool position_result(const struct game *g, struct game_result *r)
 static void after_change(struct game *g)
 {
 	struct game_result r;
+	unsigned most = g->sess->lim.max_plies;
 	if (position_result(g, &r))
 		set_result(g, r.winner, game_result_score(&r), r.reason ? r.reason : "over");
+	else if (most > 0 && g->ply >= (int)most) /* long enough: a draw (memory is bounded) */
+		set_result(g, -1, game_score_text(-1), "max_plies");
 	watch_broadcast_state(g);
 	if (g->over)
 		announce_end(g);
@@ -603,17 +627,39 @@ void session_restart(struct game *g)
 	log_info("game %" PRIu64 " restored at ply %d", g->id, g->ply);
 	/* the crash came between the last move and the end being written */
 	struct game_result r;
+	unsigned most = g->sess->lim.max_plies;
 	if (position_result(g, &r) && !g->over)
 		session_end(g, r.winner, game_result_score(&r), r.reason ? r.reason : "over");
+	else if (most > 0 && g->ply >= (int)most && !g->over)
+		session_end(g, -1, game_score_text(-1), "max_plies");
 }
 
 /* ---- leaving and coming back ------------------------------------------------------- */
 
+/* Orders c's games newest first (the order who and resuming give). */
+static int by_id_desc(const void *a, const void *b)
+{
+	uint64_t x = (*(struct game *const *)a)->id, y = (*(struct game *const *)b)->id;
+	return x < y ? 1 : x > y ? -1 : 0;
+}
+
+void session_sort_games(struct client *c)
+{
+	if (c->ngames > 1)
+		qsort(c->games, c->ngames, sizeof *c->games, by_id_desc);
+}
+
 void session_client_gone(struct sessions *s, struct client *c)
 {
-	for (struct game *g = s->games; g != NULL; g = g->next) {
-		if (g->freeing)
-			continue;
+	(void)s;
+	/* the list is taken whole (newest game first): c leaves every game on it */
+	session_sort_games(c);
+	struct game **games = c->games;
+	unsigned n = c->ngames;
+	c->games = NULL;
+	c->ngames = c->capgames = 0;
+	for (unsigned k = 0; k < n; k++) {
+		struct game *g = games[k];
 		watch_drop(g, c);
 		int seat = session_seat_of(g, c);
 		if (seat < 0)
@@ -626,6 +672,7 @@ void session_client_gone(struct sessions *s, struct client *c)
 		watch_tell_presence(g, seat, false);
 		clock_arm(g);
 	}
+	free(games);
 }
 
 void session_login(struct sessions *s, struct client *c, cJSON *resumed)
@@ -644,6 +691,8 @@ void session_login(struct sessions *s, struct client *c, cJSON *resumed)
 			if (!p->registered && p->token[0] != '\0' && !c->remote &&
 			    strcmp(p->token, c->token) != 0)
 				continue;
+			if (!member_add(c, g))
+				break; /* out of memory: the seat keeps waiting */
 			if (!p->registered && !c->remote)
 				snprintf(p->token, sizeof p->token, "%s", c->token);
 			p->absent = false;
@@ -663,8 +712,11 @@ void session_login(struct sessions *s, struct client *c, cJSON *resumed)
 
 void session_resume_send(struct sessions *s, struct client *c)
 {
-	for (struct game *g = s->games; g != NULL; g = g->next) {
-		if (g->freeing || g->over)
+	(void)s;
+	session_sort_games(c);
+	for (unsigned k = 0; k < c->ngames; k++) {
+		struct game *g = c->games[k];
+		if (g->over)
 			continue;
 		int seat = session_seat_of(g, c);
 		if (seat < 0)

@@ -53,6 +53,15 @@
 #define SESSION_KEEP_FINISHED 64   /* finished games kept in memory for lookups */
 #define SESSION_CHAT_KEEP     20   /* chat lines of a game resent on watch and on coming back */
 #define SESSION_WATCHERS_MS   1000 /* spectator counts: at most one message per game this often */
+#define SESSION_MAX_WATCHES   32   /* --max-watches: games one connection watches at once */
+#define SESSION_MAX_PLIES     1000 /* --max-plies: a game's plies (turns) before a draw */
+
+/* Limits of the session layer; 0 turns one off. */
+struct session_limits {
+	unsigned max_watches; /* games one connection may watch at once (WATCH_LIMIT) */
+	unsigned max_plies;   /* a game that reaches it ends as a draw, reason "max_plies" (a
+	                         kind whose rules end it sooner never reaches it) */
+};
 
 /* A shared, immutable picture of a game after a state change. */
 struct snapshot {
@@ -185,6 +194,7 @@ struct session_news {
 struct sessions {
 	uv_loop_t *loop;
 	int64_t grace_ms;   /* a seat waits this long for its player to come back */
+	struct session_limits lim;
 	struct game *games; /* newest first; finished ones stay a while */
 	size_t nfinished;
 	uint64_t next_game_id;
@@ -313,13 +323,17 @@ void watch_broadcast(struct game *g, cJSON *json, char *text, const struct clien
  * journal's notices about the game's own held moves (client.h).
  */
 void watch_notify(struct game *g, cJSON *json, char *text);
+/* g joins c's games (a seat or a watch); false out of memory. Once per game. */
+bool member_add(struct client *c, struct game *g);
+/* g leaves c's games. */
+void member_del(struct client *c, const struct game *g);
 /* "player left / is back" to the others of g. */
 void watch_tell_presence(struct game *g, int seat, bool back);
 bool session_is_watching(const struct game *g, const struct client *c);
 /* set watchers on|off: c gets the spectator counts of its games as they change, or not. */
 void session_want_watchers(struct client *c, bool on);
 /* Removes c from g's spectators; false when it was not one. */
-bool watch_drop(struct game *g, const struct client *c);
+bool watch_drop(struct game *g, struct client *c);
 /* Sends c the coalesced states it is owed (its output drained). */
 void session_flush_pending(struct sessions *s, struct client *c);
 /*
@@ -410,6 +424,8 @@ void session_restart(struct game *g);
 void session_login(struct sessions *s, struct client *c, cJSON *resumed);
 /* Sends game_start and the current state of every game c plays (after session_login). */
 void session_resume_send(struct sessions *s, struct client *c);
+/* Orders c's list of games newest first. */
+void session_sort_games(struct client *c);
 /* c is going: its seats wait for it through the grace, its watches end. */
 void session_client_gone(struct sessions *s, struct client *c);
 /* Ends and frees every game (shutdown). */

@@ -3,9 +3,10 @@
  * spectators. A new state is rendered once per (format, viewer) and shared; a
  * spectator whose output is backed up gets only the newest state once it
  * drains (coalescing), and any other message to it is preceded by that state
- * so the game's order holds. watch, unwatch, say (the latest lines are kept
- * and resent to whoever comes in), the spectator count for those who asked,
- * and the news of a player leaving or coming back.
+ * so the game's order holds. Each client's list of its games (seats and
+ * watches). watch (at most max_watches at once), unwatch, say (the latest
+ * lines are kept and resent to whoever comes in), the spectator count for
+ * those who asked, and the news of a player leaving or coming back.
  */
 #include "server/session.h"
 
@@ -13,6 +14,32 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+bool member_add(struct client *c, struct game *g)
+{
+	for (unsigned i = 0; i < c->ngames; i++)
+		if (c->games[i] == g)
+			return true;
+	if (c->ngames == c->capgames) {
+		unsigned cap = c->capgames ? 2 * c->capgames : 4;
+		struct game **n = realloc(c->games, cap * sizeof *n);
+		if (n == NULL)
+			return false;
+		c->games = n;
+		c->capgames = cap;
+	}
+	c->games[c->ngames++] = g;
+	return true;
+}
+
+void member_del(struct client *c, const struct game *g)
+{
+	for (unsigned i = 0; i < c->ngames; i++)
+		if (c->games[i] == g) {
+			c->games[i] = c->games[--c->ngames];
+			return;
+		}
+}
 
 bool session_is_watching(const struct game *g, const struct client *c)
 {
@@ -94,8 +121,10 @@ struct snapshot *watch_current(struct game *g)
 
 void session_flush_pending(struct sessions *s, struct client *c)
 {
+	(void)s;
 	c->has_pending_states = false;
-	for (struct game *g = s->games; g != NULL; g = g->next)
+	for (unsigned k = 0; k < c->ngames; k++) {
+		struct game *g = c->games[k];
 		for (size_t i = 0; i < g->nw; i++)
 			if (g->w[i].c == c && g->w[i].pending != NULL) {
 				/* a coalesced state may be one that waits for the store */
@@ -105,6 +134,7 @@ void session_flush_pending(struct sessions *s, struct client *c)
 				snap_unref(g->w[i].pending);
 				g->w[i].pending = NULL;
 			}
+	}
 }
 
 /*
@@ -245,7 +275,10 @@ bool watch_add(struct game *g, struct client *c)
 		g->w = n;
 		g->cap_w = cap;
 	}
+	if (!member_add(c, g))
+		return false;
 	g->w[g->nw++] = (struct watcher){.c = c, .pending = NULL};
+	c->nwatching++;
 	return true;
 }
 
@@ -253,6 +286,14 @@ void session_watch(struct client *c, const struct proto_req *rq, struct game *g,
 {
 	bool added = false;
 	if (seat < 0 && !session_is_watching(g, c)) {
+		unsigned most = g->sess->lim.max_watches;
+		if (most > 0 && c->nwatching >= most) {
+			reply_err(c, rq, "WATCH_LIMIT",
+			          "you watch %u games, the most one connection may; unwatch one "
+			          "first",
+			          c->nwatching);
+			return;
+		}
 		if (!watch_add(g, c)) {
 			reply_err(c, rq, "INTERNAL", "out of memory");
 			return;
@@ -286,12 +327,15 @@ void session_refresh(struct client *c, const struct proto_req *rq, struct game *
 	client_barrier_pop(g->sess->bar, need);
 }
 
-bool watch_drop(struct game *g, const struct client *c)
+bool watch_drop(struct game *g, struct client *c)
 {
 	for (size_t i = 0; i < g->nw; i++)
 		if (g->w[i].c == c) {
 			snap_unref(g->w[i].pending);
 			g->w[i] = g->w[--g->nw];
+			c->nwatching--;
+			if (session_seat_of(g, c) < 0)
+				member_del(c, g);
 			watch_count_changed(g);
 			return true;
 		}

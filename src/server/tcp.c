@@ -74,9 +74,9 @@ static void write_cb(uv_write_t *req, int status)
 {
 	struct wreq *w = (struct wreq *)req;
 	struct conn *c = req->handle->data;
+	conn_wrote(c, w->b, status);
 	outbuf_unref(w->b);
 	free(w);
-	conn_wrote(c, status);
 }
 
 static int tcp_write(struct conn *c, struct outbuf *b)

@@ -224,9 +224,10 @@ static int ws_resume(struct conn *c)
 
 /*
  * Sends the next line of wc's queue as one message; when an outbuf is all sent it goes, and
- * the connection layer hears of it when tell. -1 on a failed write.
+ * the connection layer hears of it (from inside write() too, which conn.h allows: it counts
+ * the output held). -1 on a failed write.
  */
-static int send_line(struct ws_conn *wc, bool tell)
+static int send_line(struct ws_conn *wc)
 {
 	struct ws_out *o = wc->head;
 	const char *start = o->b->data + o->off;
@@ -253,10 +254,9 @@ static int send_line(struct ws_conn *wc, bool tell)
 		wc->head = o->next;
 		if (wc->head == NULL)
 			wc->tail = NULL;
+		conn_wrote(wc->c, o->b, 0);
 		outbuf_unref(o->b);
 		free(o);
-		if (tell)
-			conn_wrote(wc->c, 0);
 	}
 	return 0;
 }
@@ -280,10 +280,9 @@ static int ws_write(struct conn *c, struct outbuf *b)
 	wc->backlog += b->len;
 	/* Nothing was waiting: as much as the socket takes goes now, as TCP writes do, instead
 	   of a writable callback per message (a poll() instead of two epoll_ctl() and a wakeup,
-	   which counts when one move goes to thousands). The connection was not backed up, so
-	   the connection layer need not hear of it. */
+	   which counts when one move goes to thousands). */
 	while (wc->head == o && !wc->closing && !lws_send_pipe_choked(wc->wsi))
-		if (send_line(wc, false) < 0)
+		if (send_line(wc) < 0)
 			return UV_EPIPE;
 	if (wc->head != NULL)
 		lws_callback_on_writable(wc->wsi);
@@ -304,7 +303,7 @@ static int writable(struct ws_conn *wc)
 {
 	if (wc->head == NULL)
 		return wc->closing ? -1 : 0;
-	if (send_line(wc, true) < 0)
+	if (send_line(wc) < 0)
 		return -1;
 	if (wc->wsi && (wc->head || wc->closing))
 		lws_callback_on_writable(wc->wsi);
