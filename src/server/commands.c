@@ -299,6 +299,7 @@ static void cmd_help(struct cmd *x)
 		cJSON_AddStringToObject(j, "name", pc->name);
 		cJSON_AddStringToObject(j, "usage", pc->usage);
 		cJSON_AddStringToObject(j, "help", pc->help);
+		cJSON_AddNumberToObject(j, "cost", pc->cost); /* of the command budget (§13) */
 		cJSON_AddItemToArray(arr, j);
 		xappend(&extra, "%s  %-28s %s", extra ? "\n" : "", pc->usage, pc->help);
 	}
