@@ -34,15 +34,7 @@ static void start(struct server_config *cfg, bool store)
 }
 
 /* Stops the server and frees the clients (a NULL-terminated list). */
-static void stop(struct fk_cli *f, ...)
-{
-	fk_stop(&fs);
-	va_list ap;
-	va_start(ap, f);
-	for (; f != NULL; f = va_arg(ap, struct fk_cli *))
-		fk_free(f);
-	va_end(ap);
-}
+#define stop(...) fk_stop_with(&fs, __VA_ARGS__)
 
 /* True once f's connection is gone (the fake transport finished closing it). */
 static bool gone(struct fk_cli *f)
@@ -330,21 +322,28 @@ static void chat_at(struct fk_cli *a, int id, int times)
 	}
 }
 
+/* alice and bob play a game that wendy and vera watch, all read up to now; its id. */
+static int watched_game(struct fk_cli *a, struct fk_cli *b, struct fk_cli *w, struct fk_cli *v)
+{
+	fk_join(&fs, a, "alice");
+	fk_join(&fs, b, "bob");
+	int id = fk_start_game(a, b, "ttt");
+	fk_join(&fs, w, "wendy");
+	fk_join(&fs, v, "vera");
+	fk_send(w, "watch %d", id);
+	fk_send(v, "watch %d", id);
+	fk_skip(w);
+	fk_skip(v);
+	return id;
+}
+
 START_TEST(test_output_hard_and_time)
 {
 	struct server_config cfg = {
 	        .conn = {.out_soft = 8192, .out_hard = 32768, .out_soft_ms = 300}};
 	start(&cfg, false);
 	struct fk_cli a, b, w, v;
-	fk_join(&fs, &a, "alice");
-	fk_join(&fs, &b, "bob");
-	int id = fk_start_game(&a, &b, "ttt");
-	fk_join(&fs, &w, "wendy");
-	fk_join(&fs, &v, "vera");
-	fk_send(&w, "watch %d", id);
-	fk_send(&v, "watch %d", id);
-	fk_skip(&w);
-	fk_skip(&v);
+	int id = watched_game(&a, &b, &w, &v);
 	/* the hard limit: w never holds more than it, and is dropped at it */
 	w.stall = true;
 	size_t most = 0;
@@ -389,15 +388,7 @@ START_TEST(test_output_total)
 	struct server_config cfg = {.conn = {.out_soft = 1 << 20, .out_total = 40000}};
 	start(&cfg, false);
 	struct fk_cli a, b, w, v;
-	fk_join(&fs, &a, "alice");
-	fk_join(&fs, &b, "bob");
-	int id = fk_start_game(&a, &b, "ttt");
-	fk_join(&fs, &w, "wendy");
-	fk_join(&fs, &v, "vera");
-	fk_send(&w, "watch %d", id);
-	fk_send(&v, "watch %d", id);
-	fk_skip(&w);
-	fk_skip(&v);
+	int id = watched_game(&a, &b, &w, &v);
 	w.stall = true;
 	chat_at(&a, id, 15); /* w holds about 19 KiB */
 	v.stall = true;

@@ -71,6 +71,18 @@ static void raw_write(int fd, const void *data, size_t n)
 	ck_assert_int_eq(write(fd, data, n), (ssize_t)n);
 }
 
+/* Writes in (n bytes) to fd, then reads until end (e bytes) ends the answer, which must be
+   exactly want (w bytes). */
+static void exchange(int fd, const char *in, size_t n, const char *end, size_t e, const char *want,
+                     size_t w)
+{
+	raw_write(fd, in, n);
+	char buf[1024];
+	size_t got = read_until(fd, buf, sizeof buf, end, e);
+	ck_assert_uint_eq(got, w);
+	ck_assert(memcmp(buf, want, w) == 0);
+}
+
 START_TEST(test_negotiation_answers)
 {
 	struct ts_srv s;
@@ -79,18 +91,12 @@ START_TEST(test_negotiation_answers)
 	/* DO ECHO, WILL NAWS, WONT SGA, DONT ECHO, IAC NOP, then a command */
 	static const char in[] =
 	        "\xff\xfd\x01\xff\xfb\x1f\xff\xfc\x03\xff\xfe\x01\xff\xf1#a ping\r\n";
-	raw_write(fd, in, sizeof in - 1);
-	char buf[256];
-	size_t n = read_until(fd, buf, sizeof buf, "#a pong\n", 8);
 	/* exactly: WONT ECHO, DONT NAWS, the pong; nothing for WONT and DONT (no loop) */
 	static const char want[] = "\xff\xfc\x01\xff\xfe\x1f#a pong\n";
-	ck_assert_uint_eq(n, sizeof want - 1);
-	ck_assert(memcmp(buf, want, n) == 0);
+	exchange(fd, in, sizeof in - 1, "#a pong\n", 8, want, sizeof want - 1);
 	/* refused again when asked again: answers follow requests one for one */
-	raw_write(fd, "\xff\xfd\x01\xff\xfd\x01#b ping\n", 14);
-	n = read_until(fd, buf, sizeof buf, "#b pong\n", 8);
-	ck_assert_uint_eq(n, 14);
-	ck_assert(memcmp(buf, "\xff\xfc\x01\xff\xfc\x01#b pong\n", 14) == 0);
+	exchange(fd, "\xff\xfd\x01\xff\xfd\x01#b ping\n", 14, "#b pong\n", 8,
+	         "\xff\xfc\x01\xff\xfc\x01#b pong\n", 14);
 	close(fd);
 	ts_down(&s);
 }
@@ -103,13 +109,9 @@ START_TEST(test_timing_mark_in_order)
 	int fd = raw_connect(&s);
 	/* what telnet sends for Ctrl-C between two commands: IAC IP, IAC DO TIMING-MARK */
 	static const char in[] = "#1 ping\r\n\xff\xf4\xff\xfd\x06#2 ping\r\n";
-	raw_write(fd, in, sizeof in - 1);
-	char buf[256];
-	size_t n = read_until(fd, buf, sizeof buf, "#2 pong\n", 8);
 	/* the mark answers after the reply to what came before it and before the next one */
 	static const char want[] = "#1 pong\n\xff\xfb\x06#2 pong\n";
-	ck_assert_uint_eq(n, sizeof want - 1);
-	ck_assert(memcmp(buf, want, n) == 0);
+	exchange(fd, in, sizeof in - 1, "#2 pong\n", 8, want, sizeof want - 1);
 	close(fd);
 	ts_down(&s);
 }
@@ -132,10 +134,7 @@ START_TEST(test_subnegotiation_unterminated)
 	ck_assert_msg(strncmp(buf, "error TELNET_UNTERMINATED: ", 27) == 0, "got: %s", buf);
 	ck_assert_ptr_nonnull(strstr(buf, "\n#c pong\n"));
 	/* and negotiation after it is understood again */
-	raw_write(fd, "\xff\xfd\x06#d ping\n", 11);
-	n = read_until(fd, buf, sizeof buf, "#d pong\n", 8);
-	ck_assert_uint_eq(n, 11);
-	ck_assert(memcmp(buf, "\xff\xfb\x06#d pong\n", 11) == 0);
+	exchange(fd, "\xff\xfd\x06#d ping\n", 11, "#d pong\n", 8, "\xff\xfb\x06#d pong\n", 11);
 	close(fd);
 	ts_down(&s);
 }
