@@ -78,12 +78,19 @@ START_TEST(test_budget_bucket)
 		ck_assert_int_eq(budget_take(&b, &cfg, 2000, 1, &wait), BUDGET_OK);
 	ck_assert_int_eq(budget_take(&b, &cfg, 2000, 1, &wait), BUDGET_LIMITED);
 	ck_assert_uint_eq(wait, 100); /* a first strike again */
-	/* never more than the bucket, never longer than BUDGET_WAIT_MAX, and refunds */
+	/* never more than the bucket, never longer than BUDGET_WAIT_MAX */
 	budget_init(&b, &cfg, 0);
 	ck_assert_int_eq(budget_take(&b, &cfg, 86400000, 50, &wait), BUDGET_OK); /* as 5 */
 	ck_assert_int_eq(budget_take(&b, &cfg, 86400000, 1, &wait), BUDGET_LIMITED);
-	budget_refund(&b, &cfg, 1);
-	ck_assert_int_eq(budget_take(&b, &cfg, 86400000, 1, &wait), BUDGET_OK);
+	/* a paced command (cost 0 up front) runs on an empty bucket; charged after the fact it
+	   puts the bucket in debt, and then even cost 0 waits until it is repaid */
+	ck_assert_int_eq(budget_take(&b, &cfg, 86400100, 0, &wait), BUDGET_OK);
+	budget_charge(&b, &cfg, 3);
+	ck_assert_int_eq(budget_take(&b, &cfg, 86400100, 0, &wait), BUDGET_LIMITED);
+	ck_assert_uint_eq(wait, 2 * 200); /* 2 tokens of debt (one came in 100 ms); a strike in a row */
+	budget_charge(&b, &cfg, 1000); /* debt is at most a bucket: 5 tokens, 500 ms */
+	ck_assert_int_eq(budget_take(&b, &cfg, 86400500, 0, &wait), BUDGET_LIMITED);
+	ck_assert_int_eq(budget_take(&b, &cfg, 86400700, 0, &wait), BUDGET_OK);
 	struct budget_config slow = {.rate = 1, .burst = 1, .strikes = 0};
 	budget_init(&b, &slow, 0);
 	ck_assert_int_eq(budget_take(&b, &slow, 0, 1, &wait), BUDGET_OK);
@@ -259,7 +266,8 @@ START_TEST(test_played_moves_free)
 	fk_skip(&a);
 	fk_send(&a, "move %d a1", id);
 	fk_expect0(&a, "{\"type\":\"error\",\"code\":\"GAME_OVER\"}");
-	fk_type(&a, "move 1 a1\nmove 1 a1\nmove 1 a1\nmove 1 a1\nmove 1 a1\nmove 1 a1\n", 60);
+	for (int i = 0; i < 12; i++)
+		fk_type(&a, "move 1 a1\n", 10);
 	fk_until0(&a, "{\"type\":\"error\",\"code\":\"RATE_LIMITED\"}");
 	stop(&a, &b, NULL);
 }

@@ -73,11 +73,11 @@ enum budget_result budget_take(struct budget *b, const struct budget_config *cfg
 	return BUDGET_LIMITED;
 }
 
-void budget_refund(struct budget *b, const struct budget_config *cfg, unsigned cost)
+void budget_charge(struct budget *b, const struct budget_config *cfg, unsigned cost)
 {
 	if (cfg->rate == 0)
 		return;
-	b->milli += (int64_t)cost * 1000;
-	if (b->milli > cap_milli(cfg))
-		b->milli = cap_milli(cfg);
+	b->milli -= (int64_t)cost * 1000;
+	if (b->milli < -cap_milli(cfg))
+		b->milli = -cap_milli(cfg);
 }

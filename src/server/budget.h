@@ -56,7 +56,9 @@ void budget_init(struct budget *b, const struct budget_config *cfg, uint64_t now
 /* Takes cost tokens at now (ms, never decreasing); see the top of this file. */
 enum budget_result budget_take(struct budget *b, const struct budget_config *cfg, uint64_t now,
                                unsigned cost, uint64_t *wait_ms);
-/* Gives back cost tokens (a command that turned out free: a move that was played). */
-void budget_refund(struct budget *b, const struct budget_config *cfg, unsigned cost);
+/* Takes cost tokens after the fact (a command that was let run because the bucket was not
+   in debt, a move, and turned out to cost): the bucket may go into debt, a bucket's worth
+   at most; a bucket in debt refuses everything (budget_take with any cost) until repaid. */
+void budget_charge(struct budget *b, const struct budget_config *cfg, unsigned cost);
 
 #endif

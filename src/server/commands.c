@@ -525,8 +525,10 @@ void commands_line(struct commands *cx, struct client *cl, char *line, size_t le
 	int parsed = proto_parse(line, &commands_table, &rq);
 	if (parsed == PROTO_EMPTY)
 		return;
+	/* a paced command (a move) runs unless the budget is in debt; it pays if refused */
+	bool paced = parsed == PROTO_OK && (rq.cmd->flags & CMD_PACED);
 	if (!charge(cx, cl, parsed == PROTO_EBADTAG ? NULL : &rq,
-	            parsed == PROTO_OK ? rq.cmd->cost : 1))
+	            paced ? 0 : parsed == PROTO_OK ? rq.cmd->cost : 1))
 		return;
 	switch (parsed) {
 	case PROTO_EBADTAG:
@@ -546,16 +548,17 @@ void commands_line(struct commands *cx, struct client *cl, char *line, size_t le
 	}
 	struct cmd x = {.cx = cx, .cl = cl, .rq = &rq, .seat = -1};
 	if (!resolve(&x)) {
-		/* nothing ran */
-	} else if (!(rq.cmd->flags & CMD_PACED)) {
+		if (paced)
+			budget_charge(&cl->budget, &cx->budget, rq.cmd->cost);
+	} else if (!paced) {
 		rq.cmd->handler(&x);
 	} else {
 		/* g is still there after the handler: a game is freed on a later loop pass */
 		size_t nmoves = x.g->nmoves;
 		bool acted = x.seat >= 0 && x.g->acted[x.seat];
 		rq.cmd->handler(&x);
-		if (move_played(&x, nmoves, acted))
-			budget_refund(&cl->budget, &cx->budget, rq.cmd->cost);
+		if (!move_played(&x, nmoves, acted))
+			budget_charge(&cl->budget, &cx->budget, rq.cmd->cost);
 	}
 	/* what the command journalled held its output (client.h); the next one starts afresh */
 	client_barrier_clear(cx->bar);

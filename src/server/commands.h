@@ -26,8 +26,10 @@
  *   CMD_LIVE    x->g is not over (GAME_OVER);
  *   CMD_OVER    x->g is over (NOT_NOW);
  *   CMD_SEEK    argv[0] names an open seek: x->seek (BAD_ARGS, NO_SUCH_SEEK);
- *   CMD_PACED   (after the handler) a move that was played costs nothing: the
- *               game paces moves, one per turn, so only refused ones are paid.
+ *   CMD_PACED   a move runs whenever the budget is not in debt, and pays its cost
+ *               after the fact only when refused: the game paces moves that are
+ *               played (one per turn), so they cost nothing and a client out of
+ *               tokens still plays; refused ones run the budget into debt.
  *
  * "The game named by the first argument" is resolved in one function,
  * commands_resolve_game(). A cluster router (several nodes, each owning some
