@@ -439,6 +439,22 @@ static int on_error(void *ud, const cJSON *m)
 	        cmd ? cmd : "", cli_jstr(m, "message") ? cli_jstr(m, "message") : "");
 	if (cmd == NULL)
 		return 0;
+	if (strcmp(code, "RATE_LIMITED") == 0) {
+		/* the server reads nothing more from us until then (PROTOCOL.md §12): wait, and
+		 * look at the seeks again afterwards (the loop polls them) */
+		long long ms = cli_jint(m, "retry_after_ms", 1000);
+		struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000};
+		nanosleep(&ts, NULL);
+		b->accept_pending = false;
+		b->last_poll = net_now_ms();
+		if (strcmp(cmd, "seek") == 0) {
+			b->seek_open = false;
+			post_seek(b);
+		} else if (strcmp(cmd, "move") == 0 && b->in_game && b->last_state != NULL) {
+			return play_state(b, b->last_state, !b->random) < 0 ? BOT_FAIL : 0;
+		}
+		return 0;
+	}
 	if (strcmp(cmd, "seek") == 0) {
 		b->seek_open = false;
 		return BOT_FAIL; /* a seek the server refuses will be refused again */

@@ -585,38 +585,73 @@ START_TEST(test_watch_limit)
 }
 END_TEST
 
+/* Skips f's lines until one matches pattern, running the loop while none is there (the store's
+   threads: a login's read, a move's output held until it is durable); at most 10 s a line.
+   Returns the line parsed (the caller frees). */
+static cJSON *await_until(struct fk_cli *f, const char *pattern)
+{
+	for (;;) {
+		fk_await(f);
+		const char *l;
+		while ((l = fk_line(f)) != NULL)
+			if (ts_match(pattern, l))
+				return cJSON_Parse(l);
+	}
+}
+
+/* fk_join() with a store: the login waits for a reader thread. */
+static void join_stored(struct fk_cli *f, const char *name)
+{
+	fk_connect(&fs, f);
+	fk_skip(f);
+	fk_send(f, "set format json");
+	fk_skip(f);
+	fk_send(f, "login %s", name);
+	cJSON_Delete(await_until(f, "{\"type\":\"ok\",\"cmd\":\"login\"}"));
+}
+
+/* A finished game of a and b with a store (a resigns after b2); returns its id. */
+static int stored_game(struct fk_cli *a, struct fk_cli *b)
+{
+	fk_send(a, "seek ttt color=first");
+	cJSON *ok = fk_expect(a, "{\"type\":\"ok\",\"cmd\":\"seek\"}");
+	int seek = ts_jint(cJSON_GetObjectItem(ok, "seek"), "id");
+	cJSON_Delete(ok);
+	fk_send(b, "accept %d", seek);
+	cJSON *acc = await_until(b, "{\"type\":\"ok\",\"cmd\":\"accept\"}");
+	int id = ts_jint(acc, "game");
+	cJSON_Delete(acc);
+	cJSON_Delete(await_until(a, "{\"type\":\"state\",\"seq\":1}"));
+	fk_send(a, "move %d b2", id);
+	fk_send(a, "resign %d", id);
+	cJSON_Delete(await_until(b, "{\"type\":\"game_over\"}"));
+	return id;
+}
+
 START_TEST(test_replay_limit)
 {
 	struct server_config cfg = {.max_replays = 2};
 	start(&cfg, true);
 	struct fk_cli a, b;
-	fk_join(&fs, &a, "alice");
-	fk_join(&fs, &b, "bob");
-	int id = fk_start_game(&a, &b, "ttt");
-	fk_send(&a, "move %d b2", id);
-	fk_send(&a, "resign %d", id);
-	fk_until0(&b, "{\"type\":\"game_over\"}");
+	join_stored(&a, "alice");
+	join_stored(&b, "bob");
+	int id = stored_game(&a, &b);
 	/* two replays run at once (a minute a ply); the third waits for one of them to end */
 	fk_send(&b, "replay %d 60000", id);
-	fk_await(&b);
-	fk_until0(&b, "{\"type\":\"ok\",\"cmd\":\"replay\"}");
+	cJSON_Delete(await_until(&b, "{\"type\":\"ok\",\"cmd\":\"replay\"}"));
 	fk_send(&b, "replay %d 60000", id);
-	fk_await(&b);
-	fk_until0(&b, "{\"type\":\"ok\",\"cmd\":\"replay\"}");
+	cJSON_Delete(await_until(&b, "{\"type\":\"ok\",\"cmd\":\"replay\"}"));
 	fk_send(&b, "replay %d 60000", id);
 	fk_until0(&b, "{\"type\":\"error\",\"code\":\"REPLAY_LIMIT\"}");
 	/* one with no delay ends at once; then there is room */
 	stop(&a, &b, NULL);
 	start(&cfg, true);
-	fk_join(&fs, &a, "alice");
-	fk_join(&fs, &b, "bob");
-	id = fk_start_game(&a, &b, "ttt");
-	fk_send(&a, "resign %d", id);
-	fk_until0(&b, "{\"type\":\"game_over\"}");
+	join_stored(&a, "alice");
+	join_stored(&b, "bob");
+	id = stored_game(&a, &b);
 	for (int i = 0; i < 5; i++) { /* each ends before the next: never more than two */
 		fk_send(&b, "replay %d 0", id);
-		fk_await(&b);
-		fk_until0(&b, "{\"type\":\"ok\",\"cmd\":\"replay\"}");
+		cJSON_Delete(await_until(&b, "{\"type\":\"ok\",\"cmd\":\"replay\"}"));
 		for (int k = 0; k < 200; k++) {
 			fk_wait(&fs, 5);
 			if (b.c != NULL && ((struct client *)b.c->data)->nreplays == 0)
