@@ -4,9 +4,10 @@
  * check that aborts (libFuzzer and the replay driver both report an abort as
  * a failure), and a NUL-terminated copy of the input.
  *
- * A target is built two ways: with clang -fsanitize=fuzzer (run-libfuzzer.sh),
+ * A target is built two ways: with libFuzzer (./configure CC=clang
+ * --enable-fuzzing: fuzz/fuzz_<name>, run by make fuzz-smoke and make fuzz),
  * or with driver.c as a plain program that replays its seed corpus under
- * `make check`.
+ * `make check` (tests/fuzz_<name>).
  */
 #ifndef BITARENA_TESTS_FUZZ_H
 #define BITARENA_TESTS_FUZZ_H

@@ -61,7 +61,7 @@ static void setup(void)
 			fprintf(stderr, "fixed position %s does not load (%d)\n", fixed_pos[i].text,
 			        err);
 		FUZZ_CHECK(err == GAME_OK);
-		seq_check_position(ops, p, fixed[i], true);
+		seq_check_position(ops, p, fixed[i], SEQ_MOVES | SEQ_PERFT2);
 	}
 	fixed_ready = true;
 }
@@ -73,19 +73,19 @@ static void run_game(const struct game_ops *ops, const struct game_params *p, ch
 	alignas(max_align_t) static unsigned char start[GAME_STATE_MAX], loaded[GAME_STATE_MAX];
 	bool have_start = ops->init(start, p, 0) == GAME_OK, have_loaded = false;
 	if (have_start)
-		seq_check_position(ops, p, start, true);
+		seq_check_position(ops, p, start, SEQ_MOVES | SEQ_PERFT2);
 	if (first < nlines) {
 		int err = ops->load(loaded, p, lines[first]);
 		FUZZ_CHECK(err == GAME_OK || err == GAME_EPOSITION || err == GAME_EOPT);
 		have_loaded = err == GAME_OK;
 		if (have_loaded)
-			seq_check_position(ops, p, loaded, true);
+			seq_check_position(ops, p, loaded, SEQ_MOVES | SEQ_PERFT2);
 	}
 	for (size_t i = first; i < nlines; i++) {
 		if (have_start)
-			seq_try_move(ops, p, start, lines[i]);
+			seq_try_move(ops, p, start, lines[i], SEQ_PERFT2);
 		if (have_loaded)
-			seq_try_move(ops, p, loaded, lines[i]);
+			seq_try_move(ops, p, loaded, lines[i], SEQ_PERFT2);
 	}
 }
 
@@ -114,7 +114,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (size_t i = first; i < nlines; i++)
 		for (size_t f = 0; f < NFIXED; f++)
 			seq_try_move(game_find(fixed_pos[f].game), &fixed_params[f], fixed[f],
-			             lines[i]);
+			             lines[i], SEQ_PERFT2);
 	free(text);
 	return 0;
 }

@@ -23,6 +23,25 @@ static int legal(const struct game_ops *ops, const void *st, game_move *out)
 	return n;
 }
 
+/*
+ * Perft 2 of st by copy-make, from its n legal moves in moves_a: each applied to a copy,
+ * the copy's legal moves counted. game_perft_generic() does the same with a scratch block
+ * it allocates per call (half a megabyte for Tak's move lists), which under ASan cost more
+ * than everything else the target does; these buffers are static.
+ */
+static uint64_t perft2_copy_make(const struct game_ops *ops, const void *st, int n)
+{
+	alignas(max_align_t) static unsigned char child[GAME_STATE_MAX];
+	uint64_t total = 0;
+	for (int i = 0; i < n; i++) {
+		memcpy(child, st, ops->state_size);
+		FUZZ_CHECK(ops->apply(child, moves_a[i]) == GAME_OK);
+		if (ops->to_move(child) != 0)
+			total += (uint64_t)legal(ops, child, moves_b);
+	}
+	return total;
+}
+
 static bool same_result(const struct game_result *a, const struct game_result *b)
 {
 	return a->over == b->over && (!a->over || a->winner == b->winner) &&
@@ -31,7 +50,7 @@ static bool same_result(const struct game_result *a, const struct game_result *b
 }
 
 void seq_check_position(const struct game_ops *ops, const struct game_params *p, const void *st,
-                        bool all_moves)
+                        unsigned what)
 {
 	static char text[SEQ_POS_TEXT], text2[SEQ_POS_TEXT];
 	alignas(max_align_t) static unsigned char st2[GAME_STATE_MAX];
@@ -67,8 +86,8 @@ void seq_check_position(const struct game_ops *ops, const struct game_params *p,
 			fprintf(stderr, "%s: perft 1 = %llu, %d legal moves\n", text,
 			        (unsigned long long)p1, n);
 		FUZZ_CHECK(p1 == (uint64_t)n);
-		if (n <= 100) {
-			uint64_t p2 = ops->perft(st, 2), g2 = game_perft_generic(ops, st, 2);
+		if ((what & SEQ_PERFT2) && n <= 100) {
+			uint64_t p2 = ops->perft(st, 2), g2 = perft2_copy_make(ops, st, n);
 			if (p2 != g2)
 				fprintf(stderr, "%s: perft 2 = %llu, by copy-make %llu\n", text,
 				        (unsigned long long)p2, (unsigned long long)g2);
@@ -77,7 +96,7 @@ void seq_check_position(const struct game_ops *ops, const struct game_params *p,
 	}
 
 	int seat = game_seat_to_move(ops, st);
-	if (!all_moves || seat < 0)
+	if (!(what & SEQ_MOVES) || seat < 0)
 		return;
 	for (int i = 0; i < n; i++) {
 		char mt[GAME_MOVE_TEXT];
@@ -93,7 +112,7 @@ void seq_check_position(const struct game_ops *ops, const struct game_params *p,
 }
 
 void seq_try_move(const struct game_ops *ops, const struct game_params *p, const void *st,
-                  const char *text)
+                  const char *text, unsigned what)
 {
 	alignas(max_align_t) static unsigned char after[GAME_STATE_MAX];
 	int seat = game_seat_to_move(ops, st);
@@ -137,5 +156,5 @@ void seq_try_move(const struct game_ops *ops, const struct game_params *p, const
 
 	memcpy(after, st, ops->state_size);
 	FUZZ_CHECK(ops->apply(after, m) == GAME_OK);
-	seq_check_position(ops, p, after, false);
+	seq_check_position(ops, p, after, what);
 }
