@@ -440,7 +440,7 @@ static int on_error(void *ud, const cJSON *m)
 	if (cmd == NULL)
 		return 0;
 	if (strcmp(code, "RATE_LIMITED") == 0) {
-		/* the server reads nothing more from us until then (PROTOCOL.md §12): wait, and
+		/* the server reads nothing more from us until then (PROTOCOL.md §13): wait, and
 		 * look at the seeks again afterwards (the loop polls them) */
 		long long ms = cli_jint(m, "retry_after_ms", 1000);
 		struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000};
