@@ -15,9 +15,9 @@ PKGS="build-essential autoconf automake pkg-config libuv1-dev libcjson-dev check
 libsqlite3-dev libsodium-dev libwebsockets-dev libwebsockets-evlib-uv libpq-dev libhiredis-dev python3"
 # For `./run.sh test` only: the browser tests' headless Chromium and its driver; the servers
 # the storage and cluster tests start for themselves (throw-away PostgreSQL, redis-server);
-# telnet (tests/check_telnet).
+# telnet (tests/check_telnet); clang for the libFuzzer targets (.ci/run: make fuzz-smoke).
 [ "${1:-run}" = test ] && PKGS="$PKGS chromium chromium-driver python3-selenium postgresql \
-redis-server telnet"
+redis-server telnet clang"
 
 missing=""
 for p in $PKGS; do

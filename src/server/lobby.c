@@ -663,8 +663,8 @@ void lobby_accept(struct lobby *l, struct client *c, const struct proto_req *rq,
 	cJSON *f = cJSON_CreateObject();
 	cJSON_AddNumberToObject(f, "game", (double)g->id);
 	reply_ok(c, rq, f, NULL, "accepted seek %" PRIu64 ": game %" PRIu64, id, g->id);
-	if (k->told && !c->seeks_off) { /* its end, in order with the answer (the others: the
-		                           feed) */
+	if (k->told && !c->seeks_off && !c->remote) { /* its end, in order with the answer (the
+		                                         others: the feed; a relay's user: its node) */
 		struct seek_news n = {.gone = true, .id = id};
 		struct msg m;
 		news_msg(&m, &n);

@@ -1,8 +1,8 @@
 #!/bin/sh
 # run.sh - runs the libFuzzer builds of the fuzz targets (./configure CC=clang --enable-fuzzing;
 # `make fuzz-smoke` and `make fuzz` call it), one after the other, each on a copy of its seed
-# corpus, and prints a line per target: executions, executions a second, peak memory, and
-# whether it found anything.
+# corpus, and prints a line per target: executions, executions a second (and per second of
+# CPU time, with GNU time), peak memory, and whether it found anything.
 #
 #   tests/fuzz/run.sh BINDIR OUTDIR LIMIT TARGET...
 #
@@ -23,7 +23,7 @@ srcdir=$(cd "$(dirname "$0")" && pwd)
 max_len()
 {
 	case $1 in
-	proto) echo 12000 ;;
+	proto) echo 6000 ;;
 	*) echo 4096 ;;
 	esac
 }
@@ -33,21 +33,27 @@ for t in "$@"; do
 	bin=$bindir/fuzz_$t
 	mkdir -p "$out/corpus/$t" "$out/crash/$t"
 	cp "$srcdir/corpus/$t"/* "$out/corpus/$t/"
-	start=$(date +%s)
+	# the CPU time too: on a shared machine executions per CPU second say more than per second
+	timer=""
+	[ -x /usr/bin/time ] && timer="/usr/bin/time -f %e:%U:%S -o $out/$t.time"
 	# shellcheck disable=SC2086
-	if "$bin" "$limit" -max_len="$(max_len "$t")" -artifact_prefix="$out/crash/$t/" \
+	if $timer "$bin" "$limit" -max_len="$(max_len "$t")" -artifact_prefix="$out/crash/$t/" \
 		-print_final_stats=1 ${FUZZ_FLAGS:-} "$out/corpus/$t" >"$out/$t.log" 2>&1; then
 		verdict=ok
 	else
 		verdict="FAILED (see $out/$t.log and $out/crash/$t/)"
 		status=1
 	fi
-	secs=$(($(date +%s) - start))
 	runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$out/$t.log")
 	rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$out/$t.log")
 	rss=$(sed -n 's/^stat::peak_rss_mb: *//p' "$out/$t.log")
-	printf 'fuzz_%-8s %10s runs in %5ss, %6s exec/s, %4s MB, corpus %4s: %s\n' "$t" \
-		"${runs:-?}" "$secs" "${rate:-?}" "${rss:-?}" "$(ls "$out/corpus/$t" | wc -l)" \
+	cpu="?"
+	if [ -s "$out/$t.time" ] && [ -n "$runs" ]; then
+		cpu=$(awk -F: -v n="$runs" 'END { c = $2 + $3; printf "%.0f", c > 0 ? n / c : 0 }' \
+			"$out/$t.time")
+	fi
+	printf 'fuzz_%-8s %10s runs, %6s exec/s, %6s exec per CPU second, %4s MB, corpus %4s: %s\n' \
+		"$t" "${runs:-?}" "${rate:-?}" "$cpu" "${rss:-?}" "$(ls "$out/corpus/$t" | wc -l)" \
 		"$verdict"
 done
 exit $status
