@@ -236,9 +236,9 @@ START_TEST(test_flooding_disconnects)
 	ck_assert_msg(a.c == NULL, "a flooding client was never disconnected");
 	fk_until0(&a, "{\"type\":\"error\",\"code\":\"FLOODING\"}");
 	fk_until0(&b, "{\"type\":\"info\",\"event\":\"gone\",\"player\":\"alice\"}");
-	/* back with its name: the seat was kept */
+	/* back with its name and token: the seat was kept */
 	struct fk_cli a2;
-	fk_join(&fs, &a2, "alice");
+	fk_join_with(&fs, &a2, "alice", a.token);
 	(void)id;
 	stop(&a, &b, &a2, NULL);
 }
@@ -491,7 +491,7 @@ START_TEST(test_idle_timeout)
 	fk_until0(&b,
 	          "{\"type\":\"info\",\"event\":\"gone\",\"player\":\"alice\",\"grace_ms\":60000}");
 	struct fk_cli a2;
-	fk_join(&fs, &a2, "alice");
+	fk_join_with(&fs, &a2, "alice", a.token);
 	fk_until0(&a2, "{\"type\":\"game_start\"}");
 	(void)id;
 	stop(&a, &b, &a2, NULL);
