@@ -347,6 +347,7 @@ struct seek *lobby_seek_find(struct lobby *l, uint64_t id)
 
 void lobby_client_gone(struct lobby *l, struct client *c)
 {
+	l->epoch++;
 	struct seek *k = l->seeks;
 	while (k != NULL) {
 		struct seek *next = k->next;
@@ -366,6 +367,9 @@ void lobby_free(struct lobby *l)
 	free(l->feed);
 	l->feed = NULL;
 	l->capfeed = 0;
+	free(l->who.users);
+	free(l->who.text);
+	l->who = (struct lobby_who_cache){0};
 	if (l->feed_open && !uv_is_closing((uv_handle_t *)&l->feed_timer))
 		uv_close((uv_handle_t *)&l->feed_timer, NULL);
 }
@@ -383,6 +387,7 @@ void lobby_login(struct lobby *l, struct client *c, const struct proto_req *rq, 
 void lobby_login_checked(struct lobby *l, struct client *c, const struct proto_req *rq,
                          const char *name, bool registered)
 {
+	l->epoch++;
 	snprintf(c->name, sizeof c->name, "%s", name);
 	c->logged_in = true;
 	c->registered = registered;
@@ -427,13 +432,16 @@ void lobby_logout(struct lobby *l, struct client *c, const struct proto_req *rq)
 	c->logged_in = false;
 	c->registered = false;
 	c->name[0] = '\0';
+	l->epoch++;
 }
 
-void lobby_who(struct lobby *l, struct client *c, const struct proto_req *rq)
+/* Makes who's answer again from the clients, into l->who. */
+static void who_build(struct lobby *l)
 {
-	cJSON *f = cJSON_CreateObject();
-	cJSON *arr = cJSON_AddArrayToObject(f, "users");
+	struct lobby_who_cache *w = &l->who;
+	cJSON *arr = cJSON_CreateArray();
 	char *extra = NULL;
+	size_t len = 0, cap = 0;
 	int n = 0, more = 0;
 	for (struct conn *un = l->hub->conns; un != NULL; un = un->next) {
 		struct client *u = user_at(un);
@@ -462,14 +470,55 @@ void lobby_who(struct lobby *l, struct client *c, const struct proto_req *rq)
 			xappend(&line, ", %s %" PRIu64, plays ? "plays" : "watches", g->id);
 		}
 		cJSON_AddItemToArray(arr, j);
-		xappend(&extra, "%s%s", extra ? "\n" : "", line ? line : "");
+		/* the lines in one buffer that doubles (not one realloc of all of it per user) */
+		size_t add = (line ? strlen(line) : 0) + 1;
+		if (len + add + 1 > cap) {
+			size_t ncap = cap ? 2 * cap : 4096;
+			while (ncap < len + add + 1)
+				ncap *= 2;
+			char *e = realloc(extra, ncap);
+			if (e == NULL) {
+				free(line);
+				continue;
+			}
+			extra = e;
+			cap = ncap;
+		}
+		len += (size_t)sprintf(extra + len, "%s%s", len ? "\n" : "", line ? line : "");
 		free(line);
 	}
-	if (more > 0) {
-		cJSON_AddNumberToObject(f, "more", more);
-		xappend(&extra, "\n  and %d more", more);
+	if (more > 0)
+		xappend(&extra, "%s  and %d more", extra ? "\n" : "", more);
+	free(w->users);
+	free(w->text);
+	w->users = cJSON_PrintUnformatted(arr);
+	w->text = extra;
+	cJSON_Delete(arr);
+	w->n = n;
+	w->more = more;
+	w->epoch = l->epoch;
+	w->sess_epoch = l->sess->epoch;
+	w->rtt_gen = rtt_generation();
+	w->valid = w->users != NULL;
+}
+
+void lobby_who(struct lobby *l, struct client *c, const struct proto_req *rq)
+{
+	struct lobby_who_cache *w = &l->who;
+	if (!w->valid || w->epoch != l->epoch || w->sess_epoch != l->sess->epoch ||
+	    w->rtt_gen != rtt_generation())
+		who_build(l);
+	if (!w->valid) {
+		reply_err(c, rq, "INTERNAL", "out of memory");
+		return;
 	}
-	reply_ok(c, rq, f, extra, "%d user%s online", n + more, n + more == 1 ? "" : "s");
+	cJSON *f = cJSON_CreateObject();
+	cJSON_AddItemToObject(f, "users", cJSON_CreateRaw(w->users));
+	if (w->more > 0)
+		cJSON_AddNumberToObject(f, "more", w->more);
+	int all = w->n + w->more;
+	reply_ok(c, rq, f, w->text ? strdup(w->text) : NULL, "%d user%s online", all,
+	         all == 1 ? "" : "s");
 }
 
 void lobby_set_seeks(struct client *c, const struct proto_req *rq, const char *word)

@@ -106,6 +106,15 @@ struct lobby {
 	uv_timer_t feed_timer;
 	bool feed_armed, feed_open;
 	struct lobby_hooks hooks;
+	/* who's answer, made again only when what it shows changed (lobby_who) */
+	uint64_t epoch;                /* bumped at each login, logout and leaving */
+	struct lobby_who_cache {
+		bool valid;
+		uint64_t epoch, sess_epoch, rtt_gen; /* what it was made from */
+		char *users;                          /* the "users" array as JSON text */
+		char *text;                           /* the text form's lines */
+		int n, more;
+	} who;
 };
 
 /*
@@ -140,7 +149,9 @@ struct client *lobby_find_user(struct lobby *l, const char *name);
 /* c is going: its seeks and the challenges to it are withdrawn (open seeks told to the others). */
 void lobby_client_gone(struct lobby *l, struct client *c);
 /* who: the logged-in clients (LOBBY_WHO_MAX of them, the rest counted), with their games
-   and round-trip times. */
+   and round-trip times. The answer is made once and kept until a login, a logout, a client
+   leaving, a seat or watch taken or left, a game's end or a round-trip time changes it, so
+   many clients asking cost a copy each, not a walk over every user. */
 void lobby_who(struct lobby *l, struct client *c, const struct proto_req *rq);
 /* set seeks on|off (word): whether c hears seek news; answers rq. */
 void lobby_set_seeks(struct client *c, const struct proto_req *rq, const char *word);

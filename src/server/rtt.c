@@ -110,6 +110,14 @@ void rtt_stop(struct rtt *r)
 		uv_close((uv_handle_t *)&r->timer, NULL);
 }
 
+/* what rtt_describe() shows changed: one counter for the process (every hub's clients) */
+static uint64_t generation;
+
+uint64_t rtt_generation(void)
+{
+	return generation;
+}
+
 void rtt_set(struct client *cl, const struct proto_req *rq, const char *word)
 {
 	bool on = strcasecmp(word, "on") == 0;
@@ -121,6 +129,7 @@ void rtt_set(struct client *cl, const struct proto_req *rq, const char *word)
 	if (!on) {
 		cl->rtt.waiting = false;
 		cl->rtt.known = false;
+		generation++;
 	}
 	cJSON *f = cJSON_CreateObject();
 	cJSON_AddBoolToObject(f, "ping", on);
@@ -148,6 +157,7 @@ void rtt_pong(struct client *cl, const struct proto_req *rq, const char *token_t
 	r->ms = r->known ? (7 * r->ms + sample + 4) / 8 : sample;
 	r->known = true;
 	r->waiting = false;
+	generation++;
 	r->sent = now; /* the next ping is due a period after this answer */
 	cJSON *f = cJSON_CreateObject();
 	cJSON_AddNumberToObject(f, "sample_ms", (double)sample);

@@ -42,6 +42,8 @@ void rtt_set(struct client *cl, const struct proto_req *rq, const char *word);
 void rtt_pong(struct client *cl, const struct proto_req *rq, const char *token);
 /* who: adds "rtt_ms" (number or null) to j and ", rtt N ms" to *line when known. */
 void rtt_describe(const struct client *cl, cJSON *j, char **line);
+/* Bumped whenever some client's round-trip time changes or becomes unknown (who's cache). */
+uint64_t rtt_generation(void);
 /* cl's round-trip time in ms, or -1 when unknown (cl may be NULL). */
 int64_t rtt_ms(const struct client *cl);
 /* The lag allowance for a round-trip time: min(rtt, LAG_ALLOWANCE_MAX_MS); 0 if unknown (< 0). */

@@ -244,6 +244,7 @@ static void prune_finished(struct sessions *s)
 /* Records the result (clocks stop as they stand). */
 static void set_result(struct game *g, int winner, const char *score, const char *reason)
 {
+	g->sess->epoch++;
 	journal_before(g);
 	if (!g->over)
 		clock_left(g, g->left);
@@ -651,7 +652,7 @@ void session_sort_games(struct client *c)
 
 void session_client_gone(struct sessions *s, struct client *c)
 {
-	(void)s;
+	s->epoch++;
 	/* the list is taken whole (newest game first): c leaves every game on it */
 	session_sort_games(c);
 	struct game **games = c->games;

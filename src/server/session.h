@@ -197,6 +197,8 @@ struct sessions {
 	struct session_limits lim;
 	struct game *games; /* newest first; finished ones stay a while */
 	size_t nfinished;
+	uint64_t epoch; /* bumped when a seat or a watch is taken or left or a game ends (what
+	                   who shows: the lobby's cache of it) */
 	uint64_t next_game_id;
 	struct rng rng;             /* seeds and random seats */
 	struct session_hooks hooks; /* the journal's (hooks.h); none: games in memory only */

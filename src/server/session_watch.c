@@ -29,6 +29,7 @@ bool member_add(struct client *c, struct game *g)
 		c->capgames = cap;
 	}
 	c->games[c->ngames++] = g;
+	g->sess->epoch++;
 	return true;
 }
 
@@ -37,6 +38,7 @@ void member_del(struct client *c, const struct game *g)
 	for (unsigned i = 0; i < c->ngames; i++)
 		if (c->games[i] == g) {
 			c->games[i] = c->games[--c->ngames];
+			g->sess->epoch++;
 			return;
 		}
 }
@@ -279,6 +281,7 @@ bool watch_add(struct game *g, struct client *c)
 		return false;
 	g->w[g->nw++] = (struct watcher){.c = c, .pending = NULL};
 	c->nwatching++;
+	g->sess->epoch++;
 	return true;
 }
 
@@ -334,6 +337,7 @@ bool watch_drop(struct game *g, struct client *c)
 			snap_unref(g->w[i].pending);
 			g->w[i] = g->w[--g->nw];
 			c->nwatching--;
+			g->sess->epoch++;
 			if (session_seat_of(g, c) < 0)
 				member_del(c, g);
 			watch_count_changed(g);
