@@ -22,7 +22,7 @@ void lobby_init(struct lobby *l, struct conn_hub *hub, struct sessions *sess, ui
 	memset(l, 0, sizeof *l);
 	l->hub = hub;
 	l->sess = sess;
-	l->feed_ms = feed_ms;
+	l->feed_ms = l->feed_gap = feed_ms;
 	l->feed_burst = l->feed_credit = LOBBY_FEED_BURST;
 	l->credit_at = uv_now(hub->loop);
 	l->max_seeks = max_seeks;
@@ -183,10 +183,16 @@ static void feed_flush(struct lobby *l)
 	for (size_t i = 0; i < n; i++)
 		if (!l->feed[i].gone)
 			l->feed[i].k->told = true;
+	/* a flood of seeks: the summaries come further apart while it lasts, so it costs the
+	   subscribers' writes once a second at most, not every feed_ms */
 	if (n > LOBBY_FEED_MAX) {
+		l->feed_gap = l->feed_gap * 2 < LOBBY_FEED_SLOW_MS ? l->feed_gap * 2
+		                                                   : LOBBY_FEED_SLOW_MS;
 		feed_summary(l, n);
 		return;
 	}
+	if (n <= LOBBY_FEED_MAX / 2)
+		l->feed_gap = l->feed_ms;
 	struct msg m[LOBBY_FEED_MAX];
 	struct outbuf *parts[2][LOBBY_FEED_MAX], *all[2];
 	for (size_t i = 0; i < n; i++) {
@@ -221,7 +227,7 @@ static void feed_flush(struct lobby *l)
 	outbuf_unref(all[1]);
 }
 
-/* The sends at once the time has earned since credit_at: one every feed_ms. */
+/* The sends at once the time has earned since credit_at: one every feed_gap. */
 static void feed_refill(struct lobby *l)
 {
 	uint64_t now = uv_now(l->hub->loop);
@@ -230,13 +236,13 @@ static void feed_refill(struct lobby *l)
 		l->credit_at = now;
 		return;
 	}
-	uint64_t earned = (now - l->credit_at) / l->feed_ms;
+	uint64_t earned = (now - l->credit_at) / l->feed_gap;
 	if (earned >= l->feed_burst - l->feed_credit) {
 		l->feed_credit = l->feed_burst;
 		l->credit_at = now;
 	} else {
 		l->feed_credit += (unsigned)earned;
-		l->credit_at += earned * l->feed_ms;
+		l->credit_at += earned * l->feed_gap;
 	}
 }
 
@@ -275,7 +281,7 @@ static void feed_add(struct lobby *l, const struct seek_news *n)
 		feed_flush(l);
 		return;
 	}
-	uint64_t now = uv_now(l->hub->loop), due = l->credit_at + l->feed_ms;
+	uint64_t now = uv_now(l->hub->loop), due = l->credit_at + l->feed_gap;
 	l->feed_armed = true;
 	uv_timer_start(&l->feed_timer, feed_cb, due > now ? due - now : 0, 0);
 }

@@ -21,8 +21,10 @@
  * that it is batched: news waits in a feed and goes out every feed_ms
  * (LOBBY_FEED_MS), all of it in one write per client; a seek that came and
  * went in between is not told at all; more than LOBBY_FEED_MAX seeks at once
- * become one "changed" summary. So a flood of seeks costs O(clients) writes
- * per feed_ms, not per seek. The one who accepts a seek is told it is gone
+ * become one "changed" summary, and while summaries follow each other the
+ * interval doubles up to LOBBY_FEED_SLOW_MS (back to feed_ms once a batch is
+ * small again). So a flood of seeks costs O(clients) writes a second, not
+ * per seek. The one who accepts a seek is told it is gone
  * at once, with the answer to its accept.
  */
 #ifndef BITARENA_SERVER_LOBBY_H
@@ -39,6 +41,7 @@
 #define LOBBY_FEED_MS         50   /* seek news goes out at most this often, past a burst */
 #define LOBBY_FEED_BURST      8    /* sends of seek news at once before that */
 #define LOBBY_FEED_MAX        8    /* news of more seeks at once: one "changed" summary */
+#define LOBBY_FEED_SLOW_MS    1000 /* summaries in a row come at most this far apart */
 #define LOBBY_WHO_MAX         1000 /* users who lists (the rest are counted) */
 
 /* An open seek: the game its author offers (to anyone, or to one user: a challenge). */
@@ -100,6 +103,8 @@ struct lobby {
 	size_t nfeed, capfeed;
 	uint64_t feed_ms;     /* past the burst, news goes out at most this often; 0: always
 	                         at once */
+	uint64_t feed_gap;    /* the interval now: feed_ms, doubled while each batch is a
+	                         summary (up to LOBBY_FEED_SLOW_MS) */
 	unsigned feed_burst;  /* sends at once while news is rare (LOBBY_FEED_BURST) */
 	unsigned feed_credit; /* sends at once left; one more every feed_ms, up to the burst */
 	uint64_t credit_at;   /* uv_now the credit was last brought up to date */
