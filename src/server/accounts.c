@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "server/addrcount.h"
 #include "server/identity.h"
 
 enum auth_kind { AUTH_REGISTER, AUTH_LOGIN, AUTH_GUEST };
@@ -220,6 +221,16 @@ static void uncount(struct ratelimit *rl, const char *key, int64_t at)
 		ratelimit_undo(rl, key, at);
 }
 
+/*
+ * The address limits count c's address as --max-per-address does
+ * (addrcount.h): an IPv4 address as itself, an IPv6 address by its /64.
+ */
+static const char *addr_of(const struct client *c, char out[2 * ADDR_KEY_LEN + 1])
+{
+	sodium_bin2hex(out, 2 * ADDR_KEY_LEN + 1, c->conn->addr.b, ADDR_KEY_LEN);
+	return out;
+}
+
 /* name has logged in (or registered) from peer now: an account's limit does not close it there
    for ACCOUNTS_KNOWN_MS (a limiter of one entry a key: the newest time is kept). */
 static void known_add(struct accounts *a, const char *pair, int64_t now)
@@ -246,7 +257,8 @@ static void pair_key(struct auth_job *j, const char *peer)
 static bool login_attempt(struct accounts *a, struct client *c, const struct proto_req *rq,
                           struct auth_job *j)
 {
-	const char *peer = c->conn->peer;
+	char abuf[2 * ADDR_KEY_LEN + 1];
+	const char *peer = addr_of(c, abuf);
 	int64_t now = (int64_t)uv_now(a->hub->loop), retry = 0;
 	pair_key(j, peer);
 	bool known = a->known != NULL && ratelimit_count(a->known, j->pair, now) > 0;
@@ -279,7 +291,8 @@ static bool login_attempt(struct accounts *a, struct client *c, const struct pro
 /* The login of j succeeded: its counts are taken back, and its address is known to the account. */
 static void login_succeeded(struct accounts *a, struct client *c, struct auth_job *j)
 {
-	uncount(a->rl_addr, c->conn->peer, j->at);
+	char abuf[2 * ADDR_KEY_LEN + 1];
+	uncount(a->rl_addr, addr_of(c, abuf), j->at);
 	if (a->rl_pair != NULL)
 		ratelimit_success(a->rl_pair, j->pair);
 	if (j->acct_counted)
@@ -304,6 +317,7 @@ static void read_done(struct store_read *rd)
 		return;
 	}
 	int64_t retry = 0;
+	char abuf[2 * ADDR_KEY_LEN + 1];
 	switch (j->kind) {
 	case AUTH_REGISTER:
 		if (j->found == 1 || identity_guest_holds(a->lobby, j->name, c, NULL)) {
@@ -313,7 +327,7 @@ static void read_done(struct store_read *rd)
 			                  : "a guest's (connected, or with seats in games not "
 			                    "yet ended)");
 			job_done(j, c);
-		} else if (a->rl_reg != NULL && ratelimit_attempt(a->rl_reg, c->conn->peer,
+		} else if (a->rl_reg != NULL && ratelimit_attempt(a->rl_reg, addr_of(c, abuf),
 		                                                  (int64_t)uv_now(a->hub->loop),
 		                                                  &retry) == RATELIMIT_THROTTLED) {
 			throttled(c, rq, "REGISTER_THROTTLED", retry,
@@ -401,7 +415,8 @@ static void on_account(void *ud, const struct store_rec *r)
 		         j->name, j->name);
 	} else {
 		log_info("account %s registered", j->name);
-		pair_key(j, c->conn->peer);
+		char abuf[2 * ADDR_KEY_LEN + 1];
+		pair_key(j, addr_of(c, abuf));
 		known_add(j->a, j->pair, (int64_t)uv_now(j->a->hub->loop));
 		lobby_login(j->a->lobby, c, rq, j->name, true);
 	}

@@ -13,7 +13,8 @@
  * together, and it is taken back when it succeeds; an account closed to new
  * addresses by someone failing against it still opens to its user from an
  * address it logged in from, and to the right password from an address that
- * did not fail. Registrations are limited per address. Unknown names cost
+ * did not fail. Registrations are limited per address. An address is keyed as
+ * --max-per-address keys it (addrcount.h: an IPv6 /64 is one). Unknown names cost
  * the same work as wrong passwords, so timing tells no names apart.
  *
  * Nothing here blocks the loop: the store is read on a reader thread
