@@ -100,8 +100,9 @@ bool identity_guest_login(struct lobby *l, struct client *c, const struct proto_
 	} else if (token != NULL && held == NULL) { /* no guest has it: a wrong account login */
 		reply_err(c, rq, "BAD_LOGIN", "wrong name or password");
 		return false;
-	} else if (held == NULL || given[0] == '\0' || held[0] == '\0') {
-		identity_token_new(c->token); /* a new guest, or a restored seat claimed */
+	} else {
+		identity_token_new(
+		        c->token); /* a new guest, or a restored seat (no token) claimed */
 	}
 	lobby_login(l, c, rq, name, false);
 	return true;
