@@ -6,8 +6,9 @@
  * loop through a uv_async: the batch is durable, or the batch failed and
  * none of it is stored. This is group commit (Redis `appendfsync always`,
  * PostgreSQL's commit_delay): one fsync covers every record queued while the
- * previous one ran, so the loop never waits for the disk and the disk is
- * not asked for one fsync per move.
+ * previous one ran (and, right after a batch of many, those that come within
+ * a fraction of a commit's time: gather() in store_writer.c), so the loop
+ * never waits for the disk and the disk is not asked for one fsync per move.
  *
  *   loop:    store_writer_rec() -> fill -> store_writer_queue() = seq  (no I/O, no wait)
  *   writer:  take all queued -> BEGIN; apply each; COMMIT (one fsync) -> uv_async_send
@@ -66,6 +67,7 @@
 #define STORE_WRITER_ID_BLOCK    1024 /* game ids reserved at a time */
 #define STORE_WRITER_MAX_BATCH   8192 /* records in one transaction at most */
 #define STORE_FSYNC_BATCH_MAX_MS 10000
+#define STORE_WRITER_GATHER_MAX_US 1000 /* the longest the writer waits to gather a batch */
 
 /* --fsync always | batch=MS */
 struct store_fsync {
