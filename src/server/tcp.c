@@ -2,6 +2,18 @@
  * tcp.c - the TCP transport (see tcp.h and conn.h): the listener, accepting,
  * reading, writing and closing, each connection's uv_tcp_t kept beside its
  * struct conn (conn_new's transport area).
+ *
+ * Writes are batched: write() only queues the outbuf on its connection (up to
+ * TCP_BATCH of them or TCP_BATCH_BYTES) and puts the connection on its listener's flush list;
+ * after the loop's poll (a uv_check) and again before the next poll (a
+ * uv_prepare: output made by timers and the pump), each listed connection's
+ * queue goes out as one uv_write of several buffers, one writev(2). A move
+ * answered with its ok and its state, or a state that follows a chat line,
+ * is then one system call and one TCP segment instead of two: on loopback
+ * the write path was most of the server's CPU time. Nothing waits longer than
+ * the end of the loop pass that made it, and the bytes and their order are
+ * what they were. A queue that fills is written at once; closing writes it
+ * (graceful) or drops it.
  */
 #include "server/tcp.h"
 
@@ -10,18 +22,28 @@
 
 #include "server/text.h"
 
+#define TCP_BATCH       16    /* outbufs queued per connection before it is written at once */
+#define TCP_BATCH_BYTES 16384 /* ... or bytes */
+
 /* The transport's part of a connection. */
 struct tcp_conn {
 	uv_tcp_t tcp; /* data = the struct conn */
 	uv_shutdown_t shut;
 	bool shutting;            /* a graceful close waits for its shutdown */
 	struct tcp_listener *via; /* the listener that accepted it */
+	/* output queued in this loop pass (a reference each), and its place on via->flush */
+	struct outbuf *q[TCP_BATCH];
+	unsigned nq;
+	size_t qbytes;
+	bool listed;
+	struct tcp_conn *fnext, *fprev;
 };
 
-/* One uv_write in flight; holds a reference on its payload until the callback. */
+/* One uv_write in flight; holds a reference on each of its payloads until the callback. */
 struct wreq {
 	uv_write_t req;
-	struct outbuf *b;
+	unsigned n;
+	struct outbuf *b[TCP_BATCH];
 };
 
 static struct tcp_conn *tc_of(const struct conn *c)
@@ -74,29 +96,123 @@ static void write_cb(uv_write_t *req, int status)
 {
 	struct wreq *w = (struct wreq *)req;
 	struct conn *c = req->handle->data;
-	conn_wrote(c, w->b, status);
-	outbuf_unref(w->b);
+	for (unsigned i = 0; i < w->n; i++) {
+		conn_wrote(c, w->b[i], status);
+		outbuf_unref(w->b[i]);
+	}
 	free(w);
+}
+
+static void unlist(struct tcp_conn *tc)
+{
+	if (!tc->listed)
+		return;
+	if (tc->fprev != NULL)
+		tc->fprev->fnext = tc->fnext;
+	else
+		tc->via->flush = tc->fnext;
+	if (tc->fnext != NULL)
+		tc->fnext->fprev = tc->fprev;
+	tc->fnext = tc->fprev = NULL;
+	tc->listed = false;
+}
+
+/* Each of n outbufs failed with status (< 0): told, then dropped. */
+static void failed(struct conn *c, struct outbuf **b, unsigned n, int status)
+{
+	for (unsigned i = 0; i < n; i++) {
+		conn_wrote(c, b[i], status);
+		outbuf_unref(b[i]);
+	}
+}
+
+/* Drops tc's queue unwritten (the connection is cut). */
+static void drop_queue(struct conn *c, struct tcp_conn *tc)
+{
+	struct outbuf *q[TCP_BATCH];
+	unsigned n = tc->nq;
+	memcpy(q, tc->q, n * sizeof *q);
+	unlist(tc);
+	tc->nq = 0;
+	tc->qbytes = 0;
+	failed(c, q, n, UV_ECANCELED);
+}
+
+/* Writes c's queue as one uv_write; a failure is told for each outbuf (conn_wrote). */
+static void flush_conn(struct conn *c)
+{
+	struct tcp_conn *tc = tc_of(c);
+	unlist(tc);
+	if (tc->nq == 0)
+		return;
+	struct wreq *w = malloc(sizeof *w);
+	if (w == NULL) {
+		struct outbuf *q[TCP_BATCH];
+		unsigned n = tc->nq;
+		memcpy(q, tc->q, n * sizeof *q);
+		tc->nq = 0;
+		tc->qbytes = 0;
+		failed(c, q, n, UV_ENOMEM);
+		return;
+	}
+	uv_buf_t ub[TCP_BATCH];
+	w->n = tc->nq;
+	for (unsigned i = 0; i < w->n; i++) {
+		w->b[i] = tc->q[i];
+		ub[i] = uv_buf_init(w->b[i]->data, (unsigned)w->b[i]->len);
+	}
+	tc->nq = 0;
+	tc->qbytes = 0;
+	int r = uv_write(&w->req, (uv_stream_t *)&tc->tcp, ub, w->n, write_cb);
+	if (r != 0) {
+		failed(c, w->b, w->n, r);
+		free(w);
+	}
+}
+
+/* Writes every queued connection of l (the list may grow meanwhile: a write's failure). */
+static void flush_all(struct tcp_listener *l)
+{
+	while (l->flush != NULL) {
+		struct tcp_conn *tc = l->flush;
+		flush_conn(tc->tcp.data);
+	}
+}
+
+static void flush_check_cb(uv_check_t *h)
+{
+	flush_all(h->data);
+}
+
+static void flush_prepare_cb(uv_prepare_t *h)
+{
+	flush_all(h->data);
 }
 
 static int tcp_write(struct conn *c, struct outbuf *b)
 {
-	struct wreq *w = malloc(sizeof *w);
-	if (w == NULL)
-		return UV_ENOMEM;
-	w->b = outbuf_ref(b);
-	uv_buf_t ub = uv_buf_init(b->data, (unsigned)b->len);
-	int r = uv_write(&w->req, (uv_stream_t *)&tc_of(c)->tcp, &ub, 1, write_cb);
-	if (r != 0) {
-		outbuf_unref(w->b);
-		free(w);
+	struct tcp_conn *tc = tc_of(c);
+	tc->q[tc->nq++] = outbuf_ref(b);
+	tc->qbytes += b->len;
+	if (tc->nq == TCP_BATCH || tc->qbytes >= TCP_BATCH_BYTES || !tc->via->batching) {
+		flush_conn(c); /* a failure is told through conn_wrote (the contract of write) */
+		return 0;
 	}
-	return r;
+	if (!tc->listed) {
+		tc->listed = true;
+		tc->fprev = NULL;
+		tc->fnext = tc->via->flush;
+		if (tc->fnext != NULL)
+			tc->fnext->fprev = tc;
+		tc->via->flush = tc;
+	}
+	return 0;
 }
 
 static size_t tcp_backlog(const struct conn *c)
 {
-	return uv_stream_get_write_queue_size((const uv_stream_t *)&tc_of(c)->tcp);
+	const struct tcp_conn *tc = tc_of(c);
+	return uv_stream_get_write_queue_size((const uv_stream_t *)&tc->tcp) + tc->qbytes;
 }
 
 static void shutdown_cb(uv_shutdown_t *req, int status)
@@ -113,6 +229,10 @@ static void tcp_close(struct conn *c, bool graceful)
 	uv_handle_t *h = (uv_handle_t *)&tc->tcp;
 	if (uv_is_closing(h) || (graceful && tc->shutting))
 		return;
+	if (graceful)
+		flush_conn(c); /* the shutdown waits for it */
+	else
+		drop_queue(c, tc);
 	uv_read_stop((uv_stream_t *)&tc->tcp);
 	if (graceful && !tc->shutting &&
 	    uv_shutdown(&tc->shut, (uv_stream_t *)&tc->tcp, shutdown_cb) == 0) {
@@ -206,6 +326,12 @@ int tcp_listen(struct tcp_listener *l, struct conn_hub *hub, const char *host, i
 		return r;
 	l->open = true;
 	l->handle.data = l;
+	uv_check_init(hub->loop, &l->flush_check);
+	uv_prepare_init(hub->loop, &l->flush_prepare);
+	l->flush_check.data = l->flush_prepare.data = l;
+	uv_check_start(&l->flush_check, flush_check_cb);
+	uv_prepare_start(&l->flush_prepare, flush_prepare_cb);
+	l->batching = true;
 	if ((r = uv_tcp_bind(&l->handle, (const struct sockaddr *)&ss, 0)) != 0)
 		return r;
 	if ((r = uv_listen((uv_stream_t *)&l->handle, 128, on_connection)) != 0)
@@ -227,6 +353,12 @@ struct tcp_listener *tcp_listener_of(const struct conn *c)
 
 void tcp_unlisten(struct tcp_listener *l)
 {
-	if (l->open && !uv_is_closing((uv_handle_t *)&l->handle))
+	if (l->open && !uv_is_closing((uv_handle_t *)&l->handle)) {
+		/* from now on its connections write at once (their last output, the shutdown) */
+		flush_all(l);
+		l->batching = false;
+		uv_close((uv_handle_t *)&l->flush_check, NULL);
+		uv_close((uv_handle_t *)&l->flush_prepare, NULL);
 		uv_close((uv_handle_t *)&l->handle, NULL);
+	}
 }

@@ -1,9 +1,10 @@
 /*
  * tcp.h - the TCP transport of the connection layer (conn.h): a listener on
  * IPv4 or IPv6, accepted sockets with TCP_NODELAY and keepalive, reads into
- * the connection's input buffer, uv_write of outbufs (one reference per write
- * in flight), graceful close by shutdown(2). Plain telnet and nc work; the
- * telnet negotiation is stripped by the connection layer's framer.
+ * the connection's input buffer, output batched per connection and written
+ * with one writev(2) per loop pass (one reference per outbuf in flight),
+ * graceful close by shutdown(2). Plain telnet and nc work; the telnet
+ * negotiation is stripped by the connection layer's framer.
  */
 #ifndef BITARENA_SERVER_TCP_H
 #define BITARENA_SERVER_TCP_H
@@ -14,11 +15,19 @@
 
 #include "server/conn.h"
 
+struct tcp_conn;
+
 struct tcp_listener {
 	uv_tcp_t handle;
 	struct conn_hub *hub;
 	int sndbuf; /* SO_SNDBUF of accepted sockets; 0 = the system's */
 	bool open;
+	/* the connections with output queued in this loop pass, written after the poll
+	   (flush_check) or before the next one (flush_prepare); see tcp.c */
+	struct tcp_conn *flush;
+	uv_check_t flush_check;
+	uv_prepare_t flush_prepare;
+	bool batching; /* the flush handles run (from tcp_listen until tcp_unlisten) */
 };
 
 /*
