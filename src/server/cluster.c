@@ -43,6 +43,9 @@
 #define CACHE_SLOTS     1024
 #define CS_BUCKETS      256
 #define NODES_FWD_MAX   8
+#define SEEK_TRIES      10 /* a seek not found is looked up this many times, */
+#define SEEK_RETRY_MS   20 /* this far apart, before NO_SUCH_SEEK */
+#define USERS_REFRESH_TICKS 3 /* our users' rows written again every 3 beats (who) */
 
 /* ---- state ------------------------------------------------------------------------------ */
 
@@ -94,6 +97,7 @@ struct pending_fwd {
 	uint64_t game;
 	bool seek; /* game is a seek id */
 	bool watch;
+	int tries; /* lookups of a seek not found (yet) */
 	char *line;
 	struct proto_req rq;
 };
@@ -147,6 +151,7 @@ struct cluster {
 	uint64_t healthy_since; /* the first answered heartbeat after the last trouble */
 	uint64_t beat_sent;     /* a heartbeat in flight, sent then (0: none) */
 	uint64_t synced_at;     /* the last resync() */
+	uint64_t ticks;
 	bool stopping;
 	bool users_dirty, list_dirty;
 	bool users_reset; /* the users' hash is written whole (after Redis came back) */
@@ -157,6 +162,8 @@ struct cluster {
 	struct rgame *rgames;
 	struct cstate *cs[CS_BUCKETS];
 	struct pending_fwd *lookups;
+	struct pending_fwd *retries; /* seeks looked up again at the retry timer */
+	uv_timer_t retry;
 	struct rclient *rclients;
 	struct agg *aggs;
 	struct interest *interests;
@@ -275,11 +282,17 @@ static bool publish(struct cluster *c, const char *channel, const char *header, 
 	return ok;
 }
 
+/* The channel of node's inbox. */
+static void inbox_of(char ch[64], const char *node)
+{
+	snprintf(ch, 64, KEY("in:%.*s"), CLUSTER_NODE_MAX, node);
+}
+
 static void to_node(struct cluster *c, const char *node, const char *header, const void *body,
                     size_t blen)
 {
 	char ch[64];
-	snprintf(ch, sizeof ch, KEY("in:%.*s"), CLUSTER_NODE_MAX, node); /* bounded: gcc -O2 */
+	inbox_of(ch, node);
 	publish(c, ch, header, body, blen, NULL, NULL);
 }
 
@@ -456,7 +469,7 @@ static void rg_resend(struct cluster *c, struct rgame *g)
 			n[g->m[i].json]++;
 	char h[200], ch[64];
 	snprintf(h, sizeof h, "Y %s %" PRIu64 " %zu %zu", c->instance, g->id, n[0], n[1]);
-	snprintf(ch, sizeof ch, KEY("in:%s"), g->owner);
+	inbox_of(ch, g->owner);
 	g->resend = false;
 	if (!publish(c, ch, h, NULL, 0, on_resent, (void *)(uintptr_t)g->id))
 		g->resend = true;
@@ -610,7 +623,7 @@ static void forward(struct cluster *c, struct client *cl, const struct proto_req
 	         cl->logged_in ? cl->name : "-");
 	struct fwd_ref *ref = malloc(sizeof *ref);
 	char ch[64];
-	snprintf(ch, sizeof ch, KEY("in:%s"), node);
+	inbox_of(ch, node);
 	if (ref != NULL) {
 		*ref = (struct fwd_ref){.conn = cl->conn->id, .fwd = s->fwd};
 		if (!publish(c, ch, h, line, strlen(line), on_fwd_sent, ref))
@@ -671,6 +684,8 @@ static void pending_go(struct cluster *c, struct pending_fwd *p, const char *own
 	pending_free(p);
 }
 
+static void on_retry(uv_timer_t *t);
+
 static void on_lookup(redisAsyncContext *ac, void *r, void *pd)
 {
 	(void)ac;
@@ -686,6 +701,14 @@ static void on_lookup(redisAsyncContext *ac, void *r, void *pd)
 	if (rep != NULL && rep->type == REDIS_REPLY_STRING)
 		snprintf(owner, sizeof owner, "%.*s", (int)rep->len, rep->str);
 	bool answered = rep != NULL;
+	if (answered && owner[0] == '\0' && p->seek && ++p->tries < SEEK_TRIES && !c->stopping) {
+		/* its id may have reached the client before its node's HSET reached Redis (a bot
+		   on another node accepting at once): looked up again shortly, the client held */
+		p->next = c->retries;
+		c->retries = p;
+		uv_timer_start(&c->retry, on_retry, SEEK_RETRY_MS, 0);
+		return;
+	}
 	if (!answered) { /* Redis went away meanwhile */
 		struct client *cl = client_by_id(c, p->conn);
 		if (cl != NULL) {
@@ -709,6 +732,37 @@ static const char SEEK_NODE[] =
         "end "
         "return false";
 
+/* Asks Redis for p's owner (or its seek's node); false when Redis is not there. */
+static bool lookup_send(struct cluster *c, struct pending_fwd *p)
+{
+	bool sent = p->seek ? rcall(c, on_lookup, p, "EVAL %s 0 %" PRIu64, SEEK_NODE, p->game)
+	                    : rcall(c, on_lookup, p, "GET " KEY("owner:%" PRIu64), p->game);
+	if (sent) {
+		p->next = c->lookups;
+		c->lookups = p;
+	}
+	return sent;
+}
+
+static void on_retry(uv_timer_t *t)
+{
+	struct cluster *c = t->data;
+	struct pending_fwd *list = c->retries;
+	c->retries = NULL;
+	while (list != NULL) {
+		struct pending_fwd *p = list;
+		list = p->next;
+		if (c->stopping || !lookup_send(c, p)) {
+			struct client *cl = client_by_id(c, p->conn);
+			if (cl != NULL) {
+				conn_release(cl->conn);
+				answer_down(cl, &p->rq);
+			}
+			pending_free(p);
+		}
+	}
+}
+
 /* Looks the owner (or the seek's node) up, the client held meanwhile. */
 static bool lookup(struct cluster *c, struct cmd *x, uint64_t id, bool seek, bool watch)
 {
@@ -725,15 +779,11 @@ static bool lookup(struct cluster *c, struct cmd *x, uint64_t id, bool seek, boo
 	p->watch = watch;
 	p->line = line;
 	p->rq = rq_keep(x->rq);
-	bool sent = seek ? rcall(c, on_lookup, p, "EVAL %s 0 %" PRIu64, SEEK_NODE, id)
-	                 : rcall(c, on_lookup, p, "GET " KEY("owner:%" PRIu64), id);
-	if (!sent) {
+	if (!lookup_send(c, p)) {
 		pending_free(p);
 		answer_down(x->cl, x->rq);
 		return true;
 	}
-	p->next = c->lookups;
-	c->lookups = p;
 	conn_hold(x->cl->conn);
 	return true;
 }
@@ -1116,7 +1166,7 @@ static bool sink_send(void *ud, struct conn *cn, const struct relay_id *id, cons
 	if (id->kind == RELAY_CLIENT) {
 		char hn[CLUSTER_NODE_MAX + 1];
 		name_of(id->home, hn);
-		snprintf(ch, sizeof ch, KEY("in:%s"), hn);
+		inbox_of(ch, hn);
 		if (b->len > 0 && b->data[0] == '\0') /* send_done()'s marker */
 			snprintf(h, sizeof h, "%s %" PRIu64, b->data + 1, id->conn);
 		else
@@ -2277,6 +2327,10 @@ static void on_tick(uv_timer_t *t)
 	if (c->beat_sent == 0 && rcall(c, on_beat, NULL, "EVAL %s 0 %s %s %d %d", BEAT, c->instance,
 	                               c->name, c->expiry_ms, 2 * c->expiry_ms))
 		c->beat_sent = now_ms(c);
+	/* a watch of one of our own games is no news we hear: the rows are written again now
+	   and then, so that who on every node shows it within a few beats */
+	if (++c->ticks % USERS_REFRESH_TICKS == 0)
+		c->users_dirty = true;
 	flush_live(c);
 	for (struct rgame *g = c->rgames; g != NULL; g = g->next)
 		if (g->resend)
@@ -2534,6 +2588,8 @@ int cluster_start(const struct cluster_config *cfg, const struct cluster_layers 
 	the_cluster = c;
 	uv_timer_init(c->ly.loop, &c->tick);
 	c->tick.data = c;
+	uv_timer_init(c->ly.loop, &c->retry);
+	c->retry.data = c;
 	uv_timer_start(&c->tick, on_tick, 0, (uint64_t)c->beat_ms);
 	connect_redis(c);
 	*out = c;
@@ -2634,6 +2690,8 @@ void cluster_stop(struct cluster *c)
 	      c->name, c->instance);
 	c->stopping = true;
 	uv_close((uv_handle_t *)&c->tick, on_tick_closed);
+	uv_close((uv_handle_t *)&c->retry, on_tick_closed);
+	on_retry(&c->retry); /* answered now */
 	fail_forwards_to(c, NULL, "CLUSTER_DOWN", "the server is shutting down");
 	if (c->pub != NULL)
 		redisAsyncDisconnect(c->pub);
