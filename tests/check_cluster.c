@@ -31,6 +31,7 @@
 
 #define BEAT_MS "300" /* --cluster-beat-ms: a dead node is noticed within about a second */
 #define GAP_MS 1500   /* test_owner_killed: how long bob thinks before the kill */
+#define INFLIGHT 4    /* test_redis_restart: games with a move on its way when Redis dies */
 
 static struct pgtest pg;    /* the case's servers, made in the runner */
 static struct redistest rd; /* (cluster cases only) */
@@ -445,7 +446,9 @@ END_TEST
  * players are on its own node goes on; a move between nodes gets
  * CLUSTER_DOWN meanwhile and is accepted once Redis is back (tried again
  * as a client would); the spectators of another node are sent the state
- * again; every acknowledged move is stored.
+ * again; moves on their way between nodes when Redis dies are acknowledged,
+ * or refused and then found played or played when tried again, once; every
+ * acknowledged move is stored.
  */
 START_TEST(test_redis_restart)
 {
@@ -466,6 +469,20 @@ START_TEST(test_redis_restart)
 	struct ts_cli *to_b[] = {&b}, *to_a[] = {&a}, *to_fw[] = {&f, &w}, *to_f[] = {&f};
 	play(&a, g1, "a1", to_b, 1, 2);
 	play(&e, g2, "a1", to_fw, 2, 2);
+	/* more games across n1 and n2, a move of each on its way between nodes when Redis dies */
+	struct ts_cli p[INFLIGHT], q[INFLIGHT];
+	int gq[INFLIGHT];
+	for (int i = 0; i < INFLIGHT; i++) {
+		char name[16];
+		snprintf(name, sizeof name, "pat%d", i);
+		ts_join(&p[i], t.n[0].port, name);
+		snprintf(name, sizeof name, "quin%d", i);
+		ts_join(&q[i], t.n[1].port, name);
+		gq[i] = ts_begin_game(&p[i], &q[i], "ttt");
+		play(&p[i], gq[i], "a1", (struct ts_cli *[]){&q[i]}, 1, 2);
+	}
+	for (int i = 0; i < INFLIGHT; i++)
+		ts_send(&q[i], "move %d a2", gq[i]);
 	redistest_stop(&rd, true);
 	/* the local game goes on */
 	play(&f, g2, "b1", (struct ts_cli *[]){&e}, 1, 3);
@@ -486,6 +503,29 @@ START_TEST(test_redis_restart)
 	}
 	ck_assert(done);
 	cJSON_Delete(ts_untilf(&a, "{\"type\":\"state\",\"game\":%d,\"last_move\":\"a2\"}", g1));
+	/* each move that was on its way: acknowledged, or refused (CLUSTER_DOWN: not known),
+	   then tried again until acknowledged or found played; played once either way */
+	for (int i = 0; i < INFLIGHT; i++) {
+		bool acked = false, played = false;
+		for (int tries = 0; tries < 100 && !acked && !played; tries++) {
+			if (tries > 0) {
+				ts_msleep(100);
+				ts_send(&q[i], "move %d a2", gq[i]);
+			}
+			cJSON *r = ts_until(&q[i], "{\"cmd\":\"move\"}");
+			const char *code = cJSON_GetStringValue(cJSON_GetObjectItem(r, "code"));
+			acked = strcmp(ts_jstr(r, "type"), "ok") == 0;
+			played = code != NULL && strcmp(code, "CLUSTER_DOWN") != 0 &&
+			         strcmp(code, "NODE_GONE") != 0; /* it was played: not q's turn now */
+			if (played)
+				ck_assert_str_eq(code, "NOT_YOUR_TURN");
+			cJSON_Delete(r);
+		}
+		ck_assert(acked || played);
+		char moves[64], status[32];
+		stored_moves(gq[i], moves, sizeof moves, status, sizeof status);
+		ck_assert_str_eq(moves, "a1 a2");
+	}
 	/* the spectator of the other node is sent the state it missed */
 	cJSON_Delete(ts_untilf(&w, "{\"type\":\"state\",\"game\":%d,\"ply\":3}", g2));
 	play(&a, g1, "b2", to_b, 1, 4);
@@ -503,6 +543,10 @@ START_TEST(test_redis_restart)
 	ts_close(&e);
 	ts_close(&f);
 	ts_close(&w);
+	for (int i = 0; i < INFLIGHT; i++) {
+		ts_close(&p[i]);
+		ts_close(&q[i]);
+	}
 	trio_down(&t);
 }
 END_TEST

@@ -151,6 +151,7 @@ struct cluster {
 	uint64_t healthy_since; /* the first answered heartbeat after the last trouble */
 	uint64_t beat_sent;     /* a heartbeat in flight, sent then (0: none) */
 	uint64_t synced_at;     /* the last resync() */
+	uint64_t echo_sent;     /* an echo to our own inbox in flight, sent then (0: none) */
 	uint64_t ticks;
 	bool stopping;
 	bool users_dirty, list_dirty;
@@ -1431,6 +1432,9 @@ static void on_inbox_msg(struct cluster *c, char *h, char *body, size_t len)
 			interest_set(c, a, game, fmt == 'j', count);
 		break;
 	}
+	case 'H': /* our own echo (on_tick): the way through Redis and back works */
+		c->echo_sent = 0;
+		break;
 	case 'Y': {
 		size_t nt, nj;
 		if (sscanf(h, "Y %64s %" SCNu64 " %zu %zu", a, &game, &nt, &nj) == 4) {
@@ -2310,11 +2314,37 @@ static void drop_stale_aggs(struct cluster *c)
 
 static void connect_redis(struct cluster *c);
 
+/*
+ * Both connections closed, to be made again at once: one of them is dead
+ * without hiredis knowing (its libuv adapter drops a poll error, such as the
+ * reset of a connection that had unsent commands when Redis was killed), so
+ * commands would wait on it for ever.
+ */
+static void drop_redis(struct cluster *c, const char *why)
+{
+	log_error("cluster: node %s: Redis %s; connecting again", c->name, why);
+	redisAsyncContext *p = c->pub, *s = c->sub;
+	if (p != NULL) /* on_disconnected: forwards failed, the state reset */
+		redisAsyncFree(p);
+	if (s != NULL)
+		redisAsyncFree(s);
+	c->pub = c->sub = NULL;
+	c->pub_up = c->sub_up = c->inbox_up = false;
+	c->pub_connecting = c->sub_connecting = false;
+	c->beat_sent = c->echo_sent = 0;
+}
+
 static void on_tick(uv_timer_t *t)
 {
 	struct cluster *c = t->data;
 	if (c->stopping)
 		return;
+	uint64_t now = now_ms(c), late = 2 * (uint64_t)c->expiry_ms;
+	if (up(c) && ((c->beat_sent != 0 && now - c->beat_sent > late) ||
+	              (c->echo_sent != 0 && now - c->echo_sent > late)))
+		drop_redis(c, c->echo_sent != 0 && now - c->echo_sent > late
+		                      ? "does not bring our own messages back"
+		                      : "does not answer our heartbeat");
 	connect_redis(c);
 	expire_forwards(c);
 	drop_stale_aggs(c);
@@ -2332,6 +2362,12 @@ static void on_tick(uv_timer_t *t)
 	if (++c->ticks % USERS_REFRESH_TICKS == 0)
 		c->users_dirty = true;
 	flush_live(c);
+	if (c->echo_sent == 0) {
+		char ch[64];
+		inbox_of(ch, c->name);
+		if (publish(c, ch, "H", NULL, 0, NULL, NULL))
+			c->echo_sent = now_ms(c);
+	}
 	for (struct rgame *g = c->rgames; g != NULL; g = g->next)
 		if (g->resend)
 			rg_resend(c, g);
@@ -2419,11 +2455,13 @@ static void on_disconnected(const redisAsyncContext *ac, int status)
 		c->pub_up = false;
 		c->pub_connecting = false;
 		c->beat_sent = 0;
+		c->echo_sent = 0;
 	} else {
 		c->sub = NULL;
 		c->sub_up = false;
 		c->inbox_up = false;
 		c->sub_connecting = false;
+		c->echo_sent = 0;
 		for (struct rgame *g = c->rgames; g != NULL; g = g->next)
 			g->subscribed = g->subscribing = false;
 	}
