@@ -29,9 +29,9 @@
 #include "testserver.h"
 #include "check_main.h"
 
-#define BEAT_MS "300" /* --cluster-beat-ms: a dead node is noticed within about a second */
-#define GAP_MS 1500   /* test_owner_killed: how long bob thinks before the kill */
-#define INFLIGHT 4    /* test_redis_restart: games with a move on its way when Redis dies */
+#define BEAT_MS  "300" /* --cluster-beat-ms: a dead node is noticed within about a second */
+#define GAP_MS   1500  /* test_owner_killed: how long bob thinks before the kill */
+#define INFLIGHT 4     /* test_redis_restart: games with a move on its way when Redis dies */
 
 static struct pgtest pg;    /* the case's servers, made in the runner */
 static struct redistest rd; /* (cluster cases only) */
@@ -516,7 +516,8 @@ START_TEST(test_redis_restart)
 			const char *code = cJSON_GetStringValue(cJSON_GetObjectItem(r, "code"));
 			acked = strcmp(ts_jstr(r, "type"), "ok") == 0;
 			played = code != NULL && strcmp(code, "CLUSTER_DOWN") != 0 &&
-			         strcmp(code, "NODE_GONE") != 0; /* it was played: not q's turn now */
+			         strcmp(code, "NODE_GONE") !=
+			                 0; /* it was played: not q's turn now */
 			if (played)
 				ck_assert_str_eq(code, "NOT_YOUR_TURN");
 			cJSON_Delete(r);

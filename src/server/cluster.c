@@ -36,16 +36,16 @@
 #include "server/session.h"
 #include "server/store_writer.h"
 
-#define KEY(s)          "bitarena:" s
-#define OWNER_TTL_MS    600000 /* an ended game's owner is known this long */
-#define TAKEOVER_TTL_MS 30000
-#define DEAD_TTL_MS     600000
-#define CACHE_SLOTS     1024
-#define CS_BUCKETS      256
-#define NODES_FWD_MAX   8
-#define SEEK_TRIES      10 /* a seek not found is looked up this many times, */
-#define SEEK_RETRY_MS   20 /* this far apart, before NO_SUCH_SEEK */
-#define USERS_REFRESH_TICKS 3 /* our users' rows written again every 3 beats (who) */
+#define KEY(s)              "bitarena:" s
+#define OWNER_TTL_MS        600000 /* an ended game's owner is known this long */
+#define TAKEOVER_TTL_MS     30000
+#define DEAD_TTL_MS         600000
+#define CACHE_SLOTS         1024
+#define CS_BUCKETS          256
+#define NODES_FWD_MAX       8
+#define SEEK_TRIES          10 /* a seek not found is looked up this many times, */
+#define SEEK_RETRY_MS       20 /* this far apart, before NO_SUCH_SEEK */
+#define USERS_REFRESH_TICKS 3  /* our users' rows written again every 3 beats (who) */
 
 /* ---- state ------------------------------------------------------------------------------ */
 
