@@ -129,6 +129,43 @@ static long clock_left(const cJSON *st, int seat)
 	return (long)cJSON_GetNumberValue(cJSON_GetArrayItem(cl, seat));
 }
 
+/* A game of e and f once both have heard of the previous one's seek gone. */
+static int begin_after(struct ts_cli *e, struct ts_cli *f)
+{
+	ts_until0(e, "{\"type\":\"seek\",\"event\":\"gone\"}");
+	ts_until0(f, "{\"type\":\"seek\",\"event\":\"gone\"}");
+	return ts_begin_game(e, f, "ttt");
+}
+
+/*
+ * c's move mv in game id, tried until it is played, as a client does after
+ * an answer whose outcome it does not know (CLUSTER_DOWN, NODE_GONE) or a
+ * refusal (INTERNAL); sent: the first try is on its way already. True when
+ * acknowledged, false when found played already (NOT_YOUR_TURN).
+ */
+static bool move_until_played(struct ts_cli *c, int id, const char *mv, bool sent)
+{
+	for (int tries = 0; tries < 100; tries++) {
+		if (tries > 0)
+			ts_msleep(100);
+		if (tries > 0 || !sent)
+			ts_send(c, "move %d %s", id, mv);
+		cJSON *r = ts_until(c, "{\"cmd\":\"move\"}");
+		const char *code = cJSON_GetStringValue(cJSON_GetObjectItem(r, "code"));
+		bool acked = strcmp(ts_jstr(r, "type"), "ok") == 0;
+		bool played = code != NULL && strcmp(code, "NOT_YOUR_TURN") == 0;
+		ck_assert_msg(acked || played || strcmp(code, "CLUSTER_DOWN") == 0 ||
+		                      strcmp(code, "NODE_GONE") == 0 ||
+		                      strcmp(code, "INTERNAL") == 0,
+		              "move %s in game %d: %s", mv, id, code);
+		cJSON_Delete(r);
+		if (acked || played)
+			return acked;
+	}
+	ck_abort_msg("move %s in game %d was never played", mv, id);
+	return false;
+}
+
 /* ---- one node on PostgreSQL ----------------------------------------------------------------- */
 
 START_TEST(test_pg_game)
@@ -461,9 +498,7 @@ START_TEST(test_redis_restart)
 	ts_join(&f, t.n[2].port, "fred");
 	ts_join(&w, t.n[1].port, "wes");
 	int g1 = ts_begin_game(&a, &b, "ttt"); /* across n1 and n2 */
-	for (struct ts_cli **p = (struct ts_cli *[]){&e, &f, NULL}; *p; p++)
-		ts_until0(*p, "{\"type\":\"seek\",\"event\":\"gone\"}");
-	int g2 = ts_begin_game(&e, &f, "ttt"); /* all on n3 */
+	int g2 = begin_after(&e, &f);          /* all on n3 */
 	ts_send(&w, "watch %d", g2);
 	ts_until0(&w, "{\"type\":\"state\",\"seq\":1}");
 	struct ts_cli *to_b[] = {&b}, *to_a[] = {&a}, *to_fw[] = {&f, &w}, *to_f[] = {&f};
@@ -492,37 +527,12 @@ START_TEST(test_redis_restart)
 	ts_until0(&b, "{\"type\":\"error\",\"code\":\"CLUSTER_DOWN\"}");
 	ck_assert(redistest_restart(&rd));
 	/* once the nodes are back on Redis the move goes through */
-	bool done = false;
-	for (int tries = 0; tries < 100 && !done; tries++) {
-		ts_send(&b, "move %d a2", g1);
-		cJSON *r = ts_until(&b, "{\"cmd\":\"move\"}");
-		done = strcmp(ts_jstr(r, "type"), "ok") == 0;
-		cJSON_Delete(r);
-		if (!done)
-			ts_msleep(100);
-	}
-	ck_assert(done);
+	ck_assert(move_until_played(&b, g1, "a2", false)); /* it was refused: never played */
 	cJSON_Delete(ts_untilf(&a, "{\"type\":\"state\",\"game\":%d,\"last_move\":\"a2\"}", g1));
 	/* each move that was on its way: acknowledged, or refused (CLUSTER_DOWN: not known),
 	   then tried again until acknowledged or found played; played once either way */
 	for (int i = 0; i < INFLIGHT; i++) {
-		bool acked = false, played = false;
-		for (int tries = 0; tries < 100 && !acked && !played; tries++) {
-			if (tries > 0) {
-				ts_msleep(100);
-				ts_send(&q[i], "move %d a2", gq[i]);
-			}
-			cJSON *r = ts_until(&q[i], "{\"cmd\":\"move\"}");
-			const char *code = cJSON_GetStringValue(cJSON_GetObjectItem(r, "code"));
-			acked = strcmp(ts_jstr(r, "type"), "ok") == 0;
-			played = code != NULL && strcmp(code, "CLUSTER_DOWN") != 0 &&
-			         strcmp(code, "NODE_GONE") !=
-			                 0; /* it was played: not q's turn now */
-			if (played)
-				ck_assert_str_eq(code, "NOT_YOUR_TURN");
-			cJSON_Delete(r);
-		}
-		ck_assert(acked || played);
+		move_until_played(&q[i], gq[i], "a2", true);
 		char moves[64], status[32];
 		stored_moves(gq[i], moves, sizeof moves, status, sizeof status);
 		ck_assert_str_eq(moves, "a1 a2");
@@ -571,9 +581,7 @@ START_TEST(test_pg_down_cluster)
 	ts_join(&e, t.n[2].port, "erin");
 	ts_join(&f, t.n[1].port, "fred");
 	int id = ts_begin_game(&a, &b, "ttt"); /* on n1 */
-	for (struct ts_cli **p = (struct ts_cli *[]){&e, &f, NULL}; *p; p++)
-		ts_until0(*p, "{\"type\":\"seek\",\"event\":\"gone\"}");
-	int g2 = ts_begin_game(&e, &f, "ttt"); /* on n3 */
+	int g2 = begin_after(&e, &f);          /* on n3 */
 	ts_send(&c, "watch %d", id);
 	ts_until0(&c, "{\"type\":\"state\",\"seq\":1}");
 	struct ts_cli *to_bc[] = {&b, &c}, *to_ac[] = {&a, &c};
@@ -618,16 +626,7 @@ START_TEST(test_pg_down_cluster)
 	if (!refused) {
 		cJSON_Delete(ts_until(&e, "{\"type\":\"ok\",\"cmd\":\"move\",\"move\":\"a1\"}"));
 	} else {
-		bool done = false;
-		for (int tries = 0; tries < 100 && !done; tries++) {
-			ts_send(&e, "move %d a1", g2);
-			cJSON *m = ts_until(&e, "{\"cmd\":\"move\"}");
-			done = strcmp(ts_jstr(m, "type"), "ok") == 0;
-			cJSON_Delete(m);
-			if (!done)
-				ts_msleep(100);
-		}
-		ck_assert(done);
+		ck_assert(move_until_played(&e, g2, "a1", false)); /* INTERNAL: nothing happened */
 	}
 	cJSON_Delete(ts_untilf(&f, "{\"type\":\"state\",\"game\":%d,\"last_move\":\"a1\"}", g2));
 	char moves[256], status[32];

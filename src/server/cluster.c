@@ -1534,26 +1534,30 @@ static void to_others(struct cluster *c, const char *header)
 			to_node(c, alive_names[i], header, NULL, 0);
 }
 
+/* Our open seek k in the seeks' hash (the lobby's JSON and text of it). */
+static void seek_put(struct cluster *c, const struct seek *k)
+{
+	cJSON *v = cJSON_CreateObject();
+	cJSON_AddItemToObject(v, "seek", lobby_seek_json(k));
+	char *t = lobby_seek_text(k);
+	cJSON_AddStringToObject(v, "text", t ? t : "");
+	free(t);
+	char *s = cJSON_PrintUnformatted(v);
+	if (s != NULL)
+		rcall(c, NULL, NULL, "HSET " KEY("seeks:%s") " %" PRIu64 " %s", c->name, k->id, s);
+	free(s);
+	cJSON_Delete(v);
+}
+
 static void on_seek_news(void *ud, const struct seek *k, bool gone, struct msg *told)
 {
 	struct cluster *c = ud;
 	if (!up(c) || k->to != NULL) /* a challenge stays between its two sides, on this node */
 		return; /* (an open seek is written again when Redis is back: resync) */
-	if (gone) {
+	if (gone)
 		rcall(c, NULL, NULL, "HDEL " KEY("seeks:%s") " %" PRIu64, c->name, k->id);
-	} else {
-		cJSON *v = cJSON_CreateObject();
-		cJSON_AddItemToObject(v, "seek", lobby_seek_json(k));
-		char *t = lobby_seek_text(k);
-		cJSON_AddStringToObject(v, "text", t ? t : "");
-		free(t);
-		char *s = cJSON_PrintUnformatted(v);
-		if (s != NULL)
-			rcall(c, NULL, NULL, "HSET " KEY("seeks:%s") " %" PRIu64 " %s", c->name,
-			      k->id, s);
-		free(s);
-		cJSON_Delete(v);
-	}
+	else
+		seek_put(c, k);
 	cJSON *b = cJSON_CreateObject();
 	cJSON_AddItemReferenceToObject(b, "json", told->json);
 	cJSON_AddStringToObject(b, "text", told->text ? told->text : "");
@@ -2385,21 +2389,9 @@ static void resync(struct cluster *c)
 		if (!g->freeing)
 			rcall(c, NULL, NULL, "SET " KEY("owner:%" PRIu64) " %s", g->id, c->name);
 	rcall(c, NULL, NULL, "DEL " KEY("seeks:%s"), c->name);
-	for (struct seek *k = c->ly.lobby->seeks; k != NULL; k = k->next) {
-		if (k->to != NULL)
-			continue;
-		cJSON *v = cJSON_CreateObject();
-		cJSON_AddItemToObject(v, "seek", lobby_seek_json(k));
-		char *t = lobby_seek_text(k);
-		cJSON_AddStringToObject(v, "text", t ? t : "");
-		free(t);
-		char *s = cJSON_PrintUnformatted(v);
-		if (s != NULL)
-			rcall(c, NULL, NULL, "HSET " KEY("seeks:%s") " %" PRIu64 " %s", c->name,
-			      k->id, s);
-		free(s);
-		cJSON_Delete(v);
-	}
+	for (struct seek *k = c->ly.lobby->seeks; k != NULL; k = k->next)
+		if (k->to == NULL)
+			seek_put(c, k);
 	for (struct rgame *g = c->rgames; g != NULL; g = g->next) {
 		g->resend = true; /* once its subscription is confirmed (on_sub) */
 		rg_resend(c, g);
