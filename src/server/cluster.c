@@ -1371,8 +1371,8 @@ static void on_lobby_msg(struct cluster *c, const char *h, const char *body, siz
 	msg_init(&m, j, xasprintf("%s", t ? t : ""));
 	for (struct conn *cn = c->ly.hub->conns; cn != NULL; cn = cn->next) {
 		struct client *cl = client_of(cn);
-		if (cl == NULL || !cl->logged_in || cl->remote || cn->closing)
-			continue;
+		if (cl == NULL || !cl->logged_in || cl->remote || cn->closing || cl->seeks_off)
+			continue; /* (set seeks off: no seek news, as from this node's lobby) */
 		struct cstate *s = h[0] == 'G' ? cs_get(c, cn->id, false) : NULL;
 		if (s != NULL && s->fwd != 0 && s->accept && s->game == id && s->after == NULL) {
 			/* it accepted that seek: its end comes after the accept's answer */
