@@ -313,6 +313,17 @@ static cJSON *ask(struct ts_cli *c, const char *verb)
 	return ts_until(c, pat);
 }
 
+/* Whether the user at index i of who's answer (by name) on c watches game id. */
+static bool watches(struct ts_cli *c, int i, int id)
+{
+	cJSON *w = ask(c, "who");
+	cJSON *u = cJSON_GetArrayItem(cJSON_GetObjectItem(w, "users"), i);
+	cJSON *g = cJSON_GetArrayItem(cJSON_GetObjectItem(u, "watching"), 0);
+	bool yes = g != NULL && (int)cJSON_GetNumberValue(g) == id;
+	cJSON_Delete(w);
+	return yes;
+}
+
 /*
  * Players on n1 and n2, spectators on n3 (JSON and text): the seek is seen
  * and accepted across nodes, every state reaches everyone in order, chat
@@ -372,8 +383,12 @@ START_TEST(test_three_nodes)
 	ts_send(&c, "seek tak size=5");
 	ts_until0(&c, "{\"type\":\"ok\",\"cmd\":\"seek\"}");
 	ts_until0(&a, "{\"type\":\"seek\",\"event\":\"new\",\"seek\":{\"by\":\"carol\"}}");
+	/* a node writes its users' rows at its next beat: who is asked until carol watches */
+	for (int tries = 0; tries < 50 && !watches(&a, 2, id); tries++)
+		ts_msleep(100);
 	struct ts_cli *on[] = {&a, &b, &c};
 	for (int i = 0; i < 3; i++) {
+		ck_assert(watches(on[i], 2, id));
 		cJSON *s = ask(on[i], "seeks");
 		ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItem(s, "seeks")), 1);
 		cJSON_Delete(s);

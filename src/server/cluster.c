@@ -36,16 +36,15 @@
 #include "server/session.h"
 #include "server/store_writer.h"
 
-#define KEY(s)              "bitarena:" s
-#define OWNER_TTL_MS        600000 /* an ended game's owner is known this long */
-#define TAKEOVER_TTL_MS     30000
-#define DEAD_TTL_MS         600000
-#define CACHE_SLOTS         1024
-#define CS_BUCKETS          256
-#define NODES_FWD_MAX       8
-#define SEEK_TRIES          10 /* a seek not found is looked up this many times, */
-#define SEEK_RETRY_MS       20 /* this far apart, before NO_SUCH_SEEK */
-#define USERS_REFRESH_TICKS 3  /* our users' rows written again every 3 beats (who) */
+#define KEY(s)          "bitarena:" s
+#define OWNER_TTL_MS    600000 /* an ended game's owner is known this long */
+#define TAKEOVER_TTL_MS 30000
+#define DEAD_TTL_MS     600000
+#define CACHE_SLOTS     1024
+#define CS_BUCKETS      256
+#define NODES_FWD_MAX   8
+#define SEEK_TRIES      10 /* a seek not found is looked up this many times, */
+#define SEEK_RETRY_MS   20 /* this far apart, before NO_SUCH_SEEK */
 
 /* ---- state ------------------------------------------------------------------------------ */
 
@@ -152,7 +151,7 @@ struct cluster {
 	uint64_t beat_sent;     /* a heartbeat in flight, sent then (0: none) */
 	uint64_t synced_at;     /* the last resync() */
 	uint64_t echo_sent;     /* an echo to our own inbox in flight, sent then (0: none) */
-	uint64_t ticks;
+	uint64_t sess_epoch;    /* the sessions' epoch our users' rows were last written at */
 	bool stopping;
 	bool users_dirty, list_dirty;
 	bool users_reset; /* the users' hash is written whole (after Redis came back) */
@@ -2361,10 +2360,12 @@ static void on_tick(uv_timer_t *t)
 	if (c->beat_sent == 0 && rcall(c, on_beat, NULL, "EVAL %s 0 %s %s %d %d", BEAT, c->instance,
 	                               c->name, c->expiry_ms, 2 * c->expiry_ms))
 		c->beat_sent = now_ms(c);
-	/* a watch of one of our own games is no news we hear: the rows are written again now
-	   and then, so that who on every node shows it within a few beats */
-	if (++c->ticks % USERS_REFRESH_TICKS == 0)
-		c->users_dirty = true;
+	/* a seat or a watch of our own games taken or left, a game ended: who's and list's
+	   rows (players, spectators, watchers) written again */
+	if (c->ly.sess->epoch != c->sess_epoch) {
+		c->sess_epoch = c->ly.sess->epoch;
+		c->users_dirty = c->list_dirty = true;
+	}
 	flush_live(c);
 	if (c->echo_sent == 0) {
 		char ch[64];
