@@ -448,6 +448,36 @@ END_TEST
 
 /* ---- timeouts --------------------------------------------------------------------------- */
 
+START_TEST(test_conn_find)
+{
+	/* connections found by id while others come and go (the index compacts its holes) */
+	struct server_config cfg = {0};
+	start(&cfg, false);
+	enum { N = 150 };
+	static struct fk_cli f[N];
+	uint64_t ids[N];
+	for (int i = 0; i < N; i++) {
+		fk_connect(&fs, &f[i]);
+		ids[i] = f[i].c->id;
+	}
+	for (int i = 0; i < N; i++)
+		if (i % 3 != 0)
+			conn_close(f[i].c, false);
+	fk_run(&fs);
+	for (int i = 0; i < N; i++) {
+		struct conn *c = conn_find(&fs.srv.hub, ids[i]);
+		if (i % 3 == 0)
+			ck_assert_ptr_eq(c, f[i].c);
+		else
+			ck_assert_ptr_null(c);
+	}
+	ck_assert_ptr_null(conn_find(&fs.srv.hub, ids[N - 1] + 1));
+	fk_stop(&fs);
+	for (int i = 0; i < N; i++)
+		fk_free(&f[i]);
+}
+END_TEST
+
 START_TEST(test_login_timeout)
 {
 	struct server_config cfg = {.conn = {.login_ms = 200}};
@@ -783,6 +813,7 @@ int main(void)
 	tcase_add_test(tc, test_output_hard_and_time);
 	tcase_add_test(tc, test_output_total);
 	tcase_add_test(tc, test_door);
+	tcase_add_test(tc, test_conn_find);
 	tcase_add_test(tc, test_login_timeout);
 	tcase_add_test(tc, test_idle_timeout);
 	tcase_add_test(tc, test_ping_timeout);

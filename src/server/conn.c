@@ -82,12 +82,64 @@ static void close_if_open(uv_handle_t *h)
 		uv_close(h, NULL);
 }
 
+/* The slot of id in h->byid, or nbyid. */
+static size_t byid_at(const struct conn_hub *h, uint64_t id)
+{
+	size_t lo = 0, hi = h->nbyid;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (h->byid[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < h->nbyid && h->byid[lo].id == id ? lo : h->nbyid;
+}
+
+static void byid_add(struct conn_hub *h, struct conn *c)
+{
+	if (h->byid_lost)
+		return;
+	if (h->nbyid == h->capbyid) {
+		size_t cap = h->capbyid ? 2 * h->capbyid : 64;
+		struct conn_slot *n = realloc(h->byid, cap * sizeof *n);
+		if (n == NULL) {
+			h->byid_lost = true;
+			return;
+		}
+		h->byid = n;
+		h->capbyid = cap;
+	}
+	h->byid[h->nbyid++] = (struct conn_slot){.id = c->id, .c = c};
+}
+
+static void byid_del(struct conn_hub *h, const struct conn *c)
+{
+	size_t i = byid_at(h, c->id);
+	if (i == h->nbyid)
+		return;
+	h->byid[i].c = NULL;
+	if (++h->holes <= h->nbyid / 2)
+		return;
+	size_t k = 0;
+	for (size_t j = 0; j < h->nbyid; j++)
+		if (h->byid[j].c != NULL)
+			h->byid[k++] = h->byid[j];
+	h->nbyid = k;
+	h->holes = 0;
+}
+
 struct conn *conn_find(struct conn_hub *h, uint64_t id)
 {
-	for (struct conn *c = h->conns; c != NULL; c = c->next)
-		if (c->id == id && conn_alive(c))
-			return c;
-	return NULL;
+	if (h->byid_lost) {
+		for (struct conn *c = h->conns; c != NULL; c = c->next)
+			if (c->id == id && conn_alive(c))
+				return c;
+		return NULL;
+	}
+	size_t i = byid_at(h, id);
+	struct conn *c = i < h->nbyid ? h->byid[i].c : NULL;
+	return c != NULL && conn_alive(c) ? c : NULL;
 }
 
 /* ---- the pump --------------------------------------------------------------------- */
@@ -281,6 +333,7 @@ int conn_open(struct conn *c, const char *peer)
 	h->conns = c;
 	c->listed = true;
 	c->id = ++h->next_id;
+	byid_add(h, c);
 	snprintf(c->peer, sizeof c->peer, "%s", peer ? peer : "");
 	c->opened_at = c->last_in = uv_now(h->loop);
 	bool loopback = addr_key_of(c->peer, &c->addr);
@@ -452,6 +505,7 @@ void conn_closed(struct conn *c)
 			h->conns = c->next;
 		if (c->next)
 			c->next->prev = c->prev;
+		byid_del(h, c);
 	}
 	free(c->in);
 	free(c);
@@ -763,6 +817,9 @@ static void hub_done(struct conn_hub *h)
 	free(h->deferred);
 	h->deferred = NULL;
 	h->ndeferred = h->capdeferred = 0;
+	free(h->byid);
+	h->byid = NULL;
+	h->nbyid = h->capbyid = h->holes = 0;
 	addrcount_free(&h->addrs);
 }
 

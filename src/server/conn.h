@@ -236,6 +236,14 @@ struct conn_hub {
 	uv_idle_t pump;
 	uv_timer_t stop_timer, sweep_timer, defer_timer;
 	uint64_t next_id;
+	/* conn_find() by binary search: the open connections by id, ascending (ids only grow,
+	   so a new one is appended); a closed one leaves a hole until they are half */
+	struct conn_slot {
+		uint64_t id;
+		struct conn *c; /* NULL: a hole */
+	} *byid;
+	size_t nbyid, capbyid, holes;
+	bool byid_lost; /* out of memory once: conn_find() walks the list instead */
 	bool stopping;
 };
 
@@ -249,7 +257,8 @@ int conn_hub_init(struct conn_hub *h, uv_loop_t *loop, const struct conn_limits 
  * returns. Send any farewell before calling it.
  */
 void conn_hub_stop(struct conn_hub *h);
-/* The open connection with this id that is neither closing nor doomed, or NULL. */
+/* The open connection with this id that is neither closing nor doomed, or NULL; O(log n)
+   (an answer from a worker thread finds its client by id: not a walk over every client). */
 struct conn *conn_find(struct conn_hub *h, uint64_t id);
 
 /* ---- for transports ------------------------------------------------------------ */
