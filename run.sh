@@ -15,9 +15,10 @@ PKGS="build-essential autoconf automake pkg-config libuv1-dev libcjson-dev check
 libsqlite3-dev libsodium-dev libwebsockets-dev libwebsockets-evlib-uv libpq-dev libhiredis-dev python3"
 # For `./run.sh test` only: the browser tests' headless Chromium and its driver; the servers
 # the storage and cluster tests start for themselves (throw-away PostgreSQL, redis-server);
-# telnet (tests/check_telnet); clang for the libFuzzer targets (.ci/run: make fuzz-smoke).
+# telnet (tests/check_telnet); clang and its runtime (libFuzzer is in libclang-rt-14-dev, only
+# a recommendation of clang) for the fuzz targets (.ci/run: make fuzz-smoke).
 [ "${1:-run}" = test ] && PKGS="$PKGS chromium chromium-driver python3-selenium postgresql \
-redis-server telnet clang"
+redis-server telnet clang libclang-rt-14-dev"
 
 missing=""
 for p in $PKGS; do

@@ -483,15 +483,9 @@ static void pending_free(struct pending_fwd *p)
 	free(p);
 }
 
-static void rg_free(struct cluster *c, struct rgame *g)
+/* Frees g and what it holds (queued states, forwards waiting); g is unlinked already. */
+static void rg_destroy(struct rgame *g)
 {
-	for (struct rgame **pp = &c->rgames; *pp != NULL; pp = &(*pp)->next)
-		if (*pp == g) {
-			*pp = g->next;
-			break;
-		}
-	if (g->subscribing && c->sub_up && c->sub != NULL)
-		redisAsyncCommand(c->sub, NULL, NULL, "UNSUBSCRIBE " KEY("g:%" PRIu64), g->id);
 	for (size_t i = 0; i < g->n; i++)
 		outbuf_unref(g->m[i].pending);
 	while (g->waiting != NULL) {
@@ -501,6 +495,18 @@ static void rg_free(struct cluster *c, struct rgame *g)
 	}
 	free(g->m);
 	free(g);
+}
+
+static void rg_free(struct cluster *c, struct rgame *g)
+{
+	for (struct rgame **pp = &c->rgames; *pp != NULL; pp = &(*pp)->next)
+		if (*pp == g) {
+			*pp = g->next;
+			break;
+		}
+	if (g->subscribing && c->sub_up && c->sub != NULL)
+		redisAsyncCommand(c->sub, NULL, NULL, "UNSUBSCRIBE " KEY("g:%" PRIu64), g->id);
+	rg_destroy(g);
 }
 
 /* Drops client conn from g (its spectators told to the owner); g goes when nobody is left. */
@@ -2737,18 +2743,7 @@ void cluster_free(struct cluster *c)
 	while (c->rgames != NULL) {
 		struct rgame *g = c->rgames;
 		c->rgames = g->next;
-		g->subscribing = false;
-		g->next = NULL;
-		c->rgames = c->rgames; /* rg_free unlinks from the list head: already done */
-		for (size_t i = 0; i < g->n; i++)
-			outbuf_unref(g->m[i].pending);
-		while (g->waiting != NULL) {
-			struct pending_fwd *p = g->waiting;
-			g->waiting = p->next;
-			pending_free(p);
-		}
-		free(g->m);
-		free(g);
+		rg_destroy(g);
 	}
 	for (int b = 0; b < CS_BUCKETS; b++)
 		while (c->cs[b] != NULL) {
