@@ -185,7 +185,7 @@ START_TEST(test_rate_limited)
 	for (int i = 1; i <= 5; i++)
 		fk_expectf(&a, "#%d pong", i);
 	fk_expect0(&a, "#6 error RATE_LIMITED: too many commands (20 a second, bursts of 5); this "
-	               "one was not run: retry after ?? ms");
+	               "one was not run: retry after * ms");
 	fk_nothing(&a);
 	fk_wait(&fs, 120);
 	fk_expect0(&a, "#7 pong");
@@ -480,7 +480,8 @@ END_TEST
 
 START_TEST(test_login_timeout)
 {
-	struct server_config cfg = {.conn = {.login_ms = 200}};
+	/* 1 s: room for the steps before the deadline however slow the machine (valgrind) */
+	struct server_config cfg = {.conn = {.login_ms = 1000}};
 	start(&cfg, false);
 	struct fk_cli a, b, n, w;
 	fk_join(&fs, &a, "alice");
@@ -489,11 +490,11 @@ START_TEST(test_login_timeout)
 	fk_connect(&fs, &n); /* never logs in */
 	fk_connect(&fs, &w); /* never logs in, but watches a game */
 	fk_send(&w, "watch %d", id);
-	fk_wait(&fs, 120);
-	ck_assert(n.c != NULL);
 	fk_wait(&fs, 300);
+	ck_assert(n.c != NULL);
+	fk_wait(&fs, 1000);
 	ck_assert_msg(gone(&n), "a connection that never logged in was kept");
-	fk_until0(&n, "info LOGIN_TIMEOUT: no login within 200 ms of connecting; this connection "
+	fk_until0(&n, "info LOGIN_TIMEOUT: no login within 1 s of connecting; this connection "
 	              "closes");
 	ck_assert(w.c != NULL && a.c != NULL && b.c != NULL);
 	fk_send(&w, "#w ping");
