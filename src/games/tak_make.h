@@ -286,11 +286,16 @@ static inline void tak_free_runs(const struct tak_state *s, int sq, bb_t block, 
 	stop[BB_W] = (1ULL << m) >> 1;
 }
 
-/* Kinds the mover may place now, as a bit set of 1 << enum tak_kind. */
+/*
+ * Kinds the mover may place now, as a bit set of 1 << enum tak_kind. In the
+ * opening a flat of the opponent's, while the opponent has one (a loaded
+ * position with few pieces may have none left: no placement then, as
+ * tak_check_move says).
+ */
 static inline unsigned tak_place_kinds(const struct tak_state *s)
 {
 	if (s->ply < 2)
-		return 1u << TAK_FLAT;
+		return s->reserve[!(s->ply & 1)][TAK_STONES] ? 1u << TAK_FLAT : 0;
 	int me = (int)(s->ply & 1);
 	unsigned k = 0;
 	if (s->reserve[me][TAK_STONES])
