@@ -111,7 +111,10 @@ static bool snap_stale(const struct game *g, const struct snapshot *sn)
 
 struct snapshot *watch_current(struct game *g)
 {
-	if (g->snap == NULL || !snap_stale(g, g->snap))
+	/* sent to one client (watch, refresh, return): its spectator count is now's too (a
+	   broadcast's state need not be rebuilt for it: the count goes in a watchers event) */
+	if (g->snap == NULL ||
+	    (!snap_stale(g, g->snap) && g->snap->watchers == session_watchers(g)))
 		return g->snap;
 	struct snapshot *sn = snap_build(g);
 	if (sn == NULL)
