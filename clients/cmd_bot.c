@@ -75,6 +75,8 @@ struct bot {
 	int move_errors;
 	long long engine_moves, random_moves; /* how moves were chosen */
 	long long last_progress, last_poll;
+	long long seek_gap_ms;  /* the server's budget, learnt from RATE_LIMITED: seeks this far apart */
+	long long last_seek_ms; /* when the last seek went */
 };
 
 static void history_clear(struct bot *b)
@@ -340,8 +342,16 @@ static void try_accept(struct bot *b, const cJSON *seek)
 
 static void post_seek(struct bot *b)
 {
-	if (b->seek != NULL && !b->seek_open && !b->in_game && want_more(b) &&
-	    send_cmd(b, "seek %s", b->seek) == 0)
+	if (b->seek == NULL || b->seek_open || b->in_game || !want_more(b))
+		return;
+	/* paced once the server has said how fast seeks may come: a client that waits only
+	   after each refusal is refused every game, and refusals in a row add up (§13) */
+	long long wait = b->last_seek_ms + b->seek_gap_ms - net_now_ms();
+	if (wait > 0)
+		nanosleep(&(struct timespec){.tv_sec = wait / 1000, .tv_nsec = (wait % 1000) * 1000000},
+		          NULL);
+	b->last_seek_ms = net_now_ms();
+	if (send_cmd(b, "seek %s", b->seek) == 0)
 		b->seek_open = true;
 }
 
@@ -396,8 +406,10 @@ static int on_game_over(void *ud, const cJSON *m)
 	cJSON_Delete(b->last_state);
 	b->last_state = NULL;
 	post_seek(b);
-	if (b->seek == NULL && want_more(b) && send_cmd(b, "seeks") == 0)
-		b->last_poll = net_now_ms();
+	/* an accepting bot hears of new seeks as they come (seek news); the loop's poll once a
+	   second is the fallback, not a "seeks" after every game: it costs 3 of the budget's
+	   tokens (PROTOCOL.md §13), more than the game's accept */
+	b->last_poll = net_now_ms();
 	return want_more(b) ? 0 : BOT_DONE;
 }
 
@@ -448,6 +460,9 @@ static int on_error(void *ud, const cJSON *m)
 		b->accept_pending = false;
 		b->last_poll = net_now_ms();
 		if (strcmp(cmd, "seek") == 0) {
+			long long cost = cli_jint(m, "cost", 0), rate = cli_jint(m, "rate", 0);
+			if (cost > 0 && rate > 0) /* one seek's tokens, and a little more */
+				b->seek_gap_ms = cost * 1000 / rate + 10;
 			b->seek_open = false;
 			post_seek(b);
 		} else if (strcmp(cmd, "move") == 0 && b->in_game && b->last_state != NULL) {

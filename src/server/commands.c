@@ -476,6 +476,8 @@ static bool charge(struct commands *cx, struct client *cl, const struct proto_re
 	case BUDGET_LIMITED: {
 		cJSON *f = cJSON_CreateObject();
 		cJSON_AddNumberToObject(f, "retry_after_ms", (double)wait);
+		cJSON_AddNumberToObject(f, "cost", cost); /* so a client can pace itself */
+		cJSON_AddNumberToObject(f, "rate", cx->budget.rate);
 		reply_err_fields(cl, rq, "RATE_LIMITED", f,
 		                 "too many commands (%u a second, bursts of %u); this one was not "
 		                 "run: retry after %" PRIu64 " ms",
