@@ -3,7 +3,8 @@
  * server's memory, without sockets (tests/fakeconn.h: the whole server on a
  * fake transport): the command budget (token bucket, RATE_LIMITED with
  * retry_after_ms and the input held meanwhile, FLOODING for a client that
- * keeps overrunning, played moves free), output counted as the memory it
+ * keeps overrunning, played moves free, a client spending fast served after
+ * the others), output counted as the memory it
  * holds (tiny replies included), the soft limit over time, the hard limit and
  * the total, the limits at the door (clients in all, per address, an IPv6
  * /64 as one, loopback free), the login, idle and ping timeouts (seats wait
@@ -102,6 +103,16 @@ START_TEST(test_budget_bucket)
 	struct budget_config none = {0};
 	for (int i = 0; i < 1000; i++)
 		ck_assert_int_eq(budget_take(&b, &none, 0, 20, &wait), BUDGET_OK);
+	ck_assert(!budget_heavy(&b, &none));
+	/* heavy: less than half of the bucket left */
+	budget_init(&b, &cfg, 0);
+	ck_assert(!budget_heavy(&b, &cfg));
+	ck_assert_int_eq(budget_take(&b, &cfg, 0, 2, &wait), BUDGET_OK);
+	ck_assert(!budget_heavy(&b, &cfg)); /* 3 of 5 */
+	ck_assert_int_eq(budget_take(&b, &cfg, 0, 1, &wait), BUDGET_OK);
+	ck_assert(budget_heavy(&b, &cfg)); /* 2 of 5 */
+	ck_assert_int_eq(budget_take(&b, &cfg, 100, 0, &wait), BUDGET_OK);
+	ck_assert(!budget_heavy(&b, &cfg)); /* a token came back: 3 */
 }
 END_TEST
 
@@ -215,6 +226,42 @@ START_TEST(test_rate_limited)
 		fk_expect0(&b, "error UNKNOWN_COMMAND: *");
 	fk_expect0(&b, "error RATE_LIMITED: *");
 	stop(&a, &b, NULL);
+}
+END_TEST
+
+START_TEST(test_heavy_served_last)
+{
+	/* 2 tokens a second, bursts of 20: a client below half of its bucket is heavy */
+	struct server_config cfg = {.budget = {.rate = 2, .burst = 20, .strikes = 10}};
+	start(&cfg, false);
+	struct fk_cli f, h;
+	fk_connect(&fs, &f);
+	fk_connect(&fs, &h);
+	fk_expect0(&f, "bitarenad * ready*");
+	fk_expect0(&h, "bitarenad * ready*");
+	for (int i = 0; i < 10; i++) {
+		fk_send(&f, "ping");
+		fk_expect0(&f, "pong");
+	}
+	/* 10 of 20 left: not heavy yet, its line is handled as soon as it is read */
+	ck_assert_uint_eq(conn_input_copy(f.c, "#a ping\n", 8), 8);
+	fk_expect0(&f, "#a pong");
+	/* 9 left: heavy. Its next line waits for the pump, while another client's line read
+	   after it is answered at once */
+	ck_assert_uint_eq(conn_input_copy(f.c, "#f ping\n", 8), 8);
+	ck_assert_uint_eq(conn_input_copy(h.c, "#h ping\n", 8), 8);
+	fk_expect0(&h, "#h pong");
+	fk_nothing(&f);
+	fk_run(&fs);
+	fk_expect0(&f, "#f pong");
+	/* its bucket over half full again (1.6 s: 3 tokens more), it is light from its next
+	   command on */
+	fk_wait(&fs, 1600);
+	fk_send(&f, "ping");
+	fk_expect0(&f, "pong");
+	ck_assert_uint_eq(conn_input_copy(f.c, "#b ping\n", 8), 8);
+	fk_expect0(&f, "#b pong");
+	stop(&f, &h, NULL);
 }
 END_TEST
 
@@ -809,6 +856,7 @@ int main(void)
 	TCase *tc = tcase_create("server");
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_rate_limited);
+	tcase_add_test(tc, test_heavy_served_last);
 	tcase_add_test(tc, test_flooding_disconnects);
 	tcase_add_test(tc, test_played_moves_free);
 	tcase_add_test(tc, test_output_counts_memory);

@@ -102,7 +102,7 @@ END_TEST
 
 START_TEST(test_telnet_answers)
 {
-	unsigned char out[3];
+	unsigned char out[TELNET_ANSWER_MAX];
 	/* Ctrl-C in telnet sends IAC IP IAC DO TIMING-MARK and drops output until the answer */
 	ck_assert_uint_eq(telnet_answer(TELNET_DO, TELNET_TIMING_MARK, out), 3);
 	ck_assert(memcmp(out, "\xff\xfb\x06", 3) == 0); /* IAC WILL TIMING-MARK */
@@ -118,8 +118,13 @@ START_TEST(test_telnet_answers)
 		ck_assert_uint_eq(telnet_answer(TELNET_WONT, (unsigned char)opt, out), 0);
 		ck_assert_uint_eq(telnet_answer(TELNET_DONT, (unsigned char)opt, out), 0);
 	}
-	/* the framer reports DO TIMING-MARK where it comes, between the lines around it */
-	static const char in[] = "ping\r\n\xff\xf4\xff\xfd\x06ping\r\n";
+	/* are you there? yes, in a line of its own */
+	size_t ayt = telnet_answer(TELNET_AYT, 0, out);
+	ck_assert_uint_eq(ayt, strlen(TELNET_AYT_ANSWER));
+	ck_assert(memcmp(out, "\r\n[bitarenad: yes]\r\n", ayt) == 0);
+	/* the framer reports DO TIMING-MARK and AYT where they come, between the lines around
+	   them (IP is dropped) */
+	static const char in[] = "ping\r\n\xff\xf4\xff\xfd\x06ping\r\n\xff\xf6pi\xff\xf6ng\n";
 	for (size_t chunk = 1; chunk <= sizeof in; chunk++) {
 		static struct framer f;
 		static char fline[FRAME_MAX + 1];
@@ -139,10 +144,12 @@ START_TEST(test_telnet_answers)
 				else if (ev == FRAME_TELNET && f.tn_cmd == TELNET_DO &&
 				         f.tn_opt == TELNET_TIMING_MARK)
 					strcat(trace, "+TM+");
+				else if (ev == FRAME_TELNET && f.tn_cmd == TELNET_AYT)
+					strcat(trace, "+AYT+");
 			}
 			at += piece;
 		}
-		ck_assert_str_eq(trace, "ping+TM+ping");
+		ck_assert_str_eq(trace, "ping+TM+ping+AYT++AYT+ping");
 	}
 }
 END_TEST

@@ -6,7 +6,8 @@
  * connection usable again), and the real `telnet` program (Debian's telnet
  * package) on a pseudo-terminal: after Ctrl-C, which makes telnet send
  * IAC IP IAC DO TIMING-MARK and throw away all output until the answer, the
- * session goes on showing the server's replies.
+ * session goes on showing the server's replies; `send ayt` (IAC AYT, raw or
+ * from telnet's prompt) is answered with a line that says the server is there.
  *
  * The suite is skipped (exit 77) when no `telnet` is on PATH; run.sh installs it.
  */
@@ -112,6 +113,10 @@ START_TEST(test_timing_mark_in_order)
 	/* the mark answers after the reply to what came before it and before the next one */
 	static const char want[] = "#1 pong\n\xff\xfb\x06#2 pong\n";
 	exchange(fd, in, sizeof in - 1, "#2 pong\n", 8, want, sizeof want - 1);
+	/* are you there? (telnet's `send ayt`): yes, in order too */
+	static const char in2[] = "#3 ping\r\n\xff\xf6#4 ping\r\n";
+	static const char want2[] = "#3 pong\n\r\n[bitarenad: yes]\r\n#4 pong\n";
+	exchange(fd, in2, sizeof in2 - 1, "#4 pong\n", 8, want2, sizeof want2 - 1);
 	close(fd);
 	ts_down(&s);
 }
@@ -210,6 +215,11 @@ START_TEST(test_real_telnet_ctrl_c)
 	tty_type(&t, "#t3 help ping\r");
 	ck_assert_msg(tty_wait(&t, "#t3 ok ping"), "output stopped after a second Ctrl-C:\n%s",
 	              t.out);
+	/* telnet's escape (Ctrl-]) and `send ayt`: the server says it is there */
+	tty_type(&t, "\x1d");
+	ck_assert_msg(tty_wait(&t, "telnet>"), "no telnet prompt:\n%s", t.out);
+	tty_type(&t, "send ayt\r");
+	ck_assert_msg(tty_wait(&t, "[bitarenad: yes]"), "AYT unanswered:\n%s", t.out);
 	tty_type(&t, "quit\r");
 	ck_assert(tty_wait(&t, "ok bye"));
 	int st;

@@ -148,7 +148,7 @@ static inline void fk_run(struct fk_server *fs)
 {
 	for (int i = 0; i < 1000; i++) {
 		uv_run(&fs->loop, UV_RUN_NOWAIT);
-		if (fs->srv.hub.pump_head == NULL)
+		if (fs->srv.hub.inq[0].head == NULL && fs->srv.hub.inq[1].head == NULL)
 			break;
 	}
 	uv_run(&fs->loop, UV_RUN_NOWAIT);

@@ -81,3 +81,8 @@ void budget_charge(struct budget *b, const struct budget_config *cfg, unsigned c
 	if (b->milli < -cap_milli(cfg))
 		b->milli = -cap_milli(cfg);
 }
+
+bool budget_heavy(const struct budget *b, const struct budget_config *cfg)
+{
+	return cfg->rate > 0 && b->started && b->milli < cap_milli(cfg) / 2;
+}

@@ -56,6 +56,9 @@ void budget_init(struct budget *b, const struct budget_config *cfg, uint64_t now
 /* Takes cost tokens at now (ms, never decreasing); see the top of this file. */
 enum budget_result budget_take(struct budget *b, const struct budget_config *cfg, uint64_t now,
                                unsigned cost, uint64_t *wait_ms);
+/* True when the bucket holds less than half of its burst: a client spending its budget fast,
+   whose input the server serves after everyone else's (conn_set_heavy). */
+bool budget_heavy(const struct budget *b, const struct budget_config *cfg);
 /* Takes cost tokens after the fact (a command that was let run because the bucket was not
    in debt, a move, and turned out to cost): the bucket may go into debt, a bucket's worth
    at most; a bucket in debt refuses everything (budget_take with any cost) until repaid. */

@@ -470,7 +470,10 @@ static bool charge(struct commands *cx, struct client *cl, const struct proto_re
                    unsigned cost)
 {
 	uint64_t now = uv_now(cl->conn->hub->loop), wait = 0;
-	switch (budget_take(&cl->budget, &cx->budget, now, cost, &wait)) {
+	enum budget_result r = budget_take(&cl->budget, &cx->budget, now, cost, &wait);
+	/* one who spends fast waits behind the others (conn.h): a flood costs them a slice */
+	conn_set_heavy(cl->conn, budget_heavy(&cl->budget, &cx->budget));
+	switch (r) {
 	case BUDGET_OK:
 		return true;
 	case BUDGET_LIMITED: {

@@ -144,18 +144,36 @@ struct conn *conn_find(struct conn_hub *h, uint64_t id)
 
 /* ---- the pump --------------------------------------------------------------------- */
 
+static struct conn *queue_pop(struct conn_queue *q)
+{
+	struct conn *c = q->head;
+	if (c == NULL)
+		return NULL;
+	q->head = c->pump_next;
+	if (q->head == NULL)
+		q->tail = NULL;
+	q->n--;
+	c->pump_next = NULL;
+	c->in_pump = false;
+	return c;
+}
+
 static void pump_add(struct conn *c)
 {
 	struct conn_hub *h = c->hub;
 	if (c->in_pump || c->closing)
 		return;
+	/* a connection to drop goes with everyone's: its end is not put off */
+	c->pump_heavy = c->heavy && !c->doomed;
+	struct conn_queue *q = &h->inq[c->pump_heavy];
 	c->in_pump = true;
 	c->pump_next = NULL;
-	if (h->pump_tail)
-		h->pump_tail->pump_next = c;
+	if (q->tail)
+		q->tail->pump_next = c;
 	else
-		h->pump_head = c;
-	h->pump_tail = c;
+		q->head = c;
+	q->tail = c;
+	q->n++;
 	if (!h->stopping && !uv_is_active((uv_handle_t *)&h->pump))
 		uv_idle_start(&h->pump, pump_cb);
 }
@@ -165,18 +183,26 @@ static void pump_remove(struct conn *c)
 	struct conn_hub *h = c->hub;
 	if (!c->in_pump)
 		return;
-	struct conn **pp = &h->pump_head, *prev = NULL;
+	struct conn_queue *q = &h->inq[c->pump_heavy];
+	struct conn **pp = &q->head, *prev = NULL;
 	while (*pp != NULL && *pp != c) {
 		prev = *pp;
 		pp = &(*pp)->pump_next;
 	}
 	if (*pp == c) {
 		*pp = c->pump_next;
-		if (h->pump_tail == c)
-			h->pump_tail = prev;
+		if (q->tail == c)
+			q->tail = prev;
+		q->n--;
 	}
 	c->in_pump = false;
 	c->pump_next = NULL;
+}
+
+void conn_set_heavy(struct conn *c, bool heavy)
+{
+	c->heavy = heavy;
+	/* output it queued while heavy waits for its turn in the pump: it keeps that turn */
 }
 
 static void read_pause(struct conn *c)
@@ -215,7 +241,7 @@ static void frame_other(struct conn *c, enum frame_event fe)
 {
 	const struct conn_events *ev = &c->hub->ev;
 	if (fe == FRAME_TELNET) {
-		unsigned char answer[3];
+		unsigned char answer[TELNET_ANSWER_MAX];
 		size_t n = telnet_answer(c->fr.tn_cmd, c->fr.tn_opt, answer);
 		if (n > 0 && c->t->telnet && ev->on_telnet != NULL)
 			ev->on_telnet(ev->ud, c, answer, n);
@@ -268,30 +294,37 @@ static void conn_process(struct conn *c)
 		c->reading = c->t->resume(c) == 0;
 }
 
+/* One turn of c in the pump. */
+static void pump_turn(struct conn *c)
+{
+	if (c->doomed)
+		conn_close(c, false);
+	else if (!c->closing)
+		conn_process(c);
+}
+
 /*
- * One pass: each connection queued when the pass starts gets one turn. Those
- * queued during the pass (again, or newly doomed) wait for the next pass, so
- * no list is walked while it changes.
+ * One pass: each connection queued in everyone's queue when the pass starts
+ * gets one turn; then the heavy ones, one turn each while the pass has spent
+ * less than CONN_HEAVY_SLICE_US on them. Those queued during the pass (again,
+ * or newly doomed) wait for the next pass, so no list is walked while it
+ * changes.
  */
 static void pump_cb(uv_idle_t *idle)
 {
 	struct conn_hub *h = idle->data;
-	size_t n = 0;
-	for (struct conn *c = h->pump_head; c != NULL; c = c->pump_next)
-		n++;
-	while (n-- > 0 && h->pump_head != NULL) {
-		struct conn *c = h->pump_head;
-		h->pump_head = c->pump_next;
-		if (h->pump_head == NULL)
-			h->pump_tail = NULL;
-		c->pump_next = NULL;
-		c->in_pump = false;
-		if (c->doomed)
-			conn_close(c, false);
-		else if (!c->closing)
-			conn_process(c);
+	struct conn *c;
+	for (size_t n = h->inq[0].n; n > 0 && (c = queue_pop(&h->inq[0])) != NULL; n--)
+		pump_turn(c);
+	uint64_t t0 = uv_hrtime(), slice = (uint64_t)CONN_HEAVY_SLICE_US * 1000;
+	for (size_t n = h->inq[1].n; n > 0 && (c = queue_pop(&h->inq[1])) != NULL; n--) {
+		pump_turn(c);
+		if (!c->closing && c->t->flush != NULL)
+			c->t->flush(c);
+		if (uv_hrtime() - t0 >= slice)
+			break;
 	}
-	if (h->pump_head == NULL)
+	if (h->inq[0].head == NULL && h->inq[1].head == NULL)
 		uv_idle_stop(&h->pump);
 }
 
@@ -385,7 +418,9 @@ void conn_input(struct conn *c, size_t n)
 		c->last_in = uv_now(c->hub->loop);
 	if (c->in_len >= CONN_IN_CAP)
 		read_pause(c);
-	if (!c->in_pump)
+	if (c->heavy)
+		pump_add(c); /* served after everyone else's input (conn_set_heavy) */
+	else if (!c->in_pump)
 		conn_process(c);
 }
 
@@ -699,6 +734,8 @@ void conn_send(struct conn *c, struct outbuf *b)
 		conn_doom(c);
 		return;
 	}
+	if (c->heavy && c->t->flush != NULL)
+		pump_add(c); /* its output goes out in its turn of the heavy slice */
 	out_check(c);
 }
 
@@ -831,13 +868,9 @@ void conn_hub_stop(struct conn_hub *h)
 	close_if_open((uv_handle_t *)&h->pump);
 	close_if_open((uv_handle_t *)&h->sweep_timer);
 	close_if_open((uv_handle_t *)&h->defer_timer);
-	for (struct conn *c = h->pump_head; c != NULL;) {
-		struct conn *next = c->pump_next;
-		c->in_pump = false;
-		c->pump_next = NULL;
-		c = next;
-	}
-	h->pump_head = h->pump_tail = NULL;
+	for (int k = 0; k < 2; k++)
+		while (queue_pop(&h->inq[k]) != NULL)
+			;
 	for (struct conn *c = h->conns; c != NULL; c = c->next)
 		conn_close(c, true);
 	if (h->conns == NULL)

@@ -1,7 +1,8 @@
 /*
  * conn.h - the connection layer, the bottom of the server: one struct conn per
  * client connection whatever carries it, the input buffer and its line framer,
- * the fairness pump (a few lines per connection per loop pass), output
+ * the fairness pump (a few lines per connection per loop pass; the input of
+ * connections marked heavy served after everyone else's, in slices of time), output
  * accounting against its limits, the limits at the door (clients in all, per
  * address), the timeouts of a connection, and closing. It knows nothing of
  * the protocol's meaning: whole lines go up, outbufs come down.
@@ -94,6 +95,7 @@
 
 #define CONN_IN_CAP         8192 /* unparsed input held per connection (while any) */
 #define CONN_LINES_PER_PASS 4    /* lines handled per connection per loop pass */
+#define CONN_HEAVY_SLICE_US 200  /* the heavy connections' share of one loop pass, µs */
 /* The defaults of struct conn_limits (each is a bitarenad option). */
 #define CONN_OUT_SOFT        (64 * 1024)  /* --out-cap BYTES */
 #define CONN_OUT_HARD_FACTOR 16           /* --out-hard default: 16 x --out-cap (1 MiB) */
@@ -153,6 +155,9 @@ struct conn_transport {
 	int (*resume)(struct conn *c);
 	/* Closes (graceful: queued output first) and later calls conn_closed(). */
 	void (*close)(struct conn *c, bool graceful);
+	/* Optional: sends at once what write() queued to be sent later in the loop pass (a
+	   transport that batches its writes), so a heavy connection's slice pays for it. */
+	void (*flush)(struct conn *c);
 };
 
 /* Upward news, registered by the layer above (conn_hub_init). ud is its own. */
@@ -192,8 +197,10 @@ struct conn {
 	uint64_t id; /* 1, 2, ... in order of opening; 0 until open */
 	char peer[CONN_PEER_MAX];
 	struct conn *prev, *next; /* hub->conns, newest first (open ones only) */
-	struct conn *pump_next;   /* hub's list of connections with input left */
+	struct conn *pump_next;   /* its pump queue (hub->inq[heavy]): input left */
 	bool in_pump;
+	bool heavy;     /* conn_set_heavy(): its input waits behind everyone else's */
+	bool pump_heavy; /* which queue it is in (heavy's value when it was queued) */
 	bool listed;    /* opened and not yet freed: in hub->conns */
 	bool counted;   /* counted in the hub's clients and its address (not refused) */
 	bool reading;   /* the transport delivers input */
@@ -227,7 +234,11 @@ struct conn_hub {
 	size_t out_soft; /* lim.out_soft (the output cap; tests may change it) */
 	struct conn_events ev;
 	struct conn *conns; /* open connections, newest first */
-	struct conn *pump_head, *pump_tail;
+	/* connections with input to handle: [0] everyone's, [1] the heavy ones' */
+	struct conn_queue {
+		struct conn *head, *tail;
+		size_t n;
+	} inq[2];
 	unsigned nclients;      /* counted connections (max_clients) */
 	struct addrcount addrs; /* counted connections per address (max_per_addr) */
 	size_t out_total;       /* the counted connections' out_bytes */
@@ -316,6 +327,18 @@ void conn_hold(struct conn *c);
 void conn_release(struct conn *c);
 /* Input lines of c wait until uv_now() reaches until (a later time extends the wait). */
 void conn_defer(struct conn *c, uint64_t until);
+/*
+ * Marks c heavy (or not): the layer above says so of a client that spends its
+ * command budget fast. A heavy connection's input is never handled as it is
+ * read but queued behind everyone else's: each loop pass, once the others'
+ * input is handled, heavy connections get CONN_HEAVY_SLICE_US of the loop
+ * (their output written in it), one turn each in order, and the rest waits
+ * for the next pass. Output sent to a heavy connection (a reply, a broadcast)
+ * is written in its turn too, on transports that batch (flush). So a thousand
+ * connections flooding at once cost the others' commands at most a slice of
+ * waiting, not a thousand replies.
+ */
+void conn_set_heavy(struct conn *c, bool heavy);
 /*
  * Closes c: on_close first (the layers above leave everything while they can
  * still tell the others), then the transport. graceful: queued output is

@@ -6,6 +6,7 @@
 #include "server/framing.h"
 
 #include <stdint.h>
+#include <string.h>
 
 #include "server/text.h"
 
@@ -26,8 +27,14 @@ void framer_init(struct framer *f, char *line)
 		line[0] = '\0';
 }
 
-size_t telnet_answer(unsigned char cmd, unsigned char opt, unsigned char out[3])
+size_t telnet_answer(unsigned char cmd, unsigned char opt, unsigned char out[TELNET_ANSWER_MAX])
 {
+	if (cmd == TELNET_AYT) {
+		static const char yes[] = TELNET_AYT_ANSWER;
+		_Static_assert(sizeof yes - 1 <= TELNET_ANSWER_MAX, "TELNET_ANSWER_MAX");
+		memcpy(out, yes, sizeof yes - 1);
+		return sizeof yes - 1;
+	}
 	unsigned char reply;
 	if (cmd == TELNET_DO)
 		reply = opt == TELNET_TIMING_MARK ? TELNET_WILL : TELNET_WONT;
@@ -64,7 +71,11 @@ static enum tb telnet_byte(struct framer *f, unsigned char c)
 		} else if (c == TELNET_SB) {
 			f->tstate = T_SB;
 			f->sb_len = 0;
-		} /* else NOP, IP, AYT, GA, ...: two bytes, dropped */
+		} else if (c == TELNET_AYT) {
+			f->tn_cmd = c;
+			f->tn_opt = 0;
+			return TB_NEGOTIATION;
+		} /* else NOP, IP, GA, ...: two bytes, dropped */
 		return TB_EATEN;
 	case T_OPT:
 		f->tstate = T_DATA;

@@ -7,8 +7,9 @@
  *   CR LF): a CR ends the line and one LF or NUL right after it is swallowed.
  * - Telnet is removed wherever it appears, also split across reads: IAC
  *   WILL/WONT/DO/DONT <opt> is reported (FRAME_TELNET) so the caller can
- *   answer it (telnet_answer()); IAC SB ... IAC SE is dropped; any other IAC
- *   <cmd> (NOP, IP, AYT, GA, ...) is dropped; IAC IAC gives one 0xFF data byte.
+ *   answer it (telnet_answer()); IAC SB ... IAC SE is dropped; IAC AYT is
+ *   reported to be answered; any other IAC <cmd> (NOP, IP, GA, ...) is
+ *   dropped; IAC IAC gives one 0xFF data byte.
  * - A subnegotiation may hold FRAME_SB_MAX bytes. One that runs longer
  *   without its IAC SE raises FRAME_SB_TOO_LONG once and ends there: the
  *   bytes after it are data again, and the rest of the line they belong to
@@ -41,14 +42,18 @@ enum {
 	TELNET_DO = 253,
 	TELNET_DONT = 254,
 	TELNET_IAC = 255,
+	TELNET_AYT = 246,
 	TELNET_TIMING_MARK = 6
 };
+#define TELNET_ANSWER_MAX 32 /* the longest answer of telnet_answer() */
+#define TELNET_AYT_ANSWER "\r\n[bitarenad: yes]\r\n" /* to IAC AYT */
 
 enum frame_event {
 	FRAME_NEED_MORE = 0, /* all input consumed, no complete line yet */
 	FRAME_LINE,          /* f->line holds a complete line (f->linelen bytes, NUL-terminated) */
 	FRAME_TOO_LONG,      /* the current line passed FRAME_MAX; it is being discarded */
-	FRAME_TELNET,        /* IAC f->tn_cmd f->tn_opt (WILL, WONT, DO or DONT) was read */
+	FRAME_TELNET,        /* IAC f->tn_cmd f->tn_opt (WILL, WONT, DO or DONT) or IAC AYT
+	                        (tn_cmd TELNET_AYT, tn_opt 0) was read */
 	FRAME_SB_TOO_LONG    /* a subnegotiation passed FRAME_SB_MAX bytes without IAC SE */
 };
 
@@ -89,9 +94,11 @@ enum frame_event framer_feed(struct framer *f, const unsigned char *in, size_t n
  * negotiation can loop. The exception is DO TIMING-MARK, which gets WILL
  * TIMING-MARK (RFC 860): telnet sends it after an interrupt (Ctrl-C) and
  * discards all output until the answer comes, so it must come, in order
- * with the output of the commands before it.
+ * with the output of the commands before it. IAC AYT ("are you there", the
+ * telnet command `send ayt`) gets a line of text that says so (RFC 854: some
+ * visible evidence that the system is still up), TELNET_AYT_ANSWER.
  */
-size_t telnet_answer(unsigned char cmd, unsigned char opt, unsigned char out[3]);
+size_t telnet_answer(unsigned char cmd, unsigned char opt, unsigned char out[TELNET_ANSWER_MAX]);
 
 /*
  * True when the line passes text_check() (text.h): valid UTF-8 without

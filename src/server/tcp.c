@@ -12,7 +12,10 @@
  * is then one system call and one TCP segment instead of two: on loopback
  * the write path was most of the server's CPU time. Nothing waits longer than
  * the end of the loop pass that made it, and the bytes and their order are
- * what they were. A queue that fills is written at once; closing writes it
+ * what they were. A heavy connection's queue (conn_set_heavy) is not on the
+ * flush list: the pump writes it in the connection's turn of the heavy slice
+ * (flush), so a broadcast to a thousand flooders is written a slice at a time
+ * and the time its writes take is counted in the slice. A queue that fills is written at once; closing writes it
  * (graceful) or drops it.
  */
 #include "server/tcp.h"
@@ -198,6 +201,8 @@ static int tcp_write(struct conn *c, struct outbuf *b)
 		flush_conn(c); /* a failure is told through conn_wrote (the contract of write) */
 		return 0;
 	}
+	if (c->heavy)
+		return 0; /* written in its turn of the pump's heavy slice (conn_send, tcp_flush) */
 	if (!tc->listed) {
 		tc->listed = true;
 		tc->fprev = NULL;
@@ -242,6 +247,13 @@ static void tcp_close(struct conn *c, bool graceful)
 	uv_close(h, close_cb);
 }
 
+/* The pump's flush of a heavy connection after its turn (conn.h). */
+static void tcp_flush(struct conn *c)
+{
+	if (tc_of(c)->nq > 0)
+		flush_conn(c);
+}
+
 static const struct conn_transport tcp_transport = {
         .name = "tcp",
         .telnet = true,
@@ -250,6 +262,7 @@ static const struct conn_transport tcp_transport = {
         .pause = tcp_pause,
         .resume = tcp_resume,
         .close = tcp_close,
+        .flush = tcp_flush,
 };
 
 /* ---- accepting ---------------------------------------------------------------------- */

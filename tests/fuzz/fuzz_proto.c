@@ -85,9 +85,14 @@ static enum frame_event feed_next(struct feed *fd)
 static void check_telnet(const struct framer *a, const struct framer *b)
 {
 	FUZZ_CHECK(a->tn_cmd == b->tn_cmd && a->tn_opt == b->tn_opt);
-	FUZZ_CHECK(a->tn_cmd >= TELNET_WILL && a->tn_cmd <= TELNET_DONT);
-	unsigned char out[3];
+	unsigned char out[TELNET_ANSWER_MAX];
 	size_t n = telnet_answer(a->tn_cmd, a->tn_opt, out);
+	if (a->tn_cmd == TELNET_AYT) { /* are you there: a line that says yes */
+		FUZZ_CHECK(a->tn_opt == 0 && n == sizeof TELNET_AYT_ANSWER - 1 &&
+		           memcmp(out, TELNET_AYT_ANSWER, n) == 0);
+		return;
+	}
+	FUZZ_CHECK(a->tn_cmd >= TELNET_WILL && a->tn_cmd <= TELNET_DONT);
 	if (a->tn_cmd == TELNET_WONT || a->tn_cmd == TELNET_DONT) {
 		FUZZ_CHECK(n == 0); /* never an answer to a refusal: no loop */
 		return;
