@@ -47,7 +47,10 @@ static void check_line(const struct tei_line *l)
 		FUZZ_CHECK(l->id_key[0] != '\0');
 }
 
-/* A move text from an engine, on the start of each size and on a middle game. */
+/*
+ * A move text from an engine, on the start of each size and on a middle game (the positions
+ * are loaded once, on the first call: tak_parse_ptn() does not change them).
+ */
 static void check_move(const char *text)
 {
 	static const struct {
@@ -57,15 +60,22 @@ static void check_move(const char *text)
 	           {3, "x3/x3/x3 2 1"},
 	           {3, "2,x,21S/x,12,x/1,x,1 1 5"},
 	           {5, "x4,1/x2,2,x2/x,1,21C,x2/x2,12S,2,x/1,x3,2 1 7"}};
-	struct game_params p;
-	struct tak_state st;
-	game_params_default(&game_tak, &p);
-	for (size_t i = 0; i < sizeof pos / sizeof pos[0]; i++) {
-		p.v[TAK_OPT_SIZE] = pos[i].size;
-		FUZZ_CHECK(tak_load_tps(&st, &p, pos[i].tps) == GAME_OK);
+#define NPOS (sizeof pos / sizeof pos[0])
+	static struct tak_state st[NPOS];
+	static bool loaded;
+	if (!loaded) {
+		struct game_params p;
+		game_params_default(&game_tak, &p);
+		for (size_t i = 0; i < NPOS; i++) {
+			p.v[TAK_OPT_SIZE] = pos[i].size;
+			FUZZ_CHECK(tak_load_tps(&st[i], &p, pos[i].tps) == GAME_OK);
+		}
+		loaded = true;
+	}
+	for (size_t i = 0; i < NPOS; i++) {
 		game_move m;
 		const char *why = NULL;
-		int r = tak_parse_ptn(&st, text, &m, &why);
+		int r = tak_parse_ptn(&st[i], text, &m, &why);
 		FUZZ_CHECK(r == GAME_OK || r == GAME_ESYNTAX || r == GAME_EILLEGAL);
 		if (r != GAME_OK)
 			FUZZ_CHECK(why != NULL);
