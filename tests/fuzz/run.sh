@@ -19,11 +19,16 @@ limit=$3
 shift 3
 srcdir=$(cd "$(dirname "$0")" && pwd)
 
-# The longest input libFuzzer makes: the framer needs lines past FRAME_MAX (4096).
+# The longest input libFuzzer makes. The framer (proto) and the bridge's reader (cgio) need
+# lines past 4096 bytes (FRAME_MAX, and where cgio cuts a line); tak and mnk read 24 lines of
+# which the longest meaningful one (an 8x8 TPS, a position row list) is a few hundred bytes,
+# xmas 16 action lines: longer inputs only make each execution slower.
 max_len()
 {
 	case $1 in
-	proto) echo 6000 ;;
+	proto | cgio) echo 6000 ;;
+	tak | mnk) echo 1024 ;;
+	xmas) echo 2048 ;;
 	*) echo 4096 ;;
 	esac
 }
@@ -49,7 +54,7 @@ for t in "$@"; do
 	rss=$(sed -n 's/^stat::peak_rss_mb: *//p' "$out/$t.log")
 	cpu="?"
 	if [ -s "$out/$t.time" ] && [ -n "$runs" ]; then
-		cpu=$(awk -F: -v n="$runs" 'END { c = $2 + $3; printf "%.0f", c > 0 ? n / c : 0 }' \
+		cpu=$(awk -F: -v n="$runs" '{ c = $2 + $3 } END { printf "%.0f", (c > 0 ? n / c : 0) }' \
 			"$out/$t.time")
 	fi
 	printf 'fuzz_%-8s %10s runs, %6s exec/s, %6s exec per CPU second, %4s MB, corpus %4s: %s\n' \
