@@ -6,17 +6,20 @@
  *
  * One node on PostgreSQL (--db): a game played to its end and read back
  * (record, history); kill -9 of the server mid-game and every acknowledged
- * move back at the restart; PostgreSQL stopped and started under the server
- * (its clients told, nothing acknowledged lost, service back by itself).
+ * move back at the restart, the guests' seats only with their tokens (kept
+ * as hashes); PostgreSQL stopped and started under the server (its clients
+ * told, nothing acknowledged lost, service back by itself).
  *
  * Three nodes (--cluster --db --node): players on two nodes play while
  * spectators on the third watch (every state in order, chat both ways, the
  * same seeks, who and list everywhere); the game's node killed with kill -9
  * mid-game, the game going on at another node with every acknowledged move,
  * its players back (the remote one at once, the local one by logging in
- * anywhere); Redis killed and started again while games run (moves between
- * nodes refused meanwhile with CLUSTER_DOWN, games of one node going on,
- * everything back by itself, every acknowledged move stored).
+ * with its token on the new owner); two guests' game taken over by another node,
+ * their seats back there only with their tokens; Redis killed and started
+ * again while games run (moves between nodes refused meanwhile with
+ * CLUSTER_DOWN, games of one node going on, everything back by itself,
+ * every acknowledged move stored).
  */
 #include <check.h>
 #include <signal.h>
@@ -105,6 +108,20 @@ static void stored_moves(int id, char *out, size_t size, char *status, size_t ss
 	snprintf(status, ssize, "%s", PQgetvalue(r, 0, 0));
 	PQclear(r);
 	PQfinish(c);
+}
+
+/* The games rows that hold text (a guest's token) in any column: the store keeps hashes. */
+static int token_rows(const char *text)
+{
+	PGconn *c = pgtest_connect(&pg, schema);
+	const char *v[1] = {text};
+	PGresult *r = PQexecParams(c, "SELECT count(*) FROM games g WHERE strpos(g::text, $1) > 0",
+	                           1, NULL, v, NULL, NULL, 0);
+	ck_assert_int_eq(PQresultStatus(r), PGRES_TUPLES_OK);
+	int n = atoi(PQgetvalue(r, 0, 0));
+	PQclear(r);
+	PQfinish(c);
+	return n;
 }
 
 /* mover plays mv in game id; everyone in watchers[] (players, spectators) gets the state. */
@@ -219,8 +236,18 @@ START_TEST(test_pg_kill9)
 	ts_close(&a);
 	ts_close(&b);
 	up(&s, NULL); /* the same database */
-	ts_join(&a, s.port, "ann");
-	ts_join(&b, s.port, "ben");
+	/* the guests' seats come back only with their tokens, kept as hashes in PostgreSQL */
+	struct ts_cli x;
+	ts_connect_json(&x, s.port);
+	ts_send(&x, "login ann");
+	ts_expect_err(&x, "NAME_TAKEN");
+	ts_send(&x, "login ben %s", a.token);
+	ts_expect_err(&x, "BAD_LOGIN");
+	ts_close(&x);
+	ck_assert_int_eq(token_rows(a.token), 0);
+	ck_assert_int_eq(token_rows(b.token), 0);
+	ts_rejoin(&a, s.port, "ann");
+	ts_rejoin(&b, s.port, "ben");
 	cJSON_Delete(ts_untilf(&a, "{\"type\":\"state\",\"game\":%d,\"ply\":3}", id));
 	cJSON_Delete(ts_untilf(&b, "{\"type\":\"state\",\"game\":%d,\"ply\":3}", id));
 	play(&b, id, "a3", to_a, 1, 5);
@@ -430,9 +457,10 @@ END_TEST
  * The game's node is killed (kill -9) mid-game: another node takes the game
  * over from PostgreSQL within seconds; the player on a surviving node gets
  * its seat back there at once (info moved, game_start, the state), the
- * spectator goes on watching, the player of the dead node logs in on any
- * node and finds the game; every acknowledged move is there and the game is
- * played to its end.
+ * spectator goes on watching, the player of the dead node logs in with its
+ * token on the new owner (which holds the seat for that token) and finds
+ * the game; every acknowledged move is there and the game is played to its
+ * end.
  */
 START_TEST(test_owner_killed)
 {
@@ -461,7 +489,12 @@ START_TEST(test_owner_killed)
 	t.n[0].pid = 0;
 	ts_close(&a);
 	/* bob's seat comes back on the new owner at once, carol watches on */
-	cJSON_Delete(ts_untilf(&b, "{\"type\":\"info\",\"game\":%d,\"event\":\"moved\"}", id));
+	cJSON *mv = ts_untilf(&b, "{\"type\":\"info\",\"game\":%d,\"event\":\"moved\"}", id);
+	const char *on = strstr(ts_jstr(mv, "message"), "on node n");
+	ck_assert_ptr_nonnull(on);
+	int owner = on[9] - '1'; /* n2 or n3 */
+	ck_assert(owner == 1 || owner == 2);
+	cJSON_Delete(mv);
 	cJSON_Delete(ts_untilf(&b, "{\"type\":\"game_start\",\"game\":%d,\"seat\":1}", id));
 	st = ts_untilf(&b, "{\"type\":\"state\",\"game\":%d,\"ply\":3}", id);
 	/* the clocks are those of the last move: neither bob's thinking before the death nor
@@ -471,8 +504,8 @@ START_TEST(test_owner_killed)
 	cJSON_Delete(st);
 	cJSON_Delete(ts_untilf(&c, "{\"type\":\"info\",\"game\":%d,\"event\":\"moved\"}", id));
 	cJSON_Delete(ts_untilf(&c, "{\"type\":\"state\",\"game\":%d,\"ply\":3}", id));
-	/* alice comes back on n3 */
-	ts_join(&a, t.n[2].port, "alice");
+	/* alice comes back on the new owner, which holds her seat for her token */
+	ts_rejoin(&a, t.n[owner].port, "alice");
 	cJSON_Delete(ts_untilf(&a, "{\"type\":\"game_start\",\"game\":%d,\"seat\":0}", id));
 	st = ts_untilf(&a, "{\"type\":\"state\",\"game\":%d,\"ply\":3}", id);
 	int seq = ts_jint(st, "seq");
@@ -490,6 +523,62 @@ START_TEST(test_owner_killed)
 	ts_close(&b);
 	ts_close(&c);
 	trio_down(&t);
+}
+END_TEST
+
+/*
+ * A node with a game of two of its guests is killed (kill -9): the node that
+ * takes the game over brings each guest's seat back only with its token (its
+ * hash came with the game from PostgreSQL): `login <name>` is NAME_TAKEN
+ * there, `login <name> <token>` gets the seat, and the game goes on.
+ */
+START_TEST(test_takeover_keeps_tokens)
+{
+	struct ts_srv n1, n2;
+	up(&n1, "n1");
+	up(&n2, "n2");
+	struct ts_cli a, b, w, x;
+	ts_join(&a, n1.port, "alice");
+	ts_join(&b, n1.port, "bob");
+	ts_join(&w, n2.port, "wes");
+	int id = ts_begin_game(&a, &b, "ttt");
+	ts_send(&w, "watch %d", id);
+	ts_until0(&w, "{\"type\":\"state\",\"seq\":1}");
+	struct ts_cli *to_bw[] = {&b, &w};
+	play(&a, id, "a1", to_bw, 2, 2);
+	ts_kill9(&n1);
+	tmpdir_remove(n1.datadir);
+	ts_close(&a);
+	ts_close(&b);
+	cJSON_Delete(ts_untilf(&w, "{\"type\":\"info\",\"game\":%d,\"event\":\"moved\"}", id));
+	/* n2 runs the game now: the names are its guests' seats, held by their tokens */
+	ts_connect_json(&x, n2.port);
+	ts_send(&x, "login bob");
+	cJSON *e = ts_expect(&x, "{\"type\":\"error\",\"code\":\"NAME_TAKEN\"}");
+	ck_assert_ptr_nonnull(strstr(ts_jstr(e, "message"), "login bob <token>"));
+	cJSON_Delete(e);
+	ts_send(&x, "login alice %s", b.token);
+	ts_expect_err(&x, "BAD_LOGIN");
+	ts_close(&x);
+	ck_assert_int_eq(token_rows(a.token), 0);
+	ts_rejoin(&b, n2.port, "bob");
+	cJSON_Delete(ts_untilf(&b, "{\"type\":\"game_start\",\"game\":%d,\"seat\":1}", id));
+	cJSON_Delete(ts_untilf(&b, "{\"type\":\"state\",\"game\":%d,\"ply\":1}", id));
+	ts_rejoin(&a, n2.port, "alice");
+	cJSON_Delete(ts_untilf(&a, "{\"type\":\"game_start\",\"game\":%d,\"seat\":0}", id));
+	cJSON *st = ts_untilf(&a, "{\"type\":\"state\",\"game\":%d,\"ply\":1}", id);
+	int seq = ts_jint(st, "seq");
+	cJSON_Delete(st);
+	struct ts_cli *to_aw[] = {&a, &w};
+	play(&b, id, "a2", to_aw, 2, seq + 1);
+	char moves[256], status[32];
+	stored_moves(id, moves, sizeof moves, status, sizeof status);
+	ck_assert_str_eq(moves, "a1 a2");
+	ck_assert_str_eq(status, "in_progress");
+	ts_close(&a);
+	ts_close(&b);
+	ts_close(&w);
+	ts_down(&n2);
 }
 END_TEST
 
@@ -677,6 +766,7 @@ static Suite *cluster_suite(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_three_nodes);
 	tcase_add_test(tc, test_owner_killed);
+	tcase_add_test(tc, test_takeover_keeps_tokens);
 	tcase_add_test(tc, test_redis_restart);
 	tcase_add_test(tc, test_pg_down_cluster);
 	suite_add_tcase(s, tc);

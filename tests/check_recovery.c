@@ -6,7 +6,8 @@
  * restored game (ply, last move, the position the same moves give through
  * the engine), a spectator can watch it, both players log in and are back in
  * their seats, the game is finished, its record and history hold every move,
- * and a new game gets a fresh id.
+ * and a new game gets a fresh id. Guests' seats come back only with their
+ * tokens (kept in the store as hashes) after a kill -9 and after a clean stop.
  */
 #include "testserver.h"
 
@@ -242,15 +243,116 @@ START_TEST(test_restart_keeps_games)
 	ts_stop(&s);
 
 	ts_start(&s, s.datadir, NULL, 0);
-	/* guests get their seats back by name, as within any grace */
+	/* guests get their seats back with their tokens, as within any grace */
+	char token[sizeof b.token];
+	snprintf(token, sizeof token, "%s", b.token);
 	ts_connect_json(&b, s.port);
-	ts_send(&b, "login hal");
+	ts_send(&b, "login hal %s", token);
 	cJSON_Delete(ts_expectf(&b, "{\"type\":\"ok\",\"cmd\":\"login\",\"resumed\":[%d]}", id));
 	ts_expect0(&b, "{\"type\":\"game_start\",\"seat\":1}");
 	ts_expect0(&b, "{\"type\":\"state\",\"ply\":1,\"last_move\":\"c3\",\"to_move\":[1]}");
 	ts_send(&b, "move %d b2", id);
 	ts_until0(&b, "{\"type\":\"ok\",\"cmd\":\"move\",\"move\":\"b2\"}");
 	ts_close(&b);
+	ts_down(&s);
+}
+END_TEST
+
+/* Whether the bytes of text are anywhere in the file at path (a missing file: no). */
+static bool file_holds(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "rb");
+	if (f == NULL)
+		return false;
+	size_t n = strlen(text), len = 0, cap = 0;
+	char *buf = NULL;
+	for (;;) {
+		if (len == cap) {
+			cap = cap ? 2 * cap : 65536;
+			buf = realloc(buf, cap);
+			ck_assert_ptr_nonnull(buf);
+		}
+		size_t got = fread(buf + len, 1, cap - len, f);
+		if (got == 0)
+			break;
+		len += got;
+	}
+	fclose(f);
+	bool found = len >= n && memmem(buf, len, text, n) != NULL;
+	free(buf);
+	return found;
+}
+
+/*
+ * A guest's seat after kill -9 and a restart comes back only with its token:
+ * `login <name>` is NAME_TAKEN (the seat stays), a wrong token BAD_LOGIN, the
+ * token brings the seat back. The store keeps a hash of the token, never the
+ * token. A guest who comes back keeps its token, and its seat wants it again
+ * after a second restart (a clean one).
+ */
+START_TEST(test_restart_keeps_guest_tokens)
+{
+	struct ts_srv s;
+	ts_up(&s, NULL, 0);
+	struct ts_cli a, b;
+	ts_join(&a, s.port, "ivy");
+	ts_join(&b, s.port, "jon");
+	char ta[sizeof a.token], tb[sizeof b.token];
+	snprintf(ta, sizeof ta, "%s", a.token);
+	snprintf(tb, sizeof tb, "%s", b.token);
+	int id = ts_begin_game(&a, &b, "mnk m=5 n=5 k=4");
+	ts_send(&a, "move %d c3", id);
+	ts_until0(&a, "{\"type\":\"ok\",\"cmd\":\"move\"}");
+	ts_until0(&b, "{\"type\":\"state\",\"ply\":1}");
+	ts_kill9(&s);
+	ts_close(&a);
+	ts_close(&b);
+	char db[400], wal[420];
+	snprintf(db, sizeof db, "%s/bitarena.db", s.datadir);
+	snprintf(wal, sizeof wal, "%s-wal", db);
+	ck_assert(!file_holds(db, ta) && !file_holds(wal, ta));
+	ck_assert(!file_holds(db, tb) && !file_holds(wal, tb));
+
+	ts_start(&s, s.datadir, NULL, 0);
+	struct ts_cli x;
+	ts_connect_json(&x, s.port);
+	ts_send(&x, "login jon");
+	cJSON *e = ts_expect(&x, "{\"type\":\"error\",\"cmd\":\"login\",\"code\":\"NAME_TAKEN\"}");
+	ck_assert_ptr_nonnull(strstr(ts_jstr(e, "message"), "login jon <token>"));
+	cJSON_Delete(e);
+	ts_send(&x, "login JON %s", ta); /* ivy's token is not jon's */
+	ts_expect_err(&x, "BAD_LOGIN");
+	ts_send(&x, "login jon abcdefghijkmnpqrstuv");
+	ts_expect_err(&x, "BAD_LOGIN");
+	/* none of them logged x in (nor gave it the seat) */
+	ts_send(&x, "login lurker");
+	ts_expect0(&x, "{\"type\":\"ok\",\"cmd\":\"login\",\"resumed\":[]}");
+	/* the token brings it back */
+	ts_connect_json(&b, s.port);
+	ts_send(&b, "login jon %s", tb);
+	cJSON *ok = ts_expectf(&b, "{\"type\":\"ok\",\"cmd\":\"login\",\"resumed\":[%d]}", id);
+	ck_assert_str_eq(ts_jstr(ok, "token"), tb);
+	cJSON_Delete(ok);
+	ts_expect0(&b, "{\"type\":\"game_start\",\"seat\":1}");
+	ts_expect0(&b, "{\"type\":\"state\",\"ply\":1,\"last_move\":\"c3\",\"to_move\":[1]}");
+	ts_send(&b, "move %d b2", id);
+	ts_until0(&b, "{\"type\":\"ok\",\"cmd\":\"move\",\"move\":\"b2\"}");
+	ts_close(&b);
+	ts_close(&x);
+	ts_stop(&s);
+
+	/* a clean restart: the same, for ivy this time */
+	ts_start(&s, s.datadir, NULL, 0);
+	ts_connect_json(&x, s.port);
+	ts_send(&x, "login ivy");
+	ts_expect_err(&x, "NAME_TAKEN");
+	ts_close(&x);
+	ts_connect_json(&a, s.port);
+	ts_send(&a, "login ivy %s", ta);
+	cJSON_Delete(ts_expectf(&a, "{\"type\":\"ok\",\"cmd\":\"login\",\"resumed\":[%d]}", id));
+	ts_expect0(&a, "{\"type\":\"game_start\",\"seat\":0}");
+	ts_expect0(&a, "{\"type\":\"state\",\"ply\":2,\"last_move\":\"b2\",\"to_move\":[0]}");
+	ts_close(&a);
 	ts_down(&s);
 }
 END_TEST
@@ -281,8 +383,10 @@ START_TEST(test_simultaneous_recovery)
 	ts_expect0(&w, "{\"type\":\"ok\"}");
 	ts_expect0(&w, "{\"type\":\"state\",\"ply\":1,\"turn_ms\":60000,\"to_move\":[0,1],"
 	               "\"over\":false}");
+	char token[sizeof a.token];
+	snprintf(token, sizeof token, "%s", a.token);
 	ts_connect_json(&a, s.port);
-	ts_send(&a, "login ann");
+	ts_send(&a, "login ann %s", token);
 	cJSON_Delete(ts_expectf(&a, "{\"type\":\"ok\",\"cmd\":\"login\",\"resumed\":[%d]}", id));
 	ts_expect0(&a, "{\"type\":\"game_start\",\"seat\":0,\"turn_ms\":60000}");
 	cJSON *after = ts_expect(&a, st2);
@@ -304,6 +408,7 @@ static Suite *recovery_suite(void)
 	tcase_set_timeout(tc, 120); /* two server starts per test; valgrind */
 	tcase_add_test(tc, test_kill9_recovery);
 	tcase_add_test(tc, test_restart_keeps_games);
+	tcase_add_test(tc, test_restart_keeps_guest_tokens);
 	tcase_add_test(tc, test_simultaneous_recovery);
 	suite_add_tcase(s, tc);
 	return s;

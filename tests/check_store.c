@@ -5,7 +5,8 @@
  * hashes, the move journal and its guards, recovery of games in progress
  * (also after a child process holding the store is killed with SIGKILL
  * mid-stream), ratings, history, reopening, transactions, game ids, reader
- * connections. Each back end's own: SQLite's schema versions and migrations
+ * connections, guest seats' token hashes kept with their games, a store of
+ * schema 2 migrated to them. Each back end's own: SQLite's schema versions and migrations
  * and its database file removed or emptied under a running store;
  * PostgreSQL's schema versions, its tables dropped or the store replaced
  * under a running store, sessions broken and the server stopped and started
@@ -582,7 +583,7 @@ START_TEST(test_newer_schema_refused)
 	store_close(s);
 	sqlite3 *db;
 	ck_assert_int_eq(sqlite3_open(path, &db), SQLITE_OK);
-	/* The file is in WAL mode (persistent), at schema version 2. */
+	/* The file is in WAL mode (persistent), at schema version 3. */
 	sqlite3_stmt *st;
 	ck_assert_int_eq(sqlite3_prepare_v2(db, "PRAGMA journal_mode", -1, &st, NULL), SQLITE_OK);
 	ck_assert_int_eq(sqlite3_step(st), SQLITE_ROW);
@@ -590,7 +591,7 @@ START_TEST(test_newer_schema_refused)
 	sqlite3_finalize(st);
 	ck_assert_int_eq(sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, NULL), SQLITE_OK);
 	ck_assert_int_eq(sqlite3_step(st), SQLITE_ROW);
-	ck_assert_int_eq(sqlite3_column_int(st, 0), 2);
+	ck_assert_int_eq(sqlite3_column_int(st, 0), 3);
 	sqlite3_finalize(st);
 	ck_assert_int_eq(sqlite3_exec(db, "PRAGMA user_version = 99", NULL, NULL, NULL), SQLITE_OK);
 	sqlite3_close(db);
@@ -694,12 +695,18 @@ START_TEST(test_game_ids)
 }
 END_TEST
 
+/* Schema 3's columns dropped again: a store as schema 2 left it (SQLite 3.35 and later). */
+#define DROP_TOKEN_HASHES                                                                          \
+	"ALTER TABLE games DROP COLUMN token_hash0; ALTER TABLE games DROP COLUMN token_hash1;"
+
 /*
  * A store of schema 1 (before the id counter) is migrated: ids go on past
  * every game id ever given (AUTOINCREMENT's high-water mark included).
  */
 START_TEST(test_migration_to_id_counter)
 {
+	if (sqlite3_libversion_number() < 3035000)
+		return; /* no DROP COLUMN to go back with */
 	struct store *s = open_fast();
 	struct store_game g;
 	new_game(&g, "tak", "p1", "p2", 1);
@@ -712,15 +719,114 @@ START_TEST(test_migration_to_id_counter)
 	sqlite3 *db;
 	ck_assert_int_eq(sqlite3_open(path, &db), SQLITE_OK);
 	ck_assert_int_eq(sqlite3_exec(db,
-	                              "DROP TABLE counters; PRAGMA user_version = 1;"
+	                              "DROP TABLE counters; " DROP_TOKEN_HASHES
+	                              " PRAGMA user_version = 1;"
 	                              " UPDATE sqlite_sequence SET seq = 40 WHERE name = 'games'",
 	                              NULL, NULL, NULL),
 	                 SQLITE_OK);
 	sqlite3_close(db);
 	s = open_fast();
-	ck_assert_int_eq(store_schema_version(s), 2);
+	ck_assert_int_eq(store_schema_version(s), 3);
 	ck_assert_int_eq(store_game_begin(s, &g, &id), STORE_OK);
 	ck_assert_int_eq(id, 41);
+	store_close(s);
+}
+END_TEST
+
+#define HASH_A "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+#define HASH_B "fedcba9876543210fedcba9876543210fedcba9876543210fedcba9876543210"
+
+/*
+ * A guest seat's token hash is kept with its game and comes back with it (a
+ * fetch, the games in progress after reopening, the history); only a
+ * guest's seat has one, and only as STORE_TOKEN_HASH lowercase hex digits.
+ */
+START_TEST(test_token_hashes)
+{
+	struct store *s = open_fast();
+	struct store_game g, f;
+	new_game(&g, "tak", "gus", "Dave", 1);
+	g.guest[0] = true;
+	snprintf(g.token_hash[0], sizeof g.token_hash[0], "%s", HASH_A);
+	snprintf(g.token_hash[1], sizeof g.token_hash[1], "%s", HASH_B);
+	int64_t id, id2;
+	ck_assert_int_eq(store_game_begin(s, &g, &id), STORE_EINVAL); /* Dave is an account */
+	g.token_hash[1][0] = '\0';
+	g.token_hash[0][5] = 'A';
+	ck_assert_int_eq(store_game_begin(s, &g, &id), STORE_EINVAL); /* not lowercase hex */
+	g.token_hash[0][5] = '5';
+	g.token_hash[0][63] = '\0';
+	ck_assert_int_eq(store_game_begin(s, &g, &id), STORE_EINVAL); /* 63 digits */
+	g.token_hash[0][63] = 'f';
+	memset(g.token_hash[1], 'a', sizeof g.token_hash[1]); /* not NUL-terminated */
+	ck_assert_int_eq(store_game_insert(s, &g, 1000), STORE_EINVAL);
+	g.token_hash[1][0] = '\0';
+	ck_assert_int_eq(store_game_begin(s, &g, &id), STORE_OK);
+	new_game(&g, "ttt", "gus", "ida", 2); /* guests without tokens (a relay's seats) */
+	g.guest[0] = g.guest[1] = true;
+	ck_assert_int_eq(store_game_begin(s, &g, &id2), STORE_OK);
+	ck_assert_int_eq(store_game_fetch(s, id, &f), STORE_OK);
+	ck_assert_str_eq(f.token_hash[0], HASH_A);
+	ck_assert_str_eq(f.token_hash[1], "");
+	store_game_clear(&f);
+	store_close(s);
+
+	s = open_fast();
+	struct store_game *v = NULL;
+	size_t n = 0;
+	ck_assert_int_eq(store_games_in_progress(s, &v, &n), STORE_OK);
+	ck_assert_uint_eq(n, 2);
+	ck_assert_int_eq(v[0].id, id);
+	ck_assert_str_eq(v[0].token_hash[0], HASH_A);
+	ck_assert_str_eq(v[0].token_hash[1], "");
+	ck_assert_str_eq(v[1].token_hash[0], "");
+	ck_assert_str_eq(v[1].token_hash[1], "");
+	store_games_free(v, n);
+	struct store_finish fin = {.status = STORE_FINISHED, .result = "1-0", .reason = "road"};
+	ck_assert_int_eq(store_game_finish(s, id, &fin), STORE_OK);
+	ck_assert_int_eq(store_history(s, "GUS", 10, &v, &n), STORE_OK);
+	ck_assert_uint_eq(n, 1);
+	ck_assert_str_eq(v[0].token_hash[0], HASH_A);
+	store_games_free(v, n);
+	store_close(s);
+}
+END_TEST
+
+/*
+ * A store of schema 2 (before the token hashes) is migrated: its games come
+ * back without hashes (their guest seats go to the first guest of the name,
+ * as before), and new games keep theirs.
+ */
+START_TEST(test_migration_to_token_hashes)
+{
+	if (!st_is_pg() && sqlite3_libversion_number() < 3035000)
+		return; /* no DROP COLUMN to go back with */
+	struct store *s = open_fast();
+	struct store_game g, f;
+	new_game(&g, "tak", "gus", "hal", 1);
+	g.guest[0] = g.guest[1] = true;
+	snprintf(g.token_hash[1], sizeof g.token_hash[1], "%s", HASH_B);
+	int64_t old, id;
+	ck_assert_int_eq(store_game_begin(s, &g, &old), STORE_OK);
+	store_close(s);
+	struct st_other o;
+	st_other_open(&o);
+	st_other_sql(&o, st_is_pg() ? "ALTER TABLE games DROP COLUMN token_hash0,"
+	                              " DROP COLUMN token_hash1;"
+	                              " DELETE FROM bitarena_migrations WHERE version = 3"
+	                            : DROP_TOKEN_HASHES " PRAGMA user_version = 2");
+	st_other_close(&o);
+	s = open_fast();
+	ck_assert_int_eq(store_schema_version(s), 3);
+	ck_assert_int_eq(store_game_fetch(s, old, &f), STORE_OK);
+	ck_assert_str_eq(f.players[1], "hal");
+	ck_assert_str_eq(f.token_hash[0], "");
+	ck_assert_str_eq(f.token_hash[1], "");
+	store_game_clear(&f);
+	ck_assert_int_eq(store_game_begin(s, &g, &id), STORE_OK);
+	ck_assert_int_eq(store_game_fetch(s, id, &f), STORE_OK);
+	ck_assert_str_eq(f.token_hash[1], HASH_B);
+	store_game_clear(&f);
 	store_close(s);
 }
 END_TEST
@@ -810,7 +916,7 @@ static void pg_drop_sessions(void)
 START_TEST(test_pg_versions)
 {
 	struct store *s = open_fast();
-	ck_assert_int_eq(store_schema_version(s), 2);
+	ck_assert_int_eq(store_schema_version(s), 3);
 	ck_assert_ptr_nonnull(strstr(store_path(s), "postgresql://bitarena@"));
 	store_close(s);
 	s = open_fast(); /* the migration runs once */
@@ -818,7 +924,7 @@ START_TEST(test_pg_versions)
 	struct st_other o;
 	st_other_open(&o);
 	PGresult *r = PQexec(o.pg, "SELECT count(*) FROM bitarena_migrations");
-	ck_assert_str_eq(PQgetvalue(r, 0, 0), "2");
+	ck_assert_str_eq(PQgetvalue(r, 0, 0), "3");
 	PQclear(r);
 	st_other_sql(&o, "INSERT INTO bitarena_migrations(version) VALUES (99)");
 	st_other_close(&o);
@@ -1099,7 +1205,7 @@ START_TEST(test_pg_many_servers)
 	struct st_other o;
 	st_other_open(&o);
 	PGresult *r = PQexec(o.pg, "SELECT count(*), max(version) FROM bitarena_migrations");
-	ck_assert_str_eq(PQgetvalue(r, 0, 0), "2");
+	ck_assert_str_eq(PQgetvalue(r, 0, 0), "3");
 	PQclear(r);
 	st_other_close(&o);
 }
@@ -1129,6 +1235,8 @@ START_TEST(test_pg_claim)
 	int64_t ids[3];
 	for (int k = 0; k < 3; k++) {
 		new_game(&g, "tak", "p1", "p2", 1);
+		g.guest[1] = true;
+		snprintf(g.token_hash[1], sizeof g.token_hash[1], "%s", HASH_B);
 		ck_assert_int_eq(store_game_begin(a, &g, &ids[k]), STORE_OK);
 		make_move(&m, 0, "a1");
 		ck_assert_int_eq(store_move_append(a, ids[k], &m), STORE_OK);
@@ -1143,6 +1251,8 @@ START_TEST(test_pg_claim)
 	ck_assert_int_eq(v[1].id, ids[1]);
 	ck_assert_int_eq(v[1].plies, 1);
 	ck_assert_str_eq(v[1].moves[0].text, "a1");
+	ck_assert_str_eq(v[1].token_hash[1], HASH_B); /* the new owner checks the guest's token */
+	ck_assert_str_eq(v[1].token_hash[0], "");
 	store_games_free(v, n);
 	/* the old owner is fenced out: every write of those games is refused */
 	make_move(&m, 1, "e5");
@@ -1253,6 +1363,8 @@ static Suite *store_suite(void)
 	                             test_transactions,
 	                             test_game_ids,
 	                             test_reader_connection,
+	                             test_token_hashes,
+	                             test_migration_to_token_hashes,
 	                             NULL};
 	const TTest *const sqlite_only[] = {test_newer_schema_refused, test_migration_to_id_counter,
 	                                    test_store_gone, NULL};

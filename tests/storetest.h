@@ -49,7 +49,7 @@ static inline const char *st_name(void)
 /* The schema version a fresh store of the running back end has. */
 static inline int st_version(void)
 {
-	return 2;
+	return 3;
 }
 
 /* Options that open the running test's store (the other fields as the caller set them). */

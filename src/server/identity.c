@@ -19,26 +19,39 @@ void identity_token_new(char out[PROTO_TOKEN_LEN + 1])
 	out[PROTO_TOKEN_LEN] = '\0';
 }
 
-bool identity_guest_holds(struct lobby *l, const char *name, const struct client *except,
-                          const char **token)
+/* Who holds name as a guest: a connected guest other than except (*u), or a seat (*p). */
+static bool guest_holder(struct lobby *l, const char *name, const struct client *except,
+                         struct client **u, const struct player **p)
 {
-	struct client *u = lobby_find_user(l, name);
-	if (u != NULL && u != except && !u->registered) {
-		if (token != NULL)
-			*token = u->token;
+	*u = NULL;
+	*p = NULL;
+	struct client *c = lobby_find_user(l, name);
+	if (c != NULL && c != except && !c->registered) {
+		*u = c;
 		return true;
 	}
 	for (struct game *g = l->sess->games; g != NULL; g = g->next) {
 		for (int i = 0; !g->freeing && !g->over && i < g->ops->nplayers; i++) {
-			const struct player *p = &g->pl[i];
-			if (p->registered || strcasecmp(p->name, name) != 0)
+			const struct player *pl = &g->pl[i];
+			if (pl->registered || strcasecmp(pl->name, name) != 0)
 				continue;
-			if (token != NULL)
-				*token = p->token;
+			*p = pl;
 			return true;
 		}
 	}
 	return false;
+}
+
+bool identity_guest_holds(struct lobby *l, const char *name, const struct client *except,
+                          bool *guarded)
+{
+	struct client *u;
+	const struct player *p;
+	if (!guest_holder(l, name, except, &u, &p))
+		return false;
+	if (guarded != NULL)
+		*guarded = u != NULL ? u->token[0] != '\0' : p->token_hash[0] != '\0';
+	return true;
 }
 
 /* Constant time for equal lengths: a token is not guessed a character at a time. */
@@ -70,15 +83,22 @@ void identity_take_over(struct lobby *l, struct client *c, const char *name)
 bool identity_guest_login(struct lobby *l, struct client *c, const struct proto_req *rq,
                           const char *name, const char *token)
 {
-	const char *held = NULL;
 	struct client *u = lobby_find_user(l, name);
 	if (u != NULL && u->registered) {
 		reply_err(c, rq, "NAME_TAKEN", "%s is connected already; pick another name", name);
 		return false;
 	}
 	const char *given = token != NULL ? token : c->token;
-	if (identity_guest_holds(l, name, c, &held) && held[0] != '\0') {
-		if (!token_eq(held, given)) {
+	struct client *hu;
+	const struct player *hp;
+	bool held = guest_holder(l, name, c, &hu, &hp);
+	bool guarded = held && (hu != NULL ? hu->token[0] != '\0' : hp->token_hash[0] != '\0');
+	if (guarded) {
+		/* a connected guest's token as given; a seat's as its hash (a restored game's
+		   seat has nothing else) */
+		bool fits = hu != NULL ? token_eq(hu->token, given)
+		                       : session_token_fits(hp->token_hash, given);
+		if (!fits) {
 			if (token != NULL)
 				reply_err(c, rq, "BAD_LOGIN", "wrong name or password");
 			else if (u != NULL)
@@ -92,17 +112,18 @@ bool identity_guest_login(struct lobby *l, struct client *c, const struct proto_
 				        name, name);
 			return false;
 		}
-		snprintf(c->token, sizeof c->token, "%s", held); /* before: held may be u's */
+		if (given != c->token)
+			snprintf(c->token, sizeof c->token, "%s", given);
 		identity_take_over(l, c, name);
-	} else if (u != NULL && u != c) { /* a restored seat's name, its claimer connected */
+	} else if (u != NULL && u != c) { /* a tokenless seat's name, its claimer connected */
 		reply_err(c, rq, "NAME_TAKEN", "%s is connected already; pick another name", name);
 		return false;
-	} else if (token != NULL && held == NULL) { /* no guest has it: a wrong account login */
+	} else if (token != NULL && !held) { /* no guest has it: a wrong account login */
 		reply_err(c, rq, "BAD_LOGIN", "wrong name or password");
 		return false;
 	} else {
-		identity_token_new(
-		        c->token); /* a new guest, or a restored seat (no token) claimed */
+		/* a new guest, or a seat without a token (stored before tokens were) claimed */
+		identity_token_new(c->token);
 	}
 	lobby_login(l, c, rq, name, false);
 	return true;

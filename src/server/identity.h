@@ -10,8 +10,12 @@
  * back; a connection still holding the name is told SESSION_TAKEN and
  * closed), and the name cannot be registered. The connection keeps its token
  * after logout, so `login <name>` on the same connection is the same guest.
- * A seat restored after a restart has no token (tokens are not stored): the
- * first guest to log in by its name takes it.
+ * A seat keeps the token as its hash (session_token_hash()), and the journal
+ * stores that hash with the game, so a seat restored after a restart, or in
+ * a game another node of a cluster took over, comes back only with its token
+ * too (compared in constant time). Only a guest seat without a hash (a game
+ * stored by a bitarena before the hashes were, or a seat a cluster's relay
+ * took) is taken by the first guest to log in by its name.
  */
 #ifndef BITARENA_SERVER_IDENTITY_H
 #define BITARENA_SERVER_IDENTITY_H
@@ -25,11 +29,11 @@ void identity_token_new(char out[PROTO_TOKEN_LEN + 1]);
 
 /*
  * Is name a guest's now: a connected guest other than except, or a guest seat
- * in a game not yet ended? *token (may be NULL) is the token that holds it
- * ("" for a restored seat, which has none).
+ * in a game not yet ended? *guarded (may be NULL): whether a token holds it
+ * (false for a seat without a token hash, which the first guest claims).
  */
 bool identity_guest_holds(struct lobby *l, const char *name, const struct client *except,
-                          const char **token);
+                          bool *guarded);
 
 /*
  * login <name> [token] as a guest (the caller has made sure name is no

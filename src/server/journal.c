@@ -1,11 +1,12 @@
 /*
  * journal.c - the game journal (see journal.h): the session hooks that queue
  * every game to the writer thread (its start under an id reserved ahead,
- * every move, a takeback, the end with Glicko-2 ratings computed on the
- * writer thread), the barrier raised to each record's number, what the
- * writer reports (durable: held output goes out; failing: the games told,
- * new writes refused; working again), and the recovery of the games in
- * progress at start.
+ * with its guest seats' token hashes, every move, a takeback, the end with
+ * Glicko-2 ratings computed on the writer thread), the barrier raised to
+ * each record's number, what the writer reports (durable: held output goes
+ * out; failing: the games told, new writes refused; working again), and the
+ * recovery of the games in progress at start (a guest seat keeps its token
+ * hash: it comes back only with its token).
  */
 #include "server/journal.h"
 
@@ -16,6 +17,8 @@
 
 #include "games/game_replay.h"
 #include "server/glicko.h"
+
+_Static_assert(STORE_TOKEN_HASH == SESSION_TOKEN_HASH, "a seat's token hash fits the store's");
 
 void journal_log_failure(const char *what, int r, const char *why)
 {
@@ -71,6 +74,9 @@ static int hook_start(void *ud, const struct game *g, uint64_t *id)
 	for (int i = 0; i < STORE_SEATS && i < g->ops->nplayers; i++) {
 		snprintf(sg->players[i], sizeof sg->players[i], "%s", g->pl[i].name);
 		sg->guest[i] = !g->pl[i].registered;
+		if (sg->guest[i]) /* the hash, never the token */
+			snprintf(sg->token_hash[i], sizeof sg->token_hash[i], "%s",
+			         g->pl[i].token_hash);
 	}
 	sg->rated = g->so.rated;
 	if (g->so.timed) {
@@ -458,6 +464,8 @@ static bool restore_one(struct journal *jn, struct store_game *sg)
 	for (int i = 0; i < STORE_SEATS; i++) {
 		spec.names[i] = sg->players[i];
 		spec.registered[i] = !sg->guest[i];
+		if (sg->guest[i] && sg->token_hash[i][0] != '\0') /* its seat wants its token */
+			spec.token_hashes[i] = sg->token_hash[i];
 	}
 	struct move_rec *recs = calloc((size_t)sg->plies + 1, sizeof *recs);
 	if (recs == NULL) {

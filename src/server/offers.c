@@ -296,7 +296,7 @@ static void rematch_agree(struct client *c, const struct proto_req *rq, struct g
 		spec.names[i] = p->name;
 		spec.clients[i] = p->c;
 		spec.registered[i] = p->c != NULL ? p->c->registered : p->registered;
-		spec.tokens[i] = p->token;
+		spec.token_hashes[i] = p->token_hash;
 	}
 	struct game *ng = session_create(s, &spec);
 	if (ng == NULL) {

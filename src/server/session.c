@@ -3,11 +3,13 @@
  * creation, the start, moves and simultaneous turns through game_ops, what
  * happens at a deadline (flag, end of a turn, end of a grace), the end,
  * takebacks and restoring after a restart through the one replayer
- * (games/game_replay.h), players leaving and coming back, and freeing.
+ * (games/game_replay.h), players leaving and coming back (a guest's seat
+ * with its token, kept as a hash), and freeing.
  */
 #include "server/session.h"
 
 #include <inttypes.h>
+#include <sodium.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -154,9 +156,10 @@ struct game *session_create(struct sessions *s, const struct game_spec *spec)
 		snprintf(p->name, sizeof p->name, "%s", spec->names[i]);
 		p->c = spec->clients[i];
 		p->registered = spec->registered[i];
-		const char *tok = p->c != NULL ? p->c->token : spec->tokens[i];
-		if (!p->registered && tok != NULL)
-			snprintf(p->token, sizeof p->token, "%s", tok);
+		if (!p->registered && p->c != NULL && p->c->token[0] != '\0')
+			session_token_hash(p->c->token, p->token_hash);
+		else if (!p->registered && p->c == NULL && spec->token_hashes[i] != NULL)
+			snprintf(p->token_hash, sizeof p->token_hash, "%s", spec->token_hashes[i]);
 		if (p->c == NULL) {
 			p->absent = true;
 			p->gone_at = uv_now(s->loop);
@@ -676,6 +679,21 @@ void session_client_gone(struct sessions *s, struct client *c)
 	free(games);
 }
 
+void session_token_hash(const char *token, char out[SESSION_TOKEN_HASH + 1])
+{
+	unsigned char h[SESSION_TOKEN_HASH / 2];
+	crypto_generichash(h, sizeof h, (const unsigned char *)token, strlen(token), NULL, 0);
+	sodium_bin2hex(out, SESSION_TOKEN_HASH + 1, h, sizeof h);
+}
+
+bool session_token_fits(const char *hash, const char *token)
+{
+	char h[SESSION_TOKEN_HASH + 1];
+	session_token_hash(token, h);
+	return strlen(hash) == SESSION_TOKEN_HASH &&
+	       sodium_memcmp(h, hash, SESSION_TOKEN_HASH) == 0;
+}
+
 void session_login(struct sessions *s, struct client *c, cJSON *resumed)
 {
 	for (struct game *g = s->games; g != NULL; g = g->next) {
@@ -686,16 +704,17 @@ void session_login(struct sessions *s, struct client *c, cJSON *resumed)
 			if (!p->absent || strcasecmp(p->name, c->name) != 0 ||
 			    p->registered != c->registered)
 				continue;
-			/* a guest's seat: its token (identity.c checked it; a restored seat has
-			   none and takes the claimer's). A cluster's relay client stands for a
-			   login another node checked: tokens do not cross nodes yet. */
-			if (!p->registered && p->token[0] != '\0' && !c->remote &&
-			    strcmp(p->token, c->token) != 0)
+			/* a guest's seat: its token (identity.c checked it; a seat without one
+			   takes the claimer's). A cluster's relay client stands for a login
+			   another node checked: tokens do not cross nodes yet. */
+			if (!p->registered && p->token_hash[0] != '\0' && !c->remote &&
+			    !session_token_fits(p->token_hash, c->token))
 				continue;
 			if (!member_add(c, g))
 				break; /* out of memory: the seat keeps waiting */
-			if (!p->registered && !c->remote)
-				snprintf(p->token, sizeof p->token, "%s", c->token);
+			if (!p->registered && !c->remote && p->token_hash[0] == '\0' &&
+			    c->token[0] != '\0')
+				session_token_hash(c->token, p->token_hash);
 			p->absent = false;
 			p->c = c;
 			if (g->clock_held && game_seat_to_move(g->ops, g->st) == i) {

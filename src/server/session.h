@@ -55,6 +55,7 @@
 #define SESSION_WATCHERS_MS   1000 /* spectator counts: at most one message per game this often */
 #define SESSION_MAX_WATCHES   32   /* --max-watches: games one connection watches at once */
 #define SESSION_MAX_PLIES     1000 /* --max-plies: a game's plies (turns) before a draw */
+#define SESSION_TOKEN_HASH    64   /* hex digits of a guest token's hash (== STORE_TOKEN_HASH) */
 
 /* Limits of the session layer; 0 turns one off. */
 struct session_limits {
@@ -87,12 +88,14 @@ struct snapshot {
 
 struct player {
 	char name[PROTO_NAME_MAX + 1];
-	struct client *c;                /* NULL while absent */
-	bool registered;                 /* an account (the journal stores guests as such) */
-	char token[PROTO_TOKEN_LEN + 1]; /* a guest's (identity.h): its seat comes back only
-	                                    with it; "" for an account or a restored seat */
+	struct client *c; /* NULL while absent */
+	bool registered;  /* an account (the journal stores guests as such) */
 	bool absent;
 	uint64_t gone_at; /* uv_now when the connection went */
+	/* a guest's token (identity.h) as kept, session_token_hash(): its seat comes back only
+	   with the token; "" for an account, a relay's seat (a cluster) or a seat restored
+	   from a game stored without it (until a guest claims it) */
+	char token_hash[SESSION_TOKEN_HASH + 1];
 };
 
 struct watcher {
@@ -225,8 +228,9 @@ struct game_spec {
 	struct client *clients[GAME_MAX_PLAYERS]; /* NULL = absent (a restored game): the grace
 	                                             runs */
 	bool registered[GAME_MAX_PLAYERS];
-	const char *tokens[GAME_MAX_PLAYERS]; /* guests' tokens of absent players, or NULL (a
-	                                         present player's is its client's) */
+	const char *token_hashes[GAME_MAX_PLAYERS]; /* guests' token hashes of absent players
+	                                               (a restored game's), or NULL (a present
+	                                               player's is its client's token's) */
 	uint64_t id; /* 0: a new game (on_start may give the id); else a restored game's id,
 	                and on_start is not called */
 };
@@ -422,7 +426,20 @@ void session_push_state(struct game *g);
 struct game *session_restore(struct sessions *s, const struct game_spec *spec, int64_t started_at,
                              const struct move_rec *recs, size_t n, size_t *kept);
 void session_restart(struct game *g);
-/* After c logged in: put it back into seats its name left; fills resumed with the game ids. */
+/*
+ * A guest seat keeps its token as this hash, and the journal stores it with
+ * the game: lowercase hex of the unkeyed BLAKE2b-256 of the token (random,
+ * PROTO_TOKEN_LEN characters of 56: ~116 bits, so no salt or slow hash is
+ * needed), never the token itself.
+ */
+void session_token_hash(const char *token, char out[SESSION_TOKEN_HASH + 1]);
+/* Whether token is the one hash (a seat's token_hash, not "") was made from; constant time. */
+bool session_token_fits(const char *hash, const char *token);
+/*
+ * After c logged in: put it back into seats its name left; fills resumed with the game ids.
+ * A guest's seat that keeps a token hash takes c only with that token (c->token), except a
+ * cluster's relay client (its home checked the login); one without takes c's token.
+ */
 void session_login(struct sessions *s, struct client *c, cJSON *resumed);
 /* Sends game_start and the current state of every game c plays (after session_login). */
 void session_resume_send(struct sessions *s, struct client *c);

@@ -403,13 +403,27 @@ int store_ratings_of(struct store *s, const char *name, struct store_rating_row 
 
 /* ---- games ------------------------------------------------------------------------------ */
 
+/* A seat's token hash: "" or STORE_TOKEN_HASH lowercase hex digits, "" for an account. */
+static bool token_hash_valid(const char *h, size_t size, bool guest)
+{
+	if (!fits(h, size))
+		return false;
+	size_t n = strlen(h);
+	if (n == 0)
+		return true;
+	if (!guest || n != STORE_TOKEN_HASH)
+		return false;
+	return strspn(h, "0123456789abcdef") == n;
+}
+
 /* The fields of a game row that store_game_insert() reads are in range. */
 static bool game_valid(const struct store_game *g)
 {
 	if (!fits(g->kind, sizeof g->kind) || !g->kind[0] || !fits(g->options, sizeof g->options))
 		return false;
 	for (int i = 0; i < STORE_SEATS; i++)
-		if (!fits(g->players[i], sizeof g->players[i]) || !player_valid(g->players[i]))
+		if (!fits(g->players[i], sizeof g->players[i]) || !player_valid(g->players[i]) ||
+		    !token_hash_valid(g->token_hash[i], sizeof g->token_hash[i], g->guest[i]))
 			return false;
 	return g->time_base_ms >= 0 && g->time_inc_ms >= 0;
 }

@@ -60,6 +60,7 @@
 #define STORE_DB_FILE        "bitarena.db"
 #define STORE_INVALID_ACTION "!" /* journal text of a refused simultaneous action */
 #define STORE_NODE_MAX       64  /* a cluster node's instance, "name#instance" */
+#define STORE_TOKEN_HASH     64  /* hex digits of a guest seat's token hash */
 
 enum store_err {
 	STORE_OK = 0,
@@ -290,6 +291,12 @@ struct store_game {
 	uint64_t seed;                   /* the engine's init() seed */
 	char players[STORE_SEATS][STORE_PLAYER_MAX + 1];
 	bool guest[STORE_SEATS]; /* true: a guest name, not an account */
+	/* A guest seat's token as the server keeps it: STORE_TOKEN_HASH lowercase hex digits
+	   of its hash (session_token_hash(); never the token itself), so that the seat of a
+	   restored game comes back only with its token. "" for an account's seat, a guest
+	   seat without a token (a relay's, in a cluster) and a game stored before schema
+	   version 3 (either back end) added them. */
+	char token_hash[STORE_SEATS][STORE_TOKEN_HASH + 1];
 	bool rated;
 	int64_t time_base_ms; /* 0 and 0: untimed */
 	int64_t time_inc_ms;
@@ -310,8 +317,9 @@ void store_game_clear(struct store_game *g);
 void store_games_free(struct store_game *v, size_t n);
 
 /*
- * Starts a game: reads kind, options, seed, players, guest, rated,
- * time_base_ms, time_inc_ms and started from g (other fields ignored) and
+ * Starts a game: reads kind, options, seed, players, guest, token_hash, rated,
+ * time_base_ms, time_inc_ms and started from g (other fields ignored;
+ * token_hash must be "" or STORE_TOKEN_HASH hex digits, "" for an account) and
  * writes the new id (one store_reserve_ids()) into *id. Durable on return.
  */
 int store_game_begin(struct store *s, const struct store_game *g, int64_t *id);

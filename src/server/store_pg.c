@@ -54,7 +54,7 @@
 #define PG_LOCK_MIGRATE 1
 #define PG_LOCK_IDS     2
 #define PG_INDOUBT_MS   2000 /* how long COMMIT waits to learn its lost answer */
-#define PG_PARAMS_MAX   16
+#define PG_PARAMS_MAX   17
 
 #define STR_(x)      #x
 #define STR(x)       STR_(x)
@@ -143,14 +143,19 @@ static const char *const migrations[] = {
          * write of a game checks it, so a node that lost a game cannot write to it */
         "ALTER TABLE games ADD COLUMN owner text NOT NULL DEFAULT '';"
         "CREATE INDEX games_owner ON games(owner) WHERE status = 'in_progress';",
+        /* 3: a guest seat's token, as its hash (hex; '' none): a game taken over or
+         * restored brings a guest's seat back only with its token. Games stored before it
+         * have none. */
+        "ALTER TABLE games ADD COLUMN token_hash0 text NOT NULL DEFAULT '',"
+        " ADD COLUMN token_hash1 text NOT NULL DEFAULT '';",
 };
 #define NMIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))
 
 #define GAME_COLS                                                                                  \
 	"g.id, g.kind, g.options, g.seed, g.player0, g.player1, g.guest0, g.guest1, g.rated, "     \
 	"g.time_base_ms, g.time_inc_ms, g.started, g.ended, g.status, g.result, g.winner, "        \
-	"g.reason, g.clock0_ms, g.clock1_ms"
-#define NGAME_COLS 19
+	"g.reason, g.clock0_ms, g.clock1_ms, g.token_hash0, g.token_hash1"
+#define NGAME_COLS 21
 /* after GAME_COLS: the moves of a game, one per row (NULL: none) */
 #define MOVE_COLS "m.ply, m.seat, m.move, m.ms_used, m.clock0_ms, m.clock1_ms, m.at"
 
@@ -204,10 +209,10 @@ static const char *const stmt_sql[S_COUNT] = {
         [S_GAME_INSERT] =
                 "INSERT INTO games(id, kind, options, seed, player0, player1, player0_key,"
                 " player1_key, guest0, guest1, rated, time_base_ms, time_inc_ms, started,"
-                " clock0_ms, clock1_ms, owner)"
+                " clock0_ms, clock1_ms, owner, token_hash0, token_hash1)"
                 " VALUES ($14::bigint, $1, $2, $3::bigint, $4, $5, $6, $7, $8::boolean,"
                 " $9::boolean, $10::boolean, $11::bigint, $12::bigint, $13::bigint, $11::bigint,"
-                " $11::bigint, $15) ON CONFLICT (id) DO NOTHING",
+                " $11::bigint, $15, $16, $17) ON CONFLICT (id) DO NOTHING",
         [S_GAME_EXISTS] = "SELECT " GAME_EXISTS_1,
         /* the game and its moves in one statement: one snapshot */
         [S_GAME_FETCH] = "SELECT " GAME_COLS ", " MOVE_COLS " FROM games g"
@@ -1331,6 +1336,8 @@ static int pg_game_insert(struct store *bs, const struct store_game *g, int64_t 
 	p_i64(&p, g->started);
 	p_i64(&p, id);
 	p_str(&p, s->node);
+	p_str(&p, g->token_hash[0]);
+	p_str(&p, g->token_hash[1]);
 	return write1(s, S_GAME_INSERT, &p, NONE_EXISTS);
 }
 
@@ -1357,6 +1364,8 @@ static void read_game(const PGresult *r, int row, struct store_game *g)
 	col_str(r, row, 16, g->reason, sizeof g->reason);
 	g->clock_ms[0] = col_i64(r, row, 17);
 	g->clock_ms[1] = col_i64(r, row, 18);
+	col_str(r, row, 19, g->token_hash[0], sizeof g->token_hash[0]);
+	col_str(r, row, 20, g->token_hash[1], sizeof g->token_hash[1]);
 	g->moves = NULL;
 }
 

@@ -85,6 +85,10 @@ static const char *const migrations[] = {
         "INSERT INTO counters(name, next) SELECT 'game_id', max("
         "  coalesce((SELECT max(id) FROM games), 0),"
         "  coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'games'), 0)) + 1;",
+        /* 3: a guest seat's token, as its hash (hex; '' none): a restored game's guest seat
+         * comes back only with its token. Games stored before it have none. */
+        "ALTER TABLE games ADD COLUMN token_hash0 TEXT NOT NULL DEFAULT '';"
+        "ALTER TABLE games ADD COLUMN token_hash1 TEXT NOT NULL DEFAULT '';",
 };
 #define NMIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))
 
@@ -92,7 +96,7 @@ static const char *const migrations[] = {
 	"g.id, g.kind, g.options, g.seed, g.player0, g.player1, g.guest0, g.guest1, g.rated, "     \
 	"g.time_base_ms, g.time_inc_ms, g.started, g.ended, g.status, g.result, g.winner, "        \
 	"g.reason, g.clock0_ms, g.clock1_ms, "                                                     \
-	"(SELECT count(*) FROM moves m WHERE m.game = g.id)"
+	"(SELECT count(*) FROM moves m WHERE m.game = g.id), g.token_hash0, g.token_hash1"
 
 #define RATING_COLS "a.name, r.kind, r.rating, r.rd, r.volatility, r.games, r.updated"
 
@@ -157,8 +161,9 @@ static const char *const stmt_sql[S_COUNT] = {
         [S_GAME_INSERT] =
                 "INSERT INTO games(id, kind, options, seed, player0, player1, player0_key,"
                 " player1_key, guest0, guest1, rated, time_base_ms, time_inc_ms, started,"
-                " clock0_ms, clock1_ms)"
-                " VALUES (?14, ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?11, ?11)",
+                " clock0_ms, clock1_ms, token_hash0, token_hash1)"
+                " VALUES (?14, ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?11, ?11,"
+                " ?15, ?16)",
         [S_GAME_GET] = "SELECT " GAME_COLS " FROM games g WHERE g.id = ?",
         /* Inserts only when the game is in progress and ply is the next one. */
         [S_MOVE_INSERT] =
@@ -756,6 +761,8 @@ static int sq_game_insert(struct store *bs, const struct store_game *g, int64_t 
 	sqlite3_bind_int64(st, 12, g->time_inc_ms);
 	sqlite3_bind_int64(st, 13, g->started);
 	sqlite3_bind_int64(st, 14, id);
+	sqlite3_bind_text(st, 15, g->token_hash[0], -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 16, g->token_hash[1], -1, SQLITE_STATIC);
 	int rc = sqlite3_step(st);
 	sqlite3_reset(st);
 	return rc == SQLITE_DONE ? STORE_OK : sql_err(rc);
@@ -785,6 +792,8 @@ static void read_game(sqlite3_stmt *st, struct store_game *g)
 	g->clock_ms[0] = sqlite3_column_int64(st, 17);
 	g->clock_ms[1] = sqlite3_column_int64(st, 18);
 	g->plies = sqlite3_column_int(st, 19);
+	copy_col(st, 20, g->token_hash[0], sizeof g->token_hash[0]);
+	copy_col(st, 21, g->token_hash[1], sizeof g->token_hash[1]);
 	g->moves = NULL;
 }
 
