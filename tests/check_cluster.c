@@ -16,7 +16,9 @@
  * mid-game, the game going on at another node with every acknowledged move,
  * its players back (the remote one at once, the local one by logging in
  * with its token on the new owner); two guests' game taken over by another node,
- * their seats back there only with their tokens; Redis killed and started
+ * their seats back there only with their tokens; guests of a game coming back
+ * through the node that does not run it, and a guest seated from another
+ * node coming back to the game's node, only with their tokens; Redis killed and started
  * again while games run (moves between nodes refused meanwhile with
  * CLUSTER_DOWN, games of one node going on, everything back by itself,
  * every acknowledged move stored).
@@ -582,6 +584,113 @@ START_TEST(test_takeover_keeps_tokens)
 }
 END_TEST
 
+/* Whether c's `who` lists name (users of every live node). */
+static bool online(struct ts_cli *c, const char *name)
+{
+	cJSON *w = ask(c, "who");
+	cJSON *us = cJSON_GetObjectItem(w, "users");
+	bool yes = false;
+	for (int i = 0; i < cJSON_GetArraySize(us); i++)
+		yes |= strcmp(ts_jstr(cJSON_GetArrayItem(us, i), "name"), name) == 0;
+	cJSON_Delete(w);
+	return yes;
+}
+
+/* Whether c's `list` has game id (rows of every live node, written with its seats:). */
+static bool listed(struct ts_cli *c, int id)
+{
+	cJSON *l = ask(c, "list");
+	cJSON *gs = cJSON_GetObjectItem(l, "games");
+	bool yes = false;
+	for (int i = 0; i < cJSON_GetArraySize(gs); i++)
+		yes |= ts_jint(cJSON_GetArrayItem(gs, i), "id") == id;
+	cJSON_Delete(l);
+	return yes;
+}
+
+/* Until c's `who` no longer lists name: its node has seen its connection close. */
+static void until_offline(struct ts_cli *c, const char *name)
+{
+	for (int i = 0; i < 200 && online(c, name); i++)
+		ts_msleep(50);
+	ck_assert_msg(!online(c, name), "%s still online", name);
+}
+
+/* x's `login <args>` is NAME_TAKEN for name's seats (not for a connection), told how back. */
+static void seat_taken(struct ts_cli *x, const char *name)
+{
+	ts_send(x, "login %s", name);
+	cJSON *e = ts_expect(x, "{\"type\":\"error\",\"code\":\"NAME_TAKEN\"}");
+	char back[64];
+	snprintf(back, sizeof back, "login %s <token>", name);
+	ck_assert_msg(strstr(ts_jstr(e, "message"), back) != NULL, "%s", ts_jstr(e, "message"));
+	cJSON_Delete(e);
+}
+
+/*
+ * Guests' seats across nodes, only with their tokens: alice (on n1) plays
+ * bob (on n2) a game n1 runs; both go. Through n2, which does not run the
+ * game, `login alice` is NAME_TAKEN and `login alice <bob's token>`
+ * BAD_LOGIN (the seat stays hers); on n1 bob's seat, taken from another
+ * node, is held by his token too (`login bob` NAME_TAKEN there and on n2).
+ * `login alice <token>` on n2 brings her seat back from n1 (the token went
+ * over the bus, n1 checked it), bob's token on n1 his, and the game goes on
+ * from both sides.
+ */
+START_TEST(test_tokens_across_nodes)
+{
+	struct ts_srv n1, n2;
+	up(&n1, "n1");
+	up(&n2, "n2");
+	struct ts_cli a, b, w, x;
+	ts_join(&a, n1.port, "alice");
+	ts_join(&b, n2.port, "bob");
+	ts_join(&w, n2.port, "wes");
+	int id = ts_begin_game(&a, &b, "ttt"); /* on n1, alice's seek's node */
+	struct ts_cli *to_b[] = {&b};
+	play(&a, id, "a1", to_b, 1, 2);
+	ts_close(&a);
+	ts_close(&b);
+	for (int i = 0; i < 200 && !listed(&w, id); i++) /* n1's seats: written with its list */
+		ts_msleep(50);
+	ck_assert(listed(&w, id));
+	until_offline(&w, "alice");
+	until_offline(&w, "bob");
+	/* through the node that does not run the game: not by name, not with another token */
+	ts_connect_json(&x, n2.port);
+	seat_taken(&x, "alice");
+	seat_taken(&x, "bob");
+	ts_send(&x, "login alice %s", b.token);
+	ts_expect_err(&x, "BAD_LOGIN");
+	ts_close(&x);
+	/* on the game's node: bob's seat, taken through n2, is held by his token as well */
+	ts_connect_json(&x, n1.port);
+	seat_taken(&x, "bob");
+	ts_close(&x);
+	/* with their tokens: alice through n2 (n1 checks the token the bus brought), bob on n1 */
+	ts_rejoin(&a, n2.port, "alice");
+	cJSON_Delete(ts_untilf(&a, "{\"type\":\"game_start\",\"game\":%d,\"seat\":0}", id));
+	cJSON *st = ts_untilf(&a, "{\"type\":\"state\",\"game\":%d,\"ply\":1}", id);
+	int seq = ts_jint(st, "seq");
+	cJSON_Delete(st);
+	ts_rejoin(&b, n1.port, "bob");
+	cJSON_Delete(ts_untilf(&b, "{\"type\":\"game_start\",\"game\":%d,\"seat\":1}", id));
+	cJSON_Delete(ts_untilf(&b, "{\"type\":\"state\",\"game\":%d,\"ply\":1}", id));
+	struct ts_cli *to_a[] = {&a};
+	to_b[0] = &b;
+	play(&b, id, "a2", to_a, 1, seq + 1);
+	play(&a, id, "b1", to_b, 1, seq + 2);
+	char moves[256], status[32];
+	stored_moves(id, moves, sizeof moves, status, sizeof status);
+	ck_assert_str_eq(moves, "a1 a2 b1");
+	ts_close(&a);
+	ts_close(&b);
+	ts_close(&w);
+	ts_down(&n1);
+	ts_down(&n2);
+}
+END_TEST
+
 /*
  * Redis killed and started again while games are played: a game whose
  * players are on its own node goes on; a move between nodes gets
@@ -767,6 +876,7 @@ static Suite *cluster_suite(void)
 	tcase_add_test(tc, test_three_nodes);
 	tcase_add_test(tc, test_owner_killed);
 	tcase_add_test(tc, test_takeover_keeps_tokens);
+	tcase_add_test(tc, test_tokens_across_nodes);
 	tcase_add_test(tc, test_redis_restart);
 	tcase_add_test(tc, test_pg_down_cluster);
 	suite_add_tcase(s, tc);

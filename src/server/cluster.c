@@ -16,6 +16,7 @@
 #include "server/cluster.h"
 
 #include <inttypes.h>
+#include <sodium.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -554,6 +555,17 @@ static void identity(const struct client *cl, bool watching, char *flags, size_t
 		snprintf(flags, size, "-");
 }
 
+/*
+ * The token a client's home sends with its identity (C, R): a logged-in guest's, which the
+ * owner's relay client keeps, so that the owner checks a guest's seats against it as it does
+ * for its own clients (session_login); "-" for anyone else. The bus is the cluster's own.
+ */
+static const char *token_of(const struct client *cl)
+{
+	return cl->logged_in && !cl->registered && strlen(cl->token) == PROTO_TOKEN_LEN ? cl->token
+	                                                                                : "-";
+}
+
 static void release(struct cluster *c, struct cstate *s)
 {
 	s->fwd = 0;
@@ -624,9 +636,9 @@ static void forward(struct cluster *c, struct client *cl, const struct proto_req
 	s->watch = watch;
 	s->accept = strcmp(rq->cmd->name, "accept") == 0;
 	cs_note_node(s, node);
-	snprintf(h, sizeof h, "C %s %" PRIu64 " %" PRIu64 " %s %" PRId64 " %s", c->instance,
+	snprintf(h, sizeof h, "C %s %" PRIu64 " %" PRIu64 " %s %" PRId64 " %s %s", c->instance,
 	         cl->conn->id, s->fwd, flags, cl->rtt.known ? cl->rtt.ms : (int64_t)-1,
-	         cl->logged_in ? cl->name : "-");
+	         cl->logged_in ? cl->name : "-", token_of(cl));
 	struct fwd_ref *ref = malloc(sizeof *ref);
 	char ch[64];
 	inbox_of(ch, node);
@@ -868,9 +880,12 @@ static void rc_forget(struct cluster *c, uint64_t conn)
 		}
 }
 
-/* The relay client standing for (home, rconn), made on first use, with its identity. */
+/*
+ * The relay client standing for (home, rconn), made on first use, with its identity: a
+ * guest's token as its home sent it ("-": none), which its seats here are checked against.
+ */
 static struct client *rc_get(struct cluster *c, const char *home, uint64_t rconn, const char *flags,
-                             int64_t rtt, const char *name)
+                             int64_t rtt, const char *name, const char *token)
 {
 	struct rclient *r = rc_find(c, home, rconn);
 	struct client *cl = r != NULL ? client_by_id(c, r->conn) : NULL;
@@ -900,6 +915,9 @@ static struct client *rc_get(struct cluster *c, const char *home, uint64_t rconn
 		cl->logged_in = true;
 		cl->registered = strchr(flags, 'r') != NULL;
 	}
+	if (logged && !cl->registered && strcasecmp(cl->name, name) == 0 &&
+	    strlen(token) == PROTO_TOKEN_LEN) /* the guest's, as its home has it now */
+		snprintf(cl->token, sizeof cl->token, "%s", token);
 	if (rtt >= 0) {
 		cl->rtt.known = true;
 		cl->rtt.ms = rtt;
@@ -1023,9 +1041,10 @@ static void interest_set(struct cluster *c, const char *home, uint64_t game, boo
 
 /* Runs a line forwarded to us (C). */
 static void run_forwarded(struct cluster *c, const char *home, uint64_t rconn, uint64_t n,
-                          const char *flags, int64_t rtt, const char *name, char *line, size_t len)
+                          const char *flags, int64_t rtt, const char *name, const char *token,
+                          char *line, size_t len)
 {
-	struct client *cl = rc_get(c, home, rconn, flags, rtt, name);
+	struct client *cl = rc_get(c, home, rconn, flags, rtt, name, token);
 	if (cl == NULL)
 		return;
 	char copy[FRAME_MAX + 1];
@@ -1050,9 +1069,12 @@ static void run_forwarded(struct cluster *c, const char *home, uint64_t rconn, u
 		send_done(cl, n);
 }
 
-/* R: the client logged in at its home; its seats here come back to its relay client. */
+/*
+ * R: the client logged in at its home; its seats here come back to its relay client: a
+ * guest's only with the token R brought (session_login checks it against the seat's hash).
+ */
 static void resume_remote(struct cluster *c, const char *home, uint64_t rconn, const char *flags,
-                          int64_t rtt, const char *name)
+                          int64_t rtt, const char *name, const char *token)
 {
 	bool any = false;
 	for (struct game *g = c->ly.sess->games; g != NULL && !any; g = g->next)
@@ -1061,7 +1083,7 @@ static void resume_remote(struct cluster *c, const char *home, uint64_t rconn, c
 				any = true;
 	if (!any)
 		return;
-	struct client *cl = rc_get(c, home, rconn, flags, rtt, name);
+	struct client *cl = rc_get(c, home, rconn, flags, rtt, name, token);
 	if (cl == NULL)
 		return;
 	cJSON *resumed = cJSON_CreateArray();
@@ -1074,6 +1096,8 @@ static void resume_remote(struct cluster *c, const char *home, uint64_t rconn, c
 		         cJSON_GetArrayItem(resumed, i)->valuedouble);
 		to_node(c, hn, h, NULL, 0);
 	}
+	if (cJSON_GetArraySize(resumed) > 0)
+		c->list_dirty = true; /* a seat without a token took the guest's (seats:) */
 	cJSON_Delete(resumed);
 	session_resume_send(c->ly.sess, cl);
 }
@@ -1322,9 +1346,9 @@ static void moved(struct cluster *c, struct rgame *g, const char *owner)
 		if (g->m[i].player && strcmp(owner, c->name) != 0) {
 			char flags[16], h[256];
 			identity(cl, false, flags, sizeof flags);
-			snprintf(h, sizeof h, "R %s %" PRIu64 " %s %" PRId64 " %s", c->instance,
+			snprintf(h, sizeof h, "R %s %" PRIu64 " %s %" PRId64 " %s %s", c->instance,
 			         cl->conn->id, flags, cl->rtt.known ? cl->rtt.ms : (int64_t)-1,
-			         cl->name);
+			         cl->name, token_of(cl));
 			to_node(c, owner, h, NULL, 0);
 		}
 	}
@@ -1397,13 +1421,14 @@ static void on_lobby_msg(struct cluster *c, const char *h, const char *body, siz
 static void on_inbox_msg(struct cluster *c, char *h, char *body, size_t len)
 {
 	char a[STORE_NODE_MAX + 1], name[PROTO_NAME_MAX + 2], flags[16];
+	char tok[PROTO_TOKEN_LEN + 2] = "-"; /* C, R: a guest's token (none from older nodes) */
 	uint64_t conn, n, game;
 	int64_t rtt;
 	switch (h[0]) {
 	case 'C':
-		if (sscanf(h, "C %64s %" SCNu64 " %" SCNu64 " %15s %" SCNd64 " %21s", a, &conn, &n,
-		           flags, &rtt, name) == 6)
-			run_forwarded(c, a, conn, n, flags, rtt, name, body, len);
+		if (sscanf(h, "C %64s %" SCNu64 " %" SCNu64 " %15s %" SCNd64 " %21s %21s", a, &conn,
+		           &n, flags, &rtt, name, tok) >= 6)
+			run_forwarded(c, a, conn, n, flags, rtt, name, tok, body, len);
 		break;
 	case 'O':
 		if (sscanf(h, "O %" SCNu64, &conn) == 1)
@@ -1422,9 +1447,9 @@ static void on_inbox_msg(struct cluster *c, char *h, char *body, size_t len)
 			remote_gone(c, a, conn);
 		break;
 	case 'R':
-		if (sscanf(h, "R %64s %" SCNu64 " %15s %" SCNd64 " %21s", a, &conn, flags, &rtt,
-		           name) == 5)
-			resume_remote(c, a, conn, flags, rtt, name);
+		if (sscanf(h, "R %64s %" SCNu64 " %15s %" SCNd64 " %21s %21s", a, &conn, flags,
+		           &rtt, name, tok) >= 5)
+			resume_remote(c, a, conn, flags, rtt, name, tok);
 		break;
 	case 'K':
 		if (sscanf(h, "K %21s %32s", name, a) == 2)
@@ -1532,6 +1557,19 @@ static void rg_subscribe(struct cluster *c, struct rgame *g)
 static char alive_names[ALIVE_MAX][CLUSTER_NODE_MAX + 1];
 static int nalive;
 
+/* The live nodes' names from SCAN's answer ({name, instance, alive} triples). */
+static void alive_set(const redisReply *rep)
+{
+	nalive = 0;
+	for (size_t i = 0; i + 2 < rep->elements; i += 3) {
+		const redisReply *n = rep->element[i], *alive = rep->element[i + 2];
+		if (n->type == REDIS_REPLY_STRING && alive->type == REDIS_REPLY_INTEGER &&
+		    alive->integer == 1 && nalive < ALIVE_MAX)
+			snprintf(alive_names[nalive++], sizeof alive_names[0], "%.*s", (int)n->len,
+			         n->str);
+	}
+}
+
 static void to_others(struct cluster *c, const char *header)
 {
 	for (int i = 0; i < nalive; i++)
@@ -1609,9 +1647,9 @@ static void on_login(void *ud, struct client *cl)
 		snprintf(h, sizeof h, "K %s %s", cl->name, c->name);
 		to_others(c, h);
 	}
-	/* its seats in games of other nodes come back */
-	snprintf(h, sizeof h, "R %s %" PRIu64 " %s %" PRId64 " %s", c->instance, cl->conn->id,
-	         flags, cl->rtt.known ? cl->rtt.ms : (int64_t)-1, cl->name);
+	/* its seats in games of other nodes come back (a guest's with its token) */
+	snprintf(h, sizeof h, "R %s %" PRIu64 " %s %" PRId64 " %s %s", c->instance, cl->conn->id,
+	         flags, cl->rtt.known ? cl->rtt.ms : (int64_t)-1, cl->name, token_of(cl));
 	to_others(c, h);
 }
 
@@ -1628,24 +1666,36 @@ static const char LIVE_VALUES[] =
         "end "
         "return out";
 
-/* A guest name for this node unless a live node has a user of that name: 1 taken, 0 not. */
+/*
+ * A guest name for this node unless a live node has a user of that name: {0} when one has;
+ * else the name is ours ({1, seats}), seats being what the other nodes' seats: hashes hold
+ * for it (their guest seats of that name: token hashes, "-" for a seat without one; any
+ * node still listed, alive or not, as a dead node's hash lasts until its games are taken).
+ */
 static const char GUEST[] =
         "local h = redis.call('HGETALL', 'bitarena:nodes') "
+        "local seats = {} "
         "for i = 1, #h, 2 do "
-        "  if h[i] ~= ARGV[2] and redis.call('GET', 'bitarena:node:' .. h[i]) == h[i + 1] and "
-        "     redis.call('HEXISTS', 'bitarena:users:' .. h[i], ARGV[1]) == 1 then "
-        "    return 0 "
+        "  if h[i] ~= ARGV[2] then "
+        "    if redis.call('GET', 'bitarena:node:' .. h[i]) == h[i + 1] and "
+        "       redis.call('HEXISTS', 'bitarena:users:' .. h[i], ARGV[1]) == 1 then "
+        "      return {0} "
+        "    end "
+        "    local s = redis.call('HGET', 'bitarena:seats:' .. h[i], ARGV[1]) "
+        "    if s then seats[#seats + 1] = s end "
         "  end "
         "end "
         "redis.call('HSET', 'bitarena:users:' .. ARGV[2], ARGV[1], ARGV[3]) "
         "redis.call('PEXPIRE', 'bitarena:users:' .. ARGV[2], ARGV[4]) "
-        "return 1";
+        "return {1, table.concat(seats, ' ')}";
 
 /* A request answered from Redis, its client held meanwhile. */
 struct asked {
 	uint64_t conn;
 	struct proto_req rq;
 	char name[PROTO_NAME_MAX + 1];
+	char token[PROTO_TOKEN_LEN + 1]; /* a guest login: the token to try on other nodes' seats */
+	bool given;                      /* it came with the login (hooks.guest) */
 };
 
 static struct client *asked_client(struct asked *a)
@@ -1774,6 +1824,36 @@ static bool route_verb(void *ud, struct cmd *x)
 	return true;
 }
 
+/* What the other nodes' guest seats of a name (GUEST's seats) say of token. */
+enum seats_say {
+	SEATS_NONE,    /* no seat of that name */
+	SEATS_OPEN,    /* seats without a token only: the first guest claims them */
+	SEATS_FIT,     /* token fits a seat's hash */
+	SEATS_GUARDED, /* seats held by a token, and token (or none) fits none */
+};
+
+static enum seats_say seats_say(const char *seats, const char *token)
+{
+	enum seats_say say = SEATS_NONE;
+	char hash[SESSION_TOKEN_HASH + 1];
+	for (const char *p = seats; *p != '\0';) {
+		size_t n = strcspn(p, " ");
+		if (n == 1 && *p == '-') {
+			if (say == SEATS_NONE)
+				say = SEATS_OPEN;
+		} else if (n == SESSION_TOKEN_HASH) {
+			memcpy(hash, p, n);
+			hash[n] = '\0';
+			if (token[0] != '\0' && session_token_fits(hash, token))
+				return SEATS_FIT;
+			say = SEATS_GUARDED;
+		}
+		p += n;
+		p += strspn(p, " ");
+	}
+	return say;
+}
+
 static void on_guest(redisAsyncContext *ac, void *r, void *pd)
 {
 	(void)ac;
@@ -1782,20 +1862,47 @@ static void on_guest(redisAsyncContext *ac, void *r, void *pd)
 	redisReply *rep = r;
 	struct cluster *c = the_cluster;
 	if (cl == NULL || cl->logged_in) {
+		sodium_memzero(a, sizeof *a);
 		free(a);
 		return;
 	}
-	if (rep == NULL || rep->type != REDIS_REPLY_INTEGER)
+	bool ok = rep != NULL && rep->type == REDIS_REPLY_ARRAY && rep->elements >= 1 &&
+	          rep->element[0]->type == REDIS_REPLY_INTEGER;
+	const char *seats = ok && rep->elements >= 2 && rep->element[1]->type == REDIS_REPLY_STRING
+	                            ? rep->element[1]->str
+	                            : "";
+	enum seats_say say = ok ? seats_say(seats, a->token) : SEATS_NONE;
+	if (!ok) {
 		answer_down(cl, &a->rq);
-	else if (rep->integer == 0 || lobby_find_user(c->ly.lobby, a->name) != NULL)
+	} else if (rep->element[0]->integer == 0 || lobby_find_user(c->ly.lobby, a->name) != NULL) {
 		reply_err(cl, &a->rq, "NAME_TAKEN", "%s is connected already; pick another name",
 		          a->name);
-	else
+	} else if (say == SEATS_GUARDED || (say == SEATS_NONE && a->given)) {
+		/* the name was ours for a moment: no more */
+		char key[PROTO_NAME_MAX + 1];
+		key_lower(a->name, key, sizeof key);
+		rcall(c, NULL, NULL, "HDEL " KEY("users:%s") " %s", c->name, key);
+		c->users_dirty = true; /* (a login of the name here since is written again) */
+		if (a->given)
+			reply_err(cl, &a->rq, "BAD_LOGIN", "wrong name or password");
+		else
+			reply_err(cl, &a->rq, "NAME_TAKEN",
+			          "%s is a guest's, with seats in games not yet ended; only its "
+			          "token brings them back: login %s <token>",
+			          a->name, a->name);
+	} else {
+		/* the guest whose token fits seats of another node is that guest: R takes the
+		   token there, and that node checks it again against the seats */
+		if (say == SEATS_FIT)
+			snprintf(cl->token, sizeof cl->token, "%s", a->token);
 		lobby_login_checked(c->ly.lobby, cl, &a->rq, a->name, false);
+	}
+	sodium_memzero(a, sizeof *a);
 	free(a);
 }
 
-static bool check_guest(void *ud, struct client *cl, const struct proto_req *rq, const char *name)
+static bool check_guest(void *ud, struct client *cl, const struct proto_req *rq, const char *name,
+                        const char *token, bool given)
 {
 	struct cluster *c = ud;
 	if (cl->remote)
@@ -1812,6 +1919,9 @@ static bool check_guest(void *ud, struct client *cl, const struct proto_req *rq,
 	a->conn = cl->conn->id;
 	a->rq = rq_keep(rq);
 	snprintf(a->name, sizeof a->name, "%s", name);
+	if (token != NULL && strlen(token) == PROTO_TOKEN_LEN)
+		snprintf(a->token, sizeof a->token, "%s", token);
+	a->given = given;
 	char key[PROTO_NAME_MAX + 1];
 	key_lower(name, key, sizeof key);
 	cJSON *v = cJSON_CreateObject();
@@ -1927,6 +2037,66 @@ static char *game_row(struct cluster *c, struct game *g)
 	return s;
 }
 
+/* A guest seat of ours: its name's key and its token hash ("-": none), for seats:<node>. */
+struct seat_row {
+	char key[PROTO_NAME_MAX + 1];
+	const char *hash;
+};
+
+static int seat_cmp(const void *a, const void *b)
+{
+	const struct seat_row *x = a, *y = b;
+	int k = strcmp(x->key, y->key);
+	return k != 0 ? k : strcmp(x->hash, y->hash);
+}
+
+/*
+ * seats:<node> (inside flush_live's MULTI): our guest seats in games not over, name key ->
+ * their token hashes (distinct, space-separated; "-" a seat without one), which GUEST reads
+ * so that another node refuses `login <name>` without the token (the check that gives the
+ * seat back is still ours: R brings the token, session_login compares).
+ */
+static void seats_put(struct cluster *c)
+{
+	size_t n = 0, cap = 0;
+	struct seat_row *v = NULL;
+	for (struct game *g = c->ly.sess->games; g != NULL; g = g->next) {
+		for (int i = 0; !g->over && !g->freeing && i < g->ops->nplayers; i++) {
+			const struct player *p = &g->pl[i];
+			if (p->registered)
+				continue;
+			if (n == cap) {
+				size_t ncap = cap ? 2 * cap : 16;
+				struct seat_row *nv = realloc(v, ncap * sizeof *nv);
+				if (nv == NULL)
+					break;
+				v = nv;
+				cap = ncap;
+			}
+			if (n == cap)
+				break;
+			key_lower(p->name, v[n].key, sizeof v[n].key);
+			v[n].hash = p->token_hash[0] != '\0' ? p->token_hash : "-";
+			n++;
+		}
+	}
+	if (n > 0)
+		qsort(v, n, sizeof *v, seat_cmp);
+	for (size_t i = 0; i < n;) {
+		char *val = NULL;
+		size_t j = i;
+		for (; j < n && strcmp(v[j].key, v[i].key) == 0; j++)
+			if (j == i || strcmp(v[j].hash, v[j - 1].hash) != 0)
+				xappend(&val, "%s%s", val != NULL ? " " : "", v[j].hash);
+		if (val != NULL)
+			rcall(c, NULL, NULL, "HSET " KEY("seats:%s") " %s %s", c->name, v[i].key,
+			      val);
+		free(val);
+		i = j;
+	}
+	free(v);
+}
+
 /* Writes what changed of our live state: users and games. */
 static void flush_live(struct cluster *c)
 {
@@ -1957,6 +2127,8 @@ static void flush_live(struct cluster *c)
 		c->list_dirty = false;
 		rcall(c, NULL, NULL, "MULTI");
 		rcall(c, NULL, NULL, "DEL " KEY("list:%s"), c->name);
+		rcall(c, NULL, NULL, "DEL " KEY("seats:%s"), c->name);
+		seats_put(c);
 		for (struct game *g = c->ly.sess->games; g != NULL; g = g->next) {
 			if (g->over || g->freeing)
 				continue;
@@ -1967,6 +2139,7 @@ static void flush_live(struct cluster *c)
 			free(row);
 		}
 		rcall(c, NULL, NULL, "PEXPIRE " KEY("list:%s") " %d", c->name, ttl);
+		rcall(c, NULL, NULL, "PEXPIRE " KEY("seats:%s") " %d", c->name, ttl);
 		rcall(c, NULL, NULL, "EXEC");
 	}
 }
@@ -2028,7 +2201,7 @@ static const char BEAT[] =
         "if v and v ~= ARGV[1] then return -2 end "
         "redis.call('SET', 'bitarena:node:' .. ARGV[2], ARGV[1], 'PX', ARGV[3]) "
         "redis.call('HSET', 'bitarena:nodes', ARGV[2], ARGV[1]) "
-        "for _, k in ipairs({'users', 'list', 'seeks'}) do "
+        "for _, k in ipairs({'users', 'list', 'seats', 'seeks'}) do "
         "  redis.call('PEXPIRE', 'bitarena:' .. k .. ':' .. ARGV[2], ARGV[4]) "
         "end "
         "if v then return 1 end "
@@ -2251,7 +2424,7 @@ static void on_scan(redisAsyncContext *ac, void *r, void *pd)
 	redisReply *rep = r;
 	if (c == NULL || c->stopping || rep == NULL || rep->type != REDIS_REPLY_ARRAY)
 		return;
-	nalive = 0;
+	alive_set(rep);
 	bool judge =
 	        c->healthy_since != 0 && now_ms(c) >= c->healthy_since + 2 * (uint64_t)c->expiry_ms;
 	for (size_t i = 0; i + 2 < rep->elements; i += 3) {
@@ -2263,8 +2436,6 @@ static void on_scan(redisAsyncContext *ac, void *r, void *pd)
 		snprintf(name, sizeof name, "%.*s", (int)n->len, n->str);
 		snprintf(instance, sizeof instance, "%.*s", (int)inst->len, inst->str);
 		bool live = alive->type == REDIS_REPLY_INTEGER && alive->integer == 1;
-		if (live && nalive < ALIVE_MAX)
-			snprintf(alive_names[nalive++], sizeof alive_names[0], "%s", name);
 		if (live || strcmp(instance, c->instance) == 0 || !judge)
 			continue;
 		home_gone(c, instance);
@@ -2593,6 +2764,12 @@ int cluster_start(const struct cluster_config *cfg, const struct cluster_layers 
 	if (taken) {
 		redisReply *r =
 		        redisCommand(rc, "HSET " KEY("nodes") " %s %s", c->name, c->instance);
+		freeReplyObject(r);
+		/* the live nodes known before the first login: a login's R reaches them (the
+		   death scan keeps the list from the first beat on) */
+		r = redisCommand(rc, "EVAL %s 0", SCAN);
+		if (r != NULL && r->type == REDIS_REPLY_ARRAY)
+			alive_set(r);
 		freeReplyObject(r);
 	}
 	redisFree(rc);

@@ -93,6 +93,8 @@ bool identity_guest_login(struct lobby *l, struct client *c, const struct proto_
 	const struct player *hp;
 	bool held = guest_holder(l, name, c, &hu, &hp);
 	bool guarded = held && (hu != NULL ? hu->token[0] != '\0' : hp->token_hash[0] != '\0');
+	/* in a cluster, the token to try against the name's seats on other nodes */
+	char probe[PROTO_TOKEN_LEN + 1] = "";
 	if (guarded) {
 		/* a connected guest's token as given; a seat's as its hash (a restored game's
 		   seat has nothing else) */
@@ -115,16 +117,26 @@ bool identity_guest_login(struct lobby *l, struct client *c, const struct proto_
 		if (given != c->token)
 			snprintf(c->token, sizeof c->token, "%s", given);
 		identity_take_over(l, c, name);
+		snprintf(probe, sizeof probe, "%s", c->token);
 	} else if (u != NULL && u != c) { /* a tokenless seat's name, its claimer connected */
 		reply_err(c, rq, "NAME_TAKEN", "%s is connected already; pick another name", name);
 		return false;
-	} else if (token != NULL && !held) { /* no guest has it: a wrong account login */
+	} else if (token != NULL && !held && l->hooks.guest == NULL) {
+		/* no guest has it (in a cluster, another node may: hooks.guest asks) */
 		reply_err(c, rq, "BAD_LOGIN", "wrong name or password");
 		return false;
 	} else {
-		/* a new guest, or a seat without a token (stored before tokens were) claimed */
+		/* a new guest, or a seat without a token (stored before tokens were) claimed;
+		   the token given, or the connection's own from an earlier login, is what a
+		   seat of the name on another node of a cluster wants */
+		if (strlen(given) == PROTO_TOKEN_LEN)
+			snprintf(probe, sizeof probe, "%s", given);
 		identity_token_new(c->token);
 	}
-	lobby_login(l, c, rq, name, false);
+	if (l->hooks.guest != NULL &&
+	    l->hooks.guest(l->hooks.ud, c, rq, name, probe[0] != '\0' ? probe : NULL,
+	                   token != NULL && !held))
+		return true; /* the cluster answers (it checks the name on every node) */
+	lobby_login_checked(l, c, rq, name, false);
 	return true;
 }

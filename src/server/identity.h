@@ -14,8 +14,10 @@
  * stores that hash with the game, so a seat restored after a restart, or in
  * a game another node of a cluster took over, comes back only with its token
  * too (compared in constant time). Only a guest seat without a hash (a game
- * stored by a bitarena before the hashes were, or a seat a cluster's relay
- * took) is taken by the first guest to log in by its name.
+ * stored by a bitarena before the hashes were) is taken by the first guest
+ * to log in by its name. In a cluster the name may be held by seats on
+ * another node: the login goes through the lobby's guest hook with the token
+ * to try there (cluster.c), and that node checks the token again.
  */
 #ifndef BITARENA_SERVER_IDENTITY_H
 #define BITARENA_SERVER_IDENTITY_H
@@ -39,7 +41,8 @@ bool identity_guest_holds(struct lobby *l, const char *name, const struct client
  * login <name> [token] as a guest (the caller has made sure name is no
  * account's): logs c in and answers rq, or answers the refusal. token NULL:
  * none given (c's own token from an earlier login stands for it). True when c
- * is logged in.
+ * is logged in, or when the cluster (the lobby's guest hook) checks the name
+ * on the other nodes first and answers rq itself.
  */
 bool identity_guest_login(struct lobby *l, struct client *c, const struct proto_req *rq,
                           const char *name, const char *token);

@@ -385,7 +385,8 @@ void lobby_free(struct lobby *l)
 void lobby_login(struct lobby *l, struct client *c, const struct proto_req *rq, const char *name,
                  bool registered)
 {
-	if (!registered && l->hooks.guest != NULL && l->hooks.guest(l->hooks.ud, c, rq, name))
+	if (!registered && l->hooks.guest != NULL &&
+	    l->hooks.guest(l->hooks.ud, c, rq, name, NULL, false))
 		return;
 	lobby_login_checked(l, c, rq, name, registered);
 }

@@ -86,8 +86,12 @@ struct lobby_hooks {
 	/* A new seek's id, unique across nodes (0: none could be had: the lobby's own). */
 	uint64_t (*seek_id)(void *ud);
 	/* A guest name about to be taken: true when the cluster checks it on every node first
-	 * (it answers rq itself, or calls lobby_login_checked()). */
-	bool (*guest)(void *ud, struct client *c, const struct proto_req *rq, const char *name);
+	 * (it answers rq itself, or calls lobby_login_checked()). c->token is the token c gets
+	 * unless another node holds the name; token (NULL: none) is the one to try against the
+	 * name's seats on other nodes; given: it came with the login and nothing here vouched
+	 * for it (a refusal is BAD_LOGIN, and so is a name nobody holds). identity.c calls it. */
+	bool (*guest)(void *ud, struct client *c, const struct proto_req *rq, const char *name,
+	              const char *token, bool given);
 };
 
 struct lobby {

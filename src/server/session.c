@@ -705,15 +705,14 @@ void session_login(struct sessions *s, struct client *c, cJSON *resumed)
 			    p->registered != c->registered)
 				continue;
 			/* a guest's seat: its token (identity.c checked it; a seat without one
-			   takes the claimer's). A cluster's relay client stands for a login
-			   another node checked: tokens do not cross nodes yet. */
-			if (!p->registered && p->token_hash[0] != '\0' && !c->remote &&
+			   takes the claimer's). A cluster's relay client has the token its home
+			   sent over the bus (cluster.c): the seat's node checks it here. */
+			if (!p->registered && p->token_hash[0] != '\0' &&
 			    !session_token_fits(p->token_hash, c->token))
 				continue;
 			if (!member_add(c, g))
 				break; /* out of memory: the seat keeps waiting */
-			if (!p->registered && !c->remote && p->token_hash[0] == '\0' &&
-			    c->token[0] != '\0')
+			if (!p->registered && p->token_hash[0] == '\0' && c->token[0] != '\0')
 				session_token_hash(c->token, p->token_hash);
 			p->absent = false;
 			p->c = c;

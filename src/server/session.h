@@ -93,8 +93,9 @@ struct player {
 	bool absent;
 	uint64_t gone_at; /* uv_now when the connection went */
 	/* a guest's token (identity.h) as kept, session_token_hash(): its seat comes back only
-	   with the token; "" for an account, a relay's seat (a cluster) or a seat restored
-	   from a game stored without it (until a guest claims it) */
+	   with the token (a cluster's relay client brings the token of its home's client);
+	   "" for an account or a seat restored from a game stored without it (until a guest
+	   claims it) */
 	char token_hash[SESSION_TOKEN_HASH + 1];
 };
 
@@ -437,8 +438,8 @@ void session_token_hash(const char *token, char out[SESSION_TOKEN_HASH + 1]);
 bool session_token_fits(const char *hash, const char *token);
 /*
  * After c logged in: put it back into seats its name left; fills resumed with the game ids.
- * A guest's seat that keeps a token hash takes c only with that token (c->token), except a
- * cluster's relay client (its home checked the login); one without takes c's token.
+ * A guest's seat that keeps a token hash takes c only with that token (c->token; a cluster's
+ * relay client has the one its home sent); one without takes c's token.
  */
 void session_login(struct sessions *s, struct client *c, cJSON *resumed);
 /* Sends game_start and the current state of every game c plays (after session_login). */
