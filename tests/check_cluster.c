@@ -93,6 +93,15 @@ static void up(struct ts_srv *s, const char *name)
 		ts_up(s, node, 10);
 }
 
+/* Node name with --login-limit 1: a second failed login of a name from one address is throttled. */
+static void up_strict(struct ts_srv *s, const char *name)
+{
+	const char *node[] = {"--db",       uri,     "--cluster",         redis_uri,
+	                      "--node",     name,    "--cluster-beat-ms", BEAT_MS,
+	                      "--grace-ms", "60000", "--login-limit",     "1"};
+	ts_up(s, node, 12);
+}
+
 /* The stored moves of game id, as "m1 m2 ..." (a query of its own on the schema). */
 static void stored_moves(int id, char *out, size_t size, char *status, size_t ssize)
 {
@@ -616,6 +625,15 @@ static void until_offline(struct ts_cli *c, const char *name)
 	ck_assert_msg(!online(c, name), "%s still online", name);
 }
 
+/* A JSON connection to port from the loopback address from (another address to the server). */
+static void connect_from(struct ts_cli *c, int port, const char *from)
+{
+	ts_open_from(c, port, from);
+	ts_expect0(c, "bitarenad * ready*");
+	ts_send(c, "set format json");
+	ts_expect0(c, "{\"type\":\"ok\",\"cmd\":\"set\",\"format\":\"json\"}");
+}
+
 /* x's `login <args>` is NAME_TAKEN for name's seats (not for a connection), told how back. */
 static void seat_taken(struct ts_cli *x, const char *name)
 {
@@ -631,7 +649,8 @@ static void seat_taken(struct ts_cli *x, const char *name)
  * Guests' seats across nodes, only with their tokens: alice (on n1) plays
  * bob (on n2) a game n1 runs; both go. Through n2, which does not run the
  * game, `login alice` is NAME_TAKEN and `login alice <bob's token>`
- * BAD_LOGIN (the seat stays hers); on n1 bob's seat, taken from another
+ * BAD_LOGIN, counted as a failed login (n2 allows one: the next try from
+ * that address is LOGIN_THROTTLED); the seat stays hers; on n1 bob's seat, taken from another
  * node, is held by his token too (`login bob` NAME_TAKEN there and on n2).
  * `login alice <token>` on n2 brings her seat back from n1 (the token went
  * over the bus, n1 checked it), bob's token on n1 his, and the game goes on
@@ -641,7 +660,7 @@ START_TEST(test_tokens_across_nodes)
 {
 	struct ts_srv n1, n2;
 	up(&n1, "n1");
-	up(&n2, "n2");
+	up_strict(&n2, "n2");
 	struct ts_cli a, b, w, x;
 	ts_join(&a, n1.port, "alice");
 	ts_join(&b, n2.port, "bob");
@@ -656,12 +675,15 @@ START_TEST(test_tokens_across_nodes)
 	ck_assert(listed(&w, id));
 	until_offline(&w, "alice");
 	until_offline(&w, "bob");
-	/* through the node that does not run the game: not by name, not with another token */
-	ts_connect_json(&x, n2.port);
+	/* through the node that does not run the game: not by name, not with another token
+	   (a failed login, as on the game's node: the next is throttled) */
+	connect_from(&x, n2.port, "127.0.0.2");
 	seat_taken(&x, "alice");
 	seat_taken(&x, "bob");
 	ts_send(&x, "login alice %s", b.token);
 	ts_expect_err(&x, "BAD_LOGIN");
+	ts_send(&x, "login alice %s", b.token);
+	ts_expect_err(&x, "LOGIN_THROTTLED");
 	ts_close(&x);
 	/* on the game's node: bob's seat, taken through n2, is held by his token as well */
 	ts_connect_json(&x, n1.port);

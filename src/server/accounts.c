@@ -42,6 +42,7 @@ struct auth_job {
 };
 
 static void on_account(void *ud, const struct store_rec *r);
+static void guest_refused(void *ud, struct client *c, const char *name);
 
 /* A limiter of n per window_ms (n: 0 the default, < 0 none: NULL); *ok false when out of memory. */
 static struct ratelimit *limiter(int n, int dflt, int64_t window_ms, bool *ok)
@@ -91,6 +92,8 @@ int accounts_init(struct accounts *a, struct store_reader *rd, struct journal *j
 	}
 	jn->on_account = on_account;
 	jn->acct_ud = a;
+	l->login_failed = guest_refused;
+	l->login_failed_ud = a;
 	return 0;
 }
 
@@ -99,6 +102,10 @@ void accounts_close(struct accounts *a)
 	if (a->journal != NULL && a->journal->acct_ud == a) {
 		a->journal->on_account = NULL;
 		a->journal->acct_ud = NULL;
+	}
+	if (a->lobby != NULL && a->lobby->login_failed_ud == a) {
+		a->lobby->login_failed = NULL;
+		a->lobby->login_failed_ud = NULL;
 	}
 	struct ratelimit **all[] = {&a->rl_pair, &a->rl_addr, &a->rl_acct, &a->known, &a->rl_reg};
 	for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
@@ -288,6 +295,36 @@ static bool login_attempt(struct accounts *a, struct client *c, const struct pro
 	return true;
 }
 
+/*
+ * A guest login with a token that the cluster checks on the other nodes (hooks.guest) after
+ * read_done let it go on: its counts are taken back meanwhile (its address is not made known
+ * to the name), and counted again if the cluster refuses it (guest_refused).
+ */
+static void login_pending(struct accounts *a, struct client *c, struct auth_job *j)
+{
+	char abuf[2 * ADDR_KEY_LEN + 1];
+	uncount(a->rl_addr, addr_of(c, abuf), j->at);
+	uncount(a->rl_pair, j->pair, j->at);
+	if (j->acct_counted)
+		uncount(a->rl_acct, j->acct, j->at);
+}
+
+/* The cluster refused c's guest login of name (a wrong token): a failed login, counted now. */
+static void guest_refused(void *ud, struct client *c, const char *name)
+{
+	struct accounts *a = ud;
+	struct auth_job j = {.a = a};
+	char abuf[2 * ADDR_KEY_LEN + 1];
+	const char *peer = addr_of(c, abuf);
+	int64_t now = (int64_t)uv_now(a->hub->loop);
+	snprintf(j.name, sizeof j.name, "%s", name);
+	pair_key(&j, peer);
+	count(a->rl_addr, peer, now);
+	count(a->rl_pair, j.pair, now);
+	if (a->known == NULL || ratelimit_count(a->known, j.pair, now) == 0)
+		count(a->rl_acct, j.acct, now);
+}
+
 /* The login of j succeeded: its counts are taken back, and its address is known to the account. */
 static void login_succeeded(struct accounts *a, struct client *c, struct auth_job *j)
 {
@@ -343,9 +380,12 @@ static void read_done(struct store_read *rd)
 			/* a guest's name: the password is its token (no hash: names are public). In
 			   a cluster the name may be a guest's on another node: the cluster checks
 			   the token against that node's seats (identity_guest_login) and answers
-			   later, and the attempt is taken back now (SECURITY.md says so) */
-			if (identity_guest_login(a->lobby, c, rq, j->name, j->password))
+			   later: the attempt is taken back meanwhile, counted again if refused */
+			bool on = identity_guest_login(a->lobby, c, rq, j->name, j->password);
+			if (on && c->logged_in)
 				login_succeeded(a, c, j);
+			else if (on) /* the cluster answers */
+				login_pending(a, c, j);
 			job_done(j, c);
 			break;
 		}

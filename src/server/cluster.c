@@ -1883,6 +1883,8 @@ static void on_guest(redisAsyncContext *ac, void *r, void *pd)
 		key_lower(a->name, key, sizeof key);
 		rcall(c, NULL, NULL, "HDEL " KEY("users:%s") " %s", c->name, key);
 		c->users_dirty = true; /* (a login of the name here since is written again) */
+		if (a->given && c->ly.lobby->login_failed != NULL) /* a failed login (accounts) */
+			c->ly.lobby->login_failed(c->ly.lobby->login_failed_ud, cl, a->name);
 		if (a->given)
 			reply_err(cl, &a->rq, "BAD_LOGIN", "wrong name or password");
 		else

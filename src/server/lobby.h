@@ -115,6 +115,10 @@ struct lobby {
 	uv_timer_t feed_timer;
 	bool feed_armed, feed_open;
 	struct lobby_hooks hooks;
+	/* accounts.c's (NULL: none): c's guest login of name with a token was refused by the
+	 * cluster after accounts.c had let it go on (hooks.guest): it counts as a failed login */
+	void (*login_failed)(void *ud, struct client *c, const char *name);
+	void *login_failed_ud;
 	/* who's answer, made again only when what it shows changed (lobby_who) */
 	uint64_t epoch;                /* bumped at each login, logout and leaving */
 	struct lobby_who_cache {
