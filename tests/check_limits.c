@@ -846,6 +846,48 @@ START_TEST(test_seek_news)
 }
 END_TEST
 
+START_TEST(test_seeks_listed)
+{
+	/* 26 users with 8 seeks each: `seeks` lists the first LOBBY_SEEKS_LISTED and counts all
+	   (before, one reply held them all: at 10,000 open seeks, a megabyte) */
+	struct server_config cfg = {.seek_feed_ms = 200};
+	start(&cfg, false);
+	enum { USERS = 26, EACH = LOBBY_MAX_SEEKS };
+	ck_assert_int_gt(USERS * EACH, LOBBY_SEEKS_LISTED);
+	static struct fk_cli u[USERS];
+	struct fk_cli v, t;
+	char name[16];
+	for (int i = 0; i < USERS; i++) {
+		snprintf(name, sizeof name, "u%d", i);
+		fk_join(&fs, &u[i], name);
+		fk_send(&u[i], "set seeks off");
+		for (int k = 0; k < EACH; k++)
+			fk_send(&u[i], "seek ttt");
+	}
+	fk_join(&fs, &v, "viewer");
+	fk_skip(&v);
+	fk_send(&v, "seeks");
+	cJSON *ok = fk_expect(&v, "{\"type\":\"ok\",\"cmd\":\"seeks\"}");
+	ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItem(ok, "seeks")), LOBBY_SEEKS_LISTED);
+	ck_assert_int_eq(ts_jint(ok, "open"), USERS * EACH);
+	cJSON_Delete(ok);
+	fk_connect(&fs, &t);
+	fk_expect0(&t, "bitarenad * ready*");
+	fk_send(&t, "login texter");
+	fk_skip(&t);
+	fk_send(&t, "seeks");
+	fk_expectf(&t, "ok %d open seeks, the first %d listed", USERS * EACH, LOBBY_SEEKS_LISTED);
+	for (int i = 0; i < LOBBY_SEEKS_LISTED; i++)
+		fk_expect0(&t, "  * ttt *");
+	fk_nothing(&t);
+	fk_stop(&fs);
+	for (int i = 0; i < USERS; i++)
+		fk_free(&u[i]);
+	fk_free(&v);
+	fk_free(&t);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("limits");
@@ -871,6 +913,7 @@ int main(void)
 	tcase_add_test(tc, test_replay_limit);
 	tcase_add_test(tc, test_max_plies);
 	tcase_add_test(tc, test_seek_news);
+	tcase_add_test(tc, test_seeks_listed);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }

@@ -664,17 +664,24 @@ void lobby_seeks(struct lobby *l, struct client *c, const struct proto_req *rq)
 	cJSON *f = cJSON_CreateObject();
 	cJSON *arr = cJSON_AddArrayToObject(f, "seeks");
 	char *extra = NULL;
-	int n = 0;
+	int n = 0, shown = 0;
 	for (struct seek *k = l->seeks; k != NULL; k = k->next) {
 		if (k->to != NULL && k->to != c && k->by != c)
 			continue; /* someone else's challenge */
-		n++;
+		if (n++ >= LOBBY_SEEKS_LISTED)
+			continue; /* counted, not listed: one reply stays small */
+		shown++;
 		cJSON_AddItemToArray(arr, lobby_seek_json(k));
 		char *d = lobby_seek_text(k);
 		xappend(&extra, "%s  %s", extra ? "\n" : "", d ? d : "");
 		free(d);
 	}
-	reply_ok(c, rq, f, extra, "%d open seek%s", n, n == 1 ? "" : "s");
+	if (shown < n) {
+		cJSON_AddNumberToObject(f, "open", n);
+		reply_ok(c, rq, f, extra, "%d open seeks, the first %d listed", n, shown);
+	} else {
+		reply_ok(c, rq, f, extra, "%d open seek%s", n, n == 1 ? "" : "s");
+	}
 }
 
 void lobby_unseek(struct lobby *l, struct client *c, const struct proto_req *rq, struct seek *k)

@@ -37,7 +37,10 @@
 #include "server/session.h"
 
 #define LOBBY_MAX_SEEKS       8    /* open seeks per user */
-#define LOBBY_MAX_SEEKS_TOTAL 1000 /* --max-seeks: open seeks on the server */
+/* --max-seeks: open seeks on the server; as many as --max-clients, so that a thousand
+   connections seeking at once (each is 8 at most) cannot fill it for everyone else */
+#define LOBBY_MAX_SEEKS_TOTAL 10000
+#define LOBBY_SEEKS_LISTED    200 /* seeks one `seeks` reply lists (it counts them all) */
 #define LOBBY_FEED_MS         50   /* seek news goes out at most this often, past a burst */
 #define LOBBY_FEED_BURST      8    /* sends of seek news at once before that */
 #define LOBBY_FEED_MAX        8    /* news of more seeks at once: one "changed" summary */
