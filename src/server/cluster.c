@@ -1762,7 +1762,13 @@ static void on_verb(redisAsyncContext *ac, void *r, void *pd)
 	cJSON *f = cJSON_CreateObject();
 	cJSON *arr = cJSON_AddArrayToObject(f, seeks ? "seeks" : who ? "users" : "games");
 	char *extra = NULL;
+	/* seeks: the first LOBBY_SEEKS_LISTED, all counted, as one node's `seeks` */
+	size_t shown = seeks && k > LOBBY_SEEKS_LISTED ? LOBBY_SEEKS_LISTED : k;
 	for (size_t i = 0; i < k; i++) {
+		if (i >= shown) {
+			cJSON_Delete(rows[i]);
+			continue;
+		}
 		const char *t = cJSON_GetStringValue(cJSON_GetObjectItem(rows[i], "text"));
 		xappend(&extra, "%s%s%s", extra ? "\n" : "", seeks ? "  " : "", t ? t : "");
 		cJSON *item;
@@ -1777,7 +1783,10 @@ static void on_verb(redisAsyncContext *ac, void *r, void *pd)
 		cJSON_Delete(rows[i]);
 	}
 	free(rows);
-	if (seeks)
+	if (seeks && shown < k) {
+		cJSON_AddNumberToObject(f, "open", (double)k);
+		reply_ok(cl, &a->rq, f, extra, "%zu open seeks, the first %zu listed", k, shown);
+	} else if (seeks)
 		reply_ok(cl, &a->rq, f, extra, "%zu open seek%s", k, k == 1 ? "" : "s");
 	else if (who)
 		reply_ok(cl, &a->rq, f, extra, "%zu user%s online", k, k == 1 ? "" : "s");
