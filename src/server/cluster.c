@@ -31,6 +31,7 @@
 
 #include "server/commands.h"
 #include "server/journal.h"
+#include "server/identity.h"
 #include "server/lobby.h"
 #include "server/msg.h"
 #include "server/relay.h"
@@ -1894,13 +1895,7 @@ static void on_guest(redisAsyncContext *ac, void *r, void *pd)
 		c->users_dirty = true; /* (a login of the name here since is written again) */
 		if (a->given && c->ly.lobby->login_failed != NULL) /* a failed login (accounts) */
 			c->ly.lobby->login_failed(c->ly.lobby->login_failed_ud, cl, a->name);
-		if (a->given)
-			reply_err(cl, &a->rq, "BAD_LOGIN", "wrong name or password");
-		else
-			reply_err(cl, &a->rq, "NAME_TAKEN",
-			          "%s is a guest's, with seats in games not yet ended; only its "
-			          "token brings them back: login %s <token>",
-			          a->name, a->name);
+		identity_refuse_guarded(cl, &a->rq, a->name, a->given);
 	} else {
 		/* the guest whose token fits seats of another node is that guest: R takes the
 		   token there, and that node checks it again against the seats */

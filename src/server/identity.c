@@ -80,6 +80,18 @@ void identity_take_over(struct lobby *l, struct client *c, const char *name)
 	client_close(old, true);
 }
 
+void identity_refuse_guarded(struct client *c, const struct proto_req *rq, const char *name,
+                             bool given)
+{
+	if (given)
+		reply_err(c, rq, "BAD_LOGIN", "wrong name or password");
+	else
+		reply_err(c, rq, "NAME_TAKEN",
+		          "%s is a guest's, with seats in games not yet ended; only its token "
+		          "brings them back: login %s <token>",
+		          name, name);
+}
+
 bool identity_guest_login(struct lobby *l, struct client *c, const struct proto_req *rq,
                           const char *name, const char *token)
 {
@@ -101,17 +113,11 @@ bool identity_guest_login(struct lobby *l, struct client *c, const struct proto_
 		bool fits = hu != NULL ? token_eq(hu->token, given)
 		                       : session_token_fits(hp->token_hash, given);
 		if (!fits) {
-			if (token != NULL)
-				reply_err(c, rq, "BAD_LOGIN", "wrong name or password");
-			else if (u != NULL)
+			if (token == NULL && u != NULL)
 				reply_err(c, rq, "NAME_TAKEN",
 				          "%s is connected already; pick another name", name);
 			else
-				reply_err(
-				        c, rq, "NAME_TAKEN",
-				        "%s is a guest's, with seats in games not yet ended; only "
-				        "its token brings them back: login %s <token>",
-				        name, name);
+				identity_refuse_guarded(c, rq, name, token != NULL);
 			return false;
 		}
 		if (given != c->token)

@@ -49,5 +49,9 @@ bool identity_guest_login(struct lobby *l, struct client *c, const struct proto_
 
 /* name's other connection (if any) is told SESSION_TAKEN by c and closed; its seats wait for c. */
 void identity_take_over(struct lobby *l, struct client *c, const char *name);
+/* The refusal of a guest name whose seats a token guards: BAD_LOGIN when a token was given
+   (a failed login), else NAME_TAKEN saying how to come back (login <name> <token>). */
+void identity_refuse_guarded(struct client *c, const struct proto_req *rq, const char *name,
+                             bool given);
 
 #endif
