@@ -485,6 +485,61 @@ END_TEST
  * One record at a time, each waited for: one commit and one WAL fsync per
  * record (the queue adds no fsync of its own), ids in order.
  */
+/* Another thread (the writer, between batches) holds the writer's lock for a while. */
+struct holder {
+	struct store_writer *w;
+	uv_sem_t held, release;
+};
+
+static void hold_main(void *arg)
+{
+	struct holder *x = arg;
+	store_writer_test_hold(x->w, true);
+	uv_sem_post(&x->held);
+	uv_sem_wait(&x->release);
+	store_writer_test_hold(x->w, false);
+}
+
+/*
+ * The loop never waits for the writer's lock (a loop thread asleep on it let
+ * its core idle, and every move waited for the wake-up): records queued while
+ * another thread holds it come back at once with their seqs, wait on the
+ * loop's side, and are handed over in order on a later loop pass, with no
+ * further call. The old queue waited for the lock here until the test timed
+ * out.
+ */
+START_TEST(test_queue_never_waits)
+{
+	struct harness *h = start();
+	int64_t g = queue_game(h, "ann", "bob");
+	wait_for(h, 1);
+	struct holder x = {.w = h->w};
+	ck_assert_int_eq(uv_sem_init(&x.held, 0), 0);
+	ck_assert_int_eq(uv_sem_init(&x.release, 0), 0);
+	uv_thread_t t;
+	ck_assert_int_eq(uv_thread_create(&t, hold_main, &x), 0);
+	uv_sem_wait(&x.held);
+	uint64_t s1 = queue_move(h, g, 0);
+	uint64_t s2 = queue_move(h, g, 1);
+	ck_assert_uint_eq(s1, 2);
+	ck_assert_uint_eq(s2, 3);
+	for (int i = 0; i < 100; i++)
+		uv_run(&h->loop, UV_RUN_NOWAIT); /* the loop goes on; they cannot be handed over */
+	ck_assert_uint_eq(store_writer_done(h->w), 1);
+	ck_assert(!h->seen[s1]);
+	uv_sem_post(&x.release);
+	uv_thread_join(&t);
+	wait_for(h, s2);
+	ck_assert(h->seen[s1] && h->seen[s2]);
+	ck_assert_int_eq(h->err[s1], STORE_OK);
+	ck_assert_int_eq(h->err[s2], STORE_OK);
+	ck_assert_uint_eq(h->batches, 2); /* the game, then both moves in one batch */
+	uv_sem_destroy(&x.held);
+	uv_sem_destroy(&x.release);
+	stop(h);
+}
+END_TEST
+
 START_TEST(test_one_by_one)
 {
 	struct harness *h = start();
@@ -1328,8 +1383,9 @@ static Suite *writer_suite(void)
 	                             test_stop_drains,        test_start_refuses_mismatch,
 	                             test_retry_until_stored, test_retry_flush,
 	                             test_retry_stop,         NULL};
-	const TTest *const sqlite_only[] = {test_disk_full, test_file_removed, test_file_replaced,
-	                                    test_file_emptied, NULL};
+	const TTest *const sqlite_only[] = {test_queue_never_waits, test_disk_full,
+	                                    test_file_removed,      test_file_replaced,
+	                                    test_file_emptied,      NULL};
 	const TTest *const pg_only[] = {test_pg_restart_under_load, test_pg_commit_answer_lost,
 	                                NULL};
 	st_cases(s, "check_store_writer", setup_sqlite, setup_pg, teardown, 60, both, sqlite_only,

@@ -1,12 +1,22 @@
 /*
  * store_writer.c - the journal queue and its writer thread (see
- * store_writer.h): records queued by the loop under a mutex, written by one
- * thread in one transaction per batch, reports handed back through a
- * uv_async in seq order, game ids given out on the loop from blocks the
- * writer reserves, and the delayed fsync of --fsync batch=MS.
+ * store_writer.h): records queued by the loop and handed to the writer under
+ * a mutex the loop never waits for, written by one thread in one transaction
+ * per batch, reports handed back through a uv_async in seq order, game ids
+ * given out on the loop from blocks the writer reserves, and the delayed
+ * fsync of --fsync batch=MS.
  *
  * Who touches what: fields marked (mu) are shared and read or written under
  * w->mu; (loop) only on the loop thread; (thread) only on the writer thread.
+ *
+ * The loop only ever tries the mutex (handoff(), deliver()): when the writer
+ * holds it, the records wait in the loop's own list and an idle handle tries
+ * again on the next loop pass. The writer holds it for a few list
+ * operations, never across I/O or an allocation, so the next pass gets it.
+ * A loop thread that blocked on it went to sleep instead (perf saw it a few
+ * times a second, queueing the end of a game right after its last move,
+ * which had woken the writer), and every connection waited for it to be
+ * woken again.
  */
 #include "server/store_writer.h"
 
@@ -31,6 +41,8 @@ struct report {
 struct store_writer {
 	uv_loop_t *loop;
 	uv_async_t async;
+	uv_idle_t retry;  /* tries handoff() and deliver() again while the writer holds mu */
+	int open_handles; /* async and retry, until closed */
 	uv_thread_t thread;
 	uv_mutex_t mu;
 	uv_cond_t wake;     /* the writer waits here for records, ids or stop */
@@ -49,6 +61,12 @@ struct store_writer {
 	struct store_writer_stats st;
 
 	/* (loop) */
+	struct store_rec *out, **out_tail; /* queued, not handed over yet (handoff()) */
+	size_t nout;
+	struct store_rec *back; /* a failed batch on its way back to the head of the queue */
+	size_t nback;
+	bool want_ids;    /* ask_ids(): the writer is to be told */
+	bool reports_due; /* the writer reported: deliver() has not taken it yet */
 	uint64_t last_seq, done_seq;
 	struct store_rec *free_recs;
 	size_t nfree;
@@ -200,6 +218,10 @@ static void do_sync(struct store_writer *w, struct report *rep)
 /* Hands a report to the loop (and to store_writer_flush()). */
 static void publish(struct store_writer *w, struct report *rep)
 {
+	uint64_t refused = 0;
+	for (const struct store_rec *r = rep->b.recs; r != NULL && rep->b.err == STORE_OK;
+	     r = r->next)
+		refused += r->err != STORE_OK;
 	uv_mutex_lock(&w->mu);
 	if (rep->is_sync) {
 		w->st.syncs++;
@@ -212,9 +234,7 @@ static void publish(struct store_writer *w, struct report *rep)
 			w->st.failures++;
 		if (!b->retrying)
 			w->st.records += b->n;
-		for (const struct store_rec *r = b->recs; r != NULL && b->err == STORE_OK;
-		     r = r->next)
-			w->st.refused += r->err != STORE_OK;
+		w->st.refused += refused;
 		if (b->n > w->st.largest)
 			w->st.largest = b->n;
 		if (b->retrying)
@@ -317,16 +337,18 @@ static void gather(struct store_writer *w)
 static void writer_main(void *arg)
 {
 	struct store_writer *w = arg;
+	/* allocated outside mu, so the loop never finds mu held across malloc */
+	struct report *rep = calloc(1, sizeof *rep);
 	uv_mutex_lock(&w->mu);
 	for (;;) {
 		wait_for_work(w);
 		/* stopping with a failed batch at the loop: store_writer_stop() finishes */
 		if (w->stopping && w->retry_wait)
 			break;
-		struct report *rep = calloc(1, sizeof *rep);
 		if (rep == NULL) { /* the records wait in the queue until memory is back */
 			uv_mutex_unlock(&w->mu);
 			uv_sleep(10);
+			rep = calloc(1, sizeof *rep);
 			uv_mutex_lock(&w->mu);
 			continue;
 		}
@@ -356,12 +378,14 @@ static void writer_main(void *arg)
 				rep = NULL;
 			}
 		}
-		free(rep);
+		if (rep == NULL) /* the next report (an unused one is kept) */
+			rep = calloc(1, sizeof *rep);
 		uv_mutex_lock(&w->mu);
 		if (stop && !w->sync_pending)
 			break;
 	}
 	uv_mutex_unlock(&w->mu);
+	free(rep);
 }
 
 /* ---- the loop side ------------------------------------------------------------------------ */
@@ -377,31 +401,92 @@ static void recycle(struct store_writer *w, struct store_rec *r)
 	w->nfree++;
 }
 
+/*
+ * Hands the loop's records (a failed batch back to the head of the queue,
+ * the new ones to its tail) and its wish for ids to the writer, and wakes
+ * it. wait: may wait for mu (exit, tests); otherwise only tries it and
+ * returns false when the writer holds it (the idle handle tries again).
+ */
+static bool handoff(struct store_writer *w, bool wait)
+{
+	if (w->out == NULL && w->back == NULL && !w->want_ids)
+		return true;
+	if (wait)
+		uv_mutex_lock(&w->mu);
+	else if (uv_mutex_trylock(&w->mu) != 0)
+		return false;
+	bool wake = w->head == NULL || w->back != NULL || w->want_ids;
+	if (w->back != NULL) {
+		struct store_rec *last = w->back;
+		while (last->next != NULL)
+			last = last->next;
+		last->next = w->head;
+		if (w->head == NULL)
+			w->tailp = &last->next;
+		w->head = w->back;
+		w->nq += w->nback;
+		w->retry_wait = false;
+		w->back = NULL;
+		w->nback = 0;
+	}
+	if (w->out != NULL) {
+		size_t before = w->nq;
+		*w->tailp = w->out;
+		w->tailp = w->out_tail;
+		w->nq += w->nout;
+		w->st.queued += w->nout;
+		/* gathering: the writer waits for gather_want records */
+		wake |= w->gather_want > 0 && before < w->gather_want && w->nq >= w->gather_want;
+		w->out = NULL;
+		w->out_tail = &w->out;
+		w->nout = 0;
+	}
+	if (w->want_ids) {
+		w->ids_wanted = true;
+		w->want_ids = false;
+	}
+	uv_mutex_unlock(&w->mu);
+	if (wake) /* after the unlock: the writer wakes to a free mu */
+		uv_cond_signal(&w->wake);
+	return true;
+}
+
+static void retry_cb(uv_idle_t *h);
+
+/* Something waits for mu: the next loop pass tries again (and does not sleep meanwhile). */
+static void retry_later(struct store_writer *w)
+{
+	if (!uv_is_active((uv_handle_t *)&w->retry) && !uv_is_closing((uv_handle_t *)&w->retry))
+		uv_idle_start(&w->retry, retry_cb);
+}
+
 /* A failed batch goes back to the head of the queue, to be tried again first. */
 static void requeue(struct store_writer *w, struct store_batch *b)
 {
-	struct store_rec *last = b->recs;
-	while (last->next != NULL)
-		last = last->next;
-	uv_mutex_lock(&w->mu);
-	last->next = w->head;
-	if (w->head == NULL)
-		w->tailp = &last->next;
-	w->head = b->recs;
-	w->nq += b->n;
-	w->retry_wait = false;
-	uv_cond_signal(&w->wake);
-	uv_mutex_unlock(&w->mu);
+	struct store_rec **pp = &w->back;
+	while (*pp != NULL)
+		pp = &(*pp)->next;
+	*pp = b->recs;
+	w->nback += b->n;
+	if (!handoff(w, false))
+		retry_later(w);
 }
 
-/* Runs the callbacks of every report waiting, in order. */
-static void deliver(struct store_writer *w)
+/*
+ * Runs the callbacks of every report waiting, in order. wait: as handoff();
+ * false when the writer held mu and nothing was taken.
+ */
+static bool deliver(struct store_writer *w, bool wait)
 {
-	uv_mutex_lock(&w->mu);
+	if (wait)
+		uv_mutex_lock(&w->mu);
+	else if (uv_mutex_trylock(&w->mu) != 0)
+		return false;
 	struct report *rep = w->done;
 	w->done = NULL;
 	w->done_tail = &w->done;
 	uv_mutex_unlock(&w->mu);
+	w->reports_due = false;
 	while (rep != NULL) {
 		struct report *next = rep->next;
 		if (rep->is_sync) {
@@ -432,11 +517,25 @@ static void deliver(struct store_writer *w)
 		free(rep);
 		rep = next;
 	}
+	return true;
 }
 
 static void on_async(uv_async_t *h)
 {
-	deliver(h->data);
+	struct store_writer *w = h->data;
+	w->reports_due = true;
+	if (!deliver(w, false))
+		retry_later(w);
+}
+
+static void retry_cb(uv_idle_t *h)
+{
+	struct store_writer *w = h->data;
+	bool done = handoff(w, false);
+	if (w->reports_due)
+		done = deliver(w, false) && done;
+	if (done)
+		uv_idle_stop(h);
 }
 
 static void writer_free(struct store_writer *w)
@@ -454,7 +553,16 @@ static void writer_free(struct store_writer *w)
 
 static void on_closed(uv_handle_t *h)
 {
-	writer_free(h->data);
+	struct store_writer *w = h->data;
+	if (--w->open_handles == 0)
+		writer_free(w);
+}
+
+static void close_handles(struct store_writer *w)
+{
+	w->open_handles = 2;
+	uv_close((uv_handle_t *)&w->async, on_closed);
+	uv_close((uv_handle_t *)&w->retry, on_closed);
 }
 
 int store_writer_start(uv_loop_t *loop, struct store *db, const struct store_writer_config *cfg,
@@ -481,6 +589,7 @@ int store_writer_start(uv_loop_t *loop, struct store *db, const struct store_wri
 	w->db = db;
 	w->tailp = &w->head;
 	w->done_tail = &w->done;
+	w->out_tail = &w->out;
 	int err = store_reserve_ids(db, w->cfg.id_block, &w->id_next);
 	if (err) {
 		store_close(db);
@@ -507,14 +616,16 @@ int store_writer_start(uv_loop_t *loop, struct store *db, const struct store_wri
 		return STORE_ENOMEM;
 	}
 	w->async.data = w;
+	w->retry.data = w;
 	if (uv_async_init(loop, &w->async, on_async) != 0) {
 		store_close(db);
 		writer_free(w);
 		return STORE_ENOMEM;
 	}
+	uv_idle_init(loop, &w->retry); /* cannot fail */
 	if (uv_thread_create(&w->thread, writer_main, w) != 0) {
 		store_close(db);
-		uv_close((uv_handle_t *)&w->async, on_closed);
+		close_handles(w);
 		return STORE_ENOMEM;
 	}
 	*out = w;
@@ -525,12 +636,14 @@ void store_writer_stop(struct store_writer *w)
 {
 	if (w == NULL)
 		return;
+	handoff(w, true);
 	uv_mutex_lock(&w->mu);
 	w->stopping = true;
 	uv_cond_signal(&w->wake);
 	uv_mutex_unlock(&w->mu);
 	uv_thread_join(&w->thread);
-	deliver(w);
+	deliver(w, true);
+	handoff(w, true);
 	/* A batch that failed and came back: one last try each, here, as the thread is gone. */
 	while (w->head != NULL) {
 		struct report *rep = calloc(1, sizeof *rep);
@@ -539,14 +652,15 @@ void store_writer_stop(struct store_writer *w)
 		take(w, rep);
 		write_batch(w, rep, false, true);
 		publish(w, rep);
-		deliver(w);
+		deliver(w, true);
+		handoff(w, true);
 	}
 	if (w->sync_pending) {
 		struct report *rep = calloc(1, sizeof *rep);
 		if (rep != NULL) {
 			do_sync(w, rep);
 			publish(w, rep);
-			deliver(w);
+			deliver(w, true);
 		}
 	}
 	for (struct store_rec *r = w->head, *rn; r != NULL; r = rn) { /* out of memory only */
@@ -555,7 +669,7 @@ void store_writer_stop(struct store_writer *w)
 	}
 	store_close(w->db);
 	w->db = NULL;
-	uv_close((uv_handle_t *)&w->async, on_closed);
+	close_handles(w);
 }
 
 struct store_rec *store_writer_rec(struct store_writer *w, enum store_rec_type type)
@@ -585,15 +699,11 @@ uint64_t store_writer_queue(struct store_writer *w, struct store_rec *r)
 	r->seq = ++w->last_seq;
 	r->next = NULL;
 	r->err = STORE_OK;
-	uv_mutex_lock(&w->mu);
-	bool was_empty = w->head == NULL;
-	*w->tailp = r;
-	w->tailp = &r->next;
-	w->st.queued++;
-	w->nq++;
-	if (was_empty || (w->gather_want > 0 && w->nq == w->gather_want))
-		uv_cond_signal(&w->wake);
-	uv_mutex_unlock(&w->mu);
+	*w->out_tail = r;
+	w->out_tail = &r->next;
+	w->nout++;
+	if (!handoff(w, false))
+		retry_later(w);
 	return r->seq;
 }
 
@@ -602,10 +712,9 @@ static void ask_ids(struct store_writer *w)
 	if (w->ids_asked)
 		return;
 	w->ids_asked = true;
-	uv_mutex_lock(&w->mu);
-	w->ids_wanted = true;
-	uv_cond_signal(&w->wake);
-	uv_mutex_unlock(&w->mu);
+	w->want_ids = true;
+	if (!handoff(w, false))
+		retry_later(w);
 }
 
 int store_writer_game_id(struct store_writer *w, int64_t *id)
@@ -637,18 +746,18 @@ uint64_t store_writer_done(const struct store_writer *w)
 void store_writer_flush(struct store_writer *w)
 {
 	uint64_t target = w->last_seq;
-	uv_mutex_lock(&w->mu);
-	while (w->reported_upto < target) {
-		if (w->done != NULL) { /* a failed batch must come back through us to be retried */
-			uv_mutex_unlock(&w->mu);
-			deliver(w);
-			uv_mutex_lock(&w->mu);
-			continue;
-		}
-		uv_cond_wait(&w->reported, &w->mu);
+	for (;;) {
+		handoff(w, true);
+		uv_mutex_lock(&w->mu);
+		/* a failed batch must come back through us (deliver) to be retried */
+		while (w->reported_upto < target && w->done == NULL)
+			uv_cond_wait(&w->reported, &w->mu);
+		bool reached = w->reported_upto >= target;
+		uv_mutex_unlock(&w->mu);
+		deliver(w, true);
+		if (reached)
+			break;
 	}
-	uv_mutex_unlock(&w->mu);
-	deliver(w);
 }
 
 void store_writer_stats(struct store_writer *w, struct store_writer_stats *out)
@@ -656,4 +765,12 @@ void store_writer_stats(struct store_writer *w, struct store_writer_stats *out)
 	uv_mutex_lock(&w->mu);
 	*out = w->st;
 	uv_mutex_unlock(&w->mu);
+}
+
+void store_writer_test_hold(struct store_writer *w, bool hold)
+{
+	if (hold)
+		uv_mutex_lock(&w->mu);
+	else
+		uv_mutex_unlock(&w->mu);
 }

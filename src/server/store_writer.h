@@ -10,7 +10,8 @@
  * a fraction of a commit's time: gather() in store_writer.c), so the loop
  * never waits for the disk and the disk is not asked for one fsync per move.
  *
- *   loop:    store_writer_rec() -> fill -> store_writer_queue() = seq  (no I/O, no wait)
+ *   loop:    store_writer_rec() -> fill -> store_writer_queue() = seq  (no I/O, no wait:
+ *            not even for the lock the writer takes, see store_writer.c)
  *   writer:  take all queued -> BEGIN; apply each; COMMIT (one fsync) -> uv_async_send
  *   loop:    on_batch(first..last, err): release what waited for those seqs, in order
  *
@@ -64,9 +65,9 @@
 
 #include "server/store.h"
 
-#define STORE_WRITER_ID_BLOCK    1024 /* game ids reserved at a time */
-#define STORE_WRITER_MAX_BATCH   8192 /* records in one transaction at most */
-#define STORE_FSYNC_BATCH_MAX_MS 10000
+#define STORE_WRITER_ID_BLOCK      1024 /* game ids reserved at a time */
+#define STORE_WRITER_MAX_BATCH     8192 /* records in one transaction at most */
+#define STORE_FSYNC_BATCH_MAX_MS   10000
 #define STORE_WRITER_GATHER_MAX_US 1000 /* the longest the writer waits to gather a batch */
 
 /* --fsync always | batch=MS */
@@ -210,5 +211,8 @@ uint64_t store_writer_done(const struct store_writer *w);
  */
 void store_writer_flush(struct store_writer *w);
 void store_writer_stats(struct store_writer *w, struct store_writer_stats *out);
+/* Tests: takes (hold) or gives back the lock the writer thread takes between batches, from
+   the calling thread, which must not be the loop's. */
+void store_writer_test_hold(struct store_writer *w, bool hold);
 
 #endif
