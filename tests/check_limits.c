@@ -88,7 +88,8 @@ START_TEST(test_budget_bucket)
 	ck_assert_int_eq(budget_take(&b, &cfg, 86400100, 0, &wait), BUDGET_OK);
 	budget_charge(&b, &cfg, 3);
 	ck_assert_int_eq(budget_take(&b, &cfg, 86400100, 0, &wait), BUDGET_LIMITED);
-	ck_assert_uint_eq(wait, 2 * 200); /* 2 tokens of debt (one came in 100 ms); a strike in a row */
+	ck_assert_uint_eq(wait,
+	                  2 * 200); /* 2 tokens of debt (one came in 100 ms); a strike in a row */
 	budget_charge(&b, &cfg, 1000); /* debt is at most a bucket: 5 tokens, 500 ms */
 	ck_assert_int_eq(budget_take(&b, &cfg, 86400500, 0, &wait), BUDGET_LIMITED);
 	ck_assert_int_eq(budget_take(&b, &cfg, 86400700, 0, &wait), BUDGET_OK);
@@ -113,6 +114,18 @@ START_TEST(test_budget_bucket)
 	ck_assert(budget_heavy(&b, &cfg)); /* 2 of 5 */
 	ck_assert_int_eq(budget_take(&b, &cfg, 100, 0, &wait), BUDGET_OK);
 	ck_assert(!budget_heavy(&b, &cfg)); /* a token came back: 3 */
+	/* spending: more than a twentieth of the bucket spent (of 100: 6 tokens) */
+	struct budget_config big = {.rate = 20, .burst = 100, .strikes = 10};
+	budget_init(&b, &big, 0);
+	ck_assert(!budget_spending(&b, &big));
+	ck_assert(!budget_spending(&b, &none));
+	ck_assert_int_eq(budget_take(&b, &big, 0, 5, &wait), BUDGET_OK);
+	ck_assert(!budget_spending(&b, &big)); /* 95 of 100 */
+	ck_assert_int_eq(budget_take(&b, &big, 0, 1, &wait), BUDGET_OK);
+	ck_assert(budget_spending(&b, &big)); /* 94 */
+	ck_assert(!budget_heavy(&b, &big));
+	ck_assert_int_eq(budget_take(&b, &big, 50, 0, &wait), BUDGET_OK);
+	ck_assert(!budget_spending(&b, &big)); /* 50 ms: a token back, 95 */
 }
 END_TEST
 
@@ -231,37 +244,55 @@ END_TEST
 
 START_TEST(test_heavy_served_last)
 {
-	/* 2 tokens a second, bursts of 20: a client below half of its bucket is heavy */
+	/* 2 tokens a second, bursts of 20: a client below half of its bucket is heavy, one
+	   that spent more than one token is spending */
 	struct server_config cfg = {.budget = {.rate = 2, .burst = 20, .strikes = 10}};
 	start(&cfg, false);
-	struct fk_cli f, h;
+	struct fk_cli f, h, s;
 	fk_connect(&fs, &f);
 	fk_connect(&fs, &h);
+	fk_connect(&fs, &s);
 	fk_expect0(&f, "bitarenad * ready*");
 	fk_expect0(&h, "bitarenad * ready*");
+	fk_expect0(&s, "bitarenad * ready*");
+	/* 20, then 19 of 20 left: not spending yet, its line is handled as soon as it is read */
+	ck_assert_uint_eq(conn_input_copy(s.c, "#r ping\n", 8), 8);
+	fk_expect0(&s, "#r pong");
+	ck_assert_uint_eq(conn_input_copy(s.c, "#s ping\n", 8), 8);
+	fk_expect0(&s, "#s pong");
+	/* 18 left: spending. Its next line waits for the pump, while another client's line
+	   read after it is answered at once */
+	ck_assert_uint_eq(conn_input_copy(s.c, "#t ping\n", 8), 8);
+	ck_assert_uint_eq(conn_input_copy(h.c, "#h ping\n", 8), 8);
+	fk_expect0(&h, "#h pong");
+	fk_nothing(&s);
+	fk_run(&fs);
+	fk_expect0(&s, "#t pong");
 	for (int i = 0; i < 10; i++) {
 		fk_send(&f, "ping");
+		fk_run(&fs);
 		fk_expect0(&f, "pong");
 	}
-	/* 10 of 20 left: not heavy yet, its line is handled as soon as it is read */
+	/* 10 of 20 left: not heavy yet, its line is handled in the pump before the heavy ones */
 	ck_assert_uint_eq(conn_input_copy(f.c, "#a ping\n", 8), 8);
+	fk_run(&fs);
 	fk_expect0(&f, "#a pong");
-	/* 9 left: heavy. Its next line waits for the pump, while another client's line read
-	   after it is answered at once */
+	/* 9 left: heavy. Its next line waits for the pump's heavy slice, while another
+	   client's line read after it is answered at once */
 	ck_assert_uint_eq(conn_input_copy(f.c, "#f ping\n", 8), 8);
 	ck_assert_uint_eq(conn_input_copy(h.c, "#h ping\n", 8), 8);
 	fk_expect0(&h, "#h pong");
 	fk_nothing(&f);
 	fk_run(&fs);
 	fk_expect0(&f, "#f pong");
-	/* its bucket over half full again (1.6 s: 3 tokens more), it is light from its next
-	   command on */
-	fk_wait(&fs, 1600);
+	/* its bucket full again (6.1 s: 12 tokens more), it is light from its next command
+	   on: 19 left after it, its line is handled as soon as it is read */
+	fk_wait(&fs, 6100);
 	fk_send(&f, "ping");
 	fk_expect0(&f, "pong");
 	ck_assert_uint_eq(conn_input_copy(f.c, "#b ping\n", 8), 8);
 	fk_expect0(&f, "#b pong");
-	stop(&f, &h, NULL);
+	stop(&f, &h, &s, NULL);
 }
 END_TEST
 

@@ -86,3 +86,8 @@ bool budget_heavy(const struct budget *b, const struct budget_config *cfg)
 {
 	return cfg->rate > 0 && b->started && b->milli < cap_milli(cfg) / 2;
 }
+
+bool budget_spending(const struct budget *b, const struct budget_config *cfg)
+{
+	return cfg->rate > 0 && b->started && b->milli < cap_milli(cfg) - cap_milli(cfg) / 20;
+}

@@ -59,6 +59,9 @@ enum budget_result budget_take(struct budget *b, const struct budget_config *cfg
 /* True when the bucket holds less than half of its burst: a client spending its budget fast,
    whose input the server serves after everyone else's (conn_set_heavy). */
 bool budget_heavy(const struct budget *b, const struct budget_config *cfg);
+/* True when more than a twentieth of the bucket is spent: a client spending its budget now,
+   whose lines the server handles after reading everyone's (conn_set_spending). */
+bool budget_spending(const struct budget *b, const struct budget_config *cfg);
 /* Takes cost tokens after the fact (a command that was let run because the bucket was not
    in debt, a move, and turned out to cost): the bucket may go into debt, a bucket's worth
    at most; a bucket in debt refuses everything (budget_take with any cost) until repaid. */

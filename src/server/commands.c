@@ -473,6 +473,7 @@ static bool charge(struct commands *cx, struct client *cl, const struct proto_re
 	enum budget_result r = budget_take(&cl->budget, &cx->budget, now, cost, &wait);
 	/* one who spends fast waits behind the others (conn.h): a flood costs them a slice */
 	conn_set_heavy(cl->conn, budget_heavy(&cl->budget, &cx->budget));
+	conn_set_spending(cl->conn, budget_spending(&cl->budget, &cx->budget));
 	switch (r) {
 	case BUDGET_OK:
 		return true;
@@ -533,7 +534,9 @@ void commands_line(struct commands *cx, struct client *cl, char *line, size_t le
 	/* a paced command (a move) runs unless the budget is in debt; it pays if refused */
 	bool paced = parsed == PROTO_OK && (rq.cmd->flags & CMD_PACED);
 	if (!charge(cx, cl, parsed == PROTO_EBADTAG ? NULL : &rq,
-	            paced ? 0 : parsed == PROTO_OK ? rq.cmd->cost : 1))
+	            paced                ? 0
+	            : parsed == PROTO_OK ? rq.cmd->cost
+	                                 : 1))
 		return;
 	switch (parsed) {
 	case PROTO_EBADTAG:

@@ -205,6 +205,11 @@ void conn_set_heavy(struct conn *c, bool heavy)
 	/* output it queued while heavy waits for its turn in the pump: it keeps that turn */
 }
 
+void conn_set_spending(struct conn *c, bool spending)
+{
+	c->spending = spending;
+}
+
 static void read_pause(struct conn *c)
 {
 	if (c->reading) {
@@ -418,8 +423,8 @@ void conn_input(struct conn *c, size_t n)
 		c->last_in = uv_now(c->hub->loop);
 	if (c->in_len >= CONN_IN_CAP)
 		read_pause(c);
-	if (c->heavy)
-		pump_add(c); /* served after everyone else's input (conn_set_heavy) */
+	if (c->heavy || c->spending)
+		pump_add(c); /* served after reading everyone's input (conn_set_spending, _heavy) */
 	else if (!c->in_pump)
 		conn_process(c);
 }

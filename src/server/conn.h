@@ -2,7 +2,8 @@
  * conn.h - the connection layer, the bottom of the server: one struct conn per
  * client connection whatever carries it, the input buffer and its line framer,
  * the fairness pump (a few lines per connection per loop pass; the input of
- * connections marked heavy served after everyone else's, in slices of time), output
+ * connections marked spending handled after everyone's is read, that of
+ * connections marked heavy after everyone else's, in slices of time), output
  * accounting against its limits, the limits at the door (clients in all, per
  * address), the timeouts of a connection, and closing. It knows nothing of
  * the protocol's meaning: whole lines go up, outbufs come down.
@@ -199,17 +200,18 @@ struct conn {
 	struct conn *prev, *next; /* hub->conns, newest first (open ones only) */
 	struct conn *pump_next;   /* its pump queue (hub->inq[heavy]): input left */
 	bool in_pump;
-	bool heavy;     /* conn_set_heavy(): its input waits behind everyone else's */
+	bool heavy;      /* conn_set_heavy(): its input waits behind everyone else's */
+	bool spending;   /* conn_set_spending(): its input waits for the pump */
 	bool pump_heavy; /* which queue it is in (heavy's value when it was queued) */
-	bool listed;    /* opened and not yet freed: in hub->conns */
-	bool counted;   /* counted in the hub's clients and its address (not refused) */
-	bool reading;   /* the transport delivers input */
-	bool closing;   /* detached from everything; waiting for conn_closed */
-	bool doomed;    /* to be dropped at the next pump pass (overflow, write error) */
-	bool eof;       /* the peer finished sending: closed once its input is handled */
-	bool sending;   /* inside t->write() */
-	bool login_due; /* the LOGIN deadline is still to be asked about */
-	unsigned holds; /* conn_hold() count: input waits while > 0 */
+	bool listed;     /* opened and not yet freed: in hub->conns */
+	bool counted;    /* counted in the hub's clients and its address (not refused) */
+	bool reading;    /* the transport delivers input */
+	bool closing;    /* detached from everything; waiting for conn_closed */
+	bool doomed;     /* to be dropped at the next pump pass (overflow, write error) */
+	bool eof;        /* the peer finished sending: closed once its input is handled */
+	bool sending;    /* inside t->write() */
+	bool login_due;  /* the LOGIN deadline is still to be asked about */
+	unsigned holds;  /* conn_hold() count: input waits while > 0 */
 	struct framer fr;
 	struct conn_in *in; /* pending input; NULL when there is none */
 	size_t in_len;      /* bytes of in->raw not handled yet */
@@ -252,7 +254,7 @@ struct conn_hub {
 	struct conn_slot {
 		uint64_t id;
 		struct conn *c; /* NULL: a hole */
-	} *byid;
+	} * byid;
 	size_t nbyid, capbyid, holes;
 	bool byid_lost; /* out of memory once: conn_find() walks the list instead */
 	bool stopping;
@@ -339,6 +341,15 @@ void conn_defer(struct conn *c, uint64_t until);
  * waiting, not a thousand replies.
  */
 void conn_set_heavy(struct conn *c, bool heavy);
+/*
+ * Marks c spending (or not): the layer above says so of a client that spent
+ * some of its budget lately. A spending connection's input is not handled
+ * as it is read but in the pump, after the loop has read everyone's input
+ * (and before the heavy ones'): what a client that has been quiet sends is
+ * handled at once, and a pass in which hundreds of clients spend costs it
+ * their reads, not their commands.
+ */
+void conn_set_spending(struct conn *c, bool spending);
 /*
  * Closes c: on_close first (the layers above leave everything while they can
  * still tell the others), then the transport. graceful: queued output is
