@@ -148,7 +148,9 @@ static inline void fk_run(struct fk_server *fs)
 {
 	for (int i = 0; i < 1000; i++) {
 		uv_run(&fs->loop, UV_RUN_NOWAIT);
-		if (fs->srv.hub.inq[0].head == NULL && fs->srv.hub.inq[1].head == NULL)
+		if (fs->srv.hub.inq[CONN_Q_ALL].head == NULL &&
+		    fs->srv.hub.inq[CONN_Q_SPENDING].head == NULL &&
+		    fs->srv.hub.inq[CONN_Q_HEAVY].head == NULL)
 			break;
 	}
 	uv_run(&fs->loop, UV_RUN_NOWAIT);

@@ -164,8 +164,11 @@ static void pump_add(struct conn *c)
 	if (c->in_pump || c->closing)
 		return;
 	/* a connection to drop goes with everyone's: its end is not put off */
-	c->pump_heavy = c->heavy && !c->doomed;
-	struct conn_queue *q = &h->inq[c->pump_heavy];
+	c->pump_q = c->doomed     ? CONN_Q_ALL
+	            : c->heavy    ? CONN_Q_HEAVY
+	            : c->spending ? CONN_Q_SPENDING
+	                          : CONN_Q_ALL;
+	struct conn_queue *q = &h->inq[c->pump_q];
 	c->in_pump = true;
 	c->pump_next = NULL;
 	if (q->tail)
@@ -183,7 +186,7 @@ static void pump_remove(struct conn *c)
 	struct conn_hub *h = c->hub;
 	if (!c->in_pump)
 		return;
-	struct conn_queue *q = &h->inq[c->pump_heavy];
+	struct conn_queue *q = &h->inq[c->pump_q];
 	struct conn **pp = &q->head, *prev = NULL;
 	while (*pp != NULL && *pp != c) {
 		prev = *pp;
@@ -309,27 +312,41 @@ static void pump_turn(struct conn *c)
 }
 
 /*
+ * One turn each, in order, to the connections of queue k, while the pass has
+ * spent less than slice_us on them (0: all of them). Those queued during the
+ * pass (again, or newly doomed) wait for the next pass, so no list is walked
+ * while it changes. flush: a heavy connection's output goes out in its turn.
+ */
+static void serve(struct conn_hub *h, enum conn_q k, unsigned slice_us, bool flush)
+{
+	struct conn *c;
+	uint64_t t0 = slice_us > 0 ? uv_hrtime() : 0;
+	for (size_t n = h->inq[k].n; n > 0 && (c = queue_pop(&h->inq[k])) != NULL; n--) {
+		pump_turn(c);
+		if (flush && !c->closing && c->t->flush != NULL)
+			c->t->flush(c);
+		if (slice_us > 0 && uv_hrtime() - t0 >= (uint64_t)slice_us * 1000)
+			break;
+	}
+}
+
+/*
  * One pass: each connection queued in everyone's queue when the pass starts
- * gets one turn; then the heavy ones, one turn each while the pass has spent
- * less than CONN_HEAVY_SLICE_US on them. Those queued during the pass (again,
- * or newly doomed) wait for the next pass, so no list is walked while it
- * changes.
+ * gets one turn; then the spending ones for CONN_SPENDING_SLICE_US, then the
+ * heavy ones for CONN_HEAVY_SLICE_US. So a pass is never much longer than
+ * the reads of its poll and the input of the quiet connections, and an
+ * honest move waits at most that long for the loop to read it.
  */
 static void pump_cb(uv_idle_t *idle)
 {
 	struct conn_hub *h = idle->data;
-	struct conn *c;
-	for (size_t n = h->inq[0].n; n > 0 && (c = queue_pop(&h->inq[0])) != NULL; n--)
-		pump_turn(c);
-	uint64_t t0 = uv_hrtime(), slice = (uint64_t)CONN_HEAVY_SLICE_US * 1000;
-	for (size_t n = h->inq[1].n; n > 0 && (c = queue_pop(&h->inq[1])) != NULL; n--) {
-		pump_turn(c);
-		if (!c->closing && c->t->flush != NULL)
-			c->t->flush(c);
-		if (uv_hrtime() - t0 >= slice)
-			break;
-	}
-	if (h->inq[0].head == NULL && h->inq[1].head == NULL)
+	serve(h, CONN_Q_ALL, 0, false);
+	serve(h, CONN_Q_SPENDING, CONN_SPENDING_SLICE_US, false);
+	serve(h, CONN_Q_HEAVY, CONN_HEAVY_SLICE_US, true);
+	bool empty = true;
+	for (int k = 0; k < CONN_QUEUES; k++)
+		empty = empty && h->inq[k].head == NULL;
+	if (empty)
 		uv_idle_stop(&h->pump);
 }
 
@@ -873,7 +890,7 @@ void conn_hub_stop(struct conn_hub *h)
 	close_if_open((uv_handle_t *)&h->pump);
 	close_if_open((uv_handle_t *)&h->sweep_timer);
 	close_if_open((uv_handle_t *)&h->defer_timer);
-	for (int k = 0; k < 2; k++)
+	for (int k = 0; k < CONN_QUEUES; k++)
 		while (queue_pop(&h->inq[k]) != NULL)
 			;
 	for (struct conn *c = h->conns; c != NULL; c = c->next)

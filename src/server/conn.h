@@ -94,9 +94,13 @@
 #include "server/framing.h"
 #include "server/outbuf.h"
 
-#define CONN_IN_CAP         8192 /* unparsed input held per connection (while any) */
-#define CONN_LINES_PER_PASS 4    /* lines handled per connection per loop pass */
-#define CONN_HEAVY_SLICE_US 200  /* the heavy connections' share of one loop pass, µs */
+#define CONN_IN_CAP            8192 /* unparsed input held per connection (while any) */
+#define CONN_LINES_PER_PASS    4    /* lines handled per connection per loop pass */
+#define CONN_HEAVY_SLICE_US    200  /* the heavy connections' share of one loop pass, µs */
+#define CONN_SPENDING_SLICE_US 200  /* the spending connections' share of one loop pass, µs */
+
+/* The pump's queues, served in this order each loop pass (conn_set_spending, _heavy). */
+enum conn_q { CONN_Q_ALL, CONN_Q_SPENDING, CONN_Q_HEAVY, CONN_QUEUES };
 /* The defaults of struct conn_limits (each is a bitarenad option). */
 #define CONN_OUT_SOFT        (64 * 1024)  /* --out-cap BYTES */
 #define CONN_OUT_HARD_FACTOR 16           /* --out-hard default: 16 x --out-cap (1 MiB) */
@@ -198,20 +202,20 @@ struct conn {
 	uint64_t id; /* 1, 2, ... in order of opening; 0 until open */
 	char peer[CONN_PEER_MAX];
 	struct conn *prev, *next; /* hub->conns, newest first (open ones only) */
-	struct conn *pump_next;   /* its pump queue (hub->inq[heavy]): input left */
+	struct conn *pump_next;   /* its pump queue (hub->inq[pump_q]): input left */
 	bool in_pump;
-	bool heavy;      /* conn_set_heavy(): its input waits behind everyone else's */
-	bool spending;   /* conn_set_spending(): its input waits for the pump */
-	bool pump_heavy; /* which queue it is in (heavy's value when it was queued) */
-	bool listed;     /* opened and not yet freed: in hub->conns */
-	bool counted;    /* counted in the hub's clients and its address (not refused) */
-	bool reading;    /* the transport delivers input */
-	bool closing;    /* detached from everything; waiting for conn_closed */
-	bool doomed;     /* to be dropped at the next pump pass (overflow, write error) */
-	bool eof;        /* the peer finished sending: closed once its input is handled */
-	bool sending;    /* inside t->write() */
-	bool login_due;  /* the LOGIN deadline is still to be asked about */
-	unsigned holds;  /* conn_hold() count: input waits while > 0 */
+	bool heavy;           /* conn_set_heavy(): its input waits behind everyone else's */
+	bool spending;        /* conn_set_spending(): its input waits for the pump */
+	unsigned char pump_q; /* which queue it is in (enum conn_q, when it was queued) */
+	bool listed;          /* opened and not yet freed: in hub->conns */
+	bool counted;         /* counted in the hub's clients and its address (not refused) */
+	bool reading;         /* the transport delivers input */
+	bool closing;         /* detached from everything; waiting for conn_closed */
+	bool doomed;          /* to be dropped at the next pump pass (overflow, write error) */
+	bool eof;             /* the peer finished sending: closed once its input is handled */
+	bool sending;         /* inside t->write() */
+	bool login_due;       /* the LOGIN deadline is still to be asked about */
+	unsigned holds;       /* conn_hold() count: input waits while > 0 */
 	struct framer fr;
 	struct conn_in *in; /* pending input; NULL when there is none */
 	size_t in_len;      /* bytes of in->raw not handled yet */
@@ -236,11 +240,12 @@ struct conn_hub {
 	size_t out_soft; /* lim.out_soft (the output cap; tests may change it) */
 	struct conn_events ev;
 	struct conn *conns; /* open connections, newest first */
-	/* connections with input to handle: [0] everyone's, [1] the heavy ones' */
+	/* connections with input to handle: [CONN_Q_ALL] everyone's, [CONN_Q_SPENDING] the
+	   spending ones', [CONN_Q_HEAVY] the heavy ones' */
 	struct conn_queue {
 		struct conn *head, *tail;
 		size_t n;
-	} inq[2];
+	} inq[CONN_QUEUES];
 	unsigned nclients;      /* counted connections (max_clients) */
 	struct addrcount addrs; /* counted connections per address (max_per_addr) */
 	size_t out_total;       /* the counted connections' out_bytes */
@@ -344,10 +349,10 @@ void conn_set_heavy(struct conn *c, bool heavy);
 /*
  * Marks c spending (or not): the layer above says so of a client that spent
  * some of its budget lately. A spending connection's input is not handled
- * as it is read but in the pump, after the loop has read everyone's input
- * (and before the heavy ones'): what a client that has been quiet sends is
- * handled at once, and a pass in which hundreds of clients spend costs it
- * their reads, not their commands.
+ * as it is read but in the pump, after the loop has read everyone's input,
+ * CONN_SPENDING_SLICE_US of each pass for them all (before the heavy ones'):
+ * what a client that has been quiet sends is handled at once, and a pass in
+ * which hundreds of clients spend costs it their reads, not their commands.
  */
 void conn_set_spending(struct conn *c, bool spending);
 /*
