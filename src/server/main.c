@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <malloc.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
@@ -327,6 +328,26 @@ enum {
 	OPT_REGISTER_LIMIT,
 };
 
+/*
+ * glibc's allocator gives freed memory back to the kernel as soon as 128 KiB
+ * are free at the top of a heap, and maps each block over its (moving)
+ * threshold on its own: under a flood of costly verbs the loop then took
+ * 40-170 page faults in one pass, refilling pages it had just returned
+ * (passes of 0.6-1.6 ms, 88 of them over 1 ms in 10 s; with the settings
+ * below, 7). So up to 64 MiB of free memory is kept at the top, the heap
+ * grows 4 MiB at a time, and only blocks of 4 MiB or more get their own
+ * mapping. A memory peak (a flood of replies held for slow readers) is kept
+ * until reused, up to those 64 MiB.
+ */
+static void tune_malloc(void)
+{
+#ifdef M_TRIM_THRESHOLD
+	mallopt(M_TRIM_THRESHOLD, 64 << 20);
+	mallopt(M_TOP_PAD, 4 << 20);
+	mallopt(M_MMAP_THRESHOLD, 4 << 20);
+#endif
+}
+
 int main(int argc, char **argv)
 {
 	static struct option longopts[64] = {
@@ -556,6 +577,7 @@ int main(int argc, char **argv)
 		cluster_instance(node, instance);
 	signal(SIGPIPE, SIG_IGN);
 	fit_fd_limit(&cfg);
+	tune_malloc();
 
 	uv_loop_t loop;
 	if (uv_loop_init(&loop) != 0) {
