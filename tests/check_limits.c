@@ -242,6 +242,18 @@ START_TEST(test_rate_limited)
 }
 END_TEST
 
+/* c's next line waits for the pump, while the line of quiet q, read after it, is answered at
+   once; the pump answers c's. */
+static void waits_for_pump(struct fk_cli *c, struct fk_cli *q)
+{
+	ck_assert_uint_eq(conn_input_copy(c->c, "#c ping\n", 8), 8);
+	ck_assert_uint_eq(conn_input_copy(q->c, "#q ping\n", 8), 8);
+	fk_expect0(q, "#q pong");
+	fk_nothing(c);
+	fk_run(&fs);
+	fk_expect0(c, "#c pong");
+}
+
 START_TEST(test_heavy_served_last)
 {
 	/* 2 tokens a second, bursts of 20: a client below half of its bucket is heavy, one
@@ -260,14 +272,8 @@ START_TEST(test_heavy_served_last)
 	fk_expect0(&s, "#r pong");
 	ck_assert_uint_eq(conn_input_copy(s.c, "#s ping\n", 8), 8);
 	fk_expect0(&s, "#s pong");
-	/* 18 left: spending. Its next line waits for the pump, while another client's line
-	   read after it is answered at once */
-	ck_assert_uint_eq(conn_input_copy(s.c, "#t ping\n", 8), 8);
-	ck_assert_uint_eq(conn_input_copy(h.c, "#h ping\n", 8), 8);
-	fk_expect0(&h, "#h pong");
-	fk_nothing(&s);
-	fk_run(&fs);
-	fk_expect0(&s, "#t pong");
+	/* 18 left: spending. Its next line waits for the pump */
+	waits_for_pump(&s, &h);
 	for (int i = 0; i < 10; i++) {
 		fk_send(&f, "ping");
 		fk_run(&fs);
@@ -277,14 +283,8 @@ START_TEST(test_heavy_served_last)
 	ck_assert_uint_eq(conn_input_copy(f.c, "#a ping\n", 8), 8);
 	fk_run(&fs);
 	fk_expect0(&f, "#a pong");
-	/* 9 left: heavy. Its next line waits for the pump's heavy slice, while another
-	   client's line read after it is answered at once */
-	ck_assert_uint_eq(conn_input_copy(f.c, "#f ping\n", 8), 8);
-	ck_assert_uint_eq(conn_input_copy(h.c, "#h ping\n", 8), 8);
-	fk_expect0(&h, "#h pong");
-	fk_nothing(&f);
-	fk_run(&fs);
-	fk_expect0(&f, "#f pong");
+	/* 9 left: heavy. Its next line waits for the pump's heavy slice */
+	waits_for_pump(&f, &h);
 	/* its bucket full again (6.1 s: 12 tokens more), it is light from its next command
 	   on: 19 left after it, its line is handled as soon as it is read */
 	fk_wait(&fs, 6100);
