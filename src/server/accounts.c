@@ -246,6 +246,12 @@ static void known_add(struct accounts *a, const char *pair, int64_t now)
 		ratelimit_fail(a->known, pair, now);
 }
 
+/* name logged in from that address lately (the pair key of pair_key()). */
+static bool known_at(struct accounts *a, const char *pair, int64_t now)
+{
+	return a->known != NULL && ratelimit_count(a->known, pair, now) > 0;
+}
+
 /* The "name\naddress" key of a login (the name in lower case: names are case-insensitive). */
 static void pair_key(struct auth_job *j, const char *peer)
 {
@@ -254,6 +260,18 @@ static void pair_key(struct auth_job *j, const char *peer)
 		j->acct[i] = (char)tolower((unsigned char)j->name[i]);
 	j->acct[i] = '\0';
 	snprintf(j->pair, sizeof j->pair, "%s\n%s", j->acct, peer);
+}
+
+/* Counts a failed login of j from peer at now (its account too unless known there). */
+static void count_failure(struct accounts *a, struct auth_job *j, const char *peer, int64_t now,
+                          bool known)
+{
+	j->at = now;
+	count(a->rl_addr, peer, now);
+	count(a->rl_pair, j->pair, now);
+	j->acct_counted = !known;
+	if (j->acct_counted)
+		count(a->rl_acct, j->acct, now);
 }
 
 /*
@@ -268,7 +286,7 @@ static bool login_attempt(struct accounts *a, struct client *c, const struct pro
 	const char *peer = addr_of(c, abuf);
 	int64_t now = (int64_t)uv_now(a->hub->loop), retry = 0;
 	pair_key(j, peer);
-	bool known = a->known != NULL && ratelimit_count(a->known, j->pair, now) > 0;
+	bool known = known_at(a, j->pair, now);
 	char why[160];
 	if (limited(a->rl_addr, peer, now, &retry))
 		snprintf(why, sizeof why, "too many failed logins from your address");
@@ -286,12 +304,7 @@ static bool login_attempt(struct accounts *a, struct client *c, const struct pro
 		throttled(c, rq, "LOGIN_THROTTLED", retry, why);
 		return false;
 	}
-	j->at = now;
-	count(a->rl_addr, peer, now);
-	count(a->rl_pair, j->pair, now);
-	j->acct_counted = !known;
-	if (j->acct_counted)
-		count(a->rl_acct, j->acct, now);
+	count_failure(a, j, peer, now, known);
 	return true;
 }
 
@@ -319,10 +332,7 @@ static void guest_refused(void *ud, struct client *c, const char *name)
 	int64_t now = (int64_t)uv_now(a->hub->loop);
 	snprintf(j.name, sizeof j.name, "%s", name);
 	pair_key(&j, peer);
-	count(a->rl_addr, peer, now);
-	count(a->rl_pair, j.pair, now);
-	if (a->known == NULL || ratelimit_count(a->known, j.pair, now) == 0)
-		count(a->rl_acct, j.acct, now);
+	count_failure(a, &j, peer, now, known_at(a, j.pair, now));
 }
 
 /* The login of j succeeded: its counts are taken back, and its address is known to the account. */

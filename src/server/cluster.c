@@ -1784,11 +1784,8 @@ static void on_verb(redisAsyncContext *ac, void *r, void *pd)
 		cJSON_Delete(rows[i]);
 	}
 	free(rows);
-	if (seeks && shown < k) {
-		cJSON_AddNumberToObject(f, "open", (double)k);
-		reply_ok(cl, &a->rq, f, extra, "%zu open seeks, the first %zu listed", k, shown);
-	} else if (seeks)
-		reply_ok(cl, &a->rq, f, extra, "%zu open seek%s", k, k == 1 ? "" : "s");
+	if (seeks)
+		lobby_seeks_reply(cl, &a->rq, f, extra, k, shown);
 	else if (who)
 		reply_ok(cl, &a->rq, f, extra, "%zu user%s online", k, k == 1 ? "" : "s");
 	else

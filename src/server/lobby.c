@@ -186,8 +186,8 @@ static void feed_flush(struct lobby *l)
 	/* a flood of seeks: the summaries come further apart while it lasts, so it costs the
 	   subscribers' writes once a second at most, not every feed_ms */
 	if (n > LOBBY_FEED_MAX) {
-		l->feed_gap = l->feed_gap * 2 < LOBBY_FEED_SLOW_MS ? l->feed_gap * 2
-		                                                   : LOBBY_FEED_SLOW_MS;
+		l->feed_gap =
+		        l->feed_gap * 2 < LOBBY_FEED_SLOW_MS ? l->feed_gap * 2 : LOBBY_FEED_SLOW_MS;
 		feed_summary(l, n);
 		return;
 	}
@@ -664,7 +664,7 @@ void lobby_seeks(struct lobby *l, struct client *c, const struct proto_req *rq)
 	cJSON *f = cJSON_CreateObject();
 	cJSON *arr = cJSON_AddArrayToObject(f, "seeks");
 	char *extra = NULL;
-	int n = 0, shown = 0;
+	size_t n = 0, shown = 0;
 	for (struct seek *k = l->seeks; k != NULL; k = k->next) {
 		if (k->to != NULL && k->to != c && k->by != c)
 			continue; /* someone else's challenge */
@@ -676,11 +676,17 @@ void lobby_seeks(struct lobby *l, struct client *c, const struct proto_req *rq)
 		xappend(&extra, "%s  %s", extra ? "\n" : "", d ? d : "");
 		free(d);
 	}
-	if (shown < n) {
-		cJSON_AddNumberToObject(f, "open", n);
-		reply_ok(c, rq, f, extra, "%d open seeks, the first %d listed", n, shown);
+	lobby_seeks_reply(c, rq, f, extra, n, shown);
+}
+
+void lobby_seeks_reply(struct client *c, const struct proto_req *rq, cJSON *f, char *extra,
+                       size_t open, size_t listed)
+{
+	if (listed < open) {
+		cJSON_AddNumberToObject(f, "open", (double)open);
+		reply_ok(c, rq, f, extra, "%zu open seeks, the first %zu listed", open, listed);
 	} else {
-		reply_ok(c, rq, f, extra, "%d open seek%s", n, n == 1 ? "" : "s");
+		reply_ok(c, rq, f, extra, "%zu open seek%s", open, open == 1 ? "" : "s");
 	}
 }
 
@@ -726,8 +732,9 @@ void lobby_accept(struct lobby *l, struct client *c, const struct proto_req *rq,
 	cJSON *f = cJSON_CreateObject();
 	cJSON_AddNumberToObject(f, "game", (double)g->id);
 	reply_ok(c, rq, f, NULL, "accepted seek %" PRIu64 ": game %" PRIu64, id, g->id);
-	if (k->told && !c->seeks_off && !c->remote) { /* its end, in order with the answer (the
-		                                         others: the feed; a relay's user: its node) */
+	if (k->told && !c->seeks_off &&
+	    !c->remote) { /* its end, in order with the answer (the
+		             others: the feed; a relay's user: its node) */
 		struct seek_news n = {.gone = true, .id = id};
 		struct msg m;
 		news_msg(&m, &n);

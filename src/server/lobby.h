@@ -195,6 +195,10 @@ char *lobby_seek_text(const struct seek *k);
 void lobby_seek_remove(struct lobby *l, struct seek *k);
 /* seeks */
 void lobby_seeks(struct lobby *l, struct client *c, const struct proto_req *rq);
+/* The answer to `seeks` of f (its "seeks" array) and extra (their lines, both taken): open
+   seeks in all, the first listed of them listed ("open" when some are not). */
+void lobby_seeks_reply(struct client *c, const struct proto_req *rq, cJSON *f, char *extra,
+                       size_t open, size_t listed);
 /* unseek <seek-id>: k is the seek named */
 void lobby_unseek(struct lobby *l, struct client *c, const struct proto_req *rq, struct seek *k);
 /* accept <seek-id>: the game starts */
