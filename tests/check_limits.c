@@ -212,8 +212,10 @@ START_TEST(test_rate_limited)
 	fk_expect0(&a, "#6 error RATE_LIMITED: too many commands (2 a second, bursts of 5); this "
 	               "one was not run: retry after * ms");
 	fk_nothing(&a);
+	ck_assert(a.paused); /* nothing more is read from it meanwhile: it stays in the kernel */
 	fk_wait(&fs, 1100); /* two tokens: #7 and the set below */
 	fk_expect0(&a, "#7 pong");
+	ck_assert(!a.paused);
 	/* JSON: retry_after_ms */
 	fk_send(&a, "set format json");
 	fk_expect0(&a, "{\"type\":\"ok\"}");
@@ -239,6 +241,47 @@ START_TEST(test_rate_limited)
 		fk_expect0(&b, "error UNKNOWN_COMMAND: *");
 	fk_expect0(&b, "error RATE_LIMITED: *");
 	stop(&a, &b, NULL);
+}
+END_TEST
+
+/*
+ * Input that filled its block is read again once half of it is handled, not
+ * after every line: a client with pings queued in its socket (fed here
+ * whenever the connection reads) costs a read for each half block, not one
+ * for each line. Reading again after each line, as before, took a read, a
+ * resume and a pause for every line a flooder was allowed.
+ */
+START_TEST(test_full_input_read_at_half)
+{
+	struct server_config cfg = {.budget = {.rate = 100000, .burst = 100000, .strikes = 10}};
+	start(&cfg, false);
+	struct fk_cli a;
+	fk_connect(&fs, &a);
+	fk_expect0(&a, "bitarenad * ready*");
+	static const char pings[] = "ping\n";
+	size_t sent = 0, reads = 0, pongs = 0;
+	while (pongs < 4000) {
+		if (!a.paused) { /* the socket has more: it is all read that fits */
+			char chunk[CONN_IN_CAP];
+			size_t n = 0;
+			for (; n < sizeof chunk; n++)
+				chunk[n] = pings[(sent + n) % 5];
+			sent += conn_input_copy(a.c, chunk, n);
+			reads++;
+			ck_assert(a.paused); /* its block is full */
+		}
+		uv_run(&fs.loop, UV_RUN_NOWAIT);
+		if (a.paused)
+			ck_assert_uint_gt(a.c->in_len, CONN_IN_RESUME);
+		const char *l;
+		while ((l = fk_line(&a)) != NULL) {
+			ck_assert_str_eq(l, "pong");
+			pongs++;
+		}
+	}
+	/* 4,000 lines of 5 bytes: the first full block, then one read for each half block */
+	ck_assert_uint_le(reads, 2 + 4000 * 5 / CONN_IN_RESUME);
+	stop(&a, NULL);
 }
 END_TEST
 
@@ -929,6 +972,7 @@ int main(void)
 	TCase *tc = tcase_create("server");
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_rate_limited);
+	tcase_add_test(tc, test_full_input_read_at_half);
 	tcase_add_test(tc, test_heavy_served_last);
 	tcase_add_test(tc, test_flooding_disconnects);
 	tcase_add_test(tc, test_played_moves_free);

@@ -95,6 +95,7 @@
 #include "server/outbuf.h"
 
 #define CONN_IN_CAP            8192 /* unparsed input held per connection (while any) */
+#define CONN_IN_RESUME         (CONN_IN_CAP / 2) /* a full one is read again at or under it */
 #define CONN_LINES_PER_PASS    4    /* lines handled per connection per loop pass */
 #define CONN_HEAVY_SLICE_US    200  /* the heavy connections' share of one loop pass, µs */
 #define CONN_SPENDING_SLICE_US 200  /* the spending connections' share of one loop pass, µs */
