@@ -5,7 +5,7 @@
  * (not the loop's), results come back to the loop; reads are not held up
  * by a write lock another connection holds, and see every commit the
  * writer reported; reader connections refuse writes; stopping runs what is
- * queued.
+ * queued; the loop never waits for the readers' lock.
  */
 #include <check.h>
 #include <sqlite3.h>
@@ -267,11 +267,87 @@ START_TEST(test_reader_needs_a_store)
 }
 END_TEST
 
+/* Another thread (a reader, passing a job) holds the readers' lock for a while. */
+struct holder {
+	struct store_reader *r;
+	uv_sem_t held, release;
+};
+
+static void hold_main(void *arg)
+{
+	struct holder *x = arg;
+	store_reader_test_hold(x->r, true);
+	uv_sem_post(&x->held);
+	uv_sem_wait(&x->release);
+	store_reader_test_hold(x->r, false);
+}
+
+static void hold(struct holder *x, uv_thread_t *t)
+{
+	ck_assert_int_eq(uv_sem_init(&x->held, 0), 0);
+	ck_assert_int_eq(uv_sem_init(&x->release, 0), 0);
+	ck_assert_int_eq(uv_thread_create(t, hold_main, x), 0);
+	uv_sem_wait(&x->held);
+}
+
+static void release(struct holder *x, uv_thread_t *t)
+{
+	uv_sem_post(&x->release);
+	uv_thread_join(t);
+	uv_sem_destroy(&x->held);
+	uv_sem_destroy(&x->release);
+}
+
+/*
+ * The loop never waits for the readers' lock (a loop asleep on it, or in the
+ * condition variable's signal, kept every connection waiting): jobs submitted
+ * while another thread holds it are taken at once, and the loop goes on; so
+ * are finished jobs waiting to be delivered. Once the lock is free, an idle
+ * handle hands them over and delivers them with no further call. The old
+ * reader waited for the lock in the submit until the test timed out.
+ */
+START_TEST(test_submit_never_waits)
+{
+	populate();
+	loop_thread = uv_thread_self();
+	uv_loop_t loop;
+	ck_assert_int_eq(uv_loop_init(&loop), 0);
+	struct store_options o = options(0);
+	struct store_reader *r = NULL;
+	ck_assert_int_eq(store_reader_start(&loop, &o, 2, &r), STORE_OK);
+	struct holder x = {.r = r};
+	uv_thread_t t;
+	int count = 0;
+	/* submitted while held */
+	hold(&x, &t);
+	submit_lookups(r, 10, &count);
+	for (int i = 0; i < 100; i++)
+		uv_run(&loop, UV_RUN_NOWAIT);
+	ck_assert_int_eq(count, 0);
+	release(&x, &t);
+	while (count < 10)
+		uv_run(&loop, UV_RUN_ONCE);
+	/* finished while held: the readers wait to pass them, the loop does not */
+	submit_lookups(r, 10, &count);
+	uv_sleep(100); /* the readers run them meanwhile */
+	hold(&x, &t);
+	for (int i = 0; i < 100; i++)
+		uv_run(&loop, UV_RUN_NOWAIT);
+	ck_assert_int_eq(count, 10); /* none delivered while held */
+	release(&x, &t);
+	while (count < 20)
+		uv_run(&loop, UV_RUN_ONCE);
+	store_reader_stop(r);
+	uv_run(&loop, UV_RUN_DEFAULT);
+	ck_assert_int_eq(uv_loop_close(&loop), 0);
+}
+END_TEST
+
 static Suite *reader_suite(void)
 {
 	Suite *s = suite_create("store_reader");
 	const TTest *const tests[] = {test_reads_off_the_loop, test_reads_beside_writes,
-	                              test_reader_needs_a_store, NULL};
+	                              test_reader_needs_a_store, test_submit_never_waits, NULL};
 	st_cases(s, "check_store_reader", setup_sqlite, setup_pg, teardown, 60, tests, NULL, NULL);
 	return s;
 }

@@ -53,5 +53,8 @@ int store_reader_submit(struct store_reader *r, struct store_read *job);
  * freed once the loop has run the async handle's close. NULL is fine.
  */
 void store_reader_stop(struct store_reader *r);
+/* Tests: takes (hold) or gives back the lock the readers take to pass jobs, from the
+   calling thread, which must not be the loop's. */
+void store_reader_test_hold(struct store_reader *r, bool hold);
 
 #endif
