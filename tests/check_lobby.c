@@ -117,10 +117,28 @@ START_TEST(test_presence)
 	ck_assert_str_eq(ts_jstr(cJSON_GetArrayItem(users, 0), "name"), "bob_2"); /* newest first */
 	ck_assert_str_eq(ts_jstr(cJSON_GetArrayItem(users, 1), "name"), "alice");
 	cJSON_Delete(w);
+	/* the same answer again, kept; a tagged one carries its tag, in either format */
+	fk_send(&a, "who");
+	fk_expect0(&a, "{\"type\":\"ok\",\"cmd\":\"who\",\"users\":[{\"name\":\"bob_2\","
+	               "\"guest\":true,\"playing\":[],\"watching\":[],\"rtt_ms\":null},"
+	               "{\"name\":\"alice\"}],\"message\":\"2 users online\"}");
+	fk_send(&a, "#t1 who");
+	fk_expect0(&a, "{\"type\":\"ok\",\"cmd\":\"who\",\"id\":\"t1\",\"users\":[{\"name\":"
+	               "\"bob_2\"},{\"name\":\"alice\"}],\"message\":\"2 users online\"}");
+	fk_send(&b, "#t2 who");
+	fk_expect0(&b, "#t2 ok 2 users online");
+	fk_expect0(&b, "  bob_2");
+	fk_expect0(&b, "  alice");
+	fk_send(&b, "who");
+	fk_expect0(&b, "ok 2 users online");
+	fk_expect0(&b, "  bob_2");
+	fk_expect0(&b, "  alice");
+	fk_nothing(&b);
 	fk_hangup(&b);
 	fk_send(&c, "who");
 	fk_expect0(&c, "ok 1 user online");
 	fk_expect0(&c, "  alice");
+	fk_nothing(&c);
 	/* the name is free again */
 	fk_send(&c, "login BOB_2");
 	fk_expect0(&c, "ok logged in as BOB_2 (guest); token *");

@@ -34,6 +34,7 @@
 #include <stdint.h>
 
 #include "server/conn.h"
+#include "server/msg.h"
 #include "server/session.h"
 
 #define LOBBY_MAX_SEEKS       8    /* open seeks per user */
@@ -130,6 +131,8 @@ struct lobby {
 		char *users;                          /* the "users" array as JSON text */
 		char *text;                           /* the text form's lines */
 		int n, more;
+		struct msg reply; /* the untagged answer, each format rendered once for all */
+		bool has_reply;
 	} who;
 };
 
@@ -167,7 +170,8 @@ void lobby_client_gone(struct lobby *l, struct client *c);
 /* who: the logged-in clients (LOBBY_WHO_MAX of them, the rest counted), with their games
    and round-trip times. The answer is made once and kept until a login, a logout, a client
    leaving, a seat or watch taken or left, a game's end or a round-trip time changes it, so
-   many clients asking cost a copy each, not a walk over every user. */
+   many clients asking do not each cost a walk over every user: an untagged one is sent
+   the same rendered line as the others (a reference, not a copy), a tagged one a copy. */
 void lobby_who(struct lobby *l, struct client *c, const struct proto_req *rq);
 /* set seeks on|off (word): whether c hears seek news; answers rq. */
 void lobby_set_seeks(struct client *c, const struct proto_req *rq, const char *word);

@@ -95,11 +95,11 @@ void json_move_members(cJSON *to, cJSON *from)
 }
 
 /*
- * The direct reply to rq: ok (code NULL; fields and extra as for reply_ok) or
- * an error with code. The sentence is printf'd from fmt.
+ * The direct reply to rq, into m (msg_init): ok (code NULL; fields and extra
+ * as for reply_ok) or an error with code. The sentence is printf'd from fmt.
  */
-static void reply(struct client *cl, const struct proto_req *rq, const char *code, cJSON *fields,
-                  char *extra, const char *fmt, va_list ap)
+static void reply_build(struct msg *m, const struct proto_req *rq, const char *code,
+                        cJSON *fields, char *extra, const char *fmt, va_list ap)
 {
 	char *sentence = xvasprintf(fmt, ap);
 	const char *said = sentence ? sentence : "";
@@ -128,7 +128,25 @@ static void reply(struct client *cl, const struct proto_req *rq, const char *cod
 	}
 	free(sentence);
 	free(extra);
-	send_msg(cl, j, text);
+	msg_init(m, j, text);
+}
+
+static void reply(struct client *cl, const struct proto_req *rq, const char *code, cJSON *fields,
+                  char *extra, const char *fmt, va_list ap)
+{
+	struct msg m;
+	reply_build(&m, rq, code, fields, extra, fmt, ap);
+	msg_send(&m, cl);
+	msg_done(&m);
+}
+
+void reply_ok_msg(struct msg *m, const struct proto_req *rq, cJSON *fields, char *extra,
+                  const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	reply_build(m, rq, NULL, fields, extra, fmt, ap);
+	va_end(ap);
 }
 
 void reply_ok(struct client *cl, const struct proto_req *rq, cJSON *fields, char *extra,

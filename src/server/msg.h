@@ -82,6 +82,10 @@ struct outbuf *json_outbuf(const cJSON *j);
  */
 void reply_ok(struct client *cl, const struct proto_req *rq, cJSON *fields, char *extra,
               const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+/* reply_ok()'s reply into m (msg_init) without sending it: one answer many clients get, made
+   once and sent with msg_send() (lobby_who); the caller calls msg_done(m). */
+void reply_ok_msg(struct msg *m, const struct proto_req *rq, cJSON *fields, char *extra,
+                  const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 /* {"type":"error","code":..,"message":..,"cmd":..,"id":..} or "error CODE: message". */
 void reply_err(struct client *cl, const struct proto_req *rq, const char *code, const char *fmt,
                ...) __attribute__((format(printf, 4, 5)));

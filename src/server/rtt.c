@@ -110,7 +110,7 @@ void rtt_stop(struct rtt *r)
 		uv_close((uv_handle_t *)&r->timer, NULL);
 }
 
-/* what rtt_describe() shows changed: one counter for the process (every hub's clients) */
+/* what rtt_ms() tells changed: one counter for the process (every hub's clients) */
 static uint64_t generation;
 
 uint64_t rtt_generation(void)
@@ -166,12 +166,3 @@ void rtt_pong(struct client *cl, const struct proto_req *rq, const char *token_t
 	         r->ms);
 }
 
-void rtt_describe(const struct client *cl, cJSON *j, char **line)
-{
-	if (cl->rtt.known) {
-		cJSON_AddNumberToObject(j, "rtt_ms", (double)cl->rtt.ms);
-		xappend(line, ", rtt %" PRId64 " ms", cl->rtt.ms);
-	} else {
-		cJSON_AddNullToObject(j, "rtt_ms");
-	}
-}

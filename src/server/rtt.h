@@ -40,8 +40,6 @@ void rtt_stop(struct rtt *r);
 void rtt_set(struct client *cl, const struct proto_req *rq, const char *word);
 /* pong <token>: the answer to the server's ping; answers rq. */
 void rtt_pong(struct client *cl, const struct proto_req *rq, const char *token);
-/* who: adds "rtt_ms" (number or null) to j and ", rtt N ms" to *line when known. */
-void rtt_describe(const struct client *cl, cJSON *j, char **line);
 /* Bumped whenever some client's round-trip time changes or becomes unknown (who's cache). */
 uint64_t rtt_generation(void);
 /* cl's round-trip time in ms, or -1 when unknown (cl may be NULL). */
