@@ -138,15 +138,22 @@ static void submit_lookups(struct store_reader *r, int n, int *count)
 	}
 }
 
-START_TEST(test_reads_off_the_loop)
+/* The populated store's reader with two threads on loop (the test's thread: loop_thread). */
+static struct store_reader *start_reader(uv_loop_t *loop)
 {
 	populate();
 	loop_thread = uv_thread_self();
-	uv_loop_t loop;
-	ck_assert_int_eq(uv_loop_init(&loop), 0);
+	ck_assert_int_eq(uv_loop_init(loop), 0);
 	struct store_options o = options(0);
 	struct store_reader *r = NULL;
-	ck_assert_int_eq(store_reader_start(&loop, &o, 2, &r), STORE_OK);
+	ck_assert_int_eq(store_reader_start(loop, &o, 2, &r), STORE_OK);
+	return r;
+}
+
+START_TEST(test_reads_off_the_loop)
+{
+	uv_loop_t loop;
+	struct store_reader *r = start_reader(&loop);
 	int count = 0;
 	submit_lookups(r, 60, &count);
 	while (count < 60)
@@ -308,13 +315,8 @@ static void release(struct holder *x, uv_thread_t *t)
  */
 START_TEST(test_submit_never_waits)
 {
-	populate();
-	loop_thread = uv_thread_self();
 	uv_loop_t loop;
-	ck_assert_int_eq(uv_loop_init(&loop), 0);
-	struct store_options o = options(0);
-	struct store_reader *r = NULL;
-	ck_assert_int_eq(store_reader_start(&loop, &o, 2, &r), STORE_OK);
+	struct store_reader *r = start_reader(&loop);
 	struct holder x = {.r = r};
 	uv_thread_t t;
 	int count = 0;
