@@ -348,7 +348,10 @@ static uint64_t serve(struct conn_hub *h, enum conn_q k, uint64_t slice_ns, bool
  * slice, and an honest move waits at most that long for the loop to read it.
  * A slice each, as before, let a pass of a seek-churn blast run both (400 µs
  * and more), and the honest p99 rose by that much (0.77-0.85 ms against
- * 0.63-0.66 with one slice, bench/flood --mode blast).
+ * 0.63-0.66 with one slice of 200 µs, bench/flood --mode blast). A move waits
+ * for up to two passes (its own, and the one that hears it is durable), so
+ * the slice is short: under a paced ping flood the honest p99 was 0.71-0.75 ms
+ * with 200 µs, 0.59-0.64 with 100 (50 µs: within the noise of 100).
  */
 static void pump_cb(uv_idle_t *idle)
 {

@@ -97,7 +97,7 @@
 #define CONN_IN_CAP            8192 /* unparsed input held per connection (while any) */
 #define CONN_IN_RESUME         (CONN_IN_CAP / 2) /* a full one is read again at or under it */
 #define CONN_LINES_PER_PASS    4    /* lines handled per connection per loop pass */
-#define CONN_SLICE_US          200  /* the spending and heavy connections' share of a loop pass, µs */
+#define CONN_SLICE_US          100  /* the spending and heavy connections' share of a loop pass, µs */
 
 /* The pump's queues, served in this order each loop pass (conn_set_spending, _heavy). */
 enum conn_q { CONN_Q_ALL, CONN_Q_SPENDING, CONN_Q_HEAVY, CONN_QUEUES };
