@@ -654,7 +654,8 @@ static void seat_taken(struct ts_cli *x, const char *name)
  * node, is held by his token too (`login bob` NAME_TAKEN there and on n2).
  * `login alice <token>` on n2 brings her seat back from n1 (the token went
  * over the bus, n1 checked it), bob's token on n1 his, and the game goes on
- * from both sides.
+ * from both sides. Neither name can be registered through the other node
+ * meanwhile, nor the name of a guest connected to another node.
  */
 START_TEST(test_tokens_across_nodes)
 {
@@ -684,6 +685,21 @@ START_TEST(test_tokens_across_nodes)
 	ts_expect_err(&x, "BAD_LOGIN");
 	ts_send(&x, "login alice %s", b.token);
 	ts_expect_err(&x, "LOGIN_THROTTLED");
+	ts_close(&x);
+	/* nor registered: through n2, alice's name has guest seats in n1's game; through n1,
+	   wes is a guest connected to n2 (each node asks the others); a name nobody holds is
+	   registered */
+	ts_connect_json(&x, n2.port);
+	ts_send(&x, "register alice password9");
+	cJSON *e = ts_expect(&x, "{\"type\":\"error\",\"code\":\"NAME_TAKEN\"}");
+	ck_assert_ptr_nonnull(strstr(ts_jstr(e, "message"), "another node"));
+	cJSON_Delete(e);
+	ts_close(&x);
+	ts_connect_json(&x, n1.port);
+	ts_send(&x, "register wes password9");
+	ts_expect_err(&x, "NAME_TAKEN");
+	ts_close(&x);
+	ts_register(&x, n2.port, "zed", "password9");
 	ts_close(&x);
 	/* on the game's node: bob's seat, taken through n2, is held by his token as well */
 	ts_connect_json(&x, n1.port);

@@ -164,6 +164,31 @@ static void read_work(struct store *db, struct store_read *rd)
 	}
 }
 
+static void hash_next(struct auth_job *j, struct client *c);
+
+/* Step 1b of a register in a cluster: whether a guest on another node holds the name. */
+static void name_checked(void *arg, int verdict)
+{
+	struct auth_job *j = arg;
+	struct client *c = job_client(j);
+	if (c == NULL)
+		return;
+	if (verdict > 0) {
+		reply_err(c, &j->rq, "NAME_TAKEN",
+		          "%s is a guest's on another node (connected, or with seats in games not "
+		          "yet ended)",
+		          j->name);
+		job_done(j, c);
+	} else if (verdict < 0) {
+		reply_err(c, &j->rq, "CLUSTER_DOWN",
+		          "the cluster's bus (Redis) cannot be reached, so the other nodes' guests "
+		          "cannot be asked for the name; try again shortly");
+		job_done(j, c);
+	} else {
+		hash_next(j, c);
+	}
+}
+
 /* Step 2, on a libuv worker. */
 static void auth_work(uv_work_t *req)
 {
@@ -380,9 +405,11 @@ static void read_done(struct store_read *rd)
 			throttled(c, rq, "REGISTER_THROTTLED", retry,
 			          "too many accounts registered from your address");
 			job_done(j, c);
-		} else {
+		} else if (a->lobby->hooks.name_held == NULL ||
+		           !a->lobby->hooks.name_held(a->lobby->hooks.ud, c, j->name, name_checked,
+		                                      j)) {
 			hash_next(j, c);
-		}
+		} /* else the cluster asks the other nodes: name_checked */
 		break;
 	case AUTH_LOGIN:
 		if (j->found == 0 && (identity_guest_holds(a->lobby, j->name, NULL, NULL) ||

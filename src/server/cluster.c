@@ -1690,6 +1690,27 @@ static const char GUEST[] =
         "redis.call('PEXPIRE', 'bitarena:users:' .. ARGV[2], ARGV[4]) "
         "return {1, table.concat(seats, ' ')}";
 
+/*
+ * Whether a guest on another node holds a name (key: lowercased): 1 when a
+ * live node has a user of that name (a guest: an account's name is refused
+ * before), or any node still listed has guest seats of that name in games not
+ * ended (seats:, as GUEST reads them); else 0.
+ */
+static const char NAME_HELD[] =
+        "local h = redis.call('HGETALL', 'bitarena:nodes') "
+        "for i = 1, #h, 2 do "
+        "  if h[i] ~= ARGV[2] then "
+        "    if redis.call('GET', 'bitarena:node:' .. h[i]) == h[i + 1] and "
+        "       redis.call('HEXISTS', 'bitarena:users:' .. h[i], ARGV[1]) == 1 then "
+        "      return 1 "
+        "    end "
+        "    if redis.call('HEXISTS', 'bitarena:seats:' .. h[i], ARGV[1]) == 1 then "
+        "      return 1 "
+        "    end "
+        "  end "
+        "end "
+        "return 0";
+
 /* A request answered from Redis, its client held meanwhile. */
 struct asked {
 	uint64_t conn;
@@ -1945,6 +1966,41 @@ static bool check_guest(void *ud, struct client *cl, const struct proto_req *rq,
 		return true;
 	}
 	conn_hold(cl->conn);
+	return true;
+}
+
+/* NAME_HELD's question, for accounts.c (lobby_hooks.name_held). */
+struct held_ask {
+	void (*held)(void *arg, int verdict);
+	void *arg;
+};
+
+static void on_name_held(redisAsyncContext *ac, void *r, void *pd)
+{
+	(void)ac;
+	struct held_ask *h = pd;
+	redisReply *rep = r;
+	int verdict = rep != NULL && rep->type == REDIS_REPLY_INTEGER ? (rep->integer != 0) : -1;
+	h->held(h->arg, verdict);
+	free(h);
+}
+
+static bool name_held(void *ud, struct client *cl, const char *name,
+                      void (*held)(void *arg, int verdict), void *arg)
+{
+	struct cluster *c = ud;
+	if (cl->remote)
+		return false;
+	struct held_ask *h = malloc(sizeof *h);
+	char key[PROTO_NAME_MAX + 1];
+	key_lower(name, key, sizeof key);
+	if (h != NULL) {
+		*h = (struct held_ask){.held = held, .arg = arg};
+		if (up(c) && rcall(c, on_name_held, h, "EVAL %s 0 %s %s", NAME_HELD, key, c->name))
+			return true;
+		free(h);
+	}
+	held(arg, -1);
 	return true;
 }
 
@@ -2797,7 +2853,8 @@ int cluster_start(const struct cluster_config *cfg, const struct cluster_layers 
 	                         .on_login = on_login,
 	                         .on_seek = on_seek_news,
 	                         .seek_id = new_seek_id,
-	                         .guest = check_guest};
+	                         .guest = check_guest,
+	                         .name_held = name_held};
 	lobby_set_hooks(c->ly.lobby, &lh);
 	struct relay_sink rs = sink;
 	rs.ud = c;

@@ -96,6 +96,13 @@ struct lobby_hooks {
 	 * for it (a refusal is BAD_LOGIN, and so is a name nobody holds). identity.c calls it. */
 	bool (*guest)(void *ud, struct client *c, const struct proto_req *rq, const char *name,
 	              const char *token, bool given);
+	/* A name about to be registered, free on this node: true when the cluster asks every
+	 * node first whether a guest there holds it (connected, or with seats in games not
+	 * ended); it then calls held(arg, 1) when one does, held(arg, 0) when none does and
+	 * held(arg, -1) when the bus cannot be asked, exactly once (c may be gone by then).
+	 * accounts.c calls it. */
+	bool (*name_held)(void *ud, struct client *c, const char *name,
+	                  void (*held)(void *arg, int verdict), void *arg);
 };
 
 struct lobby {
