@@ -31,6 +31,7 @@
 
 #include "pgtest.h"
 #include "redistest.h"
+#include "server/cluster.h"
 #include "testserver.h"
 #include "check_main.h"
 
@@ -178,7 +179,10 @@ static bool move_until_played(struct ts_cli *c, int id, const char *mv, bool sen
 			ts_msleep(100);
 		if (tries > 0 || !sent)
 			ts_send(c, "move %d %s", id, mv);
-		cJSON *r = ts_until(c, "{\"cmd\":\"move\"}");
+		/* a forward whose answer the bus lost is answered NODE_GONE once its deadline
+		   (CLUSTER_FORWARD_MS, 10 s) has passed, at the next beat: a line's usual wait
+		   (also 10 s) raced it and lost now and then (a CI run) */
+		cJSON *r = ts_until_within(c, "{\"cmd\":\"move\"}", CLUSTER_FORWARD_MS + 5000);
 		const char *code = cJSON_GetStringValue(cJSON_GetObjectItem(r, "code"));
 		bool acked = strcmp(ts_jstr(r, "type"), "ok") == 0;
 		bool played = code != NULL && strcmp(code, "NOT_YOUR_TURN") == 0;

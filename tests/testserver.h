@@ -275,17 +275,23 @@ static void ts_send(struct ts_cli *c, const char *fmt, ...)
 	ts_write(c, line, n);
 }
 
-/* The next line (malloc'd, without its newline), or NULL at EOF or after the wait. */
-static inline char *ts_line(struct ts_cli *c)
+/* The next line (malloc'd, without its newline), or NULL at EOF or after wait_ms. */
+static inline char *ts_line_within(struct ts_cli *c, int wait_ms)
 {
 	char *l;
-	int n = net_read_line(&c->nc, TS_LINE_WAIT_MS, &l);
+	int n = net_read_line(&c->nc, wait_ms, &l);
 	ck_assert_msg(n != NET_ETOOLONG, "line too long from the server");
 	if (n < 0)
 		return NULL;
 	char *copy = strdup(l);
 	ck_assert_ptr_nonnull(copy);
 	return copy;
+}
+
+/* The next line (malloc'd, without its newline), or NULL at EOF or after the wait. */
+static inline char *ts_line(struct ts_cli *c)
+{
+	return ts_line_within(c, TS_LINE_WAIT_MS);
 }
 
 /* Reads what has arrived without waiting; true if a line containing needle was among it. */
@@ -338,11 +344,12 @@ static inline cJSON *ts_expectf(struct ts_cli *c, const char *fmt, ...)
 	return ts_expect(c, pat);
 }
 
-/* Skips lines until one matches pattern; returns it parsed when JSON (caller frees). */
-static inline cJSON *ts_until(struct ts_cli *c, const char *pattern)
+/* Skips lines until one matches pattern, each within wait_ms; returns it parsed when JSON
+   (caller frees). */
+static inline cJSON *ts_until_within(struct ts_cli *c, const char *pattern, int wait_ms)
 {
 	for (;;) {
-		char *l = ts_line(c);
+		char *l = ts_line_within(c, wait_ms);
 		ck_assert_msg(l != NULL, "no line matching %s", pattern);
 		if (ts_match(pattern, l)) {
 			cJSON *j = cJSON_Parse(l);
@@ -351,6 +358,12 @@ static inline cJSON *ts_until(struct ts_cli *c, const char *pattern)
 		}
 		free(l);
 	}
+}
+
+/* Skips lines until one matches pattern; returns it parsed when JSON (caller frees). */
+static inline cJSON *ts_until(struct ts_cli *c, const char *pattern)
+{
+	return ts_until_within(c, pattern, TS_LINE_WAIT_MS);
 }
 
 static inline void ts_until0(struct ts_cli *c, const char *pattern)
