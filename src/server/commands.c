@@ -534,9 +534,7 @@ void commands_line(struct commands *cx, struct client *cl, char *line, size_t le
 	/* a paced command (a move) runs unless the budget is in debt; it pays if refused */
 	bool paced = parsed == PROTO_OK && (rq.cmd->flags & CMD_PACED);
 	if (!charge(cx, cl, parsed == PROTO_EBADTAG ? NULL : &rq,
-	            paced                ? 0
-	            : parsed == PROTO_OK ? rq.cmd->cost
-	                                 : 1))
+	            paced ? 0 : parsed == PROTO_OK ? rq.cmd->cost : 1))
 		return;
 	switch (parsed) {
 	case PROTO_EBADTAG:

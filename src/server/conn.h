@@ -259,7 +259,7 @@ struct conn_hub {
 	struct conn_slot {
 		uint64_t id;
 		struct conn *c; /* NULL: a hole */
-	} * byid;
+	} *byid;
 	size_t nbyid, capbyid, holes;
 	bool byid_lost; /* out of memory once: conn_find() walks the list instead */
 	bool stopping;

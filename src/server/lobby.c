@@ -187,8 +187,8 @@ static void feed_flush(struct lobby *l)
 	/* a flood of seeks: the summaries come further apart while it lasts, so it costs the
 	   subscribers' writes once a second at most, not every feed_ms */
 	if (n > LOBBY_FEED_MAX) {
-		l->feed_gap =
-		        l->feed_gap * 2 < LOBBY_FEED_SLOW_MS ? l->feed_gap * 2 : LOBBY_FEED_SLOW_MS;
+		l->feed_gap = l->feed_gap * 2 < LOBBY_FEED_SLOW_MS ? l->feed_gap * 2
+		                                                   : LOBBY_FEED_SLOW_MS;
 		feed_summary(l, n);
 		return;
 	}
@@ -773,9 +773,8 @@ void lobby_accept(struct lobby *l, struct client *c, const struct proto_req *rq,
 	cJSON *f = cJSON_CreateObject();
 	cJSON_AddNumberToObject(f, "game", (double)g->id);
 	reply_ok(c, rq, f, NULL, "accepted seek %" PRIu64 ": game %" PRIu64, id, g->id);
-	if (k->told && !c->seeks_off &&
-	    !c->remote) { /* its end, in order with the answer (the
-		             others: the feed; a relay's user: its node) */
+	if (k->told && !c->seeks_off && !c->remote) { /* its end, in order with the answer (the
+		                                         others: the feed; a relay's user: its node) */
 		struct seek_news n = {.gone = true, .id = id};
 		struct msg m;
 		news_msg(&m, &n);
