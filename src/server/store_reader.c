@@ -18,6 +18,8 @@
 
 #include <stdlib.h>
 
+#include "server/loop_lock.h"
+
 #define READERS_MAX 16
 
 struct worker {
@@ -80,9 +82,7 @@ static bool handoff(struct store_reader *r, bool wait)
 {
 	if (r->out == NULL)
 		return true;
-	if (wait)
-		uv_mutex_lock(&r->mu);
-	else if (uv_mutex_trylock(&r->mu) != 0)
+	if (!loop_lock(&r->mu, wait))
 		return false;
 	*r->tailp = r->out;
 	r->tailp = r->out_tail;
@@ -97,9 +97,7 @@ static bool handoff(struct store_reader *r, bool wait)
 /* Runs done() of every finished job (loop thread). wait: as handoff(). */
 static bool deliver(struct store_reader *r, bool wait)
 {
-	if (wait)
-		uv_mutex_lock(&r->mu);
-	else if (uv_mutex_trylock(&r->mu) != 0)
+	if (!loop_lock(&r->mu, wait))
 		return false;
 	struct store_read *job = r->done;
 	r->done = NULL;
@@ -119,8 +117,7 @@ static void retry_cb(uv_idle_t *h);
 /* Something waits for mu: the next loop pass tries again (and does not sleep meanwhile). */
 static void retry_later(struct store_reader *r)
 {
-	if (!uv_is_active((uv_handle_t *)&r->retry) && !uv_is_closing((uv_handle_t *)&r->retry))
-		uv_idle_start(&r->retry, retry_cb);
+	loop_retry(&r->retry, retry_cb);
 }
 
 static void retry_cb(uv_idle_t *h)

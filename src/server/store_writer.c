@@ -25,6 +25,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "server/loop_lock.h"
+
 #define FREE_RECS_MAX 1024 /* records kept for reuse */
 
 /* One thing the loop hears: a batch (with the id block reserved in it), or an fsync. */
@@ -411,9 +413,7 @@ static bool handoff(struct store_writer *w, bool wait)
 {
 	if (w->out == NULL && w->back == NULL && !w->want_ids)
 		return true;
-	if (wait)
-		uv_mutex_lock(&w->mu);
-	else if (uv_mutex_trylock(&w->mu) != 0)
+	if (!loop_lock(&w->mu, wait))
 		return false;
 	bool wake = w->head == NULL || w->back != NULL || w->want_ids;
 	if (w->back != NULL) {
@@ -456,8 +456,7 @@ static void retry_cb(uv_idle_t *h);
 /* Something waits for mu: the next loop pass tries again (and does not sleep meanwhile). */
 static void retry_later(struct store_writer *w)
 {
-	if (!uv_is_active((uv_handle_t *)&w->retry) && !uv_is_closing((uv_handle_t *)&w->retry))
-		uv_idle_start(&w->retry, retry_cb);
+	loop_retry(&w->retry, retry_cb);
 }
 
 /* A failed batch goes back to the head of the queue, to be tried again first. */
@@ -478,9 +477,7 @@ static void requeue(struct store_writer *w, struct store_batch *b)
  */
 static bool deliver(struct store_writer *w, bool wait)
 {
-	if (wait)
-		uv_mutex_lock(&w->mu);
-	else if (uv_mutex_trylock(&w->mu) != 0)
+	if (!loop_lock(&w->mu, wait))
 		return false;
 	struct report *rep = w->done;
 	w->done = NULL;
