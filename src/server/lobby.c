@@ -451,16 +451,22 @@ void lobby_logout(struct lobby *l, struct client *c, const struct proto_req *rq)
 	l->epoch++;
 }
 
-/* Appends the game ids of u's games it plays (plays) or watches (!plays) to the array in j. */
-static void who_games(struct jw *j, struct client *u, bool plays)
+/* What who says u does in game g: WHO_PLAYS, WHO_WATCHES, or nothing (0). */
+enum { WHO_PLAYS = 1, WHO_WATCHES };
+static int who_role(struct game *g, struct client *u)
+{
+	if (!g->over && session_seat_of(g, u) >= 0)
+		return WHO_PLAYS;
+	return session_is_watching(g, u) ? WHO_WATCHES : 0;
+}
+
+/* Appends the ids of u's games in which it has role to the array in j. */
+static void who_games(struct jw *j, struct client *u, int role)
 {
 	jw_arr(j);
-	for (unsigned k = 0; k < u->ngames; k++) {
-		struct game *g = u->games[k];
-		bool p = !g->over && session_seat_of(g, u) >= 0;
-		if (p ? plays : !plays && session_is_watching(g, u))
-			jw_num(j, (double)g->id);
-	}
+	for (unsigned k = 0; k < u->ngames; k++)
+		if (who_role(u->games[k], u) == role)
+			jw_num(j, (double)u->games[k]->id);
 	jw_end(j, ']');
 }
 
@@ -497,9 +503,9 @@ static void who_build(struct lobby *l)
 		jw_key(&j, "guest");
 		jw_bool(&j, !u->registered);
 		jw_key(&j, "playing");
-		who_games(&j, u, true);
+		who_games(&j, u, WHO_PLAYS);
 		jw_key(&j, "watching");
-		who_games(&j, u, false);
+		who_games(&j, u, WHO_WATCHES);
 		jw_key(&j, "rtt_ms");
 		if (rtt >= 0)
 			jw_num(&j, (double)rtt);
@@ -512,12 +518,12 @@ static void who_build(struct lobby *l)
 		if (rtt >= 0)
 			json_buf_put(&t, num, (size_t)snprintf(num, sizeof num, ", rtt %" PRId64 " ms", rtt));
 		for (unsigned k = 0; k < u->ngames; k++) {
-			struct game *g = u->games[k];
-			bool plays = !g->over && session_seat_of(g, u) >= 0;
-			if (plays || session_is_watching(g, u))
+			int role = who_role(u->games[k], u);
+			if (role != 0)
 				json_buf_put(&t, num,
 				             (size_t)snprintf(num, sizeof num, ", %s %" PRIu64,
-				                              plays ? "plays" : "watches", g->id));
+				                              role == WHO_PLAYS ? "plays" : "watches",
+				                              u->games[k]->id));
 		}
 		n++;
 	}
