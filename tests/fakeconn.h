@@ -148,9 +148,7 @@ static inline void fk_run(struct fk_server *fs)
 {
 	for (int i = 0; i < 1000; i++) {
 		uv_run(&fs->loop, UV_RUN_NOWAIT);
-		if (fs->srv.hub.inq[CONN_Q_ALL].head == NULL &&
-		    fs->srv.hub.inq[CONN_Q_SPENDING].head == NULL &&
-		    fs->srv.hub.inq[CONN_Q_HEAVY].head == NULL)
+		if (!conn_hub_pending(&fs->srv.hub))
 			break;
 	}
 	uv_run(&fs->loop, UV_RUN_NOWAIT);

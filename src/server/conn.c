@@ -360,11 +360,16 @@ static void pump_cb(uv_idle_t *idle)
 	serve(h, CONN_Q_ALL, 0, false);
 	uint64_t spent = serve(h, CONN_Q_SPENDING, slice, false);
 	serve(h, CONN_Q_HEAVY, spent < slice ? slice - spent : 1, true);
-	bool empty = true;
-	for (int k = 0; k < CONN_QUEUES; k++)
-		empty = empty && h->inq[k].head == NULL;
-	if (empty)
+	if (!conn_hub_pending(h))
 		uv_idle_stop(&h->pump);
+}
+
+bool conn_hub_pending(const struct conn_hub *h)
+{
+	for (int k = 0; k < CONN_QUEUES; k++)
+		if (h->inq[k].head != NULL)
+			return true;
+	return false;
 }
 
 /* ---- connections: for transports ---------------------------------------------------- */

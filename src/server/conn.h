@@ -275,6 +275,8 @@ int conn_hub_init(struct conn_hub *h, uv_loop_t *loop, const struct conn_limits 
  * returns. Send any farewell before calling it.
  */
 void conn_hub_stop(struct conn_hub *h);
+/* True while some connection has input queued in the pump (tests run the loop until not). */
+bool conn_hub_pending(const struct conn_hub *h);
 /* The open connection with this id that is neither closing nor doomed, or NULL; O(log n)
    (an answer from a worker thread finds its client by id: not a walk over every client). */
 struct conn *conn_find(struct conn_hub *h, uint64_t id);
