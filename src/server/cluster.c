@@ -1991,16 +1991,16 @@ static bool name_held(void *ud, struct client *cl, const char *name,
 	struct cluster *c = ud;
 	if (cl->remote)
 		return false;
-	struct held_ask *h = malloc(sizeof *h);
-	char key[PROTO_NAME_MAX + 1];
-	key_lower(name, key, sizeof key);
+	struct held_ask *h = up(c) ? malloc(sizeof *h) : NULL;
 	if (h != NULL) {
 		*h = (struct held_ask){.held = held, .arg = arg};
-		if (up(c) && rcall(c, on_name_held, h, "EVAL %s 0 %s %s", NAME_HELD, key, c->name))
+		char key[PROTO_NAME_MAX + 1];
+		key_lower(name, key, sizeof key);
+		if (rcall(c, on_name_held, h, "EVAL %s 0 %s %s", NAME_HELD, key, c->name))
 			return true;
 		free(h);
 	}
-	held(arg, -1);
+	held(arg, -1); /* the bus cannot be asked */
 	return true;
 }
 
