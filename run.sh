@@ -58,8 +58,8 @@ test)
 	status=0
 	make -j"$jobs" check || status=$?
 	# Each Check suite's closing line, and one total over all of them.
-	grep -h -E '^[0-9]+%: Checks: ' tests/*.log 2>/dev/null || true
-	grep -h -E '^[0-9]+%: Checks: ' tests/*.log 2>/dev/null | awk -F'[:,] *' '
+	grep -h -E '^[0-9]+%: Checks: ' tests/*/*.log 2>/dev/null || true
+	grep -h -E '^[0-9]+%: Checks: ' tests/*/*.log 2>/dev/null | awk -F'[:,] *' '
 		{ n += $3; f += $5 + $7 }
 		END { printf "tests: %d passed, %d failed\n", n - f, f }'
 	exit "$status"

@@ -21,8 +21,8 @@
 #include <unistd.h>
 #include <uv.h>
 
-#include "server/store.h"
-#include "server/store_writer.h"
+#include "server/store/store.h"
+#include "server/store/store_writer.h"
 
 #define TMPFS_MAGIC 0x01021994
 #define MAX_CLIENTS 10000

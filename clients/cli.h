@@ -25,6 +25,6 @@ int cli_usage(const char *name);
 int cli_parse_num(const char *s, long long min, long long max, long long *out);
 
 /* The client library (session, dispatcher, message readers) every network subcommand uses. */
-#include "client.h"
+#include "lib/client.h"
 
 #endif

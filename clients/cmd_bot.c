@@ -32,9 +32,9 @@
 #include "core/rng.h"
 #include "games/game.h"
 #include "games/search.h"
-#include "games/tak.h"
-#include "games/tak_search.h"
-#include "games/xmas_bot.h"
+#include "games/tak/tak.h"
+#include "games/tak/tak_search.h"
+#include "games/xmas/xmas_bot.h"
 
 #define BOT_DEFAULT_MOVETIME_MS 1000 /* Tak, untimed games */
 #define BOT_DEFAULT_HASH_MB     32

@@ -40,9 +40,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cgio.h"
+#include "lib/cgio.h"
 #include "cli.h"
-#include "proc.h"
+#include "lib/proc.h"
 
 int cmd_cg_bridge(int argc, char **argv);
 

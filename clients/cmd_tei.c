@@ -32,8 +32,8 @@
 
 #include "cli.h"
 #include "config.h"
-#include "games/tak.h"
-#include "games/tak_search.h"
+#include "games/tak/tak.h"
+#include "games/tak/tak_search.h"
 
 int cmd_tei(int argc, char **argv);
 

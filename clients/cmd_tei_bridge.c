@@ -41,10 +41,10 @@
 #include <string.h>
 
 #include "cli.h"
-#include "games/tak.h"
-#include "proc.h"
+#include "games/tak/tak.h"
+#include "lib/proc.h"
 #include "games/record.h"
-#include "tei.h"
+#include "lib/tei.h"
 
 int cmd_tei_bridge(int argc, char **argv);
 

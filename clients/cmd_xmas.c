@@ -27,7 +27,7 @@
 
 #include "cli.h"
 #include "games/game_replay.h"
-#include "games/xmas.h"
+#include "games/xmas/xmas.h"
 
 /* Listed in the subcommand table of bitarena.c. */
 int cmd_xmas_replay(int argc, char **argv);

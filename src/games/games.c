@@ -6,9 +6,9 @@
  */
 #include "games/game.h"
 
-#include "games/mnk.h"
-#include "games/tak.h"
-#include "games/xmas.h"
+#include "games/mnk/mnk.h"
+#include "games/tak/tak.h"
+#include "games/xmas/xmas.h"
 
 /* One game per line. */
 /* clang-format off */

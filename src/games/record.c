@@ -12,7 +12,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "games/tak.h"
+#include "games/tak/tak.h"
 
 const char *record_strerror(int err)
 {

@@ -14,9 +14,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "server/direct.h"
-#include "server/offers.h"
-#include "server/relay.h"
+#include "server/play/direct.h"
+#include "server/play/offers.h"
+#include "server/cluster/relay.h"
 
 /* ---- the connection layer's events ---------------------------------------------------- */
 

@@ -33,18 +33,18 @@
 #include <uv.h>
 
 #include "proto/limits.h"
-#include "server/accounts.h"
-#include "server/cluster.h"
-#include "server/archive.h"
-#include "server/commands.h"
-#include "server/conn.h"
-#include "server/journal.h"
-#include "server/lobby.h"
-#include "server/playtak_port.h"
-#include "server/rtt.h"
-#include "server/session.h"
-#include "server/tcp.h"
-#include "server/ws.h"
+#include "server/records/accounts.h"
+#include "server/cluster/cluster.h"
+#include "server/records/archive.h"
+#include "server/cmd/commands.h"
+#include "server/net/conn.h"
+#include "server/records/journal.h"
+#include "server/play/lobby.h"
+#include "server/ports/playtak_port.h"
+#include "server/msg/rtt.h"
+#include "server/play/session.h"
+#include "server/net/tcp.h"
+#include "server/net/ws.h"
 
 #define SERVER_PROTOCOL      PROTO_VERSION
 #define SERVER_GRACE_DEFAULT 120                          /* seconds (--grace) */

@@ -15,10 +15,10 @@
  */
 #include <string.h>
 
-#include "cgio.h"
+#include "lib/cgio.h"
 #include "fuzz.h"
-#include "games/xmas.h"
-#include "server/framing.h"
+#include "games/xmas/xmas.h"
+#include "server/net/framing.h"
 
 const char fuzz_target_name[] = "cgio";
 

@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "server/playtak.h"
+#include "server/ports/playtak.h"
 
 const char fuzz_target_name[] = "playtak";
 

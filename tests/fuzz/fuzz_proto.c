@@ -27,9 +27,9 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "server/framing.h"
-#include "server/commands.h"
-#include "server/proto.h"
+#include "server/net/framing.h"
+#include "server/cmd/commands.h"
+#include "server/msg/proto.h"
 
 const char fuzz_target_name[] = "proto";
 

@@ -40,7 +40,7 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "games/tak.h"
+#include "games/tak/tak.h"
 #include "seq.h"
 #include "games/record.h"
 

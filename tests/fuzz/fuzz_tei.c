@@ -18,8 +18,8 @@
 #include <strings.h>
 
 #include "fuzz.h"
-#include "games/tak.h"
-#include "tei.h"
+#include "games/tak/tak.h"
+#include "lib/tei.h"
 
 const char fuzz_target_name[] = "tei";
 

@@ -21,7 +21,7 @@
 #include "cli.h"
 #include "fuzz.h"
 #include "games/game_replay.h"
-#include "games/xmas.h"
+#include "games/xmas/xmas.h"
 
 const char fuzz_target_name[] = "xmas";
 

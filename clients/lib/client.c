@@ -1,0 +1,238 @@
+/*
+ * client.c - the client library of client.h on top of the line client of
+ * net.c: the JSON session (welcome, JSON mode, login under a free name),
+ * reading one message, the dispatcher on the message type, and the small
+ * readers of message fields.
+ */
+#include "lib/client.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Messages one cli_pump() call handles at most, so that one busy connection cannot starve
+ * the others of a poll() loop (net_buffered() tells whether more are waiting). */
+#define CLI_PUMP_BATCH 64
+
+const char *cli_jstr(const cJSON *o, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+long long cli_jint(const cJSON *o, const char *key, long long def)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+	return cJSON_IsNumber(v) ? (long long)v->valuedouble : def;
+}
+
+bool cli_to_move_has(const cJSON *state, int seat)
+{
+	const cJSON *s;
+	cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(state, "to_move"))
+	{
+		if (cJSON_IsNumber(s) && (int)s->valuedouble == seat)
+			return true;
+	}
+	return false;
+}
+
+bool cli_params_from_json(const struct game_ops *ops, const cJSON *opts, struct game_params *p)
+{
+	game_params_default(ops, p);
+	const cJSON *o;
+	cJSON_ArrayForEach(o, opts)
+	{
+		char word[128];
+		const char *why = NULL;
+		if (cJSON_IsNumber(o))
+			snprintf(word, sizeof word, "%s=%lld", o->string,
+			         (long long)o->valuedouble);
+		else if (cJSON_IsString(o))
+			snprintf(word, sizeof word, "%s=%s", o->string, o->valuestring);
+		else
+			continue;
+		if (game_param_word(ops, p, word, &why) < 0)
+			return false;
+	}
+	return true;
+}
+
+int cli_read_json(struct net_conn *c, const char *prog, int timeout_ms, cJSON **msg)
+{
+	long long deadline = timeout_ms < 0 ? -1 : net_now_ms() + timeout_ms;
+	for (;;) {
+		long long left = deadline < 0 ? -1 : deadline - net_now_ms();
+		char *line;
+		int n = net_read_line(c, deadline < 0 ? -1 : left < 0 ? 0 : (int)left, &line);
+		if (n == NET_ETOOLONG) {
+			fprintf(stderr, "%s: skipped a server line over %zu bytes\n", prog,
+			        c->max_line);
+			continue;
+		}
+		if (n < 0)
+			return n;
+		if (n == 0)
+			continue;
+		cJSON *m = cJSON_ParseWithLength(line, (size_t)n);
+		if (m != NULL && cJSON_IsObject(m) && cli_jstr(m, "type") != NULL) {
+			*msg = m;
+			return NET_OK;
+		}
+		cJSON_Delete(m);
+		fprintf(stderr, "%s: ignoring a line that is not a JSON message: %.80s\n", prog,
+		        line);
+	}
+}
+
+int cli_dispatch(const struct cli_route *routes, void *ud, const cJSON *msg)
+{
+	const char *type = cli_jstr(msg, "type"), *cmd = cli_jstr(msg, "cmd");
+	if (type == NULL)
+		return 0;
+	for (const struct cli_route *r = routes; r->type != NULL; r++)
+		if (strcmp(r->type, type) == 0 &&
+		    (r->cmd == NULL || (cmd != NULL && strcmp(r->cmd, cmd) == 0)))
+			return r->fn(ud, msg);
+	return 0;
+}
+
+int cli_pump(struct net_conn *c, const char *prog, int timeout_ms, const struct cli_route *routes,
+             void *ud)
+{
+	int wait = timeout_ms;
+	for (int i = 0; i < CLI_PUMP_BATCH; i++) {
+		cJSON *m = NULL;
+		int r = cli_read_json(c, prog, wait, &m);
+		if (r == NET_ETIMEOUT)
+			return 0;
+		if (r < 0)
+			return r;
+		wait = 0;
+		r = cli_dispatch(routes, ud, m);
+		cJSON_Delete(m);
+		if (r != 0)
+			return r;
+	}
+	return 0;
+}
+
+/* ---- the session ------------------------------------------------------------------ */
+
+/* What await_reply() keeps: the direct reply to verb. */
+struct reply_wait {
+	const char *verb;
+	cJSON *reply;
+};
+
+/* Keeps the first ok/error for the awaited verb (or naming none); stops the pump. */
+static int keep_reply(void *ud, const cJSON *m)
+{
+	struct reply_wait *w = ud;
+	const char *cmd = cli_jstr(m, "cmd");
+	if (cmd != NULL && strcmp(cmd, w->verb) != 0)
+		return 0;
+	w->reply = cJSON_Duplicate(m, true);
+	return 1;
+}
+
+/* Waits for the direct reply (ok/error) to verb; other messages are dropped. */
+static int await_reply(struct net_conn *c, const char *prog, const char *verb, int timeout_ms,
+                       cJSON **reply)
+{
+	static const struct cli_route routes[] = {
+	        {"ok", NULL, keep_reply},
+	        {"error", NULL, keep_reply},
+	        {NULL, NULL, NULL},
+	};
+	struct reply_wait w = {verb, NULL};
+	long long deadline = net_now_ms() + timeout_ms;
+	for (;;) {
+		long long left = deadline - net_now_ms();
+		if (left <= 0)
+			return NET_ETIMEOUT;
+		int r = cli_pump(c, prog, (int)left, routes, &w);
+		if (r < 0)
+			return r;
+		if (r > 0) {
+			if (w.reply == NULL)
+				return NET_ENOMEM;
+			*reply = w.reply;
+			return NET_OK;
+		}
+	}
+}
+
+int cli_session_open(struct net_conn *c, const char *prog, const char *server, const char *name,
+                     char *got, size_t gotlen, int timeout_ms)
+{
+	char err[256], *line, want[PROTO_NAME_MAX + 1];
+	int r = net_connect(c, server, 0, timeout_ms, err, sizeof err);
+	if (r < 0) {
+		fprintf(stderr, "%s: %s\n", prog, err);
+		return r;
+	}
+	r = net_read_line(c, timeout_ms, &line);
+	if (r < 0 || strncmp(line, "bitarenad ", 10) != 0) {
+		fprintf(stderr, "%s: %s did not greet like bitarenad (%s)\n", prog, server,
+		        r < 0 ? net_strerror(r) : "unexpected welcome");
+		goto fail;
+	}
+	cJSON *rep = NULL;
+	if ((r = net_send_line(c, "set format json")) < 0 ||
+	    (r = await_reply(c, prog, "set", timeout_ms, &rep)) < 0)
+		goto io;
+	bool ok = strcmp(cli_jstr(rep, "type"), "ok") == 0;
+	cJSON_Delete(rep);
+	if (!ok) {
+		fprintf(stderr, "%s: the server refused JSON mode\n", prog);
+		goto fail;
+	}
+	const char *pw = getenv("BITARENA_PASSWORD"); /* not argv: ps shows that */
+	if (pw != NULL && pw[0] != '\0') {
+		if ((r = net_sendf(c, "login %s %s", name, pw)) < 0 ||
+		    (r = await_reply(c, prog, "login", timeout_ms, &rep)) < 0)
+			goto io;
+		ok = strcmp(cli_jstr(rep, "type"), "ok") == 0;
+		if (ok)
+			snprintf(got, gotlen, "%s", name);
+		else
+			fprintf(stderr, "%s: login %s with BITARENA_PASSWORD: %s\n", prog, name,
+			        cli_jstr(rep, "message") ? cli_jstr(rep, "message") : "refused");
+		cJSON_Delete(rep);
+		if (ok)
+			return NET_OK;
+		goto fail;
+	}
+	/* Keep room for a numeric suffix. */
+	char base[PROTO_NAME_MAX - 3];
+	snprintf(base, sizeof base, "%s", name);
+	snprintf(want, sizeof want, "%s", base);
+	for (int attempt = 2; attempt < 1000; attempt++) {
+		if ((r = net_sendf(c, "login %s", want)) < 0 ||
+		    (r = await_reply(c, prog, "login", timeout_ms, &rep)) < 0)
+			goto io;
+		const char *code = cli_jstr(rep, "code");
+		if (strcmp(cli_jstr(rep, "type"), "ok") == 0) {
+			snprintf(got, gotlen, "%s",
+			         cli_jstr(rep, "name") ? cli_jstr(rep, "name") : want);
+			cJSON_Delete(rep);
+			return NET_OK;
+		}
+		if (code == NULL || strcmp(code, "NAME_TAKEN") != 0) {
+			fprintf(stderr, "%s: login %s: %s\n", prog, want,
+			        cli_jstr(rep, "message") ? cli_jstr(rep, "message") : "refused");
+			cJSON_Delete(rep);
+			goto fail;
+		}
+		cJSON_Delete(rep);
+		snprintf(want, sizeof want, "%s%d", base, attempt);
+	}
+	fprintf(stderr, "%s: no free name starting with %s\n", prog, base);
+	goto fail;
+io:
+	fprintf(stderr, "%s: %s: %s\n", prog, server, net_strerror(r));
+fail:
+	net_close(c);
+	return r < 0 ? r : NET_EIO;
+}

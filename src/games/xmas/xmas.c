@@ -1,0 +1,778 @@
+/*
+ * xmas.c - Xmas Rush rules, exact to the official CodinGame referee:
+ * seeded map generation (java.util.Random, the referee's RNG call order and
+ * its quirks), quests and their reveal order, simultaneous turn resolution
+ * (rows before columns, same-line collisions, lockstep MOVE frames, the
+ * scored-after-input quirk, the one-frame resolution of a fatal turn),
+ * end of game and result; plus JSON and text views. Exports game_xmas.
+ * The notation (actions, the contest input of a seat) is xmas_notation.c.
+ *
+ * Section numbers (§) refer to /work/shared/rules/xmas-rush.md.
+ */
+#include "games/xmas/xmas.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "games/xmas/jrandom.h"
+
+const char *const xmas_item_names[XMAS_NAMES] = {
+        "ARROW", "BOOK", "CANE",   "CANDY",  "DIAMOND", "FISH",
+        "MASK",  "KEY",  "POTION", "SCROLL", "SHIELD",  "SWORD",
+};
+
+const char *const xmas_reason_names[6] = {
+        "", "max_turns", "deadlock", "all_quests_completed", "invalid_action", "timeout",
+};
+
+/* Tile nibbles of the referee's pattern strings (bit 0 = U, 1 = R, 2 = D, 3 = L). */
+enum {
+	T_0110 = 0x6, /* RIGHT + DOWN */
+	T_1101 = 0xB, /* UP + RIGHT + LEFT */
+	T_0111 = 0xE, /* RIGHT + DOWN + LEFT */
+	T_1010 = 0x5, /* UP + DOWN */
+	T_0101 = 0xA, /* RIGHT + LEFT */
+	T_1111 = 0xF,
+};
+
+/* §1 tile pools, as (pattern, count) runs in the referee's list order. */
+struct pool_run {
+	uint8_t tile, count;
+};
+static const struct pool_run pools[3][5] = {
+        {{T_0110, 8}, {T_1101, 3}, {T_0111, 6}, {T_1010, 6}, {T_1111, 1}},
+        {{T_0110, 8}, {T_1101, 3}, {T_0111, 4}, {T_1010, 9}},
+        {{T_0110, 10}, {T_1101, 3}, {T_0111, 2}, {T_1010, 9}},
+};
+
+#define POOL_SIZE 24
+#define NO_TILE   0xFF
+
+/* --- setup (§2) --------------------------------------------------------------- */
+
+static int pool_fill(uint8_t *pool, int which)
+{
+	const struct pool_run *runs = pools[which - 1];
+	int n = 0;
+	for (int r = 0; r < 5; r++)
+		for (int i = 0; i < runs[r].count; i++)
+			pool[n++] = runs[r].tile;
+	return n;
+}
+
+/* List.remove(idx) on the pool array. */
+static uint8_t pool_take(uint8_t *pool, int *n, int idx)
+{
+	uint8_t t = pool[idx];
+	memmove(pool + idx, pool + idx + 1, (size_t)(*n - idx - 1));
+	(*n)--;
+	return t;
+}
+
+static int item_at(const struct xmas_state *st, int loc)
+{
+	for (int i = 0; i < st->nitems; i++)
+		if (st->items[i].loc == loc)
+			return i;
+	return -1;
+}
+
+int xmas_league(int league, struct xmas_league *lg)
+{
+	/* Referee.init: switch (leagueLevel); 6 stands for "default" (all higher leagues) */
+	static const struct xmas_league table[7] = {
+	        {1, 3, 1, false},  {1, 1, 1, true},   {1, 6, 1, true},  {1, 12, 3, false},
+	        {2, 12, 3, false}, {2, 12, 3, false}, {3, 12, 3, false},
+	};
+	if (league < 0)
+		return GAME_EOPT;
+	*lg = table[league > 6 ? 6 : league];
+	return GAME_OK;
+}
+
+int xmas_setup(struct xmas_state *st, int64_t seed, int pool)
+{
+	struct xmas_league lg = {(uint8_t)pool, 12, 3, false};
+	return xmas_setup_league(st, seed, &lg);
+}
+
+int xmas_setup_league(struct xmas_state *st, int64_t seed, const struct xmas_league *lg)
+{
+	const int pool = lg->pool;
+	if (pool < 1 || pool > 3 || lg->ncards < 1 || lg->ncards > XMAS_NAMES ||
+	    lg->nvisible < 1 || lg->nvisible > XMAS_MAX_VISIBLE)
+		return GAME_EOPT;
+	memset(st, 0, sizeof *st);
+	st->seed = seed;
+	st->pool = (uint8_t)pool;
+	st->ncards = lg->ncards;
+	st->nvisible = lg->nvisible;
+
+	struct jrandom r;
+	jrandom_init(&r, seed);
+
+	/* 1. GameBoard(pool): centre, (0,0), then the upper-left triangle mirrored. */
+	uint8_t tiles[XMAS_CELLS], pat[POOL_SIZE];
+	int npat = pool_fill(pat, pool);
+	memset(tiles, NO_TILE, sizeof tiles);
+	static const uint8_t centre[3] = {T_1111, T_1010, T_0101};
+	tiles[xmas_cell(3, 3)] = centre[jrandom_next_int_n(&r, 3)];
+	tiles[xmas_cell(0, 0)] = T_0110;
+	for (int y = 0; y < XMAS_SIZE; y++) {
+		for (int x = 0; x < XMAS_SIZE - y; x++) {
+			if (tiles[xmas_cell(x, y)] == NO_TILE) {
+				int idx = jrandom_next_int_n(&r, npat);
+				unsigned t = pool_take(pat, &npat, idx);
+				/* 0..2 quarter turns, never 3 */
+				int rot = jrandom_next_int_n(&r, 3);
+				tiles[xmas_cell(x, y)] = (uint8_t)xmas_tile_rotate(t, rot);
+			}
+			/* always, even for a cell filled before: the point mirror */
+			tiles[xmas_cell(6 - x, 6 - y)] =
+			        (uint8_t)xmas_tile_rot180(tiles[xmas_cell(x, y)]);
+		}
+	}
+	for (int y = 0; y < XMAS_SIZE; y++)
+		for (int x = 0; x < XMAS_SIZE; x++)
+			xmas_board_set(&st->b, x, y, tiles[xmas_cell(x, y)]);
+
+	/* 2. the referee's "Fisher-Yates": the bound is always the full size */
+	uint8_t names[XMAS_NAMES];
+	for (int i = 0; i < XMAS_NAMES; i++)
+		names[i] = (uint8_t)i;
+	for (int i = XMAS_NAMES - 1; i > 0; i--) {
+		int j = jrandom_next_int_n(&r, XMAS_NAMES);
+		uint8_t a = names[j];
+		names[j] = names[i];
+		names[i] = a;
+	}
+	memcpy(st->names, names, sizeof names);
+
+	/* 3. hand tiles: the one pattern left; seat 1 gets it turned 180 degrees */
+	st->b.hand[0] = pat[0];
+	st->b.hand[1] = (uint8_t)xmas_tile_rot180(pat[0]);
+
+	/* 4. items: k = nextInt(49), x = k / 7, y = k % 7, redrawn on a bad cell */
+	int n = 0;
+	for (int i = 0; i < st->ncards; i++) {
+		int x, y;
+		for (;;) {
+			int k = jrandom_next_int_n(&r, XMAS_CELLS);
+			x = k / 7;
+			y = k % 7;
+			bool start = (x == 0 && y == 0) || (x == 6 && y == 6) || (x == 3 && y == 3);
+			/* low leagues: only on tiles with 3 or 4 openings (isThreeWayPlus) */
+			bool narrow = lg->threeway && __builtin_popcount(tiles[xmas_cell(x, y)]) < 3;
+			if (!start && !narrow && item_at(st, xmas_cell(x, y)) < 0)
+				break;
+		}
+		st->items[n++] = (struct xmas_item){names[i], 0, (uint8_t)xmas_cell(x, y)};
+		st->items[n++] = (struct xmas_item){names[i], 1, (uint8_t)xmas_cell(6 - x, 6 - y)};
+		st->nitems = (uint8_t)n;
+	}
+	/* 5. Collections.shuffle(tilesWithItems, random) fixes the input order */
+	for (int i = n; i > 1; i--) {
+		int j = jrandom_next_int_n(&r, i);
+		struct xmas_item a = st->items[i - 1];
+		st->items[i - 1] = st->items[j];
+		st->items[j] = a;
+	}
+
+	/* players, quests (a stack in list order: the last names are revealed first) */
+	st->pl[0].cell = (uint8_t)xmas_cell(0, 0);
+	st->pl[1].cell = (uint8_t)xmas_cell(6, 6);
+	for (int s = 0; s < 2; s++)
+		st->pl[s].ndeck = st->ncards;
+	st->turn_type = XMAS_TURN_MOVE; /* the first toggle makes it PUSH */
+	st->turns_left = XMAS_MAX_TURNS;
+	return GAME_OK;
+}
+
+/* --- turn flow (§4, §5) ---------------------------------------------------- */
+
+static void flip_cards(struct xmas_state *st)
+{
+	for (int s = 0; s < 2; s++) {
+		struct xmas_player *p = &st->pl[s];
+		while (p->nvis < st->nvisible && p->ndeck > 0)
+			p->vis[p->nvis++] = st->names[--p->ndeck];
+	}
+}
+
+/* checkForFinishedItems: each player standing on an item of a revealed quest scores it. */
+static void collect(struct xmas_state *st)
+{
+	for (int s = 0; s < 2; s++) {
+		struct xmas_player *p = &st->pl[s];
+		int i = item_at(st, p->cell);
+		if (i < 0 || st->items[i].owner != s)
+			continue;
+		for (int q = 0; q < p->nvis; q++) {
+			if (p->vis[q] != st->items[i].name)
+				continue;
+			memmove(p->vis + q, p->vis + q + 1, (size_t)(p->nvis - q - 1));
+			p->nvis--;
+			p->score++;
+			st->items[i].loc = XMAS_LOC_GONE;
+			break;
+		}
+	}
+}
+
+static void end_game(struct xmas_state *st, int reason)
+{
+	st->over = 1;
+	st->reason = (uint8_t)reason;
+	st->pending = 0;
+}
+
+/* The start of a game turn: the end checks, the toggle, the flip; the input is then "sent". */
+static void begin_turn(struct xmas_state *st)
+{
+	if (st->turns_left <= 0) {
+		end_game(st, XMAS_END_MAX_TURNS);
+		return;
+	}
+	if (st->stale >= XMAS_STALE_END) {
+		end_game(st, XMAS_END_DEADLOCK);
+		return;
+	}
+	for (int s = 0; s < 2; s++) {
+		if (st->pl[s].score == st->ncards) {
+			end_game(st, XMAS_END_ALL_QUESTS);
+			return;
+		}
+	}
+	st->turn_type = st->turn_type == XMAS_TURN_PUSH ? XMAS_TURN_MOVE : XMAS_TURN_PUSH;
+	st->turns_left--;
+	st->turn++;
+	flip_cards(st);
+	st->pending = 1;
+}
+
+/* One push with everything that rides on the line: items, the popped tile's item, players. */
+static void push_line(struct xmas_state *st, int seat, int line, int d)
+{
+	const int in = xmas_push_in_cell(line, d), out = xmas_push_out_cell(line, d);
+	xmas_board_push(&st->b, seat, line, d);
+	for (int i = 0; i < st->nitems; i++) {
+		struct xmas_item *it = &st->items[i];
+		if (it->loc == XMAS_LOC_GONE)
+			continue;
+		if (it->loc == XMAS_LOC_HAND(seat))
+			it->loc = (uint8_t)in;
+		else if (it->loc == out)
+			it->loc = (uint8_t)XMAS_LOC_HAND(seat);
+		else if (it->loc < XMAS_CELLS)
+			it->loc = (uint8_t)xmas_push_cell(it->loc, line, d);
+	}
+	for (int s = 0; s < 2; s++)
+		st->pl[s].cell = (uint8_t)xmas_push_cell(st->pl[s].cell, line, d);
+}
+
+/* Applies the given pushes of one orientation (one frame); false if they collided. */
+static bool push_frame(struct xmas_state *st, const game_move *mv, const bool *take)
+{
+	if (take[0] && take[1] && xmas_move_line(mv[0]) == xmas_move_line(mv[1]))
+		return false; /* same line, same orientation: nothing, whatever the directions */
+	for (int s = 0; s < 2; s++)
+		if (take[s])
+			push_line(st, s, xmas_move_line(mv[s]), xmas_move_dir(mv[s]));
+	return true;
+}
+
+/* One MOVE step of seat; false (and nothing moves) if the step is illegal. */
+static bool move_step(struct xmas_state *st, int seat, int d)
+{
+	int c = st->pl[seat].cell;
+	if (!xmas_step_ok(&st->b, c, d))
+		return false;
+	st->pl[seat].cell = (uint8_t)xmas_step(c, d);
+	return true;
+}
+
+bool xmas_move_fits_turn(const struct xmas_state *st, game_move m)
+{
+	int k = xmas_move_kind(m);
+	if (st->turn_type == XMAS_TURN_PUSH)
+		return k == XMAS_KIND_PUSH && xmas_move_line(m) < XMAS_SIZE;
+	if (k == XMAS_KIND_MOVE)
+		return xmas_move_nsteps(m) >= 1 && xmas_move_nsteps(m) <= XMAS_MAX_STEPS;
+	return k == XMAS_KIND_PASS;
+}
+
+/* What seat's MOVE m of this turn came to: done steps, cut by an illegal one (wall). */
+static void walk_record(struct xmas_state *st, int seat, game_move m, int done, bool wall)
+{
+	struct xmas_player *p = &st->pl[seat];
+	p->walk_asked = (uint8_t)xmas_move_nsteps(m);
+	p->walk_done = (uint8_t)done;
+	p->walk_wall = wall;
+}
+
+/*
+ * §6, §9.2-9.4: a fatal line or a timeout. The offender's score becomes -1;
+ * the other seat's action still resolves for the first frame only (one push
+ * frame, or step 1 of a MOVE), and that frame's collection check covers both
+ * players. Then the game is over.
+ */
+static void resolve_fatal(struct xmas_state *st, const game_move *mv, const bool *ok,
+                          const enum game_act *acts)
+{
+	bool invalid = false;
+	for (int s = 0; s < 2; s++) {
+		if (ok[s])
+			continue;
+		st->pl[s].score = -1;
+		st->pl[s].fault = acts[s] == GAME_ACT_NONE ? XMAS_END_TIMEOUT : XMAS_END_INVALID;
+		invalid |= st->pl[s].fault == XMAS_END_INVALID;
+	}
+	for (int s = 0; s < 2; s++) {
+		if (!ok[s])
+			continue;
+		if (xmas_move_kind(mv[s]) == XMAS_KIND_PUSH) {
+			push_line(st, s, xmas_move_line(mv[s]), xmas_move_dir(mv[s]));
+		} else if (xmas_move_kind(mv[s]) == XMAS_KIND_MOVE) {
+			bool stepped = move_step(st, s, xmas_move_step(mv[s], 0));
+			walk_record(st, s, mv[s], stepped ? 1 : 0, !stepped);
+		}
+		collect(st);
+	}
+	end_game(st, invalid ? XMAS_END_INVALID : XMAS_END_TIMEOUT);
+}
+
+static int xmas_resolve(void *vst, const game_move *moves, const enum game_act *acts)
+{
+	struct xmas_state *st = vst;
+	if (st->over)
+		return GAME_EOVER;
+	/* §4 step 6: the check that runs after the input was sent, before actions */
+	if (st->pending) {
+		collect(st);
+		st->pending = 0;
+	}
+	game_move mv[2];
+	bool ok[2];
+	for (int s = 0; s < 2; s++) {
+		st->pl[s].walk_asked = st->pl[s].walk_done = st->pl[s].walk_wall = 0;
+		mv[s] = moves ? moves[s] : 0;
+		ok[s] = acts[s] == GAME_ACT_MOVE && xmas_move_fits_turn(st, mv[s]);
+	}
+	if (!ok[0] || !ok[1]) {
+		resolve_fatal(st, mv, ok, acts);
+		return GAME_OK;
+	}
+	if (st->turn_type == XMAS_TURN_PUSH) {
+		bool row[2], col[2], went = true;
+		for (int s = 0; s < 2; s++) {
+			row[s] = xmas_dir_horizontal(xmas_move_dir(mv[s]));
+			col[s] = !row[s];
+		}
+		if (row[0] || row[1]) { /* the row frame first */
+			went &= push_frame(st, mv, row);
+			collect(st);
+		}
+		if (col[0] || col[1]) { /* then the column frame, on the board the rows left */
+			went &= push_frame(st, mv, col);
+			collect(st);
+		}
+		st->stale = went ? 0 : (uint8_t)(st->stale + 1);
+	} else {
+		/* lockstep: one step of each player per frame, a collection check after each */
+		int left[2];
+		bool walls[2] = {false, false};
+		for (int s = 0; s < 2; s++) {
+			bool walks = xmas_move_kind(mv[s]) == XMAS_KIND_MOVE;
+			left[s] = walks ? xmas_move_nsteps(mv[s]) : 0;
+		}
+		for (int f = 0; f < XMAS_MAX_STEPS && (left[0] > f || left[1] > f); f++) {
+			for (int s = 0; s < 2; s++)
+				/* an illegal step drops the rest of that MOVE */
+				if (left[s] > f && !move_step(st, s, xmas_move_step(mv[s], f))) {
+					left[s] = f;
+					walls[s] = true;
+				}
+			collect(st);
+		}
+		collect(st); /* a PASS/PASS turn still has its one (empty) frame */
+		for (int s = 0; s < 2; s++)
+			if (xmas_move_kind(mv[s]) == XMAS_KIND_MOVE)
+				walk_record(st, s, mv[s], left[s], walls[s]);
+	}
+	begin_turn(st);
+	return GAME_OK;
+}
+
+/* --- game_ops ---------------------------------------------------------------- */
+
+static const struct game_optdef xmas_opts[] = {
+        {"seed", 0, INT64_MIN, INT64_MAX,
+         "map seed, a Java long (random if not given: shown once the game has ended)",
+         GAME_OPT_RANDOM},
+        {"pool", 3, 1, 3, "tile pool: 1 (Wood, Bronze), 2 (Silver, Gold) or 3 (Legend)"},
+        {"league", 0, 0, 6,
+         "the referee's league: 1 one quest, 2 six quests (both: pool 1, one quest shown, "
+         "items on 3+-way tiles), 3 pool 1, 4-5 pool 2, 6 pool 3; 0: 12 quests on pool="},
+};
+
+static int xmas_init(void *vst, const struct game_params *p, uint64_t seed)
+{
+	struct xmas_state *st = vst;
+	/* a seed the user did not set: the server's random seed, read as a Java long */
+	int64_t s = p->set[0] ? p->v[0] : (int64_t)seed;
+	struct xmas_league lg = {(uint8_t)p->v[1], 12, 3, false};
+	if (p->v[2] > 0) { /* a league sets the pool; a pool= that says otherwise is refused */
+		xmas_league((int)p->v[2], &lg);
+		if (p->set[1] && p->v[1] != lg.pool)
+			return GAME_EOPT;
+	}
+	int rc = xmas_setup_league(st, s, &lg);
+	if (rc == GAME_OK) {
+		flip_cards(st); /* once at init, like the referee */
+		begin_turn(st);
+	}
+	return rc;
+}
+
+void xmas_params(struct game_params *p, int64_t seed, int pool)
+{
+	game_params_default(&game_xmas, p);
+	p->v[0] = seed;
+	p->set[0] = true;
+	p->v[1] = pool;
+	p->set[1] = true;
+}
+
+int xmas_start(struct xmas_state *st, int64_t seed, int pool)
+{
+	struct game_params p;
+	xmas_params(&p, seed, pool);
+	return xmas_init(st, &p, 0);
+}
+
+static unsigned xmas_to_move(const void *vst)
+{
+	const struct xmas_state *st = vst;
+	return st->over ? 0 : 3u;
+}
+
+static int xmas_legal_moves(const void *vst, game_move *out, size_t cap)
+{
+	const struct xmas_state *st = vst;
+	if (st->over)
+		return 0;
+	if (st->turn_type == XMAS_TURN_MOVE) {
+		if (cap < 1)
+			return GAME_ENOSPACE;
+		out[0] = xmas_move_pass();
+		return 1;
+	}
+	if (cap < 28)
+		return GAME_ENOSPACE;
+	int n = 0;
+	for (int line = 0; line < XMAS_SIZE; line++)
+		for (int d = 0; d < 4; d++)
+			out[n++] = xmas_move_push(line, d);
+	return n;
+}
+
+game_move xmas_move_steps(const int *dirs, int n)
+{
+	game_move m = XMAS_KIND_MOVE | (game_move)(n & 31) << 2;
+	for (int i = 0; i < n && i < XMAS_MAX_STEPS; i++)
+		m |= (game_move)(dirs[i] & 3) << (8 + 2 * i);
+	return m;
+}
+
+bb_t xmas_reachable(const struct xmas_state *st, int seat)
+{
+	return xmas_reach(&st->b, st->pl[seat].cell);
+}
+
+int xmas_moves_for(const struct xmas_state *st, int seat, game_move *out, size_t cap)
+{
+	if (st->over)
+		return 0;
+	if (st->turn_type == XMAS_TURN_PUSH)
+		return xmas_legal_moves(st, out, cap);
+	if (cap < 1)
+		return GAME_ENOSPACE;
+	/* breadth-first by bitboard layers; from[c] = the step that first reached c */
+	int8_t from[XMAS_CELLS];
+	const struct xmas_board *b = &st->b;
+	const bb_t right = xmas_links_right(b), down = xmas_links_down(b);
+	bb_t seen = bb_bit(st->pl[seat].cell), layer = seen;
+	int n = 0;
+	out[n++] = xmas_move_pass();
+	for (int depth = 1; depth <= XMAS_MAX_STEPS && layer; depth++) {
+		const bb_t grow[4] = {
+		        (layer >> 7) & down,  /* UP: from (x, y+1) to (x, y) */
+		        (layer & right) << 1, /* RIGHT */
+		        (layer & down) << 7,  /* DOWN */
+		        (layer >> 1) & right, /* LEFT: from (x+1, y) to (x, y) */
+		};
+		bb_t next = 0;
+		for (int d = 0; d < 4; d++) {
+			bb_t fresh = grow[d] & ~seen & ~next;
+			int c;
+			for (BB_EACH(c, t, fresh))
+				from[c] = (int8_t)d;
+			next |= fresh;
+		}
+		seen |= next;
+		layer = next;
+		int c;
+		for (BB_EACH(c, t, next)) {
+			int dirs[XMAS_MAX_STEPS], k = depth, at = c;
+			while (k > 0) {
+				dirs[--k] = from[at];
+				at = xmas_step(at, xmas_dir_opposite(from[at]));
+			}
+			if ((size_t)n >= cap)
+				return GAME_ENOSPACE;
+			out[n++] = xmas_move_steps(dirs, depth);
+		}
+	}
+	return n;
+}
+
+static int xmas_seat_moves(const void *vst, int seat, game_move *out, size_t cap)
+{
+	return xmas_moves_for(vst, seat, out, cap);
+}
+
+static void xmas_result(const void *vst, struct game_result *r)
+{
+	const struct xmas_state *st = vst;
+	int a = st->pl[0].score, b = st->pl[1].score;
+	memset(r, 0, sizeof *r);
+	r->over = st->over;
+	r->winner = a == b ? -1 : (a > b ? 0 : 1);
+	r->reason = st->over ? xmas_reason_names[st->reason] : "";
+	snprintf(r->score, sizeof r->score, "%d-%d", a, b);
+	r->scores[0] = a;
+	r->scores[1] = b;
+}
+
+/* --- presentation -------------------------------------------------------------- */
+
+static cJSON *xy_pair(int x, int y)
+{
+	int v[2] = {x, y};
+	return cJSON_CreateIntArray(v, 2);
+}
+
+void xmas_view(const void *vst, int viewer, void *out)
+{
+	(void)viewer; /* both seats and the spectators see the same */
+	struct xmas_state *v = out;
+	memmove(v, vst, sizeof *v);
+	if (v->over)
+		return;
+	v->seed = 0;
+	memset(v->names, 0, sizeof v->names);
+	v->hidden = 1;
+}
+
+static cJSON *xmas_to_json(const void *vst, int viewer)
+{
+	struct xmas_state view;
+	xmas_view(vst, viewer, &view);
+	const struct xmas_state *st = &view;
+	char t[5], num[24];
+	cJSON *o = cJSON_CreateObject(), *a, *row;
+	if (o == NULL)
+		return NULL;
+	if (!st->hidden) { /* the seed is published once the game has ended */
+		snprintf(num, sizeof num, "%lld", (long long)st->seed);
+		cJSON_AddStringToObject(o, "seed", num); /* a Java long: a string keeps 64 bits */
+	}
+	cJSON_AddNumberToObject(o, "pool", st->pool);
+	cJSON_AddNumberToObject(o, "turn", st->turn);
+	cJSON_AddStringToObject(o, "turn_type", st->turn_type == XMAS_TURN_PUSH ? "PUSH" : "MOVE");
+	cJSON_AddNumberToObject(o, "turns_left", st->turns_left);
+	cJSON_AddNumberToObject(o, "stale_pushes", st->stale);
+	if ((a = cJSON_AddArrayToObject(o, "board")) == NULL)
+		goto fail;
+	for (int y = 0; y < XMAS_SIZE; y++) {
+		if ((row = cJSON_CreateArray()) == NULL || !cJSON_AddItemToArray(a, row))
+			goto fail;
+		for (int x = 0; x < XMAS_SIZE; x++) {
+			xmas_tile_str(xmas_board_tile(&st->b, x, y), t);
+			cJSON_AddItemToArray(row, cJSON_CreateString(t));
+		}
+	}
+	if ((a = cJSON_AddArrayToObject(o, "players")) == NULL)
+		goto fail;
+	for (int s = 0; s < 2; s++) {
+		const struct xmas_player *p = &st->pl[s];
+		cJSON *po = cJSON_CreateObject(), *q;
+		if (po == NULL || !cJSON_AddItemToArray(a, po))
+			goto fail;
+		cJSON_AddNumberToObject(po, "x", p->cell % XMAS_SIZE);
+		cJSON_AddNumberToObject(po, "y", p->cell / XMAS_SIZE);
+		xmas_tile_str(st->b.hand[s], t);
+		cJSON_AddStringToObject(po, "hand", t);
+		cJSON_AddNumberToObject(po, "score", p->score);
+		cJSON_AddNumberToObject(po, "quests_left", p->ndeck + p->nvis);
+		if ((q = cJSON_AddArrayToObject(po, "quests")) == NULL)
+			goto fail;
+		for (int k = 0; k < p->nvis; k++)
+			cJSON_AddItemToArray(q, cJSON_CreateString(xmas_item_names[p->vis[k]]));
+		if (p->walk_asked > 0) { /* the MOVE of the turn just played */
+			cJSON *w = cJSON_AddObjectToObject(po, "walk");
+			cJSON_AddNumberToObject(w, "steps", p->walk_asked);
+			cJSON_AddNumberToObject(w, "done", p->walk_done);
+			cJSON_AddBoolToObject(w, "wall", p->walk_wall);
+		}
+	}
+	/* items: x, y on the board; on a hand tile x = y = -1 for seat 0's hand and
+	 * -2 for seat 1's, plus "hand": the seat holding it */
+	if ((a = cJSON_AddArrayToObject(o, "items")) == NULL)
+		goto fail;
+	for (int i = 0; i < st->nitems; i++) {
+		const struct xmas_item *it = &st->items[i];
+		if (it->loc == XMAS_LOC_GONE)
+			continue;
+		cJSON *io = cJSON_CreateObject();
+		int x, y;
+		if (io == NULL || !cJSON_AddItemToArray(a, io))
+			goto fail;
+		xmas_item_xy(it, 0, &x, &y);
+		cJSON_AddStringToObject(io, "name", xmas_item_names[it->name]);
+		cJSON_AddNumberToObject(io, "x", x);
+		cJSON_AddNumberToObject(io, "y", y);
+		cJSON_AddNumberToObject(io, "owner", it->owner);
+		if (it->loc >= XMAS_CELLS)
+			cJSON_AddNumberToObject(io, "hand", it->loc - XMAS_CELLS);
+	}
+	int sc[2] = {st->pl[0].score, st->pl[1].score};
+	cJSON_AddItemToObject(o, "scores", cJSON_CreateIntArray(sc, 2));
+	if (st->over)
+		cJSON_AddStringToObject(o, "reason", xmas_reason_names[st->reason]);
+	if (viewer == 0 || viewer == 1) {
+		char in[XMAS_INPUT_MAX];
+		if (xmas_input(st, viewer, in, sizeof in) >= 0)
+			cJSON_AddStringToObject(o, "input", in);
+		if ((a = cJSON_AddArrayToObject(o, "reachable")) == NULL)
+			goto fail;
+		int c;
+		for (BB_EACH(c, tmp, xmas_reachable(st, viewer)))
+			cJSON_AddItemToArray(a, xy_pair(c % XMAS_SIZE, c / XMAS_SIZE));
+	}
+	return o;
+fail:
+	cJSON_Delete(o);
+	return NULL;
+}
+
+/*
+ * Text view: each tile a 3x5 block drawn with box-drawing characters,
+ *     row 0:  i . │ . .    (i: an item letter, a-l seat 0's, A-L seat 1's)
+ *     row 1:  ─ ─ ┼ ─ ─    (arms where the tile opens, the junction glyph)
+ *     row 2:  p . │ . .    (p: 0 or 1 for a player, * for both)
+ * then the hands, the scores and quests, and a legend of the item letters.
+ */
+static void tile_block(struct game_text *o, unsigned t, int r, char item, char who)
+{
+	switch (r) {
+	case 0:
+		game_text_put(o, "%c %s  ", item, (t & 1) ? "│" : " ");
+		break;
+	case 1:
+		game_text_put(o, "%s%s%s", (t & 8) ? "──" : "  ", xmas_tile_glyph(t),
+		              (t & 2) ? "──" : "  ");
+		break;
+	default:
+		game_text_put(o, "%c %s  ", who, (t & 4) ? "│" : " ");
+		break;
+	}
+}
+
+static char item_letter(const struct xmas_item *it)
+{
+	return (char)((it->owner == 0 ? 'a' : 'A') + it->name);
+}
+
+static int xmas_render_text(const void *vst, int viewer, char *buf, size_t len)
+{
+	struct xmas_state view;
+	xmas_view(vst, viewer, &view);
+	const struct xmas_state *st = &view;
+	struct game_text o;
+	game_text_init(&o, buf, len);
+	game_text_put(&o, "Xmas Rush");
+	if (!st->hidden)
+		game_text_put(&o, "  seed %lld", (long long)st->seed);
+	game_text_put(&o, "  pool %d  turn %d/%d %s", st->pool, st->turn, XMAS_MAX_TURNS,
+	              st->turn_type == XMAS_TURN_PUSH ? "PUSH" : "MOVE");
+	if (st->over)
+		game_text_put(&o, "  over: %s", xmas_reason_names[st->reason]);
+	game_text_put(&o, "\n     ");
+	for (int x = 0; x < XMAS_SIZE; x++)
+		game_text_put(&o, "  %d  ", x);
+	game_text_put(&o, "\n");
+	for (int y = 0; y < XMAS_SIZE; y++) {
+		for (int r = 0; r < 3; r++) {
+			game_text_put(&o, r == 1 ? "  %d  " : "     ", y);
+			for (int x = 0; x < XMAS_SIZE; x++) {
+				int c = xmas_cell(x, y), i = item_at(st, c);
+				bool p0 = st->pl[0].cell == c, p1 = st->pl[1].cell == c;
+				char who = p0 && p1 ? '*' : p0 ? '0' : p1 ? '1' : ' ';
+				tile_block(&o, xmas_board_tile(&st->b, x, y), r,
+				           i >= 0 ? item_letter(&st->items[i]) : ' ', who);
+			}
+			game_text_put(&o, "\n");
+		}
+	}
+	game_text_put(&o, "\n");
+	for (int s = 0; s < 2; s++) {
+		const struct xmas_player *p = &st->pl[s];
+		int i = item_at(st, XMAS_LOC_HAND(s));
+		unsigned h = st->b.hand[s];
+		game_text_put(&o, "  player %d%s at (%d,%d) score %d, %d quests left, hand ", s,
+		              viewer == s ? " (you)" : "", p->cell % XMAS_SIZE, p->cell / XMAS_SIZE,
+		              p->score, p->ndeck + p->nvis);
+		tile_block(&o, h, 1, ' ', ' ');
+		if (i >= 0)
+			game_text_put(&o, " carrying %c", item_letter(&st->items[i]));
+		game_text_put(&o, "\n    quests:");
+		for (int q = 0; q < p->nvis; q++)
+			game_text_put(&o, " %c=%s", (s == 0 ? 'a' : 'A') + p->vis[q],
+			              xmas_item_names[p->vis[q]]);
+		game_text_put(&o, "\n");
+		if (p->walk_wall) /* an illegal step cut the last MOVE short */
+			game_text_put(&o, "    MOVE stopped by a wall after %d of %d step%s\n",
+			              p->walk_done, p->walk_asked, p->walk_asked == 1 ? "" : "s");
+	}
+	game_text_put(&o, "  items: a-l are player 0's, A-L player 1's:");
+	for (int k = 0; k < XMAS_NAMES; k++)
+		game_text_put(&o, "%s%c %s", k % 6 == 0 ? "\n    " : "  ", 'a' + k,
+		              xmas_item_names[k]);
+	game_text_put(&o, "\n  players: 0, 1 (* both)\n");
+	return game_text_end(&o);
+}
+
+const struct game_ops game_xmas = {
+        .name = "xmas",
+        .title = "Xmas Rush",
+        .flags = GAME_SIMULTANEOUS | GAME_SCORES,
+        .nplayers = 2,
+        .seat_names = {"player0", "player1"},
+        .state_size = sizeof(struct xmas_state),
+        .max_moves = 49,
+        .nopts = sizeof xmas_opts / sizeof xmas_opts[0],
+        .opts = xmas_opts,
+        .init = xmas_init,
+        .to_move = xmas_to_move,
+        .legal_moves = xmas_legal_moves,
+        .apply = NULL,
+        .resolve = xmas_resolve,
+        .result = xmas_result,
+        .parse_move = xmas_parse_move,
+        .format_move = xmas_format_move,
+        .view = xmas_view,
+        .to_json = xmas_to_json,
+        .render_text = xmas_render_text,
+        .seat_moves = xmas_seat_moves,
+};

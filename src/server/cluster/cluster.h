@@ -1,0 +1,106 @@
+/*
+ * cluster.h - a node of a cluster (bitarenad --cluster redis://HOST:PORT
+ * --db postgresql://... --node NAME): several servers on one PostgreSQL and
+ * one Redis that a player sees as one. The design, with the keys, the bus
+ * and its messages, is docs/cluster.md; in short:
+ *  - a game has one owner node, which runs it as a single server would; a
+ *    client acting on a game owned elsewhere has its command line forwarded
+ *    there and run by a relay client standing for it (relay.h), whose output
+ *    comes back to the client's node;
+ *  - a node subscribes to a game's channel while one of its clients plays or
+ *    watches it; the owner publishes each spectator message once per format
+ *    and every node fans it out to its own spectators;
+ *  - seeks, presence, the list of games and the owners are shared in Redis;
+ *    heartbeats expire, and a node that died has its games taken over by
+ *    another from the journal in PostgreSQL, which fences the dead node out
+ *    (store_games_claim());
+ *  - Redis going away: commands that need another node get CLUSTER_DOWN,
+ *    games whose players are on their owner go on, and everything is
+ *    written again when Redis is back.
+ *
+ * Above the layers it works with (commands, lobby, sessions, journal, the
+ * connection hub): it registers upward callbacks with them (the router of
+ * commands.h, the lobby's hooks, the session hooks around the journal's),
+ * and server.c wires it. Redis is reached through hiredis on the server's
+ * own loop (its libuv adapter); PostgreSQL through the storage interface on
+ * a worker thread (takeovers). The loop never waits for either.
+ */
+#ifndef BITARENA_SERVER_CLUSTER_H
+#define BITARENA_SERVER_CLUSTER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <uv.h>
+
+#include "server/store/store.h"
+
+#define CLUSTER_NODE_MAX   32    /* a node's name: 1..32 of [A-Za-z0-9_-] */
+#define CLUSTER_BEAT_MS    1000  /* heartbeats */
+#define CLUSTER_EXPIRY_MS  3000  /* a node whose heartbeat is this old is dead */
+#define CLUSTER_FORWARD_MS 10000 /* a forwarded command not answered: NODE_GONE */
+
+struct conn_hub;
+struct commands;
+struct lobby;
+struct sessions;
+struct journal;
+struct client;
+
+struct cluster_config {
+	const char *redis;                 /* "redis://HOST:PORT" */
+	const char *node;                  /* the node's name */
+	const char *instance;              /* "name#random": this process (cluster_instance()) */
+	int beat_ms;                       /* 0: CLUSTER_BEAT_MS */
+	int expiry_ms;                     /* 0: CLUSTER_EXPIRY_MS */
+	int forward_ms;                    /* 0: CLUSTER_FORWARD_MS */
+	const struct store_options *store; /* takeovers open connections of their own with it */
+};
+
+/* The layers the node works with (all the server's). */
+struct cluster_layers {
+	uv_loop_t *loop;
+	struct conn_hub *hub;
+	struct commands *cmds;
+	struct lobby *lobby;
+	struct sessions *sess;
+	struct journal *journal;
+};
+
+struct cluster;
+
+/* A node's name: 1..CLUSTER_NODE_MAX of [A-Za-z0-9_-]. */
+bool cluster_node_valid(const char *name);
+/* "redis://HOST:PORT" (or "HOST:PORT") into host and port; -1 when it is not that. */
+int cluster_parse_redis(const char *url, char *host, size_t hlen, int *port);
+/* This process's instance of node name: "name#" and 12 random hex digits. */
+void cluster_instance(const char *name, char out[STORE_NODE_MAX + 1]);
+
+/*
+ * Joins the cluster: reaches Redis (synchronously, once: a node that cannot
+ * must not start), takes the node's heartbeat key (waiting for an earlier
+ * instance's to expire; refused when another live instance holds it),
+ * then works on the loop. *why says what failed. 0, or -1.
+ */
+int cluster_start(const struct cluster_config *cfg, const struct cluster_layers *ly,
+                  struct cluster **out, char *why, size_t len);
+/*
+ * Takes back the node's own games (those of any earlier instance of its
+ * name) from the store and restores them; before the node listens. The
+ * number restored, or a negative enum store_err.
+ */
+int cluster_recover(struct cluster *c);
+/*
+ * Leaves: the heartbeat key goes (the others take the node's games over at
+ * once), Redis is disconnected and every handle closed; the loop then ends.
+ */
+void cluster_stop(struct cluster *c);
+/* After the loop ended. NULL is fine. */
+void cluster_free(struct cluster *c);
+
+/* The server's connection events, passed on. */
+void cluster_client_gone(struct cluster *c, struct client *cl);
+void cluster_drain(struct cluster *c, struct client *cl);
+
+#endif

@@ -1,0 +1,571 @@
+/*
+ * commands.c - the command table, the dispatcher that resolves a row's flags
+ * once, the one resolution of "the game named by the first argument", and
+ * the handlers: each hands its request to the layer that owns what it acts on
+ * (see commands.h).
+ */
+#include "server/cmd/commands.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "server/records/accounts.h"
+#include "server/records/archive.h"
+#include "server/play/direct.h"
+#include "server/play/identity.h"
+#include "server/play/lobby.h"
+#include "server/msg/msg.h"
+#include "server/play/offers.h"
+#include "server/msg/rtt.h"
+#include "server/play/session.h"
+
+/* ---- handlers: the lobby ------------------------------------------------------------ */
+
+/* A user's name as an argument: false (answered BAD_NAME) when it can be nobody's. */
+static bool name_arg(struct cmd *x, const char *name)
+{
+	if (proto_name_valid(name))
+		return true;
+	reply_err(x->cl, x->rq, "BAD_NAME",
+	          "names are %d to %d characters of A-Z, a-z, 0-9, _ and -", PROTO_NAME_MIN,
+	          PROTO_NAME_MAX);
+	return false;
+}
+
+static void cmd_login(struct cmd *x)
+{
+	struct client *c = x->cl;
+	const struct proto_req *rq = x->rq;
+	const char *name = rq->argv[0];
+	if (c->logged_in) {
+		reply_err(c, rq, "ALREADY_LOGGED_IN", "you are %s already", c->name);
+		return;
+	}
+	if (!name_arg(x, name))
+		return;
+	if (x->cx->acct != NULL) { /* the store says whether the name is an account's */
+		if (rq->argc == 2) /* a password (or a guest's token), checked off the loop */
+			accounts_login(x->cx->acct, c, rq);
+		else
+			accounts_login_guest(x->cx->acct, c, rq);
+		return;
+	}
+	if (rq->argc == 2 && !identity_guest_holds(x->cx->lobby, name, NULL, NULL)) {
+		reply_err(c, rq, "NO_STORAGE", "this server keeps no accounts or records");
+		return;
+	}
+	identity_guest_login(x->cx->lobby, c, rq, name, rq->argc == 2 ? rq->argv[1] : NULL);
+}
+
+static void cmd_register(struct cmd *x)
+{
+	accounts_register(x->cx->acct, x->cl, x->rq);
+}
+
+static void cmd_games(struct cmd *x)
+{
+	lobby_games(x->cl, x->rq);
+}
+
+static void cmd_seek(struct cmd *x)
+{
+	lobby_seek(x->cx->lobby, x->cl, x->rq);
+}
+
+/* seeks, who, list: the router answers them for the whole cluster. */
+static bool routed(struct cmd *x)
+{
+	const struct router *rt = x->cx->router;
+	return rt != NULL && rt->verb(rt->ud, x);
+}
+
+static void cmd_seeks(struct cmd *x)
+{
+	if (!routed(x))
+		lobby_seeks(x->cx->lobby, x->cl, x->rq);
+}
+
+static void cmd_unseek(struct cmd *x)
+{
+	if (x->seek->to != NULL && x->seek->by == x->cl)
+		direct_withdraw(x->cx->lobby, x->cl, x->rq, x->seek);
+	else
+		lobby_unseek(x->cx->lobby, x->cl, x->rq, x->seek);
+}
+
+static void cmd_match(struct cmd *x)
+{
+	if (name_arg(x, x->rq->argv[0]))
+		direct_match(x->cx->lobby, x->cl, x->rq);
+}
+
+static void cmd_decline(struct cmd *x)
+{
+	direct_decline(x->cx->lobby, x->cl, x->rq, x->seek);
+}
+
+static void cmd_tell(struct cmd *x)
+{
+	if (name_arg(x, x->rq->argv[0]))
+		direct_tell(x->cx->lobby, x->cl, x->rq, x->rq->argv[0], x->rq->argv[1]);
+}
+
+static void cmd_logout(struct cmd *x)
+{
+	direct_client_gone(x->cx->lobby, x->cl);
+	lobby_logout(x->cx->lobby, x->cl, x->rq);
+}
+
+static void cmd_accept(struct cmd *x)
+{
+	lobby_accept(x->cx->lobby, x->cl, x->rq, x->seek);
+}
+
+static void cmd_who(struct cmd *x)
+{
+	if (!routed(x))
+		lobby_who(x->cx->lobby, x->cl, x->rq);
+}
+
+/* ---- handlers: games ---------------------------------------------------------------- */
+
+static void cmd_list(struct cmd *x)
+{
+	if (!routed(x))
+		view_list(x->cx->sess, x->cl, x->rq);
+}
+
+static void cmd_move(struct cmd *x)
+{
+	session_move(x->cl, x->rq, x->g, x->seat, x->rq->argv[1]);
+}
+
+static void cmd_resign(struct cmd *x)
+{
+	session_resign(x->cl, x->rq, x->g, x->seat);
+}
+
+static void cmd_draw(struct cmd *x)
+{
+	offers_draw(x->cl, x->rq, x->g, x->seat);
+}
+
+static void cmd_undo(struct cmd *x)
+{
+	offers_undo(x->cl, x->rq, x->g, x->seat);
+}
+
+static void cmd_abort(struct cmd *x)
+{
+	offers_abort(x->cl, x->rq, x->g, x->seat);
+}
+
+static void cmd_rematch(struct cmd *x)
+{
+	offers_rematch(x->cl, x->rq, x->g, x->seat);
+}
+
+static void cmd_watch(struct cmd *x)
+{
+	session_watch(x->cl, x->rq, x->g, x->seat);
+}
+
+static void cmd_refresh(struct cmd *x)
+{
+	session_refresh(x->cl, x->rq, x->g, x->seat);
+}
+
+static void cmd_unwatch(struct cmd *x)
+{
+	session_unwatch(x->cl, x->rq, x->g);
+}
+
+static void cmd_say(struct cmd *x)
+{
+	session_say(x->cl, x->rq, x->g, x->rq->argv[1]);
+}
+
+/* ---- handlers: the store ------------------------------------------------------------ */
+
+static void cmd_ratings(struct cmd *x)
+{
+	archive_ratings(x->cx->arch, x->cl, x->rq);
+}
+
+static void cmd_finger(struct cmd *x)
+{
+	if (name_arg(x, x->rq->argv[0]))
+		archive_finger(x->cx->arch, x->cl, x->rq);
+}
+
+static void cmd_history(struct cmd *x)
+{
+	if (x->rq->argc == 0 || name_arg(x, x->rq->argv[0]))
+		archive_history(x->cx->arch, x->cl, x->rq);
+}
+
+static void cmd_record(struct cmd *x)
+{
+	archive_record(x->cx->arch, x->cl, x->rq, x->id);
+}
+
+static void cmd_replay(struct cmd *x)
+{
+	archive_replay(x->cx->arch, x->cl, x->rq, x->id);
+}
+
+/* ---- handlers: the connection ------------------------------------------------------- */
+
+static void cmd_set(struct cmd *x)
+{
+	struct client *c = x->cl;
+	const struct proto_req *rq = x->rq;
+	if (strcasecmp(rq->argv[0], "ping") == 0) {
+		rtt_set(c, rq, rq->argv[1]);
+		return;
+	}
+	if (strcasecmp(rq->argv[0], "watchers") == 0) {
+		bool on = strcasecmp(rq->argv[1], "on") == 0;
+		if (!on && strcasecmp(rq->argv[1], "off") != 0) {
+			reply_err(c, rq, "BAD_ARGS", "usage: set watchers on|off");
+			return;
+		}
+		session_want_watchers(c, on);
+		cJSON *f = cJSON_CreateObject();
+		cJSON_AddBoolToObject(f, "watchers", on);
+		reply_ok(c, rq, f, NULL, "spectator counts %s", on ? "on" : "off");
+		return;
+	}
+	if (strcasecmp(rq->argv[0], "seeks") == 0) {
+		lobby_set_seeks(c, rq, rq->argv[1]);
+		return;
+	}
+	if (strcasecmp(rq->argv[0], "format") != 0 ||
+	    (strcasecmp(rq->argv[1], "json") != 0 && strcasecmp(rq->argv[1], "text") != 0)) {
+		reply_err(c, rq, "BAD_FORMAT", "usage: set format text|json");
+		return;
+	}
+	bool json = strcasecmp(rq->argv[1], "json") == 0;
+	msg_set_json(c, json);
+	cJSON *f = cJSON_CreateObject();
+	cJSON_AddStringToObject(f, "format", json ? "json" : "text");
+	reply_ok(c, rq, f, NULL, "format %s", json ? "json" : "text");
+}
+
+static void cmd_ping(struct cmd *x)
+{
+	const struct proto_req *rq = x->rq;
+	cJSON *j = cJSON_CreateObject();
+	cJSON_AddStringToObject(j, "type", "pong");
+	char *text;
+	if (rq->tagged) {
+		cJSON_AddStringToObject(j, "id", rq->tag);
+		text = xasprintf("#%s pong", rq->tag);
+	} else {
+		text = xasprintf("pong");
+	}
+	send_msg(x->cl, j, text);
+}
+
+static void cmd_pong(struct cmd *x)
+{
+	rtt_pong(x->cl, x->rq, x->rq->argv[0]);
+}
+
+static void cmd_help(struct cmd *x)
+{
+	struct client *c = x->cl;
+	const struct proto_req *rq = x->rq;
+	const struct proto_cmd *only = NULL;
+	if (rq->argc == 1) {
+		only = proto_find(&commands_table, rq->argv[0]);
+		if (only == NULL) {
+			reply_err(c, rq, "UNKNOWN_COMMAND", "no command '%.*s'",
+			          (int)text_cut(rq->argv[0], 24), rq->argv[0]);
+			return;
+		}
+	}
+	cJSON *f = cJSON_CreateObject();
+	cJSON *arr = cJSON_AddArrayToObject(f, "verbs");
+	char *extra = NULL;
+	for (size_t i = 0; i < commands_table.n; i++) {
+		const struct proto_cmd *pc = &commands_table.cmds[i];
+		if (only != NULL && pc != only)
+			continue;
+		cJSON *j = cJSON_CreateObject();
+		cJSON_AddStringToObject(j, "name", pc->name);
+		cJSON_AddStringToObject(j, "usage", pc->usage);
+		cJSON_AddStringToObject(j, "help", pc->help);
+		cJSON_AddNumberToObject(j, "cost", pc->cost); /* of the command budget (§13) */
+		cJSON_AddItemToArray(arr, j);
+		xappend(&extra, "%s  %-28s %s", extra ? "\n" : "", pc->usage, pc->help);
+	}
+	reply_ok(c, rq, f, extra, "%s",
+	         only ? only->usage : "commands (a leading #tag is echoed):");
+}
+
+static void cmd_quit(struct cmd *x)
+{
+	reply_ok(x->cl, x->rq, NULL, NULL, "bye");
+	client_close(x->cl, true); /* x->cl is freed: nothing after this */
+}
+
+/* ---- the table ------------------------------------------------------------------------ */
+
+#define LOGIN  CMD_LOGIN
+#define REST   CMD_REST
+#define STORE  CMD_STORE
+#define GAME   CMD_GAME
+#define PLAYER (CMD_LOGIN | CMD_GAME | CMD_SEAT) /* the caller's own game */
+#define PACED  CMD_PACED
+
+static const struct proto_cmd table[] = {
+        {"login", 1, 2, REST, 2, cmd_login, "login <name> [password | token]",
+         "with a password: log in to your account; without: take a guest name (2-20 of "
+         "A-Z a-z 0-9 _ -) and get its token; gives back your seats if you had left (a "
+         "guest's with its token)"},
+        {"register", 2, 2, REST | STORE, 10, cmd_register, "register <name> <password>",
+         "create an account (2-20 of A-Z a-z 0-9 _, password 6-128 bytes) and log in"},
+        {"games", 0, 0, 0, 1, cmd_games, "games", "game kinds with their seats and options"},
+        {"seek", 1, PROTO_MAX_ARGS, LOGIN, 3, cmd_seek, "seek <kind> [opt=value ...]",
+         "offer a game: time=MIN+INC color=white|black|random turn_ms=N rated=0|1 and the "
+         "game's options"},
+        {"seeks", 0, 0, 0, 3, cmd_seeks, "seeks", "open seeks"},
+        {"unseek", 1, 1, LOGIN | CMD_SEEK, 1, cmd_unseek, "unseek <seek-id>", "withdraw your seek"},
+        {"accept", 1, 1, LOGIN | CMD_SEEK, 2, cmd_accept, "accept <seek-id>",
+         "accept a seek or a challenge to you: the game starts"},
+        {"match", 2, PROTO_MAX_ARGS, LOGIN, 3, cmd_match, "match <user> <kind> [opt=value ...]",
+         "challenge one user (the options of seek): only they see it, and accept or decline"},
+        {"decline", 1, 1, LOGIN | CMD_SEEK, 1, cmd_decline, "decline <seek-id>",
+         "turn down a challenge made to you"},
+        {"list", 0, 0, 0, 3, cmd_list, "list", "games in progress"},
+        {"move", 2, 2, PLAYER | CMD_LIVE | REST | PACED, 1, cmd_move, "move <game> <move>",
+         "play a move; the move is the rest of the line"},
+        {"resign", 1, 1, PLAYER | CMD_LIVE, 1, cmd_resign, "resign <game>", "resign a game"},
+        {"draw", 1, 2, PLAYER | CMD_LIVE, 1, cmd_draw,
+         "draw <game> [offer|accept|decline|withdraw]",
+         "offer a draw or answer one; two offers make a draw by agreement"},
+        {"undo", 1, 2, PLAYER | CMD_LIVE, 1, cmd_undo, "undo <game> [decline|withdraw]",
+         "ask to take back your last move; the opponent's undo accepts"},
+        {"abort", 1, 1, PLAYER | CMD_LIVE, 1, cmd_abort, "abort <game>",
+         "end a game with no result before both sides have moved"},
+        {"rematch", 1, 2, PLAYER | CMD_OVER, 2, cmd_rematch, "rematch <game> [decline|withdraw]",
+         "after a game: offer it again with seats swapped; the opponent's rematch accepts"},
+        {"watch", 1, 1, GAME, 2, cmd_watch, "watch <game>", "follow a game's moves, chat and end"},
+        {"unwatch", 1, 1, GAME, 1, cmd_unwatch, "unwatch <game>", "stop watching a game"},
+        {"refresh", 1, 1, GAME | CMD_MEMBER, 2, cmd_refresh, "refresh <game>",
+         "your game, or one you watch, drawn again as it stands (clocks now)"},
+        {"who", 0, 0, 0, 5, cmd_who, "who", "connected users and their games"},
+        {"ratings", 1, 1, STORE, 5, cmd_ratings, "ratings <kind>",
+         "the best rated players of a game kind"},
+        {"finger", 1, 1, STORE, 5, cmd_finger, "finger <name>",
+         "a player: account or guest, online, ratings, recent games"},
+        {"history", 0, 1, STORE, 5, cmd_history, "history [name]",
+         "recent finished games (yours when logged in and no name)"},
+        {"record", 1, 1, STORE | CMD_GAME_ID, 5, cmd_record, "record <game-id>",
+         "a game's record: tags and moves (PTN for Tak)"},
+        {"replay", 1, 2, STORE | CMD_GAME_ID, 10, cmd_replay, "replay <game-id> [delay_ms]",
+         "the game's positions one by one, every delay_ms (default 1000, 0..60000)"},
+        {"say", 2, 2, LOGIN | GAME | CMD_MEMBER | REST, 1, cmd_say, "say <game> <text>",
+         "talk to a game's players and spectators"},
+        {"tell", 2, 2, LOGIN | REST, 1, cmd_tell, "tell <user> <text>",
+         "a private message to a user who is online"},
+        {"set", 2, 2, 0, 1, cmd_set, "set format text|json / set ping|watchers|seeks on|off",
+         "choose how the server writes to you; ask for the server's pings (round-trip time) "
+         "or for your games' spectator counts as they change; hear of seeks as they come and "
+         "go (on by default)"},
+        {"ping", 0, 0, 0, 1, cmd_ping, "ping", "the server answers pong"},
+        {"pong", 1, 1, 0, 1, cmd_pong, "pong <token>",
+         "answer the server's 'ping <token>' (after set ping on): measures your round-trip time"},
+        {"help", 0, 1, 0, 1, cmd_help, "help [verb]", "this list, or one command's usage"},
+        {"logout", 0, 0, LOGIN, 1, cmd_logout, "logout",
+         "stop being who you are; your seats wait through the grace period, you stay connected"},
+        {"quit", 0, 0, 0, 1, cmd_quit, "quit",
+         "leave (your seats wait for you through the grace period)"},
+};
+
+const struct proto_table commands_table = {table, sizeof table / sizeof table[0]};
+
+/* ---- the dispatcher ------------------------------------------------------------------ */
+
+enum cmd_resolved commands_resolve_game(struct cmd *x, bool lookup)
+{
+	if (!proto_parse_id(x->rq->argv[0], &x->id)) {
+		reply_err(x->cl, x->rq, "BAD_ARGS", "game ids are positive whole numbers");
+		return CMD_ANSWERED;
+	}
+	if (!lookup)
+		return CMD_RESOLVED;
+	x->g = session_find(x->cx->sess, x->id);
+	/* in a cluster, a game of another node is forwarded, not refused */
+	const struct router *rt = x->cx->router;
+	if (x->g == NULL && rt != NULL && rt->game(rt->ud, x))
+		return CMD_FORWARDED;
+	if (x->g == NULL) {
+		reply_err(x->cl, x->rq, "NO_SUCH_GAME", "there is no game %" PRIu64, x->id);
+		return CMD_ANSWERED;
+	}
+	x->seat = session_seat_of(x->g, x->cl);
+	return CMD_RESOLVED;
+}
+
+/* The row's flags, in the order commands.h gives; false when answered. */
+static bool resolve(struct cmd *x)
+{
+	struct client *c = x->cl;
+	const struct proto_req *rq = x->rq;
+	unsigned fl = rq->cmd->flags;
+	if ((fl & CMD_LOGIN) && !c->logged_in) {
+		reply_err(c, rq, "NOT_LOGGED_IN", "log in first: login <name>");
+		return false;
+	}
+	if ((fl & CMD_STORE) && x->cx->arch == NULL) {
+		reply_err(c, rq, "NO_STORAGE", "this server keeps no accounts or records");
+		return false;
+	}
+	if ((fl & (CMD_GAME | CMD_GAME_ID)) &&
+	    commands_resolve_game(x, (fl & CMD_GAME) != 0) != CMD_RESOLVED)
+		return false;
+	if ((fl & CMD_SEAT) && x->seat < 0) {
+		reply_err(c, rq, "NOT_YOUR_GAME", "you do not play in game %" PRIu64, x->id);
+		return false;
+	}
+	if ((fl & CMD_MEMBER) && x->seat < 0 && !session_is_watching(x->g, c)) {
+		reply_err(c, rq, "NOT_YOUR_GAME", "watch game %" PRIu64 " to talk there", x->id);
+		return false;
+	}
+	if ((fl & CMD_LIVE) && x->g->over) {
+		reply_err(c, rq, "GAME_OVER", "game %" PRIu64 " is over", x->id);
+		return false;
+	}
+	if ((fl & CMD_OVER) && !x->g->over) {
+		reply_err(c, rq, "NOT_NOW", "game %" PRIu64 " is still being played", x->id);
+		return false;
+	}
+	if (fl & CMD_SEEK) {
+		uint64_t id;
+		if (!proto_parse_id(rq->argv[0], &id)) {
+			reply_err(c, rq, "BAD_ARGS", "seek ids are positive whole numbers");
+			return false;
+		}
+		x->seek = lobby_seek_find(x->cx->lobby, id);
+		if (x->seek != NULL && x->seek->to != NULL && x->seek->to != c && x->seek->by != c)
+			x->seek = NULL; /* someone else's challenge is not there for c */
+		const struct router *rt = x->cx->router;
+		if (x->seek == NULL && rt != NULL && rt->seek(rt->ud, x, id))
+			return false; /* forwarded to the seek's node */
+		if (x->seek == NULL) {
+			reply_err(c, rq, "NO_SUCH_SEEK", "there is no seek %" PRIu64, id);
+			return false;
+		}
+	}
+	return true;
+}
+
+/* Takes cost from cl's budget for rq (may be NULL): true to go on; false when refused. */
+static bool charge(struct commands *cx, struct client *cl, const struct proto_req *rq,
+                   unsigned cost)
+{
+	uint64_t now = uv_now(cl->conn->hub->loop), wait = 0;
+	enum budget_result r = budget_take(&cl->budget, &cx->budget, now, cost, &wait);
+	/* one who spends fast waits behind the others (conn.h): a flood costs them a slice */
+	conn_set_heavy(cl->conn, budget_heavy(&cl->budget, &cx->budget));
+	conn_set_spending(cl->conn, budget_spending(&cl->budget, &cx->budget));
+	switch (r) {
+	case BUDGET_OK:
+		return true;
+	case BUDGET_LIMITED: {
+		cJSON *f = cJSON_CreateObject();
+		cJSON_AddNumberToObject(f, "retry_after_ms", (double)wait);
+		cJSON_AddNumberToObject(f, "cost", cost); /* so a client can pace itself */
+		cJSON_AddNumberToObject(f, "rate", cx->budget.rate);
+		reply_err_fields(cl, rq, "RATE_LIMITED", f,
+		                 "too many commands (%u a second, bursts of %u); this one was not "
+		                 "run: retry after %" PRIu64 " ms",
+		                 cx->budget.rate, cx->budget.burst, wait);
+		conn_defer(cl->conn, now + wait); /* nothing more is read from it until then */
+		return false;
+	}
+	case BUDGET_FLOOD:
+		reply_err(cl, rq, "FLOODING",
+		          "%u commands in a row came faster than allowed, each after a "
+		          "RATE_LIMITED; disconnected",
+		          cx->budget.strikes);
+		log_info("conn %llu: kept overrunning its command budget; disconnected",
+		         (unsigned long long)cl->conn->id);
+		client_close(cl, true); /* cl is freed */
+		return false;
+	}
+	return false;
+}
+
+bool commands_charge(struct commands *cx, struct client *cl, unsigned cost)
+{
+	return charge(cx, cl, NULL, cost);
+}
+
+/* A move of x that was played: the game moved, or the seat's action is in. */
+static bool move_played(const struct cmd *x, size_t nmoves, bool acted)
+{
+	return x->g->nmoves != nmoves || (!acted && x->seat >= 0 && x->g->acted[x->seat]);
+}
+
+void commands_line(struct commands *cx, struct client *cl, char *line, size_t len)
+{
+	size_t at = 0;
+	while (at < len && (line[at] == ' ' || line[at] == '\t'))
+		at++;
+	if (at == len)
+		return; /* an empty line: no reply, no cost */
+	int bad = text_check(line, len, NULL);
+	if (bad != TEXT_OK) {
+		if (!charge(cx, cl, NULL, 1))
+			return;
+		reply_err(cl, NULL, "BAD_INPUT", "%s; it was ignored", text_strerror(bad));
+		return;
+	}
+	struct proto_req rq;
+	int parsed = proto_parse(line, &commands_table, &rq);
+	if (parsed == PROTO_EMPTY)
+		return;
+	/* a paced command (a move) runs unless the budget is in debt; it pays if refused */
+	bool paced = parsed == PROTO_OK && (rq.cmd->flags & CMD_PACED);
+	if (!charge(cx, cl, parsed == PROTO_EBADTAG ? NULL : &rq,
+	            paced ? 0 : parsed == PROTO_OK ? rq.cmd->cost : 1))
+		return;
+	switch (parsed) {
+	case PROTO_EBADTAG:
+		rq.tagged = false;
+		reply_err(cl, NULL, "BAD_TAG",
+		          "a tag is #<1-32 of A-Z a-z 0-9 _ -> followed by a space and a command");
+		return;
+	case PROTO_EUNKNOWN:
+		reply_err(cl, &rq, "UNKNOWN_COMMAND", "no command '%s'; 'help' lists them",
+		          rq.verb);
+		return;
+	case PROTO_EARGS:
+		reply_err(cl, &rq, "BAD_ARGS", "usage: %s", rq.cmd->usage);
+		return;
+	default:
+		break;
+	}
+	struct cmd x = {.cx = cx, .cl = cl, .rq = &rq, .seat = -1};
+	if (!resolve(&x)) {
+		if (paced)
+			budget_charge(&cl->budget, &cx->budget, rq.cmd->cost);
+	} else if (!paced) {
+		rq.cmd->handler(&x);
+	} else {
+		/* g is still there after the handler: a game is freed on a later loop pass */
+		size_t nmoves = x.g->nmoves;
+		bool acted = x.seat >= 0 && x.g->acted[x.seat];
+		rq.cmd->handler(&x);
+		if (!move_played(&x, nmoves, acted))
+			budget_charge(&cl->budget, &cx->budget, rq.cmd->cost);
+	}
+	/* what the command journalled held its output (client.h); the next one starts afresh */
+	client_barrier_clear(cx->bar);
+}

@@ -1,0 +1,135 @@
+/*
+ * commands.h - the command layer: the one table of the server's verbs (each
+ * row: name, arity, flags, cost, handler, usage, help; proto.h's struct
+ * proto_cmd)
+ * and the dispatcher that turns one input line into a call of a row's
+ * handler. The table is the one place a verb is defined: "help" lists it, the
+ * parser counts arguments by it, the dispatcher resolves its flags.
+ *
+ * What the dispatcher resolves once, in this order, so that no handler
+ * re-parses an id or re-checks the arity, the login or the seat:
+ *   the budget: the row's cost is taken from the client's command budget
+ *     (budget.h; a line that is no command costs 1, an empty one nothing);
+ *     when it runs out the command is not run: RATE_LIMITED with
+ *     retry_after_ms, and the client's input waits that long (conn_defer);
+ *     a client that keeps overrunning gets FLOODING and is disconnected;
+ *   the line: UTF-8 without control bytes (BAD_INPUT), the tag (BAD_TAG), the
+ *     verb (UNKNOWN_COMMAND), the arity (BAD_ARGS with the usage);
+ *   CMD_LOGIN   the client is logged in (NOT_LOGGED_IN);
+ *   CMD_STORE   the server keeps a store (NO_STORAGE);
+ *   CMD_GAME    argv[0] names a game in memory: x->id, x->g and x->seat, the
+ *               caller's seat in it or -1 (BAD_ARGS, NO_SUCH_GAME);
+ *   CMD_GAME_ID argv[0] is a game id, looked up by the handler (a stored
+ *               game): x->id (BAD_ARGS);
+ *   CMD_SEAT    the caller plays in x->g (NOT_YOUR_GAME);
+ *   CMD_MEMBER  the caller plays in or watches x->g (NOT_YOUR_GAME);
+ *   CMD_LIVE    x->g is not over (GAME_OVER);
+ *   CMD_OVER    x->g is over (NOT_NOW);
+ *   CMD_SEEK    argv[0] names an open seek: x->seek (BAD_ARGS, NO_SUCH_SEEK);
+ *   CMD_PACED   a move runs whenever the budget is not in debt, and pays its cost
+ *               after the fact only when refused: the game paces moves that are
+ *               played (one per turn), so they cost nothing and a client out of
+ *               tokens still plays; refused ones run the budget into debt.
+ *
+ * "The game named by the first argument" is resolved in one function,
+ * commands_resolve_game(). A cluster router (several nodes, each owning some
+ * games: struct router, cluster.c) intercepts exactly there: a game this
+ * node does not own is not an error but a command to forward, whole, to the
+ * node that owns it, whose answer goes back to the client (CMD_FORWARDED).
+ */
+#ifndef BITARENA_SERVER_COMMANDS_H
+#define BITARENA_SERVER_COMMANDS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "server/util/budget.h"
+#include "server/msg/client.h"
+#include "server/msg/proto.h"
+
+struct accounts;
+struct archive;
+struct lobby;
+struct sessions;
+struct game;
+struct seek;
+
+enum cmd_flags {
+	CMD_REST = PROTO_REST, /* the parser's: the last argument is the rest of the line */
+	CMD_LOGIN = 1 << 1,
+	CMD_STORE = 1 << 2,
+	CMD_GAME = 1 << 3,
+	CMD_GAME_ID = 1 << 4,
+	CMD_SEAT = 1 << 5,
+	CMD_MEMBER = 1 << 6,
+	CMD_LIVE = 1 << 7,
+	CMD_OVER = 1 << 8,
+	CMD_SEEK = 1 << 9,
+	CMD_PACED = 1 << 10
+};
+
+struct cmd;
+
+/*
+ * A cluster router (cluster.c), registered by server.c: upward callbacks the
+ * dispatcher calls where a single node answers from its own memory. Each
+ * returns true when it took the request (answered it, or forwarded it to
+ * the node that holds what it names); false: answered as on a single node.
+ */
+struct router {
+	void *ud;
+	/* The game of argv[0] (x->id) is not in this node's memory. */
+	bool (*game)(void *ud, struct cmd *x);
+	/* The seek of argv[0] (id) is not this node's. */
+	bool (*seek)(void *ud, struct cmd *x, uint64_t id);
+	/* seeks, who, list: answered for the whole cluster. */
+	bool (*verb)(void *ud, struct cmd *x);
+};
+
+/* What the handlers reach: the layers below. */
+struct commands {
+	struct lobby *lobby;
+	struct sessions *sess;
+	struct accounts *acct;       /* NULL: the server keeps no store */
+	struct archive *arch;        /* NULL: the server keeps no store */
+	struct client_barrier *bar;  /* the journal's: lifted after each command (client.h) */
+	const struct router *router; /* NULL: a single node */
+	struct budget_config budget;  /* every client's command budget */
+};
+
+/* One request, resolved for its handler (see the flags above). */
+struct cmd {
+	struct commands *cx;
+	struct client *cl;
+	const struct proto_req *rq;
+	uint64_t id;       /* CMD_GAME, CMD_GAME_ID: the id of argv[0] */
+	struct game *g;    /* CMD_GAME */
+	int seat;          /* CMD_GAME: the caller's seat in g, or -1 */
+	struct seek *seek; /* CMD_SEEK */
+};
+
+/* The server's command table, in the order "help" lists it. */
+extern const struct proto_table commands_table;
+
+/* Handles one complete input line of cl (framing done; content not yet checked). */
+void commands_line(struct commands *cx, struct client *cl, char *line, size_t len);
+/*
+ * Takes cost from cl's budget for what is not a command line (a bad frame, a
+ * telnet negotiation): true to go on; false when it was refused and answered
+ * (cl may be gone then).
+ */
+bool commands_charge(struct commands *cx, struct client *cl, unsigned cost);
+
+enum cmd_resolved {
+	CMD_RESOLVED = 0, /* x->g (or x->id alone: lookup false) is set */
+	CMD_ANSWERED,     /* the request was answered with an error */
+	CMD_FORWARDED     /* the router took the request (sent it to the game's node) */
+};
+/*
+ * The game named by argv[0] of x's request: the id parsed into x->id and,
+ * when lookup, the game in memory into x->g with the caller's seat into
+ * x->seat. Answers BAD_ARGS or NO_SUCH_GAME itself.
+ */
+enum cmd_resolved commands_resolve_game(struct cmd *x, bool lookup);
+
+#endif

@@ -1,0 +1,156 @@
+/*
+ * client.h - the messages layer's per-connection object: everything the
+ * layers above the connection layer keep about one connection, reached from
+ * the struct conn through its one opaque pointer (conn->data) and from a
+ * struct client through cl->conn. The connection layer never looks inside.
+ *
+ * Why one struct and not one per layer: every layer above the connection
+ * needs to name "this client" (a seat, a watcher, a seek's author, a password
+ * check's requester), and one object lets them share that name without a
+ * registry per layer or a lookup per message; it is how tmux (struct client)
+ * and Redis (client) keep theirs. What each layer keeps lives in its own part
+ * below, written only by that layer (named beside it) and read by the layers
+ * above it. Nothing here is the connection layer's: transport, id, peer, input
+ * and output accounting stay in struct conn.
+ *
+ * Output: every byte for a client goes through client_send(), the one door to
+ * its connection.
+ *
+ * The journal's barrier. The journal runs on a writer thread with group
+ * commit (store_writer.h): a move's reply and the broadcasts it causes must
+ * not leave before the move is durable, while other output (pings, the
+ * lobby, other games) flows. So:
+ *  - the journal numbers every write it queues (a sequence, increasing) and,
+ *    when it queues one, raises the barrier's watermark to its number
+ *    (client_barrier_need): output sent from then on waits until that number
+ *    is durable. The watermark lasts until the end of the event that caused
+ *    the write (a command, a game's deadline): client_barrier_clear() there;
+ *  - client_send() keeps the direct path when the client has nothing held and
+ *    the watermark is durable already (conn_send at once); otherwise it
+ *    appends (outbuf, watermark) to the client's held output. Once anything
+ *    is held for a client, everything after it is held too (a later ping
+ *    waits behind a move of the same connection: per connection the order is
+ *    kept), while clients with nothing held are written to at once;
+ *  - client_barrier_durable(upto), on the loop thread when the writer reports
+ *    a batch durable, hands every client's held entries up to the first one
+ *    still waiting to conn_send(), in order;
+ *  - client_send_now() skips the held output: for notices that concern it
+ *    (the journal telling players their move waits on a failing store);
+ *  - held output counts as the connection's output, against its limits, as
+ *    if it were queued (conn_out_hold): a client cannot pile up memory
+ *    behind a slow journal;
+ *  - a closing client's held output is dropped with it (the peer is gone).
+ * A client with no barrier (bar NULL: no journal, unit tests) holds nothing.
+ */
+#ifndef BITARENA_SERVER_CLIENT_H
+#define BITARENA_SERVER_CLIENT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "proto/limits.h"
+#include "server/util/budget.h"
+#include "server/msg/proto.h"
+#include "server/net/conn.h"
+
+struct msg_frontend;
+
+/* The server's pings and what they measured (rtt.c). */
+struct client_rtt {
+	bool on;        /* "set ping on": the server pings this client */
+	bool known;     /* ms is measured */
+	bool waiting;   /* token is sent and not answered yet */
+	uint64_t token; /* the last ping sent */
+	uint64_t sent;  /* uv_now when it went out, or when it was answered */
+	uint64_t owed;  /* uv_now of the oldest ping not answered (while waiting) */
+	int64_t ms;     /* smoothed round-trip time */
+};
+
+struct client_barrier;
+struct held_out; /* client.c */
+
+struct client {
+	struct conn *conn; /* the connection below; set for the client's whole life */
+
+	/* messages (client.c): output held behind the journal's barrier */
+	struct client_barrier *bar; /* NULL: nothing is ever held */
+	struct held_out *held;      /* a ring of held_cap entries, held_n from held_head */
+	size_t held_cap, held_head, held_n;
+	struct client *held_next, *held_prev; /* bar->held, while held_n > 0 */
+
+	/* the command table's (commands.c): the command budget (budget.h) */
+	struct budget budget;
+	/* the messages layer's (msg.c, msg_set_json): the output format */
+	bool json;
+	/* a front-end (msg.h; set by playtak_port.c): another protocol on this
+	 * connection, or NULL, and that front-end's per-client state */
+	const struct msg_frontend *fe;
+	void *fe_data;
+	/* rtt.c's: the server's pings */
+	struct client_rtt rtt;
+	/* cluster (relay.c): a relay client, standing for a client of another node; never a
+	   user of this one (the lobby skips it) */
+	bool remote;
+	/* the lobby's (lobby.c, lobby_login): who this is */
+	bool logged_in;
+	bool registered; /* logged in to an account (accounts); false for a guest */
+	bool seeks_off;  /* set seeks off: no seek news */
+	char name[PROTO_NAME_MAX + 1];
+	/* identity.c's: a guest's token (given at login, kept after logout), or "" */
+	char token[PROTO_TOKEN_LEN + 1];
+	/* the session layer's (session_watch.c) */
+	bool has_pending_states; /* some watched game holds a coalesced state for us */
+	bool want_watchers;      /* "set watchers on": spectator counts of our games as they
+	                            change (session_want_watchers) */
+	/* the session layer's (session_watch.c): the games this client has a seat in or
+	   watches, so that who, leaving and coming back cost its own games, not all */
+	struct game **games;
+	unsigned ngames, capgames;
+	unsigned nwatching; /* of them, watched (--max-watches) */
+	/* the archive's (archive.c): replays running for this client (--max-replays) */
+	unsigned nreplays;
+};
+
+/* The journal's barrier: one per server (see the top of this file). */
+struct client_barrier {
+	uint64_t need;       /* output sent from now on waits for this seq (0: nothing) */
+	uint64_t durable;    /* every seq up to here is durable */
+	struct client *held; /* the clients with held output */
+};
+
+/* Output sent from now on waits until seq is durable (the watermark only rises). */
+void client_barrier_need(struct client_barrier *b, uint64_t seq);
+/*
+ * Raises the watermark to seq for what is sent until client_barrier_pop()
+ * (a game's state sent to one client outside the event that changed it:
+ * watch, a login's resume): returns the watermark to restore. b may be NULL.
+ */
+uint64_t client_barrier_push(struct client_barrier *b, uint64_t seq);
+void client_barrier_pop(struct client_barrier *b, uint64_t saved);
+/* The end of the event that raised the watermark: later output waits for nothing. */
+void client_barrier_clear(struct client_barrier *b);
+/* Every seq up to upto is durable: held output up to there goes out, in order. */
+void client_barrier_durable(struct client_barrier *b, uint64_t upto);
+
+/* A client for c (c->data points to it); NULL out of memory. */
+struct client *client_new(struct conn *c);
+/* Frees cl and drops its held output (its connection is closing); NULL is fine. */
+void client_free(struct client *cl);
+/* The client of connection c (NULL before on_open and once closing). */
+static inline struct client *client_of(const struct conn *c)
+{
+	return c->data;
+}
+
+/* The one door to the connection: b (a reference is taken; NULL is ignored) to cl. */
+void client_send(struct client *cl, struct outbuf *b);
+/* b to cl at once, ahead of its held output (a notice about what is held). */
+void client_send_now(struct client *cl, struct outbuf *b);
+/* True when cl's output is backed up (above the cap): it gets only newest states. */
+bool client_slow(const struct client *cl);
+/* True while cl can be sent to (its connection is neither closing nor doomed). */
+bool client_alive(const struct client *cl);
+/* Closes cl's connection (graceful: after its queued output); cl is freed in on_close. */
+void client_close(struct client *cl, bool graceful);
+
+#endif

@@ -1,0 +1,148 @@
+/*
+ * identity.c - guests' tokens and taking an identity over (see identity.h).
+ */
+#include "server/play/identity.h"
+
+#include <sodium.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "server/msg/msg.h"
+
+void identity_token_new(char out[PROTO_TOKEN_LEN + 1])
+{
+	static const char alphabet[] = "abcdefghijkmnpqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ23456789";
+	for (int i = 0; i < PROTO_TOKEN_LEN; i++)
+		out[i] = alphabet[randombytes_uniform(sizeof alphabet - 1)];
+	out[PROTO_TOKEN_LEN] = '\0';
+}
+
+/* Who holds name as a guest: a connected guest other than except (*u), or a seat (*p). */
+static bool guest_holder(struct lobby *l, const char *name, const struct client *except,
+                         struct client **u, const struct player **p)
+{
+	*u = NULL;
+	*p = NULL;
+	struct client *c = lobby_find_user(l, name);
+	if (c != NULL && c != except && !c->registered) {
+		*u = c;
+		return true;
+	}
+	for (struct game *g = l->sess->games; g != NULL; g = g->next) {
+		for (int i = 0; !g->freeing && !g->over && i < g->ops->nplayers; i++) {
+			const struct player *pl = &g->pl[i];
+			if (pl->registered || strcasecmp(pl->name, name) != 0)
+				continue;
+			*p = pl;
+			return true;
+		}
+	}
+	return false;
+}
+
+bool identity_guest_holds(struct lobby *l, const char *name, const struct client *except,
+                          bool *guarded)
+{
+	struct client *u;
+	const struct player *p;
+	if (!guest_holder(l, name, except, &u, &p))
+		return false;
+	if (guarded != NULL)
+		*guarded = u != NULL ? u->token[0] != '\0' : p->token_hash[0] != '\0';
+	return true;
+}
+
+/* Constant time for equal lengths: a token is not guessed a character at a time. */
+static bool token_eq(const char *held, const char *given)
+{
+	size_t n = strlen(held);
+	return n == PROTO_TOKEN_LEN && strlen(given) == n && sodium_memcmp(held, given, n) == 0;
+}
+
+void identity_take_over(struct lobby *l, struct client *c, const char *name)
+{
+	struct client *old = lobby_find_user(l, name);
+	if (old == NULL || old == c)
+		return;
+	cJSON *j = cJSON_CreateObject();
+	cJSON_AddStringToObject(j, "type", "info");
+	cJSON_AddStringToObject(j, "event", "session_taken");
+	cJSON_AddStringToObject(j, "code", "SESSION_TAKEN");
+	char *t = xasprintf("%s logged in from elsewhere (%s); this connection closes", name,
+	                    c->conn->peer);
+	cJSON_AddStringToObject(j, "message", t ? t : "");
+	send_msg(old, j, xasprintf("info SESSION_TAKEN: %s", t ? t : ""));
+	free(t);
+	log_info("conn %llu takes over %s from conn %llu", (unsigned long long)c->conn->id, name,
+	         (unsigned long long)old->conn->id);
+	client_close(old, true);
+}
+
+void identity_refuse_guarded(struct client *c, const struct proto_req *rq, const char *name,
+                             bool given)
+{
+	if (given)
+		reply_err(c, rq, "BAD_LOGIN", "wrong name or password");
+	else
+		reply_err(c, rq, "NAME_TAKEN",
+		          "%s is a guest's, with seats in games not yet ended; only its token "
+		          "brings them back: login %s <token>",
+		          name, name);
+}
+
+bool identity_guest_login(struct lobby *l, struct client *c, const struct proto_req *rq,
+                          const char *name, const char *token)
+{
+	struct client *u = lobby_find_user(l, name);
+	if (u != NULL && u->registered) {
+		reply_err(c, rq, "NAME_TAKEN", "%s is connected already; pick another name", name);
+		return false;
+	}
+	const char *given = token != NULL ? token : c->token;
+	struct client *hu;
+	const struct player *hp;
+	bool held = guest_holder(l, name, c, &hu, &hp);
+	bool guarded = held && (hu != NULL ? hu->token[0] != '\0' : hp->token_hash[0] != '\0');
+	/* in a cluster, the token to try against the name's seats on other nodes */
+	char probe[PROTO_TOKEN_LEN + 1] = "";
+	if (guarded) {
+		/* a connected guest's token as given; a seat's as its hash (a restored game's
+		   seat has nothing else) */
+		bool fits = hu != NULL ? token_eq(hu->token, given)
+		                       : session_token_fits(hp->token_hash, given);
+		if (!fits) {
+			if (token == NULL && u != NULL)
+				reply_err(c, rq, "NAME_TAKEN",
+				          "%s is connected already; pick another name", name);
+			else
+				identity_refuse_guarded(c, rq, name, token != NULL);
+			return false;
+		}
+		if (given != c->token)
+			snprintf(c->token, sizeof c->token, "%s", given);
+		identity_take_over(l, c, name);
+		snprintf(probe, sizeof probe, "%s", c->token);
+	} else if (u != NULL && u != c) { /* a tokenless seat's name, its claimer connected */
+		reply_err(c, rq, "NAME_TAKEN", "%s is connected already; pick another name", name);
+		return false;
+	} else if (token != NULL && !held && l->hooks.guest == NULL) {
+		/* no guest has it (in a cluster, another node may: hooks.guest asks) */
+		reply_err(c, rq, "BAD_LOGIN", "wrong name or password");
+		return false;
+	} else {
+		/* a new guest, or a seat without a token (stored before tokens were) claimed;
+		   the token given, or the connection's own from an earlier login, is what a
+		   seat of the name on another node of a cluster wants */
+		if (strlen(given) == PROTO_TOKEN_LEN)
+			snprintf(probe, sizeof probe, "%s", given);
+		identity_token_new(c->token);
+	}
+	if (l->hooks.guest != NULL &&
+	    l->hooks.guest(l->hooks.ud, c, rq, name, probe[0] != '\0' ? probe : NULL,
+	                   token != NULL && !held))
+		return true; /* the cluster answers (it checks the name on every node) */
+	lobby_login_checked(l, c, rq, name, false);
+	return true;
+}

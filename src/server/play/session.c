@@ -1,0 +1,753 @@
+/*
+ * session.c - the life-cycle of a game and its moves (see session.h):
+ * creation, the start, moves and simultaneous turns through game_ops, what
+ * happens at a deadline (flag, end of a turn, end of a grace), the end,
+ * takebacks and restoring after a restart through the one replayer
+ * (games/game_replay.h), players leaving and coming back (a guest's seat
+ * with its token, kept as a hash), and freeing.
+ */
+#include "server/play/session.h"
+
+#include <inttypes.h>
+#include <sodium.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "games/game_replay.h"
+#include "server/msg/rtt.h"
+
+static void on_deadline(struct game *g);
+
+void sessions_init(struct sessions *s, uv_loop_t *loop, int64_t grace_ms)
+{
+	memset(s, 0, sizeof *s);
+	s->loop = loop;
+	s->grace_ms = grace_ms;
+	s->on_deadline = on_deadline;
+	clock_sessions_init(s);
+}
+
+void sessions_set_hooks(struct sessions *s, const struct session_hooks *h)
+{
+	if (h)
+		s->hooks = *h;
+	else
+		memset(&s->hooks, 0, sizeof s->hooks);
+}
+
+/* ---- the journal's barrier ----------------------------------------------------------- */
+
+/* Before a hook: while nothing of g waits for the store, g as it is is g as stored. */
+static void journal_before(struct game *g)
+{
+	if (session_journal_pending(g))
+		return;
+	g->stored_ply = g->ply;
+	g->stored_to_move = g->ops->to_move(g->st);
+	g->stored_over = g->over;
+}
+
+/* After a hook: the hook queued its record, whose number is the barrier's watermark now. */
+static void journal_after(struct game *g)
+{
+	const struct client_barrier *bar = g->sess->bar;
+	if (bar != NULL && bar->need > g->jseq)
+		g->jseq = bar->need;
+}
+
+/* The turn just begun starts for real once its state is sent (it may wait for the store). */
+static void turn_begins(struct game *g)
+{
+	g->turn_started = clock_now(g);
+	g->turn_waits = session_journal_pending(g);
+}
+
+void session_journal_released(struct sessions *s, uint64_t upto)
+{
+	for (struct game *g = s->games; g != NULL; g = g->next)
+		if (g->turn_waits && g->jseq <= upto && !g->freeing) {
+			g->turn_waits = false;
+			g->turn_started = clock_now(g);
+			clock_arm(g);
+		}
+}
+
+void session_pause(struct game *g, bool paused)
+{
+	if (g->paused == paused || g->over || g->freeing)
+		return;
+	if (paused) /* a turn whose move waits has not begun for its player */
+		g->pause_used = session_journal_pending(g) ? 0 : clock_used(g);
+	else
+		g->turn_started = clock_now(g) - (uint64_t)g->pause_used;
+	g->paused = paused;
+	clock_arm(g);
+}
+
+struct game *session_find(struct sessions *s, uint64_t id)
+{
+	for (struct game *g = s->games; g != NULL; g = g->next)
+		if (g->id == id && !g->freeing)
+			return g;
+	return NULL;
+}
+
+/* ---- creation and freeing ---------------------------------------------------------- */
+
+static void game_free_cb(uv_handle_t *h)
+{
+	struct game *g = h->data;
+	for (size_t i = 0; i < g->nw; i++)
+		snap_unref(g->w[i].pending);
+	free(g->w);
+	watch_chat_free(g);
+	snap_unref(g->snap);
+	free(g->moves);
+	free(g->st);
+	free(g->tmp);
+	free(g);
+}
+
+/* Unlinks g and frees it once its timer is closed; its players and spectators
+   leave it at once. */
+static void game_free(struct game *g)
+{
+	struct sessions *s = g->sess;
+	for (int i = 0; i < g->ops->nplayers; i++)
+		if (g->pl[i].c != NULL) {
+			member_del(g->pl[i].c, g);
+			g->pl[i].c = NULL;
+		}
+	for (size_t i = 0; i < g->nw; i++) {
+		g->w[i].c->nwatching--;
+		member_del(g->w[i].c, g);
+	}
+	for (struct game **pp = &s->games; *pp != NULL; pp = &(*pp)->next)
+		if (*pp == g) {
+			*pp = g->next;
+			break;
+		}
+	if (g->over && s->nfinished > 0)
+		s->nfinished--;
+	g->freeing = true;
+	uv_close((uv_handle_t *)&g->timer, game_free_cb);
+}
+
+struct game *session_create(struct sessions *s, const struct game_spec *spec)
+{
+	const struct game_ops *ops = spec->ops;
+	struct game *g = calloc(1, sizeof *g);
+	if (g == NULL)
+		return NULL;
+	g->sess = s;
+	g->ops = ops;
+	g->so = spec->so;
+	g->seed = spec->seed;
+	g->started_at = wall_ms();
+	g->winner = -1;
+	g->st = calloc(1, ops->state_size);
+	g->tmp = calloc(1, ops->state_size);
+	if (g->st == NULL || g->tmp == NULL || ops->init(g->st, &g->so.params, g->seed) != 0)
+		goto fail;
+	for (int i = 0; i < ops->nplayers; i++) {
+		struct player *p = &g->pl[i];
+		snprintf(p->name, sizeof p->name, "%s", spec->names[i]);
+		p->c = spec->clients[i];
+		p->registered = spec->registered[i];
+		if (!p->registered && p->c != NULL && p->c->token[0] != '\0')
+			session_token_hash(p->c->token, p->token_hash);
+		else if (!p->registered && p->c == NULL && spec->token_hashes[i] != NULL)
+			snprintf(p->token_hash, sizeof p->token_hash, "%s", spec->token_hashes[i]);
+		if (p->c == NULL) {
+			p->absent = true;
+			p->gone_at = uv_now(s->loop);
+		}
+		g->left[i] = g->so.timed ? g->so.base_ms : 0;
+	}
+	for (int i = 0; i < ops->nplayers; i++)
+		if (g->pl[i].c != NULL && !member_add(g->pl[i].c, g)) {
+			while (i-- > 0)
+				if (g->pl[i].c != NULL)
+					member_del(g->pl[i].c, g);
+			goto fail;
+		}
+	uint64_t id = spec->id != 0 ? spec->id : s->next_game_id + 1;
+	journal_before(g);
+	if (spec->id == 0 && s->hooks.on_start != NULL &&
+	    s->hooks.on_start(s->hooks.ud, g, &id) < 0) {
+		for (int i = 0; i < ops->nplayers; i++)
+			if (g->pl[i].c != NULL)
+				member_del(g->pl[i].c, g);
+		goto fail;
+	}
+	journal_after(g);
+	g->id = id;
+	if (id > s->next_game_id)
+		s->next_game_id = id;
+	clock_init(g);
+	g->next = s->games;
+	s->games = g;
+	return g;
+fail:
+	free(g->st);
+	free(g->tmp);
+	free(g);
+	return NULL;
+}
+
+static void send_game_start(struct game *g, int seat)
+{
+	struct client *c = g->pl[seat].c;
+	if (c == NULL)
+		return;
+	cJSON *j;
+	char *t;
+	view_game_start(g, seat, &j, &t);
+	send_msg(c, j, t);
+}
+
+void session_begin(struct game *g)
+{
+	struct sessions *s = g->sess;
+	if (s->news.on_begin != NULL)
+		s->news.on_begin(s->news.ud, g);
+	turn_begins(g);
+	for (int i = 0; i < g->ops->nplayers; i++)
+		send_game_start(g, i);
+	watch_broadcast_state(g);
+	clock_arm(g);
+}
+
+void sessions_free_all(struct sessions *s)
+{
+	while (s->games != NULL)
+		game_free(s->games);
+	s->nfinished = 0;
+	clock_sessions_close(s);
+}
+
+/* ---- the end ----------------------------------------------------------------------- */
+
+/* Frees the oldest finished games beyond SESSION_KEEP_FINISHED. */
+static void prune_finished(struct sessions *s)
+{
+	while (s->nfinished > SESSION_KEEP_FINISHED) {
+		struct game *oldest = NULL;
+		for (struct game *g = s->games; g != NULL; g = g->next)
+			if (g->over)
+				oldest = g;
+		if (oldest == NULL)
+			break;
+		game_free(oldest);
+	}
+}
+
+/* Records the result (clocks stop as they stand). */
+static void set_result(struct game *g, int winner, const char *score, const char *reason)
+{
+	g->sess->epoch++;
+	journal_before(g);
+	if (!g->over)
+		clock_left(g, g->left);
+	g->over = true;
+	g->draw_offer = g->undo_offer = 0; /* offers end with the game (rematch offers come after) */
+	g->winner = winner;
+	snprintf(g->score, sizeof g->score, "%s", score);
+	snprintf(g->reason, sizeof g->reason, "%s", reason);
+}
+
+/* The end of g is recorded: stop the timer, call the hook, tell everyone. */
+static void announce_end(struct game *g)
+{
+	struct sessions *s = g->sess;
+	uv_timer_stop(&g->timer);
+	if (s->hooks.on_end != NULL)
+		s->hooks.on_end(s->hooks.ud, g);
+	journal_after(g);
+	cJSON *j;
+	char *t;
+	view_game_over(g, &j, &t);
+	watch_broadcast(g, j, t, NULL);
+	if (s->news.on_over != NULL)
+		s->news.on_over(s->news.ud, g);
+	s->nfinished++;
+	prune_finished(s); /* may free g itself (after this call stack: the close callback) */
+}
+
+void session_end(struct game *g, int winner, const char *score, const char *reason)
+{
+	if (g->over)
+		return;
+	set_result(g, winner, score, reason);
+	announce_end(g);
+}
+
+/* The engine's result of the position, when it ends the game. */
+static bool position_result(const struct game *g, struct game_result *r)
+{
+	memset(r, 0, sizeof *r);
+	g->ops->result(g->st, r);
+	return r->over;
+}
+
+/* After a position change: the state to everyone, then the end or the next deadline. */
+static void after_change(struct game *g)
+{
+	struct game_result r;
+	unsigned most = g->sess->lim.max_plies;
+	if (position_result(g, &r))
+		set_result(g, r.winner, game_result_score(&r), r.reason ? r.reason : "over");
+	else if (most > 0 && g->ply >= (int)most) /* long enough: a draw (memory is bounded) */
+		set_result(g, -1, game_score_text(-1), "max_plies");
+	watch_broadcast_state(g);
+	if (g->over)
+		announce_end(g);
+	else
+		clock_arm(g);
+}
+
+static bool append_move(struct game *g, const struct move_rec *m)
+{
+	if (g->nmoves == g->cap_moves) {
+		size_t cap = g->cap_moves ? g->cap_moves * 2 : 32;
+		struct move_rec *n = realloc(g->moves, cap * sizeof *n);
+		if (n == NULL)
+			return false;
+		g->moves = n;
+		g->cap_moves = cap;
+	}
+	g->moves[g->nmoves++] = *m;
+	return true;
+}
+
+/* ---- moves ------------------------------------------------------------------------- */
+
+static void reply_parse_error(struct client *c, const struct proto_req *rq, int r, const char *why)
+{
+	const char *code = r == GAME_EILLEGAL ? "ILLEGAL_MOVE"
+	                   : r == GAME_ETURN  ? "NOT_YOUR_TURN"
+	                   : r == GAME_EPHASE ? "WRONG_PHASE"
+	                   : r == GAME_EOVER  ? "GAME_OVER"
+	                                      : "BAD_MOVE";
+	reply_err(c, rq, code, "%s", why ? why : game_strerror(r));
+}
+
+/* ops->parse_move for seat; a failure is answered with the engine's sentence. */
+static int parse_or_reply(struct client *c, const struct proto_req *rq, const struct game *g,
+                          int seat, const char *text, game_move *m)
+{
+	const char *why = NULL;
+	int r = g->ops->parse_move(g->st, seat, text, m, &why);
+	if (r < 0)
+		reply_parse_error(c, rq, r, why);
+	return r;
+}
+
+/* Resolves the current simultaneous turn with what is in (missing = timeout). */
+static void sim_resolve(struct game *g)
+{
+	struct sessions *s = g->sess;
+	unsigned mask = g->ops->to_move(g->st);
+	game_move moves[GAME_MAX_PLAYERS] = {0};
+	enum game_act acts[GAME_MAX_PLAYERS] = {GAME_ACT_NONE};
+	int64_t at = wall_ms();
+	for (int i = 0; i < g->ops->nplayers; i++) {
+		if (!(mask & (1u << i)))
+			continue;
+		struct move_rec rec = {.ply = (int)g->nmoves, .turn = g->ply, .seat = i, .at = at};
+		if (g->acted[i]) {
+			acts[i] = g->act[i];
+			moves[i] = g->action[i];
+			rec.act = g->act[i];
+			rec.ms_used = g->act_ms[i];
+			if (rec.act == GAME_ACT_MOVE)
+				memcpy(rec.text, g->act_text[i], GAME_MOVE_TEXT);
+		} else {
+			rec.act = GAME_ACT_NONE;
+			rec.ms_used = clock_turn_limit(g);
+		}
+		journal_before(g);
+		if (s->hooks.on_move != NULL && s->hooks.on_move(s->hooks.ud, g, &rec) < 0)
+			log_info("game %" PRIu64 ": the move hook failed", g->id);
+		journal_after(g);
+		append_move(g, &rec);
+	}
+	memcpy(g->tmp, g->st, g->ops->state_size);
+	int r = g->ops->resolve(g->tmp, moves, acts);
+	if (r < 0)
+		log_info("game %" PRIu64 ": resolve: %s", g->id, game_strerror(r));
+	else
+		memcpy(g->st, g->tmp, g->ops->state_size);
+	g->ply++;
+	memset(g->acted, 0, sizeof g->acted);
+	turn_begins(g);
+	if (s->on_moved != NULL)
+		s->on_moved(g, mask);
+	after_change(g);
+}
+
+/* seat's action of a simultaneous turn; the turn resolves once every seat has acted. */
+static void sim_move(struct client *c, const struct proto_req *rq, struct game *g, int seat,
+                     const char *text)
+{
+	unsigned mask = g->ops->to_move(g->st);
+	if (!(mask & (1u << seat))) {
+		reply_err(c, rq, "NOT_YOUR_TURN", "your seat does not act this turn");
+		return;
+	}
+	if (g->acted[seat]) {
+		reply_err(c, rq, "ALREADY_ACTED", "your action for this turn is already in");
+		return;
+	}
+	game_move m = 0;
+	if (parse_or_reply(c, rq, g, seat, text, &m) < 0) {
+		if (g->so.strict) {
+			g->acted[seat] = true;
+			g->act[seat] = GAME_ACT_INVALID;
+			g->act_text[seat][0] = '\0';
+			g->act_ms[seat] = clock_used(g);
+		}
+	} else {
+		g->acted[seat] = true;
+		g->act[seat] = GAME_ACT_MOVE;
+		g->action[seat] = m;
+		if (g->ops->format_move(g->st, m, g->act_text[seat], GAME_MOVE_TEXT) < 0)
+			snprintf(g->act_text[seat], GAME_MOVE_TEXT, "%s", text);
+		g->act_ms[seat] = clock_used(g);
+		cJSON *f = cJSON_CreateObject();
+		cJSON_AddNumberToObject(f, "game", (double)g->id);
+		cJSON_AddBoolToObject(f, "pending", true);
+		reply_ok(c, rq, f, NULL,
+		         "action received for game %" PRIu64 "; the turn resolves when every seat "
+		         "has acted or the time is up",
+		         g->id);
+	}
+	for (int i = 0; i < g->ops->nplayers; i++)
+		if ((mask & (1u << i)) && !g->acted[i])
+			return;
+	sim_resolve(g);
+}
+
+void session_move(struct client *c, const struct proto_req *rq, struct game *g, int seat,
+                  const char *text)
+{
+	struct sessions *s = g->sess;
+	if (session_simultaneous(g)) {
+		sim_move(c, rq, g, seat, text);
+		return;
+	}
+	int to_move = game_seat_to_move(g->ops, g->st);
+	if (to_move != seat) {
+		reply_err(c, rq, "NOT_YOUR_TURN", "it is %s's move in game %" PRIu64,
+		          to_move >= 0 ? g->pl[to_move].name : "nobody", g->id);
+		return;
+	}
+	int64_t used = clock_used(g);
+	if (g->so.timed && used >= g->left[seat]) {
+		reply_err(c, rq, "GAME_OVER", "your time ran out in game %" PRIu64, g->id);
+		g->left[seat] = 0;
+		session_end(g, 1 - seat, game_score_text(1 - seat), "timeout");
+		return;
+	}
+	used = rtt_charge(c, used); /* the lag allowance (rtt.h) */
+	game_move m = 0;
+	int r = parse_or_reply(c, rq, g, seat, text, &m);
+	if (r < 0)
+		return;
+	struct move_rec rec = {.ply = (int)g->nmoves,
+	                       .turn = g->ply,
+	                       .seat = seat,
+	                       .act = GAME_ACT_MOVE,
+	                       .ms_used = used,
+	                       .at = wall_ms()};
+	if (g->ops->format_move(g->st, m, rec.text, sizeof rec.text) < 0)
+		snprintf(rec.text, sizeof rec.text, "%s", text);
+	for (int i = 0; i < g->ops->nplayers; i++)
+		rec.clock_ms[i] = g->left[i];
+	if (g->so.timed)
+		rec.clock_ms[seat] = g->left[seat] - used + g->so.inc_ms;
+	memcpy(g->tmp, g->st, g->ops->state_size);
+	if ((r = g->ops->apply(g->tmp, m)) < 0) {
+		reply_err(c, rq, "INTERNAL", "the engine refused the move: %s", game_strerror(r));
+		return;
+	}
+	journal_before(g);
+	if (s->hooks.on_move != NULL && s->hooks.on_move(s->hooks.ud, g, &rec) < 0) {
+		reply_err(c, rq, "INTERNAL",
+		          "the move could not be recorded, so it was not played");
+		return;
+	}
+	journal_after(g);
+	if (!append_move(g, &rec)) {
+		reply_err(c, rq, "INTERNAL", "out of memory; the move was not played");
+		return;
+	}
+	void *t = g->st;
+	g->st = g->tmp;
+	g->tmp = t;
+	if (g->so.timed)
+		g->left[seat] = rec.clock_ms[seat];
+	g->ply++;
+	turn_begins(g);
+	cJSON *f = cJSON_CreateObject();
+	cJSON_AddNumberToObject(f, "game", (double)g->id);
+	cJSON_AddStringToObject(f, "move", rec.text);
+	reply_ok(c, rq, f, NULL, "%s played in game %" PRIu64, rec.text, g->id);
+	if (s->on_moved != NULL)
+		s->on_moved(g, 1u << seat);
+	after_change(g);
+}
+
+void session_resign(struct client *c, const struct proto_req *rq, struct game *g, int seat)
+{
+	cJSON *f = cJSON_CreateObject();
+	cJSON_AddNumberToObject(f, "game", (double)g->id);
+	reply_ok(c, rq, f, NULL, "you resigned game %" PRIu64, g->id);
+	session_end(g, 1 - seat, game_score_text(1 - seat), "resign");
+}
+
+/* The timer of g fired (session_clock.c): the flag, the turn's end or a grace's end. */
+static void on_deadline(struct game *g)
+{
+	uint64_t when, now = clock_now(g);
+	int seat = -1;
+	enum deadline_kind k = clock_next_deadline(g, &when, &seat);
+	if (k == DL_NONE)
+		return;
+	if (when > now) {
+		clock_arm(g);
+		return;
+	}
+	switch (k) {
+	case DL_FLAG:
+		g->left[seat] = 0;
+		session_end(g, 1 - seat, game_score_text(1 - seat), "timeout");
+		break;
+	case DL_GRACE:
+		session_end(g, 1 - seat, game_score_text(1 - seat), "abandoned");
+		break;
+	case DL_TURN:
+		sim_resolve(g);
+		break;
+	case DL_WATCHERS:
+		watch_tell_count(g);
+		break;
+	case DL_NONE:
+		break;
+	}
+	clock_arm(g);
+	/* what this deadline journalled held its output; later events' output does not wait */
+	client_barrier_clear(g->sess->bar);
+}
+
+/* ---- replaying records: takebacks and restoring ------------------------------------ */
+
+/* The replayer's entry for a move record. */
+static struct game_ply ply_of(const struct move_rec *m)
+{
+	return (struct game_ply){.seat = m->seat, .act = m->act, .text = m->text};
+}
+
+int session_takeback(struct game *g, int n)
+{
+	const struct game_ops *ops = g->ops;
+	struct sessions *s = g->sess;
+	if (session_simultaneous(g) || g->over || n < 1 || (size_t)n > g->nmoves)
+		return GAME_ETURN;
+	size_t keep = g->nmoves - (size_t)n;
+	struct game_replay rp;
+	int r = game_replay_start(&rp, ops, g->tmp, &g->so.params, g->seed);
+	for (size_t i = 0; r >= 0 && i < keep; i++) {
+		struct game_ply e = ply_of(&g->moves[i]);
+		r = game_replay_step(&rp, &e, NULL);
+	}
+	if (r < 0)
+		return r;
+	journal_before(g);
+	if (s->hooks.on_undo != NULL && s->hooks.on_undo(s->hooks.ud, g, n) < 0)
+		return GAME_EOVER;
+	journal_after(g);
+	void *t = g->st;
+	g->st = g->tmp;
+	g->tmp = t;
+	g->nmoves = keep;
+	g->ply = (int)keep;
+	for (int i = 0; g->so.timed && i < ops->nplayers; i++)
+		g->left[i] = keep > 0 ? g->moves[keep - 1].clock_ms[i] : g->so.base_ms;
+	turn_begins(g);
+	return 0;
+}
+
+void session_push_state(struct game *g)
+{
+	watch_broadcast_state(g);
+	clock_arm(g);
+}
+
+struct game *session_restore(struct sessions *s, const struct game_spec *spec, int64_t started_at,
+                             const struct move_rec *recs, size_t n, size_t *kept)
+{
+	*kept = 0;
+	struct game *g = session_create(s, spec);
+	if (g == NULL)
+		return NULL;
+	g->started_at = started_at;
+	struct game_replay rp;
+	game_replay_attach(&rp, g->ops, g->st); /* session_create made the start position */
+	for (size_t i = 0; i < n; i++) {
+		struct move_rec rec = recs[i];
+		rec.turn = rp.ply; /* the ply or turn it was made in */
+		struct game_ply e = ply_of(&rec);
+		int r = game_replay_step(&rp, &e, NULL);
+		if (r < 0) {
+			log_error("game %" PRIu64 " ply %d does not replay (%s)", g->id, rec.ply,
+			          game_strerror(r));
+			break;
+		}
+		if (!append_move(g, &rec)) {
+			log_error("game %" PRIu64 ": out of memory restoring it", g->id);
+			break;
+		}
+		if (r == GAME_REPLAY_MADE && g->so.timed && !session_simultaneous(g))
+			for (int k = 0; k < g->ops->nplayers; k++)
+				g->left[k] = rec.clock_ms[k];
+	}
+	/* a simultaneous turn cut by the crash was never announced: it is played again */
+	g->nmoves -= game_replay_drop_open_turn(&rp);
+	g->ply = rp.ply;
+	*kept = g->nmoves;
+	return g;
+}
+
+void session_restart(struct game *g)
+{
+	/* states go on numbering where they stopped: the start was 1, each ply or turn one more */
+	g->seq = (uint64_t)g->ply;
+	/* the downtime is nobody's: the mover's clock waits until the mover is back */
+	g->clock_held = g->so.timed && !session_simultaneous(g);
+	session_begin(g);
+	log_info("game %" PRIu64 " restored at ply %d", g->id, g->ply);
+	/* the crash came between the last move and the end being written */
+	struct game_result r;
+	unsigned most = g->sess->lim.max_plies;
+	if (position_result(g, &r) && !g->over)
+		session_end(g, r.winner, game_result_score(&r), r.reason ? r.reason : "over");
+	else if (most > 0 && g->ply >= (int)most && !g->over)
+		session_end(g, -1, game_score_text(-1), "max_plies");
+}
+
+/* ---- leaving and coming back ------------------------------------------------------- */
+
+/* Orders c's games newest first (the order who and resuming give). */
+static int by_id_desc(const void *a, const void *b)
+{
+	uint64_t x = (*(struct game *const *)a)->id, y = (*(struct game *const *)b)->id;
+	return x < y ? 1 : x > y ? -1 : 0;
+}
+
+void session_sort_games(struct client *c)
+{
+	if (c->ngames > 1)
+		qsort(c->games, c->ngames, sizeof *c->games, by_id_desc);
+}
+
+void session_client_gone(struct sessions *s, struct client *c)
+{
+	s->epoch++;
+	/* the list is taken whole (newest game first): c leaves every game on it */
+	session_sort_games(c);
+	struct game **games = c->games;
+	unsigned n = c->ngames;
+	c->games = NULL;
+	c->ngames = c->capgames = 0;
+	for (unsigned k = 0; k < n; k++) {
+		struct game *g = games[k];
+		watch_drop(g, c);
+		int seat = session_seat_of(g, c);
+		if (seat < 0)
+			continue;
+		g->pl[seat].c = NULL;
+		if (g->over)
+			continue;
+		g->pl[seat].absent = true;
+		g->pl[seat].gone_at = clock_now(g);
+		watch_tell_presence(g, seat, false);
+		clock_arm(g);
+	}
+	free(games);
+}
+
+void session_token_hash(const char *token, char out[SESSION_TOKEN_HASH + 1])
+{
+	unsigned char h[SESSION_TOKEN_HASH / 2];
+	crypto_generichash(h, sizeof h, (const unsigned char *)token, strlen(token), NULL, 0);
+	sodium_bin2hex(out, SESSION_TOKEN_HASH + 1, h, sizeof h);
+}
+
+bool session_token_fits(const char *hash, const char *token)
+{
+	char h[SESSION_TOKEN_HASH + 1];
+	session_token_hash(token, h);
+	return strlen(hash) == SESSION_TOKEN_HASH &&
+	       sodium_memcmp(h, hash, SESSION_TOKEN_HASH) == 0;
+}
+
+void session_login(struct sessions *s, struct client *c, cJSON *resumed)
+{
+	for (struct game *g = s->games; g != NULL; g = g->next) {
+		if (g->freeing || g->over)
+			continue;
+		for (int i = 0; i < g->ops->nplayers; i++) {
+			struct player *p = &g->pl[i];
+			if (!p->absent || strcasecmp(p->name, c->name) != 0 ||
+			    p->registered != c->registered)
+				continue;
+			/* a guest's seat: its token (identity.c checked it; a seat without one
+			   takes the claimer's). A cluster's relay client has the token its home
+			   sent over the bus (cluster.c): the seat's node checks it here. */
+			if (!p->registered && p->token_hash[0] != '\0' &&
+			    !session_token_fits(p->token_hash, c->token))
+				continue;
+			if (!member_add(c, g))
+				break; /* out of memory: the seat keeps waiting */
+			if (!p->registered && p->token_hash[0] == '\0' && c->token[0] != '\0')
+				session_token_hash(c->token, p->token_hash);
+			p->absent = false;
+			p->c = c;
+			if (g->clock_held && game_seat_to_move(g->ops, g->st) == i) {
+				g->clock_held = false; /* restored game: the mover is back */
+				g->turn_started = clock_now(g);
+			}
+			watch_drop(g, c);
+			cJSON_AddItemToArray(resumed, cJSON_CreateNumber((double)g->id));
+			watch_tell_presence(g, i, true);
+			clock_arm(g);
+			break;
+		}
+	}
+}
+
+void session_resume_send(struct sessions *s, struct client *c)
+{
+	(void)s;
+	session_sort_games(c);
+	for (unsigned k = 0; k < c->ngames; k++) {
+		struct game *g = c->games[k];
+		if (g->over)
+			continue;
+		int seat = session_seat_of(g, c);
+		if (seat < 0)
+			continue;
+		/* the state as it stands now (same seq; clocks current), and what was said, once
+		 * what the game waits for is stored */
+		uint64_t need = client_barrier_push(s->bar, g->jseq);
+		send_game_start(g, seat);
+		struct snapshot *sn = watch_current(g);
+		if (sn != NULL)
+			watch_send_state(g, sn, c, seat);
+		watch_send_chat(g, c);
+		client_barrier_pop(s->bar, need);
+	}
+}

@@ -1,0 +1,58 @@
+/*
+ * archive.h - the verbs that read the store, above the lobby (finger tells
+ * whether a player is online) and beside the journal: ratings (a kind's top
+ * list), finger (a player's profile), history (recent finished games), record
+ * (a game's record text, PTN for Tak) and replay (a stored game's positions
+ * streamed to one client at a chosen pace). The dispatcher has checked the
+ * arity, that the server keeps a store, and parsed the game id of record and
+ * replay; each replies itself, once its reads are back from a reader thread
+ * (store_reader.h; the client's further input waits meanwhile).
+ *
+ * Memory: a replay is owned by the archive until its last position is sent
+ * or its client goes (archive_client_gone); its timer's close callback frees
+ * it, so every replay is gone once the loop has run out.
+ */
+#ifndef BITARENA_SERVER_ARCHIVE_H
+#define BITARENA_SERVER_ARCHIVE_H
+
+#include <stdint.h>
+
+#include <uv.h>
+
+#include "server/records/journal.h"
+#include "server/play/lobby.h"
+#include "server/store/store.h"
+#include "server/store/store_reader.h"
+
+#define ARCHIVE_LIST_MAX      20   /* rows in ratings / history */
+#define ARCHIVE_FINGER_GAMES  10   /* recent games in a finger */
+#define ARCHIVE_REPLAY_DEF_MS 1000 /* replay pace when none is given */
+#define ARCHIVE_REPLAY_MAX_MS 60000
+
+struct replay;
+
+struct archive {
+	struct store_reader *rd; /* the store's reads */
+	struct lobby *lobby;     /* who is online (finger) */
+	struct conn_hub *hub;    /* a read finds its client again */
+	uv_loop_t *loop;
+	struct replay *replays; /* running replays */
+	unsigned max_replays;   /* running at once per connection; 0: no limit */
+};
+
+void archive_init(struct archive *a, struct store_reader *rd, struct lobby *l, struct conn_hub *hub,
+                  uv_loop_t *loop);
+/* c is going: its replays stop. */
+void archive_client_gone(struct archive *a, struct client *c);
+/* ratings <kind> */
+void archive_ratings(struct archive *a, struct client *c, const struct proto_req *rq);
+/* finger <name> */
+void archive_finger(struct archive *a, struct client *c, const struct proto_req *rq);
+/* history [name]: c's own when logged in and no name is given */
+void archive_history(struct archive *a, struct client *c, const struct proto_req *rq);
+/* record <game-id>: id parsed */
+void archive_record(struct archive *a, struct client *c, const struct proto_req *rq, uint64_t id);
+/* replay <game-id> [delay_ms]: id parsed */
+void archive_replay(struct archive *a, struct client *c, const struct proto_req *rq, uint64_t id);
+
+#endif

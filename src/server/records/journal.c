@@ -1,0 +1,540 @@
+/*
+ * journal.c - the game journal (see journal.h): the session hooks that queue
+ * every game to the writer thread (its start under an id reserved ahead,
+ * with its guest seats' token hashes, every move, a takeback, the end with
+ * Glicko-2 ratings computed on the writer thread), the barrier raised to
+ * each record's number, what the writer reports (durable: held output goes
+ * out; failing: the games told, new writes refused; working again), and the
+ * recovery of the games in progress at start (a guest seat keeps its token
+ * hash: it comes back only with its token).
+ */
+#include "server/records/journal.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "games/game_replay.h"
+#include "server/util/glicko.h"
+
+_Static_assert(STORE_TOKEN_HASH == SESSION_TOKEN_HASH, "a seat's token hash fits the store's");
+
+void journal_log_failure(const char *what, int r, const char *why)
+{
+	/* always logged: a storage failure is worth an operator's attention */
+	log_error("storage: %s: %s (%s)", what, store_strerror(r), why ? why : "");
+}
+
+bool journal_failing(const struct journal *jn, const char **why)
+{
+	if (why != NULL)
+		*why = jn->failing ? jn->fail_why : "";
+	return jn->failing;
+}
+
+/* ---- hooks: records queued ------------------------------------------------------------ */
+
+/* Queues r and makes the output of this event wait for it. */
+static void queue(struct journal *jn, struct store_rec *r)
+{
+	client_barrier_need(jn->bar, store_writer_queue(jn->w, r));
+}
+
+/* The options as stored: the engine's words, plus turn_ms/strict for simultaneous games. */
+static void options_text(const struct game *g, char *buf, size_t len)
+{
+	if (game_params_text(g->ops, &g->so.params, buf, len) < 0)
+		buf[0] = '\0';
+	if (g->ops->flags & GAME_SIMULTANEOUS) {
+		size_t n = strlen(buf);
+		n += (size_t)snprintf(buf + n, len - n, "%sturn_ms=%" PRId64 " strict=%d",
+		                      n ? " " : "", g->so.turn_ms, g->so.strict ? 1 : 0);
+		if (g->so.first_turn_ms > 0 && n < len)
+			snprintf(buf + n, len - n, " first_turn_ms=%" PRId64, g->so.first_turn_ms);
+	}
+}
+
+static int hook_start(void *ud, const struct game *g, uint64_t *id)
+{
+	struct journal *jn = ud;
+	int64_t nid = 0;
+	int r = jn->failing ? jn->fail_err : store_writer_game_id(jn->w, &nid);
+	struct store_rec *rec = r == STORE_OK ? store_writer_rec(jn->w, STORE_REC_GAME) : NULL;
+	if (rec == NULL) {
+		journal_log_failure("game begin", r ? r : STORE_ENOMEM,
+		                    jn->failing ? jn->fail_why : "");
+		return -1;
+	}
+	struct store_game *sg = &rec->u.game;
+	rec->game = nid;
+	snprintf(sg->kind, sizeof sg->kind, "%s", g->ops->name);
+	options_text(g, sg->options, sizeof sg->options);
+	sg->seed = g->seed;
+	for (int i = 0; i < STORE_SEATS && i < g->ops->nplayers; i++) {
+		snprintf(sg->players[i], sizeof sg->players[i], "%s", g->pl[i].name);
+		sg->guest[i] = !g->pl[i].registered;
+		if (sg->guest[i]) /* the hash, never the token */
+			snprintf(sg->token_hash[i], sizeof sg->token_hash[i], "%s",
+			         g->pl[i].token_hash);
+	}
+	sg->rated = g->so.rated;
+	if (g->so.timed) {
+		sg->time_base_ms = g->so.base_ms;
+		sg->time_inc_ms = g->so.inc_ms;
+	}
+	sg->started = g->started_at;
+	queue(jn, rec);
+	*id = (uint64_t)nid;
+	return 0;
+}
+
+static int hook_move(void *ud, const struct game *g, const struct move_rec *m)
+{
+	struct journal *jn = ud;
+	/* a move can be refused while the store fails; a turn whose time is up cannot */
+	if (jn->failing && !session_simultaneous(g))
+		return -1;
+	struct store_rec *rec = store_writer_rec(jn->w, STORE_REC_MOVE);
+	if (rec == NULL)
+		return -1;
+	struct store_move *sm = &rec->u.move;
+	rec->game = (int64_t)g->id;
+	sm->ply = m->ply;
+	sm->seat = m->seat;
+	if (m->act == GAME_ACT_MOVE)
+		snprintf(sm->text, sizeof sm->text, "%s", m->text);
+	else if (m->act == GAME_ACT_INVALID)
+		snprintf(sm->text, sizeof sm->text, "%s", STORE_INVALID_ACTION);
+	sm->ms_used = m->ms_used;
+	for (int i = 0; i < STORE_SEATS; i++)
+		sm->clock_ms[i] = m->clock_ms[i];
+	sm->at = m->at;
+	queue(jn, rec);
+	return 0;
+}
+
+/* An agreed takeback: the journal loses its last nplies rows too (g->moves still has them). */
+static int hook_undo(void *ud, const struct game *g, int nplies)
+{
+	struct journal *jn = ud;
+	if (jn->failing)
+		return -1;
+	struct store_rec *rec = store_writer_rec(jn->w, STORE_REC_TAKEBACK);
+	if (rec == NULL)
+		return -1;
+	rec->game = (int64_t)g->id;
+	rec->u.takeback.plies = (int)g->nmoves;
+	rec->u.takeback.from = (int)g->nmoves - nplies;
+	queue(jn, rec);
+	return 0;
+}
+
+static bool aborted_reason(const char *reason)
+{
+	return strcmp(reason, "abort") == 0 || strcmp(reason, "aborted") == 0;
+}
+
+/* An end cannot be refused: it is queued even while the store fails, and waits. */
+static void hook_end(void *ud, const struct game *g)
+{
+	struct journal *jn = ud;
+	struct store_rec *rec = store_writer_rec(jn->w, STORE_REC_FINISH);
+	if (rec == NULL) {
+		log_error("game %" PRIu64 ": out of memory: its end is not stored", g->id);
+		return;
+	}
+	struct store_rec_finish *fin = &rec->u.finish;
+	bool aborted = aborted_reason(g->reason);
+	rec->game = (int64_t)g->id;
+	fin->f.status = aborted ? STORE_ABORTED : STORE_FINISHED;
+	snprintf(fin->result, sizeof fin->result, "%s", g->score);
+	snprintf(fin->reason, sizeof fin->reason, "%s", g->reason);
+	fin->f.winner = g->winner;
+	fin->f.ended = wall_ms();
+	for (int i = 0; i < STORE_SEATS && i < g->ops->nplayers; i++) {
+		fin->f.clock_ms[i] = g->so.timed ? g->left[i] : 0;
+		snprintf(fin->players[i], sizeof fin->players[i], "%s", g->pl[i].name);
+	}
+	snprintf(fin->kind, sizeof fin->kind, "%s", g->ops->name);
+	/* rated: asked for by the seek, both seats accounts, and a real result; the writer
+	 * reads both ratings in the batch and computes the new ones (rate, below) */
+	fin->rate = g->so.rated && !aborted && g->ops->nplayers == 2 && g->pl[0].registered &&
+	            g->pl[1].registered;
+	fin->score = g->winner == 0 ? 1.0 : g->winner == 1 ? 0.0 : 0.5;
+	queue(jn, rec);
+}
+
+/*
+ * The writer thread's rating of an end (store_writer.h): each rating as
+ * stored, grown for the days since its last game (glicko.h), then one
+ * Glicko-2 period with this game. Pure.
+ */
+static void rate(void *ud, const struct store_rec_finish *fin,
+                 const struct store_rating cur[STORE_SEATS], struct store_rating out[STORE_SEATS])
+{
+	(void)ud;
+	int64_t now = fin->f.ended;
+	struct glicko in[2], res[2];
+	for (int i = 0; i < 2; i++) {
+		in[i].rating = cur[i].rating;
+		in[i].rd = cur[i].rd;
+		in[i].vol = cur[i].volatility;
+		if (cur[i].updated > 0 && now > cur[i].updated)
+			glicko_decay(&in[i],
+			             (double)(now - cur[i].updated) / (double)GLICKO_IDLE_PERIOD_MS,
+			             &in[i]);
+	}
+	glicko_game(&in[0], &in[1], fin->score, GLICKO_TAU, &res[0], &res[1]);
+	for (int i = 0; i < 2; i++) {
+		out[i].rating = res[i].rating;
+		out[i].rd = res[i].rd;
+		out[i].volatility = res[i].vol;
+		out[i].games = cur[i].games + 1;
+		out[i].updated = now;
+	}
+}
+
+int journal_add_account(struct journal *jn, const char *name, const char *hash, void *ud)
+{
+	if (jn->w == NULL)
+		return STORE_EINVAL;
+	if (jn->failing)
+		return jn->fail_err;
+	struct store_rec *rec = store_writer_rec(jn->w, STORE_REC_ACCOUNT);
+	if (rec == NULL)
+		return STORE_ENOMEM;
+	snprintf(rec->u.account.name, sizeof rec->u.account.name, "%s", name);
+	snprintf(rec->u.account.hash, sizeof rec->u.account.hash, "%s", hash);
+	rec->u.account.created = wall_ms();
+	rec->ud = ud;
+	store_writer_queue(jn->w, rec);
+	return STORE_OK;
+}
+
+/* ---- what the writer reports ------------------------------------------------------------- */
+
+/* One notice to g's players and spectators, ahead of what they have held. */
+static void tell_game(struct journal *jn, uint64_t id, const char *event, const char *code,
+                      const char *sentence)
+{
+	struct game *g = session_find(jn->sess, id);
+	if (g == NULL)
+		return;
+	cJSON *j = cJSON_CreateObject();
+	cJSON_AddStringToObject(j, "type", "info");
+	cJSON_AddStringToObject(j, "event", event);
+	cJSON_AddNumberToObject(j, "game", (double)id);
+	cJSON_AddStringToObject(j, "code", code);
+	cJSON_AddStringToObject(j, "message", sentence);
+	watch_notify(g, j, xasprintf("info %s: game %" PRIu64 ": %s", code, id, sentence));
+}
+
+static bool told(const struct journal *jn, uint64_t id)
+{
+	for (size_t i = 0; i < jn->ntold; i++)
+		if (jn->told[i] == id)
+			return true;
+	return false;
+}
+
+/* A batch failed and will be tried again: the failure begins (logged), its games are told. */
+static void batch_failing(struct journal *jn, const struct store_batch *b)
+{
+	jn->fail_batches++;
+	if (!jn->failing) {
+		jn->failing = true;
+		jn->fail_err = b->err;
+		snprintf(jn->fail_why, sizeof jn->fail_why, "%s", b->why);
+		log_error("storage: %s (%s): the journal waits and tries again every %d ms; "
+		          "new moves, games and accounts are refused and clocks stop meanwhile",
+		          store_strerror(b->err), b->why, JOURNAL_RETRY_MS);
+		for (struct game *g = jn->sess->games; g != NULL; g = g->next)
+			session_pause(g, true);
+	}
+	char *sentence = xasprintf("the server cannot store this game right now (%s); what "
+	                           "happened since its last stored move is told once it is "
+	                           "stored; meanwhile new moves are refused and the clocks "
+	                           "stand still",
+	                           store_strerror(b->err));
+	for (const struct store_rec *r = b->recs; r != NULL; r = r->next) {
+		uint64_t id = (uint64_t)r->game;
+		if (r->type == STORE_REC_ACCOUNT || told(jn, id))
+			continue;
+		if (jn->ntold == jn->cap_told) {
+			size_t cap = jn->cap_told ? 2 * jn->cap_told : 16;
+			uint64_t *t = realloc(jn->told, cap * sizeof *t);
+			if (t == NULL)
+				break;
+			jn->told = t;
+			jn->cap_told = cap;
+		}
+		jn->told[jn->ntold++] = id;
+		tell_game(jn, id, "store_failing", "STORE_FAILING", sentence ? sentence : "");
+	}
+	free(sentence);
+}
+
+/* A batch committed after a failure: the failure ends, the games told are told. */
+static void failure_over(struct journal *jn)
+{
+	log_error("storage: works again after %" PRIu64 " failed tr%s", jn->fail_batches,
+	          jn->fail_batches == 1 ? "y" : "ies");
+	for (size_t i = 0; i < jn->ntold; i++)
+		tell_game(jn, jn->told[i], "store_ok", "STORE_OK",
+		          "the server stores this game again; what waited follows");
+	for (struct game *g = jn->sess->games; g != NULL; g = g->next)
+		session_pause(g, false);
+	jn->failing = false;
+	jn->fail_err = STORE_OK;
+	jn->fail_why[0] = '\0';
+	jn->fail_batches = 0;
+	jn->ntold = 0;
+}
+
+/* What a record is, for the log. */
+static void rec_what(const struct store_rec *r, char *buf, size_t len)
+{
+	switch (r->type) {
+	case STORE_REC_GAME:
+		snprintf(buf, len, "game %" PRId64 " begin", r->game);
+		break;
+	case STORE_REC_MOVE:
+		snprintf(buf, len, "game %" PRId64 " ply %d", r->game, r->u.move.ply);
+		break;
+	case STORE_REC_TAKEBACK:
+		snprintf(buf, len, "game %" PRId64 " takeback", r->game);
+		break;
+	case STORE_REC_FINISH:
+		snprintf(buf, len, "game %" PRId64 " end", r->game);
+		break;
+	case STORE_REC_ACCOUNT:
+		snprintf(buf, len, "account %s", r->u.account.name);
+		break;
+	}
+}
+
+static void on_batch(void *ud, const struct store_batch *b)
+{
+	struct journal *jn = ud;
+	if (b->retrying) {
+		batch_failing(jn, b);
+		return;
+	}
+	if (b->err == STORE_OK && jn->failing)
+		failure_over(jn);
+	for (const struct store_rec *r = b->recs; r != NULL; r = r->next) {
+		if (r->type == STORE_REC_ACCOUNT && jn->on_account != NULL)
+			jn->on_account(jn->acct_ud, r);
+		else if (r->err != STORE_OK) { /* dropped at shutdown, or the store disagrees */
+			char what[64];
+			rec_what(r, what, sizeof what);
+			journal_log_failure(what, r->err, b->err != STORE_OK ? b->why : "refused");
+		}
+	}
+	/* what waited for these records goes out (a failed batch is one dropped at shutdown:
+	 * its output is dropped with the clients) */
+	if (b->err == STORE_OK) {
+		client_barrier_durable(jn->bar, b->last);
+		session_journal_released(jn->sess, b->last);
+	}
+}
+
+static void on_sync(void *ud, uint64_t upto, int err, const char *why)
+{
+	(void)ud;
+	if (err != STORE_OK)
+		log_error("storage: fsync of the journal up to record %" PRIu64 " failed: %s (%s)",
+		          upto, store_strerror(err), why);
+}
+
+/* ---- open, close ---------------------------------------------------------------------- */
+
+int journal_open(struct journal *jn, uv_loop_t *loop, struct store *db,
+                 const struct store_options *o, const struct store_fsync *fsync, struct sessions *s,
+                 struct client_barrier *bar)
+{
+	memset(jn, 0, sizeof *jn);
+	jn->sess = s;
+	jn->bar = bar;
+	jn->opts = *o;
+	snprintf(jn->dir, sizeof jn->dir, "%s", o->dir ? o->dir : "");
+	snprintf(jn->conninfo, sizeof jn->conninfo, "%s", o->conninfo ? o->conninfo : "");
+	jn->opts.dir = o->dir ? jn->dir : NULL;
+	jn->opts.conninfo = o->conninfo ? jn->conninfo : NULL;
+	struct store_writer_config cfg = {.fsync = *fsync,
+	                                  .retry_ms = JOURNAL_RETRY_MS,
+	                                  .ud = jn,
+	                                  .on_batch = on_batch,
+	                                  .on_sync = on_sync,
+	                                  .rate = rate};
+	int r = store_writer_start(loop, db, &cfg, &jn->w);
+	if (r < 0) {
+		log_error("cannot start the journal: %s", store_strerror(r));
+		return r;
+	}
+	struct session_hooks h = {.ud = jn,
+	                          .on_start = hook_start,
+	                          .on_move = hook_move,
+	                          .on_end = hook_end,
+	                          .on_undo = hook_undo};
+	sessions_set_hooks(s, &h);
+	return 0;
+}
+
+void journal_close(struct journal *jn)
+{
+	if (jn->w == NULL)
+		return;
+	if (jn->sess != NULL && jn->sess->hooks.ud == jn)
+		sessions_set_hooks(jn->sess, NULL);
+	store_writer_stop(jn->w);
+	jn->w = NULL;
+	free(jn->told);
+	jn->told = NULL;
+	jn->ntold = jn->cap_told = 0;
+}
+
+/* ---- recovery ---------------------------------------------------------------------- */
+
+int journal_seek_opts(const struct game_ops *ops, const struct store_game *sg, struct seek_opts *so)
+{
+	char buf[STORE_OPTIONS_MAX];
+	char *argv[PROTO_MAX_ARGS];
+	int argc = 0;
+	snprintf(buf, sizeof buf, "%s", sg->options);
+	for (char *save = NULL, *w = strtok_r(buf, " ", &save); w != NULL && argc < PROTO_MAX_ARGS;
+	     w = strtok_r(NULL, " ", &save))
+		argv[argc++] = w;
+	char why[160];
+	if (seek_opts_parse(ops, argc, argv, so, why, sizeof why) < 0)
+		return -1;
+	so->timed = sg->time_base_ms > 0;
+	so->base_ms = sg->time_base_ms;
+	so->inc_ms = sg->time_inc_ms;
+	so->rated = sg->rated;
+	return 0;
+}
+
+/* Ends a stored game that cannot be played on (unknown kind, bad options). */
+static void give_up(struct journal *jn, const struct store_game *sg, const char *why)
+{
+	log_error("game %" PRId64 " cannot be restored (%s); aborted", sg->id, why);
+	struct store_rec *rec = store_writer_rec(jn->w, STORE_REC_FINISH);
+	if (rec == NULL)
+		return;
+	rec->game = sg->id;
+	rec->u.finish.f.status = STORE_ABORTED;
+	rec->u.finish.f.winner = -1;
+	rec->u.finish.f.ended = wall_ms();
+	snprintf(rec->u.finish.reason, sizeof rec->u.finish.reason, "unrecoverable");
+	for (int i = 0; i < STORE_SEATS; i++)
+		rec->u.finish.f.clock_ms[i] = sg->clock_ms[i];
+	queue(jn, rec);
+}
+
+/* Drops the journal rows from ply `from` on (they do not fit the game, or end a half turn). */
+static void trim_journal(struct journal *jn, const struct store_game *sg, int from)
+{
+	struct store_rec *rec = store_writer_rec(jn->w, STORE_REC_TAKEBACK);
+	if (rec == NULL)
+		return;
+	rec->game = sg->id;
+	rec->u.takeback.from = from;
+	rec->u.takeback.plies = sg->plies;
+	queue(jn, rec);
+}
+
+static bool restore_one(struct journal *jn, struct store_game *sg)
+{
+	const struct game_ops *ops = game_find(sg->kind);
+	struct game_spec spec;
+	memset(&spec, 0, sizeof spec);
+	if (ops == NULL || ops->nplayers != STORE_SEATS) {
+		give_up(jn, sg, "unknown game kind");
+		return false;
+	}
+	if (journal_seek_opts(ops, sg, &spec.so) < 0) {
+		give_up(jn, sg, "options");
+		return false;
+	}
+	spec.ops = ops;
+	spec.seed = sg->seed;
+	spec.id = (uint64_t)sg->id;
+	for (int i = 0; i < STORE_SEATS; i++) {
+		spec.names[i] = sg->players[i];
+		spec.registered[i] = !sg->guest[i];
+		if (sg->guest[i] && sg->token_hash[i][0] != '\0') /* its seat wants its token */
+			spec.token_hashes[i] = sg->token_hash[i];
+	}
+	struct move_rec *recs = calloc((size_t)sg->plies + 1, sizeof *recs);
+	if (recs == NULL) {
+		give_up(jn, sg, "out of memory");
+		return false;
+	}
+	for (int k = 0; k < sg->plies; k++) {
+		const struct store_move *m = &sg->moves[k];
+		struct move_rec *r = &recs[k];
+		r->ply = m->ply;
+		r->seat = m->seat;
+		r->act = game_act_of_text(m->text);
+		r->ms_used = m->ms_used;
+		r->at = m->at;
+		snprintf(r->text, sizeof r->text, "%s", m->text);
+		for (int i = 0; i < STORE_SEATS; i++)
+			r->clock_ms[i] = m->clock_ms[i];
+	}
+	size_t kept = 0;
+	struct game *g =
+	        session_restore(jn->sess, &spec, sg->started, recs, (size_t)sg->plies, &kept);
+	free(recs);
+	if (g == NULL) {
+		give_up(jn, sg, "out of memory");
+		return false;
+	}
+	if (kept < (size_t)sg->plies)
+		trim_journal(jn, sg, (int)kept);
+	session_restart(g);
+	return true;
+}
+
+int journal_recover(struct journal *jn)
+{
+	if (jn->w == NULL)
+		return 0;
+	struct store_options ro = jn->opts;
+	ro.reader = true;
+	struct store *db = NULL;
+	int r = store_open_opts(&ro, &db);
+	struct store_game *v = NULL;
+	size_t n = 0;
+	if (r == STORE_OK)
+		r = store_games_in_progress(db, &v, &n);
+	if (r < 0) {
+		journal_log_failure("recovery", r, db ? store_last_error(db) : "");
+		store_close(db);
+		return r;
+	}
+	store_close(db);
+	int restored = 0;
+	for (size_t i = 0; i < n; i++)
+		restored += restore_one(jn, &v[i]);
+	store_games_free(v, n);
+	journal_settle(jn, true);
+	return restored;
+}
+
+bool journal_restore(struct journal *jn, struct store_game *sg)
+{
+	return jn->w != NULL && restore_one(jn, sg);
+}
+
+void journal_settle(struct journal *jn, bool wait)
+{
+	if (jn->w == NULL)
+		return;
+	/* before anyone connects, what recovery wrote (ends, trimmed rows) is durable */
+	if (wait)
+		store_writer_flush(jn->w);
+	client_barrier_clear(jn->bar);
+}

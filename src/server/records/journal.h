@@ -1,0 +1,109 @@
+/*
+ * journal.h - the game journal: the session hooks (hooks.h) that write every
+ * game to the store through the journal queue (store_writer.h: one writer
+ * thread, group commit), the barrier that holds what a write causes until it
+ * is durable (client.h), the visible handling of a failing store, and the
+ * recovery of the games in progress after a restart. Above the session
+ * layer: it registers its hooks there and restores games through it;
+ * nothing below calls it.
+ *
+ * What it guarantees. A hook queues its record and returns at once; the
+ * record's sequence number becomes the barrier's watermark, so the reply to
+ * the move and every broadcast it causes leave only once the batch holding
+ * it is durable (--fsync always: fsync'd; --fsync batch=MS: written to the
+ * WAL), in order, while other output flows. A game's id is reserved from the
+ * store ahead (no wait). A takeback names the journal it expects; the end
+ * is written with the players' new Glicko-2 ratings, computed on the writer
+ * thread from the ratings stored, when the game was rated.
+ *
+ * When the store fails (a batch cannot be committed: disk full, database
+ * locked past the busy timeout, I/O error, file removed or replaced), the
+ * writer tries the batch again every JOURNAL_RETRY_MS until it commits, and
+ * nothing behind it is written first. Meanwhile: the records in it stay
+ * queued and what they hold stays held (nobody is told of a move that is
+ * not on disk); the players and spectators of each game with a record in it
+ * are told at once (info store_failing, once per failure); every game's
+ * clocks stand still (session_pause); new moves, new games, takebacks and
+ * new accounts are refused (INTERNAL: nothing happens); what cannot be
+ * refused (a game's end, a simultaneous turn whose time is up) is queued
+ * behind. Once a batch commits, the games told are told it works again
+ * (info store_ok), everything held goes out in order and the clocks go on.
+ * See PROTOCOL.md §10.
+ */
+#ifndef BITARENA_SERVER_JOURNAL_H
+#define BITARENA_SERVER_JOURNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "server/play/session.h"
+#include "server/store/store.h"
+#include "server/store/store_writer.h"
+
+#define JOURNAL_RETRY_MS 200 /* a failed batch is tried again this often */
+
+struct journal {
+	struct store_writer *w; /* NULL: no journal */
+	struct sessions *sess;
+	struct client_barrier *bar; /* the messages layer's */
+	struct store_options opts;  /* the store's (recovery opens a connection of its own) */
+	char dir[1024];             /* opts.dir points here */
+	char conninfo[1024];        /* opts.conninfo points here */
+	/* the store failing: since when, why, and the games told */
+	bool failing;
+	int fail_err;
+	char fail_why[160];
+	uint64_t fail_batches; /* failed tries in this failure */
+	uint64_t *told;        /* ids of the games told store_failing */
+	size_t ntold, cap_told;
+	/* the accounts' records come back here (accounts.c registers it) */
+	void (*on_account)(void *ud, const struct store_rec *r);
+	void *acct_ud;
+};
+
+/*
+ * Journals the games of s in db through a writer thread it starts on loop
+ * (db is the writer's from now on, closed by journal_close(); opened with
+ * o, whose sync mode must be store_fsync_sync(fsync)), holding output
+ * behind bar. Installs the session hooks. 0 or a negative enum store_err
+ * (db is closed then).
+ */
+int journal_open(struct journal *jn, uv_loop_t *loop, struct store *db,
+                 const struct store_options *o, const struct store_fsync *fsync, struct sessions *s,
+                 struct client_barrier *bar);
+/*
+ * Brings back every game in progress in the store: positions replayed,
+ * clocks from the journal with the side to move's clock held until that
+ * player is back, seats held for their players through the grace; journal
+ * rows that do not replay are dropped. Synchronous (before the server
+ * listens): it reads through a connection of its own and waits until what
+ * it wrote is durable. Returns the number of games restored or a negative
+ * enum store_err.
+ */
+int journal_recover(struct journal *jn);
+/*
+ * One stored game in progress restored as journal_recover() restores each
+ * (a cluster's node taking a game over): false when it could not be (it is
+ * ended in the store as unrecoverable). Then journal_settle(): wait, before
+ * the server listens, for what restoring wrote to be durable; without wait
+ * (a running server) it is written in the background.
+ */
+bool journal_restore(struct journal *jn, struct store_game *sg);
+void journal_settle(struct journal *jn, bool wait);
+/* Removes the hooks, writes what is still queued and stops the writer. */
+void journal_close(struct journal *jn);
+/* True while the store fails (new writes are refused); why (may be NULL) gets the reason. */
+bool journal_failing(const struct journal *jn, const char **why);
+/*
+ * Queues a new account (name valid, hash from store_password_hash); its
+ * record comes back to on_account with r->ud == ud: r->err 0 (stored),
+ * STORE_EEXISTS (name taken) or a failure (dropped at shutdown).
+ */
+int journal_add_account(struct journal *jn, const char *name, const char *hash, void *ud);
+/* The seek options of a stored game: its option words, then its clock and rating; 0 or -1. */
+int journal_seek_opts(const struct game_ops *ops, const struct store_game *sg,
+                      struct seek_opts *so);
+/* Logs a failure of the store (always, on stderr): what was tried, the error, the store's words. */
+void journal_log_failure(const char *what, int r, const char *why);
+
+#endif

@@ -1,0 +1,931 @@
+/*
+ * check_cluster.c - bitarenad on PostgreSQL and in cluster mode, on real
+ * servers the suite starts itself: a throw-away PostgreSQL (pgtest.h) and a
+ * redis-server (redistest.h), each case on a fresh schema and an empty
+ * Redis.
+ *
+ * One node on PostgreSQL (--db): a game played to its end and read back
+ * (record, history); kill -9 of the server mid-game and every acknowledged
+ * move back at the restart, the guests' seats only with their tokens (kept
+ * as hashes); PostgreSQL stopped and started under the server (its clients
+ * told, nothing acknowledged lost, service back by itself).
+ *
+ * Three nodes (--cluster --db --node): players on two nodes play while
+ * spectators on the third watch (every state in order, chat both ways, the
+ * same seeks, who and list everywhere); the game's node killed with kill -9
+ * mid-game, the game going on at another node with every acknowledged move,
+ * its players back (the remote one at once, the local one by logging in
+ * with its token on the new owner); two guests' game taken over by another node,
+ * their seats back there only with their tokens; guests of a game coming back
+ * through the node that does not run it, and a guest seated from another
+ * node coming back to the game's node, only with their tokens; Redis killed and started
+ * again while games run (moves between nodes refused meanwhile with
+ * CLUSTER_DOWN, games of one node going on, everything back by itself,
+ * every acknowledged move stored).
+ */
+#include <check.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pgtest.h"
+#include "redistest.h"
+#include "server/cluster/cluster.h"
+#include "testserver.h"
+#include "check_main.h"
+
+#define BEAT_MS  "300" /* --cluster-beat-ms: a dead node is noticed within about a second */
+#define GAP_MS   1500  /* test_owner_killed: how long bob thinks before the kill */
+#define INFLIGHT 4     /* test_redis_restart: games with a move on its way when Redis dies */
+
+static struct pgtest pg;    /* the case's servers, made in the runner */
+static struct redistest rd; /* (cluster cases only) */
+static char schema[64], uri[512], redis_uri[64];
+
+static void pg_up(void)
+{
+	ck_assert(pgtest_start(&pg));
+}
+
+static void pg_down(void)
+{
+	pgtest_down(&pg);
+}
+
+static void both_up(void)
+{
+	ck_assert(pgtest_start(&pg));
+	ck_assert(redistest_start(&rd));
+}
+
+static void both_down(void)
+{
+	redistest_down(&rd);
+	pgtest_down(&pg);
+}
+
+/* Every test: a fresh schema, an empty Redis, the servers running. */
+static void setup(void)
+{
+	if (!pg.running)
+		ck_assert(pgtest_restart(&pg));
+	pgtest_schema(&pg, schema, sizeof schema);
+	pgtest_uri(&pg, schema, uri, sizeof uri);
+	if (rd.up) {
+		if (!rd.running)
+			ck_assert(redistest_restart(&rd));
+		char out[64];
+		ck_assert(redistest_cmd(&rd, "FLUSHALL\r\n", out, sizeof out));
+		redistest_uri(&rd, redis_uri, sizeof redis_uri);
+	}
+}
+
+/* A server on the test's schema (one node, or node `name` of the cluster). */
+static void up(struct ts_srv *s, const char *name)
+{
+	const char *single[] = {"--db", uri, "--grace-ms", "60000"};
+	const char *node[] = {"--db",       uri,    "--cluster",         redis_uri,
+	                      "--node",     name,   "--cluster-beat-ms", BEAT_MS,
+	                      "--grace-ms", "60000"};
+	if (name == NULL)
+		ts_up(s, single, 4);
+	else
+		ts_up(s, node, 10);
+}
+
+/* Node name with --login-limit 1: a second failed login of a name from one address is throttled. */
+static void up_strict(struct ts_srv *s, const char *name)
+{
+	const char *node[] = {"--db",       uri,     "--cluster",         redis_uri,
+	                      "--node",     name,    "--cluster-beat-ms", BEAT_MS,
+	                      "--grace-ms", "60000", "--login-limit",     "1"};
+	ts_up(s, node, 12);
+}
+
+/* The stored moves of game id, as "m1 m2 ..." (a query of its own on the schema). */
+static void stored_moves(int id, char *out, size_t size, char *status, size_t ssize)
+{
+	PGconn *c = pgtest_connect(&pg, schema);
+	char sql[256];
+	snprintf(sql, sizeof sql,
+	         "SELECT string_agg(move, ' ' ORDER BY ply) FROM moves WHERE game = %d", id);
+	PGresult *r = PQexec(c, sql);
+	ck_assert_int_eq(PQresultStatus(r), PGRES_TUPLES_OK);
+	snprintf(out, size, "%s", PQgetvalue(r, 0, 0));
+	PQclear(r);
+	snprintf(sql, sizeof sql, "SELECT status FROM games WHERE id = %d", id);
+	r = PQexec(c, sql);
+	ck_assert_int_eq(PQntuples(r), 1);
+	snprintf(status, ssize, "%s", PQgetvalue(r, 0, 0));
+	PQclear(r);
+	PQfinish(c);
+}
+
+/* The games rows that hold text (a guest's token) in any column: the store keeps hashes. */
+static int token_rows(const char *text)
+{
+	PGconn *c = pgtest_connect(&pg, schema);
+	const char *v[1] = {text};
+	PGresult *r = PQexecParams(c, "SELECT count(*) FROM games g WHERE strpos(g::text, $1) > 0",
+	                           1, NULL, v, NULL, NULL, 0);
+	ck_assert_int_eq(PQresultStatus(r), PGRES_TUPLES_OK);
+	int n = atoi(PQgetvalue(r, 0, 0));
+	PQclear(r);
+	PQfinish(c);
+	return n;
+}
+
+/* mover plays mv in game id; everyone in watchers[] (players, spectators) gets the state. */
+static void play(struct ts_cli *mover, int id, const char *mv, struct ts_cli **others, int n,
+                 int seq)
+{
+	ts_send(mover, "move %d %s", id, mv);
+	cJSON_Delete(ts_untilf(mover, "{\"type\":\"ok\",\"cmd\":\"move\",\"move\":\"%s\"}", mv));
+	cJSON_Delete(ts_untilf(mover, "{\"type\":\"state\",\"game\":%d,\"seq\":%d}", id, seq));
+	for (int i = 0; i < n; i++)
+		cJSON_Delete(ts_untilf(others[i],
+		                       "{\"type\":\"state\",\"game\":%d,\"seq\":%d,"
+		                       "\"last_move\":\"%s\"}",
+		                       id, seq, mv));
+}
+
+/* Seat's time left in state st (ms; its "clocks" array). */
+static long clock_left(const cJSON *st, int seat)
+{
+	cJSON *cl = cJSON_GetObjectItem(st, "clocks");
+	ck_assert(cJSON_IsArray(cl));
+	return (long)cJSON_GetNumberValue(cJSON_GetArrayItem(cl, seat));
+}
+
+/* A game of e and f once both have heard of the previous one's seek gone. */
+static int begin_after(struct ts_cli *e, struct ts_cli *f)
+{
+	ts_until0(e, "{\"type\":\"seek\",\"event\":\"gone\"}");
+	ts_until0(f, "{\"type\":\"seek\",\"event\":\"gone\"}");
+	return ts_begin_game(e, f, "ttt");
+}
+
+/*
+ * c's move mv in game id, tried until it is played, as a client does after
+ * an answer whose outcome it does not know (CLUSTER_DOWN, NODE_GONE) or a
+ * refusal (INTERNAL); sent: the first try is on its way already. True when
+ * acknowledged, false when found played already (NOT_YOUR_TURN).
+ */
+static bool move_until_played(struct ts_cli *c, int id, const char *mv, bool sent)
+{
+	for (int tries = 0; tries < 100; tries++) {
+		if (tries > 0)
+			ts_msleep(100);
+		if (tries > 0 || !sent)
+			ts_send(c, "move %d %s", id, mv);
+		/* a forward whose answer the bus lost is answered NODE_GONE once its deadline
+		   (CLUSTER_FORWARD_MS, 10 s) has passed, at the next beat: a line's usual wait
+		   (also 10 s) raced it and lost now and then (a CI run) */
+		cJSON *r = ts_until_within(c, "{\"cmd\":\"move\"}", CLUSTER_FORWARD_MS + 5000);
+		const char *code = cJSON_GetStringValue(cJSON_GetObjectItem(r, "code"));
+		bool acked = strcmp(ts_jstr(r, "type"), "ok") == 0;
+		bool played = code != NULL && strcmp(code, "NOT_YOUR_TURN") == 0;
+		ck_assert_msg(acked || played || strcmp(code, "CLUSTER_DOWN") == 0 ||
+		                      strcmp(code, "NODE_GONE") == 0 ||
+		                      strcmp(code, "INTERNAL") == 0,
+		              "move %s in game %d: %s", mv, id, code);
+		cJSON_Delete(r);
+		if (acked || played)
+			return acked;
+	}
+	ck_abort_msg("move %s in game %d was never played", mv, id);
+	return false;
+}
+
+/* ---- one node on PostgreSQL ----------------------------------------------------------------- */
+
+START_TEST(test_pg_game)
+{
+	struct ts_srv s;
+	up(&s, NULL);
+	struct ts_cli a, b;
+	ts_register(&a, s.port, "Alice", "password1");
+	ts_register(&b, s.port, "Bob", "password2");
+	int id = ts_start_game(&a, &b, "ttt", NULL);
+	struct ts_cli *to_b[] = {&b}, *to_a[] = {&a};
+	play(&a, id, "a1", to_b, 1, 2);
+	play(&b, id, "a2", to_a, 1, 3);
+	play(&a, id, "b2", to_b, 1, 4);
+	play(&b, id, "a3", to_a, 1, 5);
+	play(&a, id, "c3", to_b, 1, 6);
+	ts_until0(&a, "{\"type\":\"game_over\",\"result\":{\"winner\":0,\"reason\":\"line\"}}");
+	ts_until0(&b, "{\"type\":\"game_over\",\"result\":{\"winner\":0}}");
+	char moves[256], status[32];
+	stored_moves(id, moves, sizeof moves, status, sizeof status);
+	ck_assert_str_eq(moves, "a1 a2 b2 a3 c3");
+	ck_assert_str_eq(status, "finished");
+	/* the read verbs answer from PostgreSQL through the readers */
+	ts_send(&a, "history bob");
+	cJSON *h = ts_until(&a, "{\"type\":\"ok\",\"cmd\":\"history\"}");
+	ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItem(h, "games")), 1);
+	cJSON_Delete(h);
+	ts_send(&a, "record %d", id);
+	ts_until0(&a, "{\"type\":\"ok\",\"cmd\":\"record\"}");
+	ts_close(&a);
+	ts_close(&b);
+	ts_down(&s);
+}
+END_TEST
+
+/* kill -9 mid-game: every acknowledged move is back at the restart, and the game goes on. */
+START_TEST(test_pg_kill9)
+{
+	struct ts_srv s;
+	up(&s, NULL);
+	struct ts_cli a, b;
+	ts_join(&a, s.port, "ann");
+	ts_join(&b, s.port, "ben");
+	int id = ts_start_game(&a, &b, "ttt", NULL);
+	struct ts_cli *to_b[] = {&b}, *to_a[] = {&a};
+	play(&a, id, "a1", to_b, 1, 2);
+	play(&b, id, "a2", to_a, 1, 3);
+	play(&a, id, "b2", to_b, 1, 4);
+	ts_kill9(&s);
+	tmpdir_remove(s.datadir);
+	ts_close(&a);
+	ts_close(&b);
+	up(&s, NULL); /* the same database */
+	/* the guests' seats come back only with their tokens, kept as hashes in PostgreSQL */
+	struct ts_cli x;
+	ts_connect_json(&x, s.port);
+	ts_send(&x, "login ann");
+	ts_expect_err(&x, "NAME_TAKEN");
+	ts_send(&x, "login ben %s", a.token);
+	ts_expect_err(&x, "BAD_LOGIN");
+	ts_close(&x);
+	ck_assert_int_eq(token_rows(a.token), 0);
+	ck_assert_int_eq(token_rows(b.token), 0);
+	ts_rejoin(&a, s.port, "ann");
+	ts_rejoin(&b, s.port, "ben");
+	cJSON_Delete(ts_untilf(&a, "{\"type\":\"state\",\"game\":%d,\"ply\":3}", id));
+	cJSON_Delete(ts_untilf(&b, "{\"type\":\"state\",\"game\":%d,\"ply\":3}", id));
+	play(&b, id, "a3", to_a, 1, 5);
+	play(&a, id, "c3", to_b, 1, 6);
+	ts_until0(&a, "{\"type\":\"game_over\",\"result\":{\"winner\":0}}");
+	char moves[256], status[32];
+	stored_moves(id, moves, sizeof moves, status, sizeof status);
+	ck_assert_str_eq(moves, "a1 a2 b2 a3 c3");
+	ck_assert_str_eq(status, "finished");
+	ts_close(&a);
+	ts_close(&b);
+	ts_down(&s);
+}
+END_TEST
+
+/*
+ * PostgreSQL stopped under the server (as a crash) and started again: the
+ * move that meets it waits (its players told store_failing), new moves are
+ * refused meanwhile, and once it is back the move is acknowledged, the
+ * game goes on, and everything acknowledged is stored.
+ */
+START_TEST(test_pg_down_and_back)
+{
+	struct ts_srv s;
+	up(&s, NULL);
+	struct ts_cli a, b, w;
+	ts_join(&a, s.port, "ann");
+	ts_join(&b, s.port, "ben");
+	int id = ts_start_game(&a, &b, "ttt", NULL);
+	ts_join(&w, s.port, "wes");
+	ts_send(&w, "watch %d", id);
+	ts_until0(&w, "{\"type\":\"state\",\"seq\":1}");
+	struct ts_cli *to_bw[] = {&b, &w};
+	play(&a, id, "a1", to_bw, 2, 2);
+	pgtest_stop(&pg, "immediate");
+	ts_send(&b, "move %d a2", id);
+	cJSON_Delete(
+	        ts_untilf(&b, "{\"type\":\"info\",\"event\":\"store_failing\",\"game\":%d}", id));
+	cJSON_Delete(
+	        ts_untilf(&a, "{\"type\":\"info\",\"event\":\"store_failing\",\"game\":%d}", id));
+	ts_until0(&w, "{\"type\":\"info\",\"event\":\"store_failing\"}");
+	struct ts_cli x; /* the server answers others meanwhile */
+	ts_connect_json(&x, s.port);
+	ts_send(&x, "ping");
+	ts_until0(&x, "{\"type\":\"pong\"}");
+	ts_close(&x);
+	ck_assert(pgtest_restart(&pg));
+	cJSON_Delete(ts_untilf(&b, "{\"type\":\"ok\",\"cmd\":\"move\",\"move\":\"a2\"}"));
+	cJSON_Delete(ts_untilf(&a, "{\"type\":\"state\",\"game\":%d,\"last_move\":\"a2\"}", id));
+	ts_until0(&w, "{\"type\":\"state\",\"last_move\":\"a2\"}");
+	ts_send(&a, "move %d b2", id);
+	cJSON_Delete(ts_until(&a, "{\"type\":\"ok\",\"cmd\":\"move\",\"move\":\"b2\"}"));
+	char moves[256], status[32];
+	stored_moves(id, moves, sizeof moves, status, sizeof status);
+	ck_assert_str_eq(moves, "a1 a2 b2");
+	ck_assert_str_eq(status, "in_progress");
+	ts_close(&a);
+	ts_close(&b);
+	ts_close(&w);
+	ts_down(&s);
+}
+END_TEST
+
+/* ---- three nodes -------------------------------------------------------------------------- */
+
+struct trio {
+	struct ts_srv n[3];
+};
+
+static void trio_up(struct trio *t)
+{
+	const char *names[] = {"n1", "n2", "n3"};
+	for (int i = 0; i < 3; i++)
+		up(&t->n[i], names[i]);
+}
+
+static void trio_down(struct trio *t)
+{
+	for (int i = 0; i < 3; i++)
+		if (t->n[i].pid > 0)
+			ts_down(&t->n[i]);
+}
+
+/* c's answer to verb, as JSON (caller frees). */
+static cJSON *ask(struct ts_cli *c, const char *verb)
+{
+	ts_send(c, "%s", verb);
+	char pat[96];
+	snprintf(pat, sizeof pat, "{\"type\":\"ok\",\"cmd\":\"%s\"}", verb);
+	return ts_until(c, pat);
+}
+
+/* Whether the user at index i of who's answer (by name) on c watches game id. */
+static bool watches(struct ts_cli *c, int i, int id)
+{
+	cJSON *w = ask(c, "who");
+	cJSON *u = cJSON_GetArrayItem(cJSON_GetObjectItem(w, "users"), i);
+	cJSON *g = cJSON_GetArrayItem(cJSON_GetObjectItem(u, "watching"), 0);
+	bool yes = g != NULL && (int)cJSON_GetNumberValue(g) == id;
+	cJSON_Delete(w);
+	return yes;
+}
+
+/*
+ * Players on n1 and n2, spectators on n3 (JSON and text): the seek is seen
+ * and accepted across nodes, every state reaches everyone in order, chat
+ * goes both ways, and seeks, who and list are the same on every node.
+ */
+START_TEST(test_three_nodes)
+{
+	struct trio t;
+	trio_up(&t);
+	struct ts_cli a, b, c, d;
+	ts_join(&a, t.n[0].port, "alice");
+	ts_join(&b, t.n[1].port, "bob");
+	ts_join(&c, t.n[2].port, "carol");
+	ts_open(&d, t.n[2].port);
+	ts_expect0(&d, "bitarenad * ready*");
+	ts_send(&d, "login dave");
+	ts_expect0(&d, "ok logged in as dave (guest); token *");
+	/* names are the cluster's: a guest name taken on another node is taken */
+	struct ts_cli x;
+	ts_connect_json(&x, t.n[2].port);
+	ts_send(&x, "login ALICE");
+	ts_expect_err(&x, "NAME_TAKEN");
+	ts_close(&x);
+	/* a seek of n1, accepted on n2: the game runs on n1 */
+	ts_seek_accept(&a, &b, "ttt");
+	cJSON *acc = ts_until(&b, "{\"type\":\"ok\",\"cmd\":\"accept\"}");
+	int id = ts_jint(acc, "game");
+	cJSON_Delete(acc);
+	ts_expect0(&b, "{\"type\":\"seek\",\"event\":\"gone\"}"); /* after the ok, as on one node */
+	ts_until0(&a, "{\"type\":\"state\",\"seq\":1,\"seat\":0}");
+	ts_expect0(&b, "{\"type\":\"game_start\",\"seat\":1}");
+	ts_expect0(&b, "{\"type\":\"state\",\"seq\":1,\"seat\":1}");
+	ts_send(&c, "watch %d", id);
+	ts_until0(&c, "{\"type\":\"ok\",\"cmd\":\"watch\"}");
+	ts_expect0(&c, "{\"type\":\"state\",\"seq\":1,\"seat\":null}");
+	ts_send(&d, "watch %d", id);
+	ts_until0(&d, "ok watching game *");
+	ts_expect0(&d, "game * ttt, ply 0: alice (X) vs bob (O)");
+	/* every state to everyone, in order */
+	const char *mv[] = {"a1", "a2", "b2", "a3"};
+	for (int k = 0; k < 4; k++) {
+		struct ts_cli *mover = k % 2 ? &b : &a, *other = k % 2 ? &a : &b;
+		struct ts_cli *others[] = {other, &c};
+		play(mover, id, mv[k], others, 2, k + 2);
+		char pat[64];
+		snprintf(pat, sizeof pat, "game %d ttt, ply %d: *", id, k + 1);
+		ts_until0(&d, pat);
+	}
+	/* chat from a spectator of n3 to everyone */
+	ts_send(&c, "say %d well played", id);
+	ts_until0(&c, "{\"type\":\"ok\",\"cmd\":\"say\"}");
+	ts_until0(&a, "{\"type\":\"chat\",\"from\":\"carol\",\"text\":\"well played\"}");
+	ts_until0(&b, "{\"type\":\"chat\",\"from\":\"carol\",\"text\":\"well played\"}");
+	ts_until0(&c, "{\"type\":\"chat\",\"from\":\"carol\"}");
+	ts_until0(&d, "*] carol: well played");
+	/* the same lobby everywhere */
+	ts_send(&c, "seek tak size=5");
+	ts_until0(&c, "{\"type\":\"ok\",\"cmd\":\"seek\"}");
+	ts_until0(&a, "{\"type\":\"seek\",\"event\":\"new\",\"seek\":{\"by\":\"carol\"}}");
+	/* a node writes its users' rows at its next beat: who is asked until carol watches */
+	for (int tries = 0; tries < 50 && !watches(&a, 2, id); tries++)
+		ts_msleep(100);
+	struct ts_cli *on[] = {&a, &b, &c};
+	for (int i = 0; i < 3; i++) {
+		ck_assert(watches(on[i], 2, id));
+		cJSON *s = ask(on[i], "seeks");
+		ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItem(s, "seeks")), 1);
+		cJSON_Delete(s);
+		cJSON *w = ask(on[i], "who");
+		cJSON *users = cJSON_GetObjectItem(w, "users");
+		ck_assert_int_eq(cJSON_GetArraySize(users), 4);
+		cJSON *first = cJSON_GetArrayItem(users, 0); /* alice, by name */
+		ck_assert_str_eq(ts_jstr(first, "name"), "alice");
+		cJSON *playing = cJSON_GetObjectItem(first, "playing");
+		ck_assert_int_eq((int)cJSON_GetNumberValue(cJSON_GetArrayItem(playing, 0)), id);
+		cJSON_Delete(w);
+		cJSON *l = ask(on[i], "list");
+		cJSON *games = cJSON_GetObjectItem(l, "games");
+		ck_assert_int_eq(cJSON_GetArraySize(games), 1);
+		ck_assert_int_eq(ts_jint(cJSON_GetArrayItem(games, 0), "ply"), 4);
+		ck_assert_int_eq(ts_jint(cJSON_GetArrayItem(games, 0), "watchers"), 2);
+		cJSON_Delete(l);
+	}
+	/* the end */
+	struct ts_cli *others[] = {&b, &c};
+	play(&a, id, "c3", others, 2, 6);
+	for (struct ts_cli **p = (struct ts_cli *[]){&a, &b, &c, NULL}; *p; p++)
+		ts_until0(*p,
+		          "{\"type\":\"game_over\",\"result\":{\"winner\":0,\"reason\":\"line\"}}");
+	ts_until0(&d, "game * over: 1-0, alice (X) wins (line)");
+	char moves[256], status[32];
+	stored_moves(id, moves, sizeof moves, status, sizeof status);
+	ck_assert_str_eq(moves, "a1 a2 b2 a3 c3");
+	ck_assert_str_eq(status, "finished");
+	ts_close(&a);
+	ts_close(&b);
+	ts_close(&c);
+	ts_close(&d);
+	trio_down(&t);
+}
+END_TEST
+
+/*
+ * The game's node is killed (kill -9) mid-game: another node takes the game
+ * over from PostgreSQL within seconds; the player on a surviving node gets
+ * its seat back there at once (info moved, game_start, the state), the
+ * spectator goes on watching, the player of the dead node logs in with its
+ * token on the new owner (which holds the seat for that token) and finds
+ * the game; every acknowledged move is there and the game is played to its
+ * end.
+ */
+START_TEST(test_owner_killed)
+{
+	struct trio t;
+	trio_up(&t);
+	struct ts_cli a, b, c;
+	ts_join(&a, t.n[0].port, "alice");
+	ts_join(&b, t.n[1].port, "bob");
+	ts_join(&c, t.n[2].port, "carol");
+	int id = ts_begin_game(&a, &b, "ttt time=5+0"); /* on n1, alice's node */
+	ts_send(&c, "watch %d", id);
+	ts_until0(&c, "{\"type\":\"state\",\"seq\":1}");
+	struct ts_cli *to_bc[] = {&b, &c}, *to_ac[] = {&a, &c};
+	play(&a, id, "a1", to_bc, 2, 2);
+	play(&b, id, "a2", to_ac, 2, 3);
+	/* acknowledged: a1 a2 b2; bob's clock runs from this state */
+	ts_send(&a, "move %d b2", id);
+	cJSON_Delete(ts_until(&a, "{\"type\":\"ok\",\"cmd\":\"move\",\"move\":\"b2\"}"));
+	cJSON *st = ts_untilf(&b, "{\"type\":\"state\",\"game\":%d,\"seq\":4}", id);
+	long a_left = clock_left(st, 0), b_left = clock_left(st, 1);
+	cJSON_Delete(st);
+	cJSON_Delete(ts_untilf(&c, "{\"type\":\"state\",\"game\":%d,\"seq\":4}", id));
+	ts_msleep(GAP_MS); /* bob thinks; then the node dies: the gap lasts until the takeover */
+	ts_kill9(&t.n[0]);
+	tmpdir_remove(t.n[0].datadir);
+	t.n[0].pid = 0;
+	ts_close(&a);
+	/* bob's seat comes back on the new owner at once, carol watches on */
+	cJSON *mv = ts_untilf(&b, "{\"type\":\"info\",\"game\":%d,\"event\":\"moved\"}", id);
+	const char *on = strstr(ts_jstr(mv, "message"), "on node n");
+	ck_assert_ptr_nonnull(on);
+	int owner = on[9] - '1'; /* n2 or n3 */
+	ck_assert(owner == 1 || owner == 2);
+	cJSON_Delete(mv);
+	cJSON_Delete(ts_untilf(&b, "{\"type\":\"game_start\",\"game\":%d,\"seat\":1}", id));
+	st = ts_untilf(&b, "{\"type\":\"state\",\"game\":%d,\"ply\":3}", id);
+	/* the clocks are those of the last move: neither bob's thinking before the death nor
+	   the time until the takeover (well over GAP_MS) is charged to anyone */
+	ck_assert_int_eq(clock_left(st, 0), a_left);
+	ck_assert_int_le(b_left - clock_left(st, 1), GAP_MS / 2);
+	cJSON_Delete(st);
+	cJSON_Delete(ts_untilf(&c, "{\"type\":\"info\",\"game\":%d,\"event\":\"moved\"}", id));
+	cJSON_Delete(ts_untilf(&c, "{\"type\":\"state\",\"game\":%d,\"ply\":3}", id));
+	/* alice comes back on the new owner, which holds her seat for her token */
+	ts_rejoin(&a, t.n[owner].port, "alice");
+	cJSON_Delete(ts_untilf(&a, "{\"type\":\"game_start\",\"game\":%d,\"seat\":0}", id));
+	st = ts_untilf(&a, "{\"type\":\"state\",\"game\":%d,\"ply\":3}", id);
+	int seq = ts_jint(st, "seq");
+	ck_assert_int_eq(clock_left(st, 0), a_left);
+	cJSON_Delete(st);
+	play(&b, id, "a3", to_ac, 2, seq + 1);
+	play(&a, id, "c3", to_bc, 2, seq + 2);
+	ts_until0(&a, "{\"type\":\"game_over\",\"result\":{\"winner\":0,\"reason\":\"line\"}}");
+	ts_until0(&c, "{\"type\":\"game_over\"}");
+	char moves[256], status[32];
+	stored_moves(id, moves, sizeof moves, status, sizeof status);
+	ck_assert_str_eq(moves, "a1 a2 b2 a3 c3");
+	ck_assert_str_eq(status, "finished");
+	ts_close(&a);
+	ts_close(&b);
+	ts_close(&c);
+	trio_down(&t);
+}
+END_TEST
+
+/*
+ * A node with a game of two of its guests is killed (kill -9): the node that
+ * takes the game over brings each guest's seat back only with its token (its
+ * hash came with the game from PostgreSQL): `login <name>` is NAME_TAKEN
+ * there, `login <name> <token>` gets the seat, and the game goes on.
+ */
+START_TEST(test_takeover_keeps_tokens)
+{
+	struct ts_srv n1, n2;
+	up(&n1, "n1");
+	up(&n2, "n2");
+	struct ts_cli a, b, w, x;
+	ts_join(&a, n1.port, "alice");
+	ts_join(&b, n1.port, "bob");
+	ts_join(&w, n2.port, "wes");
+	int id = ts_begin_game(&a, &b, "ttt");
+	ts_send(&w, "watch %d", id);
+	ts_until0(&w, "{\"type\":\"state\",\"seq\":1}");
+	struct ts_cli *to_bw[] = {&b, &w};
+	play(&a, id, "a1", to_bw, 2, 2);
+	ts_kill9(&n1);
+	tmpdir_remove(n1.datadir);
+	ts_close(&a);
+	ts_close(&b);
+	cJSON_Delete(ts_untilf(&w, "{\"type\":\"info\",\"game\":%d,\"event\":\"moved\"}", id));
+	/* n2 runs the game now: the names are its guests' seats, held by their tokens */
+	ts_connect_json(&x, n2.port);
+	ts_send(&x, "login bob");
+	cJSON *e = ts_expect(&x, "{\"type\":\"error\",\"code\":\"NAME_TAKEN\"}");
+	ck_assert_ptr_nonnull(strstr(ts_jstr(e, "message"), "login bob <token>"));
+	cJSON_Delete(e);
+	ts_send(&x, "login alice %s", b.token);
+	ts_expect_err(&x, "BAD_LOGIN");
+	ts_close(&x);
+	ck_assert_int_eq(token_rows(a.token), 0);
+	ts_rejoin(&b, n2.port, "bob");
+	cJSON_Delete(ts_untilf(&b, "{\"type\":\"game_start\",\"game\":%d,\"seat\":1}", id));
+	cJSON_Delete(ts_untilf(&b, "{\"type\":\"state\",\"game\":%d,\"ply\":1}", id));
+	ts_rejoin(&a, n2.port, "alice");
+	cJSON_Delete(ts_untilf(&a, "{\"type\":\"game_start\",\"game\":%d,\"seat\":0}", id));
+	cJSON *st = ts_untilf(&a, "{\"type\":\"state\",\"game\":%d,\"ply\":1}", id);
+	int seq = ts_jint(st, "seq");
+	cJSON_Delete(st);
+	struct ts_cli *to_aw[] = {&a, &w};
+	play(&b, id, "a2", to_aw, 2, seq + 1);
+	char moves[256], status[32];
+	stored_moves(id, moves, sizeof moves, status, sizeof status);
+	ck_assert_str_eq(moves, "a1 a2");
+	ck_assert_str_eq(status, "in_progress");
+	ts_close(&a);
+	ts_close(&b);
+	ts_close(&w);
+	ts_down(&n2);
+}
+END_TEST
+
+/* Whether c's `who` lists name (users of every live node). */
+static bool online(struct ts_cli *c, const char *name)
+{
+	cJSON *w = ask(c, "who");
+	cJSON *us = cJSON_GetObjectItem(w, "users");
+	bool yes = false;
+	for (int i = 0; i < cJSON_GetArraySize(us); i++)
+		yes |= strcmp(ts_jstr(cJSON_GetArrayItem(us, i), "name"), name) == 0;
+	cJSON_Delete(w);
+	return yes;
+}
+
+/* Whether c's `list` has game id (rows of every live node, written with its seats:). */
+static bool listed(struct ts_cli *c, int id)
+{
+	cJSON *l = ask(c, "list");
+	cJSON *gs = cJSON_GetObjectItem(l, "games");
+	bool yes = false;
+	for (int i = 0; i < cJSON_GetArraySize(gs); i++)
+		yes |= ts_jint(cJSON_GetArrayItem(gs, i), "id") == id;
+	cJSON_Delete(l);
+	return yes;
+}
+
+/* Until c's `who` no longer lists name: its node has seen its connection close. */
+static void until_offline(struct ts_cli *c, const char *name)
+{
+	for (int i = 0; i < 200 && online(c, name); i++)
+		ts_msleep(50);
+	ck_assert_msg(!online(c, name), "%s still online", name);
+}
+
+/* A JSON connection to port from the loopback address from (another address to the server). */
+static void connect_from(struct ts_cli *c, int port, const char *from)
+{
+	ts_open_from(c, port, from);
+	ts_expect0(c, "bitarenad * ready*");
+	ts_send(c, "set format json");
+	ts_expect0(c, "{\"type\":\"ok\",\"cmd\":\"set\",\"format\":\"json\"}");
+}
+
+/* x's `login <args>` is NAME_TAKEN for name's seats (not for a connection), told how back. */
+static void seat_taken(struct ts_cli *x, const char *name)
+{
+	ts_send(x, "login %s", name);
+	cJSON *e = ts_expect(x, "{\"type\":\"error\",\"code\":\"NAME_TAKEN\"}");
+	char back[64];
+	snprintf(back, sizeof back, "login %s <token>", name);
+	ck_assert_msg(strstr(ts_jstr(e, "message"), back) != NULL, "%s", ts_jstr(e, "message"));
+	cJSON_Delete(e);
+}
+
+/*
+ * Guests' seats across nodes, only with their tokens: alice (on n1) plays
+ * bob (on n2) a game n1 runs; both go. Through n2, which does not run the
+ * game, `login alice` is NAME_TAKEN and `login alice <bob's token>`
+ * BAD_LOGIN, counted as a failed login (n2 allows one: the next try from
+ * that address is LOGIN_THROTTLED); the seat stays hers; on n1 bob's seat, taken from another
+ * node, is held by his token too (`login bob` NAME_TAKEN there and on n2).
+ * `login alice <token>` on n2 brings her seat back from n1 (the token went
+ * over the bus, n1 checked it), bob's token on n1 his, and the game goes on
+ * from both sides. Neither name can be registered through the other node
+ * meanwhile, nor the name of a guest connected to another node.
+ */
+START_TEST(test_tokens_across_nodes)
+{
+	struct ts_srv n1, n2;
+	up(&n1, "n1");
+	up_strict(&n2, "n2");
+	struct ts_cli a, b, w, x;
+	ts_join(&a, n1.port, "alice");
+	ts_join(&b, n2.port, "bob");
+	ts_join(&w, n2.port, "wes");
+	int id = ts_begin_game(&a, &b, "ttt"); /* on n1, alice's seek's node */
+	struct ts_cli *to_b[] = {&b};
+	play(&a, id, "a1", to_b, 1, 2);
+	ts_close(&a);
+	ts_close(&b);
+	for (int i = 0; i < 200 && !listed(&w, id); i++) /* n1's seats: written with its list */
+		ts_msleep(50);
+	ck_assert(listed(&w, id));
+	until_offline(&w, "alice");
+	until_offline(&w, "bob");
+	/* through the node that does not run the game: not by name, not with another token
+	   (a failed login, as on the game's node: the next is throttled) */
+	connect_from(&x, n2.port, "127.0.0.2");
+	seat_taken(&x, "alice");
+	seat_taken(&x, "bob");
+	ts_send(&x, "login alice %s", b.token);
+	ts_expect_err(&x, "BAD_LOGIN");
+	ts_send(&x, "login alice %s", b.token);
+	ts_expect_err(&x, "LOGIN_THROTTLED");
+	ts_close(&x);
+	/* nor registered: through n2, alice's name has guest seats in n1's game; through n1,
+	   wes is a guest connected to n2 (each node asks the others); a name nobody holds is
+	   registered */
+	ts_connect_json(&x, n2.port);
+	ts_send(&x, "register alice password9");
+	cJSON *e = ts_expect(&x, "{\"type\":\"error\",\"code\":\"NAME_TAKEN\"}");
+	ck_assert_ptr_nonnull(strstr(ts_jstr(e, "message"), "another node"));
+	cJSON_Delete(e);
+	ts_close(&x);
+	ts_connect_json(&x, n1.port);
+	ts_send(&x, "register wes password9");
+	ts_expect_err(&x, "NAME_TAKEN");
+	ts_close(&x);
+	ts_register(&x, n2.port, "zed", "password9");
+	ts_close(&x);
+	/* on the game's node: bob's seat, taken through n2, is held by his token as well */
+	ts_connect_json(&x, n1.port);
+	seat_taken(&x, "bob");
+	ts_close(&x);
+	/* with their tokens: alice through n2 (n1 checks the token the bus brought), bob on n1 */
+	ts_rejoin(&a, n2.port, "alice");
+	cJSON_Delete(ts_untilf(&a, "{\"type\":\"game_start\",\"game\":%d,\"seat\":0}", id));
+	cJSON *st = ts_untilf(&a, "{\"type\":\"state\",\"game\":%d,\"ply\":1}", id);
+	int seq = ts_jint(st, "seq");
+	cJSON_Delete(st);
+	ts_rejoin(&b, n1.port, "bob");
+	cJSON_Delete(ts_untilf(&b, "{\"type\":\"game_start\",\"game\":%d,\"seat\":1}", id));
+	cJSON_Delete(ts_untilf(&b, "{\"type\":\"state\",\"game\":%d,\"ply\":1}", id));
+	struct ts_cli *to_a[] = {&a};
+	to_b[0] = &b;
+	play(&b, id, "a2", to_a, 1, seq + 1);
+	play(&a, id, "b1", to_b, 1, seq + 2);
+	char moves[256], status[32];
+	stored_moves(id, moves, sizeof moves, status, sizeof status);
+	ck_assert_str_eq(moves, "a1 a2 b1");
+	ts_close(&a);
+	ts_close(&b);
+	ts_close(&w);
+	ts_down(&n1);
+	ts_down(&n2);
+}
+END_TEST
+
+/*
+ * Redis killed and started again while games are played: a game whose
+ * players are on its own node goes on; a move between nodes gets
+ * CLUSTER_DOWN meanwhile and is accepted once Redis is back (tried again
+ * as a client would); the spectators of another node are sent the state
+ * again; moves on their way between nodes when Redis dies are acknowledged,
+ * or refused and then found played or played when tried again, once; every
+ * acknowledged move is stored.
+ */
+START_TEST(test_redis_restart)
+{
+	struct trio t;
+	trio_up(&t);
+	struct ts_cli a, b, e, f, w;
+	ts_join(&a, t.n[0].port, "alice");
+	ts_join(&b, t.n[1].port, "bob");
+	ts_join(&e, t.n[2].port, "erin");
+	ts_join(&f, t.n[2].port, "fred");
+	ts_join(&w, t.n[1].port, "wes");
+	int g1 = ts_begin_game(&a, &b, "ttt"); /* across n1 and n2 */
+	int g2 = begin_after(&e, &f);          /* all on n3 */
+	ts_send(&w, "watch %d", g2);
+	ts_until0(&w, "{\"type\":\"state\",\"seq\":1}");
+	struct ts_cli *to_b[] = {&b}, *to_a[] = {&a}, *to_fw[] = {&f, &w}, *to_f[] = {&f};
+	play(&a, g1, "a1", to_b, 1, 2);
+	play(&e, g2, "a1", to_fw, 2, 2);
+	/* more games across n1 and n2, a move of each on its way between nodes when Redis dies */
+	struct ts_cli p[INFLIGHT], q[INFLIGHT];
+	int gq[INFLIGHT];
+	for (int i = 0; i < INFLIGHT; i++) {
+		char name[16];
+		snprintf(name, sizeof name, "pat%d", i);
+		ts_join(&p[i], t.n[0].port, name);
+		snprintf(name, sizeof name, "quin%d", i);
+		ts_join(&q[i], t.n[1].port, name);
+		gq[i] = ts_begin_game(&p[i], &q[i], "ttt");
+		play(&p[i], gq[i], "a1", (struct ts_cli *[]){&q[i]}, 1, 2);
+	}
+	for (int i = 0; i < INFLIGHT; i++)
+		ts_send(&q[i], "move %d a2", gq[i]);
+	redistest_stop(&rd, true);
+	/* the local game goes on */
+	play(&f, g2, "b1", (struct ts_cli *[]){&e}, 1, 3);
+	play(&e, g2, "a2", to_f, 1, 4);
+	/* the move between nodes is refused, said so */
+	ts_send(&b, "move %d a2", g1);
+	ts_until0(&b, "{\"type\":\"error\",\"code\":\"CLUSTER_DOWN\"}");
+	ck_assert(redistest_restart(&rd));
+	/* once the nodes are back on Redis the move goes through */
+	ck_assert(move_until_played(&b, g1, "a2", false)); /* it was refused: never played */
+	cJSON_Delete(ts_untilf(&a, "{\"type\":\"state\",\"game\":%d,\"last_move\":\"a2\"}", g1));
+	/* each move that was on its way: acknowledged, or refused (CLUSTER_DOWN: not known),
+	   then tried again until acknowledged or found played; played once either way */
+	for (int i = 0; i < INFLIGHT; i++) {
+		move_until_played(&q[i], gq[i], "a2", true);
+		char moves[64], status[32];
+		stored_moves(gq[i], moves, sizeof moves, status, sizeof status);
+		ck_assert_str_eq(moves, "a1 a2");
+	}
+	/* the spectator of the other node is sent the state it missed */
+	cJSON_Delete(ts_untilf(&w, "{\"type\":\"state\",\"game\":%d,\"ply\":3}", g2));
+	play(&a, g1, "b2", to_b, 1, 4);
+	play(&f, g2, "b2", (struct ts_cli *[]){&e, &w}, 2, 5);
+	play(&e, g2, "a3", (struct ts_cli *[]){&f, &w}, 2, 6);
+	char moves[256], status[32];
+	stored_moves(g1, moves, sizeof moves, status, sizeof status);
+	ck_assert_str_eq(moves, "a1 a2 b2");
+	stored_moves(g2, moves, sizeof moves, status, sizeof status);
+	ck_assert_str_eq(moves, "a1 b1 a2 b2 a3");
+	ck_assert_str_eq(status, "finished");
+	(void)to_a;
+	ts_close(&a);
+	ts_close(&b);
+	ts_close(&e);
+	ts_close(&f);
+	ts_close(&w);
+	for (int i = 0; i < INFLIGHT; i++) {
+		ts_close(&p[i]);
+		ts_close(&q[i]);
+	}
+	trio_down(&t);
+}
+END_TEST
+
+/*
+ * PostgreSQL stopped (as a crash) and started again under three nodes while
+ * a game runs across n1 and n2 and n3 watches: the remote player's move
+ * waits, every member on every node is told store_failing, the nodes keep
+ * answering (who, a move of another game refused with INTERNAL, nobody
+ * declared dead); once PostgreSQL is back the move is acknowledged, the
+ * game is played to its end, and everything acknowledged is stored.
+ */
+START_TEST(test_pg_down_cluster)
+{
+	struct trio t;
+	trio_up(&t);
+	struct ts_cli a, b, c, e, f;
+	ts_join(&a, t.n[0].port, "alice");
+	ts_join(&b, t.n[1].port, "bob");
+	ts_join(&c, t.n[2].port, "carol");
+	ts_join(&e, t.n[2].port, "erin");
+	ts_join(&f, t.n[1].port, "fred");
+	int id = ts_begin_game(&a, &b, "ttt"); /* on n1 */
+	int g2 = begin_after(&e, &f);          /* on n3 */
+	ts_send(&c, "watch %d", id);
+	ts_until0(&c, "{\"type\":\"state\",\"seq\":1}");
+	struct ts_cli *to_bc[] = {&b, &c}, *to_ac[] = {&a, &c};
+	play(&a, id, "a1", to_bc, 2, 2);
+	pgtest_stop(&pg, "immediate");
+	ts_send(&b, "move %d a2", id); /* forwarded to n1, where it waits for PostgreSQL */
+	cJSON_Delete(
+	        ts_untilf(&b, "{\"type\":\"info\",\"event\":\"store_failing\",\"game\":%d}", id));
+	cJSON_Delete(
+	        ts_untilf(&a, "{\"type\":\"info\",\"event\":\"store_failing\",\"game\":%d}", id));
+	cJSON_Delete(
+	        ts_untilf(&c, "{\"type\":\"info\",\"event\":\"store_failing\",\"game\":%d}", id));
+	/* the nodes answer meanwhile; a move that cannot be written is refused, said so */
+	cJSON *w = ask(&e, "who");
+	ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItem(w, "users")), 5);
+	cJSON_Delete(w);
+	/* a move on n3: held and told (the first to meet the failure there), or refused */
+	ts_send(&e, "move %d a1", g2);
+	bool refused = false;
+	for (bool told = false; !told && !refused;) {
+		cJSON *r = ts_expect(&e, "{}");
+		const char *type = cJSON_GetStringValue(cJSON_GetObjectItem(r, "type"));
+		const char *code = cJSON_GetStringValue(cJSON_GetObjectItem(r, "code"));
+		const char *event = cJSON_GetStringValue(cJSON_GetObjectItem(r, "event"));
+		refused = type != NULL && strcmp(type, "error") == 0;
+		if (refused)
+			ck_assert_str_eq(code, "INTERNAL");
+		told = event != NULL && strcmp(event, "store_failing") == 0 &&
+		       cJSON_GetNumberValue(cJSON_GetObjectItem(r, "game")) == g2;
+		cJSON_Delete(r);
+	}
+	ck_assert(pgtest_restart(&pg));
+	cJSON_Delete(ts_untilf(&b, "{\"type\":\"ok\",\"cmd\":\"move\",\"move\":\"a2\"}"));
+	cJSON_Delete(ts_untilf(&a, "{\"type\":\"state\",\"game\":%d,\"last_move\":\"a2\"}", id));
+	cJSON_Delete(ts_untilf(&c, "{\"type\":\"state\",\"game\":%d,\"last_move\":\"a2\"}", id));
+	/* service is back by itself: the game goes on to its end, the other game too */
+	play(&a, id, "b2", to_bc, 2, 4);
+	play(&b, id, "a3", to_ac, 2, 5);
+	play(&a, id, "c3", to_bc, 2, 6);
+	ts_until0(&b, "{\"type\":\"game_over\",\"result\":{\"winner\":0,\"reason\":\"line\"}}");
+	ts_until0(&c, "{\"type\":\"game_over\"}");
+	if (!refused) {
+		cJSON_Delete(ts_until(&e, "{\"type\":\"ok\",\"cmd\":\"move\",\"move\":\"a1\"}"));
+	} else {
+		ck_assert(move_until_played(&e, g2, "a1", false)); /* INTERNAL: nothing happened */
+	}
+	cJSON_Delete(ts_untilf(&f, "{\"type\":\"state\",\"game\":%d,\"last_move\":\"a1\"}", g2));
+	char moves[256], status[32];
+	stored_moves(id, moves, sizeof moves, status, sizeof status);
+	ck_assert_str_eq(moves, "a1 a2 b2 a3 c3");
+	ck_assert_str_eq(status, "finished");
+	stored_moves(g2, moves, sizeof moves, status, sizeof status);
+	ck_assert_str_eq(moves, "a1");
+	for (struct ts_cli **p = (struct ts_cli *[]){&a, &b, &c, &e, &f, NULL}; *p; p++)
+		ts_close(*p);
+	trio_down(&t);
+}
+END_TEST
+
+static Suite *cluster_suite(void)
+{
+	Suite *s = suite_create("cluster");
+	if (!pgtest_available("check_cluster"))
+		return s;
+	TCase *tc = tcase_create("postgresql");
+	tcase_add_unchecked_fixture(tc, pg_up, pg_down);
+	tcase_add_checked_fixture(tc, setup, NULL);
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, test_pg_game);
+	tcase_add_test(tc, test_pg_kill9);
+	tcase_add_test(tc, test_pg_down_and_back);
+	suite_add_tcase(s, tc);
+	if (!redistest_available("check_cluster"))
+		return s;
+	tc = tcase_create("cluster");
+	tcase_add_unchecked_fixture(tc, both_up, both_down);
+	tcase_add_checked_fixture(tc, setup, NULL);
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, test_three_nodes);
+	tcase_add_test(tc, test_owner_killed);
+	tcase_add_test(tc, test_takeover_keeps_tokens);
+	tcase_add_test(tc, test_tokens_across_nodes);
+	tcase_add_test(tc, test_redis_restart);
+	tcase_add_test(tc, test_pg_down_cluster);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	return check_run(cluster_suite());
+}
