@@ -9,10 +9,16 @@
  * server before these limits every test here fails
  * (everything was answered, every replay ran, nobody was refused).
  */
+#include <arpa/inet.h>
 #include <check.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include "check_main.h"
 #include "testserver.h"

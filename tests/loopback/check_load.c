@@ -18,7 +18,9 @@
  *    restored games' records (`load --verify`); a log with one move the
  *    server never acknowledged must fail the same check.
  */
+#include <arpa/inet.h>
 #include <check.h>
+#include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>

@@ -7,13 +7,20 @@
  * grace, the flag falling, text mode, pipelining, and a clean exit (status 0)
  * on SIGTERM after every test.
  *
- * The server and socket helpers are tests/testserver.h's. Waiting for a line
+ * The server and socket helpers are tests/lib/testserver.h's. Waiting for a line
  * is bounded (TS_LINE_WAIT_MS) so a missing line fails a test instead of
  * hanging it; nothing asserts how fast anything happens.
  */
 #include "testserver.h"
 
+#include <arpa/inet.h>
 #include <dirent.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include "check_main.h"
 
