@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "core/bitboard.h"
 #include "games/game.h"
@@ -38,6 +39,16 @@ static inline bool mnk_over(const struct mnk_state *s)
 
 /* Rules (mnk.c): an empty m x n board with k in a row to win, or GAME_EOPT. */
 int mnk_setup(struct mnk_state *s, int m, int n, int k);
+
+/* The options of game_mnk (m, n, k, in this order) and the rules as game_ops entries. */
+#define MNK_NOPTS 3
+extern const struct game_optdef mnk_opts[MNK_NOPTS];
+int mnk_init(void *st, const struct game_params *p, uint64_t seed);
+unsigned mnk_to_move(const void *st);
+int mnk_legal_moves(const void *st, game_move *out, size_t cap);
+int mnk_apply(void *st, game_move m);
+void mnk_result(const void *st, struct game_result *r);
+int mnk_evaluate(const void *st);
 
 /*
  * Notation (mnk_notation.c), as game_ops entries: a move is its cell, file

@@ -169,6 +169,17 @@ void xmas_view(const void *st, int viewer, void *out);
 
 /* Rules (xmas.c): does m fit the kind of this turn (PUSH, or MOVE/PASS)? */
 bool xmas_move_fits_turn(const struct xmas_state *st, game_move m);
+/* The index in st->items of the item at loc (a cell or XMAS_LOC_HAND(seat)), or -1. */
+int xmas_item_at(const struct xmas_state *st, int loc);
+
+/* The options (seed, pool, league) and the rules as game_ops entries (state as void *). */
+#define XMAS_NOPTS 3
+extern const struct game_optdef xmas_opts[XMAS_NOPTS];
+int xmas_init(void *st, const struct game_params *p, uint64_t seed);
+unsigned xmas_to_move(const void *st);
+int xmas_legal_moves(const void *st, game_move *out, size_t cap);
+int xmas_resolve(void *st, const game_move *moves, const enum game_act *acts);
+void xmas_result(const void *st, struct game_result *r);
 
 /*
  * Notation (xmas_notation.c). Action lines as the referee reads them, whole
