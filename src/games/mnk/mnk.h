@@ -1,7 +1,16 @@
 /*
- * mnk.h - m,n,k games (tic-tac-toe is 3,3,3): the state shared by the rules
- * (mnk.c, which also holds game_ttt and game_mnk) and the notation
- * (mnk_notation.c: cells a1..h8, position text).
+ * games/mnk/ - the m,n,k engine (tic-tac-toe is 3,3,3): one engine folder of src/games, beside the
+ * other engines, which it never calls. It calls game.c (what every engine
+ * shares); the table games.c, the record, the replayer and the search above
+ * it reach it only through its game_ops, while the server and the clients
+ * may use this header too (tests/layers.py checks the order). Pure: no I/O.
+ * Its files, each calling only those below it:
+ *   mnk_ops.c       game_ttt and game_mnk: the tables, load, the presentations
+ *   mnk_notation.c  cells (b2) and positions (x.o/.x./..o) as text
+ *   mnk.c           the rules and the search's evaluation
+ *
+ * mnk.h - m,n,k games: the state shared by the rules (mnk.c), the notation
+ * (mnk_notation.c: cells a1..h8, position text) and the tables (mnk_ops.c).
  *
  * State: one bitboard per side over the core geometry (cell (x, y) = bit
  * y*m + x, rank 1 at the bottom). A move is the cell's bit index.

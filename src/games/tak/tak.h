@@ -1,7 +1,21 @@
 /*
+ * games/tak/ - the Tak engine: one engine folder of src/games, beside the
+ * other engines, which it never calls. It calls game.c (what every engine
+ * shares); the table games.c, the record, the replayer and the search above
+ * it reach it only through its game_ops, while the server and the clients
+ * may use this header too (tests/layers.py checks the order). Pure: no I/O.
+ * Its files, each calling only those below it:
+ *   tak_ops.c     game_tak: the table, the PTN and TPS entries, the presentations
+ *   tak_search.c  the Tak bot: alpha-beta on the rules' make/unmake (tak_search.h)
+ *   tak_ptn.c     PTN moves and games, TPS positions, a record's tags
+ *   tak.c         the rules: placements, slides, roads, flats, legality, perft
+ *   tak_slide.c   every drop pattern of a slide, as tables (tak_slide.h)
+ * tak_make.h is make/unmake and move generation's pieces, static inline, for the
+ * rules and the bot. The one callback: the bot's caller gives it the clock and
+ * may stop it (tak_search.h).
+ *
  * tak.h - the Tak engine (game_tak): position, move encoding, and the helpers
- * shared by the rules (tak.c), the notation (tak_ptn.c) and the server's
- * record command (PTN game text).
+ * its files share with its users (the playtak port, the TEI tools, the bot).
  *
  * Options (optdefs, in this order; "seek tak size=6 komi=4 ..."):
  *   size    3..8, default 5

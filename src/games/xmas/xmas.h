@@ -1,4 +1,17 @@
 /*
+ * games/xmas/ - the Xmas Rush engine: one engine folder of src/games, beside the
+ * other engines, which it never calls. It calls game.c (what every engine
+ * shares); the table games.c, the record, the replayer and the search above
+ * it reach it only through its game_ops, while the server and the clients
+ * may use this header too (tests/layers.py checks the order). Pure: no I/O.
+ * Its files, each calling only those below it:
+ *   xmas_ops.c       game_xmas: the table, a seat's actions, the presentations
+ *   xmas_bot.c       a player that reads what a contest bot reads (xmas_bot.h)
+ *   xmas_notation.c  action lines both ways and the contest input of a seat
+ *   xmas.c           the rules: set-up, turns, the end, what a viewer may see
+ *   xmas_push.c      the board: tiles, pushes and paths as bitboards (xmas_push.h)
+ * jrandom.h is java.util.Random, header only.
+ *
  * xmas.h - Xmas Rush (CodinGame, December 2018), exact to the official
  * referee (CodinGameCommunity/XmasRush): the game state, the packed action,
  * the contest input of a seat, and the game_ops `game_xmas` (a simultaneous
