@@ -553,7 +553,7 @@ void commands_line(struct commands *cx, struct client *cl, char *line, size_t le
 		          rq.verb);
 		return;
 	case PROTO_EARGS:
-		reply_err(cl, &rq, ERR_BAD_ARGS, "usage: %s", rq.cmd->usage);
+		reply_usage(cl, &rq);
 		return;
 	default:
 		break;
