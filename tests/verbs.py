@@ -20,8 +20,8 @@ follows with one command. Why read commands.c rather than ask the program
 need, and the check runs without a build (a doc edit, `make distcheck`). The
 table's rows are plain C initialisers; the reader fails loudly on anything it
 cannot read rather than guess. Flags are shown resolved to commands.h's
-enum cmd_flags (PLAYER is login, game, seat) and PROTOCOL.md's legend of flags
-must name each of them once.
+enum cmd_flags (PLAYER is login, game, seat; a member of the enum made of
+others counts as those) and PROTOCOL.md's legend of flags must name each once.
 
 Usage: tests/verbs.py [--write] [srcdir]   (srcdir: $BITARENA_SRCDIR or the tree
 this script is in).
@@ -56,24 +56,28 @@ class Str(str):
 
 
 def flag_names(commands_h):
-    """The flags of enum cmd_flags in their order: {C name: shown name}."""
+    """The flags of enum cmd_flags in their order, {C name: shown name}, and the members that
+    stand for several of them ({C name: expression}: CMD_SHARED = CMD_SHARED_SEEKS | ...)."""
     body = re.search(r"enum cmd_flags \{(.*?)\};", commands_h, re.S)
     if body is None:
         raise SystemExit("verbs: no enum cmd_flags in commands.h")
-    names = re.findall(r"^\s*(CMD_\w+)\s*=", body.group(1), re.M)
-    return {n: n[len("CMD_"):].lower() for n in names}
+    body = re.sub(r"/\*.*?\*/", "", body.group(1), flags=re.S)
+    members = re.findall(r"(CMD_\w+)\s*=\s*([^,]*)", body)
+    flags = {n: n[len("CMD_"):].lower() for n, v in members if "CMD_" not in v}
+    return flags, {n: v for n, v in members if "CMD_" in v}
 
 
 def read_table(srcdir):
     """[{name, min, max, flags (C names), cost, usage, help}] of commands.c, in order."""
     path = os.path.join(srcdir, "src/server/cmd/commands.c")
     text = open(path, encoding="utf-8").read()
-    flags = flag_names(open(os.path.join(srcdir, "src/server/cmd/commands.h"),
-                            encoding="utf-8").read())
+    flags, aliases = flag_names(open(os.path.join(srcdir, "src/server/cmd/commands.h"),
+                                     encoding="utf-8").read())
     limits = open(os.path.join(srcdir, "src/proto/limits.h"), encoding="utf-8").read()
     consts = {k: int(v) for k, v in re.findall(r"#define (PROTO_\w+)\s+(\d+)\b", limits)}
     # the shorthands the table is written with (#define LOGIN CMD_LOGIN, PLAYER (...))
     defines = dict(re.findall(r"^#define (\w+)\s+(.*?)\s*(?:/\*.*)?$", text, re.M))
+    defines.update(aliases)
 
     def resolve(expr, seen=()):
         out = []
