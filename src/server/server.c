@@ -47,13 +47,13 @@ static void ev_refuse(void *ud, struct conn *c, enum conn_refusal why)
 	struct server *s = ud;
 	char *t;
 	if (why == CONN_REFUSED_FULL)
-		t = xasprintf("error SERVER_FULL: the server has %u connections, the most it takes "
+		t = xasprintf("error %s: the server has %u connections, the most it takes "
 		              "(--max-clients); try again later",
-		              s->hub.lim.max_clients);
+		              err_name(ERR_SERVER_FULL), s->hub.lim.max_clients);
 	else
-		t = xasprintf("error TOO_MANY_CONNECTIONS: %u connections come from your address "
-		              "already, the most it may have (--max-per-address)",
-		              s->hub.lim.max_per_addr);
+		t = xasprintf("error %s: %u connections come from your address already, the most "
+		              "it may have (--max-per-address)",
+		              err_name(ERR_TOO_MANY_CONNECTIONS), s->hub.lim.max_per_addr);
 	struct outbuf *b = t ? outbuf_line(t) : NULL;
 	conn_send(c, b);
 	outbuf_unref(b);
@@ -71,20 +71,15 @@ static bool ev_timeout(void *ud, struct conn *c, enum conn_timeout what)
 		return false; /* logged in, or an anonymous spectator */
 	bool login = what == CONN_TIMEOUT_LOGIN;
 	uint64_t ms = login ? s->hub.lim.login_ms : s->hub.lim.idle_ms;
-	cJSON *j = cJSON_CreateObject();
-	cJSON_AddStringToObject(j, "type", "info");
-	cJSON_AddStringToObject(j, "event", login ? "login_timeout" : "idle_timeout");
-	cJSON_AddStringToObject(j, "code", login ? "LOGIN_TIMEOUT" : "IDLE_TIMEOUT");
 	bool whole = ms % 1000 == 0;
 	unsigned long long n = whole ? ms / 1000 : ms;
 	const char *unit = whole ? "s" : "ms";
-	char *m = login ? xasprintf("no login within %llu %s of connecting; this connection closes",
-	                            n, unit)
-	                : xasprintf("nothing sent for %llu %s; this connection closes", n, unit);
-	cJSON_AddStringToObject(j, "message", m ? m : "");
-	send_msg(cl, j,
-	         xasprintf("info %s: %s", login ? "LOGIN_TIMEOUT" : "IDLE_TIMEOUT", m ? m : ""));
-	free(m);
+	if (login)
+		send_info(cl, ERR_LOGIN_TIMEOUT,
+		          "no login within %llu %s of connecting; this connection closes", n, unit);
+	else
+		send_info(cl, ERR_IDLE_TIMEOUT, "nothing sent for %llu %s; this connection closes",
+		          n, unit);
 	return true;
 }
 
@@ -104,12 +99,12 @@ static void ev_bad_frame(void *ud, struct conn *c, enum frame_event what)
 	if (!commands_charge(&s->cmds, client_of(c), 1))
 		return;
 	if (what == FRAME_SB_TOO_LONG)
-		reply_err(client_of(c), NULL, "TELNET_UNTERMINATED",
+		reply_err(client_of(c), NULL, ERR_TELNET_UNTERMINATED,
 		          "a telnet subnegotiation (IAC SB) ran past %d bytes without its end "
 		          "(IAC SE); it and the rest of its line were ignored",
 		          FRAME_SB_MAX);
 	else
-		reply_err(client_of(c), NULL, "LINE_TOO_LONG",
+		reply_err(client_of(c), NULL, ERR_LINE_TOO_LONG,
 		          "lines are at most %d bytes; the rest of this one is ignored", FRAME_MAX);
 }
 

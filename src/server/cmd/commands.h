@@ -14,7 +14,8 @@
  * proto_cmd)
  * and the dispatcher that turns one input line into a call of a row's
  * handler. The table is the one place a verb is defined: "help" lists it, the
- * parser counts arguments by it, the dispatcher resolves its flags.
+ * parser counts arguments by it, the dispatcher resolves its flags, and
+ * PROTOCOL.md's table of verbs is checked against it (tests/verbs.py).
  *
  * What the dispatcher resolves once, in this order, so that no handler
  * re-parses an id or re-checks the arity, the login or the seat:
