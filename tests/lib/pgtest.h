@@ -8,7 +8,9 @@
  * $BITARENA_TEST_USER, postgres or nobody, owning the directory.
  *
  * When PostgreSQL's programs are not installed (/usr/lib/postgresql/N/bin,
- * or $PG_BINDIR), pgtest_available() says so and the suites skip their
+ * or $PG_BINDIR), or bitarena was built without PostgreSQL (HAVE_POSTGRESQL
+ * 0: then the connections of the tests' own, through libpq, are not
+ * compiled either), pgtest_available() says so and the suites skip their
  * PostgreSQL cases with a message; once installed, any failure to start is
  * a test failure.
  *
@@ -21,7 +23,9 @@
 
 #include <check.h>
 #include <dirent.h>
+#if HAVE_POSTGRESQL
 #include <libpq-fe.h>
+#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,6 +86,12 @@ static inline bool pgtest_bindir(char *out, size_t size)
 static inline bool pgtest_available(const char *suite)
 {
 	char bin[300];
+	if (!HAVE_POSTGRESQL) {
+		printf("%s: this build has no PostgreSQL (./configure --without-postgresql): its "
+		       "cases are skipped\n",
+		       suite);
+		return false;
+	}
 	if (pgtest_bindir(bin, sizeof bin))
 		return true;
 	printf("%s: PostgreSQL is not installed (no initdb/pg_ctl/postgres in "
@@ -217,6 +227,7 @@ static inline void pgtest_uri(const struct pgtest *pg, const char *schema, char 
 		snprintf(out + n, size - (size_t)n, "&options=-csearch_path%%3D%s", schema);
 }
 
+#if HAVE_POSTGRESQL
 static inline void pgtest_quiet(void *arg, const char *message)
 {
 	(void)arg;
@@ -255,5 +266,6 @@ static inline void pgtest_schema(struct pgtest *pg, char *out, size_t size)
 	pgtest_sql(c, sql);
 	PQfinish(c);
 }
+#endif /* HAVE_POSTGRESQL */
 
 #endif

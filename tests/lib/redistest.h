@@ -4,8 +4,9 @@
  * saved to disk; stopped (or killed, or restarted on the same port, for the
  * failure tests) and removed at the end, and by a watchdog (svctest.h) if
  * the test process dies first. When redis-server is not installed
- * ($REDIS_SERVER, or on PATH) redistest_available() says so and the suites
- * skip their Redis cases with a message. Header-only; test code only.
+ * ($REDIS_SERVER, or on PATH), or bitarena was built without the cluster
+ * (HAVE_REDIS 0), redistest_available() says so and the suites skip their
+ * Redis cases with a message. Header-only; test code only.
  */
 #ifndef BITARENA_TESTS_REDISTEST_H
 #define BITARENA_TESTS_REDISTEST_H
@@ -51,6 +52,12 @@ static inline bool redistest_bin(char *out, size_t size)
 static inline bool redistest_available(const char *suite)
 {
 	char bin[256];
+	if (!HAVE_REDIS) {
+		printf("%s: this build has no cluster (./configure --without-redis): its cases are "
+		       "skipped\n",
+		       suite);
+		return false;
+	}
 	if (redistest_bin(bin, sizeof bin))
 		return true;
 	printf("%s: redis-server is not installed (not on PATH, no $REDIS_SERVER): its cases are "

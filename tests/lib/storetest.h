@@ -7,7 +7,8 @@
  * uncommitted write of its own. SQLite lives in a temporary directory;
  * PostgreSQL is one throw-away server per test case (pgtest.h, started by
  * the case's unchecked fixture, in the runner) and a fresh schema per test.
- * The PostgreSQL case is skipped, with a message, where it is not installed.
+ * The PostgreSQL case is skipped, with a message, where it is not installed
+ * or not built (HAVE_POSTGRESQL 0: its code here is not compiled).
  * Header-only; test code only.
  */
 #ifndef BITARENA_TESTS_STORETEST_H
@@ -72,12 +73,14 @@ static inline void st_setup(enum st_kind kind, const char *prefix, const char *s
 	ste.kind = kind;
 	tmpdir_make(ste.tmpdir, sizeof ste.tmpdir, prefix);
 	snprintf(ste.dir, sizeof ste.dir, "%s/%s", ste.tmpdir, sub);
+#if HAVE_POSTGRESQL
 	if (kind == ST_PG) {
 		if (!st_pg.running) /* a test before stopped it and failed before starting it */
 			ck_assert(pgtest_restart(&st_pg));
 		pgtest_schema(&st_pg, ste.schema, sizeof ste.schema);
 		pgtest_uri(&st_pg, ste.schema, ste.uri, sizeof ste.uri);
 	}
+#endif
 }
 
 static inline void st_teardown(void)
@@ -128,17 +131,21 @@ static inline void st_cases(Suite *s, const char *suite, void (*setup_sqlite)(vo
 
 struct st_other {
 	sqlite3 *lite;
+#if HAVE_POSTGRESQL
 	PGconn *pg;
+#endif
 };
 
 /* Opens a connection of its own to the running test's store. */
 static inline void st_other_open(struct st_other *o)
 {
 	memset(o, 0, sizeof *o);
+#if HAVE_POSTGRESQL
 	if (st_is_pg()) {
 		o->pg = pgtest_connect(&st_pg, ste.schema);
 		return;
 	}
+#endif
 	char path[700];
 	snprintf(path, sizeof path, "%s/%s", ste.dir, STORE_DB_FILE);
 	ck_assert_int_eq(sqlite3_open(path, &o->lite), SQLITE_OK);
@@ -148,10 +155,12 @@ static inline void st_other_open(struct st_other *o)
 /* Runs sql on the other connection; fails the test unless it succeeds. */
 static inline void st_other_sql(struct st_other *o, const char *sql)
 {
+#if HAVE_POSTGRESQL
 	if (o->pg != NULL) {
 		pgtest_sql(o->pg, sql);
 		return;
 	}
+#endif
 	char *err = NULL;
 	ck_assert_msg(sqlite3_exec(o->lite, sql, NULL, NULL, &err) == SQLITE_OK, "%s: %s", sql,
 	              err ? err : "?");
@@ -159,8 +168,10 @@ static inline void st_other_sql(struct st_other *o, const char *sql)
 
 static inline void st_other_close(struct st_other *o)
 {
+#if HAVE_POSTGRESQL
 	if (o->pg != NULL)
 		PQfinish(o->pg);
+#endif
 	if (o->lite != NULL)
 		sqlite3_close(o->lite);
 	memset(o, 0, sizeof *o);
