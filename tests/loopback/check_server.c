@@ -981,17 +981,13 @@ static int run_out(const char *cmd, char *out, size_t size)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
-/* The long option a --help line names ("  -v, --verbose ...", "      --listen HOST:PORT ..."). */
+/* Whether a --help line is name's ("  -v, --verbose ...", "      --listen HOST:PORT ..."). */
 static bool help_names(const char *line, size_t len, const char *name)
 {
-	size_t i = 0;
-	while (i < len && line[i] == ' ')
-		i++;
-	if (i == 0 || i + 2 > len)
+	size_t i = 6, n = strlen(name);
+	if (len < i || (strncmp(line, "      ", 6) != 0 &&
+	                !(strncmp(line, "  -", 3) == 0 && strncmp(line + 4, ", ", 2) == 0)))
 		return false;
-	if (line[i] == '-' && line[i + 1] != '-') /* a short option first */
-		i += 4;
-	size_t n = strlen(name);
 	return i + 2 + n <= len && strncmp(line + i, "--", 2) == 0 &&
 	       strncmp(line + i + 2, name, n) == 0 && (i + 2 + n == len || line[i + 2 + n] == ' ');
 }
