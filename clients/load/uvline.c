@@ -584,8 +584,9 @@ void uvl_pool_free(struct uvl_pool *p)
 int uvl_pool_ws(struct uvl_pool *p, const char *host, int port, int max_conns, char *why,
                 size_t len)
 {
-	snprintf(why, len, "this bitarena was built without WebSocket support (libwebsockets); "
-	                   "rebuild with ./configure --with-websockets");
+	snprintf(why, len,
+	         "this bitarena was built without WebSocket support (libwebsockets); "
+	         "rebuild with ./configure --with-websockets");
 	return -1;
 }
 

@@ -34,10 +34,10 @@
 /* What the command line sets: the server's config and what start-up needs. */
 struct options {
 	struct server_config cfg;
-	const char *listen, *port_file;          /* TCP */
-	const char *playtak, *playtak_port_file; /* the playtak protocol */
+	const char *listen, *port_file;                              /* TCP */
+	const char *playtak, *playtak_port_file;                     /* the playtak protocol */
 	const char *http, *http_port_file, *http_origin, *http_root; /* the web page */
-	const char *data, *db;                   /* the store: SQLite in data, or PostgreSQL */
+	const char *data, *db; /* the store: SQLite in data, or PostgreSQL */
 	int64_t busy_ms;
 	bool fast_hash;
 	const char *cluster, *node; /* a cluster's node */
@@ -88,16 +88,16 @@ enum opt_type {
 };
 
 static const char *const type_names[] = {
-        [OPT_SECTION] = "section", [OPT_FLAG] = "flag",       [OPT_COUNT] = "count",
-        [OPT_LIMIT] = "limit",     [OPT_BYTES] = "bytes",     [OPT_SECONDS] = "seconds",
-        [OPT_MS] = "ms",           [OPT_STRING] = "string",   [OPT_ADDRESS] = "address",
-        [OPT_FSYNC] = "fsync",     [OPT_HELP] = "action",     [OPT_VERSION] = "action",
+        [OPT_SECTION] = "section", [OPT_FLAG] = "flag",     [OPT_COUNT] = "count",
+        [OPT_LIMIT] = "limit",     [OPT_BYTES] = "bytes",   [OPT_SECONDS] = "seconds",
+        [OPT_MS] = "ms",           [OPT_STRING] = "string", [OPT_ADDRESS] = "address",
+        [OPT_FSYNC] = "fsync",     [OPT_HELP] = "action",   [OPT_VERSION] = "action",
         [OPT_DUMP] = "action",
 };
 
 struct opt {
-	const char *name;    /* the long option (--name), and the config file's key */
-	char letter;         /* the short option (-x), or 0 */
+	const char *name; /* the long option (--name), and the config file's key */
+	char letter;      /* the short option (-x), or 0 */
 	enum opt_type type;
 	size_t off, size;    /* the field it sets in struct options (AT()) */
 	int64_t min, max;    /* numbers: the range, in the option's unit */
@@ -108,11 +108,11 @@ struct opt {
 	bool runtime;        /* may change at run time (a config file re-read on SIGHUP) */
 };
 
-#define AT(field) .off = offsetof(struct options, field), .size = sizeof(((struct options *)0)->field)
-#define SECTION(title) {.type = OPT_SECTION, .help = title}
+#define AT(field)                                                                                  \
+	.off = offsetof(struct options, field), .size = sizeof(((struct options *)0)->field)
 
 static const struct opt opts[] = {
-        SECTION("Listening"),
+        {.type = OPT_SECTION, .help = "Listening"},
         {"listen", 0, OPT_ADDRESS, AT(listen), .metavar = "HOST:PORT",
          .help = "the address to listen on; IPv6 as [::1]:7777; port 0 picks a free port"},
         {"port-file", 0, OPT_STRING, AT(port_file), .metavar = "PATH",
@@ -138,7 +138,7 @@ static const struct opt opts[] = {
         {"verbose", 'v', OPT_FLAG, AT(cfg.verbose), .help = "log connections to stderr",
          .runtime = true},
 
-        SECTION("Games"),
+        {.type = OPT_SECTION, .help = "Games"},
         {"grace", 0, OPT_SECONDS, AT(cfg.grace_ms), 0, 86400, "SECONDS",
          "how long a disconnected player keeps the seat", .runtime = true},
         {"grace-ms", 0, OPT_MS, AT(cfg.grace_ms), 0, 86400000, "MS",
@@ -152,7 +152,7 @@ static const struct opt opts[] = {
         {"max-replays", 0, OPT_COUNT, AT(cfg.max_replays), 0, 100000, "N",
          "replays one connection may run at once", "no limit", .runtime = true},
 
-        SECTION("Connections"),
+        {.type = OPT_SECTION, .help = "Connections"},
         {"max-clients", 0, OPT_COUNT, AT(cfg.conn.max_clients), 0, 1000000, "N",
          "connections at once, lowered to fit the file descriptor limit", "no limit"},
         {"max-per-address", 0, OPT_COUNT, AT(cfg.conn.max_per_addr), 0, 1000000, "N",
@@ -182,39 +182,34 @@ static const struct opt opts[] = {
         {"out-soft-seconds", 0, OPT_SECONDS, AT(cfg.conn.out_soft_ms), 0, 86400, "SECONDS",
          "above --out-cap this long: dropped", "never", .runtime = true},
         {"out-total", 0, OPT_BYTES, AT(cfg.conn.out_total), 0, INT64_C(1) << 40, "BYTES",
-         "all connections' output; above it the biggest is dropped", "no limit",
-         .runtime = true},
+         "all connections' output; above it the biggest is dropped", "no limit", .runtime = true},
         {"cmd-rate", 0, OPT_COUNT, AT(cfg.budget.rate), 0, 1000000, "N",
          "each connection's command budget: N tokens a second; a command costs 1 to 20",
          "no budget", .runtime = true},
-        {"cmd-burst", 0, OPT_COUNT, AT(cfg.budget.burst), 1, 1000000, "N",
-         "the budget's bucket", .runtime = true},
+        {"cmd-burst", 0, OPT_COUNT, AT(cfg.budget.burst), 1, 1000000, "N", "the budget's bucket",
+         .runtime = true},
 
-        SECTION("Accounts"),
+        {.type = OPT_SECTION, .help = "Accounts"},
         {"login-limit", 0, OPT_LIMIT, AT(cfg.acct_limits.login_pair), 0, ACCOUNTS_LIMIT_MAX, "N",
-         "failed logins of one account from one address in a minute", "no limit",
+         "failed logins of one account from one address in a minute", "no limit", .runtime = true},
+        {"login-limit-address", 0, OPT_LIMIT, AT(cfg.acct_limits.login_addr), 0, ACCOUNTS_LIMIT_MAX,
+         "N", "failed logins from one address in 10 minutes, any accounts", "no limit",
          .runtime = true},
-        {"login-limit-address", 0, OPT_LIMIT, AT(cfg.acct_limits.login_addr), 0,
-         ACCOUNTS_LIMIT_MAX, "N",
-         "failed logins from one address in 10 minutes, any accounts", "no limit",
-         .runtime = true},
-        {"login-limit-account", 0, OPT_LIMIT, AT(cfg.acct_limits.login_acct), 0,
-         ACCOUNTS_LIMIT_MAX, "N",
+        {"login-limit-account", 0, OPT_LIMIT, AT(cfg.acct_limits.login_acct), 0, ACCOUNTS_LIMIT_MAX,
+         "N",
          "failed logins of one account in 10 minutes from addresses it has not logged in "
          "from",
          "no limit", .runtime = true},
-        {"register-limit", 0, OPT_LIMIT, AT(cfg.acct_limits.register_addr), 0,
-         ACCOUNTS_LIMIT_MAX, "N", "accounts registered from one address in an hour", "no limit",
-         .runtime = true},
+        {"register-limit", 0, OPT_LIMIT, AT(cfg.acct_limits.register_addr), 0, ACCOUNTS_LIMIT_MAX,
+         "N", "accounts registered from one address in an hour", "no limit", .runtime = true},
         {"fast-hash", 0, OPT_FLAG, AT(fast_hash),
          .help = "the weakest Argon2id cost for new passwords (tests only)"},
 
-        SECTION("Storage"),
+        {.type = OPT_SECTION, .help = "Storage"},
         {"data", 0, OPT_STRING, AT(data), .metavar = "DIR",
          .help = "accounts, ratings, games and the journal: DIR/bitarena.db, created when "
                  "missing"},
-        {"db", 0, OPT_STRING, AT(db), .metavar = "postgresql://CONNINFO",
-         .part = PART_POSTGRESQL,
+        {"db", 0, OPT_STRING, AT(db), .metavar = "postgresql://CONNINFO", .part = PART_POSTGRESQL,
          .help = "the store in PostgreSQL instead of --data (a libpq URI: "
                  "postgresql://user@host:port/db?...)"},
         {"fsync", 0, OPT_FSYNC, AT(cfg.fsync), 0, STORE_FSYNC_BATCH_MAX_MS, "always|batch=MS",
@@ -224,25 +219,23 @@ static const struct opt opts[] = {
         {"busy-timeout-ms", 0, OPT_MS, AT(busy_ms), 1, 600000, "MS",
          "how long a write waits for a database another process has locked before it fails"},
 
-        SECTION("Cluster (docs/cluster.md)"),
-        {"cluster", 0, OPT_STRING, AT(cluster), .metavar = "redis://HOST:PORT",
-         .part = PART_REDIS,
+        {.type = OPT_SECTION, .help = "Cluster (docs/cluster.md)"},
+        {"cluster", 0, OPT_STRING, AT(cluster), .metavar = "redis://HOST:PORT", .part = PART_REDIS,
          .help = "a node of a cluster: games, seeks and users shared through Redis with the "
                  "other nodes (needs --db and --node)"},
         {"node", 0, OPT_STRING, AT(node), .metavar = "NAME", .part = PART_REDIS,
          .help = "this node's name in the cluster (1-32 of A-Z a-z 0-9 _ -)"},
         {"cluster-beat-ms", 0, OPT_MS, AT(beat_ms), 50, 60000, "MS",
-         "heartbeats this often; a node silent 3 times as long is dead",
-         .part = PART_REDIS},
+         "heartbeats this often; a node silent 3 times as long is dead", .part = PART_REDIS},
 
-        SECTION("Information"),
+        {.type = OPT_SECTION, .help = "Information"},
         {"help", 'h', OPT_HELP, .help = "this help, and what this build has"},
         {"version", 'V', OPT_VERSION, .help = "the version, and the back ends this build has"},
         {"dump-options", 0, OPT_DUMP,
          .help = "every option as one line of JSON (for a man page or a config file)"},
 };
 
-#define NOPTS (sizeof opts / sizeof opts[0])
+#define NOPTS        (sizeof opts / sizeof opts[0])
 #define OPT_VAL_BASE 256 /* getopt's value of opts[i]: beyond any letter */
 
 /* A whole decimal number in least..most into *v; false for anything else. */
@@ -314,8 +307,7 @@ static const char *load_string(const struct opt *r, const struct options *o)
 }
 
 /* The value of r in o as the option's argument would say it, in buf; NULL: none. */
-static const char *show_value(const struct opt *r, const struct options *o, char *buf,
-                              size_t len)
+static const char *show_value(const struct opt *r, const struct options *o, char *buf, size_t len)
 {
 	if (is_number(r->type)) {
 		snprintf(buf, len, "%" PRId64, number_value(r, o));
@@ -365,7 +357,6 @@ static int parse_listen(const char *s, char *host, size_t hlen, int *port)
 	return 0;
 }
 
-
 /* ---- --help, --version, --dump-options ------------------------------------------------ */
 
 #define HELP_WIDTH 80
@@ -410,12 +401,12 @@ static void wrap(FILE *f, int at, int col, int hang, const char *text)
  * means and its default (its value in dflt): "(0..86400, 0: never, default
  * 300)", "(1024..67108864, default: the system's)".
  */
-static const char *help_text(const struct opt *r, const struct options *dflt, char *buf,
-                             size_t len)
+static const char *help_text(const struct opt *r, const struct options *dflt, char *buf, size_t len)
 {
 	char v[64];
 	const char *value = show_value(r, dflt, v, sizeof v);
-	bool number = is_number(r->type), none = value == NULL || (number && strcmp(value, "0") == 0);
+	bool number = is_number(r->type),
+	     none = value == NULL || (number && strcmp(value, "0") == 0);
 	size_t at = (size_t)snprintf(buf, len, "%s", r->help);
 	const char *sep = " (";
 	if (number && at < len) {
@@ -443,9 +434,9 @@ static const char *part_list(bool built, char *buf, size_t len)
 	buf[0] = '\0';
 	for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
 		if (parts[i].built == built && at < len)
-			at += (size_t)snprintf(buf + at, len - at, "%s%s (%s%s%s)", at ? ", " : "",
-			                       parts[i].name, parts[i].lib, built ? "" : ": ",
-			                       built ? "" : parts[i].options);
+			at += (size_t)snprintf(buf + at, len - at, "%s%s (%s)", at ? ", " : "",
+			                       parts[i].name,
+			                       built ? parts[i].lib : parts[i].options);
 	return buf;
 }
 
@@ -478,19 +469,22 @@ static void usage(FILE *f)
 	for (size_t p = 0; p < sizeof parts / sizeof parts[0]; p++) {
 		if (parts[p].built)
 			continue;
-		int at = snprintf(text, sizeof text, "%s (rebuild with ./configure %s):", parts[p].name,
-		                  parts[p].with);
+		int at =
+		        snprintf(text, sizeof text,
+		                 "%s (rebuild with ./configure %s):", parts[p].name, parts[p].with);
 		const char *sep = " ";
 		for (size_t i = 0; i < NOPTS; i++)
-			if (opts[i].type != OPT_SECTION && opts[i].part == p && at < (int)sizeof text) {
+			if (opts[i].type != OPT_SECTION && opts[i].part == p &&
+			    at < (int)sizeof text) {
 				at += snprintf(text + at, sizeof text - (size_t)at, "%s--%s", sep,
 				               opts[i].name);
 				sep = ", ";
 			}
 		wrap(f, 0, 2, 2, text);
 	}
-	fprintf(f, "Protocol: protocol/PROTOCOL.md; try 'nc 127.0.0.1 7777' and type 'help'.\n"
-	           "Report bugs to <%s>.\n",
+	fprintf(f,
+	        "Protocol: protocol/PROTOCOL.md; try 'nc 127.0.0.1 7777' and type 'help'.\n"
+	        "Report bugs to <%s>.\n",
 	        PACKAGE_BUGREPORT);
 }
 
@@ -501,6 +495,12 @@ static void version(void)
 	printf("built with: %s\n", part_list(true, list, sizeof list));
 	if (*part_list(false, list, sizeof list) != '\0')
 		printf("built without: %s\n", list);
+}
+
+/* A JSON string, or null for NULL. */
+static cJSON *json_text(const char *s)
+{
+	return s != NULL ? cJSON_CreateString(s) : cJSON_CreateNull();
 }
 
 /*
@@ -523,27 +523,22 @@ static int dump_options(void)
 		const char *value = show_value(r, &dflt, v, sizeof v);
 		cJSON *j = cJSON_CreateObject();
 		cJSON_AddStringToObject(j, "name", r->name);
-		cJSON_AddItemToObject(j, "letter", r->letter ? cJSON_CreateString(letter)
-		                                             : cJSON_CreateNull());
+		cJSON_AddItemToObject(j, "letter", json_text(r->letter ? letter : NULL));
 		cJSON_AddStringToObject(j, "type", type_names[r->type]);
-		cJSON_AddItemToObject(j, "metavar", r->metavar ? cJSON_CreateString(r->metavar)
-		                                               : cJSON_CreateNull());
+		cJSON_AddItemToObject(j, "metavar", json_text(r->metavar));
 		if (is_number(r->type))
 			cJSON_AddNumberToObject(j, "default", (double)number_value(r, &dflt));
 		else if (r->type == OPT_FLAG)
 			cJSON_AddBoolToObject(j, "default", false);
 		else
-			cJSON_AddItemToObject(j, "default", value ? cJSON_CreateString(value)
-			                                          : cJSON_CreateNull());
-		cJSON_AddItemToObject(j, "zero",
-		                      r->zero ? cJSON_CreateString(r->zero) : cJSON_CreateNull());
+			cJSON_AddItemToObject(j, "default", json_text(value));
+		cJSON_AddItemToObject(j, "zero", json_text(r->zero));
 		if (is_number(r->type) || r->type == OPT_FSYNC) {
 			cJSON_AddNumberToObject(j, "min", (double)r->min);
 			cJSON_AddNumberToObject(j, "max", (double)r->max);
 		}
-		cJSON_AddItemToObject(j, "needs", r->part != PART_CORE
-		                                          ? cJSON_CreateString(parts[r->part].name)
-		                                          : cJSON_CreateNull());
+		cJSON_AddItemToObject(j, "needs",
+		                      json_text(r->part != PART_CORE ? parts[r->part].name : NULL));
 		cJSON_AddBoolToObject(j, "built", parts[r->part].built);
 		cJSON_AddBoolToObject(j, "runtime", r->runtime);
 		cJSON_AddStringToObject(j, "section", section ? section : "");
@@ -570,7 +565,8 @@ static int opt_apply(const struct opt *r, struct options *o, const char *arg)
 	const struct part_info *pt = &parts[r->part];
 	if (!pt->built) {
 		fprintf(stderr,
-		        "bitarenad: --%s: this bitarenad was built without %s support (%s); rebuild "
+		        "bitarenad: --%s: this bitarenad was built without %s support (%s); "
+		        "rebuild "
 		        "with ./configure %s\n",
 		        r->name, pt->name, pt->lib, pt->with);
 		return 2;
@@ -585,7 +581,8 @@ static int opt_apply(const struct opt *r, struct options *o, const char *arg)
 		char host[128];
 		int port;
 		if (r->type == OPT_ADDRESS && parse_listen(arg, host, sizeof host, &port) < 0) {
-			fprintf(stderr, "bitarenad: --%s wants HOST:PORT or [V6ADDR]:PORT, not '%s'\n",
+			fprintf(stderr,
+			        "bitarenad: --%s wants HOST:PORT or [V6ADDR]:PORT, not '%s'\n",
 			        r->name, arg);
 			return 2;
 		}
@@ -594,8 +591,9 @@ static int opt_apply(const struct opt *r, struct options *o, const char *arg)
 	}
 	case OPT_FSYNC:
 		if (store_fsync_parse(arg, (struct store_fsync *)(void *)field) < 0) {
-			fprintf(stderr, "bitarenad: --%s takes always or batch=MS (%" PRId64 "..%" PRId64
-			                ")\n",
+			fprintf(stderr,
+			        "bitarenad: --%s takes always or batch=MS (%" PRId64 "..%" PRId64
+			        ")\n",
 			        r->name, r->min, r->max);
 			return 2;
 		}
@@ -613,8 +611,8 @@ static int opt_apply(const struct opt *r, struct options *o, const char *arg)
 	}
 	int64_t v;
 	if (!parse_int(arg, r->min, r->max, &v)) {
-		fprintf(stderr, "bitarenad: --%s takes %" PRId64 "..%" PRId64 "%s\n", r->name, r->min,
-		        r->max, unit_word(r->type));
+		fprintf(stderr, "bitarenad: --%s takes %" PRId64 "..%" PRId64 "%s\n", r->name,
+		        r->min, r->max, unit_word(r->type));
 		return 2;
 	}
 	if (r->type == OPT_SECONDS)
@@ -625,9 +623,31 @@ static int opt_apply(const struct opt *r, struct options *o, const char *arg)
 	return -1;
 }
 
+/* Whether each row's field has the size its type writes (a table that lies fails at once). */
+static bool table_ok(void)
+{
+	for (size_t i = 0; i < NOPTS; i++) {
+		const struct opt *r = &opts[i];
+		size_t want = is_number(r->type)                                ? r->size
+		              : r->type == OPT_FLAG                             ? sizeof(bool)
+		              : r->type == OPT_STRING || r->type == OPT_ADDRESS ? sizeof(char *)
+		              : r->type == OPT_FSYNC ? sizeof(struct store_fsync)
+		                                     : 0;
+		if (r->size != want || (is_number(r->type) && want != 4 && want != 8)) {
+			fprintf(stderr,
+			        "bitarenad: the option table's --%s has a field of %zu bytes\n",
+			        r->name, r->size);
+			return false;
+		}
+	}
+	return true;
+}
+
 /* Parses the command line into o: -1 to start the server, else the exit status. */
 static int parse_args(struct options *o, int argc, char **argv)
 {
+	if (!table_ok())
+		return 1;
 	struct option longopts[NOPTS + 1];
 	char letters[2 * NOPTS + 1];
 	size_t n = 0, nl = 0;
@@ -636,8 +656,8 @@ static int parse_args(struct options *o, int argc, char **argv)
 		if (r->type == OPT_SECTION)
 			continue;
 		bool arg = takes_arg(r->type);
-		longopts[n++] = (struct option){r->name, arg ? required_argument : no_argument, NULL,
-		                                OPT_VAL_BASE + (int)i};
+		longopts[n++] = (struct option){r->name, arg ? required_argument : no_argument,
+		                                NULL, OPT_VAL_BASE + (int)i};
 		if (r->letter) {
 			letters[nl++] = r->letter;
 			if (arg)
@@ -778,7 +798,6 @@ int main(int argc, char **argv)
 	int st = parse_args(&o, argc, argv);
 	if (st >= 0)
 		return st;
-	struct server_config cfg = o.cfg;
 	char host[128];
 	int port;
 	parse_listen(o.listen, host, sizeof host, &port); /* the table checked it */
@@ -816,7 +835,7 @@ int main(int argc, char **argv)
 		cluster_instance(node, instance);
 #endif
 	signal(SIGPIPE, SIG_IGN);
-	fit_fd_limit(&cfg);
+	fit_fd_limit(&o.cfg);
 	tune_malloc();
 
 	uv_loop_t loop;
@@ -825,7 +844,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	struct server *srv = malloc(sizeof *srv);
-	int r = srv ? server_init(srv, &loop, &cfg) : UV_ENOMEM;
+	int r = srv ? server_init(srv, &loop, &o.cfg) : UV_ENOMEM;
 	const struct store_options so = {.dir = data,
 	                                 .backend = db != NULL ? "postgresql" : NULL,
 	                                 .conninfo = db,
@@ -873,7 +892,7 @@ int main(int argc, char **argv)
 		                             .port = http_port,
 		                             .webroot = web_root(o.http_root),
 		                             .origin = o.http_origin,
-		                             .verbose = cfg.verbose};
+		                             .verbose = o.cfg.verbose};
 		char index[PATH_MAX];
 		snprintf(index, sizeof index, "%s/index.html", wc.webroot);
 		if (access(index, R_OK) != 0) {

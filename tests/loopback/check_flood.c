@@ -362,8 +362,8 @@ int main(void)
 	if (HAVE_WEBSOCKETS)
 		tcase_add_test(tc, test_budget_websocket);
 	else
-		printf("check_flood: this build has no WebSocket (./configure --without-websockets): "
-		       "test_budget_websocket is skipped\n");
+		printf("check_flood: this build has no WebSocket "
+		       "(./configure --without-websockets): test_budget_websocket is skipped\n");
 	tcase_add_test(tc, test_dear_verbs);
 	tcase_add_test(tc, test_replays_limited);
 	tcase_add_test(tc, test_max_clients);

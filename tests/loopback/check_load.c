@@ -645,8 +645,8 @@ static Suite *load_suite(void)
 		tcase_add_test(tc, real_ws_tak_spectators);
 		tcase_add_test(tc, ws_arguments);
 	} else {
-		printf("check_load: this build has no WebSocket (./configure --without-websockets): "
-		       "the --ws runs are skipped\n");
+		printf("check_load: this build has no WebSocket "
+		       "(./configure --without-websockets): the --ws runs are skipped\n");
 		tcase_add_test(tc, ws_not_built);
 	}
 	tcase_add_test(tc, real_legacy_pairs);

@@ -1040,7 +1040,8 @@ START_TEST(test_cli_table)
 		bool built;
 		const char *part, *args, *says;
 	} parts[] = {
-	        {HAVE_POSTGRESQL, "PostgreSQL", "--db postgresql://x", "PostgreSQL support (libpq)"},
+	        {HAVE_POSTGRESQL, "PostgreSQL", "--db postgresql://x",
+	         "PostgreSQL support (libpq)"},
 	        {HAVE_REDIS, "Redis", "--cluster redis://127.0.0.1:1", "Redis support (hiredis)"},
 	        {HAVE_WEBSOCKETS, "WebSocket", "--http 127.0.0.1:0",
 	         "WebSocket support (libwebsockets)"},
@@ -1055,8 +1056,8 @@ START_TEST(test_cli_table)
 		char said[1024];
 		snprintf(cmd, sizeof cmd, "'%s' %s 2>&1", bin, parts[i].args);
 		ck_assert_int_eq(run_out(cmd, said, sizeof said), 2);
-		ck_assert_msg(strstr(said, parts[i].says) != NULL && strchr(said, '\n') ==
-		                      said + strlen(said) - 1,
+		ck_assert_msg(strstr(said, parts[i].says) != NULL &&
+		                      strchr(said, '\n') == said + strlen(said) - 1,
 		              "%s: %s", parts[i].args, said);
 	}
 }
