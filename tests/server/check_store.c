@@ -895,6 +895,10 @@ START_TEST(test_reader_connection)
 	store_close(s);
 	struct store_options bad = {.dir = ste.dir, .backend = "oracle"};
 	ck_assert_int_eq(store_open_opts(&bad, &r), STORE_EINVAL);
+	bad.backend = "postgresql"; /* a back end this build lacks is unknown to it */
+	bad.conninfo = "postgresql:///nowhere";
+	if (!HAVE_POSTGRESQL)
+		ck_assert_int_eq(store_open_opts(&bad, &r), STORE_EINVAL);
 	bad.backend = NULL;
 	bad.busy_timeout_ms = -1;
 	ck_assert_int_eq(store_open_opts(&bad, &r), STORE_EINVAL);
