@@ -1,7 +1,9 @@
 /*
  * server.c - wires the layers of bitarenad together (see server.h): each
  * layer is set up on those below it, the connection layer's events go to the
- * layers that own what they concern, signals start the clean shutdown.
+ * layers that own what they concern, signals start the clean shutdown. The
+ * cluster (HAVE_REDIS) and the web page (HAVE_WEBSOCKETS) are wired only in
+ * builds that have them; main.c refuses their options in the others.
  */
 #include "config.h"
 
@@ -29,8 +31,10 @@ static void ev_open(void *ud, struct conn *c)
 		return;
 	}
 	cl->bar = &s->bar;
+#if HAVE_REDIS
 	if (relay_is(c)) /* stands for a client of another node, greeted there */
 		return;
+#endif
 	if (playtak_port_owns(s->pt, c)) { /* it speaks playtak: the port's front-end */
 		playtak_port_open(s->pt, cl);
 		return;
@@ -125,7 +129,9 @@ static void ev_drain(void *ud, struct conn *c)
 	struct client *cl = client_of(c);
 	if (cl->has_pending_states)
 		session_flush_pending(&s->sess, cl);
+#if HAVE_REDIS
 	cluster_drain(s->cluster, cl);
+#endif
 }
 
 static void ev_close(void *ud, struct conn *c)
@@ -144,7 +150,9 @@ static void ev_close(void *ud, struct conn *c)
 		archive_client_gone(&s->arch, cl);
 	if (cl->fe != NULL)
 		cl->fe->gone(cl);
+#if HAVE_REDIS
 	cluster_client_gone(s->cluster, cl);
+#endif
 	client_free(cl);
 }
 
@@ -154,7 +162,12 @@ void server_config_default(struct server_config *cfg)
 {
 	memset(cfg, 0, sizeof *cfg);
 	cfg->grace_ms = SERVER_GRACE_DEFAULT * 1000LL;
+	cfg->ping_ms = RTT_PING_DEFAULT_MS;
 	cfg->ping_timeout_ms = SERVER_PING_TIMEOUT_DEFAULT * 1000LL;
+	cfg->acct_limits = (struct accounts_limits){.login_pair = ACCOUNTS_LOGIN_PAIR_DEFAULT,
+	                                            .login_addr = ACCOUNTS_LOGIN_ADDR_DEFAULT,
+	                                            .login_acct = ACCOUNTS_LOGIN_ACCT_DEFAULT,
+	                                            .register_addr = ACCOUNTS_REGISTER_DEFAULT};
 	conn_limits_default(&cfg->conn);
 	cfg->conn.out_hard = 0; /* 16 x the output cap, whatever --out-cap says */
 	cfg->sess.max_watches = SESSION_MAX_WATCHES;
@@ -259,6 +272,10 @@ int server_open_store(struct server *s, const struct store_options *o, bool fast
 
 int server_join_cluster(struct server *s, const struct cluster_config *cfg, char *why, size_t len)
 {
+#if !HAVE_REDIS
+	snprintf(why, len, "this bitarenad was built without the cluster (hiredis)");
+	return -1;
+#else
 	const struct cluster_layers ly = {.loop = s->loop,
 	                                  .hub = &s->hub,
 	                                  .cmds = &s->cmds,
@@ -266,12 +283,15 @@ int server_join_cluster(struct server *s, const struct cluster_config *cfg, char
 	                                  .sess = &s->sess,
 	                                  .journal = &s->journal};
 	return cluster_start(cfg, &ly, &s->cluster, why, len);
+#endif
 }
 
 int server_recover(struct server *s)
 {
+#if HAVE_REDIS
 	if (s->cluster != NULL)
 		return cluster_recover(s->cluster);
+#endif
 	return s->stored ? journal_recover(&s->journal) : 0;
 }
 
@@ -283,7 +303,12 @@ int server_listen(struct server *s, const char *host, int port, int *bound)
 int server_listen_http(struct server *s, const struct ws_config *cfg, int *bound, char *why,
                        size_t len)
 {
+#if HAVE_WEBSOCKETS
 	return ws_listen(&s->ws, &s->hub, cfg, bound, why, len);
+#else
+	snprintf(why, len, "this bitarenad was built without WebSocket support (libwebsockets)");
+	return -1;
+#endif
 }
 
 int server_listen_playtak(struct server *s, const char *host, int port, int *bound)
@@ -310,7 +335,9 @@ void server_stop(struct server *s)
 	tcp_unlisten(&s->tcp);
 	if (s->pt != NULL)
 		playtak_port_stop(s->pt);
+#if HAVE_WEBSOCKETS
 	ws_stop(s->ws);
+#endif
 	close_if_open((uv_handle_t *)&s->sig_int);
 	close_if_open((uv_handle_t *)&s->sig_term);
 	rtt_stop(&s->rtt);
@@ -330,21 +357,27 @@ void server_stop(struct server *s)
 	journal_close(&s->journal);
 	store_reader_stop(s->rd);
 	s->rd = NULL;
+#if HAVE_REDIS
 	/* then the cluster: our games are the others' to take over */
 	cluster_stop(s->cluster);
+#endif
 	conn_hub_stop(&s->hub);
 }
 
 void server_free(struct server *s)
 {
+#if HAVE_WEBSOCKETS
 	ws_free(s->ws);
 	s->ws = NULL;
+#endif
 	if (s->pt != NULL)
 		playtak_port_free(s->pt);
 	free(s->pt);
 	s->pt = NULL;
+#if HAVE_REDIS
 	cluster_free(s->cluster);
 	s->cluster = NULL;
+#endif
 	if (!s->stored)
 		return;
 	accounts_close(&s->acct);

@@ -50,6 +50,12 @@ static bool pgtest_bindir(char *out, size_t size)
 bool pgtest_available(const char *suite)
 {
 	char bin[300];
+	if (!HAVE_POSTGRESQL) {
+		printf("%s: this build has no PostgreSQL (./configure --without-postgresql): its "
+		       "cases are skipped\n",
+		       suite);
+		return false;
+	}
 	if (pgtest_bindir(bin, sizeof bin))
 		return true;
 	printf("%s: PostgreSQL is not installed (no initdb/pg_ctl/postgres in "
@@ -176,6 +182,7 @@ void pgtest_uri(const struct pgtest *pg, const char *schema, char *out, size_t s
 		snprintf(out + n, size - (size_t)n, "&options=-csearch_path%%3D%s", schema);
 }
 
+#if HAVE_POSTGRESQL
 /* Notices (NOTICE: schema exists, ...) are not the test's business. */
 static void pgtest_quiet(void *arg, const char *message)
 {
@@ -212,3 +219,4 @@ void pgtest_schema(struct pgtest *pg, char *out, size_t size)
 	pgtest_sql(c, sql);
 	PQfinish(c);
 }
+#endif /* HAVE_POSTGRESQL */

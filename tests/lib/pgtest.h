@@ -8,7 +8,9 @@
  * $BITARENA_TEST_USER, postgres or nobody, owning the directory.
  *
  * When PostgreSQL's programs are not installed (/usr/lib/postgresql/N/bin,
- * or $PG_BINDIR), pgtest_available() says so and the suites skip their
+ * or $PG_BINDIR), or bitarena was built without PostgreSQL (HAVE_POSTGRESQL
+ * 0: then the connections of the tests' own, through libpq, are not
+ * compiled either), pgtest_available() says so and the suites skip their
  * PostgreSQL cases with a message; once installed, any failure to start is
  * a test failure.
  *
@@ -19,7 +21,9 @@
 #ifndef BITARENA_TESTS_PGTEST_H
 #define BITARENA_TESTS_PGTEST_H
 
+#if HAVE_POSTGRESQL
 #include <libpq-fe.h>
+#endif
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -59,6 +63,7 @@ void pgtest_down(struct pgtest *pg);
 /* A connection URI for bitarenad --db and store options (schema: its search_path, or NULL). */
 void pgtest_uri(const struct pgtest *pg, const char *schema, char *out, size_t size);
 
+#if HAVE_POSTGRESQL
 /* A connection to the server (in schema, or NULL): the test's own, for its checks. */
 PGconn *pgtest_connect(const struct pgtest *pg, const char *schema);
 
@@ -67,5 +72,6 @@ void pgtest_sql(PGconn *c, const char *sql);
 
 /* A fresh, empty schema of its own (its name in out). */
 void pgtest_schema(struct pgtest *pg, char *out, size_t size);
+#endif /* HAVE_POSTGRESQL */
 
 #endif

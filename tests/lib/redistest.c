@@ -38,6 +38,12 @@ static bool redistest_bin(char *out, size_t size)
 bool redistest_available(const char *suite)
 {
 	char bin[256];
+	if (!HAVE_REDIS) {
+		printf("%s: this build has no cluster (./configure --without-redis): its cases are "
+		       "skipped\n",
+		       suite);
+		return false;
+	}
 	if (redistest_bin(bin, sizeof bin))
 		return true;
 	printf("%s: redis-server is not installed (not on PATH, no $REDIS_SERVER): its cases are "

@@ -4,7 +4,8 @@
  * saved to disk; stopped (or killed, or restarted on the same port, for the
  * failure tests) and removed at the end, and by a watchdog (svctest.h) if
  * the test process dies first. When redis-server is not installed
- * ($REDIS_SERVER, or on PATH) redistest_available() says so and the suites
+ * ($REDIS_SERVER, or on PATH), or bitarena was built without the cluster
+ * (HAVE_REDIS 0), redistest_available() says so and the suites
  * skip their Redis cases with a message. Test code only (redistest.c, in
  * libtest.a).
  */

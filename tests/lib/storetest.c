@@ -43,12 +43,14 @@ void st_setup(enum st_kind kind, const char *prefix, const char *sub)
 	ste.kind = kind;
 	tmpdir_make(ste.tmpdir, sizeof ste.tmpdir, prefix);
 	snprintf(ste.dir, sizeof ste.dir, "%s/%s", ste.tmpdir, sub);
+#if HAVE_POSTGRESQL
 	if (kind == ST_PG) {
 		if (!st_pg.running) /* a test before stopped it and failed before starting it */
 			ck_assert(pgtest_restart(&st_pg));
 		pgtest_schema(&st_pg, ste.schema, sizeof ste.schema);
 		pgtest_uri(&st_pg, ste.schema, ste.uri, sizeof ste.uri);
 	}
+#endif
 }
 
 void st_teardown(void)
@@ -92,10 +94,12 @@ void st_cases(Suite *s, const char *suite, void (*setup_sqlite)(void), void (*se
 void st_other_open(struct st_other *o)
 {
 	memset(o, 0, sizeof *o);
+#if HAVE_POSTGRESQL
 	if (st_is_pg()) {
 		o->pg = pgtest_connect(&st_pg, ste.schema);
 		return;
 	}
+#endif
 	char path[700];
 	snprintf(path, sizeof path, "%s/%s", ste.dir, STORE_DB_FILE);
 	ck_assert_int_eq(sqlite3_open(path, &o->lite), SQLITE_OK);
@@ -104,10 +108,12 @@ void st_other_open(struct st_other *o)
 
 void st_other_sql(struct st_other *o, const char *sql)
 {
+#if HAVE_POSTGRESQL
 	if (o->pg != NULL) {
 		pgtest_sql(o->pg, sql);
 		return;
 	}
+#endif
 	char *err = NULL;
 	ck_assert_msg(sqlite3_exec(o->lite, sql, NULL, NULL, &err) == SQLITE_OK, "%s: %s", sql,
 	              err ? err : "?");
@@ -115,8 +121,10 @@ void st_other_sql(struct st_other *o, const char *sql)
 
 void st_other_close(struct st_other *o)
 {
+#if HAVE_POSTGRESQL
 	if (o->pg != NULL)
 		PQfinish(o->pg);
+#endif
 	if (o->lite != NULL)
 		sqlite3_close(o->lite);
 	memset(o, 0, sizeof *o);

@@ -7,7 +7,8 @@
  * uncommitted write of its own. SQLite lives in a temporary directory;
  * PostgreSQL is one throw-away server per test case (pgtest.h, started by
  * the case's unchecked fixture, in the runner) and a fresh schema per test.
- * The PostgreSQL case is skipped, with a message, where it is not installed.
+ * The PostgreSQL case is skipped, with a message, where it is not installed
+ * or not built (HAVE_POSTGRESQL 0: its code here is not compiled).
  * Test code only (storetest.c, in libtestserver.a).
  */
 #ifndef BITARENA_TESTS_STORETEST_H
@@ -63,7 +64,9 @@ void st_cases(Suite *s, const char *suite, void (*setup_sqlite)(void), void (*se
 
 struct st_other {
 	sqlite3 *lite;
+#if HAVE_POSTGRESQL
 	PGconn *pg;
+#endif
 };
 
 /* Opens a connection of its own to the running test's store. */
