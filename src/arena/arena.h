@@ -171,6 +171,11 @@ struct arena_trf_info {
 	const char *federation; /* 032 */
 	const char *start, *end; /* 042, 052: dates as the caller writes them */
 	const char *arbiter;   /* 102 */
+	int next_absences;     /* 1: also write round t->played + 1's entry of every
+	                          player who is not active (his games[t->played]:
+	                          a 'Z', 'H' or 'F'), as TRF files announce byes and
+	                          absences, so that a pairing program pairs exactly
+	                          the active players (games must hold that round) */
 };
 
 /* Writes the TRF-16 text of t (header lines, one 001 line per player with
