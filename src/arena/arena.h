@@ -175,7 +175,8 @@ struct arena_trf_info {
 	                          player who is not active (his games[t->played]:
 	                          a 'Z', 'H' or 'F'), as TRF files announce byes and
 	                          absences, so that a pairing program pairs exactly
-	                          the active players (games must hold that round) */
+	                          the active players (games must hold that round);
+	                          the points column then includes those byes */
 };
 
 /* Writes the TRF-16 text of t (header lines, one 001 line per player with

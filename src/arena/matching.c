@@ -26,7 +26,7 @@
 
 /* ---- multi-limb integers --------------------------------------------------- */
 
-static void w_add(uint64_t *d, const uint64_t *a, const uint64_t *b, int W)
+static inline void w_add(uint64_t *d, const uint64_t *a, const uint64_t *b, int W)
 {
 	unsigned carry = 0;
 	for (int i = 0; i < W; i++) {
@@ -39,7 +39,7 @@ static void w_add(uint64_t *d, const uint64_t *a, const uint64_t *b, int W)
 	}
 }
 
-static void w_sub(uint64_t *d, const uint64_t *a, const uint64_t *b, int W)
+static inline void w_sub(uint64_t *d, const uint64_t *a, const uint64_t *b, int W)
 {
 	unsigned borrow = 0;
 	for (int i = 0; i < W; i++) {
@@ -52,7 +52,7 @@ static void w_sub(uint64_t *d, const uint64_t *a, const uint64_t *b, int W)
 	}
 }
 
-static int w_cmp(const uint64_t *a, const uint64_t *b, int W)
+static inline int w_cmp(const uint64_t *a, const uint64_t *b, int W)
 {
 	int64_t ha = (int64_t)a[W - 1], hb = (int64_t)b[W - 1];
 	if (ha != hb)
@@ -63,7 +63,7 @@ static int w_cmp(const uint64_t *a, const uint64_t *b, int W)
 	return 0;
 }
 
-static int w_sign(const uint64_t *a, int W)
+static inline int w_sign(const uint64_t *a, int W)
 {
 	if ((int64_t)a[W - 1] < 0)
 		return -1;
@@ -82,7 +82,7 @@ static void w_half(uint64_t *d, const uint64_t *a, int W)
 	}
 }
 
-static void w_copy(uint64_t *d, const uint64_t *a, int W)
+static inline void w_copy(uint64_t *d, const uint64_t *a, int W)
 {
 	memcpy(d, a, sizeof(uint64_t) * (size_t)W);
 }
@@ -125,10 +125,36 @@ struct mstate {
 #define ENDP(s, b, i) ((s)->bendps[(size_t)((b) - (s)->n) * (size_t)(s)->n + (size_t)(i)])
 #define BEST(s, b, i) ((s)->bbest[(size_t)(b) * (size_t)(s)->n + (size_t)(i)])
 
-static void slack(struct mstate *s, int k, uint64_t *out)
+static inline void slack(struct mstate *s, int k, uint64_t *out)
 {
-	w_add(out, DUAL(s, s->endpoint[2 * k]), DUAL(s, s->endpoint[2 * k + 1]), s->W);
-	w_sub(out, out, s->w2 + (size_t)k * (size_t)s->W, s->W);
+	const int W = s->W;
+	const uint64_t *a = DUAL(s, s->endpoint[2 * k]), *b = DUAL(s, s->endpoint[2 * k + 1]);
+	const uint64_t *w = s->w2 + (size_t)k * (size_t)W;
+	if (W == 1) {
+		out[0] = a[0] + b[0] - w[0];
+		return;
+	}
+	unsigned carry = 0, borrow = 0;
+	for (int i = 0; i < W; i++) {
+		uint64_t x = a[i] + b[i];
+		unsigned c1 = x < a[i];
+		uint64_t y = x + carry;
+		carry = c1 | (y < x);
+		uint64_t z = y - w[i];
+		unsigned b1 = y < w[i];
+		uint64_t r = z - borrow;
+		borrow = b1 | (z < (uint64_t)borrow);
+		out[i] = r;
+	}
+}
+
+/* Is the slack value d (not in t2) < slack(j)? */
+static inline int less_than(struct mstate *s, const uint64_t *d, int j)
+{
+	slack(s, j, s->t2);
+	if (s->W == 1)
+		return (int64_t)d[0] < (int64_t)s->t2[0];
+	return w_cmp(d, s->t2, s->W) < 0;
 }
 
 /* Is slack(k) < slack(j)? */
@@ -666,10 +692,10 @@ int arena_match(const struct arena_graph *g, int maxcard, int *mate, void *work,
 						}
 					} else if (kzero && s->label[s->inblossom[w]] == 1) {
 						int b = s->inblossom[v];
-						if (s->bestedge[b] == -1 || slack_less(s, k, s->bestedge[b]))
+						if (s->bestedge[b] == -1 || less_than(s, d, s->bestedge[b]))
 							s->bestedge[b] = k;
 					} else if (kzero && s->label[w] == 0) {
-						if (s->bestedge[w] == -1 || slack_less(s, k, s->bestedge[w]))
+						if (s->bestedge[w] == -1 || less_than(s, d, s->bestedge[w]))
 							s->bestedge[w] = k;
 					}
 				}

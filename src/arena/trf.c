@@ -82,6 +82,11 @@ int arena_trf_write(const struct arena_swiss *t, const struct arena_trf_info *in
 	for (int p = 0; p < t->n; p++) {
 		const struct arena_player *pl = &t->players[p];
 		int score = arena_score(t, p, t->played), rank = 1;
+		/* An announced bye counts in the points column, as checkers sum it. */
+		if (info && info->next_absences && !pl->active) {
+			int v = sw_result_points(&t->points, pl->games[t->played].result);
+			score += v > 0 ? v : 0;
+		}
 		for (int q = 0; q < t->n; q++) {
 			int sq = arena_score(t, q, t->played);
 			rank += sq > score || (sq == score && q < p);
