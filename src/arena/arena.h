@@ -28,9 +28,9 @@
  * Allocation: round-robin, gauntlet, TRF, tie-breaks and the live arena write
  * into the caller's buffers only and never allocate. The Swiss pairing
  * (arena_dutch_pair) needs O(n^2) working memory for its weighted graph: it
- * allocates it with malloc on entry and frees it before it returns (nothing
- * survives the call; ARENA_ENOMEM when malloc fails). Its inner loops do not
- * allocate.
+ * allocates it with malloc on entry (again, wider, when a bracket needs wider
+ * weights) and frees it before it returns (nothing survives the call;
+ * ARENA_ENOMEM when malloc fails). The matching itself does not allocate.
  *
  * Players are numbered 0..n-1 in every function; for the Swiss that index is
  * the pairing number minus one (the initial ranking: rating, then title,
@@ -60,7 +60,8 @@ enum arena_err {
 
 const char *arena_strerror(int err);
 
-#define ARENA_MAX_PLAYERS 4096 /* the Swiss, round-robin and arena limits */
+#define ARENA_MAX_PLAYERS 4096 /* round-robin, gauntlet, arena */
+#define ARENA_SWISS_MAX   1024 /* the Swiss: its pairing needs O(n^2) memory, O(n^4) time */
 #define ARENA_MAX_ROUNDS  255
 
 /* A game of a round: white and black player indexes; black is -1 for a bye
@@ -146,7 +147,8 @@ int arena_score(const struct arena_swiss *t, int p, int upto);
 
 /* Checks a tournament's state: indexes in range, opponents symmetric (if p
  * played q in round r, q played p with the other colour and the matching
- * result), codes known. 0 or ARENA_EINVAL. */
+ * result), codes known. 0, ARENA_EINVAL, or ARENA_ERANGE (more than
+ * ARENA_SWISS_MAX players or ARENA_MAX_ROUNDS rounds). */
 int arena_swiss_check(const struct arena_swiss *t);
 
 /* ---- the Dutch system (dutch.c) ------------------------------------------ */

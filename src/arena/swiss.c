@@ -103,7 +103,7 @@ int arena_swiss_check(const struct arena_swiss *t)
 {
 	if (!t || t->n < 0 || t->played < 0 || (t->n && !t->players))
 		return ARENA_EINVAL;
-	if (t->n > ARENA_MAX_PLAYERS || t->played >= ARENA_MAX_ROUNDS || t->rounds > ARENA_MAX_ROUNDS)
+	if (t->n > ARENA_SWISS_MAX || t->played >= ARENA_MAX_ROUNDS || t->rounds > ARENA_MAX_ROUNDS)
 		return ARENA_ERANGE;
 	for (int p = 0; p < t->n; p++) {
 		if (t->played && !t->players[p].games)

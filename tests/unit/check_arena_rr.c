@@ -218,6 +218,7 @@ int main(void)
 {
 	Suite *s = suite_create("arena_rr");
 	TCase *tc = tcase_create("berger");
+	tcase_set_timeout(tc, 120); /* a loaded machine; the suite takes about a second */
 	tcase_add_test(tc, test_berger_tables);
 	tcase_add_test(tc, test_odd_bye);
 	tcase_add_test(tc, test_properties);

@@ -247,6 +247,8 @@ START_TEST(test_dutch_absolute)
 	parse(&T, bad, 1, 3);
 	ck_assert_int_eq(arena_dutch_pair(&T.t, out, 4), ARENA_EINVAL);
 	ck_assert_int_eq(arena_swiss_check(&T.t), ARENA_EINVAL);
+	T.t.n = ARENA_SWISS_MAX + 1; /* refused before any player is read */
+	ck_assert_int_eq(arena_dutch_pair(&T.t, out, 4), ARENA_ERANGE);
 }
 END_TEST
 
