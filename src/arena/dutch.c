@@ -224,6 +224,8 @@ struct layout {
 	int nsd;      /* distinct score differences */
 	int sdval[64 * 4];
 	int pcb;      /* bits for the residents' count (the ordering fields) */
+	int lo;       /* where the ordering fields start: below them, a tie-break
+	                 that only chooses among equally good matchings */
 	int off_compl, off_pairs, off_psd, off_npairs, off_npsd, off_col[4], off_fl[4],
 		off_flsd[4];
 	int total;
@@ -258,6 +260,17 @@ static int score_of(const struct dutch *d, int v)
 	return d->pl[d->pbi[v]].score;
 }
 
+/* Places float criterion k (0, 1: the previous round; 2, 3: the one before)
+ * of `width` bits at *o when that round exists; its offset or -1. */
+static int float_field(int played, int k, int width, int *o)
+{
+	if (played < (k >= 2 ? 2 : 1))
+		return -1;
+	int at = *o;
+	*o += width;
+	return at;
+}
+
 /* Field offsets from the bottom, least significant first. */
 static void plan_fields(struct dutch *d, struct layout *L, int sgb, int nsgb, int special,
 			int final)
@@ -266,25 +279,16 @@ static void plan_fields(struct dutch *d, struct layout *L, int sgb, int nsgb, in
 	L->G = bits_for(d->size) + 3;
 	L->pcb = bits_for(nsgb - sgb);
 	int G = L->G, SDW = L->nsd * G, o = 0;
+	L->lo = 3 * bits_for(d->size) + 1; /* the tie-break (edge_weight) */
+	o = L->lo;
 	o += 3 * L->pcb + 1; /* the ordering terms */
-	for (int k = 3; k >= 0; k--) {
-		/* float score differences: C19, C18 (two rounds back), C17, C16 */
-		int back = k >= 2 ? 2 : 1;
-		L->off_flsd[k] = -1;
-		if (played >= back) {
-			L->off_flsd[k] = o;
-			o += SDW;
-		}
-	}
-	for (int k = 3; k >= 0; k--) {
-		/* float counts: C15, C14, C13, C12 */
-		int back = k >= 2 ? 2 : 1;
-		L->off_fl[k] = -1;
-		if (played >= back) {
-			L->off_fl[k] = o;
-			o += G;
-		}
-	}
+	/* The float criteria, least significant first: the score differences
+	 * (C19, C18: two rounds back; C17, C16), then the counts (C15 ... C12);
+	 * a criterion about a round not played yet has no field (-1). */
+	for (int k = 3; k >= 0; k--)
+		L->off_flsd[k] = float_field(played, k, SDW, &o);
+	for (int k = 3; k >= 0; k--)
+		L->off_fl[k] = float_field(played, k, G, &o);
 	for (int k = 3; k >= 0; k--) {
 		L->off_col[k] = o; /* C11, C10, C9, C8 */
 		o += G;
@@ -379,6 +383,13 @@ static void edge_weight(struct dutch *d, const struct layout *L, int h, int l, i
 			w_addshift(w, W, -1, L->off_flsd[ku] + SD(sh - sl));
 	}
 #undef SD
+	/* The tie-break below every criterion: among equally good matchings,
+	 * players close in the ranking. It makes the matching the rules' order
+	 * picks the likely optimum, so that most of the ordering steps below
+	 * find their choice made and skip a matching; it never changes a
+	 * choice (they compare only the fields above it). */
+	long long span = (long long)(l - h) * (l - h);
+	w_addshift(w, W, (long long)d->size * d->size - span, 0);
 }
 
 /* Runs the matching over the bracket's vertices that are not fixed yet, on
@@ -453,8 +464,8 @@ static int exch_weight(struct dutch *d, const struct layout *L, int s, int l, in
 	if (!base_alive(d, s, l))
 		return 0;
 	w_set(tmp, W_BASE(d, l, s), d->W);
-	w_addshift(tmp, d->W, (long long)(ri < rpairs) << (2 * L->pcb + 1), 0);
-	w_addshift(tmp, d->W, -2LL * ri, 0);
+	w_addshift(tmp, d->W, (long long)(ri < rpairs) << (2 * L->pcb + 1), L->lo);
+	w_addshift(tmp, d->W, -2LL * ri, L->lo);
 	return 1;
 }
 
@@ -597,7 +608,7 @@ static int run_round(struct dutch *d, int *partner, int *byep)
 					if (!base_alive(d, i, o))
 						continue;
 					w_set(w1, W_BASE(d, o, i), W);
-					w1[0] |= 1;
+					w_addshift(w1, W, 1, L.lo);
 					set_cur(d, i, o, w1, 1);
 				}
 				if ((r = rematch(d)) < 0)
@@ -610,8 +621,7 @@ static int run_round(struct dutch *d, int *partner, int *byep)
 					if (!base_alive(d, i, o))
 						continue;
 					w_set(w1, W_BASE(d, o, i), W);
-					w1[0] |= (uint64_t)R;
-					w_addshift(w1, W, 1, 0);
+					w_addshift(w1, W, R + 1, L.lo);
 					set_cur(d, i, o, w1, 1);
 				}
 			}
@@ -622,17 +632,21 @@ static int run_round(struct dutch *d, int *partner, int *byep)
 			if (!matched[i])
 				continue;
 			long long addend = size;
+			int first = -1;
 			for (int o = nsgb - 1; o >= sgb; o--) {
 				if (matched[o])
 					continue;
 				if (base_alive(d, i, o)) {
 					w_set(w1, W_BASE(d, o, i), W);
-					w_addshift(w1, W, addend, 0);
+					w_addshift(w1, W, addend, L.lo);
 					set_cur(d, i, o, w1, 1);
 					addend++;
+					first = o;
 				}
 			}
-			if ((r = rematch(d)) < 0)
+			/* Already with the first choice: the matching stays optimal
+			 * under the new weights and no other partner is (skip). */
+			if (d->mate[i] != first && (r = rematch(d)) < 0)
 				return r;
 			int m = d->mate[i];
 			matched[m] = 1;
@@ -673,7 +687,7 @@ static int run_round(struct dutch *d, int *partner, int *byep)
 				for (int b = a + 1; b < nrem; b++) {
 					if (!exch_weight(d, &L, p, remv[b], a, rpairs, w1))
 						continue;
-					w_addshift(w1, W, -1, 0);
+					w_addshift(w1, W, -1, L.lo);
 					set_cur(d, p, remv[b], w1, 1);
 				}
 				if ((r = rematch(d)) < 0)
@@ -697,7 +711,7 @@ static int run_round(struct dutch *d, int *partner, int *byep)
 				for (int b = a + 1; b < nrem; b++) {
 					if (!exch_weight(d, &L, p, remv[b], a, rpairs, w1))
 						continue;
-					w_addshift(w1, W, 1, 0);
+					w_addshift(w1, W, 1, L.lo);
 					set_cur(d, p, remv[b], w1, 1);
 				}
 				if ((r = rematch(d)) < 0)
@@ -737,18 +751,20 @@ static int run_round(struct dutch *d, int *partner, int *byep)
 			if (!(d->mate[p] > p && d->mate[p] < nsgb))
 				continue;
 			long long addend = 0;
+			int first = -1;
 			for (int b = nrem - 1; b >= 0; b--) {
 				int o = remv[b];
 				if (o <= p || matched[o])
 					continue;
 				if (base_alive(d, p, o)) {
 					w_set(w1, W_BASE(d, o, p), W);
-					w_addshift(w1, W, addend, 0);
+					w_addshift(w1, W, addend, L.lo);
 					set_cur(d, p, o, w1, 1);
+					first = o;
 				}
 				addend++;
 			}
-			if ((r = rematch(d)) < 0)
+			if (d->mate[p] != first && (r = rematch(d)) < 0)
 				return r;
 			int m = d->mate[p];
 			matched[p] = matched[m] = 1;

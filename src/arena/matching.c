@@ -350,6 +350,22 @@ static int wrap(struct mstate *s, int b, int j)
 	return ((j % nc) + nc) % nc;
 }
 
+/* The direction round blossom b from child index j back to its base (index
+ * 0) along the even-length side: returns the start index (negative for
+ * Python-style indexing, see wrap()) and sets the step and the endpoint
+ * trick (which end of each edge in the endpoint list faces the walk). */
+static int walk_from(struct mstate *s, int b, int j, int *jstep, int *trick)
+{
+	if (j & 1) {
+		*jstep = 1;
+		*trick = 0;
+		return j - s->bnchild[b - s->n];
+	}
+	*jstep = -1;
+	*trick = 1;
+	return j;
+}
+
 static void expand_blossom(struct mstate *s, int b, int endstage)
 {
 	int n = s->n, W = s->W;
@@ -369,15 +385,8 @@ static void expand_blossom(struct mstate *s, int b, int endstage)
 	}
 	if (!endstage && s->label[b] == 2) {
 		int entry = s->inblossom[s->endpoint[s->labelend[b] ^ 1]];
-		int j = idx_of(s, b, entry), jstep, trick;
-		if (j & 1) {
-			j -= nc;
-			jstep = 1;
-			trick = 0;
-		} else {
-			jstep = -1;
-			trick = 1;
-		}
+		int jstep, trick;
+		int j = walk_from(s, b, idx_of(s, b, entry), &jstep, &trick);
 		int p = s->labelend[b];
 		while (j != 0) {
 			s->label[s->endpoint[p ^ 1]] = 0;
@@ -433,15 +442,8 @@ static void augment_blossom(struct mstate *s, int b, int v)
 	if (t >= n)
 		augment_blossom(s, t, v);
 	int nc = s->bnchild[b - n];
-	int i = idx_of(s, b, t), j = i, jstep, trick;
-	if (i & 1) {
-		j -= nc;
-		jstep = 1;
-		trick = 0;
-	} else {
-		jstep = -1;
-		trick = 1;
-	}
+	int i = idx_of(s, b, t), jstep, trick;
+	int j = walk_from(s, b, i, &jstep, &trick);
 	while (j != 0) {
 		j += jstep;
 		t = CHILD(s, b, wrap(s, b, j));
