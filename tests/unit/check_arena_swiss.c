@@ -13,6 +13,7 @@
 
 #include "arena/arena.h"
 #include "check_main.h"
+#include "core/rng.h"
 
 #define MAXP 24
 #define MAXR 12
@@ -252,6 +253,99 @@ START_TEST(test_dutch_absolute)
 }
 END_TEST
 
+/* Played colour history of p after `played` rounds: 'w'/'b' per game played. */
+static int history(const struct tourney *T, int p, int played, char *h)
+{
+	int k = 0;
+	for (int r = 0; r < played; r++) {
+		const struct arena_game *g = &T->games[p][r];
+		if (g->opp >= 0 && strchr("1=0", g->result))
+			h[k++] = g->color;
+	}
+	h[k] = 0;
+	return k;
+}
+
+/* Whole random tournaments paired by the engine and played with random
+ * results (forfeits, late entries and withdrawals included): every round
+ * pairs each active player once, never two who played each other, gives the
+ * PAB only to a player who had neither a PAB nor a forfeit win, and, except
+ * for topscorers in the last round, leaves nobody with a colour difference
+ * beyond 2 or three games in a row with one colour (C.04.3 C1-C3, A.6). */
+START_TEST(test_dutch_properties)
+{
+	struct rng rg;
+	rng_seed(&rg, 1000 + (uint64_t)_i);
+	for (int iter = 0; iter < 6; iter++) {
+		struct tourney T;
+		int n = 9 + (int)(rng_next(&rg) % 14), rounds = 7 + (int)(rng_next(&rg) % 4);
+		static const char *const none[MAXP + 1];
+		parse(&T, none, 0, rounds);
+		T.n = T.t.n = n;
+		int state[MAXP] = {0}; /* 0 playing, 1 withdrawn */
+		for (int p = 0; p < n; p++) {
+			T.players[p].games = T.games[p];
+			T.players[p].name = T.names[p];
+		}
+		for (int rd = 0; rd < rounds; rd++) {
+			for (int p = 0; p < n; p++) {
+				T.games[p][rd] = (struct arena_game){-1, '-', 'Z'};
+				if (rd > 1 && rng_next(&rg) % 40 == 0)
+					state[p] = 1;
+				T.players[p].active = !state[p];
+			}
+			T.t.played = rd;
+			struct arena_pair out[MAXP];
+			int k = arena_dutch_pair(&T.t, out, MAXP);
+			if (k == ARENA_ENOPAIRING)
+				break;
+			ck_assert_int_ge(k, 0);
+			int seen[MAXP] = {0};
+			for (int i = 0; i < k; i++) {
+				int w = out[i].white, b = out[i].black;
+				ck_assert(T.players[w].active && !seen[w]);
+				seen[w] = 1;
+				if (b < 0) {
+					for (int r = 0; r < rd; r++)
+						ck_assert(T.games[w][r].result != 'U' &&
+							  T.games[w][r].result != '+');
+					T.games[w][rd].result = 'U';
+					continue;
+				}
+				ck_assert(T.players[b].active && !seen[b]);
+				seen[b] = 1;
+				for (int r = 0; r < rd; r++)
+					ck_assert(!(T.games[w][r].opp == b && strchr("1=0", T.games[w][r].result)));
+				unsigned x = (unsigned)(rng_next(&rg) % 100);
+				char rw = x < 40 ? '1' : x < 70 ? '=' : x < 97 ? '0' : '+';
+				char rb = rw == '1' ? '0' : rw == '0' ? '1' : rw == '+' ? '-' : '=';
+				T.games[w][rd] = (struct arena_game){b, 'w', rw};
+				T.games[b][rd] = (struct arena_game){w, 'b', rb};
+			}
+			for (int p = 0; p < n; p++)
+				ck_assert(seen[p] == T.players[p].active);
+			/* Colours after the round, but for topscorers of the last
+			 * one (more than half the points) and their opponents. */
+			T.t.played = rd + 1;
+			for (int p = 0; p < n; p++) {
+				char h[MAXR + 1];
+				int len = history(&T, p, rd + 1, h), wh = 0;
+				for (int i = 0; i < len; i++)
+					wh += h[i] == 'w';
+				int o = T.games[p][rd].opp;
+				int top = rd == rounds - 1 &&
+					  (arena_score(&T.t, p, rd) * 2 > rd * 10 ||
+					   (o >= 0 && arena_score(&T.t, o, rd) * 2 > rd * 10));
+				if (top)
+					continue;
+				ck_assert_msg(2 * wh - len <= 2 && len - 2 * wh <= 2, "%s", h);
+				ck_assert_msg(!strstr(h, "www") && !strstr(h, "bbb"), "%s", h);
+			}
+		}
+	}
+}
+END_TEST
+
 /*
  * The hand-computed example for the TRF and the tie-breaks: five players,
  * three rounds, win 1, draw 1/2.
@@ -434,6 +528,7 @@ int main(void)
 	tcase_add_loop_test(tc, test_dutch_cases, 0, (int)(sizeof cases / sizeof cases[0]));
 	tcase_add_test(tc, test_dutch_round_one);
 	tcase_add_test(tc, test_dutch_absolute);
+	tcase_add_loop_test(tc, test_dutch_properties, 0, 4);
 	tcase_add_test(tc, test_trf);
 	tcase_add_test(tc, test_tiebreaks);
 	tcase_add_test(tc, test_tiebreaks_rr);
