@@ -5,14 +5,15 @@
  * section 3, with the best-edge bookkeeping that makes each stage O(n^2)).
  *
  * Why it is written here: no well-kept C library in Debian computes a
- * maximum-weight matching on a general graph. igraph (libigraph-dev) has
- * igraph_maximum_matching(), but its weighted variant is for bipartite graphs
- * only ("weighted matching in general graphs is not implemented"); LEMON
- * (MaxWeightedMatching) and Boost.Graph (maximum_weighted_matching) are C++
- * template libraries; GLPK solves it only as an integer program (no blossom
- * inequalities, exponential in the worst case). So the Dutch pairing
- * (dutch.c) carries its own, tested against exhaustive search on random
- * graphs (tests/unit/check_arena_matching.c).
+ * maximum-weight matching on a general graph. igraph (libigraph-dev
+ * 0.10.2, checked in its igraph_matching.h) offers only
+ * igraph_maximum_bipartite_matching(), bipartite graphs only, with double
+ * weights (53 bits, too few for our criteria); LEMON (liblemon-dev,
+ * MaxWeightedMatching) and Boost.Graph (maximum_weighted_matching) are C++
+ * template libraries; GLPK would solve it as an integer program without the
+ * blossom inequalities (exponential in the worst case). So the Dutch
+ * pairing (dutch.c) carries its own, tested against exhaustive search on
+ * random graphs (tests/unit/check_arena_matching.c).
  *
  * Weights: the Dutch criteria are compared lexicographically, so their edge
  * weights are sums of fields shifted past one another; for 200 players they
