@@ -5,7 +5,7 @@
  * several tournaments each; prints the CPU time per round (median, p99, max)
  * beside the reference measured in the same run: one maximum-weight matching
  * (arena_match) of the field's size with one-limb weights, the floor under
- * any pairing by matching.
+ * any pairing by matching. Last, the live arena's pairing of 200 free players.
  *
  *   bench/arena_bench [--tournaments N] [--seed S]
  *   bench/arena_bench --trf DIR --count N [--seed S] [--min P --max P]
@@ -225,6 +225,30 @@ static void bench(int n, int rounds, int tournaments, uint64_t seed)
 	free(times);
 }
 
+/* The live arena: n free players paired at once (the worst moment of an
+ * arena: everyone free together). */
+static void bench_live(int n, uint64_t seed)
+{
+	struct rng r;
+	rng_seed(&r, seed);
+	struct arena_live_player *f = malloc(sizeof *f * (size_t)n);
+	struct arena_pair *out = malloc(sizeof *out * (size_t)n);
+	for (int i = 0; i < n; i++) {
+		f[i].id = i;
+		f[i].rank = i;
+		f[i].last_opp = (int)(rng_next(&r) % (unsigned)n);
+		f[i].waiting = (int64_t)(rng_next(&r) % 10000);
+	}
+	int reps = 200, k = 0;
+	double t0 = now_ms();
+	for (int i = 0; i < reps; i++)
+		k = arena_live_pair(f, n, 5000, out, n);
+	double dt = (now_ms() - t0) / reps;
+	printf("%4d free players in a live arena: %d pairs in %.3f ms (CPU)\n", n, k, dt);
+	free(f);
+	free(out);
+}
+
 int main(int argc, char **argv)
 {
 	const char *dir = NULL;
@@ -299,5 +323,6 @@ int main(int argc, char **argv)
 	}
 	bench(64, 7, tournaments, seed);
 	bench(200, 10, tournaments, seed + 1);
+	bench_live(200, seed + 2);
 	return 0;
 }
