@@ -39,7 +39,8 @@
  *
  * The weights are multi-limb integers (matching.h): the fields of a 200-player
  * bracket need more than 128 bits. Working memory (the weight matrices, the
- * matching's work area) is malloc'd once on entry and freed on return.
+ * matching's work area) is malloc'd on entry, again wider when a bracket's
+ * fields need more limbs, and freed on return.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -222,7 +223,8 @@ static int grow_weights(struct dutch *d, int W);
 struct layout {
 	int G;        /* width of a counting field */
 	int nsd;      /* distinct score differences */
-	int sdval[64 * 4];
+	int sdval[1024]; /* ascending; more distinct score differences in one
+	                    bracket than this is ARENA_ERANGE */
 	int pcb;      /* bits for the residents' count (the ordering fields) */
 	int lo;       /* where the ordering fields start: below them, a tie-break
 	                 that only chooses among equally good matchings */
@@ -310,12 +312,11 @@ static void plan_fields(struct dutch *d, struct layout *L, int sgb, int nsgb, in
 		o += G + 2;
 	}
 	L->total = o;
-	(void)final;
 }
 
 /* The basic weight of the edge between vertices h < l (C.04.3 B.3). */
 static void edge_weight(struct dutch *d, const struct layout *L, int h, int l, int nsgb,
-			int special, int final, int minscore, uint64_t *w)
+			int special, int final, int minscore, int mincur, uint64_t *w)
 {
 	int W = d->W;
 	memset(w, 0, sizeof(uint64_t) * (size_t)W);
@@ -328,8 +329,8 @@ static void edge_weight(struct dutch *d, const struct layout *L, int h, int l, i
 		w_addshift(w, W, 1 + !H->bye_ok + !P->bye_ok, L->off_compl);
 	if (lcur) {
 		w_addshift(w, W, 1, L->off_pairs);
-		w_addshift(w, W, 1, L->off_psd + SD(sh - minscore + ONE_POINT));
-		w_addshift(w, W, 1, L->off_psd + SD(sl - minscore + ONE_POINT));
+		w_addshift(w, W, 1, L->off_psd + SD(sh - mincur + ONE_POINT));
+		w_addshift(w, W, 1, L->off_psd + SD(sl - mincur + ONE_POINT));
 		w_addshift(w, W, -1, L->off_psd + SD(sh - sl));
 	}
 	if (!special) {
@@ -541,7 +542,12 @@ static int run_round(struct dutch *d, int *partner, int *byep)
 			pbi[size++] = iter++;
 		int final = iter == N;
 		d->size = size;
-		int minscore = score_of(d, size - 1);
+		/* A.8: a downfloater's score difference is taken against one point
+		 * below the lowest score of the current bracket (mincur); for the
+		 * next bracket's and the float criteria, below the lowest score the
+		 * matching sees (minscore). (bbpPairings takes the latter for C6
+		 * too; no tournament of the checks showed a difference.) */
+		int minscore = score_of(d, size - 1), mincur = score_of(d, nsgb - 1);
 
 		/* The score differences that occur: downfloaters against the
 		 * artificial value, pairs inside the bracket (A.8). */
@@ -550,6 +556,7 @@ static int run_round(struct dutch *d, int *partner, int *byep)
 		int sderr = 0;
 		for (int p = 0; p < nsgb; p++) {
 			sderr |= add_sd(&L, score_of(d, p) - minscore + ONE_POINT);
+			sderr |= add_sd(&L, score_of(d, p) - mincur + ONE_POINT);
 			int first = p + 1 > sgb ? p + 1 : sgb;
 			for (int o = first; o < nsgb; o++)
 				sderr |= add_sd(&L, score_of(d, p) - score_of(d, o));
@@ -568,7 +575,7 @@ static int run_round(struct dutch *d, int *partner, int *byep)
 				int alive = l >= sgb && compatible(d, d->pbi[h], d->pbi[l]);
 				d->alive_base[k] = d->alive_cw[k] = (unsigned char)alive;
 				if (alive) {
-					edge_weight(d, &L, h, l, nsgb, special, final, minscore,
+					edge_weight(d, &L, h, l, nsgb, special, final, minscore, mincur,
 						    d->base + k * (size_t)W);
 					w_set(d->cw + k * (size_t)W, d->base + k * (size_t)W, W);
 				}
