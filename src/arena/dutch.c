@@ -97,12 +97,12 @@ static size_t tri(int larger, int smaller)
 	return (size_t)larger * (size_t)(larger - 1) / 2 + (size_t)smaller;
 }
 
-static uint64_t *W_BASE(struct dutch *d, int a, int b)
+static uint64_t *wbase(struct dutch *d, int a, int b)
 {
 	return d->base + tri(a, b) * (size_t)d->W;
 }
 
-static uint64_t *W_CUR(struct dutch *d, int a, int b)
+static uint64_t *wcur(struct dutch *d, int a, int b)
 {
 	return d->cw + tri(a, b) * (size_t)d->W;
 }
@@ -413,7 +413,7 @@ static int rematch(struct dutch *d)
 				continue;
 			d->eu[m] = d->vmap[b];
 			d->ev[m] = d->vmap[a];
-			w_set(d->ew + (size_t)m * (size_t)W, W_CUR(d, a, b), W);
+			w_set(d->ew + (size_t)m * (size_t)W, wcur(d, a, b), W);
 			m++;
 		}
 	}
@@ -464,7 +464,7 @@ static int exch_weight(struct dutch *d, const struct layout *L, int s, int l, in
 {
 	if (!base_alive(d, s, l))
 		return 0;
-	w_set(tmp, W_BASE(d, l, s), d->W);
+	w_set(tmp, wbase(d, l, s), d->W);
 	w_addshift(tmp, d->W, (long long)(ri < rpairs) << (2 * L->pcb + 1), L->lo);
 	w_addshift(tmp, d->W, -2LL * ri, L->lo);
 	return 1;
@@ -614,7 +614,7 @@ static int run_round(struct dutch *d, int *partner, int *byep)
 				for (int o = sgb; o < nsgb; o++) {
 					if (!base_alive(d, i, o))
 						continue;
-					w_set(w1, W_BASE(d, o, i), W);
+					w_set(w1, wbase(d, o, i), W);
 					w_addshift(w1, W, 1, L.lo);
 					set_cur(d, i, o, w1, 1);
 				}
@@ -627,7 +627,7 @@ static int run_round(struct dutch *d, int *partner, int *byep)
 				for (int o = sgb; o < nsgb; o++) {
 					if (!base_alive(d, i, o))
 						continue;
-					w_set(w1, W_BASE(d, o, i), W);
+					w_set(w1, wbase(d, o, i), W);
 					w_addshift(w1, W, R + 1, L.lo);
 					set_cur(d, i, o, w1, 1);
 				}
@@ -644,7 +644,7 @@ static int run_round(struct dutch *d, int *partner, int *byep)
 				if (matched[o])
 					continue;
 				if (base_alive(d, i, o)) {
-					w_set(w1, W_BASE(d, o, i), W);
+					w_set(w1, wbase(d, o, i), W);
 					w_addshift(w1, W, addend, L.lo);
 					set_cur(d, i, o, w1, 1);
 					addend++;
@@ -750,7 +750,7 @@ static int run_round(struct dutch *d, int *partner, int *byep)
 				    (d->mate[o] > o && d->mate[o] < nsgb))
 					kill_base(d, p, o);
 				int al = base_alive(d, p, o);
-				set_cur(d, p, o, W_BASE(d, o, p), al);
+				set_cur(d, p, o, wbase(d, o, p), al);
 			}
 		/* Each S1 player, in order, meets the first S2 player possible. */
 		for (int a = 0; a < nrem; a++) {
@@ -764,7 +764,7 @@ static int run_round(struct dutch *d, int *partner, int *byep)
 				if (o <= p || matched[o])
 					continue;
 				if (base_alive(d, p, o)) {
-					w_set(w1, W_BASE(d, o, p), W);
+					w_set(w1, wbase(d, o, p), W);
 					w_addshift(w1, W, addend, L.lo);
 					set_cur(d, p, o, w1, 1);
 					first = o;
