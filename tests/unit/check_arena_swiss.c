@@ -182,6 +182,14 @@ static const struct dutch_case cases[] = {
 		"3b= 6w0 5b1 1w= 4w0 2b0",
 		"-U 1w0 3b0 -Z -Z -Z |Z",
 		NULL}, ""},
+	/* Late entry: player 7 joins in round 3 with 0 points (Z Z), with one
+	 * (two half-point byes) or with two (two full-point byes). */
+	{3, 5, {"4w1 2b1", "5b= 1w0", "6w0 4b0", "1b0 3w1", "2w= 6b=", "3b1 5w=", "-Z -Z", NULL},
+	 "1-6 5-4 7-2 3-0"},
+	{3, 5, {"4w1 2b1", "5b= 1w0", "6w0 4b0", "1b0 3w1", "2w= 6b=", "3b1 5w=", "-H -H", NULL},
+	 "1-6 5-7 2-4 3-0"},
+	{3, 5, {"4w1 2b1", "5b= 1w0", "6w0 4b0", "1b0 3w1", "2w= 6b=", "3b1 5w=", "-F -F", NULL},
+	 "1-7 4-6 5-3 2-0"},
 };
 
 START_TEST(test_dutch_cases)
