@@ -16,6 +16,7 @@
  * bbpPairings read it), so that a checker knows which round is the last.
  * The rank column is the order by points, then pairing number.
  */
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -29,7 +30,6 @@ struct out {
 
 static void put(struct out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-#include <stdarg.h>
 static void put(struct out *o, const char *fmt, ...)
 {
 	if (o->full)
