@@ -87,7 +87,9 @@ LIBRARIES = [
         "root": "src",
         "ranks": {
             "src": [
-                (("games",), "the engines and what drives them"),
+                (("games", "arena"),
+                 "the engines and what drives them; arena/: tournaments (pairing, tie-breaks, "
+                 "TRF), pure like the engines; side by side, neither calls the other"),
                 (("core", "proto"),
                  "bitboard geometry, the RNG and the protocol's limits: header-only and pure "
                  "(no objects today); a source file here may call nothing above"),
