@@ -17,6 +17,10 @@
 
 #include "games/game_replay.h"
 #include "server/msg/rtt.h"
+#include "server/play/session_clock.h"
+#include "server/play/session_internal.h"
+#include "server/play/session_view.h"
+#include "server/play/session_watch.h"
 
 static void on_deadline(struct game *g);
 

@@ -17,7 +17,8 @@
  * so a deadline is never late by more than one pass. on_deadline() looks at
  * the deadline afresh: one that an action moved since is only re-armed.
  */
-#include "server/play/session.h"
+#include "server/play/session_clock.h"
+#include "server/play/session_internal.h"
 
 uint64_t clock_now(const struct game *g)
 {

@@ -5,7 +5,7 @@
  * game_over, the options of a game, and the rows of `list`. Nothing is sent
  * from here.
  */
-#include "server/play/session.h"
+#include "server/play/session_view.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -14,6 +14,8 @@
 
 #include "server/util/json_out.h"
 #include "server/msg/rtt.h"
+#include "server/play/session_clock.h"
+#include "server/play/session_internal.h"
 
 cJSON *view_options_json(const struct game_ops *ops, const struct game_params *p)
 {

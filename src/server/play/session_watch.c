@@ -8,12 +8,16 @@
  * lines are kept and resent to whoever comes in), the spectator count for
  * those who asked, and the news of a player leaving or coming back.
  */
-#include "server/play/session.h"
+#include "server/play/session_watch.h"
 
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "server/play/session_clock.h"
+#include "server/play/session_internal.h"
+#include "server/play/session_view.h"
 
 bool member_add(struct client *c, struct game *g)
 {
