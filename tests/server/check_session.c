@@ -35,7 +35,7 @@ static void age(struct game *g, int64_t ms)
 	for (int i = 0; i < g->ops->nplayers; i++)
 		if (g->pl[i].absent)
 			g->pl[i].gone_at -= (uint64_t)ms;
-	clock_arm(g);
+	session_clock_arm(g);
 }
 
 static struct fk_server fs;

@@ -30,7 +30,7 @@ void sessions_init(struct sessions *s, uv_loop_t *loop, int64_t grace_ms)
 	s->loop = loop;
 	s->grace_ms = grace_ms;
 	s->on_deadline = on_deadline;
-	clock_sessions_init(s);
+	session_clock_sessions_init(s);
 }
 
 void sessions_set_hooks(struct sessions *s, const struct session_hooks *h)
@@ -64,7 +64,7 @@ static void journal_after(struct game *g)
 /* The turn just begun starts for real once its state is sent (it may wait for the store). */
 static void turn_begins(struct game *g)
 {
-	g->turn_started = clock_now(g);
+	g->turn_started = session_clock_now(g);
 	g->turn_waits = session_journal_pending(g);
 }
 
@@ -73,8 +73,8 @@ void session_journal_released(struct sessions *s, uint64_t upto)
 	for (struct game *g = s->games; g != NULL; g = g->next)
 		if (g->turn_waits && g->jseq <= upto && !g->freeing) {
 			g->turn_waits = false;
-			g->turn_started = clock_now(g);
-			clock_arm(g);
+			g->turn_started = session_clock_now(g);
+			session_clock_arm(g);
 		}
 }
 
@@ -83,11 +83,11 @@ void session_pause(struct game *g, bool paused)
 	if (g->paused == paused || g->over || g->freeing)
 		return;
 	if (paused) /* a turn whose move waits has not begun for its player */
-		g->pause_used = session_journal_pending(g) ? 0 : clock_used(g);
+		g->pause_used = session_journal_pending(g) ? 0 : session_clock_used(g);
 	else
-		g->turn_started = clock_now(g) - (uint64_t)g->pause_used;
+		g->turn_started = session_clock_now(g) - (uint64_t)g->pause_used;
 	g->paused = paused;
-	clock_arm(g);
+	session_clock_arm(g);
 }
 
 struct game *session_find(struct sessions *s, uint64_t id)
@@ -190,7 +190,7 @@ struct game *session_create(struct sessions *s, const struct game_spec *spec)
 	g->id = id;
 	if (id > s->next_game_id)
 		s->next_game_id = id;
-	clock_init(g);
+	session_clock_init(g);
 	g->next = s->games;
 	s->games = g;
 	return g;
@@ -221,7 +221,7 @@ void session_begin(struct game *g)
 	for (int i = 0; i < g->ops->nplayers; i++)
 		send_game_start(g, i);
 	watch_broadcast_state(g);
-	clock_arm(g);
+	session_clock_arm(g);
 }
 
 void sessions_free_all(struct sessions *s)
@@ -229,7 +229,7 @@ void sessions_free_all(struct sessions *s)
 	while (s->games != NULL)
 		game_free(s->games);
 	s->nfinished = 0;
-	clock_sessions_close(s);
+	session_clock_sessions_close(s);
 }
 
 /* ---- the end ----------------------------------------------------------------------- */
@@ -254,7 +254,7 @@ static void set_result(struct game *g, int winner, const char *score, const char
 	g->sess->epoch++;
 	journal_before(g);
 	if (!g->over)
-		clock_left(g, g->left);
+		session_clock_left(g, g->left);
 	g->over = true;
 	g->draw_offer = g->undo_offer = 0; /* offers end with the game (rematch offers come after) */
 	g->winner = winner;
@@ -309,7 +309,7 @@ static void after_change(struct game *g)
 	if (g->over)
 		announce_end(g);
 	else
-		clock_arm(g);
+		session_clock_arm(g);
 }
 
 static bool append_move(struct game *g, const struct move_rec *m)
@@ -370,7 +370,7 @@ static void sim_resolve(struct game *g)
 				memcpy(rec.text, g->act_text[i], GAME_MOVE_TEXT);
 		} else {
 			rec.act = GAME_ACT_NONE;
-			rec.ms_used = clock_turn_limit(g);
+			rec.ms_used = session_clock_turn_limit(g);
 		}
 		journal_before(g);
 		if (s->hooks.on_move != NULL && s->hooks.on_move(s->hooks.ud, g, &rec) < 0)
@@ -411,7 +411,7 @@ static void sim_move(struct client *c, const struct proto_req *rq, struct game *
 			g->acted[seat] = true;
 			g->act[seat] = GAME_ACT_INVALID;
 			g->act_text[seat][0] = '\0';
-			g->act_ms[seat] = clock_used(g);
+			g->act_ms[seat] = session_clock_used(g);
 		}
 	} else {
 		g->acted[seat] = true;
@@ -419,7 +419,7 @@ static void sim_move(struct client *c, const struct proto_req *rq, struct game *
 		g->action[seat] = m;
 		if (g->ops->format_move(g->st, m, g->act_text[seat], GAME_MOVE_TEXT) < 0)
 			snprintf(g->act_text[seat], GAME_MOVE_TEXT, "%s", text);
-		g->act_ms[seat] = clock_used(g);
+		g->act_ms[seat] = session_clock_used(g);
 		cJSON *f = cJSON_CreateObject();
 		cJSON_AddNumberToObject(f, "game", (double)g->id);
 		cJSON_AddBoolToObject(f, "pending", true);
@@ -448,7 +448,7 @@ void session_move(struct client *c, const struct proto_req *rq, struct game *g, 
 		          to_move >= 0 ? g->pl[to_move].name : "nobody", g->id);
 		return;
 	}
-	int64_t used = clock_used(g);
+	int64_t used = session_clock_used(g);
 	if (g->so.timed && used >= g->left[seat]) {
 		reply_err(c, rq, ERR_GAME_OVER, "your time ran out in game %" PRIu64, g->id);
 		g->left[seat] = 0;
@@ -515,13 +515,13 @@ void session_resign(struct client *c, const struct proto_req *rq, struct game *g
 /* The timer of g fired (session_clock.c): the flag, the turn's end or a grace's end. */
 static void on_deadline(struct game *g)
 {
-	uint64_t when, now = clock_now(g);
+	uint64_t when, now = session_clock_now(g);
 	int seat = -1;
-	enum deadline_kind k = clock_next_deadline(g, &when, &seat);
+	enum deadline_kind k = session_clock_next_deadline(g, &when, &seat);
 	if (k == DL_NONE)
 		return;
 	if (when > now) {
-		clock_arm(g);
+		session_clock_arm(g);
 		return;
 	}
 	switch (k) {
@@ -541,7 +541,7 @@ static void on_deadline(struct game *g)
 	case DL_NONE:
 		break;
 	}
-	clock_arm(g);
+	session_clock_arm(g);
 	/* what this deadline journalled held its output; later events' output does not wait */
 	client_barrier_clear(g->sess->bar);
 }
@@ -587,7 +587,7 @@ int session_takeback(struct game *g, int n)
 void session_push_state(struct game *g)
 {
 	watch_broadcast_state(g);
-	clock_arm(g);
+	session_clock_arm(g);
 }
 
 struct game *session_restore(struct sessions *s, const struct game_spec *spec, int64_t started_at,
@@ -676,9 +676,9 @@ void session_client_gone(struct sessions *s, struct client *c)
 		if (g->over)
 			continue;
 		g->pl[seat].absent = true;
-		g->pl[seat].gone_at = clock_now(g);
+		g->pl[seat].gone_at = session_clock_now(g);
 		watch_tell_presence(g, seat, false);
-		clock_arm(g);
+		session_clock_arm(g);
 	}
 	free(games);
 }
@@ -722,12 +722,12 @@ void session_login(struct sessions *s, struct client *c, cJSON *resumed)
 			p->c = c;
 			if (g->clock_held && game_seat_to_move(g->ops, g->st) == i) {
 				g->clock_held = false; /* restored game: the mover is back */
-				g->turn_started = clock_now(g);
+				g->turn_started = session_clock_now(g);
 			}
 			watch_drop(g, c);
 			cJSON_AddItemToArray(resumed, cJSON_CreateNumber((double)g->id));
 			watch_tell_presence(g, i, true);
-			clock_arm(g);
+			session_clock_arm(g);
 			break;
 		}
 	}

@@ -19,21 +19,22 @@ struct sessions;
 enum deadline_kind { DL_NONE, DL_FLAG, DL_TURN, DL_GRACE, DL_WATCHERS };
 
 /* The loop's time (uv_now) in ms. */
-uint64_t clock_now(const struct game *g);
+uint64_t session_clock_now(const struct game *g);
 /* How long the current turn has run (up to the pause while paused; 0 while it waits). */
-int64_t clock_used(const struct game *g);
+int64_t session_clock_used(const struct game *g);
 /* Clocks as they stand now: the running one is charged up to now. */
-void clock_left(const struct game *g, int64_t out[GAME_MAX_PLAYERS]);
+void session_clock_left(const struct game *g, int64_t out[GAME_MAX_PLAYERS]);
 /* The deadline of the simultaneous turn being played: first_turn_ms for the first one. */
-int64_t clock_turn_limit(const struct game *g);
+int64_t session_clock_turn_limit(const struct game *g);
 /* The earliest pending deadline of g (uv_now ms) and what it is; *seat for FLAG/GRACE. */
-enum deadline_kind clock_next_deadline(const struct game *g, uint64_t *when, int *seat);
-/* Sets up s's handles for deadlines (sessions_init); clock_sessions_close() closes them. */
-void clock_sessions_init(struct sessions *s);
-void clock_sessions_close(struct sessions *s);
+enum deadline_kind session_clock_next_deadline(const struct game *g, uint64_t *when, int *seat);
+/* Sets up s's handles for deadlines (sessions_init); session_clock_sessions_close() closes
+   them. */
+void session_clock_sessions_init(struct sessions *s);
+void session_clock_sessions_close(struct sessions *s);
 /* Sets up g's timer (session_create); it is closed by the owner of g. */
-void clock_init(struct game *g);
+void session_clock_init(struct game *g);
 /* Arms g's timer for its next deadline (g->sess->on_deadline runs then), or stops it. */
-void clock_arm(struct game *g);
+void session_clock_arm(struct game *g);
 
 #endif

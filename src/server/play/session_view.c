@@ -96,12 +96,12 @@ struct snapshot *snap_build(struct game *g)
 	sn->ply = g->ply;
 	sn->over = g->over;
 	sn->to_move = g->over ? 0 : g->ops->to_move(g->st);
-	clock_left(g, sn->clocks);
+	session_clock_left(g, sn->clocks);
 	rtts_now(g, sn->rtt);
-	sn->built = clock_now(g);
+	sn->built = session_clock_now(g);
 	sn->watchers = session_watchers(g);
 	if (session_simultaneous(g) && !g->over) {
-		int64_t left = clock_turn_limit(g) - (int64_t)(sn->built - g->turn_started);
+		int64_t left = session_clock_turn_limit(g) - (int64_t)(sn->built - g->turn_started);
 		sn->turn_left = left > 0 ? left : 0;
 		memcpy(sn->acted, g->acted, sizeof sn->acted);
 	}
@@ -607,7 +607,7 @@ void view_list(struct sessions *s, struct client *c, const struct proto_req *rq)
 				cJSON_AddItemToArray(tm, cJSON_CreateNumber(i));
 		cJSON_AddNumberToObject(j, "watchers", (double)session_watchers(g));
 		int64_t left[GAME_MAX_PLAYERS];
-		clock_left(g, left);
+		session_clock_left(g, left);
 		cJSON_AddItemToObject(j, "clocks", clocks_json(g, left));
 		cJSON_AddItemToObject(j, "time", time_json(g));
 		if (session_simultaneous(g))

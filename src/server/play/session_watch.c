@@ -107,7 +107,7 @@ static bool snap_stale(const struct game *g, const struct snapshot *sn)
 		return true;
 	if (!g->over && session_simultaneous(g) && memcmp(sn->acted, g->acted, sizeof sn->acted))
 		return true;
-	if (g->over || sn->built == clock_now(g))
+	if (g->over || sn->built == session_clock_now(g))
 		return false;
 	/* time has passed: a running clock or turn shows less, an action may be in */
 	return session_simultaneous(g) || (g->so.timed && !g->clock_held);
@@ -203,7 +203,7 @@ void watch_tell_count(struct game *g)
 	if (nw == g->nw_told)
 		return;
 	g->nw_told = nw;
-	g->nw_told_at = clock_now(g);
+	g->nw_told_at = session_clock_now(g);
 	cJSON *j = cJSON_CreateObject();
 	cJSON_AddStringToObject(j, "type", "watchers");
 	cJSON_AddNumberToObject(j, "game", (double)g->id);
@@ -215,12 +215,13 @@ void watch_count_changed(struct game *g)
 {
 	if (g->nw_due || g->freeing)
 		return;
-	if (clock_now(g) >= g->nw_told_at + SESSION_WATCHERS_MS) {
+	if (session_clock_now(g) >= g->nw_told_at + SESSION_WATCHERS_MS) {
 		watch_tell_count(g);
-		g->nw_told_at = clock_now(g); /* a quiet period follows even when nothing changed */
+		/* a quiet period follows even when nothing changed */
+		g->nw_told_at = session_clock_now(g);
 	} else {
 		g->nw_due = true; /* told when the period ends (the game's timer) */
-		clock_arm(g);
+		session_clock_arm(g);
 	}
 }
 
