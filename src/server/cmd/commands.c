@@ -141,7 +141,7 @@ static void cmd_who(struct cmd *x)
 static void cmd_list(struct cmd *x)
 {
 	if (!routed(x))
-		view_list(x->cx->sess, x->cl, x->rq);
+		session_view_list(x->cx->sess, x->cl, x->rq);
 }
 
 static void cmd_move(struct cmd *x)

@@ -68,7 +68,7 @@ cJSON *lobby_seek_json(const struct seek *k)
 	if (k->to != NULL)
 		cJSON_AddStringToObject(j, "to", k->to->name);
 	cJSON_AddStringToObject(j, "kind", k->ops->name);
-	cJSON_AddItemToObject(j, "options", view_options_json(k->ops, &k->so.params));
+	cJSON_AddItemToObject(j, "options", session_view_options_json(k->ops, &k->so.params));
 	if (k->so.timed) {
 		cJSON *t = cJSON_AddObjectToObject(j, "time");
 		cJSON_AddNumberToObject(t, "base_ms", (double)k->so.base_ms);
@@ -91,7 +91,7 @@ cJSON *lobby_seek_json(const struct seek *k)
 /* "3 by alice: ttt m=3 n=3 k=3, untimed, seeker plays random[, to bob]" (malloc'd). */
 char *lobby_seek_text(const struct seek *k)
 {
-	char *o = view_options_text(k->ops, &k->so);
+	char *o = session_view_options_text(k->ops, &k->so);
 	char *t = xasprintf("%" PRIu64 " by %s: %s %s, seeker plays %s%s%s", k->id, k->by->name,
 	                    k->ops->name, o ? o : "", color_word(k->so.color),
 	                    k->to != NULL ? ", to " : "", k->to != NULL ? k->to->name : "");

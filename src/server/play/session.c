@@ -104,10 +104,10 @@ static void game_free_cb(uv_handle_t *h)
 {
 	struct game *g = h->data;
 	for (size_t i = 0; i < g->nw; i++)
-		snap_unref(g->w[i].pending);
+		session_view_snap_unref(g->w[i].pending);
 	free(g->w);
 	watch_chat_free(g);
-	snap_unref(g->snap);
+	session_view_snap_unref(g->snap);
 	free(g->moves);
 	free(g->st);
 	free(g->tmp);
@@ -208,7 +208,7 @@ static void send_game_start(struct game *g, int seat)
 		return;
 	cJSON *j;
 	char *t;
-	view_game_start(g, seat, &j, &t);
+	session_view_game_start(g, seat, &j, &t);
 	send_msg(c, j, t);
 }
 
@@ -272,7 +272,7 @@ static void announce_end(struct game *g)
 	journal_after(g);
 	cJSON *j;
 	char *t;
-	view_game_over(g, &j, &t);
+	session_view_game_over(g, &j, &t);
 	watch_broadcast(g, j, t, NULL);
 	if (s->news.on_over != NULL)
 		s->news.on_over(s->news.ud, g);

@@ -17,7 +17,7 @@
 #include "server/play/session_clock.h"
 #include "server/play/session_internal.h"
 
-cJSON *view_options_json(const struct game_ops *ops, const struct game_params *p)
+cJSON *session_view_options_json(const struct game_ops *ops, const struct game_params *p)
 {
 	cJSON *o = cJSON_CreateObject();
 	for (int i = 0; i < ops->nopts; i++)
@@ -28,7 +28,7 @@ cJSON *view_options_json(const struct game_ops *ops, const struct game_params *p
 	return o;
 }
 
-char *view_options_text(const struct game_ops *ops, const struct seek_opts *so)
+char *session_view_options_text(const struct game_ops *ops, const struct seek_opts *so)
 {
 	char opts[512], tc[64] = "untimed";
 	if (game_params_text(ops, &so->params, opts, sizeof opts) < 0)
@@ -47,7 +47,7 @@ char *view_options_text(const struct game_ops *ops, const struct seek_opts *so)
 	return xasprintf("%s%s%s%s", opts, opts[0] ? ", " : "", tc, so->rated ? ", rated" : "");
 }
 
-void view_clock(int64_t ms, char *buf, size_t len)
+void session_view_clock(int64_t ms, char *buf, size_t len)
 {
 	if (ms < 0)
 		ms = 0;
@@ -76,7 +76,7 @@ static cJSON *rtt_json(const struct game *g, const int64_t rtt[GAME_MAX_PLAYERS]
 
 /* ---- snapshots --------------------------------------------------------------------- */
 
-void snap_unref(struct snapshot *sn)
+void session_view_snap_unref(struct snapshot *sn)
 {
 	if (sn == NULL || --sn->refs > 0)
 		return;
@@ -86,7 +86,7 @@ void snap_unref(struct snapshot *sn)
 	free(sn);
 }
 
-struct snapshot *snap_build(struct game *g)
+struct snapshot *session_view_snap_build(struct game *g)
 {
 	struct snapshot *sn = calloc(1, sizeof *sn + g->ops->state_size);
 	if (sn == NULL)
@@ -221,7 +221,7 @@ static cJSON *game_head(const char *type, const struct game *g)
 	cJSON_AddStringToObject(j, "type", type);
 	cJSON_AddNumberToObject(j, "game", (double)g->id);
 	cJSON_AddStringToObject(j, "kind", g->ops->name);
-	cJSON_AddItemToObject(j, "options", view_options_json(g->ops, &g->so.params));
+	cJSON_AddItemToObject(j, "options", session_view_options_json(g->ops, &g->so.params));
 	cJSON_AddItemToObject(j, "players", players_json(g));
 	return j;
 }
@@ -495,7 +495,7 @@ static char *state_text(const struct game *g, const struct snapshot *sn, int vie
 			xappend(&t, "; clocks:");
 			for (int i = 0; i < ops->nplayers; i++) {
 				char cb[24];
-				view_clock(sn->clocks[i], cb, sizeof cb);
+				session_view_clock(sn->clocks[i], cb, sizeof cb);
 				xappend(&t, " %s %s", ops->seat_names[i], cb);
 			}
 		}
@@ -516,7 +516,8 @@ static char *state_text(const struct game *g, const struct snapshot *sn, int vie
 	return t;
 }
 
-struct outbuf *snap_out(const struct game *g, struct snapshot *sn, int viewer, bool json)
+struct outbuf *session_view_snap_out(const struct game *g, struct snapshot *sn, int viewer,
+                                     bool json)
 {
 	struct outbuf **slot = &sn->out[json ? 1 : 0][viewer + 1];
 	if (*slot != NULL)
@@ -533,7 +534,7 @@ struct outbuf *snap_out(const struct game *g, struct snapshot *sn, int viewer, b
 
 /* ---- game_start and game_over ------------------------------------------------------------ */
 
-void view_game_start(const struct game *g, int seat, cJSON **json, char **text)
+void session_view_game_start(const struct game *g, int seat, cJSON **json, char **text)
 {
 	cJSON *j = game_head("game_start", g);
 	cJSON_AddNumberToObject(j, "seat", seat);
@@ -549,7 +550,7 @@ void view_game_start(const struct game *g, int seat, cJSON **json, char **text)
 	} else {
 		cJSON_AddNullToObject(j, "turn_ms");
 	}
-	char *opts = view_options_text(g->ops, &g->so);
+	char *opts = session_view_options_text(g->ops, &g->so);
 	*text = xasprintf("game %" PRIu64 " started: %s (%s), %s (%s) vs %s (%s); you play %s; "
 	                  "moves: move %" PRIu64 " <move>",
 	                  g->id, g->ops->name, opts ? opts : "", g->pl[0].name,
@@ -559,7 +560,7 @@ void view_game_start(const struct game *g, int seat, cJSON **json, char **text)
 	*json = j;
 }
 
-void view_game_over(const struct game *g, cJSON **json, char **text)
+void session_view_game_over(const struct game *g, cJSON **json, char **text)
 {
 	cJSON *j = cJSON_CreateObject();
 	cJSON_AddStringToObject(j, "type", "game_over");
@@ -571,7 +572,7 @@ void view_game_over(const struct game *g, cJSON **json, char **text)
 	free(r);
 	for (int i = 0; g->so.timed && !session_simultaneous(g) && i < g->ops->nplayers; i++) {
 		char cb[24];
-		view_clock(g->left[i], cb, sizeof cb);
+		session_view_clock(g->left[i], cb, sizeof cb);
 		xappend(&t, "%s %s %s", i ? "" : "; clocks:", g->ops->seat_names[i], cb);
 	}
 	*json = j;
@@ -580,7 +581,7 @@ void view_game_over(const struct game *g, cJSON **json, char **text)
 
 /* ---- list ---------------------------------------------------------------------------- */
 
-void view_list(struct sessions *s, struct client *c, const struct proto_req *rq)
+void session_view_list(struct sessions *s, struct client *c, const struct proto_req *rq)
 {
 	cJSON *f = cJSON_CreateObject();
 	cJSON *arr = cJSON_AddArrayToObject(f, "games");

@@ -22,21 +22,22 @@ struct snapshot;
 struct outbuf;
 
 /* JSON {"m":3,...} of the engine options. */
-cJSON *view_options_json(const struct game_ops *ops, const struct game_params *p);
+cJSON *session_view_options_json(const struct game_ops *ops, const struct game_params *p);
 /* Seek option words for text: "m=3 n=3 k=3, 5+3" etc. (malloc'd). */
-char *view_options_text(const struct game_ops *ops, const struct seek_opts *so);
+char *session_view_options_text(const struct game_ops *ops, const struct seek_opts *so);
 /* "1:05" or "0:09.4" (tenths under ten seconds). */
-void view_clock(int64_t ms, char *buf, size_t len);
+void session_view_clock(int64_t ms, char *buf, size_t len);
 /* A snapshot of g as it stands (seq is g->seq); NULL out of memory. */
-struct snapshot *snap_build(struct game *g);
-void snap_unref(struct snapshot *sn); /* NULL is fine */
+struct snapshot *session_view_snap_build(struct game *g);
+void session_view_snap_unref(struct snapshot *sn); /* NULL is fine */
 /* The rendering of sn for viewer (a seat, or -1) in one format, built once and cached in sn. */
-struct outbuf *snap_out(const struct game *g, struct snapshot *sn, int viewer, bool json);
+struct outbuf *session_view_snap_out(const struct game *g, struct snapshot *sn, int viewer,
+                                     bool json);
 /* game_start for seat: the message's JSON and text (owned by the caller). */
-void view_game_start(const struct game *g, int seat, cJSON **json, char **text);
+void session_view_game_start(const struct game *g, int seat, cJSON **json, char **text);
 /* game_over of g (result recorded): the message's JSON and text. */
-void view_game_over(const struct game *g, cJSON **json, char **text);
+void session_view_game_over(const struct game *g, cJSON **json, char **text);
 /* `list`: the games in progress of s, as the reply to rq. */
-void view_list(struct sessions *s, struct client *c, const struct proto_req *rq);
+void session_view_list(struct sessions *s, struct client *c, const struct proto_req *rq);
 
 #endif

@@ -68,16 +68,16 @@ void watch_send_state(struct game *g, struct snapshot *sn, struct client *c, int
 		outbuf_unref(b);
 		return;
 	}
-	client_send(c, snap_out(g, sn, viewer, c->json));
+	client_send(c, session_view_snap_out(g, sn, viewer, c->json));
 }
 
 void watch_broadcast_state(struct game *g)
 {
-	struct snapshot *sn = snap_build(g);
+	struct snapshot *sn = session_view_snap_build(g);
 	if (sn == NULL)
 		return;
 	sn->seq = ++g->seq;
-	snap_unref(g->snap);
+	session_view_snap_unref(g->snap);
 	g->snap = sn;
 	for (int i = 0; i < g->ops->nplayers; i++)
 		if (g->pl[i].c != NULL)
@@ -86,7 +86,7 @@ void watch_broadcast_state(struct game *g)
 		struct watcher *w = &g->w[i];
 		if (session_seat_of(g, w->c) >= 0)
 			continue;
-		snap_unref(w->pending);
+		session_view_snap_unref(w->pending);
 		w->pending = NULL;
 		if (client_slow(w->c)) {
 			w->pending = sn;
@@ -120,10 +120,10 @@ struct snapshot *watch_current(struct game *g)
 	if (g->snap == NULL ||
 	    (!snap_stale(g, g->snap) && g->snap->watchers == session_watchers(g)))
 		return g->snap;
-	struct snapshot *sn = snap_build(g);
+	struct snapshot *sn = session_view_snap_build(g);
 	if (sn == NULL)
 		return g->snap;
-	snap_unref(g->snap);
+	session_view_snap_unref(g->snap);
 	g->snap = sn;
 	return sn;
 }
@@ -140,7 +140,7 @@ void session_flush_pending(struct sessions *s, struct client *c)
 				uint64_t need = client_barrier_push(s->bar, g->jseq);
 				watch_send_state(g, g->w[i].pending, c, -1);
 				client_barrier_pop(s->bar, need);
-				snap_unref(g->w[i].pending);
+				session_view_snap_unref(g->w[i].pending);
 				g->w[i].pending = NULL;
 			}
 	}
@@ -168,7 +168,7 @@ static void broadcast(struct game *g, cJSON *json, char *text, const struct clie
 			continue;
 		if (w->pending != NULL) {
 			watch_send_state(g, w->pending, w->c, -1);
-			snap_unref(w->pending);
+			session_view_snap_unref(w->pending);
 			w->pending = NULL;
 		}
 		msg_send(&m, w->c);
@@ -342,7 +342,7 @@ bool watch_drop(struct game *g, struct client *c)
 {
 	for (size_t i = 0; i < g->nw; i++)
 		if (g->w[i].c == c) {
-			snap_unref(g->w[i].pending);
+			session_view_snap_unref(g->w[i].pending);
 			g->w[i] = g->w[--g->nw];
 			c->nwatching--;
 			g->sess->epoch++;
