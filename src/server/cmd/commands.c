@@ -176,22 +176,22 @@ static void cmd_rematch(struct cmd *x)
 
 static void cmd_watch(struct cmd *x)
 {
-	session_watch(x->cl, x->rq, x->g, x->seat);
+	session_watch_start(x->cl, x->rq, x->g, x->seat);
 }
 
 static void cmd_refresh(struct cmd *x)
 {
-	session_refresh(x->cl, x->rq, x->g, x->seat);
+	session_watch_refresh(x->cl, x->rq, x->g, x->seat);
 }
 
 static void cmd_unwatch(struct cmd *x)
 {
-	session_unwatch(x->cl, x->rq, x->g);
+	session_watch_stop(x->cl, x->rq, x->g);
 }
 
 static void cmd_say(struct cmd *x)
 {
-	session_say(x->cl, x->rq, x->g, x->rq->argv[1]);
+	session_watch_say(x->cl, x->rq, x->g, x->rq->argv[1]);
 }
 
 /* ---- handlers: the store ------------------------------------------------------------ */
@@ -239,7 +239,7 @@ static void cmd_set(struct cmd *x)
 			reply_err(c, rq, ERR_BAD_ARGS, "usage: set watchers on|off");
 			return;
 		}
-		session_want_watchers(c, on);
+		session_watch_want_counts(c, on);
 		cJSON *f = cJSON_CreateObject();
 		cJSON_AddBoolToObject(f, "watchers", on);
 		reply_ok(c, rq, f, NULL, "spectator counts %s", on ? "on" : "off");
@@ -439,7 +439,7 @@ static bool resolve(struct cmd *x)
 		reply_err(c, rq, ERR_NOT_YOUR_GAME, "you do not play in game %" PRIu64, x->id);
 		return false;
 	}
-	if ((fl & CMD_MEMBER) && x->seat < 0 && !session_is_watching(x->g, c)) {
+	if ((fl & CMD_MEMBER) && x->seat < 0 && !session_watch_has(x->g, c)) {
 		reply_err(c, rq, ERR_NOT_YOUR_GAME, "watch game %" PRIu64 " to talk there", x->id);
 		return false;
 	}

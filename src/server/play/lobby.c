@@ -457,7 +457,7 @@ static int who_role(struct game *g, struct client *u)
 {
 	if (!g->over && session_seat_of(g, u) >= 0)
 		return WHO_PLAYS;
-	return session_is_watching(g, u) ? WHO_WATCHES : 0;
+	return session_watch_has(g, u) ? WHO_WATCHES : 0;
 }
 
 /* Appends the ids of u's games in which it has role to the array in j. */

@@ -63,7 +63,7 @@ static void announce(struct game *g, enum what w, const char *event, int seat, c
 	cJSON_AddStringToObject(j, "message", s ? s : "");
 	char *text = xasprintf("offer game %" PRIu64 ": %s", g->id, s ? s : "");
 	free(s);
-	watch_broadcast(g, j, text, NULL);
+	session_watch_broadcast(g, j, text, NULL);
 }
 
 /* {"game":id} for a reply. */

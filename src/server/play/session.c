@@ -106,7 +106,7 @@ static void game_free_cb(uv_handle_t *h)
 	for (size_t i = 0; i < g->nw; i++)
 		session_view_snap_unref(g->w[i].pending);
 	free(g->w);
-	watch_chat_free(g);
+	session_watch_chat_free(g);
 	session_view_snap_unref(g->snap);
 	free(g->moves);
 	free(g->st);
@@ -121,12 +121,12 @@ static void game_free(struct game *g)
 	struct sessions *s = g->sess;
 	for (int i = 0; i < g->ops->nplayers; i++)
 		if (g->pl[i].c != NULL) {
-			member_del(g->pl[i].c, g);
+			session_watch_member_del(g->pl[i].c, g);
 			g->pl[i].c = NULL;
 		}
 	for (size_t i = 0; i < g->nw; i++) {
 		g->w[i].c->nwatching--;
-		member_del(g->w[i].c, g);
+		session_watch_member_del(g->w[i].c, g);
 	}
 	for (struct game **pp = &s->games; *pp != NULL; pp = &(*pp)->next)
 		if (*pp == g) {
@@ -171,10 +171,10 @@ struct game *session_create(struct sessions *s, const struct game_spec *spec)
 		g->left[i] = g->so.timed ? g->so.base_ms : 0;
 	}
 	for (int i = 0; i < ops->nplayers; i++)
-		if (g->pl[i].c != NULL && !member_add(g->pl[i].c, g)) {
+		if (g->pl[i].c != NULL && !session_watch_member_add(g->pl[i].c, g)) {
 			while (i-- > 0)
 				if (g->pl[i].c != NULL)
-					member_del(g->pl[i].c, g);
+					session_watch_member_del(g->pl[i].c, g);
 			goto fail;
 		}
 	uint64_t id = spec->id != 0 ? spec->id : s->next_game_id + 1;
@@ -183,7 +183,7 @@ struct game *session_create(struct sessions *s, const struct game_spec *spec)
 	    s->hooks.on_start(s->hooks.ud, g, &id) < 0) {
 		for (int i = 0; i < ops->nplayers; i++)
 			if (g->pl[i].c != NULL)
-				member_del(g->pl[i].c, g);
+				session_watch_member_del(g->pl[i].c, g);
 		goto fail;
 	}
 	journal_after(g);
@@ -220,7 +220,7 @@ void session_begin(struct game *g)
 	turn_begins(g);
 	for (int i = 0; i < g->ops->nplayers; i++)
 		send_game_start(g, i);
-	watch_broadcast_state(g);
+	session_watch_broadcast_state(g);
 	session_clock_arm(g);
 }
 
@@ -273,7 +273,7 @@ static void announce_end(struct game *g)
 	cJSON *j;
 	char *t;
 	session_view_game_over(g, &j, &t);
-	watch_broadcast(g, j, t, NULL);
+	session_watch_broadcast(g, j, t, NULL);
 	if (s->news.on_over != NULL)
 		s->news.on_over(s->news.ud, g);
 	s->nfinished++;
@@ -305,7 +305,7 @@ static void after_change(struct game *g)
 		set_result(g, r.winner, game_result_score(&r), r.reason ? r.reason : "over");
 	else if (most > 0 && g->ply >= (int)most) /* long enough: a draw (memory is bounded) */
 		set_result(g, -1, game_score_text(-1), "max_plies");
-	watch_broadcast_state(g);
+	session_watch_broadcast_state(g);
 	if (g->over)
 		announce_end(g);
 	else
@@ -536,7 +536,7 @@ static void on_deadline(struct game *g)
 		sim_resolve(g);
 		break;
 	case DL_WATCHERS:
-		watch_tell_count(g);
+		session_watch_tell_count(g);
 		break;
 	case DL_NONE:
 		break;
@@ -586,7 +586,7 @@ int session_takeback(struct game *g, int n)
 
 void session_push_state(struct game *g)
 {
-	watch_broadcast_state(g);
+	session_watch_broadcast_state(g);
 	session_clock_arm(g);
 }
 
@@ -668,7 +668,7 @@ void session_client_gone(struct sessions *s, struct client *c)
 	c->ngames = c->capgames = 0;
 	for (unsigned k = 0; k < n; k++) {
 		struct game *g = games[k];
-		watch_drop(g, c);
+		session_watch_drop(g, c);
 		int seat = session_seat_of(g, c);
 		if (seat < 0)
 			continue;
@@ -677,7 +677,7 @@ void session_client_gone(struct sessions *s, struct client *c)
 			continue;
 		g->pl[seat].absent = true;
 		g->pl[seat].gone_at = session_clock_now(g);
-		watch_tell_presence(g, seat, false);
+		session_watch_tell_presence(g, seat, false);
 		session_clock_arm(g);
 	}
 	free(games);
@@ -714,7 +714,7 @@ void session_login(struct sessions *s, struct client *c, cJSON *resumed)
 			if (!p->registered && p->token_hash[0] != '\0' &&
 			    !session_token_fits(p->token_hash, c->token))
 				continue;
-			if (!member_add(c, g))
+			if (!session_watch_member_add(c, g))
 				break; /* out of memory: the seat keeps waiting */
 			if (!p->registered && p->token_hash[0] == '\0' && c->token[0] != '\0')
 				session_token_hash(c->token, p->token_hash);
@@ -724,9 +724,9 @@ void session_login(struct sessions *s, struct client *c, cJSON *resumed)
 				g->clock_held = false; /* restored game: the mover is back */
 				g->turn_started = session_clock_now(g);
 			}
-			watch_drop(g, c);
+			session_watch_drop(g, c);
 			cJSON_AddItemToArray(resumed, cJSON_CreateNumber((double)g->id));
-			watch_tell_presence(g, i, true);
+			session_watch_tell_presence(g, i, true);
 			session_clock_arm(g);
 			break;
 		}
@@ -748,10 +748,10 @@ void session_resume_send(struct sessions *s, struct client *c)
 		 * what the game waits for is stored */
 		uint64_t need = client_barrier_push(s->bar, g->jseq);
 		send_game_start(g, seat);
-		struct snapshot *sn = watch_current(g);
+		struct snapshot *sn = session_watch_current(g);
 		if (sn != NULL)
-			watch_send_state(g, sn, c, seat);
-		watch_send_chat(g, c);
+			session_watch_send_state(g, sn, c, seat);
+		session_watch_send_chat(g, c);
 		client_barrier_pop(s->bar, need);
 	}
 }

@@ -237,6 +237,14 @@ void sessions_free_all(struct sessions *s);
  * change that renamed these) still calls the layer's functions by their old names. No other
  * file uses them; its conversion replaces each with the name it stands for and drops this.
  */
-#define clock_left(g, out) session_clock_left(g, out)
+#define clock_left(g, out)                 session_clock_left(g, out)
+#define watch_current(g)                   session_watch_current(g)
+#define watch_send_state(g, sn, c, viewer) session_watch_send_state(g, sn, c, viewer)
+#define watch_count_changed(g)             session_watch_count_changed(g)
+#define watch_add(g, c)                    session_watch_add(g, c)
+#define watch_drop(g, c)                   session_watch_drop(g, c)
+#define session_is_watching(g, c)          session_watch_has(g, c)
+#define session_watch(c, rq, g, seat)      session_watch_start(c, rq, g, seat)
+#define session_say(c, rq, g, text)        session_watch_say(c, rq, g, text)
 
 #endif

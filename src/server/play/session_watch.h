@@ -22,60 +22,61 @@ struct sessions;
 struct snapshot;
 
 /* sn rendered for viewer, to c. */
-void watch_send_state(struct game *g, struct snapshot *sn, struct client *c, int viewer);
+void session_watch_send_state(struct game *g, struct snapshot *sn, struct client *c, int viewer);
 /*
  * The current state of g for someone who comes in now (watch, coming back): g->snap, or when
  * what it shows has moved since it was built (a running clock or turn, offers, an action in)
  * a new one with the same seq, which becomes g->snap. NULL before the first state.
  */
-struct snapshot *watch_current(struct game *g);
+struct snapshot *session_watch_current(struct game *g);
 /* The latest chat lines of g to c, one chat_history message (none when nothing was said). */
-void watch_send_chat(struct game *g, struct client *c);
+void session_watch_send_chat(struct game *g, struct client *c);
 /* Frees g's chat lines (g is being freed). */
-void watch_chat_free(struct game *g);
+void session_watch_chat_free(struct game *g);
 /* The number of g's spectators changed: told now, or within SESSION_WATCHERS_MS. */
-void watch_count_changed(struct game *g);
+void session_watch_count_changed(struct game *g);
 /* The count of g's spectators to those who asked (set watchers on), if it changed. */
-void watch_tell_count(struct game *g);
+void session_watch_tell_count(struct game *g);
 /* A new snapshot of g (seq + 1) to players and spectators; slow spectators coalesce. */
-void watch_broadcast_state(struct game *g);
+void session_watch_broadcast_state(struct game *g);
 /*
  * One message (owned: json, text) to g's connected players and spectators but
  * except (may be NULL); a spectator's coalesced state goes before it.
  */
-void watch_broadcast(struct game *g, cJSON *json, char *text, const struct client *except);
+void session_watch_broadcast(struct game *g, cJSON *json, char *text, const struct client *except);
 /*
  * One message (owned: json, text) to g's connected players and spectators at
  * once, ahead of any output of theirs held behind the journal's barrier: the
  * journal's notices about the game's own held moves (client.h).
  */
-void watch_notify(struct game *g, cJSON *json, char *text);
+void session_watch_notify(struct game *g, cJSON *json, char *text);
 /* g joins c's games (a seat or a watch); false out of memory. Once per game. */
-bool member_add(struct client *c, struct game *g);
+bool session_watch_member_add(struct client *c, struct game *g);
 /* g leaves c's games. */
-void member_del(struct client *c, const struct game *g);
+void session_watch_member_del(struct client *c, const struct game *g);
 /* "player left / is back" to the others of g. */
-void watch_tell_presence(struct game *g, int seat, bool back);
-bool session_is_watching(const struct game *g, const struct client *c);
+void session_watch_tell_presence(struct game *g, int seat, bool back);
+bool session_watch_has(const struct game *g, const struct client *c);
 /* set watchers on|off: c gets the spectator counts of its games as they change, or not. */
-void session_want_watchers(struct client *c, bool on);
+void session_watch_want_counts(struct client *c, bool on);
 /* Removes c from g's spectators; false when it was not one. */
-bool watch_drop(struct game *g, struct client *c);
+bool session_watch_drop(struct game *g, struct client *c);
 /* Sends c the coalesced states it is owed (its output drained). */
-void session_flush_pending(struct sessions *s, struct client *c);
+void session_watch_flush(struct sessions *s, struct client *c);
 /*
  * c joins g's spectators without a word (nothing sent, the count not told):
  * a cluster's node taking over a game its clients watched elsewhere. False
  * out of memory.
  */
-bool watch_add(struct game *g, struct client *c);
+bool session_watch_add(struct game *g, struct client *c);
 /* watch <game>: c follows g (a player gets its state again); seat is c's or -1. */
-void session_watch(struct client *c, const struct proto_req *rq, struct game *g, int seat);
+void session_watch_start(struct client *c, const struct proto_req *rq, struct game *g, int seat);
 /* refresh <game>: c plays or watches g (seat is c's or -1); g as it stands, clocks now. */
-void session_refresh(struct client *c, const struct proto_req *rq, struct game *g, int seat);
+void session_watch_refresh(struct client *c, const struct proto_req *rq, struct game *g, int seat);
 /* unwatch <game>. */
-void session_unwatch(struct client *c, const struct proto_req *rq, struct game *g);
+void session_watch_stop(struct client *c, const struct proto_req *rq, struct game *g);
 /* say <game> <text>: c plays in or watches g. */
-void session_say(struct client *c, const struct proto_req *rq, struct game *g, const char *text);
+void session_watch_say(struct client *c, const struct proto_req *rq, struct game *g,
+                       const char *text);
 
 #endif

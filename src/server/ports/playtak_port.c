@@ -989,7 +989,7 @@ static struct game *room_game(const struct playtak_port *p, const struct client 
 	for (struct game *g = p->cx->sess->games; g != NULL; g = g->next) {
 		if (g->freeing || g->over || !is_tak(g->ops))
 			continue;
-		if (session_seat_of(g, cl) < 0 && !session_is_watching(g, cl))
+		if (session_seat_of(g, cl) < 0 && !session_watch_has(g, cl))
 			continue;
 		room_of(g, name, sizeof name);
 		if (strcmp(name, room) == 0)

@@ -227,8 +227,8 @@ static void tell_game(struct journal *jn, uint64_t id, const char *event, enum e
 	cJSON_AddNumberToObject(j, "game", (double)id);
 	cJSON_AddStringToObject(j, "code", err_name(code));
 	cJSON_AddStringToObject(j, "message", sentence);
-	watch_notify(g, j,
-	             xasprintf("info %s: game %" PRIu64 ": %s", err_name(code), id, sentence));
+	session_watch_notify(
+	        g, j, xasprintf("info %s: game %" PRIu64 ": %s", err_name(code), id, sentence));
 }
 
 static bool told(const struct journal *jn, uint64_t id)
