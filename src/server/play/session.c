@@ -41,6 +41,14 @@ void sessions_set_hooks(struct sessions *s, const struct session_hooks *h)
 		memset(&s->hooks, 0, sizeof s->hooks);
 }
 
+void sessions_set_news(struct sessions *s, const struct session_news *n)
+{
+	if (n)
+		s->news = *n;
+	else
+		memset(&s->news, 0, sizeof s->news);
+}
+
 /* ---- the journal's barrier ----------------------------------------------------------- */
 
 /* Before a hook: while nothing of g waits for the store, g as it is is g as stored. */
@@ -78,7 +86,7 @@ void session_journal_released(struct sessions *s, uint64_t upto)
 		}
 }
 
-void session_pause(struct game *g, bool paused)
+static void pause_game(struct game *g, bool paused)
 {
 	if (g->paused == paused || g->over || g->freeing)
 		return;
@@ -88,6 +96,12 @@ void session_pause(struct game *g, bool paused)
 		g->turn_started = session_clock_now(g) - (uint64_t)g->pause_used;
 	g->paused = paused;
 	session_clock_arm(g);
+}
+
+void sessions_pause(struct sessions *s, bool paused)
+{
+	for (struct game *g = s->games; g != NULL; g = g->next)
+		pause_game(g, paused);
 }
 
 struct game *session_find(struct sessions *s, uint64_t id)

@@ -69,6 +69,7 @@ struct session_limits {
 	                         kind whose rules end it sooner never reaches it) */
 };
 
+/* A seat of a game (session_seat()): who sits there; the session's files write it. */
 struct player {
 	char name[PROTO_NAME_MAX + 1];
 	struct client *c; /* NULL while absent */
@@ -82,8 +83,20 @@ struct player {
 	char token_hash[SESSION_TOKEN_HASH + 1];
 };
 
+/*
+ * A game: its definition is the session's files' own (session_internal.h). Every other file
+ * holds a pointer and reads the game through the functions below (session_game.c); a game is
+ * changed only through the layer's verbs.
+ */
 struct game;
 struct sessions;
+
+/* How a game ended (session_result()); the strings are the game's, kept while it is. */
+struct session_result {
+	int winner;         /* the winning seat, or -1 (a draw, or no result) */
+	const char *score;  /* "1-0", "0-1", "1/2-1/2", "*" (aborted), a scoring kind's */
+	const char *reason; /* the engine's, "resign", "timeout", "abandoned", "agreement", ... */
+};
 
 /*
  * Upward news of every game, for a front-end above the lobby that lists the
@@ -139,12 +152,48 @@ struct game_spec {
 	                and on_start is not called */
 };
 
+/* ---- a game as the other layers read it (session_game.c) ---------------------------------- */
+
+uint64_t session_id(const struct game *g);
+/* Its kind: the engine's table (name, seats and their names, rules). */
+const struct game_ops *session_ops(const struct game *g);
+/* The options it was sought with: the engine's parameters, time control, turn, rated. */
+const struct seek_opts *session_opts(const struct game *g);
+uint64_t session_seed(const struct game *g);
+/* When it started: wall clock, ms since the epoch. */
+int64_t session_started_at(const struct game *g);
+/* Who sits at seat (0 <= seat < session_ops(g)->nplayers). */
+const struct player *session_seat(const struct game *g, int seat);
+/* The seat c plays in g, or -1. */
+int session_seat_of(const struct game *g, const struct client *c);
+/* Whether its seats act at once each turn (GAME_SIMULTANEOUS). */
+bool session_simultaneous(const struct game *g);
+/* Moves made, or turns resolved. */
+int session_ply(const struct game *g);
+/* The seats its position has to move, a mask (bit i: seat i). */
+unsigned session_to_move(const struct game *g);
+/* Simultaneous: whether seat's action for the turn being played is in. */
+bool session_acted(const struct game *g, int seat);
+bool session_over(const struct game *g);
+/* How it ended, once session_over(). */
+struct session_result session_result(const struct game *g);
+/* Its move records, oldest first (*n of them; one per seat and turn when simultaneous). */
+const struct move_rec *session_moves(const struct game *g, size_t *n);
+/* Its spectators, as shown (state, list, watchers): every node's in a cluster. */
+size_t session_watchers(const struct game *g);
+/* The games of s, newest first, finished ones kept a while among them:
+   for (g = sessions_first(s); g != NULL; g = session_next(g)). */
+struct game *sessions_first(const struct sessions *s);
+struct game *session_next(const struct game *g);
+
 /* ---- life-cycle and moves (session.c) ------------------------------------------------------- */
 
 /* An empty set of games on loop; a seat waits grace_ms for its player. */
 void sessions_init(struct sessions *s, uv_loop_t *loop, int64_t grace_ms);
 /* Replaces the journal's hooks (hooks.h); NULL clears them. */
 void sessions_set_hooks(struct sessions *s, const struct session_hooks *h);
+/* Replaces the front-end's news (struct session_news); NULL clears them. */
+void sessions_set_news(struct sessions *s, const struct session_news *n);
 /* The game with this id (finished ones kept a while), or NULL. */
 struct game *session_find(struct sessions *s, uint64_t id);
 /*
@@ -173,12 +222,13 @@ void session_end(struct game *g, int winner, const char *score, const char *reas
  */
 int session_takeback(struct game *g, int n);
 /*
- * The store fails (paused true) or works again (false): g's clock and turn
- * deadline stop, and go on from where they stopped; when g's last move
- * waits for the store, its turn starts afresh instead (its player has not
- * been told of the move yet). A player's grace still runs.
+ * The store fails (paused true) or works again (false): the clocks and turn
+ * deadlines of every game of s stop, and go on from where they stopped; a
+ * game whose last move waits for the store starts its turn afresh instead
+ * (its player has not been told of the move yet). A player's grace still
+ * runs.
  */
-void session_pause(struct game *g, bool paused);
+void sessions_pause(struct sessions *s, bool paused);
 /*
  * The journal's records up to upto are durable and what they held has gone
  * out: the turns that waited for it start now (their players were just told).

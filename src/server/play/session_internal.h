@@ -115,27 +115,6 @@ struct game {
 	struct game *due_next; /* sessions.due */
 };
 
-static inline bool session_simultaneous(const struct game *g)
-{
-	return (g->ops->flags & GAME_SIMULTANEOUS) != 0;
-}
-
-/* The spectators of g, as shown (state, list, watchers): every node's in a cluster. */
-static inline size_t session_watchers(const struct game *g)
-{
-	int64_t n = (int64_t)g->nw + g->nw_extra;
-	return n > 0 ? (size_t)n : 0;
-}
-
-/* The seat c plays in g, or -1. */
-static inline int session_seat_of(const struct game *g, const struct client *c)
-{
-	for (int i = 0; i < g->ops->nplayers; i++)
-		if (g->pl[i].c == c)
-			return i;
-	return -1;
-}
-
 /* True while a record of g waits for the store (its latest output is held). */
 static inline bool session_journal_pending(const struct game *g)
 {
