@@ -516,6 +516,11 @@ static char *state_text(const struct game *g, const struct snapshot *sn, int vie
 	return t;
 }
 
+const int64_t *session_view_snap_clocks(const struct snapshot *sn)
+{
+	return sn->clocks;
+}
+
 struct outbuf *session_view_snap_out(const struct game *g, struct snapshot *sn, int viewer,
                                      bool json)
 {

@@ -30,6 +30,8 @@ void session_view_clock(int64_t ms, char *buf, size_t len);
 /* A snapshot of g as it stands (seq is g->seq); NULL out of memory. */
 struct snapshot *session_view_snap_build(struct game *g);
 void session_view_snap_unref(struct snapshot *sn); /* NULL is fine */
+/* The clocks sn shows (ms left of each seat when it was built), for a front-end's rendering. */
+const int64_t *session_view_snap_clocks(const struct snapshot *sn);
 /* The rendering of sn for viewer (a seat, or -1) in one format, built once and cached in sn. */
 struct outbuf *session_view_snap_out(const struct game *g, struct snapshot *sn, int viewer,
                                      bool json);
