@@ -19,6 +19,7 @@
 #include "server/play/direct.h"
 #include "server/play/offers.h"
 #include "server/cluster/relay.h"
+#include "server/play/session_watch.h"
 
 /* ---- the connection layer's events ---------------------------------------------------- */
 

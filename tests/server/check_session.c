@@ -19,6 +19,8 @@
 
 #include "fakeconn.h"
 #include "server/play/offers.h"
+#include "server/play/session_clock.h"
+#include "server/play/session_internal.h" /* the session's own data, asserted on */
 #include "check_main.h"
 
 #define GRACE_MS 60000

@@ -14,6 +14,8 @@
 
 #include "server/util/json_out.h"
 #include "server/msg/rtt.h"
+#include "server/play/session_view.h"
+#include "server/play/session_watch.h"
 
 static void feed_cb(uv_timer_t *t);
 
@@ -453,9 +455,9 @@ void lobby_logout(struct lobby *l, struct client *c, const struct proto_req *rq)
 
 /* What who says u does in game g: WHO_PLAYS, WHO_WATCHES, or nothing (0). */
 enum { WHO_PLAYS = 1, WHO_WATCHES };
-static int who_role(struct game *g, struct client *u)
+static int who_role(const struct game *g, const struct client *u)
 {
-	if (!g->over && session_seat_of(g, u) >= 0)
+	if (!session_over(g) && session_seat_of(g, u) >= 0)
 		return WHO_PLAYS;
 	return session_watch_has(g, u) ? WHO_WATCHES : 0;
 }
@@ -466,7 +468,7 @@ static void who_games(struct jw *j, struct client *u, int role)
 	jw_arr(j);
 	for (unsigned k = 0; k < u->ngames; k++)
 		if (who_role(u->games[k], u) == role)
-			jw_num(j, (double)u->games[k]->id);
+			jw_num(j, (double)session_id(u->games[k]));
 	jw_end(j, ']');
 }
 
@@ -518,12 +520,13 @@ static void who_build(struct lobby *l)
 		if (rtt >= 0)
 			json_buf_put(&t, num, (size_t)snprintf(num, sizeof num, ", rtt %" PRId64 " ms", rtt));
 		for (unsigned k = 0; k < u->ngames; k++) {
-			int role = who_role(u->games[k], u);
+			const struct game *g = u->games[k];
+			int role = who_role(g, u);
 			if (role != 0)
 				json_buf_put(&t, num,
 				             (size_t)snprintf(num, sizeof num, ", %s %" PRIu64,
 				                              role == WHO_PLAYS ? "plays" : "watches",
-				                              u->games[k]->id));
+				                              session_id(g)));
 		}
 		n++;
 	}
@@ -778,8 +781,8 @@ void lobby_accept(struct lobby *l, struct client *c, const struct proto_req *rq,
 		return;
 	}
 	cJSON *f = cJSON_CreateObject();
-	cJSON_AddNumberToObject(f, "game", (double)g->id);
-	reply_ok(c, rq, f, NULL, "accepted seek %" PRIu64 ": game %" PRIu64, id, g->id);
+	cJSON_AddNumberToObject(f, "game", (double)session_id(g));
+	reply_ok(c, rq, f, NULL, "accepted seek %" PRIu64 ": game %" PRIu64, id, session_id(g));
 	if (k->told && !c->seeks_off && !c->remote) { /* its end, in order with the answer (the
 		                                         others: the feed; a relay's user: its node) */
 		struct seek_news n = {.gone = true, .id = id};

@@ -22,6 +22,9 @@
 #include <string.h>
 #include <strings.h>
 
+#include "server/play/session_internal.h" /* offers.c is a file of the session: its offers */
+#include "server/play/session_watch.h"
+
 enum what { W_DRAW, W_UNDO, W_ABORT, W_REMATCH };
 static const char *const what_name[] = {"draw", "undo", "abort", "rematch"};
 

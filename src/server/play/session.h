@@ -276,17 +276,19 @@ void session_client_gone(struct sessions *s, struct client *c);
 /* Ends and frees every game (shutdown). */
 void sessions_free_all(struct sessions *s);
 
-/* The layer's other headers (the split of this one; each file includes what it uses). */
+/*
+ * To be removed: the cluster (src/server/cluster/, being split into parts, not edited by the
+ * change that made struct game the session's own) still reads struct game and its snapshot,
+ * calls the layer's functions by their old names and includes only this header. No other
+ * file needs what follows (without it only the cluster does not build); the cluster's
+ * conversion to the functions above replaces each old name with the one it stands for and
+ * drops this block.
+ */
 #include "server/play/session_clock.h"
 #include "server/play/session_internal.h"
 #include "server/play/session_view.h"
 #include "server/play/session_watch.h"
 
-/*
- * To be removed: the cluster (src/server/cluster/, being split into parts, not edited by the
- * change that renamed these) still calls the layer's functions by their old names. No other
- * file uses them; its conversion replaces each with the name it stands for and drops this.
- */
 #define clock_left(g, out)                 session_clock_left(g, out)
 #define watch_current(g)                   session_watch_current(g)
 #define watch_send_state(g, sn, c, viewer) session_watch_send_state(g, sn, c, viewer)
