@@ -181,8 +181,8 @@ struct session_result session_result(const struct game *g);
 const struct move_rec *session_moves(const struct game *g, size_t *n);
 /* Its spectators, as shown (state, list, watchers): every node's in a cluster. */
 size_t session_watchers(const struct game *g);
-/* The games of s, newest first, finished ones kept a while among them:
-   for (g = sessions_first(s); g != NULL; g = session_next(g)). */
+/* The games of s, newest first, finished ones kept a while among them (one being freed no
+   longer is): for (g = sessions_first(s); g != NULL; g = session_next(g)). */
 struct game *sessions_first(const struct sessions *s);
 struct game *session_next(const struct game *g);
 

@@ -98,6 +98,11 @@ void session_watch_broadcast_state(struct game *g)
 	}
 }
 
+bool session_watch_is_current(const struct game *g, bool json, const struct outbuf *b)
+{
+	return g->snap != NULL && g->snap->out[json][0] == b;
+}
+
 /* Does sn no longer show g as it stands (beyond the spectator count)? */
 static bool snap_stale(const struct game *g, const struct snapshot *sn)
 {
@@ -223,6 +228,15 @@ void session_watch_count_changed(struct game *g)
 		g->nw_due = true; /* told when the period ends (the game's timer) */
 		session_clock_arm(g);
 	}
+}
+
+bool session_watch_set_remote(struct game *g, int64_t extra)
+{
+	if (extra == g->nw_extra)
+		return false;
+	g->nw_extra = extra;
+	session_watch_count_changed(g);
+	return true;
 }
 
 /* ---- chat ------------------------------------------------------------------------------ */

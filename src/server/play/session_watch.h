@@ -35,8 +35,19 @@ void session_watch_send_chat(struct game *g, struct client *c);
 void session_watch_chat_free(struct game *g);
 /* The number of g's spectators changed: told now, or within SESSION_WATCHERS_MS. */
 void session_watch_count_changed(struct game *g);
+/*
+ * A cluster: g's spectators on other nodes beyond the relay watchers standing for them (each
+ * of which counts as one of g's own) are extra; the count shown is g's own plus extra. A
+ * change is told as session_watch_count_changed() tells it. True when it changed.
+ */
+bool session_watch_set_remote(struct game *g, int64_t extra);
 /* The count of g's spectators to those who asked (set watchers on), if it changed. */
 void session_watch_tell_count(struct game *g);
+/*
+ * Whether b is what g's spectators get of its current state in one format (a cluster's homes
+ * may coalesce it with the states that follow).
+ */
+bool session_watch_is_current(const struct game *g, bool json, const struct outbuf *b);
 /* A new snapshot of g (seq + 1) to players and spectators; slow spectators coalesce. */
 void session_watch_broadcast_state(struct game *g);
 /*
