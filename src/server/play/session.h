@@ -8,6 +8,8 @@
  * upward is a callback in struct sessions, registered by the file above:
  *   session_internal.h  struct game and its parts, the layer's own data: no
  *                    file outside the layer reads it
+ *   session_game.c   a game as the other layers read it: id, kind, seats,
+ *                    ply, result, moves... (this header)
  *   session_clock.c  clocks and deadlines: the clocks as they stand, the next
  *                    deadline, the game timer (-> sessions.on_deadline)
  *                    (session_clock.h)

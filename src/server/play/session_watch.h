@@ -67,6 +67,7 @@ bool session_watch_member_add(struct client *c, struct game *g);
 void session_watch_member_del(struct client *c, const struct game *g);
 /* "player left / is back" to the others of g. */
 void session_watch_tell_presence(struct game *g, int seat, bool back);
+/* Whether c is among g's spectators. */
 bool session_watch_has(const struct game *g, const struct client *c);
 /* set watchers on|off: c gets the spectator counts of its games as they change, or not. */
 void session_watch_want_counts(struct client *c, bool on);
