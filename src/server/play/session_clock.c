@@ -1,5 +1,5 @@
 /*
- * session_clock.c - clocks and deadlines of a game (see session.h): the
+ * session_clock.c - clocks and deadlines of a game (see session_clock.h): the
  * clocks as they stand, the earliest deadline (the flag of the seat to move,
  * a simultaneous turn's end, the end of an absent player's grace, a spectator
  * count held back) and the one

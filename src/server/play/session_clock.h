@@ -3,8 +3,8 @@
  * clocks as they stand, the earliest deadline (the flag of the seat to move,
  * a simultaneous turn's end, the end of an absent player's grace, a spectator
  * count held back) and the one timer per game that fires at it; what happens
- * then is session.c's (sessions.on_deadline). The lowest file of the session
- * layer that calls: only the loop (libuv) below it.
+ * then is session.c's (sessions.on_deadline). Of the session's files it
+ * calls only session_game.c; below the layer, the loop (libuv).
  */
 #ifndef BITARENA_SERVER_SESSION_CLOCK_H
 #define BITARENA_SERVER_SESSION_CLOCK_H

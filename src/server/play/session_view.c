@@ -1,5 +1,5 @@
 /*
- * session_view.c - rendering a game (see session.h): snapshots of a state,
+ * session_view.c - rendering a game (see session_view.h): snapshots of a state,
  * the state in JSON and in text for each viewer (the legal moves or actions
  * for a seat to move, the offers standing, the spectator count), game_start,
  * game_over, the options of a game, and the rows of `list`. Nothing is sent

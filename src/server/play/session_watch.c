@@ -1,5 +1,5 @@
 /*
- * session_watch.c - who hears a game (see session.h): its players and its
+ * session_watch.c - who hears a game (see session_watch.h): its players and its
  * spectators. A new state is rendered once per (format, viewer) and shared; a
  * spectator whose output is backed up gets only the newest state once it
  * drains (coalescing), and any other message to it is preceded by that state
