@@ -1,4 +1,21 @@
 /*
+ * play/ - games being played and the people who play them: the sessions (a
+ * game's life-cycle and moves, clocks, rendering, who hears it), the offers
+ * between its players, the lobby (presence, seeks), tells and challenges,
+ * identity (guest names and tokens). Below records/, above msg/ (the order
+ * of the folders: DEVELOPERS.md, Layout; tests/layers.py checks it). It calls
+ * msg/, util/ and the engines (games/, through game_ops); records/, cmd/,
+ * the cluster, the ports and server.c call it. News upward goes through the
+ * callbacks the layers above register: the session hooks (session_hooks.h:
+ * the journal's, the cluster's around them), the sessions' news (struct
+ * session_news: the playtak port's game list) and the lobby's (lobby.h).
+ * Nothing below calls it (server.c passes a connection's drain and close on).
+ *   session*.c   the sessions, in the files listed below (session.h)
+ *   offers.c     draw, undo, abort, rematch (offers.h)
+ *   lobby.c      presence, seeks and their feed, who (lobby.h)
+ *   direct.c     tells and challenges between two users (direct.h)
+ *   identity.c   who may be a name: guests' tokens, taking a login over
+ *
  * session.h - the session layer: games being played. Seats and turns, moves
  * through the engine's game_ops, clocks, simultaneous turns with a deadline,
  * spectators, disconnection with a grace period and coming back, the end of a
