@@ -20,6 +20,7 @@
 #define MLE_MAX_ITER  100               /* the normalized MLE's fixed-point iterations */
 #define MLE_TOLERANCE 1e-12             /* ... until no probability moves more than this */
 #define ELO_LIMIT     1000.0            /* |elo0|, |elo1| of an SPRT */
+#define NELO_LIMIT    200.0 /* ... in normalized Elo: beyond, the t-value MLE has no start */
 
 #define MAXK 5 /* classes: 3 (trinomial) or 5 (pentanomial) */
 
@@ -144,37 +145,35 @@ static void estimate(const struct law *l, double sigma_game, struct stats_elo *o
 	out->los = 0.5 * erfc(-(mu - 0.5) / se / M_SQRT2);
 }
 
-int stats_elo_wdl(const struct stats_wdl *r, struct stats_elo *out)
+/* The estimates from k class counts: a game's (L, D, W) or a pair's (0 .. 2), draws of them. */
+static int elo_of_counts(const uint64_t *counts, int k, uint64_t draws, struct stats_elo *out)
 {
+	uint64_t n = 0;
 	memset(out, 0, sizeof *out);
-	uint64_t games = stats_wdl_games(r);
-	if (games == 0)
+	for (int i = 0; i < k; i++)
+		n += counts[i];
+	if (n == 0)
 		return STATS_ERANGE;
 	struct law l;
-	law_of_wdl(&l, r);
+	law_of_counts(&l, counts, k);
 	double mu, var;
 	mean_var(l.a, l.p, l.k, &mu, &var);
-	estimate(&l, sqrt(var), out);
-	out->samples = (double)games;
-	out->draw_ratio = (double)r->draws / (double)games;
+	/* a game's sigma: a pair's mean has two games, so its sigma times sqrt(2) */
+	estimate(&l, sqrt(k == 5 ? 2 * var : var), out);
+	out->samples = (double)n;
+	out->draw_ratio = (double)draws / (double)n;
 	return STATS_OK;
+}
+
+int stats_elo_wdl(const struct stats_wdl *r, struct stats_elo *out)
+{
+	uint64_t c[3] = {r->losses, r->draws, r->wins};
+	return elo_of_counts(c, 3, r->draws, out);
 }
 
 int stats_elo_penta(const struct stats_penta *r, struct stats_elo *out)
 {
-	memset(out, 0, sizeof *out);
-	uint64_t pairs = stats_penta_pairs(r);
-	if (pairs == 0)
-		return STATS_ERANGE;
-	struct law l;
-	law_of_counts(&l, r->n, 5);
-	double mu, var;
-	mean_var(l.a, l.p, l.k, &mu, &var);
-	/* a game's sigma: the pair mean's, times sqrt(2) (two games per pair) */
-	estimate(&l, sqrt(2 * var), out);
-	out->samples = (double)pairs;
-	out->draw_ratio = (double)r->n[2] / (double)pairs;
-	return STATS_OK;
+	return elo_of_counts(r->n, 5, r->n[2], out);
 }
 
 double stats_los_wl(const struct stats_wdl *r)
@@ -241,8 +240,11 @@ int stats_sprt_parse(const char *text, struct stats_sprt *out, const char **why)
 		*why = "elo0 must be below elo1";
 		return STATS_ERANGE;
 	}
-	if (fabs(sp.elo0) > ELO_LIMIT || fabs(sp.elo1) > ELO_LIMIT) {
-		*why = "elo0 and elo1 must be within -1000..1000";
+	double limit = sp.model == STATS_NORMALIZED ? NELO_LIMIT : ELO_LIMIT;
+	if (fabs(sp.elo0) > limit || fabs(sp.elo1) > limit) {
+		*why = sp.model == STATS_NORMALIZED
+		               ? "normalized elo0 and elo1 must be within -200..200"
+		               : "elo0 and elo1 must be within -1000..1000";
 		return STATS_ERANGE;
 	}
 	if (!(sp.alpha > 0 && sp.alpha < 1 && sp.beta > 0 && sp.beta < 1 &&

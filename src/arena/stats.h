@@ -143,9 +143,14 @@ enum stats_sprt_state {
 	STATS_SPRT_H1 = 2  /* llr >= upper: H1 accepted */
 };
 
-/* The sprt= option: "elo0,elo1,alpha,beta[,model]" (model: a stats_model_name; default
- * normalized). Checks elo0 < elo1, |elo| <= 1000, 0 < alpha, beta and alpha + beta < 1.
- * Returns 0, STATS_EPARSE or STATS_ERANGE (*why, when not NULL, says what). */
+/*
+ * The sprt= option: "elo0,elo1,alpha,beta[,model]" (model: a stats_model_name; default
+ * normalized). Checks elo0 < elo1, 0 < alpha, beta and alpha + beta < 1, and |elo| <= 1000,
+ * or 200 in normalized Elo (about 230 logistic Elo between engines that never draw): from
+ * about 230 normalized Elo on, the fixed-point iteration of the normalized MLE has no root
+ * to start from, while such a gap is decided in a handful of games anyway. Returns 0, STATS_EPARSE or
+ * STATS_ERANGE (*why, when not NULL, says what).
+ */
 int stats_sprt_parse(const char *text, struct stats_sprt *out, const char **why);
 /* Wald's bounds. */
 double stats_sprt_lower(const struct stats_sprt *sp);

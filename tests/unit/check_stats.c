@@ -41,9 +41,23 @@ static double llr_wdl(struct stats_sprt sp, uint64_t w, uint64_t d, uint64_t l)
 	return llr;
 }
 
+static struct stats_penta penta(const uint64_t n[5])
+{
+	return (struct stats_penta){{n[0], n[1], n[2], n[3], n[4]}};
+}
+
+/* The estimates of pair counts n. */
+static struct stats_elo elo_penta(const uint64_t n[5])
+{
+	struct stats_penta r = penta(n);
+	struct stats_elo e;
+	ck_assert_int_eq(stats_elo_penta(&r, &e), STATS_OK);
+	return e;
+}
+
 static double llr_penta(struct stats_sprt sp, const uint64_t n[5])
 {
-	struct stats_penta r = {{n[0], n[1], n[2], n[3], n[4]}};
+	struct stats_penta r = penta(n);
 	double llr = NAN;
 	ck_assert_int_eq(stats_llr_penta(&sp, &r, &llr), STATS_OK);
 	return llr;
@@ -102,9 +116,10 @@ START_TEST(test_parse)
 		              syntax[i]);
 		ck_assert_ptr_nonnull(why);
 	}
-	static const char *const range[] = {"2,0,0.05,0.05", "1,1,0.05,0.05", "0,2,0,0.05",
-	                                    "0,2,0.05,1",    "0,2,0.5,0.5",   "0,2000,0.05,0.05",
-	                                    "0,2,-0.05,0.05"};
+	static const char *const range[] = {
+	        "2,0,0.05,0.05",  "1,1,0.05,0.05",   "0,2,0,0.05",
+	        "0,2,0.05,1",     "0,2,0.5,0.5",     "0,2000,0.05,0.05,logistic",
+	        "0,2,-0.05,0.05", "0,201,0.05,0.05", "-300,0,0.05,0.05,normalized"};
 	for (size_t i = 0; i < sizeof range / sizeof range[0]; i++) {
 		why = NULL;
 		ck_assert_msg(stats_sprt_parse(range[i], &sp, &why) == STATS_ERANGE, "'%s'",
@@ -112,6 +127,10 @@ START_TEST(test_parse)
 		ck_assert_ptr_nonnull(why);
 	}
 	ck_assert_str_eq(stats_model_name(STATS_LOGISTIC), "logistic");
+	/* wide bounds: up to 200 normalized Elo, 1000 in the other models */
+	ck_assert_int_eq(stats_sprt_parse("-200,200,0.05,0.05", &sp, NULL), STATS_OK);
+	ck_assert_int_eq(stats_sprt_parse("0,1000,0.05,0.05,logistic", &sp, NULL), STATS_OK);
+	ck_assert_int_eq(stats_sprt_parse("-1000,0,0.05,0.05,bayeselo", &sp, NULL), STATS_OK);
 }
 END_TEST
 
@@ -235,7 +254,7 @@ START_TEST(test_fishtest_logistic)
 	check_published(t, STATS_LOGISTIC);
 	/* the closed-form approximation stays within a few hundredths of the exact GSPRT here */
 	struct stats_sprt sp = sprt(t->elo0, t->elo1, 0.05, 0.05, STATS_LOGISTIC);
-	struct stats_penta r = {{t->ptnml[0], t->ptnml[1], t->ptnml[2], t->ptnml[3], t->ptnml[4]}};
+	struct stats_penta r = penta(t->ptnml);
 	ck_assert_double_eq_tol(stats_llr_penta_approx(&sp, &r), llr_penta(sp, t->ptnml), 0.02);
 }
 END_TEST
@@ -287,9 +306,7 @@ START_TEST(test_fastchess_elo_penta)
 	        {{7895, 8757, 5485 + 200, 568, 9999}, -19.01, 2.65, -21.04, 2.95, 0.00, 0.470},
 	};
 	for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
-		struct stats_penta r = {{t[i].n[0], t[i].n[1], t[i].n[2], t[i].n[3], t[i].n[4]}};
-		struct stats_elo e;
-		ck_assert_int_eq(stats_elo_penta(&r, &e), STATS_OK);
+		struct stats_elo e = elo_penta(t[i].n);
 		ck_published(e.nelo, t[i].nelo, 2);
 		ck_published(e.nelo_err, t[i].nelo_err, 2);
 		ck_published(e.elo, t[i].elo, 2);
@@ -341,9 +358,7 @@ START_TEST(test_fishtest_elo)
 	         {1, 137, 4659, 203, 0}},
 	};
 	for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
-		struct stats_penta r = {{t[i].n[0], t[i].n[1], t[i].n[2], t[i].n[3], t[i].n[4]}};
-		struct stats_elo e;
-		ck_assert_int_eq(stats_elo_penta(&r, &e), STATS_OK);
+		struct stats_elo e = elo_penta(t[i].n);
 		ck_published(e.elo, t[i].elo, 2);
 		ck_published(e.elo_err, t[i].err, 1);
 		ck_published(e.los * 100, t[i].los, 1);
@@ -418,6 +433,25 @@ START_TEST(test_edges)
 		ck_assert_int_eq(stats_llr_wdl(&sp, &sweep, &llr), STATS_OK);
 		ck_assert_msg(isfinite(llr) && llr > 0, "%s: %f", stats_model_name(m), llr);
 	}
+	/* every small match has an LLR at the widest bounds the parser takes */
+	static const struct stats_sprt widest[] = {{-200, 200, .05, .05, STATS_NORMALIZED},
+	                                           {0, 200, .05, .05, STATS_NORMALIZED},
+	                                           {-1000, 1000, .05, .05, STATS_LOGISTIC},
+	                                           {0, 1000, .05, .05, STATS_BAYESELO}};
+	for (size_t k = 0; k < sizeof widest / sizeof widest[0]; k++)
+		for (int code = 0; code < 5 * 5 * 5 * 5 * 5; code++) {
+			struct stats_penta pp;
+			for (int i = 0, c = code; i < 5; i++, c /= 5)
+				pp.n[i] = (uint64_t)(c % 5);
+			struct stats_wdl ww = {
+			        .losses = pp.n[0], .draws = pp.n[1], .wins = pp.n[2]};
+			int want = widest[k].model == STATS_BAYESELO ? STATS_EMODEL : STATS_OK;
+			ck_assert_int_eq(stats_llr_penta(&widest[k], &pp, &llr), want);
+			ck_assert(want != STATS_OK || isfinite(llr));
+			ck_assert_int_eq(stats_llr_wdl(&widest[k], &ww, &llr), STATS_OK);
+			ck_assert(isfinite(llr));
+		}
+
 	/* the same as pairs: positive, and the more pairs the stronger */
 	struct stats_penta ww = {{0, 0, 0, 0, 5}}, ww2 = {{0, 0, 0, 0, 10}};
 	double a, b;
