@@ -1,10 +1,9 @@
 /*
  * bitarena.c - the client tool's entry point: dispatches to a subcommand
- * through one table (name, function, usage, help).
+ * through one table (name, function, usage, help), which it hands down to
+ * lib/args.c for the subcommands' usage lines (they never call this file).
  */
-#include <errno.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "config.h"
@@ -73,25 +72,6 @@ static const struct cli_cmd cli_cmds[] = {
 };
 #define NCMDS (sizeof cli_cmds / sizeof cli_cmds[0])
 
-int cli_usage(const char *name)
-{
-	for (size_t i = 0; i < NCMDS; i++)
-		if (strcmp(cli_cmds[i].name, name) == 0)
-			fprintf(stderr, "usage: bitarena %s %s\n", name, cli_cmds[i].usage);
-	return 2;
-}
-
-int cli_parse_num(const char *s, long long min, long long max, long long *out)
-{
-	char *end;
-	errno = 0;
-	long long v = strtoll(s, &end, 10);
-	if (*s == '\0' || *end != '\0' || errno != 0 || v < min || v > max)
-		return -1;
-	*out = v;
-	return 0;
-}
-
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: bitarena <command> [arguments]\n\ncommands:\n");
@@ -102,6 +82,7 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
+	cli_commands(cli_cmds, NCMDS);
 	if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
 		usage(argc < 2 ? stderr : stdout);
 		return argc < 2 ? 2 : 0;

@@ -7,22 +7,13 @@
 #ifndef BITARENA_CLIENTS_CLI_H
 #define BITARENA_CLIENTS_CLI_H
 
-struct cli_cmd {
-	const char *name;
-	int (*run)(int argc, char **argv);
-	const char *usage; /* one line: arguments after the name */
-	const char *help;  /* one sentence */
-};
+/* struct cli_cmd (a row of the table), cli_usage() and cli_parse_num(). */
+#include "lib/args.h"
 
 int cmd_perft(int argc, char **argv);
 int cmd_bot(int argc, char **argv);
 int cmd_load(int argc, char **argv);
 int cmd_replay(int argc, char **argv);
-
-/* Prints "usage: bitarena <name> <usage>" for the named subcommand to stderr; returns 2. */
-int cli_usage(const char *name);
-/* A whole decimal number within min..max into *out; 0, or -1 (nothing written) when it is not. */
-int cli_parse_num(const char *s, long long min, long long max, long long *out);
 
 /* The client library (session, dispatcher, message readers) every network subcommand uses. */
 #include "lib/client.h"

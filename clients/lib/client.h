@@ -1,4 +1,18 @@
 /*
+ * clients/lib/ - what the subcommands of the `bitarena` tool share: the
+ * bottom of clients/ (bitarena.c > cmd_*.c > load/ > lib/; the order is in
+ * DEVELOPERS.md, Layout, and tests/layers.py checks it). It calls only the
+ * games library and system libraries. News upward: the routes a subcommand
+ * hands the dispatcher (cli_dispatch, cli_pump) and the line callback of a
+ * child program (proc.h).
+ *   net.c     the line client: connect, send a line, read one with a timeout
+ *   client.c  a session (welcome, JSON mode, login) and the message dispatcher
+ *   args.c    the table of subcommands main() hands down, usage lines, numbers
+ *   proc.c    a child program (a bot, an engine) driven line by line
+ *   tei.c     the Tak Engine Interface as pure functions
+ *   cgio.c    a CodinGame bot's output as the referee reads it
+ * net.c and client.c are libbitarenaclient.a, which the tests link too.
+ *
  * client.h - the client library of bitarena (libbitarenaclient.a), used by
  * every network subcommand of the `bitarena` tool and by the tests:
  *

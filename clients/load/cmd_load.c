@@ -1445,7 +1445,13 @@ int cmd_load(int argc, char **argv)
 			l.server_pid = (pid_t)v;
 		else if (strcmp(a, "--ack-log") == 0 && val)
 			l.ack_path = val;
-		else if (strcmp(a, "--ws") == 0)
+		else if (strcmp(a, "--ws") == 0 && !HAVE_WEBSOCKETS) {
+			fprintf(stderr,
+			        "%s: --ws: this bitarena was built without WebSocket support "
+			        "(libwebsockets); rebuild with ./configure --with-websockets\n",
+			        l.prog);
+			return 2;
+		} else if (strcmp(a, "--ws") == 0)
 			ok = roles_arg(val, &l.ws_roles);
 		else if (strcmp(a, "--http-port-file") == 0 && val)
 			l.http_port_file = val;

@@ -5,7 +5,9 @@
  * first and queue a copy of the rest. WebSocket pools go through
  * libwebsockets' client on the same loop (a foreign loop to it): a message
  * in is gathered in the carry until its last piece, a line out is queued as
- * one message and written on the writable callback.
+ * one message and written on the writable callback. A build without
+ * libwebsockets (./configure --without-websockets) has TCP pools only:
+ * uvl_pool_ws() refuses, so the WebSocket functions are never reached.
  */
 #include "load/uvline.h"
 
@@ -16,7 +18,9 @@
 #include <string.h>
 #include <time.h>
 
+#if HAVE_WEBSOCKETS
 #include <libwebsockets.h>
+#endif
 
 /* One queued write: the request and its bytes. */
 struct uvl_wreq {
@@ -314,6 +318,7 @@ int uvl_sendf(struct uvl_conn *c, const char *fmt, ...)
 }
 
 /* ---- WebSocket ------------------------------------------------------------------------ */
+#if HAVE_WEBSOCKETS
 
 /* The connection is gone for lws: its queue and carry go, the owner hears it once. */
 static void ws_finish(struct uvl_conn *c, int status)
@@ -573,3 +578,36 @@ void uvl_pool_free(struct uvl_pool *p)
 		lws_context_destroy(p->ws);
 	p->ws = NULL;
 }
+
+#else /* no libwebsockets: no pool is a WebSocket one */
+
+int uvl_pool_ws(struct uvl_pool *p, const char *host, int port, int max_conns, char *why,
+                size_t len)
+{
+	snprintf(why, len,
+	         "this bitarena was built without WebSocket support (libwebsockets); "
+	         "rebuild with ./configure --with-websockets");
+	return -1;
+}
+
+static void ws_start(struct uvl_pool *p, struct uvl_conn *c)
+{
+}
+
+static void ws_close(struct uvl_conn *c)
+{
+}
+
+static int ws_send(struct uvl_conn *c, const char *data, size_t len)
+{
+	return UV_ENOTSUP;
+}
+
+void uvl_pool_close(struct uvl_pool *p)
+{
+}
+
+void uvl_pool_free(struct uvl_pool *p)
+{
+}
+#endif

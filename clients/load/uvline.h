@@ -1,4 +1,16 @@
 /*
+ * clients/load/ - `bitarena load`, the benchmark and checker of a running
+ * bitarenad: its subcommand and its parts. Below the other subcommands and
+ * bitarena.c (which lists it), above clients/lib/ (the order is in
+ * DEVELOPERS.md, Layout; tests/layers.py checks it): it calls the client
+ * library, args and the games library. News upward inside the folder: the
+ * connection callbacks (on_open, on_line, on_close) cmd_load.c sets on a pool.
+ *   cmd_load.c    the subcommand: roles, the run, its checks and its report
+ *   uvline.c      many line connections on one libuv loop, TCP or WebSocket
+ *   loadstat.c    latency percentiles, a process's memory and CPU from /proc
+ *   loadcheck.c   the checks of the JSON lines and the acknowledged-move log
+ *   loadverify.c  --verify: that log against the server's records
+ *
  * uvline.h - many line-protocol client connections on one libuv loop, for
  * the load and flood tools: thousands of TCP connections from one process,
  * or of WebSocket connections to bitarenad's /ws (uvl_pool_ws()), where each

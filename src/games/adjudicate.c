@@ -8,8 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "games/tak/tak.h"
-
 #define REPETITION_MAX 1000
 
 const char *adjudication_reason(enum adjudication a)
@@ -65,7 +63,7 @@ static int position_text(struct adjudicator *a, const void *st)
 	}
 	if (len < 0)
 		return len;
-	if (a->ops == &game_tak) { /* TPS "board turn move": the move number goes */
+	if (strcmp(a->ops->name, "tak") == 0) { /* TPS "board turn move": the number goes */
 		char *sp = strrchr(a->text, ' ');
 		if (sp != NULL)
 			len = (int)(sp - a->text);

@@ -1,7 +1,8 @@
 /*
- * game.c - what every engine shares: the game table lookup, option parsing,
- * error strings, scores, the engines' bounded text buffer and perft by
- * copy-make through the vtable.
+ * game.c - what every engine shares: option parsing, error strings, scores,
+ * the engines' bounded text buffer and perft by copy-make through the vtable.
+ * Below the engines (they call it); it calls none of them, nor the table of
+ * games (games.c) above them.
  */
 #include "games/game.h"
 
@@ -40,19 +41,30 @@ const char *game_strerror(int err)
 	}
 }
 
-const struct game_ops *game_find(const char *name)
+void game_opts_default(const struct game_optdef *opts, int nopts, struct game_params *p)
 {
-	for (size_t i = 0; game_table[i] != NULL; i++)
-		if (strcasecmp(game_table[i]->name, name) == 0)
-			return game_table[i];
-	return NULL;
+	memset(p, 0, sizeof *p);
+	for (int i = 0; i < nopts && i < GAME_MAX_OPTS; i++)
+		p->v[i] = opts[i].def;
 }
 
 void game_params_default(const struct game_ops *ops, struct game_params *p)
 {
-	memset(p, 0, sizeof *p);
-	for (int i = 0; i < ops->nopts && i < GAME_MAX_OPTS; i++)
-		p->v[i] = ops->opts[i].def;
+	game_opts_default(ops->opts, ops->nopts, p);
+}
+
+long game_options_value(const char *options, const char *name, long def)
+{
+	size_t n = strlen(name);
+	for (const char *p = options; *p;) {
+		while (*p == ' ')
+			p++;
+		if (strncmp(p, name, n) == 0 && p[n] == '=')
+			return strtol(p + n + 1, NULL, 10);
+		while (*p && *p != ' ')
+			p++;
+	}
+	return def;
 }
 
 int game_opt_index(const struct game_ops *ops, const char *name)

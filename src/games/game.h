@@ -21,11 +21,13 @@
  * apply() and resolve() leave the state as it was when they fail.
  * Replaying a move list onto a fresh position is game_replay.h.
  *
- * An engine <g>: <g>.h (its state), <g>.c (rules, presentation, and the
- * literal `const struct game_ops game_<name>`, whose entries are its
- * <g>_<op> functions), <g>_<notation>.c (move and position text: tak_ptn.c,
- * mnk_notation.c, xmas_notation.c). Adding a game = those files plus its
- * header and one line in game_table[] (games.c).
+ * An engine is a folder src/games/<g>/ (the folder's header tells the rest): <g>.h (its
+ * state and interface), <g>.c (the rules), a notation file (move and position text:
+ * tak_ptn.c, mnk_notation.c, xmas_notation.c) that calls the rules and never the reverse,
+ * and <g>_ops.c, above both: the literal `const struct game_ops game_<name>`, the entries
+ * that join rules and notation, and the presentations (to_json, render_text). Adding a
+ * game is such a folder plus one line in game_table[] (games.c); tests/layers.py ranks
+ * its files.
  */
 #ifndef BITARENA_GAMES_GAME_H
 #define BITARENA_GAMES_GAME_H
@@ -105,6 +107,9 @@ enum game_flags {
 	GAME_SCORES = 1 << 1, /* a result is a score per seat (game_result.scores), not a win */
 };
 
+/* Receives one tag of a game record (key, value); returns 0, or nonzero to stop the caller. */
+typedef int (*game_tag_fn)(void *ctx, const char *key, const char *value);
+
 struct game_ops {
 	const char *name;  /* "ttt", "mnk", "tak", "xmas" */
 	const char *title; /* "Tic-tac-toe", ... */
@@ -162,14 +167,30 @@ struct game_ops {
 	/* Optional speed-ups and search helpers (NULL when absent). */
 	uint64_t (*perft)(const void *st, int depth); /* leaf count; finished games count 0 */
 	int (*evaluate)(const void *st);              /* centi-units for the side to move */
+
+	/*
+	 * Optional: the tags a game record (record.h) carries for a game of these options,
+	 * besides the Options tag every record has: the ones other programs read in the
+	 * game's own record format (Tak: Size, Komi in flats, Flats and Caps, as PTN has
+	 * them). options is the engine's words as a game keeps them ("size=6 komi=4"; a word
+	 * left out is its default). Calls tag(ctx, key, value) once per tag, in order, and
+	 * returns 0, or the first nonzero tag() returned. NULL: no such tags.
+	 */
+	int (*record_tags)(const char *options, game_tag_fn tag, void *ctx);
 };
 
-/* The table of games, NULL-terminated, and lookup by name (case-insensitive). */
+/* The table of games, NULL-terminated, and lookup by name (case-insensitive): games.c. */
 extern const struct game_ops *const game_table[];
 const struct game_ops *game_find(const char *name);
 
-/* Fills p with the defaults of ops. */
+/* Fills p with the defaults of ops; game_opts_default() with an engine's own optdefs. */
 void game_params_default(const struct game_ops *ops, struct game_params *p);
+void game_opts_default(const struct game_optdef *opts, int nopts, struct game_params *p);
+/*
+ * The number of word name=N in an options text (space-separated words, as a game keeps
+ * them), read leniently (strtol: what follows the digits is ignored), or def when absent.
+ */
+long game_options_value(const char *options, const char *name, long def);
 /*
  * Parses one "name=value" word into p. Returns 1 if the name is one of the
  * game's options and the value fits (name=random for a GAME_OPT_RANDOM option:

@@ -12,8 +12,6 @@
 #include <string.h>
 #include <time.h>
 
-#include "games/tak/tak.h"
-
 const char *record_strerror(int err)
 {
 	switch (err) {
@@ -478,52 +476,10 @@ int record_parse(const char *text, size_t len, struct record *r, int *line)
 
 /* ---- the tags of a game ---------------------------------------------------------------- */
 
-/* The value of word name=N in an options text, or def. */
-static long opt_value(const char *options, const char *name, long def)
+/* record_set_tag() as a game_tag_fn, for the engines' record_tags hook. */
+static int set_tag(void *r, const char *key, const char *value)
 {
-	size_t n = strlen(name);
-	for (const char *p = options; *p;) {
-		while (*p == ' ')
-			p++;
-		if (strncmp(p, name, n) == 0 && p[n] == '=')
-			return strtol(p + n + 1, NULL, 10);
-		while (*p && *p != ' ')
-			p++;
-	}
-	return def;
-}
-
-/* Size, Komi, Flats and Caps for Tak: from the options, else playtak's standard table. */
-static int tak_tags(const char *options, struct record *r)
-{
-	long size = opt_value(options, "size", 5);
-	if (size < TAK_MIN_SIZE || size > TAK_MAX_SIZE)
-		size = 5;
-	/* Options are integers: komi counts half flats (playtak's convention). */
-	long half = opt_value(options, "komi", 0);
-	/* The engine's "pieces=0" and "caps=-1" (or no word) mean the standard count. */
-	long f = opt_value(options, "pieces", 0);
-	long c = opt_value(options, "caps", -1);
-	if (f <= 0)
-		f = tak_std_stones((int)size);
-	if (c < 0)
-		c = tak_std_caps((int)size);
-	char v[32];
-	int err;
-	snprintf(v, sizeof v, "%ld", size);
-	if ((err = record_set_tag(r, "Size", v)))
-		return err;
-	if (half % 2)
-		snprintf(v, sizeof v, "%s%ld.5", half < 0 ? "-" : "", labs(half) / 2);
-	else
-		snprintf(v, sizeof v, "%ld", half / 2);
-	if ((err = record_set_tag(r, "Komi", v)))
-		return err;
-	snprintf(v, sizeof v, "%ld", f);
-	if ((err = record_set_tag(r, "Flats", v)))
-		return err;
-	snprintf(v, sizeof v, "%ld", c);
-	return record_set_tag(r, "Caps", v);
+	return record_set_tag(r, key, value);
 }
 
 int record_set_game_tags(struct record *r, const struct record_game *g)
@@ -557,7 +513,9 @@ int record_set_game_tags(struct record *r, const struct record_game *g)
 		         g->time_inc_ms / 1000);
 		TAG("Clock", v);
 	}
-	if (strcmp(g->kind, "tak") == 0 && (err = tak_tags(g->options, r)) != 0)
+	const struct game_ops *ops = game_find(g->kind);
+	if (ops != NULL && ops->record_tags != NULL &&
+	    (err = ops->record_tags(g->options, set_tag, r)) != 0)
 		return err;
 	TAG("Options", g->options);
 	if (!g->seed_hidden) {

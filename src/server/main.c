@@ -1,6 +1,16 @@
 /*
- * main.c - bitarenad's entry point: argument parsing and start-up only; the
- * server itself is in server.c and the layers it wires.
+ * main.c - bitarenad's entry point: the option table, argument parsing and
+ * start-up only; the server itself is in server.c and the layers it wires.
+ *
+ * The option table (opts[] below) is the one definition of every option:
+ * its long name (also its key in a future config file: `key value` lines),
+ * short letter, type, the field it sets, range, metavar, help line, the
+ * build part it needs and whether it may change at run time (a config file
+ * re-read on SIGHUP). --help, the parser, the range checks, the refusal of
+ * an option this build lacks and --dump-options (the rows as JSON lines,
+ * for a man page generator) all read it. A row's default is the value its
+ * field holds before parsing (options_default(): the layers' own defaults
+ * through server_config_default(), and main's), so --help shows what runs.
  */
 #include "config.h"
 
@@ -8,9 +18,10 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <malloc.h>
-#include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,196 +29,667 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-static void usage(FILE *f)
+#include <cjson/cJSON.h>
+
+/* What the command line sets: the server's config and what start-up needs. */
+struct options {
+	struct server_config cfg;
+	const char *listen, *port_file;                              /* TCP */
+	const char *playtak, *playtak_port_file;                     /* the playtak protocol */
+	const char *http, *http_port_file, *http_origin, *http_root; /* the web page */
+	const char *data, *db; /* the store: SQLite in data, or PostgreSQL */
+	int64_t busy_ms;
+	bool fast_hash;
+	const char *cluster, *node; /* a cluster's node */
+	int64_t beat_ms;
+};
+
+/* The defaults: every option's value before the command line. */
+static void options_default(struct options *o)
 {
-	fprintf(f,
-	        "usage: bitarenad [options]\n"
-	        "  --listen HOST:PORT  address to listen on (default 127.0.0.1:7777;\n"
-	        "                      IPv6 as [::1]:7777; port 0 picks a free port)\n"
-	        "  --grace SECONDS     how long a disconnected player keeps the seat (default %d)\n"
-	        "  --ping SECONDS      how often connections that asked ('set ping on') are\n"
-	        "                      pinged to measure their round-trip time (default %d)\n"
-	        "  --grace-ms MS, --ping-ms MS  the same in milliseconds (tests)\n"
-	        "  --busy-timeout-ms MS  how long a write waits for a database another process\n"
-	        "                      has locked before it fails (default %d)\n"
-	        "  --port-file PATH    write the bound port number to PATH once listening\n"
-	        "  --out-cap BYTES     output a connection may have queued before spectators get\n"
-	        "                      only the newest state and its commands wait (default %d)\n"
-	        "  --out-hard BYTES    output that drops a connection at once\n"
-	        "                      (default 16 x --out-cap)\n"
-	        "  --out-soft-seconds S  above --out-cap this long: dropped (default %d; 0 never)\n"
-	        "  --out-total BYTES   all connections' output; above it the biggest is dropped\n"
-	        "                      (default %u; 0 no limit)\n"
-	        "  --max-clients N     connections at once (default %d, lowered to fit the file\n"
-	        "                      descriptor limit; 0 no limit)\n"
-	        "  --max-per-address N connections from one address, an IPv6 /64 (default %d;\n"
-	        "                      loopback is not limited; 0 no limit)\n"
-	        "  --login-timeout S   a connection that has not logged in (and watches nothing)\n"
-	        "                      this long after connecting is closed (default %d; 0 never)\n"
-	        "  --idle-timeout S    a connection that sends nothing this long is closed\n"
-	        "                      (default %d: never)\n"
-	        "  --ping-timeout S    after 'set ping on', a ping unanswered this long\n"
-	        "                      closes the connection (default %d; 0 never)\n"
-	        "  --max-watches N     games one connection may watch at once (default %d)\n"
-	        "  --max-replays N     replays one connection may run at once (default %d)\n"
-	        "  --max-plies N       plies (turns) after which a game is drawn (default %d)\n"
-	        "  --cmd-rate N        each connection's command budget: N tokens a second\n"
-	        "                      (default %d; 0 no budget); a command costs 1 to 20\n"
-	        "  --cmd-burst N       the budget's bucket (default %d)\n"
-	        "  --max-seeks N       open seeks on the server (default %d; 8 per user)\n"
-	        "  --sndbuf BYTES      socket send buffer of connections (default: the system's)\n"
-	        "  --data DIR          accounts, ratings, games and the journal: DIR/bitarena.db\n"
-	        "                      (default ./%s, created when missing)\n"
-	        "  --db postgresql://CONNINFO  the store in PostgreSQL instead of --data\n"
-	        "                      (a libpq URI: postgresql://user@host:port/db?...)\n"
-	        "  --cluster redis://HOST:PORT  a node of a cluster: games, seeks and users\n"
-	        "                      shared through Redis with the other nodes (needs --db\n"
-	        "                      and --node; docs/cluster.md)\n"
-	        "  --node NAME         this node's name in the cluster (1-32 of A-Z a-z 0-9 _ -)\n"
-	        "  --cluster-beat-ms MS  heartbeats this often, a node silent 3 times as long is\n"
-	        "                      dead (default %d; tests use less)\n"
-	        "  --fsync always      a move is acknowledged once its journal batch is fsync'd\n"
-	        "                      (the default: nothing acknowledged is lost, even by a\n"
-	        "                      power cut)\n"
-	        "  --fsync batch=MS    acknowledged once written, fsync'd at most MS ms later:\n"
-	        "                      kill -9 loses nothing, a power cut at most MS ms\n"
-	        "  --fast-hash         weakest Argon2id cost for new passwords (tests only)\n"
-	        "  --login-limit N     failed logins of one account from one address in a\n"
-	        "                      minute (default %d; 1..%d, 0 no limit)\n"
-	        "  --login-limit-address N  failed logins from one address in 10 minutes,\n"
-	        "                      any accounts (default %d)\n"
-	        "  --login-limit-account N  failed logins of one account in 10 minutes from\n"
-	        "                      addresses it has not logged in from (default %d)\n"
-	        "  --register-limit N  accounts registered from one address in an hour\n"
-	        "                      (default %d)\n"
-	        "  --http HOST:PORT    serve the web page and its WebSocket endpoint /ws there\n"
-	        "                      (port 0 picks a free port)\n"
-	        "  --http-port-file PATH  write the HTTP port number to PATH once listening\n"
-	        "  --http-origin URL   the Origin allowed to open /ws (default: the page's own,\n"
-	        "                      http://<the Host the browser asked for>)\n"
-	        "  --http-root DIR     the page's files (default: the source tree's web/ when\n"
-	        "                      run from the build, else %s)\n"
-	        "  --playtak HOST:PORT speak the playtak.com protocol there too, for playtak\n"
-	        "                      clients and bots (Tak only; port 0 picks a free port)\n"
-	        "  --playtak-port-file PATH  write the playtak port number to PATH once listening\n"
-	        "  --verbose           log connections to stderr\n"
-	        "  --help, --version\n"
-	        "Protocol: protocol/PROTOCOL.md; try 'nc 127.0.0.1 7777' and type 'help'.\n",
-	        SERVER_GRACE_DEFAULT, SERVER_PING_DEFAULT, STORE_BUSY_DEFAULT_MS, CONN_OUT_SOFT,
-	        CONN_OUT_SOFT_MS / 1000, CONN_OUT_TOTAL, CONN_MAX_CLIENTS, CONN_MAX_PER_ADDR,
-	        CONN_LOGIN_MS / 1000, CONN_IDLE_MS / 1000, SERVER_PING_TIMEOUT_DEFAULT,
-	        SESSION_MAX_WATCHES, SERVER_MAX_REPLAYS_DEFAULT, SESSION_MAX_PLIES, BUDGET_RATE,
-	        BUDGET_BURST, LOBBY_MAX_SEEKS_TOTAL, SERVER_DATA_DEFAULT, CLUSTER_BEAT_MS,
-	        ACCOUNTS_LOGIN_PAIR_DEFAULT, ACCOUNTS_LIMIT_MAX, ACCOUNTS_LOGIN_ADDR_DEFAULT,
-	        ACCOUNTS_LOGIN_ACCT_DEFAULT, ACCOUNTS_REGISTER_DEFAULT, WEB_PKGDIR);
+	memset(o, 0, sizeof *o);
+	server_config_default(&o->cfg);
+	o->listen = "127.0.0.1:7777";
+	o->data = SERVER_DATA_DEFAULT;
+	o->busy_ms = STORE_BUSY_DEFAULT_MS;
+	o->beat_ms = CLUSTER_BEAT_MS;
 }
 
+/* The parts a build may lack (./configure --without-...), and the core every build has. */
+enum part { PART_CORE, PART_POSTGRESQL, PART_REDIS, PART_WEBSOCKETS };
+static const struct part_info {
+	const char *name;    /* what it is called in --version and in a refusal */
+	const char *lib;     /* the library it is built on */
+	const char *with;    /* the configure switch that builds it */
+	const char *options; /* what it serves, for --version */
+	bool built;
+} parts[] = {
+        [PART_CORE] = {"SQLite", "sqlite3", NULL, "--data", true},
+        [PART_POSTGRESQL] = {"PostgreSQL", "libpq", "--with-postgresql", "--db", HAVE_POSTGRESQL},
+        [PART_REDIS] = {"Redis", "hiredis", "--with-redis", "--cluster", HAVE_REDIS},
+        [PART_WEBSOCKETS] = {"WebSocket", "libwebsockets", "--with-websockets", "--http",
+                             HAVE_WEBSOCKETS},
+};
+
+enum opt_type {
+	OPT_SECTION, /* not an option: the heading of the rows after it */
+	OPT_FLAG,    /* no argument: sets a bool */
+	OPT_COUNT,   /* a whole number */
+	OPT_LIMIT,   /* a whole number, 0 for no limit (kept as -1: the layer's 0 is its default) */
+	OPT_BYTES,   /* a size in bytes */
+	OPT_SECONDS, /* a duration in seconds, kept in milliseconds */
+	OPT_MS,      /* a duration in milliseconds */
+	OPT_STRING,  /* text kept as given: a path, a name, a URL */
+	OPT_ADDRESS, /* HOST:PORT or [V6ADDR]:PORT, kept as given once it parses */
+	OPT_FSYNC,   /* always or batch=MS (store_fsync_parse()) */
+	OPT_HELP,    /* the actions: done at once, then bitarenad exits */
+	OPT_VERSION,
+	OPT_DUMP,
+};
+
+static const char *const type_names[] = {
+        [OPT_SECTION] = "section", [OPT_FLAG] = "flag",     [OPT_COUNT] = "count",
+        [OPT_LIMIT] = "limit",     [OPT_BYTES] = "bytes",   [OPT_SECONDS] = "seconds",
+        [OPT_MS] = "ms",           [OPT_STRING] = "string", [OPT_ADDRESS] = "address",
+        [OPT_FSYNC] = "fsync",     [OPT_HELP] = "action",   [OPT_VERSION] = "action",
+        [OPT_DUMP] = "action",
+};
+
+struct opt {
+	const char *name; /* the long option (--name), and the config file's key */
+	char letter;      /* the short option (-x), or 0 */
+	enum opt_type type;
+	size_t off, size;    /* the field it sets in struct options (AT()) */
+	int64_t min, max;    /* numbers: the range, in the option's unit */
+	const char *metavar; /* the argument in --help */
+	const char *help;    /* what it does; the range and the default are added */
+	const char *zero;    /* what 0 (or none) means: "no limit", "the system's"; or NULL */
+	enum part part;      /* the build part it needs */
+	bool runtime;        /* may change at run time (a config file re-read on SIGHUP) */
+};
+
+#define AT(field)                                                                                  \
+	.off = offsetof(struct options, field), .size = sizeof(((struct options *)0)->field)
+
+static const struct opt opts[] = {
+        {.type = OPT_SECTION, .help = "Listening"},
+        {"listen", 0, OPT_ADDRESS, AT(listen), .metavar = "HOST:PORT",
+         .help = "the address to listen on; IPv6 as [::1]:7777; port 0 picks a free port"},
+        {"port-file", 0, OPT_STRING, AT(port_file), .metavar = "PATH",
+         .help = "write the bound port number to PATH once listening"},
+        {"playtak", 0, OPT_ADDRESS, AT(playtak), .metavar = "HOST:PORT",
+         .help = "speak the playtak.com protocol there too, for playtak clients and bots (Tak "
+                 "only; port 0 picks a free port)"},
+        {"playtak-port-file", 0, OPT_STRING, AT(playtak_port_file), .metavar = "PATH",
+         .help = "write the playtak port number to PATH once listening"},
+        {"http", 0, OPT_ADDRESS, AT(http), .metavar = "HOST:PORT", .part = PART_WEBSOCKETS,
+         .help = "serve the web page and its WebSocket endpoint /ws there (port 0 picks a "
+                 "free port)"},
+        {"http-port-file", 0, OPT_STRING, AT(http_port_file), .metavar = "PATH",
+         .part = PART_WEBSOCKETS, .help = "write the HTTP port number to PATH once listening"},
+        {"http-origin", 0, OPT_STRING, AT(http_origin), .metavar = "URL", .part = PART_WEBSOCKETS,
+         .help = "the Origin allowed to open /ws",
+         .zero = "the page's own, http://<the Host the browser asked for>"},
+        {"http-root", 0, OPT_STRING, AT(http_root), .metavar = "DIR", .part = PART_WEBSOCKETS,
+         .help = "the page's files",
+         .zero = "the source tree's web/ when run from the build, else " WEB_PKGDIR},
+        {"sndbuf", 0, OPT_BYTES, AT(cfg.sndbuf), 1024, 64 << 20, "BYTES",
+         "the socket send buffer of connections", "the system's"},
+        {"verbose", 'v', OPT_FLAG, AT(cfg.verbose), .help = "log connections to stderr",
+         .runtime = true},
+
+        {.type = OPT_SECTION, .help = "Games"},
+        {"grace", 0, OPT_SECONDS, AT(cfg.grace_ms), 0, 86400, "SECONDS",
+         "how long a disconnected player keeps the seat", .runtime = true},
+        {"grace-ms", 0, OPT_MS, AT(cfg.grace_ms), 0, 86400000, "MS",
+         "--grace in milliseconds, for tests", .runtime = true},
+        {"max-plies", 0, OPT_COUNT, AT(cfg.sess.max_plies), 0, 10000000, "N",
+         "plies (turns) after which a game is drawn", .runtime = true},
+        {"max-seeks", 0, OPT_COUNT, AT(cfg.max_seeks), 0, 1000000, "N",
+         "open seeks on the server, 8 per user", "no limit", .runtime = true},
+        {"max-watches", 0, OPT_COUNT, AT(cfg.sess.max_watches), 0, 100000, "N",
+         "games one connection may watch at once", "no limit", .runtime = true},
+        {"max-replays", 0, OPT_COUNT, AT(cfg.max_replays), 0, 100000, "N",
+         "replays one connection may run at once", "no limit", .runtime = true},
+
+        {.type = OPT_SECTION, .help = "Connections"},
+        {"max-clients", 0, OPT_COUNT, AT(cfg.conn.max_clients), 0, 1000000, "N",
+         "connections at once, lowered to fit the file descriptor limit", "no limit"},
+        {"max-per-address", 0, OPT_COUNT, AT(cfg.conn.max_per_addr), 0, 1000000, "N",
+         "connections from one address, an IPv6 /64; loopback is not limited", "no limit",
+         .runtime = true},
+        {"login-timeout", 0, OPT_SECONDS, AT(cfg.conn.login_ms), 0, 86400, "SECONDS",
+         "a connection that has not logged in (and watches nothing) this long after "
+         "connecting is closed",
+         "never", .runtime = true},
+        {"idle-timeout", 0, OPT_SECONDS, AT(cfg.conn.idle_ms), 0, 86400 * 30, "SECONDS",
+         "a connection that sends nothing this long is closed", "never", .runtime = true},
+        {"ping", 0, OPT_SECONDS, AT(cfg.ping_ms), 1, 86400, "SECONDS",
+         "how often connections that asked ('set ping on') are pinged to measure their "
+         "round-trip time",
+         .runtime = true},
+        {"ping-ms", 0, OPT_MS, AT(cfg.ping_ms), 10, 86400000, "MS",
+         "--ping in milliseconds, for tests", .runtime = true},
+        {"ping-timeout", 0, OPT_SECONDS, AT(cfg.ping_timeout_ms), 0, 86400, "SECONDS",
+         "after 'set ping on', a ping unanswered this long closes the connection", "never",
+         .runtime = true},
+        {"out-cap", 0, OPT_BYTES, AT(cfg.conn.out_soft), 1024, 64 << 20, "BYTES",
+         "output a connection may have queued before spectators get only the newest state "
+         "and its commands wait",
+         .runtime = true},
+        {"out-hard", 0, OPT_BYTES, AT(cfg.conn.out_hard), 1024, INT64_C(1) << 32, "BYTES",
+         "output that drops a connection at once", "16 x --out-cap", .runtime = true},
+        {"out-soft-seconds", 0, OPT_SECONDS, AT(cfg.conn.out_soft_ms), 0, 86400, "SECONDS",
+         "above --out-cap this long: dropped", "never", .runtime = true},
+        {"out-total", 0, OPT_BYTES, AT(cfg.conn.out_total), 0, INT64_C(1) << 40, "BYTES",
+         "all connections' output; above it the biggest is dropped", "no limit", .runtime = true},
+        {"cmd-rate", 0, OPT_COUNT, AT(cfg.budget.rate), 0, 1000000, "N",
+         "each connection's command budget: N tokens a second; a command costs 1 to 20",
+         "no budget", .runtime = true},
+        {"cmd-burst", 0, OPT_COUNT, AT(cfg.budget.burst), 1, 1000000, "N", "the budget's bucket",
+         .runtime = true},
+
+        {.type = OPT_SECTION, .help = "Accounts"},
+        {"login-limit", 0, OPT_LIMIT, AT(cfg.acct_limits.login_pair), 0, ACCOUNTS_LIMIT_MAX, "N",
+         "failed logins of one account from one address in a minute", "no limit", .runtime = true},
+        {"login-limit-address", 0, OPT_LIMIT, AT(cfg.acct_limits.login_addr), 0, ACCOUNTS_LIMIT_MAX,
+         "N", "failed logins from one address in 10 minutes, any accounts", "no limit",
+         .runtime = true},
+        {"login-limit-account", 0, OPT_LIMIT, AT(cfg.acct_limits.login_acct), 0, ACCOUNTS_LIMIT_MAX,
+         "N",
+         "failed logins of one account in 10 minutes from addresses it has not logged in "
+         "from",
+         "no limit", .runtime = true},
+        {"register-limit", 0, OPT_LIMIT, AT(cfg.acct_limits.register_addr), 0, ACCOUNTS_LIMIT_MAX,
+         "N", "accounts registered from one address in an hour", "no limit", .runtime = true},
+        {"fast-hash", 0, OPT_FLAG, AT(fast_hash),
+         .help = "the weakest Argon2id cost for new passwords (tests only)"},
+
+        {.type = OPT_SECTION, .help = "Storage"},
+        {"data", 0, OPT_STRING, AT(data), .metavar = "DIR",
+         .help = "accounts, ratings, games and the journal: DIR/bitarena.db, created when "
+                 "missing"},
+        {"db", 0, OPT_STRING, AT(db), .metavar = "postgresql://CONNINFO", .part = PART_POSTGRESQL,
+         .help = "the store in PostgreSQL instead of --data (a libpq URI: "
+                 "postgresql://user@host:port/db?...)"},
+        {"fsync", 0, OPT_FSYNC, AT(cfg.fsync), 0, STORE_FSYNC_BATCH_MAX_MS, "always|batch=MS",
+         "always: a move is acknowledged once its journal batch is fsync'd (nothing "
+         "acknowledged is lost, even by a power cut); batch=MS: acknowledged once written, "
+         "fsync'd at most MS ms later (kill -9 loses nothing, a power cut at most MS ms)"},
+        {"busy-timeout-ms", 0, OPT_MS, AT(busy_ms), 1, 600000, "MS",
+         "how long a write waits for a database another process has locked before it fails"},
+
+        {.type = OPT_SECTION, .help = "Cluster (docs/cluster.md)"},
+        {"cluster", 0, OPT_STRING, AT(cluster), .metavar = "redis://HOST:PORT", .part = PART_REDIS,
+         .help = "a node of a cluster: games, seeks and users shared through Redis with the "
+                 "other nodes (needs --db and --node)"},
+        {"node", 0, OPT_STRING, AT(node), .metavar = "NAME", .part = PART_REDIS,
+         .help = "this node's name in the cluster (1-32 of A-Z a-z 0-9 _ -)"},
+        {"cluster-beat-ms", 0, OPT_MS, AT(beat_ms), 50, 60000, "MS",
+         "heartbeats this often; a node silent 3 times as long is dead", .part = PART_REDIS},
+
+        {.type = OPT_SECTION, .help = "Information"},
+        {"help", 'h', OPT_HELP, .help = "this help, and what this build has"},
+        {"version", 'V', OPT_VERSION, .help = "the version, and the back ends this build has"},
+        {"dump-options", 0, OPT_DUMP,
+         .help = "every option as one line of JSON (for a man page or a config file)"},
+};
+
+#define NOPTS        (sizeof opts / sizeof opts[0])
+#define OPT_VAL_BASE 256 /* getopt's value of opts[i]: beyond any letter */
+
 /* A whole decimal number in least..most into *v; false for anything else. */
-static bool parse_long(const char *s, long least, long most, long *v)
+static bool parse_int(const char *s, int64_t least, int64_t most, int64_t *v)
 {
 	char *end;
 	errno = 0;
-	*v = strtol(s, &end, 10);
-	return *s != '\0' && *end == '\0' && errno == 0 && *v >= least && *v <= most;
+	long long n = strtoll(s, &end, 10);
+	*v = n;
+	return *s != '\0' && *end == '\0' && errno == 0 && n >= least && n <= most;
 }
 
-/* The options that take a duration: their name, range and unit (ms per unit). */
-static const struct duration_opt {
-	int opt;
-	const char *name;
-	long least, most, unit;
-} durations[] = {
-        {'g', "grace", 0, 86400, 1000},         {'G', "grace-ms", 0, 86400000, 1},
-        {'P', "ping", 1, 86400, 1000},          {'Q', "ping-ms", 10, 86400000, 1},
-        {'B', "busy-timeout-ms", 1, 600000, 1},
-};
-
-/* The duration option opt's argument in ms into *ms; false (said on stderr) when out of range. */
-static bool parse_duration(int opt, const char *arg, int64_t *ms)
+/* A number option's unit: the word after its range in a refusal. */
+static const char *unit_word(enum opt_type t)
 {
-	for (size_t i = 0; i < sizeof durations / sizeof durations[0]; i++) {
-		const struct duration_opt *d = &durations[i];
-		long v;
-		if (d->opt != opt)
+	return t == OPT_BYTES ? " bytes" : t == OPT_SECONDS ? " seconds" : t == OPT_MS ? " ms" : "";
+}
+
+static bool is_number(enum opt_type t)
+{
+	return t == OPT_COUNT || t == OPT_LIMIT || t == OPT_BYTES || t == OPT_SECONDS ||
+	       t == OPT_MS;
+}
+
+static bool takes_arg(enum opt_type t)
+{
+	return is_number(t) || t == OPT_STRING || t == OPT_ADDRESS || t == OPT_FSYNC;
+}
+
+/* A number field (int, unsigned, int64_t, uint64_t or size_t: 4 or 8 bytes) of the row. */
+static void store_number(const struct opt *r, struct options *o, int64_t v)
+{
+	char *p = (char *)o + r->off;
+	if (r->size == sizeof(int32_t)) {
+		int32_t n = (int32_t)v; /* the ranges keep every value within it */
+		memcpy(p, &n, sizeof n);
+	} else {
+		memcpy(p, &v, sizeof v);
+	}
+}
+
+static int64_t load_number(const struct opt *r, const struct options *o)
+{
+	const char *p = (const char *)o + r->off;
+	if (r->size == sizeof(int32_t)) {
+		int32_t n;
+		memcpy(&n, p, sizeof n);
+		return n;
+	}
+	int64_t v;
+	memcpy(&v, p, sizeof v);
+	return v;
+}
+
+/* A number option's value in o in the option's own unit (a limit's "none" is 0). */
+static int64_t number_value(const struct opt *r, const struct options *o)
+{
+	int64_t v = load_number(r, o);
+	if (r->type == OPT_SECONDS)
+		return v / 1000;
+	return r->type == OPT_LIMIT && v < 0 ? 0 : v;
+}
+
+static const char *load_string(const struct opt *r, const struct options *o)
+{
+	const char *s;
+	memcpy(&s, (const char *)o + r->off, sizeof s);
+	return s;
+}
+
+/* The value of r in o as the option's argument would say it, in buf; NULL: none. */
+static const char *show_value(const struct opt *r, const struct options *o, char *buf, size_t len)
+{
+	if (is_number(r->type)) {
+		snprintf(buf, len, "%" PRId64, number_value(r, o));
+		return buf;
+	}
+	if (r->type == OPT_STRING || r->type == OPT_ADDRESS)
+		return load_string(r, o);
+	if (r->type == OPT_FSYNC) {
+		const struct store_fsync *f = (const void *)((const char *)o + r->off);
+		if (f->batch)
+			snprintf(buf, len, "batch=%d", f->batch_ms);
+		else
+			snprintf(buf, len, "always");
+		return buf;
+	}
+	return NULL;
+}
+
+/* Splits "HOST:PORT" or "[V6]:PORT" into host (buffer) and port. */
+static int parse_listen(const char *s, char *host, size_t hlen, int *port)
+{
+	const char *colon;
+	size_t n;
+	if (s[0] == '[') {
+		const char *end = strchr(s, ']');
+		if (end == NULL || end[1] != ':')
+			return -1;
+		n = (size_t)(end - s - 1);
+		if (n == 0 || n >= hlen)
+			return -1;
+		memcpy(host, s + 1, n);
+		colon = end + 1;
+	} else {
+		colon = strrchr(s, ':');
+		if (colon == NULL)
+			return -1;
+		n = (size_t)(colon - s);
+		if (n == 0 || n >= hlen)
+			return -1;
+		memcpy(host, s, n);
+	}
+	host[n] = '\0';
+	int64_t p;
+	if (!parse_int(colon + 1, 0, 65535, &p))
+		return -1;
+	*port = (int)p;
+	return 0;
+}
+
+/* ---- --help, --version, --dump-options ------------------------------------------------ */
+
+#define HELP_WIDTH 80
+#define HELP_COL   28 /* where the help texts begin */
+
+/*
+ * Writes text from column col on (the cursor is at column at), its words
+ * wrapped to HELP_WIDTH, the lines after the first indented to col + hang.
+ */
+static void wrap(FILE *f, int at, int col, int hang, const char *text)
+{
+	if (at > 0 && at > col - 2) { /* no room for the text beside what was written */
+		fputc('\n', f);
+		at = 0;
+	}
+	fprintf(f, "%*s", col - at, "");
+	at = col;
+	bool first = true;
+	while (*text != '\0') {
+		while (*text == ' ')
+			text++;
+		size_t n = strcspn(text, " ");
+		if (n == 0)
+			break;
+		if (!first && at + 1 + (int)n > HELP_WIDTH) {
+			fprintf(f, "\n%*s", col + hang, "");
+			at = col + hang;
+		} else if (!first) {
+			fputc(' ', f);
+			at++;
+		}
+		fwrite(text, 1, n, f);
+		at += (int)n;
+		text += n;
+		first = false;
+	}
+	fputc('\n', f);
+}
+
+/*
+ * r's help as --help prints it, into buf: its text, then its range, what 0
+ * means and its default (its value in dflt): "(0..86400, 0: never, default
+ * 300)", "(1024..67108864, default: the system's)".
+ */
+static const char *help_text(const struct opt *r, const struct options *dflt, char *buf, size_t len)
+{
+	char v[64];
+	const char *value = show_value(r, dflt, v, sizeof v);
+	bool number = is_number(r->type),
+	     none = value == NULL || (number && strcmp(value, "0") == 0);
+	size_t at = (size_t)snprintf(buf, len, "%s", r->help);
+	const char *sep = " (";
+	if (number && at < len) {
+		at += (size_t)snprintf(buf + at, len - at, "%s%" PRId64 "..%" PRId64, sep, r->min,
+		                       r->max);
+		sep = ", ";
+		if (r->zero != NULL && r->min <= 0 && at < len)
+			at += (size_t)snprintf(buf + at, len - at, ", 0: %s", r->zero);
+	}
+	if (none && r->zero != NULL && (!number || r->min > 0) && at < len)
+		at += (size_t)snprintf(buf + at, len - at, "%sdefault: %s", sep, r->zero);
+	else if (value != NULL && r->type != OPT_FLAG && at < len)
+		at += (size_t)snprintf(buf + at, len - at, "%sdefault %s", sep, value);
+	else if (!number)
+		return buf;
+	if (at < len)
+		snprintf(buf + at, len - at, ")");
+	return buf;
+}
+
+/* The parts a build has (built) or lacks, for --help and --version, into buf. */
+static const char *part_list(bool built, char *buf, size_t len)
+{
+	size_t at = 0;
+	buf[0] = '\0';
+	for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
+		if (parts[i].built == built && at < len)
+			at += (size_t)snprintf(buf + at, len - at, "%s%s (%s)", at ? ", " : "",
+			                       parts[i].name,
+			                       built ? parts[i].lib : parts[i].options);
+	return buf;
+}
+
+static void usage(FILE *f)
+{
+	struct options dflt;
+	options_default(&dflt);
+	fprintf(f, "usage: bitarenad [options]\n");
+	for (size_t i = 0; i < NOPTS; i++) {
+		const struct opt *r = &opts[i];
+		if (r->type == OPT_SECTION) {
+			fprintf(f, "\n%s:\n", r->help);
 			continue;
-		if (!parse_long(arg, d->least, d->most, &v)) {
-			fprintf(stderr, "bitarenad: --%s takes %ld..%ld %s\n", d->name, d->least,
-			        d->most, d->unit == 1000 ? "seconds" : "ms");
+		}
+		if (!parts[r->part].built)
+			continue; /* said once, below */
+		char left[80], text[600];
+		int n = snprintf(left, sizeof left, "  %c%c%s--%s%s%s", r->letter ? '-' : ' ',
+		                 r->letter ? r->letter : ' ', r->letter ? ", " : "  ", r->name,
+		                 r->metavar ? " " : "", r->metavar ? r->metavar : "");
+		fputs(left, f);
+		wrap(f, n, HELP_COL, 0, help_text(r, &dflt, text, sizeof text));
+	}
+	char list[300], text[600];
+	snprintf(text, sizeof text, "This build has: %s.", part_list(true, list, sizeof list));
+	fputc('\n', f);
+	wrap(f, 0, 0, 2, text);
+	if (*part_list(false, list, sizeof list) != '\0')
+		fprintf(f, "Not in this build:\n");
+	for (size_t p = 0; p < sizeof parts / sizeof parts[0]; p++) {
+		if (parts[p].built)
+			continue;
+		int at =
+		        snprintf(text, sizeof text,
+		                 "%s (rebuild with ./configure %s):", parts[p].name, parts[p].with);
+		const char *sep = " ";
+		for (size_t i = 0; i < NOPTS; i++)
+			if (opts[i].type != OPT_SECTION && opts[i].part == p &&
+			    at < (int)sizeof text) {
+				at += snprintf(text + at, sizeof text - (size_t)at, "%s--%s", sep,
+				               opts[i].name);
+				sep = ", ";
+			}
+		wrap(f, 0, 2, 2, text);
+	}
+	fprintf(f,
+	        "Protocol: protocol/PROTOCOL.md; try 'nc 127.0.0.1 7777' and type 'help'.\n"
+	        "Report bugs to <%s>.\n",
+	        PACKAGE_BUGREPORT);
+}
+
+static void version(void)
+{
+	char list[300];
+	printf("bitarenad %s (protocol %d)\n", PACKAGE_VERSION, SERVER_PROTOCOL);
+	printf("built with: %s\n", part_list(true, list, sizeof list));
+	if (*part_list(false, list, sizeof list) != '\0')
+		printf("built without: %s\n", list);
+}
+
+/* A JSON string, or null for NULL. */
+static cJSON *json_text(const char *s)
+{
+	return s != NULL ? cJSON_CreateString(s) : cJSON_CreateNull();
+}
+
+/*
+ * Every option as one line of JSON: name, letter, type, metavar, default (in the option's
+ * unit), zero (what 0 or none means), min and max (numbers), needs (the optional part it
+ * needs, or null), built (whether this build has it), runtime, section, help.
+ */
+static int dump_options(void)
+{
+	struct options dflt;
+	options_default(&dflt);
+	const char *section = NULL;
+	for (size_t i = 0; i < NOPTS; i++) {
+		const struct opt *r = &opts[i];
+		if (r->type == OPT_SECTION) {
+			section = r->help;
+			continue;
+		}
+		char letter[2] = {r->letter, '\0'}, v[64];
+		const char *value = show_value(r, &dflt, v, sizeof v);
+		cJSON *j = cJSON_CreateObject();
+		cJSON_AddStringToObject(j, "name", r->name);
+		cJSON_AddItemToObject(j, "letter", json_text(r->letter ? letter : NULL));
+		cJSON_AddStringToObject(j, "type", type_names[r->type]);
+		cJSON_AddItemToObject(j, "metavar", json_text(r->metavar));
+		if (is_number(r->type))
+			cJSON_AddNumberToObject(j, "default", (double)number_value(r, &dflt));
+		else if (r->type == OPT_FLAG)
+			cJSON_AddBoolToObject(j, "default", false);
+		else
+			cJSON_AddItemToObject(j, "default", json_text(value));
+		cJSON_AddItemToObject(j, "zero", json_text(r->zero));
+		if (is_number(r->type) || r->type == OPT_FSYNC) {
+			cJSON_AddNumberToObject(j, "min", (double)r->min);
+			cJSON_AddNumberToObject(j, "max", (double)r->max);
+		}
+		cJSON_AddItemToObject(j, "needs",
+		                      json_text(r->part != PART_CORE ? parts[r->part].name : NULL));
+		cJSON_AddBoolToObject(j, "built", parts[r->part].built);
+		cJSON_AddBoolToObject(j, "runtime", r->runtime);
+		cJSON_AddStringToObject(j, "section", section ? section : "");
+		cJSON_AddStringToObject(j, "help", r->help);
+		char *line = cJSON_PrintUnformatted(j);
+		cJSON_Delete(j);
+		if (line == NULL)
+			return 1;
+		puts(line);
+		free(line);
+	}
+	return 0;
+}
+
+/* ---- parsing ------------------------------------------------------------------------ */
+
+/*
+ * Applies r with its argument (NULL for a flag or an action) to o. -1: go
+ * on; else the exit status: 0 after an action, 2 for a bad argument or an
+ * option this build lacks (said on stderr in one line).
+ */
+static int opt_apply(const struct opt *r, struct options *o, const char *arg)
+{
+	const struct part_info *pt = &parts[r->part];
+	if (!pt->built) {
+		fprintf(stderr,
+		        "bitarenad: --%s: this bitarenad was built without %s support (%s); "
+		        "rebuild "
+		        "with ./configure %s\n",
+		        r->name, pt->name, pt->lib, pt->with);
+		return 2;
+	}
+	char *field = (char *)o + r->off;
+	switch (r->type) {
+	case OPT_FLAG:
+		*(bool *)(void *)field = true;
+		return -1;
+	case OPT_ADDRESS:
+	case OPT_STRING: {
+		char host[128];
+		int port;
+		if (r->type == OPT_ADDRESS && parse_listen(arg, host, sizeof host, &port) < 0) {
+			fprintf(stderr,
+			        "bitarenad: --%s wants HOST:PORT or [V6ADDR]:PORT, not '%s'\n",
+			        r->name, arg);
+			return 2;
+		}
+		memcpy(field, &arg, sizeof arg); /* kept as given */
+		return -1;
+	}
+	case OPT_FSYNC:
+		if (store_fsync_parse(arg, (struct store_fsync *)(void *)field) < 0) {
+			fprintf(stderr,
+			        "bitarenad: --%s takes always or batch=MS (%" PRId64 "..%" PRId64
+			        ")\n",
+			        r->name, r->min, r->max);
+			return 2;
+		}
+		return -1;
+	case OPT_HELP:
+		usage(stdout);
+		return 0;
+	case OPT_VERSION:
+		version();
+		return 0;
+	case OPT_DUMP:
+		return dump_options();
+	default:
+		break;
+	}
+	int64_t v;
+	if (!parse_int(arg, r->min, r->max, &v)) {
+		fprintf(stderr, "bitarenad: --%s takes %" PRId64 "..%" PRId64 "%s\n", r->name,
+		        r->min, r->max, unit_word(r->type));
+		return 2;
+	}
+	if (r->type == OPT_SECONDS)
+		v *= 1000;
+	else if (r->type == OPT_LIMIT && v == 0)
+		v = -1; /* no limit */
+	store_number(r, o, v);
+	return -1;
+}
+
+/* Whether each row's field has the size its type writes (a table that lies fails at once). */
+static bool table_ok(void)
+{
+	for (size_t i = 0; i < NOPTS; i++) {
+		const struct opt *r = &opts[i];
+		size_t want = is_number(r->type)                                ? r->size
+		              : r->type == OPT_FLAG                             ? sizeof(bool)
+		              : r->type == OPT_STRING || r->type == OPT_ADDRESS ? sizeof(char *)
+		              : r->type == OPT_FSYNC ? sizeof(struct store_fsync)
+		                                     : 0;
+		if (r->size != want || (is_number(r->type) && want != 4 && want != 8)) {
+			fprintf(stderr,
+			        "bitarenad: the option table's --%s has a field of %zu bytes\n",
+			        r->name, r->size);
 			return false;
 		}
-		*ms = v * d->unit;
-		return true;
 	}
-	return false;
+	return true;
 }
 
-/* The numeric options of the limits: name, range, where it goes, the unit it is in. */
-enum unit { U_COUNT, U_BYTES, U_SECONDS };
-struct num_opt {
-	const char *name;
-	long least, most;
-	enum unit unit;
-};
-static const struct num_opt num_opts[] = {
-        {"out-hard", 1024, 1L << 32, U_BYTES},      {"out-soft-seconds", 0, 86400, U_SECONDS},
-        {"out-total", 0, 1L << 40, U_BYTES},        {"max-clients", 0, 1000000, U_COUNT},
-        {"max-per-address", 0, 1000000, U_COUNT},   {"login-timeout", 0, 86400, U_SECONDS},
-        {"idle-timeout", 0, 86400 * 30, U_SECONDS}, {"ping-timeout", 0, 86400, U_SECONDS},
-        {"max-watches", 0, 100000, U_COUNT},        {"max-replays", 0, 100000, U_COUNT},
-        {"max-plies", 0, 10000000, U_COUNT},        {"cmd-rate", 0, 1000000, U_COUNT},
-        {"cmd-burst", 1, 1000000, U_COUNT},         {"max-seeks", 0, 1000000, U_COUNT},
-};
-#define NUM_OPT_BASE 1000 /* getopt's value of num_opts[i] is NUM_OPT_BASE + i */
-
-/* Stores the value of num_opts[i] in cfg. */
-static void set_num_opt(struct server_config *cfg, size_t i, long v)
+/* Parses the command line into o: -1 to start the server, else the exit status. */
+static int parse_args(struct options *o, int argc, char **argv)
 {
-	uint64_t ms = (uint64_t)v * 1000;
-	switch (i) {
-	case 0:
-		cfg->conn.out_hard = (size_t)v;
-		break;
-	case 1:
-		cfg->conn.out_soft_ms = ms;
-		break;
-	case 2:
-		cfg->conn.out_total = (size_t)v;
-		break;
-	case 3:
-		cfg->conn.max_clients = (unsigned)v;
-		break;
-	case 4:
-		cfg->conn.max_per_addr = (unsigned)v;
-		break;
-	case 5:
-		cfg->conn.login_ms = ms;
-		break;
-	case 6:
-		cfg->conn.idle_ms = ms;
-		break;
-	case 7:
-		cfg->ping_timeout_ms = (int64_t)ms;
-		break;
-	case 8:
-		cfg->sess.max_watches = (unsigned)v;
-		break;
-	case 9:
-		cfg->max_replays = (unsigned)v;
-		break;
-	case 10:
-		cfg->sess.max_plies = (unsigned)v;
-		break;
-	case 11:
-		cfg->budget.rate = (unsigned)v;
-		break;
-	case 12:
-		cfg->budget.burst = (unsigned)v;
-		break;
-	case 13:
-		cfg->max_seeks = (unsigned)v;
-		break;
+	if (!table_ok())
+		return 1;
+	struct option longopts[NOPTS + 1];
+	char letters[2 * NOPTS + 1];
+	size_t n = 0, nl = 0;
+	for (size_t i = 0; i < NOPTS; i++) {
+		const struct opt *r = &opts[i];
+		if (r->type == OPT_SECTION)
+			continue;
+		bool arg = takes_arg(r->type);
+		longopts[n++] = (struct option){r->name, arg ? required_argument : no_argument,
+		                                NULL, OPT_VAL_BASE + (int)i};
+		if (r->letter) {
+			letters[nl++] = r->letter;
+			if (arg)
+				letters[nl++] = ':';
+		}
 	}
+	longopts[n] = (struct option){0};
+	letters[nl] = '\0';
+	int v;
+	while ((v = getopt_long(argc, argv, letters, longopts, NULL)) != -1) {
+		const struct opt *r = NULL;
+		if (v >= OPT_VAL_BASE && (size_t)(v - OPT_VAL_BASE) < NOPTS)
+			r = &opts[v - OPT_VAL_BASE];
+		for (size_t i = 0; r == NULL && v > 0 && v < OPT_VAL_BASE && i < NOPTS; i++)
+			if (opts[i].letter == v && opts[i].type != OPT_SECTION)
+				r = &opts[i];
+		if (r == NULL) { /* unknown, or its argument missing: getopt said which */
+			usage(stderr);
+			return 2;
+		}
+		int st = opt_apply(r, o, optarg);
+		if (st >= 0)
+			return st;
+	}
+	if (optind != argc) {
+		usage(stderr);
+		return 2;
+	}
+	return -1;
 }
+
+/* ---- start-up ------------------------------------------------------------------------ */
 
 /*
  * Room for max_clients connections in the file descriptor limit: the soft
@@ -251,37 +733,6 @@ static void fit_fd_limit(struct server_config *cfg)
 	}
 }
 
-/* Splits "HOST:PORT" or "[V6]:PORT" into host (buffer) and port. */
-static int parse_listen(const char *s, char *host, size_t hlen, int *port)
-{
-	const char *colon;
-	size_t n;
-	if (s[0] == '[') {
-		const char *end = strchr(s, ']');
-		if (end == NULL || end[1] != ':')
-			return -1;
-		n = (size_t)(end - s - 1);
-		if (n == 0 || n >= hlen)
-			return -1;
-		memcpy(host, s + 1, n);
-		colon = end + 1;
-	} else {
-		colon = strrchr(s, ':');
-		if (colon == NULL)
-			return -1;
-		n = (size_t)(colon - s);
-		if (n == 0 || n >= hlen)
-			return -1;
-		memcpy(host, s, n);
-	}
-	host[n] = '\0';
-	long p;
-	if (!parse_long(colon + 1, 0, 65535, &p))
-		return -1;
-	*port = (int)p;
-	return 0;
-}
-
 /* The page's directory: --http-root, else the source tree's web/ (a build), else the
  * installed one. */
 static const char *web_root(const char *given)
@@ -320,14 +771,6 @@ static int start_failed(uv_loop_t *loop, struct server *srv)
 	return 1;
 }
 
-/* getopt values of the options without a letter (beyond any character) */
-enum {
-	OPT_LOGIN_LIMIT = 2001,
-	OPT_LOGIN_LIMIT_ADDR,
-	OPT_LOGIN_LIMIT_ACCT,
-	OPT_REGISTER_LIMIT,
-};
-
 /*
  * glibc's allocator gives freed memory back to the kernel as soon as 128 KiB
  * are free at the top of a heap, and maps each block over its (moving)
@@ -350,214 +793,30 @@ static void tune_malloc(void)
 
 int main(int argc, char **argv)
 {
-	static struct option longopts[64] = {
-	        {"listen", required_argument, NULL, 'l'},
-	        {"grace", required_argument, NULL, 'g'},
-	        {"ping", required_argument, NULL, 'P'},
-	        {"grace-ms", required_argument, NULL, 'G'},
-	        {"ping-ms", required_argument, NULL, 'Q'},
-	        {"busy-timeout-ms", required_argument, NULL, 'B'},
-	        {"port-file", required_argument, NULL, 'p'},
-	        {"out-cap", required_argument, NULL, 'o'},
-	        {"sndbuf", required_argument, NULL, 's'},
-	        {"http", required_argument, NULL, 'H'},
-	        {"http-port-file", required_argument, NULL, 'F'},
-	        {"http-origin", required_argument, NULL, 'O'},
-	        {"http-root", required_argument, NULL, 'R'},
-	        {"playtak", required_argument, NULL, 'T'},
-	        {"playtak-port-file", required_argument, NULL, 'U'},
-	        {"verbose", no_argument, NULL, 'v'},
-	        {"data", required_argument, NULL, 'd'},
-	        {"fsync", required_argument, NULL, 'y'},
-	        {"fast-hash", no_argument, NULL, 'f'},
-	        {"db", required_argument, NULL, 'D'},
-	        {"cluster", required_argument, NULL, 'C'},
-	        {"node", required_argument, NULL, 'N'},
-	        {"cluster-beat-ms", required_argument, NULL, 'E'},
-	        {"login-limit", required_argument, NULL, OPT_LOGIN_LIMIT},
-	        {"login-limit-address", required_argument, NULL, OPT_LOGIN_LIMIT_ADDR},
-	        {"login-limit-account", required_argument, NULL, OPT_LOGIN_LIMIT_ACCT},
-	        {"register-limit", required_argument, NULL, OPT_REGISTER_LIMIT},
-	        {"help", no_argument, NULL, 'h'},
-	        {"version", no_argument, NULL, 'V'},
-	        {NULL, 0, NULL, 0},
-	};
-	size_t nlong = 0;
-	while (longopts[nlong].name != NULL)
-		nlong++;
-	for (size_t i = 0; i < sizeof num_opts / sizeof num_opts[0]; i++)
-		longopts[nlong++] = (struct option){num_opts[i].name, required_argument, NULL,
-		                                    NUM_OPT_BASE + (int)i};
-	const char *listen = "127.0.0.1:7777", *port_file = NULL, *data = SERVER_DATA_DEFAULT;
-	const char *http = NULL, *http_port_file = NULL, *http_origin = NULL, *http_root = NULL;
-	const char *playtak = NULL, *playtak_port_file = NULL;
-	bool fast_hash = false;
-	const char *db = NULL, *cluster = NULL, *node = NULL;
-	long beat_ms = CLUSTER_BEAT_MS;
-	int64_t busy_ms = 0; /* the store's default */
-	struct server_config cfg;
-	server_config_default(&cfg);
-	int opt;
-	while ((opt = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-		if (opt >= NUM_OPT_BASE &&
-		    (size_t)(opt - NUM_OPT_BASE) < sizeof num_opts / sizeof num_opts[0]) {
-			const struct num_opt *o = &num_opts[opt - NUM_OPT_BASE];
-			long v;
-			if (!parse_long(optarg, o->least, o->most, &v)) {
-				fprintf(stderr, "bitarenad: --%s takes %ld..%ld%s\n", o->name,
-				        o->least, o->most,
-				        o->unit == U_BYTES     ? " bytes"
-				        : o->unit == U_SECONDS ? " seconds"
-				                               : "");
-				return 2;
-			}
-			set_num_opt(&cfg, (size_t)(opt - NUM_OPT_BASE), v);
-			continue;
-		}
-		switch (opt) {
-		case 'l':
-			listen = optarg;
-			break;
-		case 'g':
-		case 'G':
-		case 'P':
-		case 'Q':
-		case 'B': {
-			int64_t *into = opt == 'g' || opt == 'G'   ? &cfg.grace_ms
-			                : opt == 'P' || opt == 'Q' ? &cfg.ping_ms
-			                                           : &busy_ms;
-			if (!parse_duration(opt, optarg, into))
-				return 2;
-			break;
-		}
-		case 'p':
-			port_file = optarg;
-			break;
-		case 'o':
-		case 's': {
-			long v;
-			if (!parse_long(optarg, 1024, 64L * 1024 * 1024, &v)) {
-				fprintf(stderr, "bitarenad: --%s takes 1024..67108864 bytes\n",
-				        opt == 'o' ? "out-cap" : "sndbuf");
-				return 2;
-			}
-			if (opt == 'o')
-				cfg.conn.out_soft = (size_t)v;
-			else
-				cfg.sndbuf = (int)v;
-			break;
-		}
-		case 'H':
-			http = optarg;
-			break;
-		case 'F':
-			http_port_file = optarg;
-			break;
-		case 'O':
-			http_origin = optarg;
-			break;
-		case 'R':
-			http_root = optarg;
-			break;
-		case 'T':
-			playtak = optarg;
-			break;
-		case 'U':
-			playtak_port_file = optarg;
-			break;
-		case 'v':
-			cfg.verbose = true;
-			break;
-		case 'd':
-			data = optarg;
-			break;
-		case 'y':
-			if (store_fsync_parse(optarg, &cfg.fsync) < 0) {
-				fprintf(stderr,
-				        "bitarenad: --fsync takes always or batch=MS (0..%d)\n",
-				        STORE_FSYNC_BATCH_MAX_MS);
-				return 2;
-			}
-			break;
-		case 'f':
-			fast_hash = true;
-			break;
-		case 'D':
-			db = optarg;
-			break;
-		case 'C':
-			cluster = optarg;
-			break;
-		case 'N':
-			node = optarg;
-			break;
-		case 'E':
-			if (!parse_long(optarg, 50, 60000, &beat_ms)) {
-				fprintf(stderr, "bitarenad: --cluster-beat-ms takes 50..60000\n");
-				return 2;
-			}
-			break;
-		case OPT_LOGIN_LIMIT:
-		case OPT_LOGIN_LIMIT_ADDR:
-		case OPT_LOGIN_LIMIT_ACCT:
-		case OPT_REGISTER_LIMIT: {
-			struct accounts_limits *al = &cfg.acct_limits;
-			int *into = opt == OPT_LOGIN_LIMIT        ? &al->login_pair
-			            : opt == OPT_LOGIN_LIMIT_ADDR ? &al->login_addr
-			            : opt == OPT_LOGIN_LIMIT_ACCT ? &al->login_acct
-			                                          : &al->register_addr;
-			long v;
-			if (!parse_long(optarg, 0, ACCOUNTS_LIMIT_MAX, &v)) {
-				fprintf(stderr,
-				        "bitarenad: the login and register limits take 0..%d\n",
-				        ACCOUNTS_LIMIT_MAX);
-				return 2;
-			}
-			*into = v == 0 ? -1 : (int)v; /* 0: no limit */
-			break;
-		}
-		case 'h':
-			usage(stdout);
-			return 0;
-		case 'V':
-			printf("bitarenad %s (protocol %d)\n", PACKAGE_VERSION, SERVER_PROTOCOL);
-			return 0;
-		default:
-			usage(stderr);
-			return 2;
-		}
-	}
-	if (optind != argc) {
-		usage(stderr);
-		return 2;
-	}
+	struct options o;
+	options_default(&o);
+	int st = parse_args(&o, argc, argv);
+	if (st >= 0)
+		return st;
 	char host[128];
 	int port;
-	if (parse_listen(listen, host, sizeof host, &port) < 0) {
-		fprintf(stderr, "bitarenad: --listen wants HOST:PORT or [V6ADDR]:PORT, not '%s'\n",
-		        listen);
-		return 2;
-	}
+	parse_listen(o.listen, host, sizeof host, &port); /* the table checked it */
 	char http_host[128];
 	int http_port = 0;
-	if (http != NULL && parse_listen(http, http_host, sizeof http_host, &http_port) < 0) {
-		fprintf(stderr, "bitarenad: --http wants HOST:PORT or [V6ADDR]:PORT, not '%s'\n",
-		        http);
-		return 2;
-	}
+	if (o.http != NULL)
+		parse_listen(o.http, http_host, sizeof http_host, &http_port);
 	char playtak_host[128];
 	int playtak_port = 0;
-	if (playtak != NULL &&
-	    parse_listen(playtak, playtak_host, sizeof playtak_host, &playtak_port) < 0) {
-		fprintf(stderr, "bitarenad: --playtak wants HOST:PORT or [V6ADDR]:PORT, not '%s'\n",
-		        playtak);
-		return 2;
-	}
+	if (o.playtak != NULL)
+		parse_listen(o.playtak, playtak_host, sizeof playtak_host, &playtak_port);
+	const char *db = o.db, *cluster = o.cluster, *node = o.node, *data = o.data;
 	if (db != NULL && strncmp(db, "postgresql://", 13) != 0 &&
 	    strncmp(db, "postgres://", 11) != 0) {
 		fprintf(stderr, "bitarenad: --db wants postgresql://CONNINFO, not '%s'\n", db);
 		return 2;
 	}
+	char instance[STORE_NODE_MAX + 1] = "";
+#if HAVE_REDIS /* else --cluster and --node were refused */
 	char redis_host[256];
 	int redis_port;
 	if (cluster != NULL &&
@@ -572,11 +831,11 @@ int main(int argc, char **argv)
 		fprintf(stderr, "bitarenad: --node is for a cluster's node (--cluster)\n");
 		return 2;
 	}
-	char instance[STORE_NODE_MAX + 1] = "";
 	if (cluster != NULL)
 		cluster_instance(node, instance);
+#endif
 	signal(SIGPIPE, SIG_IGN);
-	fit_fd_limit(&cfg);
+	fit_fd_limit(&o.cfg);
 	tune_malloc();
 
 	uv_loop_t loop;
@@ -585,21 +844,21 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	struct server *srv = malloc(sizeof *srv);
-	int r = srv ? server_init(srv, &loop, &cfg) : UV_ENOMEM;
+	int r = srv ? server_init(srv, &loop, &o.cfg) : UV_ENOMEM;
 	const struct store_options so = {.dir = data,
 	                                 .backend = db != NULL ? "postgresql" : NULL,
 	                                 .conninfo = db,
 	                                 .node = cluster != NULL ? instance : NULL,
-	                                 .busy_timeout_ms = (int)busy_ms};
-	if (r == 0 && server_open_store(srv, &so, fast_hash) < 0)
+	                                 .busy_timeout_ms = (int)o.busy_ms};
+	if (r == 0 && server_open_store(srv, &so, o.fast_hash) < 0)
 		return start_failed(&loop, srv);
 	if (r == 0 && cluster != NULL) {
 		char why[300];
 		const struct cluster_config cc = {.redis = cluster,
 		                                  .node = node,
 		                                  .instance = instance,
-		                                  .beat_ms = (int)beat_ms,
-		                                  .expiry_ms = 3 * (int)beat_ms,
+		                                  .beat_ms = (int)o.beat_ms,
+		                                  .expiry_ms = 3 * (int)o.beat_ms,
 		                                  .store = &so};
 		if (server_join_cluster(srv, &cc, why, sizeof why) < 0) {
 			fprintf(stderr, "bitarenad: %s\n", why);
@@ -620,20 +879,20 @@ int main(int argc, char **argv)
 	if (r == 0)
 		r = server_listen(srv, host, port, &bound);
 	if (r != 0) {
-		fprintf(stderr, "bitarenad: cannot listen on %s: %s\n", listen, uv_strerror(r));
+		fprintf(stderr, "bitarenad: cannot listen on %s: %s\n", o.listen, uv_strerror(r));
 		return start_failed(&loop, srv);
 	}
-	if (port_file != NULL && !write_port(port_file, bound))
+	if (o.port_file != NULL && !write_port(o.port_file, bound))
 		return start_failed(&loop, srv);
 	fprintf(stderr, "bitarenad %s listening on %s%s%s:%d\n", PACKAGE_VERSION,
 	        strchr(host, ':') ? "[" : "", host, strchr(host, ':') ? "]" : "", bound);
-	if (http != NULL) {
+	if (o.http != NULL) {
 		char why[200];
 		const struct ws_config wc = {.host = http_host,
 		                             .port = http_port,
-		                             .webroot = web_root(http_root),
-		                             .origin = http_origin,
-		                             .verbose = cfg.verbose};
+		                             .webroot = web_root(o.http_root),
+		                             .origin = o.http_origin,
+		                             .verbose = o.cfg.verbose};
 		char index[PATH_MAX];
 		snprintf(index, sizeof index, "%s/index.html", wc.webroot);
 		if (access(index, R_OK) != 0) {
@@ -644,19 +903,19 @@ int main(int argc, char **argv)
 			fprintf(stderr, "bitarenad: %s\n", why);
 			return start_failed(&loop, srv);
 		}
-		if (http_port_file != NULL && !write_port(http_port_file, bound))
+		if (o.http_port_file != NULL && !write_port(o.http_port_file, bound))
 			return start_failed(&loop, srv);
 		fprintf(stderr, "bitarenad: the web page on http://%s%s%s:%d/ (files in %s)\n",
 		        strchr(http_host, ':') ? "[" : "", http_host,
 		        strchr(http_host, ':') ? "]" : "", bound, wc.webroot);
 	}
-	if (playtak != NULL) {
+	if (o.playtak != NULL) {
 		if ((r = server_listen_playtak(srv, playtak_host, playtak_port, &bound)) != 0) {
-			fprintf(stderr, "bitarenad: cannot listen on %s (playtak): %s\n", playtak,
+			fprintf(stderr, "bitarenad: cannot listen on %s (playtak): %s\n", o.playtak,
 			        uv_strerror(r));
 			return start_failed(&loop, srv);
 		}
-		if (playtak_port_file != NULL && !write_port(playtak_port_file, bound))
+		if (o.playtak_port_file != NULL && !write_port(o.playtak_port_file, bound))
 			return start_failed(&loop, srv);
 		fprintf(stderr, "bitarenad: the playtak protocol on %s%s%s:%d\n",
 		        strchr(playtak_host, ':') ? "[" : "", playtak_host,

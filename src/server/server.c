@@ -1,7 +1,9 @@
 /*
  * server.c - wires the layers of bitarenad together (see server.h): each
  * layer is set up on those below it, the connection layer's events go to the
- * layers that own what they concern, signals start the clean shutdown.
+ * layers that own what they concern, signals start the clean shutdown. The
+ * cluster (HAVE_REDIS) and the web page (HAVE_WEBSOCKETS) are wired only in
+ * builds that have them; main.c refuses their options in the others.
  */
 #include "config.h"
 
@@ -29,8 +31,10 @@ static void ev_open(void *ud, struct conn *c)
 		return;
 	}
 	cl->bar = &s->bar;
+#if HAVE_REDIS
 	if (relay_is(c)) /* stands for a client of another node, greeted there */
 		return;
+#endif
 	if (playtak_port_owns(s->pt, c)) { /* it speaks playtak: the port's front-end */
 		playtak_port_open(s->pt, cl);
 		return;
@@ -47,13 +51,13 @@ static void ev_refuse(void *ud, struct conn *c, enum conn_refusal why)
 	struct server *s = ud;
 	char *t;
 	if (why == CONN_REFUSED_FULL)
-		t = xasprintf("error SERVER_FULL: the server has %u connections, the most it takes "
+		t = xasprintf("error %s: the server has %u connections, the most it takes "
 		              "(--max-clients); try again later",
-		              s->hub.lim.max_clients);
+		              err_name(ERR_SERVER_FULL), s->hub.lim.max_clients);
 	else
-		t = xasprintf("error TOO_MANY_CONNECTIONS: %u connections come from your address "
-		              "already, the most it may have (--max-per-address)",
-		              s->hub.lim.max_per_addr);
+		t = xasprintf("error %s: %u connections come from your address already, the most "
+		              "it may have (--max-per-address)",
+		              err_name(ERR_TOO_MANY_CONNECTIONS), s->hub.lim.max_per_addr);
 	struct outbuf *b = t ? outbuf_line(t) : NULL;
 	conn_send(c, b);
 	outbuf_unref(b);
@@ -71,20 +75,15 @@ static bool ev_timeout(void *ud, struct conn *c, enum conn_timeout what)
 		return false; /* logged in, or an anonymous spectator */
 	bool login = what == CONN_TIMEOUT_LOGIN;
 	uint64_t ms = login ? s->hub.lim.login_ms : s->hub.lim.idle_ms;
-	cJSON *j = cJSON_CreateObject();
-	cJSON_AddStringToObject(j, "type", "info");
-	cJSON_AddStringToObject(j, "event", login ? "login_timeout" : "idle_timeout");
-	cJSON_AddStringToObject(j, "code", login ? "LOGIN_TIMEOUT" : "IDLE_TIMEOUT");
 	bool whole = ms % 1000 == 0;
 	unsigned long long n = whole ? ms / 1000 : ms;
 	const char *unit = whole ? "s" : "ms";
-	char *m = login ? xasprintf("no login within %llu %s of connecting; this connection closes",
-	                            n, unit)
-	                : xasprintf("nothing sent for %llu %s; this connection closes", n, unit);
-	cJSON_AddStringToObject(j, "message", m ? m : "");
-	send_msg(cl, j,
-	         xasprintf("info %s: %s", login ? "LOGIN_TIMEOUT" : "IDLE_TIMEOUT", m ? m : ""));
-	free(m);
+	if (login)
+		send_info(cl, ERR_LOGIN_TIMEOUT,
+		          "no login within %llu %s of connecting; this connection closes", n, unit);
+	else
+		send_info(cl, ERR_IDLE_TIMEOUT, "nothing sent for %llu %s; this connection closes",
+		          n, unit);
 	return true;
 }
 
@@ -104,12 +103,12 @@ static void ev_bad_frame(void *ud, struct conn *c, enum frame_event what)
 	if (!commands_charge(&s->cmds, client_of(c), 1))
 		return;
 	if (what == FRAME_SB_TOO_LONG)
-		reply_err(client_of(c), NULL, "TELNET_UNTERMINATED",
+		reply_err(client_of(c), NULL, ERR_TELNET_UNTERMINATED,
 		          "a telnet subnegotiation (IAC SB) ran past %d bytes without its end "
 		          "(IAC SE); it and the rest of its line were ignored",
 		          FRAME_SB_MAX);
 	else
-		reply_err(client_of(c), NULL, "LINE_TOO_LONG",
+		reply_err(client_of(c), NULL, ERR_LINE_TOO_LONG,
 		          "lines are at most %d bytes; the rest of this one is ignored", FRAME_MAX);
 }
 
@@ -130,7 +129,9 @@ static void ev_drain(void *ud, struct conn *c)
 	struct client *cl = client_of(c);
 	if (cl->has_pending_states)
 		session_flush_pending(&s->sess, cl);
+#if HAVE_REDIS
 	cluster_drain(s->cluster, cl);
+#endif
 }
 
 static void ev_close(void *ud, struct conn *c)
@@ -149,7 +150,9 @@ static void ev_close(void *ud, struct conn *c)
 		archive_client_gone(&s->arch, cl);
 	if (cl->fe != NULL)
 		cl->fe->gone(cl);
+#if HAVE_REDIS
 	cluster_client_gone(s->cluster, cl);
+#endif
 	client_free(cl);
 }
 
@@ -159,7 +162,12 @@ void server_config_default(struct server_config *cfg)
 {
 	memset(cfg, 0, sizeof *cfg);
 	cfg->grace_ms = SERVER_GRACE_DEFAULT * 1000LL;
+	cfg->ping_ms = RTT_PING_DEFAULT_MS;
 	cfg->ping_timeout_ms = SERVER_PING_TIMEOUT_DEFAULT * 1000LL;
+	cfg->acct_limits = (struct accounts_limits){.login_pair = ACCOUNTS_LOGIN_PAIR_DEFAULT,
+	                                            .login_addr = ACCOUNTS_LOGIN_ADDR_DEFAULT,
+	                                            .login_acct = ACCOUNTS_LOGIN_ACCT_DEFAULT,
+	                                            .register_addr = ACCOUNTS_REGISTER_DEFAULT};
 	conn_limits_default(&cfg->conn);
 	cfg->conn.out_hard = 0; /* 16 x the output cap, whatever --out-cap says */
 	cfg->sess.max_watches = SESSION_MAX_WATCHES;
@@ -264,6 +272,10 @@ int server_open_store(struct server *s, const struct store_options *o, bool fast
 
 int server_join_cluster(struct server *s, const struct cluster_config *cfg, char *why, size_t len)
 {
+#if !HAVE_REDIS
+	snprintf(why, len, "this bitarenad was built without the cluster (hiredis)");
+	return -1;
+#else
 	const struct cluster_layers ly = {.loop = s->loop,
 	                                  .hub = &s->hub,
 	                                  .cmds = &s->cmds,
@@ -271,12 +283,15 @@ int server_join_cluster(struct server *s, const struct cluster_config *cfg, char
 	                                  .sess = &s->sess,
 	                                  .journal = &s->journal};
 	return cluster_start(cfg, &ly, &s->cluster, why, len);
+#endif
 }
 
 int server_recover(struct server *s)
 {
+#if HAVE_REDIS
 	if (s->cluster != NULL)
 		return cluster_recover(s->cluster);
+#endif
 	return s->stored ? journal_recover(&s->journal) : 0;
 }
 
@@ -288,7 +303,12 @@ int server_listen(struct server *s, const char *host, int port, int *bound)
 int server_listen_http(struct server *s, const struct ws_config *cfg, int *bound, char *why,
                        size_t len)
 {
+#if HAVE_WEBSOCKETS
 	return ws_listen(&s->ws, &s->hub, cfg, bound, why, len);
+#else
+	snprintf(why, len, "this bitarenad was built without WebSocket support (libwebsockets)");
+	return -1;
+#endif
 }
 
 int server_listen_playtak(struct server *s, const char *host, int port, int *bound)
@@ -315,7 +335,9 @@ void server_stop(struct server *s)
 	tcp_unlisten(&s->tcp);
 	if (s->pt != NULL)
 		playtak_port_stop(s->pt);
+#if HAVE_WEBSOCKETS
 	ws_stop(s->ws);
+#endif
 	close_if_open((uv_handle_t *)&s->sig_int);
 	close_if_open((uv_handle_t *)&s->sig_term);
 	rtt_stop(&s->rtt);
@@ -335,21 +357,27 @@ void server_stop(struct server *s)
 	journal_close(&s->journal);
 	store_reader_stop(s->rd);
 	s->rd = NULL;
+#if HAVE_REDIS
 	/* then the cluster: our games are the others' to take over */
 	cluster_stop(s->cluster);
+#endif
 	conn_hub_stop(&s->hub);
 }
 
 void server_free(struct server *s)
 {
+#if HAVE_WEBSOCKETS
 	ws_free(s->ws);
 	s->ws = NULL;
+#endif
 	if (s->pt != NULL)
 		playtak_port_free(s->pt);
 	free(s->pt);
 	s->pt = NULL;
+#if HAVE_REDIS
 	cluster_free(s->cluster);
 	s->cluster = NULL;
+#endif
 	if (!s->stored)
 		return;
 	accounts_close(&s->acct);

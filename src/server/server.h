@@ -7,21 +7,14 @@
  * and its replays), links each layer to those below it, owns the signals and
  * the clean shutdown. main.c only parses arguments.
  *
- * Who calls whom (each arrow a call downward; upward news only through the
- * callbacks named, which this file or the layer above registers):
- *
- *   commands.c ─────────────────────────┐ the table, the dispatcher
- *     │            │             │      │
- *   journal.c   accounts.c   archive.c  │ the store's glue
- *     │  ▲ hooks      │          │      │
- *   session*.c, offers.c  ◀── lobby.c ◀─┘ games; presence and seeks
- *     │  ▲ on_deadline, on_moved │
- *   client.c, msg.c, rtt.c ◀─────┘        the messages layer
- *     │  ▲ conn_events (registered here)
- *   conn.c ◀── tcp.c, ws.c                connections; the transports
- *
- * server.c calls every layer's init, open, stop and free, and main.c calls
- * only server.c.
+ * Who calls whom: the layers are the folders of src/server, top to bottom
+ * ports/ > cluster/ > cmd/ > records/ > play/ > msg/ > net/ > store/ > util/,
+ * each calling only those below it; news goes up only through callbacks. The
+ * one map of them, with the callbacks, is DEVELOPERS.md (Layout); each
+ * folder's main header has the detail; tests/layers.py checks the order.
+ * server.c sits above them all: it registers the connection layer's events,
+ * links each layer to those below it and calls every layer's init, open, stop
+ * and free.
  */
 #ifndef BITARENA_SERVER_SERVER_H
 #define BITARENA_SERVER_SERVER_H

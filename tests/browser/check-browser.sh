@@ -2,7 +2,8 @@
 # check-browser.sh - the browser tests (check_browser.py) under make check: the page served by
 # bitarenad --http, driven in headless Chromium through Selenium. Skipped (exit 77, with the
 # reason) when Debian's chromium, chromium-driver or python3-selenium is missing, or when this
-# bitarenad has no --http; ./run.sh test installs all three.
+# bitarenad was built without WebSocket (no --http: bitarenad --version says); ./run.sh test
+# installs all three.
 here=$(cd "$(dirname "$0")" && pwd)
 chromium=${CHROMIUM:-/usr/bin/chromium}
 driver=${CHROMEDRIVER:-/usr/bin/chromedriver}
@@ -23,8 +24,9 @@ if [ -z "$py" ]; then
 	echo "SKIP: no python3 with selenium (apt-get install python3-selenium)"
 	exit 77
 fi
-if [ -z "${BITARENA_WEB_URL:-}" ] && ! "${BITARENAD:?BITARENAD is not set}" --help 2>&1 | grep -q -- '--http'; then
-	echo "SKIP: this bitarenad serves no web page (no --http)"
+if [ -z "${BITARENA_WEB_URL:-}" ] &&
+	! "${BITARENAD:?BITARENAD is not set}" --version 2>&1 | grep -q '^built with:.*WebSocket'; then
+	echo "SKIP: this bitarenad serves no web page (built without WebSocket: no --http)"
 	exit 77
 fi
 BROWSER_SHOTS=${BROWSER_SHOTS:-$PWD/tests/browser-shots}

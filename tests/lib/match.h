@@ -3,88 +3,30 @@
  * object matches a line holding at least its fields with the same values
  * (nested objects likewise, arrays element by element), any other pattern is
  * a shell glob; typed reads of a JSON reply's fields; a command line from a
- * printf. Shared by the
- * loopback harness (testserver.h) and the in-process one (fakeconn.h).
- * Header-only; test code only.
+ * printf. Shared by the loopback harness (testserver.h) and the in-process
+ * one (fakeconn.h). Test code only (match.c, in libtest.a).
  */
 #ifndef BITARENA_TESTS_MATCH_H
 #define BITARENA_TESTS_MATCH_H
 
-#include <check.h>
-#include <fnmatch.h>
 #include <stdarg.h>
 #include <stdbool.h>
-#include <stdio.h>
+#include <stddef.h>
 
 #include <cjson/cJSON.h>
 
 /* Does got hold every field of pat with the same value (objects: pat's fields only)? */
-static inline bool ts_json_match(const cJSON *pat, const cJSON *got)
-{
-	if (got == NULL)
-		return false;
-	if (cJSON_IsObject(pat)) {
-		if (!cJSON_IsObject(got))
-			return false;
-		for (const cJSON *f = pat->child; f != NULL; f = f->next)
-			if (!ts_json_match(f, cJSON_GetObjectItemCaseSensitive(got, f->string)))
-				return false;
-		return true;
-	}
-	if (cJSON_IsArray(pat)) {
-		if (!cJSON_IsArray(got) || cJSON_GetArraySize(pat) != cJSON_GetArraySize(got))
-			return false;
-		const cJSON *g = got->child;
-		for (const cJSON *f = pat->child; f != NULL; f = f->next, g = g->next)
-			if (!ts_json_match(f, g))
-				return false;
-		return true;
-	}
-	return cJSON_Compare(pat, got, true);
-}
+bool ts_json_match(const cJSON *pat, const cJSON *got);
 
 /* A JSON subset when the pattern is an object, else a shell glob. */
-static inline bool ts_match(const char *pattern, const char *line)
-{
-	if (pattern[0] == '{') {
-		cJSON *p = cJSON_Parse(pattern), *g = cJSON_Parse(line);
-		ck_assert_msg(p != NULL, "bad JSON in a pattern: %s", pattern);
-		bool ok = g != NULL && ts_json_match(p, g);
-		cJSON_Delete(p);
-		cJSON_Delete(g);
-		return ok;
-	}
-	return fnmatch(pattern, line, 0) == 0;
-}
+bool ts_match(const char *pattern, const char *line);
 
 /* A command line printf'd into line (size bytes) with its newline; returns its length. */
-static inline size_t ts_format_line(char *line, size_t size, const char *fmt, va_list ap)
-{
-	int n = vsnprintf(line, size - 1, fmt, ap);
-	ck_assert(n >= 0 && (size_t)n < size - 1);
-	line[n++] = '\n';
-	return (size_t)n;
-}
+size_t ts_format_line(char *line, size_t size, const char *fmt, va_list ap);
 
-static inline int ts_jint(const cJSON *j, const char *k)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, k);
-	ck_assert_msg(cJSON_IsNumber(v), "no number %s", k);
-	return v->valueint;
-}
-
-static inline double ts_jnum(const cJSON *j, const char *k)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, k);
-	ck_assert_msg(cJSON_IsNumber(v), "no number %s", k);
-	return v->valuedouble;
-}
-
-static inline const char *ts_jstr(const cJSON *j, const char *k)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, k);
-	ck_assert_msg(cJSON_IsString(v), "no string %s", k);
-	return v->valuestring;
-}
+/* The number, number or string field k of the object j; the test fails when it is not one. */
+int ts_jint(const cJSON *j, const char *k);
+double ts_jnum(const cJSON *j, const char *k);
+const char *ts_jstr(const cJSON *j, const char *k);
 
 #endif

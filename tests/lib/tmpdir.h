@@ -1,46 +1,17 @@
 /*
  * tmpdir.h - temporary directories for the tests that need files (the store
  * and record suites): make one under $TMPDIR (default /tmp), remove it with
- * everything in it. Header-only; test code only.
+ * everything in it. Test code only (tmpdir.c, in libtest.a).
  */
 #ifndef BITARENA_TESTS_TMPDIR_H
 #define BITARENA_TESTS_TMPDIR_H
 
-#include <check.h>
-#include <dirent.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
+#include <stddef.h>
 
 /* Creates a fresh directory named after prefix into dir (size bytes). */
-static inline void tmpdir_make(char *dir, size_t size, const char *prefix)
-{
-	const char *base = getenv("TMPDIR");
-	snprintf(dir, size, "%s/%s.XXXXXX", base && *base ? base : "/tmp", prefix);
-	ck_assert_ptr_nonnull(mkdtemp(dir));
-}
+void tmpdir_make(char *dir, size_t size, const char *prefix);
 
 /* Removes path and everything below it. */
-static inline void tmpdir_remove(const char *path)
-{
-	DIR *d = opendir(path);
-	if (!d)
-		return;
-	struct dirent *e;
-	char p[1024];
-	while ((e = readdir(d)) != NULL) {
-		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-			continue;
-		if (snprintf(p, sizeof p, "%s/%s", path, e->d_name) >= (int)sizeof p)
-			continue;
-		if (e->d_type == DT_DIR)
-			tmpdir_remove(p);
-		else
-			unlink(p);
-	}
-	closedir(d);
-	rmdir(path);
-}
+void tmpdir_remove(const char *path);
 
 #endif

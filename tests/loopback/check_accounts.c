@@ -9,6 +9,10 @@
  * re-imported with record_parse + record_replay reaching the game's final
  * position.
  */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+
 #include "testserver.h"
 
 #include "games/game.h"

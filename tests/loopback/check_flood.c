@@ -9,10 +9,16 @@
  * server before these limits every test here fails
  * (everything was answered, every replay ran, nobody was refused).
  */
+#include <arpa/inet.h>
 #include <check.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include "check_main.h"
 #include "testserver.h"
@@ -359,7 +365,11 @@ int main(void)
 	TCase *tc = tcase_create("defaults");
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_budget_tcp);
-	tcase_add_test(tc, test_budget_websocket);
+	if (HAVE_WEBSOCKETS)
+		tcase_add_test(tc, test_budget_websocket);
+	else
+		printf("check_flood: this build has no WebSocket "
+		       "(./configure --without-websockets): test_budget_websocket is skipped\n");
 	tcase_add_test(tc, test_dear_verbs);
 	tcase_add_test(tc, test_replays_limited);
 	tcase_add_test(tc, test_max_clients);

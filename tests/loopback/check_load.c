@@ -18,7 +18,9 @@
  *    restored games' records (`load --verify`); a log with one move the
  *    server never acknowledged must fail the same check.
  */
+#include <arpa/inet.h>
 #include <check.h>
+#include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -514,6 +516,18 @@ START_TEST(ws_arguments)
 }
 END_TEST
 
+/* A build without WebSocket: --ws is refused at once, saying so. */
+START_TEST(ws_not_built)
+{
+	const char *args[] = {"load", "--server", "127.0.0.1:1", "--ws", "all", NULL};
+	char dir[256];
+	tmpdir_make(dir, sizeof dir, "check-load");
+	ck_assert_int_eq(tool_run(dir, args, 30), 2);
+	ck_assert_msg(strstr(tool_err, "built without WebSocket support") != NULL, "%s", tool_err);
+	tmpdir_remove(dir);
+}
+END_TEST
+
 /* The old form --pairs P --games G still plays P x G games and prints its first line. */
 START_TEST(real_legacy_pairs)
 {
@@ -628,9 +642,15 @@ static Suite *load_suite(void)
 	tcase_add_test(tc, real_mnk);
 	tcase_add_test(tc, real_tak);
 	tcase_add_test(tc, real_xmas);
-	tcase_add_test(tc, real_ws_ttt);
-	tcase_add_test(tc, real_ws_tak_spectators);
-	tcase_add_test(tc, ws_arguments);
+	if (HAVE_WEBSOCKETS) {
+		tcase_add_test(tc, real_ws_ttt);
+		tcase_add_test(tc, real_ws_tak_spectators);
+		tcase_add_test(tc, ws_arguments);
+	} else {
+		printf("check_load: this build has no WebSocket "
+		       "(./configure --without-websockets): the --ws runs are skipped\n");
+		tcase_add_test(tc, ws_not_built);
+	}
 	tcase_add_test(tc, real_legacy_pairs);
 	tcase_add_test(tc, kill9_loses_no_acknowledged_move);
 	suite_add_tcase(s, tc);

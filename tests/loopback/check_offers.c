@@ -10,7 +10,7 @@
  * the states. The lag allowance is checked as a function.
  *
  * Each server gets a fresh data directory (--data), removed after. The
- * server and socket helpers are tests/testserver.h's. Waiting for a line is
+ * server and socket helpers are tests/lib/testserver.h's. Waiting for a line is
  * bounded (TS_LINE_WAIT_MS); nothing asserts how fast anything happens.
  */
 #include <check.h>

@@ -14,7 +14,11 @@
  */
 #include "testserver.h"
 
+#include <fnmatch.h>
 #include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
 
 #include "check_main.h"
 #include "core/rng.h"

@@ -9,6 +9,10 @@
  * and a new game gets a fresh id. Guests' seats come back only with their
  * tokens (kept in the store as hashes) after a kill -9 and after a clean stop.
  */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+
 #include "testserver.h"
 
 #include "games/game.h"

@@ -7,13 +7,20 @@
  * grace, the flag falling, text mode, pipelining, and a clean exit (status 0)
  * on SIGTERM after every test.
  *
- * The server and socket helpers are tests/testserver.h's. Waiting for a line
+ * The server and socket helpers are tests/lib/testserver.h's. Waiting for a line
  * is bounded (TS_LINE_WAIT_MS) so a missing line fails a test instead of
  * hanging it; nothing asserts how fast anything happens.
  */
 #include "testserver.h"
 
+#include <arpa/inet.h>
 #include <dirent.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include "check_main.h"
 
@@ -970,6 +977,99 @@ START_TEST(test_cli_options)
 }
 END_TEST
 
+/* What a command prints on stdout and stderr together, into out; its exit status. */
+static int run_out(const char *cmd, char *out, size_t size)
+{
+	FILE *p = popen(cmd, "r");
+	ck_assert_ptr_nonnull(p);
+	size_t n = fread(out, 1, size - 1, p);
+	out[n] = '\0';
+	int st = pclose(p);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* Whether a --help line is name's ("  -v, --verbose ...", "      --listen HOST:PORT ..."). */
+static bool help_names(const char *line, size_t len, const char *name)
+{
+	size_t i = 6, n = strlen(name);
+	if (len < i || (strncmp(line, "      ", 6) != 0 &&
+	                !(strncmp(line, "  -", 3) == 0 && strncmp(line + 4, ", ", 2) == 0)))
+		return false;
+	return i + 2 + n <= len && strncmp(line + i, "--", 2) == 0 &&
+	       strncmp(line + i + 2, name, n) == 0 && (i + 2 + n == len || line[i + 2 + n] == ' ');
+}
+
+/*
+ * The option table: --help fits 80 columns and lists exactly the options
+ * --dump-options says this build has; --version says which optional parts
+ * it has; an option of a part it lacks is refused in one line, status 2.
+ */
+START_TEST(test_cli_table)
+{
+	const char *bin = getenv("BITARENAD");
+	ck_assert_ptr_nonnull(bin);
+	static char help[1 << 16], dump[1 << 16], out[4096];
+	char cmd[1200];
+	snprintf(cmd, sizeof cmd, "'%s' --help", bin);
+	ck_assert_int_eq(run_out(cmd, help, sizeof help), 0);
+	for (const char *l = help; *l;) {
+		size_t len = strcspn(l, "\n");
+		ck_assert_msg(len <= 80, "--help line of %zu columns: %.*s", len, (int)len, l);
+		l += len + (l[len] == '\n');
+	}
+	snprintf(cmd, sizeof cmd, "'%s' --dump-options", bin);
+	ck_assert_int_eq(run_out(cmd, dump, sizeof dump), 0);
+	int rows = 0;
+	for (char *l = dump, *nl; *l; l = nl + 1) {
+		nl = strchr(l, '\n');
+		ck_assert_ptr_nonnull(nl);
+		*nl = '\0';
+		cJSON *j = cJSON_Parse(l);
+		ck_assert_msg(j != NULL, "not JSON: %s", l);
+		const char *name = cJSON_GetStringValue(cJSON_GetObjectItem(j, "name"));
+		ck_assert_ptr_nonnull(name);
+		bool built = cJSON_IsTrue(cJSON_GetObjectItem(j, "built")), listed = false;
+		for (const char *h = help; *h;) {
+			size_t len = strcspn(h, "\n");
+			listed |= help_names(h, len, name);
+			h += len + (h[len] == '\n');
+		}
+		ck_assert_msg(listed == built, "--%s: built %d, in --help %d", name, built, listed);
+		cJSON_Delete(j);
+		rows++;
+	}
+	ck_assert_int_ge(rows, 40);
+	snprintf(cmd, sizeof cmd, "'%s' --version", bin);
+	ck_assert_int_eq(run_out(cmd, out, sizeof out), 0);
+	const char *with = strstr(out, "\nbuilt with: SQLite");
+	ck_assert_msg(with != NULL, "%s", out);
+	static const struct {
+		bool built;
+		const char *part, *args, *says;
+	} parts[] = {
+	        {HAVE_POSTGRESQL, "PostgreSQL", "--db postgresql://x",
+	         "PostgreSQL support (libpq)"},
+	        {HAVE_REDIS, "Redis", "--cluster redis://127.0.0.1:1", "Redis support (hiredis)"},
+	        {HAVE_WEBSOCKETS, "WebSocket", "--http 127.0.0.1:0",
+	         "WebSocket support (libwebsockets)"},
+	};
+	for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
+		size_t with_len = strcspn(with + 1, "\n");
+		const char *p = strstr(with + 1, parts[i].part);
+		ck_assert_msg((p != NULL && p < with + 1 + with_len) == parts[i].built, "%s: %s",
+		              parts[i].part, out);
+		if (parts[i].built)
+			continue;
+		char said[1024];
+		snprintf(cmd, sizeof cmd, "'%s' %s 2>&1", bin, parts[i].args);
+		ck_assert_int_eq(run_out(cmd, said, sizeof said), 2);
+		ck_assert_msg(strstr(said, parts[i].says) != NULL &&
+		                      strchr(said, '\n') == said + strlen(said) - 1,
+		              "%s: %s", parts[i].args, said);
+	}
+}
+END_TEST
+
 static Suite *server_suite(void)
 {
 	Suite *s = suite_create("server");
@@ -993,6 +1093,7 @@ static Suite *server_suite(void)
 	tcase_add_test(tc, test_pipelining);
 	tcase_add_test(tc, test_ipv6);
 	tcase_add_test(tc, test_cli_options);
+	tcase_add_test(tc, test_cli_table);
 	suite_add_tcase(s, tc);
 	return s;
 }

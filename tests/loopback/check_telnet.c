@@ -11,14 +11,17 @@
  *
  * The suite is skipped (exit 77) when no `telnet` is on PATH; run.sh installs it.
  */
+#include <arpa/inet.h>
 #include <check.h>
 #include <errno.h>
+#include <netinet/in.h>
 #include <poll.h>
 #include <pty.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 

@@ -10,6 +10,10 @@
  * the record replays to (nothing beside what the view keeps). A random seed is
  * shown as random, never as 0, and is the one a restart and a replay use.
  */
+#include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+
 #include "testserver.h"
 
 #include "games/game.h"

@@ -1,6 +1,6 @@
 /*
  * check_limits.c - what keeps one client from starving the others or the
- * server's memory, without sockets (tests/fakeconn.h: the whole server on a
+ * server's memory, without sockets (tests/lib/fakeconn.h: the whole server on a
  * fake transport): the command budget (token bucket, RATE_LIMITED with
  * retry_after_ms and the input held meanwhile, FLOODING for a client that
  * keeps overrunning, played moves free, a client spending fast served after

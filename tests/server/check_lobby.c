@@ -1,6 +1,6 @@
 /*
  * check_lobby.c - the lobby and the dispatcher without sockets, through
- * clients of a fake transport (tests/fakeconn.h): logging in as a guest or
+ * clients of a fake transport (tests/lib/fakeconn.h): logging in as a guest or
  * to an account (the password checked on a worker while the client's next
  * commands wait), names taken and registered, a second login of an account
  * taking the seat over, who; seeks offered, announced, listed, withdrawn,

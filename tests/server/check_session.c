@@ -1,6 +1,6 @@
 /*
  * check_session.c - the session layer without sockets: games driven through
- * the real dispatcher by clients of a fake transport (tests/fakeconn.h), and
+ * the real dispatcher by clients of a fake transport (tests/lib/fakeconn.h), and
  * through the session API where a test needs what the protocol cannot ask
  * for (clocks of a few milliseconds, a journal of its own). Moves and turns,
  * every refusal of a move, the journal hooks and their order, restoring a

@@ -1,12 +1,13 @@
 /*
  * check_verbs.c - the text a person types and reads, without sockets
- * (tests/fakeconn.h): names over the limit are BAD_NAME wherever a name is
+ * (tests/lib/fakeconn.h): names over the limit are BAD_NAME wherever a name is
  * asked for; chat refuses C1 controls, bidirectional overrides and line
  * separators; an echoed word is never cut inside a character; Xmas Rush: an
  * action of the wrong kind for the turn is WRONG_PHASE, a MOVE cut short by a
  * wall says so, a result gives each seat's score by name.
  */
 #include <check.h>
+#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

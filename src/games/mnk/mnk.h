@@ -1,7 +1,16 @@
 /*
- * mnk.h - m,n,k games (tic-tac-toe is 3,3,3): the state shared by the rules
- * (mnk.c, which also holds game_ttt and game_mnk) and the notation
- * (mnk_notation.c: cells a1..h8, position text).
+ * games/mnk/ - the m,n,k engine (tic-tac-toe is 3,3,3): one engine folder of src/games, beside the
+ * other engines, which it never calls. It calls game.c (what every engine
+ * shares); the table games.c, the record, the replayer and the search above
+ * it reach it only through its game_ops, while the server and the clients
+ * may use this header too (tests/layers.py checks the order). Pure: no I/O.
+ * Its files, each calling only those below it:
+ *   mnk_ops.c       game_ttt and game_mnk: the tables, load, the presentations
+ *   mnk_notation.c  cells (b2) and positions (x.o/.x./..o) as text
+ *   mnk.c           the rules and the search's evaluation
+ *
+ * mnk.h - m,n,k games: the state shared by the rules (mnk.c), the notation
+ * (mnk_notation.c: cells a1..h8, position text) and the tables (mnk_ops.c).
  *
  * State: one bitboard per side over the core geometry (cell (x, y) = bit
  * y*m + x, rank 1 at the bottom). A move is the cell's bit index.
@@ -11,6 +20,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "core/bitboard.h"
 #include "games/game.h"
@@ -38,6 +48,16 @@ static inline bool mnk_over(const struct mnk_state *s)
 
 /* Rules (mnk.c): an empty m x n board with k in a row to win, or GAME_EOPT. */
 int mnk_setup(struct mnk_state *s, int m, int n, int k);
+
+/* The options of game_mnk (m, n, k, in this order) and the rules as game_ops entries. */
+#define MNK_NOPTS 3
+extern const struct game_optdef mnk_opts[MNK_NOPTS];
+int mnk_init(void *st, const struct game_params *p, uint64_t seed);
+unsigned mnk_to_move(const void *st);
+int mnk_legal_moves(const void *st, game_move *out, size_t cap);
+int mnk_apply(void *st, game_move m);
+void mnk_result(const void *st, struct game_result *r);
+int mnk_evaluate(const void *st);
 
 /*
  * Notation (mnk_notation.c), as game_ops entries: a move is its cell, file

@@ -1,7 +1,21 @@
 /*
+ * games/tak/ - the Tak engine: one engine folder of src/games, beside the
+ * other engines, which it never calls. It calls game.c (what every engine
+ * shares); the table games.c, the record, the replayer and the search above
+ * it reach it only through its game_ops, while the server and the clients
+ * may use this header too (tests/layers.py checks the order). Pure: no I/O.
+ * Its files, each calling only those below it:
+ *   tak_ops.c     game_tak: the table, the PTN and TPS entries, the presentations
+ *   tak_search.c  the Tak bot: alpha-beta on the rules' make/unmake (tak_search.h)
+ *   tak_ptn.c     PTN moves and games, TPS positions, a record's tags
+ *   tak.c         the rules: placements, slides, roads, flats, legality, perft
+ *   tak_slide.c   every drop pattern of a slide, as tables (tak_slide.h)
+ * tak_make.h is make/unmake and move generation's pieces, static inline, for the
+ * rules and the bot. The one callback: the bot's caller gives it the clock and
+ * may stop it (tak_search.h).
+ *
  * tak.h - the Tak engine (game_tak): position, move encoding, and the helpers
- * shared by the rules (tak.c), the notation (tak_ptn.c) and the server's
- * record command (PTN game text).
+ * its files share with its users (the playtak port, the TEI tools, the bot).
  *
  * Options (optdefs, in this order; "seek tak size=6 komi=4 ..."):
  *   size    3..8, default 5
@@ -136,6 +150,9 @@ int tak_setup(struct tak_state *st, const struct game_params *p, const char **wh
 /* Legality of m in st; 0, or GAME_EILLEGAL / GAME_ESYNTAX / GAME_EOVER with *why set. */
 int tak_check_move(const struct tak_state *st, game_move m, const char **why);
 
+/* Makes m in st (must be legal); the same as game_tak.apply. */
+int tak_apply(struct tak_state *st, game_move m);
+
 /* Colour (0/1) of the piece depth places below the top of square sq (depth < height). */
 int tak_piece_colour(const struct tak_state *st, int sq, int depth);
 
@@ -145,6 +162,14 @@ void tak_push_piece(struct tak_state *st, int sq, int colour);
 
 /* Number of top flats of colour c. */
 int tak_flat_count(const struct tak_state *st, int c);
+
+/* The options (enum tak_opt order) and the rules as game_ops entries (state as void *). */
+extern const struct game_optdef tak_opts[TAK_NOPTS];
+unsigned tak_to_move(const void *st);
+int tak_legal_moves(const void *st, game_move *out, size_t room);
+void tak_result(const void *st, struct game_result *r);
+uint64_t tak_perft(const void *st, int depth);
+int tak_evaluate(const void *st);
 
 /* Recomputes result after a position was loaded (roads, full board, empty reserves). */
 void tak_update_result_after_load(struct tak_state *st);
@@ -191,7 +216,11 @@ struct tak_ptn_tags {
 int tak_write_ptn_game(const struct tak_state *start, const game_move *moves, size_t nmoves,
                        const struct tak_ptn_tags *tags, char *buf, size_t len);
 
-/* Makes m in st (must be legal); the same as game_tak.apply. */
-int tak_apply(struct tak_state *st, game_move m);
+/*
+ * The tags a game record carries for a Tak game of options (game_ops.record_tags):
+ * Size, Komi (in flats: "2", "2.5"), Flats and Caps, from the options (size=, komi= in half
+ * flats, pieces=, caps=), the standard counts of the size where they are left to it.
+ */
+int tak_record_tags(const char *options, game_tag_fn tag, void *ctx);
 
 #endif

@@ -1,6 +1,8 @@
 /*
  * tak_ptn.c - Tak notation: PTN moves in and out (tak.md 2.1), TPS positions
- * in and out (2.3), and whole PTN game records with tags (2.2).
+ * in and out (2.3), and whole PTN game records with tags (2.2), including the
+ * tags a bitarena record carries for a game's options (game_ops.record_tags).
+ * It calls the rules (tak.c), which never call it.
  *
  * Input is checked for syntax here and for legality by tak_check_move(); every
  * refusal comes with a sentence. Nothing allocates: callers own every buffer.
@@ -9,6 +11,7 @@
 
 #include <ctype.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "games/tak/tak_slide.h"
@@ -224,7 +227,7 @@ int tak_load_tps(struct tak_state *st, const struct game_params *p, const char *
 	const char *c = text;
 	int n = 1;
 	if (p == NULL)
-		game_params_default(&game_tak, &q);
+		game_opts_default(tak_opts, TAK_NOPTS, &q);
 	else
 		q = *p;
 	while (isspace((unsigned char)*c))
@@ -373,7 +376,7 @@ int tak_write_ptn_game(const struct tak_state *start, const game_move *moves, si
 		if (tak_apply(&fin, moves[i]) < 0)
 			return GAME_EILLEGAL;
 	struct game_result r;
-	game_tak.result(&fin, &r);
+	tak_result(&fin, &r);
 	const char *res = tags->result ? tags->result : r.score;
 	emit_tag(&o, "Result", res);
 	game_text_put(&o, "\n");
@@ -389,4 +392,37 @@ int tak_write_ptn_game(const struct tak_state *start, const game_move *moves, si
 	}
 	game_text_put(&o, "%s%s\n", nmoves ? "\n" : "", res);
 	return game_text_end(&o);
+}
+
+/* Size, Komi, Flats and Caps of a record: from the options, else playtak's standard table. */
+int tak_record_tags(const char *options, game_tag_fn tag, void *ctx)
+{
+	long size = game_options_value(options, "size", 5);
+	if (size < TAK_MIN_SIZE || size > TAK_MAX_SIZE)
+		size = 5;
+	/* Options are integers: komi counts half flats (playtak's convention). */
+	long half = game_options_value(options, "komi", 0);
+	/* The engine's "pieces=0" and "caps=-1" (or no word) mean the standard count. */
+	long f = game_options_value(options, "pieces", 0);
+	long c = game_options_value(options, "caps", -1);
+	if (f <= 0)
+		f = tak_std_stones((int)size);
+	if (c < 0)
+		c = tak_std_caps((int)size);
+	char v[32];
+	int err;
+	snprintf(v, sizeof v, "%ld", size);
+	if ((err = tag(ctx, "Size", v)))
+		return err;
+	if (half % 2)
+		snprintf(v, sizeof v, "%s%ld.5", half < 0 ? "-" : "", labs(half) / 2);
+	else
+		snprintf(v, sizeof v, "%ld", half / 2);
+	if ((err = tag(ctx, "Komi", v)))
+		return err;
+	snprintf(v, sizeof v, "%ld", f);
+	if ((err = tag(ctx, "Flats", v)))
+		return err;
+	snprintf(v, sizeof v, "%ld", c);
+	return tag(ctx, "Caps", v);
 }

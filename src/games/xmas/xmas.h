@@ -1,4 +1,17 @@
 /*
+ * games/xmas/ - the Xmas Rush engine: one engine folder of src/games, beside the
+ * other engines, which it never calls. It calls game.c (what every engine
+ * shares); the table games.c, the record, the replayer and the search above
+ * it reach it only through its game_ops, while the server and the clients
+ * may use this header too (tests/layers.py checks the order). Pure: no I/O.
+ * Its files, each calling only those below it:
+ *   xmas_ops.c       game_xmas: the table, a seat's actions, the presentations
+ *   xmas_bot.c       a player that reads what a contest bot reads (xmas_bot.h)
+ *   xmas_notation.c  action lines both ways and the contest input of a seat
+ *   xmas.c           the rules: set-up, turns, the end, what a viewer may see
+ *   xmas_push.c      the board: tiles, pushes and paths as bitboards (xmas_push.h)
+ * jrandom.h is java.util.Random, header only.
+ *
  * xmas.h - Xmas Rush (CodinGame, December 2018), exact to the official
  * referee (CodinGameCommunity/XmasRush): the game state, the packed action,
  * the contest input of a seat, and the game_ops `game_xmas` (a simultaneous
@@ -169,6 +182,17 @@ void xmas_view(const void *st, int viewer, void *out);
 
 /* Rules (xmas.c): does m fit the kind of this turn (PUSH, or MOVE/PASS)? */
 bool xmas_move_fits_turn(const struct xmas_state *st, game_move m);
+/* The index in st->items of the item at loc (a cell or XMAS_LOC_HAND(seat)), or -1. */
+int xmas_item_at(const struct xmas_state *st, int loc);
+
+/* The options (seed, pool, league) and the rules as game_ops entries (state as void *). */
+#define XMAS_NOPTS 3
+extern const struct game_optdef xmas_opts[XMAS_NOPTS];
+int xmas_init(void *st, const struct game_params *p, uint64_t seed);
+unsigned xmas_to_move(const void *st);
+int xmas_legal_moves(const void *st, game_move *out, size_t cap);
+int xmas_resolve(void *st, const game_move *moves, const enum game_act *acts);
+void xmas_result(const void *st, struct game_result *r);
 
 /*
  * Notation (xmas_notation.c). Action lines as the referee reads them, whole

@@ -604,7 +604,7 @@ static void on_fwd_sent(redisAsyncContext *ac, void *r, void *pd)
 		return;
 	struct client *cl = client_by_id(c, s->conn);
 	if (cl != NULL)
-		reply_err(cl, &s->rq, "CLUSTER_DOWN",
+		reply_err(cl, &s->rq, ERR_CLUSTER_DOWN,
 		          "node %s, which runs it, is not on the cluster's bus right now "
 		          "(reconnecting to Redis, or gone: then another node takes its games "
 		          "over within seconds); nothing was done: try again shortly",
@@ -618,7 +618,7 @@ static void forward(struct cluster *c, struct client *cl, const struct proto_req
 {
 	struct cstate *s = cs_get(c, cl->conn->id, true);
 	if (s == NULL) {
-		reply_err(cl, rq, "INTERNAL", "out of memory");
+		reply_oom(cl, rq);
 		return;
 	}
 	bool watching = false;
@@ -655,7 +655,7 @@ static void forward(struct cluster *c, struct client *cl, const struct proto_req
 
 static void answer_down(struct client *cl, const struct proto_req *rq)
 {
-	reply_err(cl, rq, "CLUSTER_DOWN",
+	reply_err(cl, rq, ERR_CLUSTER_DOWN,
 	          "the cluster's bus (Redis) cannot be reached; this node's own games go on; "
 	          "try again shortly");
 }
@@ -676,15 +676,17 @@ static void pending_go(struct cluster *c, struct pending_fwd *p, const char *own
 	}
 	if (owner == NULL || owner[0] == '\0') {
 		if (p->seek)
-			reply_err(cl, &p->rq, "NO_SUCH_SEEK", "there is no seek %" PRIu64, p->game);
+			reply_no_seek(cl, &p->rq, p->game);
 		else
-			reply_err(cl, &p->rq, "NO_SUCH_GAME", "there is no game %" PRIu64, p->game);
+			reply_no_game(cl, &p->rq, p->game);
 		pending_free(p);
 		return;
 	}
 	if (strcmp(owner, c->name) == 0) { /* ours, yet not here: gone since */
-		reply_err(cl, &p->rq, p->seek ? "NO_SUCH_SEEK" : "NO_SUCH_GAME",
-		          "there is no %s %" PRIu64, p->seek ? "seek" : "game", p->game);
+		if (p->seek)
+			reply_no_seek(cl, &p->rq, p->game);
+		else
+			reply_no_game(cl, &p->rq, p->game);
 		pending_free(p);
 		return;
 	}
@@ -789,7 +791,7 @@ static bool lookup(struct cluster *c, struct cmd *x, uint64_t id, bool seek, boo
 	char *line = p != NULL ? line_of(x->rq) : NULL;
 	if (line == NULL) {
 		free(p);
-		reply_err(x->cl, x->rq, "INTERNAL", "out of memory");
+		reply_oom(x->cl, x->rq);
 		return true;
 	}
 	p->conn = x->cl->conn->id;
@@ -840,7 +842,7 @@ static bool route_game(void *ud, struct cmd *x)
 		return lookup(c, x, x->id, false, watch); /* subscribes first */
 	char *line = line_of(x->rq);
 	if (line == NULL) {
-		reply_err(cl, x->rq, "INTERNAL", "out of memory");
+		reply_oom(cl, x->rq);
 		return true;
 	}
 	forward(c, cl, x->rq, line, owner, x->id, watch);
@@ -1132,15 +1134,8 @@ static void kick(struct cluster *c, const char *name, const char *where)
 	struct client *old = lobby_find_user(c->ly.lobby, name);
 	if (old == NULL || !old->registered)
 		return;
-	cJSON *j = cJSON_CreateObject();
-	cJSON_AddStringToObject(j, "type", "info");
-	cJSON_AddStringToObject(j, "event", "session_taken");
-	cJSON_AddStringToObject(j, "code", "SESSION_TAKEN");
-	char *t = xasprintf("%s logged in from elsewhere (node %s); this connection closes", name,
-	                    where);
-	cJSON_AddStringToObject(j, "message", t ? t : "");
-	send_msg(old, j, xasprintf("info SESSION_TAKEN: %s", t ? t : ""));
-	free(t);
+	send_info(old, ERR_SESSION_TAKEN,
+	          "%s logged in from elsewhere (node %s); this connection closes", name, where);
 	client_close(old, true);
 }
 
@@ -1818,7 +1813,7 @@ static struct asked *ask(struct cmd *x)
 {
 	struct asked *a = calloc(1, sizeof *a);
 	if (a == NULL) {
-		reply_err(x->cl, x->rq, "INTERNAL", "out of memory");
+		reply_oom(x->cl, x->rq);
 		return NULL;
 	}
 	a->conn = x->cl->conn->id;
@@ -1903,8 +1898,7 @@ static void on_guest(redisAsyncContext *ac, void *r, void *pd)
 	if (!ok) {
 		answer_down(cl, &a->rq);
 	} else if (rep->element[0]->integer == 0 || lobby_find_user(c->ly.lobby, a->name) != NULL) {
-		reply_err(cl, &a->rq, "NAME_TAKEN", "%s is connected already; pick another name",
-		          a->name);
+		identity_refuse_connected(cl, &a->rq, a->name);
 	} else if (say == SEATS_GUARDED || (say == SEATS_NONE && a->given)) {
 		/* the name was ours for a moment: no more */
 		char key[PROTO_NAME_MAX + 1];
@@ -1937,7 +1931,7 @@ static bool check_guest(void *ud, struct client *cl, const struct proto_req *rq,
 	}
 	struct asked *a = calloc(1, sizeof *a);
 	if (a == NULL) {
-		reply_err(cl, rq, "INTERNAL", "out of memory");
+		reply_oom(cl, rq);
 		return true;
 	}
 	a->conn = cl->conn->id;
@@ -2317,7 +2311,8 @@ static void on_beat(redisAsyncContext *ac, void *r, void *pd)
 		resync(c); /* Redis lost our key (not just after we wrote everything again) */
 }
 
-static void fail_forwards_to(struct cluster *c, const char *node, const char *code, const char *why)
+static void fail_forwards_to(struct cluster *c, const char *node, enum err_code code,
+                             const char *why)
 {
 	for (int b = 0; b < CS_BUCKETS; b++)
 		for (struct cstate *s = c->cs[b]; s != NULL; s = s->next) {
@@ -2499,7 +2494,7 @@ static void on_scan(redisAsyncContext *ac, void *r, void *pd)
 			continue;
 		home_gone(c, instance);
 		fail_forwards_to(
-		        c, name, "NODE_GONE",
+		        c, name, ERR_NODE_GONE,
 		        "the game's node went away; the game goes on at another node within "
 		        "seconds: look at its next state before playing again");
 		try_takeover(c, instance);
@@ -2532,7 +2527,7 @@ static void expire_forwards(struct cluster *c)
 				continue;
 			struct client *cl = client_by_id(c, s->conn);
 			if (cl != NULL)
-				reply_err(cl, &s->rq, "NODE_GONE",
+				reply_err(cl, &s->rq, ERR_NODE_GONE,
 				          "node %s did not answer in time; the command's outcome "
 				          "is not "
 				          "known: look at the game's next state",
@@ -2698,7 +2693,7 @@ static void on_disconnected(const redisAsyncContext *ac, int status)
 	if (was_up && !c->stopping) {
 		log_error("cluster: node %s lost Redis; trying again", c->name);
 		fail_forwards_to(
-		        c, NULL, "CLUSTER_DOWN",
+		        c, NULL, ERR_CLUSTER_DOWN,
 		        "the cluster's bus (Redis) went away; the command's outcome is not "
 		        "known: look at the game's next state");
 		/* watches waiting for a subscription */
@@ -2966,7 +2961,7 @@ void cluster_stop(struct cluster *c)
 	uv_close((uv_handle_t *)&c->tick, on_tick_closed);
 	uv_close((uv_handle_t *)&c->retry, on_tick_closed);
 	on_retry(&c->retry); /* answered now */
-	fail_forwards_to(c, NULL, "CLUSTER_DOWN", "the server is shutting down");
+	fail_forwards_to(c, NULL, ERR_CLUSTER_DOWN, "the server is shutting down");
 	if (c->pub != NULL)
 		redisAsyncDisconnect(c->pub);
 	if (c->sub != NULL)

@@ -24,12 +24,18 @@
 
 /* ---- handlers: the lobby ------------------------------------------------------------ */
 
+/* NO_STORAGE: a command that needs the store (CMD_STORE, or an account's login) without one. */
+static void refuse_no_storage(struct client *c, const struct proto_req *rq)
+{
+	reply_err(c, rq, ERR_NO_STORAGE, "this server keeps no accounts or records");
+}
+
 /* A user's name as an argument: false (answered BAD_NAME) when it can be nobody's. */
 static bool name_arg(struct cmd *x, const char *name)
 {
 	if (proto_name_valid(name))
 		return true;
-	reply_err(x->cl, x->rq, "BAD_NAME",
+	reply_err(x->cl, x->rq, ERR_BAD_NAME,
 	          "names are %d to %d characters of A-Z, a-z, 0-9, _ and -", PROTO_NAME_MIN,
 	          PROTO_NAME_MAX);
 	return false;
@@ -41,7 +47,7 @@ static void cmd_login(struct cmd *x)
 	const struct proto_req *rq = x->rq;
 	const char *name = rq->argv[0];
 	if (c->logged_in) {
-		reply_err(c, rq, "ALREADY_LOGGED_IN", "you are %s already", c->name);
+		reply_err(c, rq, ERR_ALREADY_LOGGED_IN, "you are %s already", c->name);
 		return;
 	}
 	if (!name_arg(x, name))
@@ -54,7 +60,7 @@ static void cmd_login(struct cmd *x)
 		return;
 	}
 	if (rq->argc == 2 && !identity_guest_holds(x->cx->lobby, name, NULL, NULL)) {
-		reply_err(c, rq, "NO_STORAGE", "this server keeps no accounts or records");
+		refuse_no_storage(c, rq);
 		return;
 	}
 	identity_guest_login(x->cx->lobby, c, rq, name, rq->argc == 2 ? rq->argv[1] : NULL);
@@ -230,7 +236,7 @@ static void cmd_set(struct cmd *x)
 	if (strcasecmp(rq->argv[0], "watchers") == 0) {
 		bool on = strcasecmp(rq->argv[1], "on") == 0;
 		if (!on && strcasecmp(rq->argv[1], "off") != 0) {
-			reply_err(c, rq, "BAD_ARGS", "usage: set watchers on|off");
+			reply_err(c, rq, ERR_BAD_ARGS, "usage: set watchers on|off");
 			return;
 		}
 		session_want_watchers(c, on);
@@ -245,7 +251,7 @@ static void cmd_set(struct cmd *x)
 	}
 	if (strcasecmp(rq->argv[0], "format") != 0 ||
 	    (strcasecmp(rq->argv[1], "json") != 0 && strcasecmp(rq->argv[1], "text") != 0)) {
-		reply_err(c, rq, "BAD_FORMAT", "usage: set format text|json");
+		reply_err(c, rq, ERR_BAD_FORMAT, "usage: set format text|json");
 		return;
 	}
 	bool json = strcasecmp(rq->argv[1], "json") == 0;
@@ -283,7 +289,7 @@ static void cmd_help(struct cmd *x)
 	if (rq->argc == 1) {
 		only = proto_find(&commands_table, rq->argv[0]);
 		if (only == NULL) {
-			reply_err(c, rq, "UNKNOWN_COMMAND", "no command '%.*s'",
+			reply_err(c, rq, ERR_UNKNOWN_COMMAND, "no command '%.*s'",
 			          (int)text_cut(rq->argv[0], 24), rq->argv[0]);
 			return;
 		}
@@ -394,7 +400,7 @@ const struct proto_table commands_table = {table, sizeof table / sizeof table[0]
 enum cmd_resolved commands_resolve_game(struct cmd *x, bool lookup)
 {
 	if (!proto_parse_id(x->rq->argv[0], &x->id)) {
-		reply_err(x->cl, x->rq, "BAD_ARGS", "game ids are positive whole numbers");
+		reply_err(x->cl, x->rq, ERR_BAD_ARGS, "game ids are positive whole numbers");
 		return CMD_ANSWERED;
 	}
 	if (!lookup)
@@ -405,7 +411,7 @@ enum cmd_resolved commands_resolve_game(struct cmd *x, bool lookup)
 	if (x->g == NULL && rt != NULL && rt->game(rt->ud, x))
 		return CMD_FORWARDED;
 	if (x->g == NULL) {
-		reply_err(x->cl, x->rq, "NO_SUCH_GAME", "there is no game %" PRIu64, x->id);
+		reply_no_game(x->cl, x->rq, x->id);
 		return CMD_ANSWERED;
 	}
 	x->seat = session_seat_of(x->g, x->cl);
@@ -419,36 +425,36 @@ static bool resolve(struct cmd *x)
 	const struct proto_req *rq = x->rq;
 	unsigned fl = rq->cmd->flags;
 	if ((fl & CMD_LOGIN) && !c->logged_in) {
-		reply_err(c, rq, "NOT_LOGGED_IN", "log in first: login <name>");
+		reply_err(c, rq, ERR_NOT_LOGGED_IN, "log in first: login <name>");
 		return false;
 	}
 	if ((fl & CMD_STORE) && x->cx->arch == NULL) {
-		reply_err(c, rq, "NO_STORAGE", "this server keeps no accounts or records");
+		refuse_no_storage(c, rq);
 		return false;
 	}
 	if ((fl & (CMD_GAME | CMD_GAME_ID)) &&
 	    commands_resolve_game(x, (fl & CMD_GAME) != 0) != CMD_RESOLVED)
 		return false;
 	if ((fl & CMD_SEAT) && x->seat < 0) {
-		reply_err(c, rq, "NOT_YOUR_GAME", "you do not play in game %" PRIu64, x->id);
+		reply_err(c, rq, ERR_NOT_YOUR_GAME, "you do not play in game %" PRIu64, x->id);
 		return false;
 	}
 	if ((fl & CMD_MEMBER) && x->seat < 0 && !session_is_watching(x->g, c)) {
-		reply_err(c, rq, "NOT_YOUR_GAME", "watch game %" PRIu64 " to talk there", x->id);
+		reply_err(c, rq, ERR_NOT_YOUR_GAME, "watch game %" PRIu64 " to talk there", x->id);
 		return false;
 	}
 	if ((fl & CMD_LIVE) && x->g->over) {
-		reply_err(c, rq, "GAME_OVER", "game %" PRIu64 " is over", x->id);
+		reply_err(c, rq, ERR_GAME_OVER, "game %" PRIu64 " is over", x->id);
 		return false;
 	}
 	if ((fl & CMD_OVER) && !x->g->over) {
-		reply_err(c, rq, "NOT_NOW", "game %" PRIu64 " is still being played", x->id);
+		reply_err(c, rq, ERR_NOT_NOW, "game %" PRIu64 " is still being played", x->id);
 		return false;
 	}
 	if (fl & CMD_SEEK) {
 		uint64_t id;
 		if (!proto_parse_id(rq->argv[0], &id)) {
-			reply_err(c, rq, "BAD_ARGS", "seek ids are positive whole numbers");
+			reply_err(c, rq, ERR_BAD_ARGS, "seek ids are positive whole numbers");
 			return false;
 		}
 		x->seek = lobby_seek_find(x->cx->lobby, id);
@@ -458,7 +464,7 @@ static bool resolve(struct cmd *x)
 		if (x->seek == NULL && rt != NULL && rt->seek(rt->ud, x, id))
 			return false; /* forwarded to the seek's node */
 		if (x->seek == NULL) {
-			reply_err(c, rq, "NO_SUCH_SEEK", "there is no seek %" PRIu64, id);
+			reply_no_seek(c, rq, id);
 			return false;
 		}
 	}
@@ -482,7 +488,7 @@ static bool charge(struct commands *cx, struct client *cl, const struct proto_re
 		cJSON_AddNumberToObject(f, "retry_after_ms", (double)wait);
 		cJSON_AddNumberToObject(f, "cost", cost); /* so a client can pace itself */
 		cJSON_AddNumberToObject(f, "rate", cx->budget.rate);
-		reply_err_fields(cl, rq, "RATE_LIMITED", f,
+		reply_err_fields(cl, rq, ERR_RATE_LIMITED, f,
 		                 "too many commands (%u a second, bursts of %u); this one was not "
 		                 "run: retry after %" PRIu64 " ms",
 		                 cx->budget.rate, cx->budget.burst, wait);
@@ -490,7 +496,7 @@ static bool charge(struct commands *cx, struct client *cl, const struct proto_re
 		return false;
 	}
 	case BUDGET_FLOOD:
-		reply_err(cl, rq, "FLOODING",
+		reply_err(cl, rq, ERR_FLOODING,
 		          "%u commands in a row came faster than allowed, each after a "
 		          "RATE_LIMITED; disconnected",
 		          cx->budget.strikes);
@@ -524,7 +530,7 @@ void commands_line(struct commands *cx, struct client *cl, char *line, size_t le
 	if (bad != TEXT_OK) {
 		if (!charge(cx, cl, NULL, 1))
 			return;
-		reply_err(cl, NULL, "BAD_INPUT", "%s; it was ignored", text_strerror(bad));
+		reply_err(cl, NULL, ERR_BAD_INPUT, "%s; it was ignored", text_strerror(bad));
 		return;
 	}
 	struct proto_req rq;
@@ -539,15 +545,15 @@ void commands_line(struct commands *cx, struct client *cl, char *line, size_t le
 	switch (parsed) {
 	case PROTO_EBADTAG:
 		rq.tagged = false;
-		reply_err(cl, NULL, "BAD_TAG",
+		reply_err(cl, NULL, ERR_BAD_TAG,
 		          "a tag is #<1-32 of A-Z a-z 0-9 _ -> followed by a space and a command");
 		return;
 	case PROTO_EUNKNOWN:
-		reply_err(cl, &rq, "UNKNOWN_COMMAND", "no command '%s'; 'help' lists them",
+		reply_err(cl, &rq, ERR_UNKNOWN_COMMAND, "no command '%s'; 'help' lists them",
 		          rq.verb);
 		return;
 	case PROTO_EARGS:
-		reply_err(cl, &rq, "BAD_ARGS", "usage: %s", rq.cmd->usage);
+		reply_usage(cl, &rq);
 		return;
 	default:
 		break;

@@ -1,10 +1,21 @@
 /*
+ * cmd/ - the command layer: the one table of verbs and its dispatcher.
+ * Below ports/ and cluster/, above records/ (the order of the folders:
+ * DEVELOPERS.md, Layout; tests/layers.py checks it). Its handlers call the
+ * records (accounts, archive), the play layer, the messages, the connections
+ * (deferred input, heavy and spending marks) and util (the budget); it is
+ * called by server.c (each line), the cluster (relayed lines) and the ports.
+ * News from above: a cluster's struct router, consulted where a single node
+ * would answer from its own memory.
+ *   commands.c  the table, the dispatcher (flags resolved once), the handlers
+ *
  * commands.h - the command layer: the one table of the server's verbs (each
  * row: name, arity, flags, cost, handler, usage, help; proto.h's struct
  * proto_cmd)
  * and the dispatcher that turns one input line into a call of a row's
  * handler. The table is the one place a verb is defined: "help" lists it, the
- * parser counts arguments by it, the dispatcher resolves its flags.
+ * parser counts arguments by it, the dispatcher resolves its flags, and
+ * PROTOCOL.md's table of verbs is checked against it (tests/verbs.py).
  *
  * What the dispatcher resolves once, in this order, so that no handler
  * re-parses an id or re-checks the arity, the login or the seat:

@@ -1,4 +1,15 @@
 /*
+ * msg/ - the messages layer: what the layers above keep per connection
+ * (struct client) and what they send on it. Below play/, above net/ (the
+ * order of the folders: DEVELOPERS.md, Layout; tests/layers.py checks it).
+ * It calls net/ (its one door to a connection) and util/ (output buffers,
+ * JSON); every layer above calls it. News upward: a client's front-end
+ * (struct msg_frontend, msg.h), which a port sets, renders and reads for it.
+ *   client.c  struct client, its output, the journal's barrier that holds it
+ *   msg.c     messages as JSON and text, rendered once; replies to a command
+ *   rtt.c     the server's own ping and each client's round-trip time
+ *   proto.c   the command side of the text protocol: splitting lines, ids, names
+ *
  * client.h - the messages layer's per-connection object: everything the
  * layers above the connection layer keep about one connection, reached from
  * the struct conn through its one opaque pointer (conn->data) and from a

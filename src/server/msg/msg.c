@@ -6,6 +6,7 @@
 
 #include "server/util/json_out.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -158,20 +159,61 @@ void reply_ok(struct client *cl, const struct proto_req *rq, cJSON *fields, char
 	va_end(ap);
 }
 
-void reply_err(struct client *cl, const struct proto_req *rq, const char *code, const char *fmt,
+void reply_err(struct client *cl, const struct proto_req *rq, enum err_code code, const char *fmt,
                ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	reply(cl, rq, code, NULL, NULL, fmt, ap);
+	reply(cl, rq, err_name(code), NULL, NULL, fmt, ap);
 	va_end(ap);
 }
 
-void reply_err_fields(struct client *cl, const struct proto_req *rq, const char *code,
+void reply_err_fields(struct client *cl, const struct proto_req *rq, enum err_code code,
                       cJSON *fields, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	reply(cl, rq, code, fields, NULL, fmt, ap);
+	reply(cl, rq, err_name(code), fields, NULL, fmt, ap);
 	va_end(ap);
+}
+
+void reply_oom(struct client *cl, const struct proto_req *rq)
+{
+	reply_err(cl, rq, ERR_INTERNAL, "out of memory");
+}
+
+void reply_usage(struct client *cl, const struct proto_req *rq)
+{
+	reply_err(cl, rq, ERR_BAD_ARGS, "usage: %s", rq->cmd->usage);
+}
+
+void reply_no_game(struct client *cl, const struct proto_req *rq, uint64_t id)
+{
+	reply_err(cl, rq, ERR_NO_SUCH_GAME, "there is no game %" PRIu64, id);
+}
+
+void reply_no_seek(struct client *cl, const struct proto_req *rq, uint64_t id)
+{
+	reply_err(cl, rq, ERR_NO_SUCH_SEEK, "there is no seek %" PRIu64, id);
+}
+
+void send_info(struct client *cl, enum err_code code, const char *fmt, ...)
+{
+	const char *name = err_name(code);
+	char event[32]; /* "session_taken" for SESSION_TAKEN */
+	size_t n = 0;
+	for (; name[n] != '\0' && n + 1 < sizeof event; n++)
+		event[n] = name[n] >= 'A' && name[n] <= 'Z' ? (char)(name[n] - 'A' + 'a') : name[n];
+	event[n] = '\0';
+	va_list ap;
+	va_start(ap, fmt);
+	char *m = xvasprintf(fmt, ap);
+	va_end(ap);
+	cJSON *j = cJSON_CreateObject();
+	cJSON_AddStringToObject(j, "type", "info");
+	cJSON_AddStringToObject(j, "event", event);
+	cJSON_AddStringToObject(j, "code", name);
+	cJSON_AddStringToObject(j, "message", m ? m : "");
+	send_msg(cl, j, xasprintf("info %s: %s", name, m ? m : ""));
+	free(m);
 }

@@ -12,9 +12,11 @@
 #define BITARENA_SERVER_MSG_H
 
 #include <stdarg.h>
+#include <stdint.h>
 
 #include <cjson/cJSON.h>
 
+#include "proto/errors.h" /* enum err_code: the one list of codes */
 #include "server/msg/client.h"
 #include "server/msg/proto.h"
 #include "server/util/text.h"
@@ -87,11 +89,20 @@ void reply_ok(struct client *cl, const struct proto_req *rq, cJSON *fields, char
 void reply_ok_msg(struct msg *m, const struct proto_req *rq, cJSON *fields, char *extra,
                   const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 /* {"type":"error","code":..,"message":..,"cmd":..,"id":..} or "error CODE: message". */
-void reply_err(struct client *cl, const struct proto_req *rq, const char *code, const char *fmt,
+void reply_err(struct client *cl, const struct proto_req *rq, enum err_code code, const char *fmt,
                ...) __attribute__((format(printf, 4, 5)));
 /* reply_err() with fields (owned, may be NULL) moved into the JSON error, as for reply_ok. */
-void reply_err_fields(struct client *cl, const struct proto_req *rq, const char *code,
+void reply_err_fields(struct client *cl, const struct proto_req *rq, enum err_code code,
                       cJSON *fields, const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+/* The refusals that several layers give alike, one sentence each: */
+void reply_oom(struct client *cl, const struct proto_req *rq);   /* INTERNAL: out of memory */
+void reply_usage(struct client *cl, const struct proto_req *rq); /* BAD_ARGS: rq->cmd's usage */
+void reply_no_game(struct client *cl, const struct proto_req *rq, uint64_t id); /* NO_SUCH_GAME */
+void reply_no_seek(struct client *cl, const struct proto_req *rq, uint64_t id); /* NO_SUCH_SEEK */
+/* An info notice (§4), no answer to a command: {"type":"info","event":<the code in lower
+   case>,"code":..,"message":..} or "info CODE: message". */
+void send_info(struct client *cl, enum err_code code, const char *fmt, ...)
+        __attribute__((format(printf, 3, 4)));
 /* Moves every member of from (owned, may be NULL) into the object to, in order. */
 void json_move_members(cJSON *to, cJSON *from);
 

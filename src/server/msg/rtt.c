@@ -55,16 +55,9 @@ static void send_ping(struct client *cl)
 /* cl left its pings unanswered too long: told, and closed (its seats wait). */
 static void ping_timeout(struct rtt *r, struct client *cl)
 {
-	cJSON *j = cJSON_CreateObject();
-	cJSON_AddStringToObject(j, "type", "info");
-	cJSON_AddStringToObject(j, "event", "ping_timeout");
-	cJSON_AddStringToObject(j, "code", "PING_TIMEOUT");
-	char *m = xasprintf("ping %" PRIu64 " got no pong within %" PRIu64
-	                    " ms; this connection closes",
-	                    cl->rtt.token, r->timeout_ms);
-	cJSON_AddStringToObject(j, "message", m ? m : "");
-	send_msg(cl, j, xasprintf("info PING_TIMEOUT: %s", m ? m : ""));
-	free(m);
+	send_info(cl, ERR_PING_TIMEOUT,
+	          "ping %" PRIu64 " got no pong within %" PRIu64 " ms; this connection closes",
+	          cl->rtt.token, r->timeout_ms);
 	log_info("conn %llu: no pong within %" PRIu64 " ms; closed",
 	         (unsigned long long)cl->conn->id, r->timeout_ms);
 	client_close(cl, true);
@@ -122,7 +115,7 @@ void rtt_set(struct client *cl, const struct proto_req *rq, const char *word)
 {
 	bool on = strcasecmp(word, "on") == 0;
 	if (!on && strcasecmp(word, "off") != 0) {
-		reply_err(cl, rq, "BAD_ARGS", "usage: set ping on|off");
+		reply_err(cl, rq, ERR_BAD_ARGS, "usage: set ping on|off");
 		return;
 	}
 	cl->rtt.on = on;
@@ -145,11 +138,12 @@ void rtt_pong(struct client *cl, const struct proto_req *rq, const char *token_t
 	struct client_rtt *r = &cl->rtt;
 	uint64_t token;
 	if (!proto_parse_id(token_text, &token)) {
-		reply_err(cl, rq, "BAD_ARGS", "the token is the number after ping");
+		reply_err(cl, rq, ERR_BAD_ARGS, "the token is the number after ping");
 		return;
 	}
 	if (!r->waiting || token != r->token) {
-		reply_err(cl, rq, "NO_PING", "no ping %" PRIu64 " is waiting for an answer", token);
+		reply_err(cl, rq, ERR_NO_PING, "no ping %" PRIu64 " is waiting for an answer",
+		          token);
 		return;
 	}
 	uint64_t now = uv_now(cl->conn->hub->loop);

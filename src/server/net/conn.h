@@ -1,4 +1,16 @@
 /*
+ * net/ - connections and what carries them: the lowest layer with sockets.
+ * Below msg/, above store/ and util/ (the order of the folders:
+ * DEVELOPERS.md, Layout; tests/layers.py checks it). It calls util/ only;
+ * every layer above may call it. News upward goes only through struct
+ * conn_events (on_open, on_line, on_drain, on_timeout, on_close, ...), which
+ * server.c registers; a transport implements struct conn_transport.
+ *   conn.c       struct conn: input through the framer, the pump, output limits
+ *   framing.c    the line framer: telnet, terminators, the length cap (pure)
+ *   tcp.c        the TCP transport
+ *   ws.c         the HTTP listener and the WebSocket transport (libwebsockets)
+ *   addrcount.c  connections counted per peer address (--max-per-address)
+ *
  * conn.h - the connection layer, the bottom of the server: one struct conn per
  * client connection whatever carries it, the input buffer and its line framer,
  * the fairness pump (a few lines per connection per loop pass; the input of

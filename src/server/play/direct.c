@@ -16,7 +16,7 @@ static struct client *online(struct lobby *l, struct client *c, const struct pro
 {
 	struct client *u = lobby_find_user(l, name);
 	if (u == NULL)
-		reply_err(c, rq, "NO_SUCH_USER", "%s is not online", name);
+		reply_err(c, rq, ERR_NO_SUCH_USER, "%s is not online", name);
 	return u;
 }
 
@@ -55,7 +55,7 @@ void direct_match(struct lobby *l, struct client *c, const struct proto_req *rq)
 	if (u == NULL)
 		return;
 	if (u == c) {
-		reply_err(c, rq, "BAD_ARGS",
+		reply_err(c, rq, ERR_BAD_ARGS,
 		          "a challenge is for someone else; seek to play anyone");
 		return;
 	}
@@ -79,7 +79,7 @@ void direct_match(struct lobby *l, struct client *c, const struct proto_req *rq)
 void direct_decline(struct lobby *l, struct client *c, const struct proto_req *rq, struct seek *k)
 {
 	if (k->to != c) {
-		reply_err(c, rq, "NOT_YOUR_SEEK",
+		reply_err(c, rq, ERR_NOT_YOUR_SEEK,
 		          "seek %" PRIu64 " is no challenge to you (unseek withdraws your own)",
 		          k->id);
 		return;

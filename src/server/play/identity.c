@@ -66,27 +66,30 @@ void identity_take_over(struct lobby *l, struct client *c, const char *name)
 	struct client *old = lobby_find_user(l, name);
 	if (old == NULL || old == c)
 		return;
-	cJSON *j = cJSON_CreateObject();
-	cJSON_AddStringToObject(j, "type", "info");
-	cJSON_AddStringToObject(j, "event", "session_taken");
-	cJSON_AddStringToObject(j, "code", "SESSION_TAKEN");
-	char *t = xasprintf("%s logged in from elsewhere (%s); this connection closes", name,
-	                    c->conn->peer);
-	cJSON_AddStringToObject(j, "message", t ? t : "");
-	send_msg(old, j, xasprintf("info SESSION_TAKEN: %s", t ? t : ""));
-	free(t);
+	send_info(old, ERR_SESSION_TAKEN,
+	          "%s logged in from elsewhere (%s); this connection closes", name, c->conn->peer);
 	log_info("conn %llu takes over %s from conn %llu", (unsigned long long)c->conn->id, name,
 	         (unsigned long long)old->conn->id);
 	client_close(old, true);
+}
+
+void identity_refuse_login(struct client *c, const struct proto_req *rq)
+{
+	reply_err(c, rq, ERR_BAD_LOGIN, "wrong name or password");
+}
+
+void identity_refuse_connected(struct client *c, const struct proto_req *rq, const char *name)
+{
+	reply_err(c, rq, ERR_NAME_TAKEN, "%s is connected already; pick another name", name);
 }
 
 void identity_refuse_guarded(struct client *c, const struct proto_req *rq, const char *name,
                              bool given)
 {
 	if (given)
-		reply_err(c, rq, "BAD_LOGIN", "wrong name or password");
+		identity_refuse_login(c, rq);
 	else
-		reply_err(c, rq, "NAME_TAKEN",
+		reply_err(c, rq, ERR_NAME_TAKEN,
 		          "%s is a guest's, with seats in games not yet ended; only its token "
 		          "brings them back: login %s <token>",
 		          name, name);
@@ -97,7 +100,7 @@ bool identity_guest_login(struct lobby *l, struct client *c, const struct proto_
 {
 	struct client *u = lobby_find_user(l, name);
 	if (u != NULL && u->registered) {
-		reply_err(c, rq, "NAME_TAKEN", "%s is connected already; pick another name", name);
+		identity_refuse_connected(c, rq, name);
 		return false;
 	}
 	const char *given = token != NULL ? token : c->token;
@@ -114,8 +117,7 @@ bool identity_guest_login(struct lobby *l, struct client *c, const struct proto_
 		                       : session_token_fits(hp->token_hash, given);
 		if (!fits) {
 			if (token == NULL && u != NULL)
-				reply_err(c, rq, "NAME_TAKEN",
-				          "%s is connected already; pick another name", name);
+				identity_refuse_connected(c, rq, name);
 			else
 				identity_refuse_guarded(c, rq, name, token != NULL);
 			return false;
@@ -125,11 +127,11 @@ bool identity_guest_login(struct lobby *l, struct client *c, const struct proto_
 		identity_take_over(l, c, name);
 		snprintf(probe, sizeof probe, "%s", c->token);
 	} else if (u != NULL && u != c) { /* a tokenless seat's name, its claimer connected */
-		reply_err(c, rq, "NAME_TAKEN", "%s is connected already; pick another name", name);
+		identity_refuse_connected(c, rq, name);
 		return false;
 	} else if (token != NULL && !held && l->hooks.guest == NULL) {
 		/* no guest has it (in a cluster, another node may: hooks.guest asks) */
-		reply_err(c, rq, "BAD_LOGIN", "wrong name or password");
+		identity_refuse_login(c, rq);
 		return false;
 	} else {
 		/* a new guest, or a seat without a token (stored before tokens were) claimed;

@@ -53,5 +53,9 @@ void identity_take_over(struct lobby *l, struct client *c, const char *name);
    (a failed login), else NAME_TAKEN saying how to come back (login <name> <token>). */
 void identity_refuse_guarded(struct client *c, const struct proto_req *rq, const char *name,
                              bool given);
+/* BAD_LOGIN: a password or token that does not fit, the name and the secret not told apart. */
+void identity_refuse_login(struct client *c, const struct proto_req *rq);
+/* NAME_TAKEN: name is a connected user's (here, or on another node of a cluster). */
+void identity_refuse_connected(struct client *c, const struct proto_req *rq, const char *name);
 
 #endif

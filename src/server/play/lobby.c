@@ -556,7 +556,7 @@ void lobby_who(struct lobby *l, struct client *c, const struct proto_req *rq)
 	    w->rtt_gen != rtt_generation())
 		who_build(l);
 	if (!w->valid) {
-		reply_err(c, rq, "INTERNAL", "out of memory");
+		reply_oom(c, rq);
 		return;
 	}
 	int all = w->n + w->more;
@@ -579,7 +579,7 @@ void lobby_set_seeks(struct client *c, const struct proto_req *rq, const char *w
 {
 	bool on = strcasecmp(word, "on") == 0;
 	if (!on && strcasecmp(word, "off") != 0) {
-		reply_err(c, rq, "BAD_ARGS", "usage: set seeks on|off");
+		reply_err(c, rq, ERR_BAD_ARGS, "usage: set seeks on|off");
 		return;
 	}
 	c->seeks_off = !on;
@@ -639,23 +639,23 @@ struct seek *lobby_seek_new(struct lobby *l, struct client *c, const struct prot
 {
 	const struct game_ops *ops = game_find(argv[0]);
 	if (ops == NULL) {
-		reply_err(c, rq, "UNKNOWN_GAME", "no game called '%.*s'; 'games' lists them",
+		reply_err(c, rq, ERR_UNKNOWN_GAME, "no game called '%.*s'; 'games' lists them",
 		          (int)text_cut(argv[0], 32), argv[0]);
 		return NULL;
 	}
 	struct seek_opts so;
 	char why[160];
 	if (seek_opts_parse(ops, argc - 1, argv + 1, &so, why, sizeof why) < 0) {
-		reply_err(c, rq, "BAD_OPTION", "%s", why);
+		reply_err(c, rq, ERR_BAD_OPTION, "%s", why);
 		return NULL;
 	}
 	if (so.rated && !c->registered) {
-		reply_err(c, rq, "RATED_NEEDS_ACCOUNT",
+		reply_err(c, rq, ERR_RATED_NEEDS_ACCOUNT,
 		          "rated games are between accounts: register first, or seek rated=0");
 		return NULL;
 	}
 	if (so.rated && to != NULL && !to->registered) {
-		reply_err(c, rq, "RATED_NEEDS_ACCOUNT",
+		reply_err(c, rq, ERR_RATED_NEEDS_ACCOUNT,
 		          "%s is a guest: rated games are between accounts", to->name);
 		return NULL;
 	}
@@ -663,11 +663,11 @@ struct seek *lobby_seek_new(struct lobby *l, struct client *c, const struct prot
 	for (struct seek *k = l->seeks; k != NULL; k = k->next)
 		mine += k->by == c;
 	if (mine >= LOBBY_MAX_SEEKS) {
-		reply_err(c, rq, "TOO_MANY_SEEKS", "you have %d open seeks already", mine);
+		reply_err(c, rq, ERR_TOO_MANY_SEEKS, "you have %d open seeks already", mine);
 		return NULL;
 	}
 	if (l->max_seeks > 0 && l->nseeks >= l->max_seeks) {
-		reply_err(c, rq, "TOO_MANY_SEEKS",
+		reply_err(c, rq, ERR_TOO_MANY_SEEKS,
 		          "the server holds %u open seeks, the most it keeps; accept one, or try "
 		          "later",
 		          l->nseeks);
@@ -675,7 +675,7 @@ struct seek *lobby_seek_new(struct lobby *l, struct client *c, const struct prot
 	}
 	struct seek *k = calloc(1, sizeof *k);
 	if (k == NULL) {
-		reply_err(c, rq, "INTERNAL", "out of memory");
+		reply_oom(c, rq);
 		return NULL;
 	}
 	k->id = l->hooks.seek_id != NULL ? l->hooks.seek_id(l->hooks.ud) : 0;
@@ -741,7 +741,7 @@ void lobby_unseek(struct lobby *l, struct client *c, const struct proto_req *rq,
 {
 	uint64_t id = k->id;
 	if (k->by != c) {
-		reply_err(c, rq, "NOT_YOUR_SEEK", "seek %" PRIu64 " is %s's", id, k->by->name);
+		reply_err(c, rq, ERR_NOT_YOUR_SEEK, "seek %" PRIu64 " is %s's", id, k->by->name);
 		return;
 	}
 	cJSON *f = cJSON_CreateObject();
@@ -755,11 +755,12 @@ void lobby_accept(struct lobby *l, struct client *c, const struct proto_req *rq,
 	struct sessions *s = l->sess;
 	uint64_t id = k->id;
 	if (k->by == c) {
-		reply_err(c, rq, "OWN_SEEK", "seek %" PRIu64 " is your own; wait for someone", id);
+		reply_err(c, rq, ERR_OWN_SEEK, "seek %" PRIu64 " is your own; wait for someone",
+		          id);
 		return;
 	}
 	if (k->so.rated && !c->registered) {
-		reply_err(c, rq, "RATED_NEEDS_ACCOUNT",
+		reply_err(c, rq, ERR_RATED_NEEDS_ACCOUNT,
 		          "seek %" PRIu64 " is rated: rated games are between accounts", id);
 		return;
 	}
@@ -773,7 +774,7 @@ void lobby_accept(struct lobby *l, struct client *c, const struct proto_req *rq,
 	spec.registered[1 - seeker] = c->registered;
 	struct game *g = session_create(s, &spec);
 	if (g == NULL) {
-		reply_err(c, rq, "INTERNAL", "the game could not be started");
+		reply_err(c, rq, ERR_INTERNAL, "the game could not be started");
 		return;
 	}
 	cJSON *f = cJSON_CreateObject();

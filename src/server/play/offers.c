@@ -107,6 +107,18 @@ static unsigned *offer_mask(const struct offer_kind *k, struct game *g)
 	return (unsigned *)((char *)g + k->mask_at);
 }
 
+/* NO_OFFER: seat by of g has no standing offer of kind k (by is seat, who asks, or the other). */
+static void refuse_no_offer(const struct offer_kind *k, struct client *c,
+                            const struct proto_req *rq, struct game *g, int by, int seat)
+{
+	if (by == seat)
+		reply_err(c, rq, ERR_NO_OFFER, "you have no standing %s in game %" PRIu64, k->noun,
+		          g->id);
+	else
+		reply_err(c, rq, ERR_NO_OFFER, "%s has no standing %s in game %" PRIu64,
+		          g->pl[by].name, k->noun, g->id);
+}
+
 /* draw|undo|rematch <game> [offer|accept|decline|withdraw] by seat. */
 static void offer_flow(const struct offer_kind *k, struct client *c, const struct proto_req *rq,
                        struct game *g, int seat)
@@ -122,8 +134,7 @@ static void offer_flow(const struct offer_kind *k, struct client *c, const struc
 		if (has(*mask, opp))
 			k->agree(c, rq, g, seat);
 		else if (wd == WD_ACCEPT)
-			reply_err(c, rq, "NO_OFFER", "%s has no standing %s in game %" PRIu64,
-			          g->pl[opp].name, k->noun, g->id);
+			refuse_no_offer(k, c, rq, g, opp, seat);
 		else if (has(*mask, seat))
 			reply_ok(c, rq, game_field(g), NULL, "your %s in game %" PRIu64 " stands",
 			         k->noun, g->id);
@@ -135,14 +146,7 @@ static void offer_flow(const struct offer_kind *k, struct client *c, const struc
 		bool decline = wd == WD_DECLINE;
 		int by = decline ? opp : seat;
 		if (!has(*mask, by)) {
-			if (decline)
-				reply_err(c, rq, "NO_OFFER",
-				          "%s has no standing %s in game %" PRIu64, g->pl[opp].name,
-				          k->noun, g->id);
-			else
-				reply_err(c, rq, "NO_OFFER",
-				          "you have no standing %s in game %" PRIu64, k->noun,
-				          g->id);
+			refuse_no_offer(k, c, rq, g, by, seat);
 			return;
 		}
 		*mask &= ~(1u << by);
@@ -157,7 +161,7 @@ static void offer_flow(const struct offer_kind *k, struct client *c, const struc
 		return;
 	}
 	case WD_BAD:
-		reply_err(c, rq, "BAD_ARGS", "usage: %s", rq->cmd->usage);
+		reply_usage(c, rq);
 		return;
 	}
 }
@@ -205,7 +209,7 @@ static void undo_make(struct client *c, const struct proto_req *rq, struct game 
 {
 	int n = plies_to_undo(g, seat);
 	if (n == 0) {
-		reply_err(c, rq, "NOT_NOW", "you have no move to take back in game %" PRIu64,
+		reply_err(c, rq, ERR_NOT_NOW, "you have no move to take back in game %" PRIu64,
 		          g->id);
 		return;
 	}
@@ -226,7 +230,7 @@ static void undo_agree(struct client *c, const struct proto_req *rq, struct game
 	int n = g->undo_n, by = 1 - seat;
 	int r = session_takeback(g, n);
 	if (r < 0) {
-		reply_err(c, rq, "INTERNAL", "the takeback could not be %s; nothing changed",
+		reply_err(c, rq, ERR_INTERNAL, "the takeback could not be %s; nothing changed",
 		          r == GAME_EOVER ? "recorded" : "replayed");
 		return;
 	}
@@ -249,7 +253,7 @@ void offers_abort(struct client *c, const struct proto_req *rq, struct game *g, 
 	/* before both sides have moved: two plies, or the first simultaneous turn */
 	int limit = session_simultaneous(g) ? 1 : 2;
 	if (g->ply >= limit) {
-		reply_err(c, rq, "NOT_NOW",
+		reply_err(c, rq, ERR_NOT_NOW,
 		          "both sides have moved in game %" PRIu64 "; resign or offer a draw",
 		          g->id);
 		return;
@@ -268,7 +272,7 @@ static bool opponent_here(struct client *c, const struct proto_req *rq, const st
 {
 	if (g->pl[1 - seat].c != NULL)
 		return true;
-	reply_err(c, rq, "NOT_NOW", "%s has left", g->pl[1 - seat].name);
+	reply_err(c, rq, ERR_NOT_NOW, "%s has left", g->pl[1 - seat].name);
 	return false;
 }
 
@@ -300,7 +304,7 @@ static void rematch_agree(struct client *c, const struct proto_req *rq, struct g
 	}
 	struct game *ng = session_create(s, &spec);
 	if (ng == NULL) {
-		reply_err(c, rq, "INTERNAL", "the rematch could not be started");
+		reply_err(c, rq, ERR_INTERNAL, "the rematch could not be started");
 		return;
 	}
 	g->rematch_game = ng->id;
@@ -336,7 +340,7 @@ void offers_draw(struct client *c, const struct proto_req *rq, struct game *g, i
 void offers_undo(struct client *c, const struct proto_req *rq, struct game *g, int seat)
 {
 	if (session_simultaneous(g))
-		reply_err(c, rq, "NOT_SUPPORTED",
+		reply_err(c, rq, ERR_NOT_SUPPORTED,
 		          "%s plays simultaneous turns; there is no takeback", g->ops->name);
 	else
 		offer_flow(&k_undo, c, rq, g, seat);
@@ -345,7 +349,7 @@ void offers_undo(struct client *c, const struct proto_req *rq, struct game *g, i
 void offers_rematch(struct client *c, const struct proto_req *rq, struct game *g, int seat)
 {
 	if (g->rematch_game != 0)
-		reply_err(c, rq, "NOT_NOW", "the rematch of game %" PRIu64 " is game %" PRIu64,
+		reply_err(c, rq, ERR_NOT_NOW, "the rematch of game %" PRIu64 " is game %" PRIu64,
 		          g->id, g->rematch_game);
 	else
 		offer_flow(&k_rematch, c, rq, g, seat);

@@ -326,11 +326,11 @@ static bool append_move(struct game *g, const struct move_rec *m)
 
 static void reply_parse_error(struct client *c, const struct proto_req *rq, int r, const char *why)
 {
-	const char *code = r == GAME_EILLEGAL ? "ILLEGAL_MOVE"
-	                   : r == GAME_ETURN  ? "NOT_YOUR_TURN"
-	                   : r == GAME_EPHASE ? "WRONG_PHASE"
-	                   : r == GAME_EOVER  ? "GAME_OVER"
-	                                      : "BAD_MOVE";
+	enum err_code code = r == GAME_EILLEGAL ? ERR_ILLEGAL_MOVE
+	                     : r == GAME_ETURN  ? ERR_NOT_YOUR_TURN
+	                     : r == GAME_EPHASE ? ERR_WRONG_PHASE
+	                     : r == GAME_EOVER  ? ERR_GAME_OVER
+	                                        : ERR_BAD_MOVE;
 	reply_err(c, rq, code, "%s", why ? why : game_strerror(r));
 }
 
@@ -394,11 +394,11 @@ static void sim_move(struct client *c, const struct proto_req *rq, struct game *
 {
 	unsigned mask = g->ops->to_move(g->st);
 	if (!(mask & (1u << seat))) {
-		reply_err(c, rq, "NOT_YOUR_TURN", "your seat does not act this turn");
+		reply_err(c, rq, ERR_NOT_YOUR_TURN, "your seat does not act this turn");
 		return;
 	}
 	if (g->acted[seat]) {
-		reply_err(c, rq, "ALREADY_ACTED", "your action for this turn is already in");
+		reply_err(c, rq, ERR_ALREADY_ACTED, "your action for this turn is already in");
 		return;
 	}
 	game_move m = 0;
@@ -440,13 +440,13 @@ void session_move(struct client *c, const struct proto_req *rq, struct game *g, 
 	}
 	int to_move = game_seat_to_move(g->ops, g->st);
 	if (to_move != seat) {
-		reply_err(c, rq, "NOT_YOUR_TURN", "it is %s's move in game %" PRIu64,
+		reply_err(c, rq, ERR_NOT_YOUR_TURN, "it is %s's move in game %" PRIu64,
 		          to_move >= 0 ? g->pl[to_move].name : "nobody", g->id);
 		return;
 	}
 	int64_t used = clock_used(g);
 	if (g->so.timed && used >= g->left[seat]) {
-		reply_err(c, rq, "GAME_OVER", "your time ran out in game %" PRIu64, g->id);
+		reply_err(c, rq, ERR_GAME_OVER, "your time ran out in game %" PRIu64, g->id);
 		g->left[seat] = 0;
 		session_end(g, 1 - seat, game_score_text(1 - seat), "timeout");
 		return;
@@ -470,18 +470,18 @@ void session_move(struct client *c, const struct proto_req *rq, struct game *g, 
 		rec.clock_ms[seat] = g->left[seat] - used + g->so.inc_ms;
 	memcpy(g->tmp, g->st, g->ops->state_size);
 	if ((r = g->ops->apply(g->tmp, m)) < 0) {
-		reply_err(c, rq, "INTERNAL", "the engine refused the move: %s", game_strerror(r));
+		reply_err(c, rq, ERR_INTERNAL, "the engine refused the move: %s", game_strerror(r));
 		return;
 	}
 	journal_before(g);
 	if (s->hooks.on_move != NULL && s->hooks.on_move(s->hooks.ud, g, &rec) < 0) {
-		reply_err(c, rq, "INTERNAL",
+		reply_err(c, rq, ERR_INTERNAL,
 		          "the move could not be recorded, so it was not played");
 		return;
 	}
 	journal_after(g);
 	if (!append_move(g, &rec)) {
-		reply_err(c, rq, "INTERNAL", "out of memory; the move was not played");
+		reply_err(c, rq, ERR_INTERNAL, "out of memory; the move was not played");
 		return;
 	}
 	void *t = g->st;

@@ -294,14 +294,14 @@ void session_watch(struct client *c, const struct proto_req *rq, struct game *g,
 	if (seat < 0 && !session_is_watching(g, c)) {
 		unsigned most = g->sess->lim.max_watches;
 		if (most > 0 && c->nwatching >= most) {
-			reply_err(c, rq, "WATCH_LIMIT",
+			reply_err(c, rq, ERR_WATCH_LIMIT,
 			          "you watch %u games, the most one connection may; unwatch one "
 			          "first",
 			          c->nwatching);
 			return;
 		}
 		if (!watch_add(g, c)) {
-			reply_err(c, rq, "INTERNAL", "out of memory");
+			reply_oom(c, rq);
 			return;
 		}
 		added = true;
@@ -352,7 +352,7 @@ bool watch_drop(struct game *g, struct client *c)
 void session_unwatch(struct client *c, const struct proto_req *rq, struct game *g)
 {
 	if (!watch_drop(g, c)) {
-		reply_err(c, rq, "NOT_WATCHING", "you do not watch game %" PRIu64, g->id);
+		reply_err(c, rq, ERR_NOT_WATCHING, "you do not watch game %" PRIu64, g->id);
 		return;
 	}
 	cJSON *f = cJSON_CreateObject();

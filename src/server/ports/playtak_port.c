@@ -551,8 +551,7 @@ static void render_reply(struct pt_out *o, struct client *cl, struct pt_client *
 {
 	struct playtak_port *p = pc->port;
 	enum op op = op_of(j);
-	const char *code = jstr(j, "code");
-	code = code != NULL ? code : "";
+	enum err_code code = err_code_of(jstr(j, "code")); /* ERR_COUNT for ok */
 	switch (op) {
 	case OP_LOGIN:
 	case OP_GUEST:
@@ -561,7 +560,7 @@ static void render_reply(struct pt_out *o, struct client *cl, struct pt_client *
 				guest_remember(p, pc->token, cl->name, jstr(j, "token"));
 			welcome(o, cl, pc, j);
 		} else if (op == OP_LOGIN) {
-			if (strcmp(code, "LOGIN_THROTTLED") == 0)
+			if (code == ERR_LOGIN_THROTTLED)
 				say(o, "Message %s", jstr(j, "message") ? jstr(j, "message") : "");
 			say(o, "Authentication failure");
 		} else {
@@ -606,7 +605,7 @@ static void render_reply(struct pt_out *o, struct client *cl, struct pt_client *
 	case OP_REMOVE_UNDO:
 	case OP_UNOBSERVE:
 		/* playtak answers OK whether or not there was anything to remove */
-		if (ok || strcmp(code, "NO_OFFER") == 0 || strcmp(code, "NOT_WATCHING") == 0)
+		if (ok || code == ERR_NO_OFFER || code == ERR_NOT_WATCHING)
 			say(o, "OK");
 		else
 			nok(o, j);
@@ -644,8 +643,7 @@ static void render_reply(struct pt_out *o, struct client *cl, struct pt_client *
 	case OP_TELL:
 		if (ok && jstr(j, "to") != NULL)
 			say(o, "Told <%s> %s", jstr(j, "to"), pc->told);
-		else if (!ok &&
-		         (strcmp(code, "NO_SUCH_USER") == 0 || strcmp(code, "BAD_NAME") == 0))
+		else if (!ok && (code == ERR_NO_SUCH_USER || code == ERR_BAD_NAME))
 			say(o, "No such player");
 		else if (!ok)
 			nok(o, j);

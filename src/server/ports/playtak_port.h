@@ -1,4 +1,15 @@
 /*
+ * ports/ - foreign protocols served beside the main one: today playtak.com's.
+ * The top layer below server.c (the order of the folders: DEVELOPERS.md,
+ * Layout; tests/layers.py checks it). A port is a front door: it turns its
+ * protocol's lines into the command table's (cmd/) and reads the lobby and
+ * the sessions (play/), the messages, the TCP listeners and the framer;
+ * nothing calls it but server.c. News reaches it through the callbacks it
+ * registers: its connections' front-end (struct msg_frontend: render,
+ * render_state, line, gone) and the lobby's and sessions' news.
+ *   playtak.c       the playtak protocol as pure functions: lines, moves, lists
+ *   playtak_port.c  the port: listener, guests, its own verbs, the front-end
+ *
  * playtak_port.h - `bitarenad --playtak HOST:PORT`: the playtak.com protocol
  * (tak.md section 3, PROTOCOL.md section 11) on a port of its own, over the
  * same lobby and games as the main port, so a playtak client or bot plays a

@@ -143,7 +143,7 @@ static void job_done(struct auth_job *j, struct client *c)
 
 static void job_fail(struct auth_job *j, struct client *c, const char *sentence)
 {
-	reply_err(c, &j->rq, "INTERNAL", "%s", sentence);
+	reply_err(c, &j->rq, ERR_INTERNAL, "%s", sentence);
 	job_done(j, c);
 }
 
@@ -174,13 +174,13 @@ static void name_checked(void *arg, int verdict)
 	if (c == NULL)
 		return;
 	if (verdict > 0) {
-		reply_err(c, &j->rq, "NAME_TAKEN",
+		reply_err(c, &j->rq, ERR_NAME_TAKEN,
 		          "%s is a guest's on another node (connected, or with seats in games not "
 		          "yet ended)",
 		          j->name);
 		job_done(j, c);
 	} else if (verdict < 0) {
-		reply_err(c, &j->rq, "CLUSTER_DOWN",
+		reply_err(c, &j->rq, ERR_CLUSTER_DOWN,
 		          "the cluster's bus (Redis) cannot be reached, so the other nodes' guests "
 		          "cannot be asked for the name; try again shortly");
 		job_done(j, c);
@@ -215,13 +215,13 @@ static void hash_next(struct auth_job *j, struct client *c)
 /* ---- limits ------------------------------------------------------------------------- */
 
 /* A refusal by a limit: code, the sentence, when to try again (retry_s, retry_after_ms). */
-static void throttled(struct client *c, const struct proto_req *rq, const char *code,
+static void throttled(struct client *c, const struct proto_req *rq, enum err_code code,
                       int64_t retry_ms, const char *why)
 {
 	int64_t secs = (retry_ms + 999) / 1000;
 	cJSON *j = cJSON_CreateObject();
 	cJSON_AddStringToObject(j, "type", "error");
-	cJSON_AddStringToObject(j, "code", code);
+	cJSON_AddStringToObject(j, "code", err_name(code));
 	char *t = xasprintf("%s; try again in %" PRId64 " s", why, secs);
 	cJSON_AddStringToObject(j, "message", t ? t : "");
 	cJSON_AddNumberToObject(j, "retry_s", (double)secs);
@@ -231,7 +231,7 @@ static void throttled(struct client *c, const struct proto_req *rq, const char *
 		cJSON_AddStringToObject(j, "id", rq->tag);
 	send_msg(c, j,
 	         xasprintf("%s%s%serror %s: %s", rq->tagged ? "#" : "", rq->tagged ? rq->tag : "",
-	                   rq->tagged ? " " : "", code, t ? t : ""));
+	                   rq->tagged ? " " : "", err_name(code), t ? t : ""));
 	free(t);
 }
 
@@ -326,7 +326,7 @@ static bool login_attempt(struct accounts *a, struct client *c, const struct pro
 	else
 		why[0] = '\0';
 	if (why[0] != '\0') {
-		throttled(c, rq, "LOGIN_THROTTLED", retry, why);
+		throttled(c, rq, ERR_LOGIN_THROTTLED, retry, why);
 		return false;
 	}
 	count_failure(a, j, peer, now, known);
@@ -393,7 +393,7 @@ static void read_done(struct store_read *rd)
 	switch (j->kind) {
 	case AUTH_REGISTER:
 		if (j->found == 1 || identity_guest_holds(a->lobby, j->name, c, NULL)) {
-			reply_err(c, rq, "NAME_TAKEN", "%s is %s", j->name,
+			reply_err(c, rq, ERR_NAME_TAKEN, "%s is %s", j->name,
 			          j->found == 1
 			                  ? "registered already"
 			                  : "a guest's (connected, or with seats in games not "
@@ -402,7 +402,7 @@ static void read_done(struct store_read *rd)
 		} else if (a->rl_reg != NULL && ratelimit_attempt(a->rl_reg, addr_of(c, abuf),
 		                                                  (int64_t)uv_now(a->hub->loop),
 		                                                  &retry) == RATELIMIT_THROTTLED) {
-			throttled(c, rq, "REGISTER_THROTTLED", retry,
+			throttled(c, rq, ERR_REGISTER_THROTTLED, retry,
 			          "too many accounts registered from your address");
 			job_done(j, c);
 		} else if (a->lobby->hooks.name_held == NULL ||
@@ -432,7 +432,7 @@ static void read_done(struct store_read *rd)
 		break;
 	case AUTH_GUEST:
 		if (j->found == 1)
-			reply_err(c, rq, "NAME_REGISTERED",
+			reply_err(c, rq, ERR_NAME_REGISTERED,
 			          "%s is a registered account: login %s <password>", j->name,
 			          j->name);
 		else
@@ -470,7 +470,7 @@ static void auth_done(uv_work_t *req, int status)
 		lobby_login(a->lobby, c, rq, j->name, true);
 		job_done(j, c);
 	} else { /* counted when it started */
-		reply_err(c, rq, "BAD_LOGIN", "wrong name or password");
+		identity_refuse_login(c, rq);
 		job_done(j, c);
 	}
 }
@@ -485,9 +485,9 @@ static void on_account(void *ud, const struct store_rec *r)
 		return;
 	const struct proto_req *rq = &j->rq;
 	if (r->err == STORE_EEXISTS) {
-		reply_err(c, rq, "NAME_TAKEN", "%s is registered already", j->name);
+		reply_err(c, rq, ERR_NAME_TAKEN, "%s is registered already", j->name);
 	} else if (r->err < 0) {
-		reply_err(c, rq, "INTERNAL", "the account could not be stored");
+		reply_err(c, rq, ERR_INTERNAL, "the account could not be stored");
 	} else if (c->logged_in) {
 		cJSON *f = cJSON_CreateObject();
 		cJSON_AddStringToObject(f, "name", j->name);
@@ -510,7 +510,7 @@ static struct auth_job *job_new(struct accounts *a, struct client *c, const stru
 {
 	struct auth_job *j = calloc(1, sizeof *j);
 	if (j == NULL) {
-		reply_err(c, rq, "INTERNAL", "out of memory");
+		reply_oom(c, rq);
 		return NULL;
 	}
 	a->jobs++;
@@ -532,7 +532,7 @@ static struct auth_job *job_new(struct accounts *a, struct client *c, const stru
 static void job_submit(struct auth_job *j, struct client *c)
 {
 	if (store_reader_submit(j->a->rd, &j->rd) != STORE_OK) {
-		reply_err(c, &j->rq, "INTERNAL", "the accounts could not be read");
+		reply_err(c, &j->rq, ERR_INTERNAL, "the accounts could not be read");
 		job_free(j);
 		return;
 	}
@@ -551,13 +551,13 @@ void accounts_register(struct accounts *a, struct client *c, const struct proto_
 {
 	const char *name = rq->argv[0], *password = rq->argv[1];
 	if (!store_name_valid(name)) {
-		reply_err(c, rq, "BAD_NAME",
+		reply_err(c, rq, ERR_BAD_NAME,
 		          "account names are %d to %d characters of A-Z a-z 0-9 _", STORE_NAME_MIN,
 		          STORE_NAME_MAX);
 		return;
 	}
 	if (!store_password_valid(password)) {
-		reply_err(c, rq, "BAD_PASSWORD", "passwords are %d to %d bytes", STORE_PASS_MIN,
+		reply_err(c, rq, ERR_BAD_PASSWORD, "passwords are %d to %d bytes", STORE_PASS_MIN,
 		          STORE_PASS_MAX);
 		return;
 	}

@@ -87,7 +87,7 @@ static struct read_job *job_new(struct archive *a, struct client *c, const struc
 {
 	struct read_job *j = calloc(1, sizeof *j);
 	if (j == NULL) {
-		reply_err(c, rq, "INTERNAL", "out of memory");
+		reply_oom(c, rq);
 		return NULL;
 	}
 	j->a = a;
@@ -102,10 +102,16 @@ static struct read_job *job_new(struct archive *a, struct client *c, const struc
 	return j;
 }
 
+/* INTERNAL: the job's reads could not be made. */
+static void refuse_unread(struct read_job *j, struct client *c)
+{
+	reply_err(c, &j->rq, ERR_INTERNAL, "the store could not be read");
+}
+
 static void job_submit(struct read_job *j, struct client *c)
 {
 	if (store_reader_submit(j->a->rd, &j->rd) != STORE_OK) {
-		reply_err(c, &j->rq, "INTERNAL", "the store could not be read");
+		refuse_unread(j, c);
 		job_free(j);
 		return;
 	}
@@ -118,7 +124,7 @@ static bool reply_store_err(struct read_job *j, struct client *c)
 	if (j->err == 0)
 		return false;
 	journal_log_failure(j->rq.verb, j->err, j->why);
-	reply_err(c, &j->rq, "INTERNAL", "the store could not be read");
+	refuse_unread(j, c);
 	return true;
 }
 
@@ -176,7 +182,7 @@ void archive_ratings(struct archive *a, struct client *c, const struct proto_req
 {
 	const struct game_ops *ops = game_find(rq->argv[0]);
 	if (ops == NULL) {
-		reply_err(c, rq, "UNKNOWN_GAME", "no game called '%.32s'; 'games' lists them",
+		reply_err(c, rq, ERR_UNKNOWN_GAME, "no game called '%.32s'; 'games' lists them",
 		          rq->argv[0]);
 		return;
 	}
@@ -273,7 +279,7 @@ void archive_history(struct archive *a, struct client *c, const struct proto_req
 {
 	const char *name = rq->argc > 0 ? rq->argv[0] : c->logged_in ? c->name : NULL;
 	if (name == NULL) {
-		reply_err(c, rq, "BAD_ARGS", "usage: history <name> (or log in first)");
+		reply_err(c, rq, ERR_BAD_ARGS, "usage: history <name> (or log in first)");
 		return;
 	}
 	struct read_job *j = job_new(a, c, rq, history_work, history_done);
@@ -305,7 +311,7 @@ static void finger_done(struct read_job *j, struct client *c)
 	size_t n = j->ngames;
 	struct client *u = lobby_find_user(j->a->lobby, name);
 	if (acct != 1 && u == NULL && n == 0) {
-		reply_err(c, &j->rq, "NO_SUCH_USER",
+		reply_err(c, &j->rq, ERR_NO_SUCH_USER,
 		          "nobody called %.20s is registered, online or in the records", name);
 		return;
 	}
@@ -356,7 +362,7 @@ static void fetch_work(struct store *db, struct read_job *j)
 static bool fetched(struct read_job *j, struct client *c)
 {
 	if (j->acct == -1) {
-		reply_err(c, &j->rq, "NO_SUCH_GAME", "there is no game %" PRIu64, j->id);
+		reply_no_game(c, &j->rq, j->id);
 		return false;
 	}
 	return !reply_store_err(j, c);
@@ -375,7 +381,7 @@ static void record_done(struct read_job *j, struct client *c)
 		r = record_write(&rec, &text, NULL);
 	record_clear(&rec);
 	if (r < 0) {
-		reply_err(c, &j->rq, "INTERNAL", "the record could not be written: %s",
+		reply_err(c, &j->rq, ERR_INTERNAL, "the record could not be written: %s",
 		          record_strerror(r));
 		return;
 	}
@@ -567,7 +573,7 @@ static void replay_done(struct read_job *j, struct client *c)
 	struct archive *a = j->a;
 	struct replay *rp = calloc(1, sizeof *rp);
 	if (rp == NULL) {
-		reply_err(c, &j->rq, "INTERNAL", "out of memory");
+		reply_oom(c, &j->rq);
 		return;
 	}
 	rp->g = j->g; /* the moves are the replay's now */
@@ -578,7 +584,7 @@ static void replay_done(struct read_job *j, struct client *c)
 		rp->state = calloc(1, rp->ops->state_size);
 	if (rp->state == NULL ||
 	    game_replay_start(&rp->gr, rp->ops, rp->state, &so.params, rp->g.seed) != 0) {
-		reply_err(c, &j->rq, "INTERNAL", "game %" PRId64 " cannot be replayed", rp->g.id);
+		reply_err(c, &j->rq, ERR_INTERNAL, "game %" PRId64 " cannot be replayed", rp->g.id);
 		store_game_clear(&rp->g);
 		free(rp->state);
 		free(rp);
@@ -610,14 +616,14 @@ void archive_replay(struct archive *a, struct client *c, const struct proto_req 
 		unsigned long long v = strtoull(rq->argv[1], &end, 10);
 		if (rq->argv[1][0] < '0' || rq->argv[1][0] > '9' || *end != '\0' ||
 		    v > ARCHIVE_REPLAY_MAX_MS) {
-			reply_err(c, rq, "BAD_ARGS", "delay_ms is a whole number from 0 to %d",
+			reply_err(c, rq, ERR_BAD_ARGS, "delay_ms is a whole number from 0 to %d",
 			          ARCHIVE_REPLAY_MAX_MS);
 			return;
 		}
 		delay = v;
 	}
 	if (a->max_replays > 0 && c->nreplays >= a->max_replays) {
-		reply_err(c, rq, "REPLAY_LIMIT",
+		reply_err(c, rq, ERR_REPLAY_LIMIT,
 		          "%u replays of yours are running, the most one connection may; wait for "
 		          "one to end",
 		          c->nreplays);

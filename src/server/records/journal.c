@@ -215,7 +215,7 @@ int journal_add_account(struct journal *jn, const char *name, const char *hash, 
 /* ---- what the writer reports ------------------------------------------------------------- */
 
 /* One notice to g's players and spectators, ahead of what they have held. */
-static void tell_game(struct journal *jn, uint64_t id, const char *event, const char *code,
+static void tell_game(struct journal *jn, uint64_t id, const char *event, enum err_code code,
                       const char *sentence)
 {
 	struct game *g = session_find(jn->sess, id);
@@ -225,9 +225,10 @@ static void tell_game(struct journal *jn, uint64_t id, const char *event, const 
 	cJSON_AddStringToObject(j, "type", "info");
 	cJSON_AddStringToObject(j, "event", event);
 	cJSON_AddNumberToObject(j, "game", (double)id);
-	cJSON_AddStringToObject(j, "code", code);
+	cJSON_AddStringToObject(j, "code", err_name(code));
 	cJSON_AddStringToObject(j, "message", sentence);
-	watch_notify(g, j, xasprintf("info %s: game %" PRIu64 ": %s", code, id, sentence));
+	watch_notify(g, j,
+	             xasprintf("info %s: game %" PRIu64 ": %s", err_name(code), id, sentence));
 }
 
 static bool told(const struct journal *jn, uint64_t id)
@@ -270,7 +271,7 @@ static void batch_failing(struct journal *jn, const struct store_batch *b)
 			jn->cap_told = cap;
 		}
 		jn->told[jn->ntold++] = id;
-		tell_game(jn, id, "store_failing", "STORE_FAILING", sentence ? sentence : "");
+		tell_game(jn, id, "store_failing", ERR_STORE_FAILING, sentence ? sentence : "");
 	}
 	free(sentence);
 }
@@ -281,7 +282,7 @@ static void failure_over(struct journal *jn)
 	log_error("storage: works again after %" PRIu64 " failed tr%s", jn->fail_batches,
 	          jn->fail_batches == 1 ? "y" : "ies");
 	for (size_t i = 0; i < jn->ntold; i++)
-		tell_game(jn, jn->told[i], "store_ok", "STORE_OK",
+		tell_game(jn, jn->told[i], "store_ok", ERR_STORE_OK,
 		          "the server stores this game again; what waited follows");
 	for (struct game *g = jn->sess->games; g != NULL; g = g->next)
 		session_pause(g, false);

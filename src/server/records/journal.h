@@ -1,4 +1,18 @@
 /*
+ * records/ - games and accounts as stored: the journal, the accounts, the
+ * verbs that read the store. Below cmd/ and cluster/, above play/ (the order
+ * of the folders: DEVELOPERS.md, Layout; tests/layers.py checks it). It calls
+ * the play layer (a login ends in the lobby, recovery restores sessions), the
+ * messages, the connections (a connection's input held while its job is
+ * out), the store and util; cmd/, the cluster and server.c call it. News from
+ * below: the session hooks the journal registers (session_hooks.h: a game's
+ * start, moves, takeback, end), and the store's threads' callbacks (the
+ * writer's batches and syncs, each reader job's done), run on the loop.
+ *   journal.c        every game to the store, the durability barrier, recovery
+ *   accounts.c       register, login, guests' tokens, taking a seat over
+ *   archive.c        ratings, finger, history, record, replay: reads of the store
+ *   stored_record.c  a stored game as a game record (games/record.h)
+ *
  * journal.h - the game journal: the session hooks (hooks.h) that write every
  * game to the store through the journal queue (store_writer.h: one writer
  * thread, group commit), the barrier that holds what a write causes until it

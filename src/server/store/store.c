@@ -20,7 +20,13 @@ _Static_assert(STORE_SEATS == GAME_MAX_PLAYERS, "one store seat per game seat");
 _Static_assert(STORE_MOVE_TEXT == GAME_MOVE_TEXT, "a stored move holds any formatted move");
 _Static_assert(STORE_HASH_MAX == crypto_pwhash_STRBYTES, "hash buffer fits crypto_pwhash_str");
 
-static const struct store_backend *const backends[] = {&store_sqlite, &store_pg};
+/* the back ends this build has (./configure --without-postgresql leaves PostgreSQL out) */
+static const struct store_backend *const backends[] = {
+        &store_sqlite,
+#if HAVE_POSTGRESQL
+        &store_pg,
+#endif
+};
 
 const char *store_strerror(int err)
 {

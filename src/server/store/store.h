@@ -1,4 +1,17 @@
 /*
+ * store/ - storage behind one interface, with threads of its own. Below
+ * net/, above util/ (the order of the folders: DEVELOPERS.md, Layout;
+ * tests/layers.py checks it), though it calls nothing of the server: only
+ * SQLite, libpq and libsodium. The records, the cluster and server.c call
+ * it. News upward: the callbacks its callers hand the writer (on_batch,
+ * on_sync, rate) and each reader job (done), run on the loop thread.
+ *   store.c         the interface: argument checks, the file-moved guard, hashes
+ *   store_rows.c    rows as plain values, shared by the interface and back ends
+ *   store_sqlite.c  the SQLite back end (store_backend.h)
+ *   store_pg.c      the PostgreSQL back end (libpq, on the storage threads)
+ *   store_writer.c  the journal queue and its writer thread (group commit)
+ *   store_reader.c  reader threads for reads off the loop
+ *
  * store.h - the server's storage interface: accounts (Argon2id password
  * hashes), Glicko-2 ratings per game kind, games with their move journal, and
  * the recovery query that brings games in progress back after a crash.

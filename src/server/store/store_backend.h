@@ -106,7 +106,7 @@ struct store_backend {
 
 /* The back ends built in. */
 extern const struct store_backend store_sqlite;
-extern const struct store_backend store_pg; /* store_pg.c: PostgreSQL through libpq */
+extern const struct store_backend store_pg; /* store_pg.c, libpq (HAVE_POSTGRESQL) */
 
 /* Appends a game row to a growing array (*v, *len, *cap); for list queries of back ends. */
 int store_games_push(struct store_game **v, size_t *len, size_t *cap, const struct store_game *g);

@@ -1,4 +1,14 @@
 /*
+ * util/ - leaves every layer of the server uses: the bottom of the order of
+ * the folders (DEVELOPERS.md, Layout; tests/layers.py checks it). They call
+ * nothing of the server and hear nothing from it (no callbacks).
+ *   text.c       checked text, malloc'd printf, the wall clock, the log
+ *   outbuf.c     reference-counted output blocks, shared by every receiver
+ *   json_out.c   cJSON trees as one line, as cJSON prints them, faster
+ *   budget.c     a connection's command budget: a token bucket and strikes
+ *   ratelimit.c  a limiter of failures per key (logins, registrations)
+ *   glicko.c     Glicko-2 rating updates
+ *
  * text.h - text entering the server checked by one function, printf into
  * malloc'd strings, and the server's log. Every layer of src/server uses
  * these; they call nothing of the server.
