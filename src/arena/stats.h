@@ -63,7 +63,8 @@
  *    Debian that this tree uses has a 1-D root finder, and GSL for one
  *    bisection would be a dependency out of all proportion.
  *
- * Pure: no I/O, no globals, no allocation.
+ * Pure: no I/O, no globals, no allocation. Layer: src/arena sits below the
+ * games in libbitarena.a (tests/layers.py) and calls nothing of the tree.
  */
 #ifndef BITARENA_ARENA_STATS_H
 #define BITARENA_ARENA_STATS_H
