@@ -87,14 +87,17 @@ LIBRARIES = [
         "root": "src",
         "ranks": {
             "src": [
-                (("games", "arena"),
-                 "the engines and what drives them; arena/: tournaments (pairing, tie-breaks, "
-                 "TRF), pure like the engines; side by side, neither calls the other"),
+                (("games",), "the engines and what drives them"),
+                (("arena",), "tournaments (pairing, tie-breaks, TRF) and a match's statistics "
+                 "(Elo, LOS, SPRT): pure arithmetic that calls nothing of the tree"),
                 (("core", "proto"),
                  "bitboard geometry, the RNG and the protocol's limits: header-only and pure "
                  "(no objects today); a source file here may call nothing above"),
             ],
             "src/games": [
+                (("book.c", "adjudicate.c"),
+                 "what engine matches add: opening books and adjudication, played through the "
+                 "replayer"),
                 (("games.c", "record.c", "game_replay.c", "search.c"),
                  "what drives any engine through its game_ops: the table and game_find(), the "
                  "record format, the move-list replayer, the generic search"),
@@ -103,6 +106,15 @@ LIBRARIES = [
                 (("game.c",),
                  "what every engine calls (options, the text buffer, scores, generic perft); "
                  "it calls no engine and not the table"),
+            ],
+            "src/arena": [
+                (("dutch.c", "trf.c", "tiebreak.c"),
+                 "the Swiss: the Dutch pairing (over the matching), the TRF-16 writer and the "
+                 "tie-breaks, each reading the state swiss.c derives"),
+                (("swiss.c",), "a Swiss tournament's state: scores, colours, floats, byes"),
+                (("matching.c", "roundrobin.c", "live.c", "arena.c", "stats.c"),
+                 "leaves: the blossom matching, Berger tables and gauntlet, the live arena, "
+                 "error names, a match's statistics"),
             ],
             "src/games/mnk": [
                 (("mnk_ops.c",), "game_ttt and game_mnk: the tables, the entries that join rules "

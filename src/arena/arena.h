@@ -21,9 +21,11 @@
  *   live.c        the lichess-style arena: pairing of free players and the
  *                 2/1/0 scoring with the double-point streak.
  *
- * Layer: in libbitarena.a beside src/games (tests/layers.py ranks them side
- * by side: neither calls the other); it calls only the C library, and no
- * callback reaches it. The server's tournaments (to come) call it from above.
+ * Layer: src/arena sits below the games in libbitarena.a (tests/layers.py,
+ * which also ranks this folder's files: dutch.c, trf.c, tiebreak.c > swiss.c >
+ * the leaves); it calls only the C library, and no callback reaches it. The
+ * server's tournaments (to come) call it from above. stats.h, a match's
+ * statistics, shares the folder and calls none of these files.
  *
  * Rules of the house for this folder (as for src/games): no I/O, no globals,
  * nothing that changes behind the caller's back. Plain structs go in, plain
