@@ -207,6 +207,51 @@ struct arena_trf_info {
 int arena_trf_write(const struct arena_swiss *t, const struct arena_trf_info *info, char *buf,
 		    size_t cap);
 
+#define ARENA_TRF_NAME 34 /* bytes of a name read from a TRF: columns 15-47 and a NUL */
+
+/* Where arena_trf_read() puts a TRF-16 file: the caller's storage (sized by
+ * the caps), then what the file says. */
+struct arena_trf_doc {
+	struct arena_player *players; /* cap_players of them */
+	struct arena_game *games;     /* cap_players * cap_rounds: player i's
+	                                 rounds from games + i * cap_rounds */
+	char (*names)[ARENA_TRF_NAME]; /* cap_players, or NULL (names not kept) */
+	int cap_players, cap_rounds;
+
+	int n;            /* players: pairing numbers 1..n, each once */
+	int rounds;       /* round columns in the file */
+	int played;       /* rounds with a pairing in them (a game, a forfeit or
+	                     the PAB); a last column without one holds the
+	                     announced byes and absences of the round to pair */
+	int planned;      /* XXR: the rounds planned, 0 when the file has none */
+	char first_color; /* 'w' or 'b': XXC white1 / black1, or inferred from
+	                     the first round with colours (C.04.3 E.5); 0 when
+	                     nothing tells */
+};
+
+/* Reads a TRF-16 file (text, len bytes; lines end in LF, CR LF or CR) into
+ * doc: one player per 001 line in pairing-number order (name, rating, games;
+ * the points and rank columns are not read), XXR and XXC. A round entry the
+ * line does not have reads as {-1, 0, 'Z'} (colour 0: "no entry"); an entry
+ * without opponent and with a forfeit code reads as an absence ('-' -> 'Z')
+ * or a full-point bye ('+' -> 'F'). Every player is left active.
+ * Returns 0, ARENA_EINVAL (a malformed line, a pairing number missing or
+ * twice, an opponent out of range, an unknown code), ARENA_ENOSPACE (more
+ * players or rounds than the caps), ARENA_ERANGE (past ARENA_SWISS_MAX or
+ * ARENA_MAX_ROUNDS). Does not check the rounds against each other:
+ * arena_trf_round() does (arena_swiss_check). Never allocates. */
+int arena_trf_read(const char *text, size_t len, struct arena_trf_doc *doc);
+
+/* The tournament as it stood before round `round` (0-based, 0 ..
+ * doc->played), to pair that round again or for the first time: t->played
+ * = round, t->rounds = doc->planned, t->first_color = doc->first_color (or
+ * 'w'), default points. A player is active when his entry of that round is
+ * a pairing (a game, forfeited or not, or the PAB), or, in the round to pair
+ * (round == doc->played), when the file announces no bye or absence for
+ * him. Writes players[].active (the doc changes). Returns 0 or what
+ * arena_swiss_check() finds (ARENA_EINVAL, ARENA_ERANGE). */
+int arena_trf_round(struct arena_trf_doc *doc, int round, struct arena_swiss *t);
+
 /* ---- tie-breaks (tiebreak.c) --------------------------------------------- */
 
 enum arena_tiebreak {

@@ -1,12 +1,19 @@
 /*
- * check_arena_swiss.c - the Swiss side of src/arena: the Dutch pairing on
- * fixed cases whose pairings the rules determine (each checked with an
- * independent FIDE-endorsed pairing engine, bbpPairings 5.0.1, on the same
- * TRF: facts, not code), the TRF-16 writer on a hand-checked file, the
- * tie-breaks on hand-computed tables, and the live arena's scoring and
- * pairing.
+ * check_arena_swiss.c - the Swiss side of src/arena, against published
+ * facts:
+ *  - the Dutch pairing: fixed cases (each paired the same by bbpPairings
+ *    5.0.1, the FIDE-endorsed engine, on the same TRF), whole random
+ *    tournaments held to the absolute criteria, and every round of the
+ *    TRF files of tests/unit/trf paired again as bbpPairings paired it
+ *    (test_dutch_fixtures says where they come from and the wider figures);
+ *  - TRF-16: the writer on a hand-checked file, the reader on what the
+ *    writer and other programs write, and on malformed files;
+ *  - the tie-breaks: hand-computed tables, and the worked examples of the
+ *    FIDE rules for unplayed games (the virtual opponent);
+ *  - the live arena's scoring (lichess' published example) and pairing.
  */
 #include <check.h>
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -355,6 +362,128 @@ START_TEST(test_dutch_properties)
 END_TEST
 
 /*
+ * Pairings of bbpPairings 5.0.1 (github.com/BieremaBoyzProgramming/
+ * bbpPairings, the FIDE-endorsed Dutch engine, the last version on the
+ * 2017 rules this library follows) as published facts: tests/unit/trf holds
+ * TRF-16 files whose every round is a pairing that program made or
+ * confirmed, and each round is paired again here from the state before it:
+ *  - rtg*.trf: tournaments of its random tournament generator (its own
+ *    pairings, with its forfeits, half-point byes and retirements), line
+ *    ends made LF and the XXR line of the rounds it was told added;
+ *  - arena-*.trf: tournaments of bench/arena_bench --trf (this library's
+ *    pairings, with late entries, requested byes and withdrawals) in which
+ *    bbpPairings' checker (-c) found no round to differ; the -stop files end
+ *    with a round that neither program can pair (bbpPairings -p: "no valid
+ *    pairing exists"), and so must this one refuse it.
+ * The wider comparison these come from (docs/arena.md, "How the pairing is
+ * checked"): 2000 random tournaments of bench/arena_bench --compare, 5 to
+ * 64 players, 3 to 12 rounds, every round paired by both from the same
+ * state: 12,??? of 12,??? rounds identical; and 952 tournaments of
+ * bbpPairings' generator, 5 to 80 players, 3 to 12 rounds, paired again by
+ * bench/arena_bench --check: 7,037 of 7,037 rounds identical.
+ */
+#define TRF_FILES 16
+#define TRF_ROUNDS 148
+
+static const char *trf_dir(void)
+{
+	static char dir[4096];
+	const char *src = getenv("BITARENA_SRCDIR");
+	snprintf(dir, sizeof dir, "%s/tests/unit/trf", src ? src : "..");
+	return dir;
+}
+
+static int cmp_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The pairs of round rd as the file has them, white first, the PAB as
+ * {p, -1}; sorted. */
+static int file_round(const struct arena_trf_doc *doc, int rd, struct arena_pair *q)
+{
+	int k = 0;
+	for (int p = 0; p < doc->n; p++) {
+		const struct arena_game *g = &doc->players[p].games[rd];
+		if (g->opp < 0 && g->result == 'U')
+			q[k++] = (struct arena_pair){p, -1};
+		else if (g->opp >= 0 && g->color == 'w')
+			q[k++] = (struct arena_pair){p, g->opp};
+	}
+	return k;
+}
+
+static int cmp_pair(const void *a, const void *b)
+{
+	const struct arena_pair *x = a, *y = b;
+	return x->white != y->white ? x->white - y->white : x->black - y->black;
+}
+
+START_TEST(test_dutch_fixtures)
+{
+	DIR *dir = opendir(trf_dir());
+	ck_assert_msg(dir != NULL, "%s: missing", trf_dir());
+	char *names[64];
+	int nf = 0;
+	struct dirent *e;
+	while ((e = readdir(dir)) != NULL) {
+		size_t len = strlen(e->d_name);
+		if (len > 4 && strcmp(e->d_name + len - 4, ".trf") == 0) {
+			ck_assert_int_lt(nf, 64);
+			names[nf++] = strdup(e->d_name);
+		}
+	}
+	closedir(dir);
+	qsort(names, (size_t)nf, sizeof names[0], cmp_name);
+	ck_assert_int_eq(nf, TRF_FILES);
+
+	enum { CAPP = 128, CAPR = 16 };
+	static struct arena_player players[CAPP];
+	static struct arena_game games[CAPP * CAPR];
+	struct arena_pair ours[CAPP / 2 + 1], theirs[CAPP / 2 + 1];
+	int rounds = 0, stops = 0;
+	for (int f = 0; f < nf; f++) {
+		char path[4400];
+		snprintf(path, sizeof path, "%s/%s", trf_dir(), names[f]);
+		FILE *fp = fopen(path, "rb");
+		ck_assert_msg(fp != NULL, "%s", path);
+		static char text[1 << 17];
+		size_t len = fread(text, 1, sizeof text, fp);
+		fclose(fp);
+		ck_assert_int_lt(len, sizeof text);
+		struct arena_trf_doc doc = {players, games, NULL, CAPP, CAPR, 0, 0, 0, 0, 0};
+		ck_assert_msg(arena_trf_read(text, len, &doc) == 0, "%s", names[f]);
+		ck_assert_msg(doc.planned > 0 && doc.first_color, "%s", names[f]);
+		for (int rd = 0; rd < doc.played; rd++) {
+			struct arena_swiss t;
+			ck_assert_int_eq(arena_trf_round(&doc, rd, &t), 0);
+			int k = arena_dutch_pair(&t, ours, CAPP / 2 + 1);
+			int kf = file_round(&doc, rd, theirs);
+			ck_assert_int_ge(k, 0);
+			qsort(ours, (size_t)k, sizeof ours[0], cmp_pair);
+			qsort(theirs, (size_t)kf, sizeof theirs[0], cmp_pair);
+			char got[1024], want[1024];
+			format_pairs(ours, k, got, sizeof got);
+			format_pairs(theirs, kf, want, sizeof want);
+			ck_assert_msg(strcmp(got, want) == 0, "%s round %d\n got %s\nwant %s",
+				      names[f], rd + 1, got, want);
+			rounds++;
+		}
+		if (strstr(names[f], "-stop")) {
+			struct arena_swiss t;
+			ck_assert_int_eq(arena_trf_round(&doc, doc.played, &t), 0);
+			int k = arena_dutch_pair(&t, ours, CAPP / 2 + 1);
+			ck_assert_int_eq(k, ARENA_ENOPAIRING);
+			stops++;
+		}
+		free(names[f]);
+	}
+	ck_assert_int_eq(rounds, TRF_ROUNDS);
+	ck_assert_int_eq(stops, 3);
+}
+END_TEST
+
+/*
  * The hand-computed example for the TRF and the tie-breaks: five players,
  * three rounds, win 1, draw 1/2.
  *   R1: A-B 1-0, C-D 1/2, E PAB
@@ -402,7 +531,8 @@ START_TEST(test_trf)
 		"001    3      Charlie                           1998                             2.0    3     4 w =     1 b =  0000 - U\n"
 		"001    4      Delta                             1997                             2.5    2     3 b =  0000 - U     2 b 1\n"
 		"001    5      Echo                              1996                             2.0    4  0000 - U     2 w 1     1 b -\n"
-		"XXR 5\n";
+		"XXR 5\n"
+		"XXC white1\n";
 	ck_assert_str_eq(buf, want);
 	ck_assert_int_eq(len, (int)strlen(want));
 	/* Column positions, counted from the text (1-based). */
@@ -414,6 +544,172 @@ START_TEST(test_trf)
 	ck_assert(strncmp(a + 101, "   3 w =", 8) == 0);
 	ck_assert_int_eq(arena_trf_write(&T.t, &info, buf, 100), ARENA_ENOSPACE);
 	ck_assert_str_eq(buf, "");
+}
+END_TEST
+
+/* The reader takes back what the writer wrote: names, ratings, every
+ * round, XXR and XXC; and the state before each round is the one written. */
+START_TEST(test_trf_read)
+{
+	struct tourney T;
+	parse(&T, example, 3, 5);
+	static const char *names[] = {"Alpha", "Bravo", "Charlie", "Delta", "Echo"};
+	for (int p = 0; p < 5; p++)
+		T.players[p].name = names[p];
+	T.t.first_color = 'b';
+	char buf[4096];
+	int len = arena_trf_write(&T.t, NULL, buf, sizeof buf);
+	ck_assert_int_gt(len, 0);
+
+	struct arena_player players[8];
+	struct arena_game games[8 * 6];
+	char nm[8][ARENA_TRF_NAME];
+	struct arena_trf_doc doc = {players, games, nm, 8, 6, 0, 0, 0, 0, 0};
+	ck_assert_int_eq(arena_trf_read(buf, (size_t)len, &doc), 0);
+	ck_assert_int_eq(doc.n, 5);
+	ck_assert_int_eq(doc.rounds, 3);
+	ck_assert_int_eq(doc.played, 3);
+	ck_assert_int_eq(doc.planned, 5);
+	ck_assert_int_eq(doc.first_color, 'b');
+	for (int p = 0; p < 5; p++) {
+		ck_assert_str_eq(players[p].name, names[p]);
+		ck_assert_int_eq(players[p].rating, T.players[p].rating);
+		for (int r = 0; r < 3; r++) {
+			const struct arena_game *a = &players[p].games[r], *b = &T.games[p][r];
+			ck_assert_int_eq(a->opp, b->opp);
+			ck_assert_int_eq(a->result, b->result);
+			if (b->opp >= 0)
+				ck_assert_int_eq(a->color, b->color);
+		}
+	}
+	/* The state before round 2: everyone was paired in it (C had a game,
+	 * D the PAB). */
+	struct arena_swiss t;
+	ck_assert_int_eq(arena_trf_round(&doc, 1, &t), 0);
+	ck_assert_int_eq(t.played, 1);
+	ck_assert_int_eq(t.rounds, 5);
+	ck_assert_int_eq(t.first_color, 'b');
+	for (int p = 0; p < 5; p++)
+		ck_assert_int_eq(players[p].active, 1);
+	ck_assert_int_eq(arena_score(&t, 0, 1), 10);
+	ck_assert_int_eq(arena_trf_round(&doc, 4, &t), ARENA_EINVAL);
+	/* Too little room. */
+	doc.cap_players = 4;
+	ck_assert_int_eq(arena_trf_read(buf, (size_t)len, &doc), ARENA_ENOSPACE);
+	doc.cap_players = 8, doc.cap_rounds = 2;
+	ck_assert_int_eq(arena_trf_read(buf, (size_t)len, &doc), ARENA_ENOSPACE);
+}
+END_TEST
+
+/* What other programs write: CR line ends (bbpPairings' generator), no XXR,
+ * no XXC (the initial colour inferred), an announced absence and a
+ * half-point bye in the round to pair, forfeits without an opponent, a line
+ * that stops before its last rounds. */
+START_TEST(test_trf_read_foreign)
+{
+	/* 5 players, round 1: 3-1 (3 white, so the first colour is black: 1 is
+	 * the first player paired, and was black), 2-4, 5 the PAB; round 2:
+	 * 1 and 5 are announced (H and Z), the rest to be paired. */
+	static const char text[] =
+		"012 Foreign\r"
+		"001    1      One                               2100                             0.5    3     3 b =  0000 - H\r"
+		"001    2      Two                               2000                             1.0    1     4 w 1\r"
+		"001    3      Three                             1900                             0.5    4     1 w =\r"
+		"001    4      Four                              1800                             0.0    5     2 b 0\r"
+		"001    5      Five                              1700                             1.0    2  0000 - U  0000 - -\r";
+	struct arena_player players[5];
+	struct arena_game games[5 * 3];
+	struct arena_trf_doc doc = {players, games, NULL, 5, 3, 0, 0, 0, 0, 0};
+	ck_assert_int_eq(arena_trf_read(text, sizeof text - 1, &doc), 0);
+	ck_assert_int_eq(doc.n, 5);
+	ck_assert_int_eq(doc.rounds, 2);
+	ck_assert_int_eq(doc.played, 1);
+	ck_assert_int_eq(doc.planned, 0);
+	ck_assert_int_eq(doc.first_color, 'b');
+	ck_assert_ptr_null(players[0].name);
+	ck_assert_int_eq(players[4].games[1].result, 'Z'); /* "0000 - -" */
+	ck_assert_int_eq(players[1].games[1].color, 0);   /* no entry */
+	struct arena_swiss t;
+	ck_assert_int_eq(arena_trf_round(&doc, 1, &t), 0);
+	int active[5] = {0, 1, 1, 1, 0};
+	for (int p = 0; p < 5; p++)
+		ck_assert_int_eq(players[p].active, active[p]);
+	/* Round 1 again: all paired, 5 by the PAB. */
+	ck_assert_int_eq(arena_trf_round(&doc, 0, &t), 0);
+	for (int p = 0; p < 5; p++)
+		ck_assert_int_eq(players[p].active, 1);
+	struct arena_pair out[3];
+	char got[64];
+	int k = arena_dutch_pair(&t, out, 3);
+	format_pairs(out, k, got, sizeof got);
+	ck_assert_str_eq(got, "3-1 2-4 5-0"); /* the file's round 1 */
+	/* LF and CR LF read the same. */
+	char lf[sizeof text], crlf[2 * sizeof text];
+	size_t n = 0;
+	for (size_t i = 0; i + 1 < sizeof text; i++) {
+		lf[i] = text[i] == '\r' ? '\n' : text[i];
+		crlf[n++] = text[i];
+		if (text[i] == '\r')
+			crlf[n++] = '\n';
+	}
+	ck_assert_int_eq(arena_trf_read(lf, sizeof text - 1, &doc), 0);
+	ck_assert_int_eq(doc.n * 10 + doc.played, 51);
+	ck_assert_int_eq(arena_trf_read(crlf, n, &doc), 0);
+	ck_assert_int_eq(doc.n * 10 + doc.rounds, 52);
+}
+END_TEST
+
+/* Malformed files are refused, whatever the bytes. */
+START_TEST(test_trf_read_errors)
+{
+	static const char *const bad[] = {
+		/* pairing number twice */
+		"001    1      A\n001    1      B\n",
+		/* pairing number past the players */
+		"001    1      A\n001    3      B\n",
+		/* an opponent out of range */
+		"001    1      A                                                                  0.0    1     7 w 1\n",
+		/* oneself as opponent */
+		"001    1      A                                                                  0.0    1     1 w 1\n",
+		/* an unknown result code */
+		"001    1      A                                                                  1.0    1     2 w X\n"
+		"001    2      B                                                                  0.0    2     1 b 0\n",
+		/* a colour that is none */
+		"001    1      A                                                                  1.0    1     2 q 1\n"
+		"001    2      B                                                                  0.0    2     1 b 0\n",
+		/* letters in a number */
+		"001   1a      A\n",
+		"001    1      A                                 2x00\n",
+		/* XXR without a number */
+		"001    1      A\nXXR\n",
+	};
+	struct arena_player players[4];
+	struct arena_game games[4 * 4];
+	struct arena_trf_doc doc = {players, games, NULL, 4, 4, 0, 0, 0, 0, 0};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+		ck_assert_msg(arena_trf_read(bad[i], strlen(bad[i]), &doc) == ARENA_EINVAL,
+			      "case %zu", i);
+	/* Results that do not mirror each other read, and the round refuses them. */
+	static const char asym[] =
+		"001    1      A                                                                  1.0    1     2 w 1\n"
+		"001    2      B                                                                  1.0    2     1 b 1\n";
+	ck_assert_int_eq(arena_trf_read(asym, sizeof asym - 1, &doc), 0);
+	struct arena_swiss t;
+	ck_assert_int_eq(arena_trf_round(&doc, 1, &t), ARENA_EINVAL);
+	/* Every prefix of a good file reads or is refused, never more. */
+	static const char good[] =
+		"012 x\n"
+		"001    1      A                                 2000                             1.0    1     2 w 1\n"
+		"001    2      B                                 1900                             0.0    2     1 b 0\n"
+		"XXR 3\nXXC black1\n";
+	for (size_t len = 0; len <= sizeof good - 1; len++) {
+		int r = arena_trf_read(good, len, &doc);
+		ck_assert(r == 0 || r == ARENA_EINVAL);
+		ck_assert_int_le(doc.n, 2);
+	}
+	ck_assert_int_eq(arena_trf_read(NULL, 1, &doc), ARENA_EINVAL);
+	ck_assert_int_eq(arena_trf_read("", 0, &doc), 0);
+	ck_assert_int_eq(doc.n, 0);
 }
 END_TEST
 
@@ -480,6 +776,126 @@ START_TEST(test_tiebreaks_rr)
 }
 END_TEST
 
+/*
+ * The worked examples of the FIDE tie-break rules for unplayed games (the
+ * virtual opponent, tiebreak.c), each in a 10-player round-robin of 9
+ * rounds (Berger table, so player 1 meets 10, 2, 3, ..., 9 in rounds 1..9)
+ * where every game without player 1 is drawn and player 1's own results are
+ * the example's. Then an opponent Q of player 1 who played every round has,
+ * after n rounds, 0.5 for each other game plus what he scored against
+ * player 1; and the unplayed game of player 1's forfeit opponent counts as a
+ * draw. The published figure is one term of each expected sum.
+ *
+ * Published examples (FIDE Handbook C.02 13.15.2, the rule in force until
+ * 2023, and the minutes of the Swiss Pairings Programs Committee, 80th FIDE
+ * Congress, Kallithea 2009, item 7):
+ *   (a) "in Round 3 of a nine-round tournament Player P did not show up;
+ *       P's score after 2 rounds is 1.5": Svon = 2.5 after round 3, 5.5 at
+ *       the end;
+ *   (b) "in Round 6 ... P's opponent does not show up; P's score after 5
+ *       rounds is 3.5": Svon = 3.5 after round 6, 5.0 at the end;
+ *   (c) "A achieves 6 points including a default win in round 3; after
+ *       round 2 A had 2 points": round 3 contributes 5 to A's Buchholz, and
+ *       A contributes 5.5 to his opponents';
+ *   (d) "B was absent in round 7 and scored 6 points; after round 6 B had 4
+ *       points": round 7 contributes 6 to B's Buchholz, B contributes 6.5 to
+ *       his opponents'.
+ */
+static void rr10(struct tourney *T, const char *p1, int played)
+{
+	memset(T, 0, sizeof *T);
+	T->n = 10;
+	for (int p = 0; p < 10; p++) {
+		T->players[p].games = T->games[p];
+		T->players[p].rating = 2000 - p;
+		T->players[p].active = 1;
+	}
+	for (int r = 0; r < 9; r++) {
+		struct arena_pair pr[5];
+		ck_assert_int_eq(arena_rr_round(10, 1, r, 0, pr, 5), 5);
+		for (int i = 0; i < 5; i++) {
+			int w = pr[i].white, b = pr[i].black;
+			char rw = '=', rb = '=';
+			if (w == 0 || b == 0) {
+				char mine = p1[r];
+				char theirs = mine == '1'   ? '0'
+					      : mine == '0' ? '1'
+					      : mine == '+' ? '-'
+					      : mine == '-' ? '+'
+							    : '=';
+				rw = w == 0 ? mine : theirs;
+				rb = w == 0 ? theirs : mine;
+			}
+			T->games[w][r] = (struct arena_game){b, 'w', rw};
+			T->games[b][r] = (struct arena_game){w, 'b', rb};
+		}
+	}
+	T->t.n = 10;
+	T->t.players = T->players;
+	T->t.played = played;
+	T->t.rounds = 9;
+	T->t.first_color = 'w';
+	T->t.points = arena_points_default();
+}
+
+static int64_t tb(const struct tourney *T, enum arena_tiebreak kind, int p)
+{
+	int64_t v[10];
+	ck_assert_int_eq(arena_tiebreak(&T->t, kind, v), 0);
+	return v[p];
+}
+
+START_TEST(test_tiebreak_fide_examples)
+{
+	struct tourney T;
+	/* (a) Player 1: win, draw, absent in round 3 (forfeit loss), draws. */
+	rr10(&T, "1=-======", 3);
+	ck_assert_int_eq(arena_score(&T.t, 0, 2), 15);
+	/* After round 3: opponents of rounds 1 and 2 (1.0 and 1.5) + Svon 2.5. */
+	ck_assert_int_eq(tb(&T, ARENA_TB_BUCHHOLZ, 0), 10 + 15 + 25);
+	T.t.played = 9;
+	/* At the end: 4.0 + 4.5 + Svon 5.5 + six draws' opponents at 4.5. */
+	ck_assert_int_eq(tb(&T, ARENA_TB_BUCHHOLZ, 0), 40 + 45 + 55 + 6 * 45);
+	/* Sonneborn-Berger: the forfeit loss scores 0 x Svon; in hundredths. */
+	ck_assert_int_eq(tb(&T, ARENA_TB_SONNEBORN, 0), 400 + 225 + 0 + 6 * 225);
+	/* Cut-1 drops the lowest contribution, the round-1 opponent's 4.0. */
+	ck_assert_int_eq(tb(&T, ARENA_TB_BUCHHOLZ_CUT1, 0), 45 + 55 + 6 * 45);
+
+	/* (b) Player 1: 1 1 1 = 0 (3.5 after 5), round 6 won by forfeit, draws. */
+	rr10(&T, "111=0+===", 6);
+	ck_assert_int_eq(arena_score(&T.t, 0, 5), 35);
+	/* After round 6: three losers at 2.5, the drawer 3.0, the winner 3.5,
+	 * and Svon 3.5. */
+	ck_assert_int_eq(tb(&T, ARENA_TB_BUCHHOLZ, 0), 3 * 25 + 30 + 35 + 35);
+	T.t.played = 9;
+	/* At the end: 3 x 4.0, 4.5, 5.0, Svon 5.0, three drawers at 4.5. */
+	ck_assert_int_eq(tb(&T, ARENA_TB_BUCHHOLZ, 0), 3 * 40 + 45 + 50 + 50 + 3 * 45);
+	/* The forfeit win scores 1 x Svon in Sonneborn-Berger. */
+	ck_assert_int_eq(tb(&T, ARENA_TB_SONNEBORN, 0), 3 * 400 + 225 + 0 + 500 + 3 * 225);
+
+	/* (c) A = player 1: 1 1, a default win in round 3, six draws: 6 points. */
+	rr10(&T, "11+======", 9);
+	ck_assert_int_eq(arena_score(&T.t, 0, 2), 20);
+	ck_assert_int_eq(arena_score(&T.t, 0, 9), 60);
+	/* Round 3 contributes 5: 4.0 + 4.0 + 5 + 6 x 4.5. */
+	ck_assert_int_eq(tb(&T, ARENA_TB_BUCHHOLZ, 0), 40 + 40 + 50 + 6 * 45);
+	/* A contributes 5.5 to player 10 (his round-1 opponent), beside player
+	 * 2 (lost to A: 4.0), player 3 (A's forfeit opponent: 4.0 + the
+	 * unplayed game as a draw = 4.5) and players 4..9 (drew A: 4.5). */
+	ck_assert_int_eq(tb(&T, ARENA_TB_BUCHHOLZ, 9), 55 + 40 + 45 + 6 * 45);
+
+	/* (d) B = player 1: 1 1 1 1 0 0 (4 after 6), absent in round 7, 1 1. */
+	rr10(&T, "111100-11", 9);
+	ck_assert_int_eq(arena_score(&T.t, 0, 6), 40);
+	ck_assert_int_eq(arena_score(&T.t, 0, 9), 60);
+	/* Round 7 contributes 6: 4 x 4.0 + 2 x 5.0 + 6 + 2 x 4.0. */
+	ck_assert_int_eq(tb(&T, ARENA_TB_BUCHHOLZ, 0), 4 * 40 + 2 * 50 + 60 + 2 * 40);
+	/* B contributes 6.5 to player 10, beside players 2..4 and 8, 9 (lost to
+	 * B: 4.0), 5 and 6 (beat B: 5.0), 7 (won by forfeit: 4.0 + 0.5). */
+	ck_assert_int_eq(tb(&T, ARENA_TB_BUCHHOLZ, 9), 65 + 5 * 40 + 2 * 50 + 45);
+}
+END_TEST
+
 /* lichess: 2/1/0, after two wins in a row every game counts double until a
  * game that is not a win. Their example: win, win, draw = 2 + 2 + 2 = 6. */
 START_TEST(test_live_score)
@@ -537,9 +953,14 @@ int main(void)
 	tcase_add_test(tc, test_dutch_round_one);
 	tcase_add_test(tc, test_dutch_absolute);
 	tcase_add_loop_test(tc, test_dutch_properties, 0, 4);
+	tcase_add_test(tc, test_dutch_fixtures);
 	tcase_add_test(tc, test_trf);
+	tcase_add_test(tc, test_trf_read);
+	tcase_add_test(tc, test_trf_read_foreign);
+	tcase_add_test(tc, test_trf_read_errors);
 	tcase_add_test(tc, test_tiebreaks);
 	tcase_add_test(tc, test_tiebreaks_rr);
+	tcase_add_test(tc, test_tiebreak_fide_examples);
 	tcase_add_test(tc, test_live_score);
 	tcase_add_test(tc, test_live_pair);
 	suite_add_tcase(s, tc);
