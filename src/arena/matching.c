@@ -15,6 +15,13 @@
  * Numbers are fixed-width multi-limb integers (matching.h says why); the
  * helpers w_* below work on `words` limbs, two's complement.
  *
+ * Speed: the inner loop scans the edges of a vertex just labelled S and
+ * computes their slacks; the adjacency lists carry the remote vertex and
+ * the doubled weight beside each edge so that this loop reads in sequence
+ * (on a complete graph the random reads of endpoint[] and w2[] were most of
+ * the time), and a slack of several limbs is one pass with the carry in a
+ * 128-bit accumulator.
+ *
  * Memory: every array lives in the caller's work area. Per blossom the child
  * and endpoint lists have room for n entries (a blossom has at most n
  * children), and so does its list of best edges.
@@ -25,6 +32,8 @@
 #include "arena/matching.h"
 
 /* ---- multi-limb integers --------------------------------------------------- */
+
+__extension__ typedef __int128 wide; /* a limb and its carry */
 
 static inline void w_add(uint64_t *d, const uint64_t *a, const uint64_t *b, int W)
 {
@@ -95,6 +104,8 @@ struct mstate {
 	uint64_t *w2;        /* m * W: twice each weight */
 	int *endpoint;       /* 2m: endpoint[2k] = eu[k], endpoint[2k+1] = ev[k] */
 	int *nbstart, *nb;   /* CSR: the remote endpoints p of edges at v */
+	int *nbv;            /* 2m: the vertex at nb[q] (endpoint[nb[q]]) */
+	uint64_t *nbw;       /* 2m * W: twice the weight of edge nb[q] / 2 */
 	int *mate;           /* n: remote endpoint of v's matched edge, or -1 */
 	int *label;          /* 2n: 0 free, 1 S, 2 T (5: breadcrumb in scan) */
 	int *labelend;       /* 2n */
@@ -125,27 +136,32 @@ struct mstate {
 #define ENDP(s, b, i) ((s)->bendps[(size_t)((b) - (s)->n) * (size_t)(s)->n + (size_t)(i)])
 #define BEST(s, b, i) ((s)->bbest[(size_t)(b) * (size_t)(s)->n + (size_t)(i)])
 
-static inline void slack(struct mstate *s, int k, uint64_t *out)
+/* u(a) + u(b) - w2, the slack of an edge between vertices a and b of
+ * doubled weight w. */
+static inline void slack_of(struct mstate *s, int va, int vb, const uint64_t *w, uint64_t *out)
 {
 	const int W = s->W;
-	const uint64_t *a = DUAL(s, s->endpoint[2 * k]), *b = DUAL(s, s->endpoint[2 * k + 1]);
-	const uint64_t *w = s->w2 + (size_t)k * (size_t)W;
+	const uint64_t *a = DUAL(s, va), *b = DUAL(s, vb);
 	if (W == 1) {
 		out[0] = a[0] + b[0] - w[0];
 		return;
 	}
-	unsigned carry = 0, borrow = 0;
+	/* One pass, the carry (-1, 0 or 1) in the high half of a 128-bit
+	 * accumulator: the hottest loop of the algorithm. (>> on a negative
+	 * __int128 is an arithmetic shift in GCC and Clang, the compilers of
+	 * this tree.) */
+	wide acc = 0;
 	for (int i = 0; i < W; i++) {
-		uint64_t x = a[i] + b[i];
-		unsigned c1 = x < a[i];
-		uint64_t y = x + carry;
-		carry = c1 | (y < x);
-		uint64_t z = y - w[i];
-		unsigned b1 = y < w[i];
-		uint64_t r = z - borrow;
-		borrow = b1 | (z < (uint64_t)borrow);
-		out[i] = r;
+		acc += (wide)a[i] + (wide)b[i] - (wide)w[i];
+		out[i] = (uint64_t)acc;
+		acc >>= 64;
 	}
+}
+
+static inline void slack(struct mstate *s, int k, uint64_t *out)
+{
+	slack_of(s, s->endpoint[2 * k], s->endpoint[2 * k + 1], s->w2 + (size_t)k * (size_t)s->W,
+		 out);
 }
 
 /* Is the slack value d (not in t2) < slack(j)? */
@@ -499,7 +515,7 @@ static void augment_matching(struct mstate *s, int k)
 /* ---- layout ----------------------------------------------------------------- */
 
 struct layout {
-	size_t w2, endpoint, nbstart, nb, mate, label, labelend, inblossom, bparent, bchilds,
+	size_t w2, endpoint, nbstart, nb, nbv, nbw, mate, label, labelend, inblossom, bparent, bchilds,
 		bnchild, bendps, bbase, bestedge, bbest, bnbest, unused, dual, allow, queue, stack,
 		leaves, path, bestto, tmp, total;
 };
@@ -518,6 +534,8 @@ static void plan(struct layout *L, int n, int m, int W)
 	L->endpoint = put(&o, 2 * M * I);
 	L->nbstart = put(&o, (N + 1) * I);
 	L->nb = put(&o, 2 * M * I);
+	L->nbv = put(&o, 2 * M * I);
+	L->nbw = put(&o, 2 * M * U);
 	L->mate = put(&o, N * I);
 	L->label = put(&o, 2 * N * I);
 	L->labelend = put(&o, 2 * N * I);
@@ -572,6 +590,8 @@ int arena_match(const struct arena_graph *g, int maxcard, int *mate, void *work,
 	s->endpoint = (int *)(base + L.endpoint);
 	s->nbstart = (int *)(base + L.nbstart);
 	s->nb = (int *)(base + L.nb);
+	s->nbv = (int *)(base + L.nbv);
+	s->nbw = (uint64_t *)(base + L.nbw);
 	s->mate = (int *)(base + L.mate);
 	s->label = (int *)(base + L.label);
 	s->labelend = (int *)(base + L.labelend);
@@ -620,8 +640,14 @@ int arena_match(const struct arena_graph *g, int maxcard, int *mate, void *work,
 		for (int v = 0; v < n; v++)
 			fill[v] = s->nbstart[v];
 		for (int k = 0; k < m; k++) {
-			s->nb[fill[g->eu[k]]++] = 2 * k + 1;
-			s->nb[fill[g->ev[k]]++] = 2 * k;
+			const uint64_t *wk = s->w2 + (size_t)k * (size_t)W;
+			int qu = fill[g->eu[k]]++, qv = fill[g->ev[k]]++;
+			s->nb[qu] = 2 * k + 1;
+			s->nbv[qu] = g->ev[k];
+			w_copy(s->nbw + (size_t)qu * (size_t)W, wk, W);
+			s->nb[qv] = 2 * k;
+			s->nbv[qv] = g->eu[k];
+			w_copy(s->nbw + (size_t)qv * (size_t)W, wk, W);
 		}
 	}
 	for (int v = 0; v < n; v++) {
@@ -664,12 +690,12 @@ int arena_match(const struct arena_graph *g, int maxcard, int *mate, void *work,
 			while (s->nqueue && !augmented) {
 				int v = s->queue[--s->nqueue];
 				for (int q = s->nbstart[v]; q < s->nbstart[v + 1]; q++) {
-					int p = s->nb[q], k = p / 2, w = s->endpoint[p];
+					int p = s->nb[q], k = p / 2, w = s->nbv[q];
 					if (s->inblossom[v] == s->inblossom[w])
 						continue;
 					int kzero = 0;
 					if (!s->allow[k]) {
-						slack(s, k, d);
+						slack_of(s, v, w, s->nbw + (size_t)q * (size_t)W, d);
 						if (w_sign(d, W) <= 0)
 							s->allow[k] = 1;
 						else

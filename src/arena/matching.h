@@ -29,7 +29,11 @@
  * halves is even).
  *
  * Allocation: none. The caller gives a work area of
- * arena_match_worksize(n, m, words) bytes (any alignment of malloc's).
+ * arena_match_worksize(n, m, words) bytes (any alignment of malloc's):
+ * about 25 + 24 * words bytes per edge (each doubled weight is kept twice,
+ * in edge order and in the order of the adjacency lists, so that scanning a
+ * vertex's edges, the algorithm's inner loop, reads memory in sequence)
+ * and 16 n^2 bytes for the blossoms' lists.
  */
 #ifndef BITARENA_ARENA_MATCHING_H
 #define BITARENA_ARENA_MATCHING_H
