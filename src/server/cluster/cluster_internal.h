@@ -1,0 +1,315 @@
+/*
+ * cluster_internal.h - the cluster's private header (as libuv's internal.h):
+ * its state and the functions its parts call across files. Included by the
+ * files of src/server/cluster/ only.
+ *
+ * Who is who in the parts: "home" is the node holding a client's connection,
+ * "owner" the node running a game. Everything runs on the loop thread but
+ * the takeovers' claims (a uv work item with a store connection of its own).
+ */
+#ifndef BITARENA_SERVER_CLUSTER_INTERNAL_H
+#define BITARENA_SERVER_CLUSTER_INTERNAL_H
+
+#include "server/cluster/cluster.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include <hiredis/async.h>
+#include <hiredis/hiredis.h>
+
+#include "server/cmd/commands.h"
+#include "server/play/lobby.h"
+#include "server/msg/msg.h"
+#include "server/cluster/relay.h"
+#include "server/play/session.h"
+
+#define KEY(s)          "bitarena:" s
+#define OWNER_TTL_MS    600000 /* an ended game's owner is known this long */
+#define TAKEOVER_TTL_MS 30000
+#define DEAD_TTL_MS     600000
+#define CACHE_SLOTS     1024
+#define CS_BUCKETS      256
+#define NODES_FWD_MAX   8
+#define SEEK_TRIES      10 /* a seek not found is looked up this many times, */
+#define SEEK_RETRY_MS   20 /* this far apart, before NO_SUCH_SEEK */
+
+/* ---- state ------------------------------------------------------------------------------ */
+
+/* A home's client in a remote game: a player (its seat's output comes by the inbox) or a
+ * spectator (fed from the game's channel; pending: its newest state while it is slow). */
+struct member {
+	uint64_t conn;
+	bool player;
+	bool json;
+	struct outbuf *pending;
+};
+
+/* A remote game some of our clients play or watch. */
+struct rgame {
+	struct rgame *next;
+	uint64_t id;
+	char owner[CLUSTER_NODE_MAX + 1];
+	bool subscribed;  /* the channel's subscription is confirmed */
+	bool subscribing; /* asked for */
+	bool resend;      /* the owner must be asked for the state again (Y), once it listens */
+	bool over;        /* its end (E) came: nothing more to ask for */
+	struct member *m;
+	size_t n, cap;
+	size_t told[2];              /* spectators per format last told to the owner (W) */
+	struct pending_fwd *waiting; /* watches waiting for the subscription */
+};
+
+/* One of our clients' forward in flight (its input is held until it is answered). */
+struct cstate {
+	struct cstate *next;
+	uint64_t conn;
+	char nodes[NODES_FWD_MAX][CLUSTER_NODE_MAX + 1]; /* nodes forwarded to: told when it goes */
+	int nnodes;
+	uint64_t fwd;      /* the forward in flight (its number), 0: none */
+	uint64_t deadline; /* uv_now by which it must be answered */
+	char fwd_node[CLUSTER_NODE_MAX + 1];
+	struct proto_req rq; /* its tag and verb, for an error in its stead */
+	uint64_t game;
+	bool watch;  /* a watch: the client becomes a spectator when it is answered */
+	bool accept; /* an accept of seek `game` */
+	struct outbuf
+	        *after; /* that seek's end, told after the accept's answer (as one node does) */
+};
+
+/* A forward waiting for a lookup (the game's owner) or a subscription. */
+struct pending_fwd {
+	struct pending_fwd *next;
+	uint64_t conn;
+	uint64_t game;
+	bool seek; /* game is a seek id */
+	bool watch;
+	int tries; /* lookups of a seek not found (yet) */
+	char *line;
+	struct proto_req rq;
+};
+
+/* The owner's relay client for (home instance, conn). */
+struct rclient {
+	struct rclient *next;
+	char home[STORE_NODE_MAX + 1];
+	uint64_t rconn;
+	uint64_t conn; /* the relay connection's id here */
+};
+
+/* The owner's relay watcher of a game in one format, and who needs it. */
+struct agg {
+	struct agg *next;
+	uint64_t game;
+	bool json;
+	uint64_t conn;
+};
+
+struct interest {
+	struct interest *next;
+	uint64_t game;
+	char home[STORE_NODE_MAX + 1];
+	size_t count[2];
+};
+
+struct ocache {
+	uint64_t game;
+	char node[CLUSTER_NODE_MAX + 1];
+};
+
+struct cluster {
+	char name[CLUSTER_NODE_MAX + 1];
+	char instance[STORE_NODE_MAX + 1];
+	char host[256];
+	int port;
+	int beat_ms, expiry_ms, forward_ms;
+	struct store_options store; /* for takeovers: node is the instance */
+	char conninfo[1024];
+	struct cluster_layers ly;
+	struct session_hooks inner; /* the journal's, called first */
+	struct router router;
+
+	redisAsyncContext *pub, *sub;
+	bool pub_up, sub_up;
+	bool inbox_up; /* the inbox's subscription is confirmed: messages to us arrive */
+	bool pub_connecting, sub_connecting;
+	uint64_t pub_dialed, sub_dialed; /* uv_now when the connection was asked for */
+	uv_timer_t tick;
+	uint64_t healthy_since; /* the first answered heartbeat after the last trouble */
+	uint64_t beat_sent;     /* a heartbeat in flight, sent then (0: none) */
+	uint64_t synced_at;     /* the last resync() */
+	uint64_t echo_sent;     /* an echo to our own inbox in flight, sent then (0: none) */
+	uint64_t sess_epoch;    /* the sessions' epoch our users' rows were last written at */
+	bool stopping;
+	bool users_dirty, list_dirty;
+	bool users_reset; /* the users' hash is written whole (after Redis came back) */
+	bool resync;      /* Redis came back: write our live state again, ask for states */
+	uint64_t next_fwd;
+	unsigned takeovers; /* running */
+
+	struct rgame *rgames;
+	struct cstate *cs[CS_BUCKETS];
+	struct pending_fwd *lookups;
+	struct pending_fwd *retries; /* seeks looked up again at the retry timer */
+	uv_timer_t retry;
+	struct rclient *rclients;
+	struct agg *aggs;
+	struct interest *interests;
+	struct ocache cache[CACHE_SLOTS];
+};
+
+extern struct cluster *the_cluster; /* the relay sink's (one cluster per process) */
+
+/* The node's name of an instance ("n1#ab12" -> "n1"). */
+static inline void name_of(const char *instance, char out[CLUSTER_NODE_MAX + 1])
+{
+	size_t n = strcspn(instance, "#");
+	if (n > CLUSTER_NODE_MAX)
+		n = CLUSTER_NODE_MAX;
+	memcpy(out, instance, n);
+	out[n] = '\0';
+}
+
+static inline uint64_t now_ms(struct cluster *c)
+{
+	return uv_now(c->ly.loop);
+}
+
+static inline void key_lower(const char *name, char *out, size_t size)
+{
+	size_t i = 0;
+	for (; name[i] && i + 1 < size; i++)
+		out[i] = (name[i] >= 'A' && name[i] <= 'Z') ? (char)(name[i] - 'A' + 'a') : name[i];
+	out[i] = '\0';
+}
+
+static inline struct client *client_by_id(struct cluster *c, uint64_t id)
+{
+	struct conn *cn = conn_find(c->ly.hub, id);
+	return cn != NULL ? client_of(cn) : NULL;
+}
+
+/* The reply's parts of rq (tag, verb), without the arguments that point into its line. */
+static inline struct proto_req rq_keep(const struct proto_req *rq)
+{
+	struct proto_req k = *rq;
+	k.argc = 0;
+	memset(k.argv, 0, sizeof k.argv);
+	return k;
+}
+
+/* Identity flags of a client, as C and R carry them. */
+static inline void identity(const struct client *cl, bool watching, char *flags, size_t size)
+{
+	snprintf(flags, size, "%s%s%s%s%s", cl->json ? "j" : "", cl->registered ? "r" : "",
+	         watching ? "w" : "", cl->logged_in ? "l" : "", cl->want_watchers ? "v" : "");
+	if (flags[0] == '\0')
+		snprintf(flags, size, "-");
+}
+
+/*
+ * The token a client's home sends with its identity (C, R): a logged-in guest's, which the
+ * owner's relay client keeps, so that the owner checks a guest's seats against it as it does
+ * for its own clients (session_login); "-" for anyone else. The bus is the cluster's own.
+ */
+static inline const char *token_of(const struct client *cl)
+{
+	return cl->logged_in && !cl->registered && strlen(cl->token) == PROTO_TOKEN_LEN ? cl->token
+	                                                                                : "-";
+}
+
+/* cluster_redis.c */
+bool up(const struct cluster *c);
+bool rcall(struct cluster *c, redisCallbackFn *fn, void *pd, const char *fmt, ...);
+bool publish(struct cluster *c, const char *channel, const char *header, const void *body,
+             size_t blen, redisCallbackFn *fn, void *pd);
+void inbox_of(char ch[64], const char *node);
+void to_node(struct cluster *c, const char *node, const char *header, const void *body,
+             size_t blen);
+void to_game(struct cluster *c, uint64_t game, const char *header, const void *body, size_t blen,
+             redisCallbackFn *fn, void *pd);
+void answer_down(struct client *cl, const struct proto_req *rq);
+void alive_set(const redisReply *rep);
+void to_others(struct cluster *c, const char *header);
+void drop_redis(struct cluster *c, const char *why);
+void on_sub(redisAsyncContext *ac, void *r, void *pd);
+void connect_redis(struct cluster *c);
+
+/* cluster_remote.c */
+const char *cache_get(struct cluster *c, uint64_t game);
+void cache_put(struct cluster *c, uint64_t game, const char *node);
+struct rgame *rg_find(struct cluster *c, uint64_t id);
+struct rgame *rg_get(struct cluster *c, uint64_t id, const char *owner);
+struct member *rg_member(struct rgame *g, uint64_t conn);
+bool rg_add(struct rgame *g, uint64_t conn, bool player, bool json);
+void rg_tell_counts(struct cluster *c, struct rgame *g);
+void rg_resend(struct cluster *c, struct rgame *g);
+void pending_free(struct pending_fwd *p);
+void rg_destroy(struct rgame *g);
+void rg_free(struct cluster *c, struct rgame *g);
+void rg_leave(struct cluster *c, struct rgame *g, uint64_t conn);
+void rg_subscribe(struct cluster *c, struct rgame *g);
+void plays(struct cluster *c, const char *owner, uint64_t conn, uint64_t game);
+void on_game_msg(struct cluster *c, uint64_t id, const char *h, const char *body, size_t len);
+
+/* cluster_home.c */
+struct cstate *cs_get(struct cluster *c, uint64_t conn, bool make);
+void cs_drop(struct cluster *c, uint64_t conn);
+void forward(struct cluster *c, struct client *cl, const struct proto_req *rq, const char *line,
+             const char *node, uint64_t game, bool watch);
+void on_retry(uv_timer_t *t);
+bool route_game(void *ud, struct cmd *x);
+bool route_seek(void *ud, struct cmd *x, uint64_t id);
+void deliver_out(struct cluster *c, uint64_t conn, const char *body, size_t len);
+void answered(struct cluster *c, uint64_t conn, uint64_t n);
+void fail_forwards_to(struct cluster *c, const char *node, enum err_code code, const char *why);
+void expire_forwards(struct cluster *c);
+
+/* cluster_owner.c */
+void rc_forget(struct cluster *c, uint64_t conn);
+void interest_set(struct cluster *c, const char *home, uint64_t game, bool json, size_t count);
+void run_forwarded(struct cluster *c, const char *home, uint64_t rconn, uint64_t n,
+                   const char *flags, int64_t rtt, const char *name, const char *token, char *line,
+                   size_t len);
+void resume_remote(struct cluster *c, const char *home, uint64_t rconn, const char *flags,
+                   int64_t rtt, const char *name, const char *token);
+void resend(struct cluster *c, const char *home, uint64_t game);
+void remote_gone(struct cluster *c, const char *home, uint64_t rconn);
+bool sink_send(void *ud, struct conn *cn, const struct relay_id *id, const struct outbuf *b);
+int h_start(void *ud, const struct game *g, uint64_t *id);
+int h_move(void *ud, const struct game *g, const struct move_rec *m);
+void h_end(void *ud, const struct game *g);
+int h_undo(void *ud, const struct game *g, int nplies);
+void home_gone(struct cluster *c, const char *instance);
+void drop_stale_aggs(struct cluster *c);
+
+/* cluster_lobby.c */
+void kick(struct cluster *c, const char *name, const char *where);
+void on_lobby_msg(struct cluster *c, const char *h, const char *body, size_t len);
+void seek_put(struct cluster *c, const struct seek *k);
+void on_seek_news(void *ud, const struct seek *k, bool gone, struct msg *told);
+uint64_t new_seek_id(void *ud);
+void user_put(struct cluster *c, struct client *u);
+void on_login(void *ud, struct client *cl);
+bool route_verb(void *ud, struct cmd *x);
+bool check_guest(void *ud, struct client *cl, const struct proto_req *rq, const char *name,
+                 const char *token, bool given);
+bool name_held(void *ud, struct client *cl, const char *name, void (*held)(void *arg, int verdict),
+               void *arg);
+void flush_live(struct cluster *c);
+
+/* cluster_takeover.c */
+extern const char BEAT[];
+extern const char SCAN[];
+void on_beat(redisAsyncContext *ac, void *r, void *pd);
+void on_scan(redisAsyncContext *ac, void *r, void *pd);
+void reached(struct cluster *c);
+
+/* cluster.c */
+void on_inbox_msg(struct cluster *c, char *h, char *body, size_t len);
+
+#endif

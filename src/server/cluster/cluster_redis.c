@@ -1,0 +1,303 @@
+/*
+ * cluster_redis.c - the node's two Redis connections (one to command and
+ * publish, one to subscribe) through hiredis on the loop: dialled, dialled
+ * again when they hang or drop, the commands and the publishing every other
+ * part uses, the subscriptions and the pub/sub messages that come on them,
+ * and the list of the nodes alive (for messages to every other node).
+ */
+#include "server/cluster/cluster_internal.h"
+
+#include <hiredis/adapters/libuv.h>
+
+/* ---- Redis: commands and publishing ------------------------------------------------------- */
+
+bool up(const struct cluster *c)
+{
+	return c->pub_up && c->sub_up && c->inbox_up && !c->stopping;
+}
+
+/* A command on the publishing connection; false when Redis is not there. */
+bool rcall(struct cluster *c, redisCallbackFn *fn, void *pd, const char *fmt, ...)
+{
+	if (!c->pub_up || c->pub == NULL)
+		return false;
+	va_list ap;
+	va_start(ap, fmt);
+	int r = redisvAsyncCommand(c->pub, fn, pd, fmt, ap);
+	va_end(ap);
+	return r == REDIS_OK;
+}
+
+/* Publishes header "\n" body on channel; false when it could not be sent. */
+bool publish(struct cluster *c, const char *channel, const char *header, const void *body,
+                    size_t blen, redisCallbackFn *fn, void *pd)
+{
+	size_t hlen = strlen(header);
+	char *buf = malloc(hlen + 1 + blen);
+	if (buf == NULL)
+		return false;
+	memcpy(buf, header, hlen);
+	buf[hlen] = '\n';
+	if (blen > 0)
+		memcpy(buf + hlen + 1, body, blen);
+	bool ok = rcall(c, fn, pd, "PUBLISH %s %b", channel, buf, hlen + 1 + blen);
+	free(buf);
+	return ok;
+}
+
+/* The channel of node's inbox. */
+void inbox_of(char ch[64], const char *node)
+{
+	snprintf(ch, 64, KEY("in:%.*s"), CLUSTER_NODE_MAX, node);
+}
+
+void to_node(struct cluster *c, const char *node, const char *header, const void *body,
+                    size_t blen)
+{
+	char ch[64];
+	inbox_of(ch, node);
+	publish(c, ch, header, body, blen, NULL, NULL);
+}
+
+void to_game(struct cluster *c, uint64_t game, const char *header, const void *body,
+                    size_t blen, redisCallbackFn *fn, void *pd)
+{
+	char ch[64];
+	snprintf(ch, sizeof ch, KEY("g:%" PRIu64), game);
+	if (!publish(c, ch, header, body, blen, fn, pd) && fn != NULL)
+		fn(c->pub, NULL, pd);
+}
+
+void answer_down(struct client *cl, const struct proto_req *rq)
+{
+	reply_err(cl, rq, ERR_CLUSTER_DOWN,
+	          "the cluster's bus (Redis) cannot be reached; this node's own games go on; "
+	          "try again shortly");
+}
+
+/* The instances alive at the last scan (for messages to every other node). */
+#define ALIVE_MAX 64
+static char alive_names[ALIVE_MAX][CLUSTER_NODE_MAX + 1];
+static int nalive;
+
+/* The live nodes' names from SCAN's answer ({name, instance, alive} triples). */
+void alive_set(const redisReply *rep)
+{
+	nalive = 0;
+	for (size_t i = 0; i + 2 < rep->elements; i += 3) {
+		const redisReply *n = rep->element[i], *alive = rep->element[i + 2];
+		if (n->type == REDIS_REPLY_STRING && alive->type == REDIS_REPLY_INTEGER &&
+		    alive->integer == 1 && nalive < ALIVE_MAX)
+			snprintf(alive_names[nalive++], sizeof alive_names[0], "%.*s", (int)n->len,
+			         n->str);
+	}
+}
+
+void to_others(struct cluster *c, const char *header)
+{
+	for (int i = 0; i < nalive; i++)
+		if (strcmp(alive_names[i], c->name) != 0)
+			to_node(c, alive_names[i], header, NULL, 0);
+}
+
+/*
+ * Both connections closed, to be made again at once: one of them is dead
+ * without hiredis knowing (its libuv adapter drops a poll error, such as the
+ * reset of a connection that had unsent commands when Redis was killed), so
+ * commands would wait on it for ever.
+ */
+void drop_redis(struct cluster *c, const char *why)
+{
+	log_error("cluster: node %s: Redis %s; connecting again", c->name, why);
+	redisAsyncContext *p = c->pub, *s = c->sub;
+	if (p != NULL) /* on_disconnected: forwards failed, the state reset */
+		redisAsyncFree(p);
+	if (s != NULL)
+		redisAsyncFree(s);
+	c->pub = c->sub = NULL;
+	c->pub_up = c->sub_up = c->inbox_up = false;
+	c->pub_connecting = c->sub_connecting = false;
+	c->beat_sent = c->echo_sent = 0;
+}
+
+/* ---- Redis connections -------------------------------------------------------------------- */
+
+/* Every pub/sub message and subscription answer comes here. */
+void on_sub(redisAsyncContext *ac, void *r, void *pd)
+{
+	(void)ac;
+	(void)pd;
+	struct cluster *c = the_cluster;
+	redisReply *rep = r;
+	if (c == NULL || rep == NULL || rep->type != REDIS_REPLY_ARRAY || rep->elements < 3)
+		return;
+	redisReply *kind = rep->element[0], *ch = rep->element[1], *msg = rep->element[2];
+	if (kind->type != REDIS_REPLY_STRING || ch->type != REDIS_REPLY_STRING)
+		return;
+	const char *chan = ch->str + strlen(KEY(""));
+	if (strcmp(kind->str, "subscribe") == 0) {
+		uint64_t id;
+		if (strncmp(chan, "in:", 3) == 0) { /* messages to us arrive from now on */
+			bool was_up = up(c);
+			c->inbox_up = true;
+			if (!was_up && up(c))
+				reached(c);
+			return;
+		}
+		if (sscanf(chan, "g:%" SCNu64, &id) != 1)
+			return;
+		struct rgame *g = rg_find(c, id);
+		if (g == NULL)
+			return;
+		g->subscribed = true;
+		if (g->resend)
+			rg_resend(c, g);
+		while (g->waiting != NULL) { /* the watches that waited for it */
+			struct pending_fwd *p = g->waiting;
+			g->waiting = p->next;
+			struct client *cl = client_by_id(c, p->conn);
+			if (cl != NULL) {
+				conn_release(cl->conn);
+				if (g->owner[0] && up(c))
+					forward(c, cl, &p->rq, p->line, g->owner, p->game, true);
+				else
+					answer_down(cl, &p->rq);
+			}
+			pending_free(p);
+		}
+		if (g->n == 0) /* nobody came after all */
+			rg_free(c, g);
+		return;
+	}
+	if (strcmp(kind->str, "message") != 0 || msg->type != REDIS_REPLY_STRING)
+		return;
+	char *nl = memchr(msg->str, '\n', msg->len);
+	if (nl == NULL)
+		return;
+	*nl = '\0';
+	char *body = nl + 1;
+	size_t blen = msg->len - (size_t)(body - msg->str);
+	uint64_t id;
+	if (strncmp(chan, "in:", 3) == 0)
+		on_inbox_msg(c, msg->str, body, blen);
+	else if (sscanf(chan, "g:%" SCNu64, &id) == 1)
+		on_game_msg(c, id, msg->str, body, blen);
+	else if (strcmp(chan, "lobby") == 0)
+		on_lobby_msg(c, msg->str, body, blen);
+}
+
+static void on_connected(const redisAsyncContext *ac, int status)
+{
+	struct cluster *c = ac->data;
+	bool pub = ac == c->pub;
+	if (pub)
+		c->pub_connecting = false;
+	else
+		c->sub_connecting = false;
+	if (status != REDIS_OK) { /* hiredis frees it */
+		if (pub)
+			c->pub = NULL;
+		else
+			c->sub = NULL;
+		return;
+	}
+	bool was_up = up(c);
+	if (pub) {
+		c->pub_up = true;
+	} else {
+		c->inbox_up = false;
+		c->sub_up = true;
+		redisAsyncCommand(c->sub, on_sub, NULL, "SUBSCRIBE " KEY("in:%s") " " KEY("lobby"),
+		                  c->name);
+		for (struct rgame *g = c->rgames; g != NULL; g = g->next)
+			rg_subscribe(c, g);
+	}
+	if (!was_up && up(c))
+		reached(c);
+}
+
+static void on_disconnected(const redisAsyncContext *ac, int status)
+{
+	(void)status;
+	struct cluster *c = ac->data;
+	bool was_up = up(c);
+	if (ac == c->pub) {
+		c->pub = NULL;
+		c->pub_up = false;
+		c->pub_connecting = false;
+		c->beat_sent = 0;
+		c->echo_sent = 0;
+	} else {
+		c->sub = NULL;
+		c->sub_up = false;
+		c->inbox_up = false;
+		c->sub_connecting = false;
+		c->echo_sent = 0;
+		for (struct rgame *g = c->rgames; g != NULL; g = g->next)
+			g->subscribed = g->subscribing = false;
+	}
+	c->healthy_since = 0;
+	if (was_up && !c->stopping) {
+		log_error("cluster: node %s lost Redis; trying again", c->name);
+		fail_forwards_to(
+		        c, NULL, ERR_CLUSTER_DOWN,
+		        "the cluster's bus (Redis) went away; the command's outcome is not "
+		        "known: look at the game's next state");
+		/* watches waiting for a subscription */
+		for (struct rgame *g = c->rgames; g != NULL; g = g->next)
+			while (g->waiting != NULL) {
+				struct pending_fwd *p = g->waiting;
+				g->waiting = p->next;
+				struct client *cl = client_by_id(c, p->conn);
+				if (cl != NULL) {
+					conn_release(cl->conn);
+					answer_down(cl, &p->rq);
+				}
+				pending_free(p);
+			}
+	}
+}
+
+static redisAsyncContext *dial(struct cluster *c)
+{
+	redisAsyncContext *ac = redisAsyncConnect(c->host, c->port);
+	if (ac == NULL)
+		return NULL;
+	if (ac->err || redisLibuvAttach(ac, c->ly.loop) != REDIS_OK) {
+		redisAsyncFree(ac);
+		return NULL;
+	}
+	ac->data = c;
+	redisAsyncSetConnectCallback(ac, on_connected);
+	redisAsyncSetDisconnectCallback(ac, on_disconnected);
+	return ac;
+}
+
+/*
+ * A connection asked for and still not made after this long is given up and
+ * asked for again: hiredis's libuv adapter drops an error of the socket's
+ * poll, so a refused connection would otherwise never report.
+ */
+#define DIAL_MS 1500
+
+static void redial(struct cluster *c, redisAsyncContext **ac, bool *connecting, uint64_t *dialed)
+{
+	if (*ac != NULL && *connecting && now_ms(c) - *dialed > DIAL_MS) {
+		redisAsyncFree(*ac); /* not connected: no callback comes */
+		*ac = NULL;
+		*connecting = false;
+	}
+	if (*ac == NULL && !*connecting) {
+		*ac = dial(c);
+		*connecting = *ac != NULL;
+		*dialed = now_ms(c);
+	}
+}
+
+void connect_redis(struct cluster *c)
+{
+	if (c->stopping)
+		return;
+	redial(c, &c->pub, &c->pub_connecting, &c->pub_dialed);
+	redial(c, &c->sub, &c->sub_connecting, &c->sub_dialed);
+}
