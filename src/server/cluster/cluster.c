@@ -13,8 +13,6 @@
 
 /* ---- small helpers ------------------------------------------------------------------------ */
 
-struct cluster *the_cluster; /* the relay sink's (one cluster per process) */
-
 bool cluster_node_valid(const char *name)
 {
 	size_t n = 0;
@@ -161,8 +159,6 @@ static void on_tick(uv_timer_t *t)
 
 /* ---- start, recovery, stop ----------------------------------------------------------------- */
 
-static const struct relay_sink sink = {.send = sink_send};
-
 int cluster_start(const struct cluster_config *cfg, const struct cluster_layers *ly,
                   struct cluster **out, char *why, size_t len)
 {
@@ -227,7 +223,7 @@ int cluster_start(const struct cluster_config *cfg, const struct cluster_layers 
 		   death scan keeps the list from the first beat on) */
 		r = redisCommand(rc, "EVAL %s 0", SCAN);
 		if (r != NULL && r->type == REDIS_REPLY_ARRAY)
-			alive_set(r);
+			alive_set(c, r);
 		freeReplyObject(r);
 	}
 	redisFree(rc);
@@ -255,10 +251,7 @@ int cluster_start(const struct cluster_config *cfg, const struct cluster_layers 
 	                         .guest = check_guest,
 	                         .name_held = name_held};
 	lobby_set_hooks(c->ly.lobby, &lh);
-	struct relay_sink rs = sink;
-	rs.ud = c;
-	relay_set_sink(&rs);
-	the_cluster = c;
+	c->sink = (struct relay_sink){.ud = c, .send = sink_send};
 	uv_timer_init(c->ly.loop, &c->tick);
 	c->tick.data = c;
 	uv_timer_init(c->ly.loop, &c->retry);
@@ -402,7 +395,5 @@ void cluster_free(struct cluster *c)
 		c->interests = i->next;
 		free(i);
 	}
-	if (the_cluster == c)
-		the_cluster = NULL;
 	free(c);
 }

@@ -85,12 +85,11 @@ struct fwd_ref {
  */
 static void on_fwd_sent(redisAsyncContext *ac, void *r, void *pd)
 {
-	(void)ac;
 	struct fwd_ref ref = *(struct fwd_ref *)pd;
 	free(pd);
-	struct cluster *c = the_cluster;
+	struct cluster *c = ac->data;
 	redisReply *rep = r;
-	if (c == NULL || rep == NULL || rep->type != REDIS_REPLY_INTEGER || rep->integer > 0)
+	if (rep == NULL || rep->type != REDIS_REPLY_INTEGER || rep->integer > 0)
 		return; /* delivered, or Redis went away (every forward is failed then) */
 	struct cstate *s = cs_get(c, ref.conn, false);
 	if (s == NULL || s->fwd != ref.fwd)
@@ -193,9 +192,8 @@ static void pending_go(struct cluster *c, struct pending_fwd *p, const char *own
 
 static void on_lookup(redisAsyncContext *ac, void *r, void *pd)
 {
-	(void)ac;
 	struct pending_fwd *p = pd;
-	struct cluster *c = the_cluster;
+	struct cluster *c = ac->data;
 	for (struct pending_fwd **pp = &c->lookups; *pp != NULL; pp = &(*pp)->next)
 		if (*pp == p) {
 			*pp = p->next;

@@ -37,6 +37,7 @@
 #define NODES_FWD_MAX   8
 #define SEEK_TRIES      10 /* a seek not found is looked up this many times, */
 #define SEEK_RETRY_MS   20 /* this far apart, before NO_SUCH_SEEK */
+#define ALIVE_MAX       64 /* nodes told of a login (R, K) */
 
 /* ---- state ------------------------------------------------------------------------------ */
 
@@ -160,9 +161,10 @@ struct cluster {
 	struct agg *aggs;
 	struct interest *interests;
 	struct ocache cache[CACHE_SLOTS];
+	struct relay_sink sink;                      /* where relay connections' output goes */
+	char alive[ALIVE_MAX][CLUSTER_NODE_MAX + 1]; /* the nodes alive at the last scan */
+	int nalive;
 };
-
-extern struct cluster *the_cluster; /* the relay sink's (one cluster per process) */
 
 /* The node's name of an instance ("n1#ab12" -> "n1"). */
 static inline void name_of(const char *instance, char out[CLUSTER_NODE_MAX + 1])
@@ -230,10 +232,9 @@ bool publish(struct cluster *c, const char *channel, const char *header, const v
 void inbox_of(char ch[64], const char *node);
 void to_node(struct cluster *c, const char *node, const char *header, const void *body,
              size_t blen);
-void to_game(struct cluster *c, uint64_t game, const char *header, const void *body, size_t blen,
-             redisCallbackFn *fn, void *pd);
+void to_game(struct cluster *c, uint64_t game, const char *header);
 void answer_down(struct client *cl, const struct proto_req *rq);
-void alive_set(const redisReply *rep);
+void alive_set(struct cluster *c, const redisReply *rep);
 void to_others(struct cluster *c, const char *header);
 void drop_redis(struct cluster *c, const char *why);
 void on_sub(redisAsyncContext *ac, void *r, void *pd);

@@ -200,10 +200,9 @@ struct asked {
 	bool given;                      /* it came with the login (hooks.guest) */
 };
 
-static struct client *asked_client(struct asked *a)
+static struct client *asked_client(struct cluster *c, struct asked *a)
 {
-	struct cluster *c = the_cluster;
-	struct client *cl = c != NULL ? client_by_id(c, a->conn) : NULL;
+	struct client *cl = client_by_id(c, a->conn);
 	if (cl != NULL)
 		conn_release(cl->conn);
 	return cl;
@@ -226,9 +225,8 @@ static int by_name(const void *a, const void *b)
 /* seeks / who / list from the values of the live nodes' hashes. */
 static void on_verb(redisAsyncContext *ac, void *r, void *pd)
 {
-	(void)ac;
 	struct asked *a = pd;
-	struct client *cl = asked_client(a);
+	struct client *cl = asked_client(ac->data, a);
 	redisReply *rep = r;
 	if (cl == NULL) {
 		free(a);
@@ -364,11 +362,10 @@ static enum seats_say seats_say(const char *seats, const char *token)
 
 static void on_guest(redisAsyncContext *ac, void *r, void *pd)
 {
-	(void)ac;
+	struct cluster *c = ac->data;
 	struct asked *a = pd;
-	struct client *cl = asked_client(a);
+	struct client *cl = asked_client(c, a);
 	redisReply *rep = r;
-	struct cluster *c = the_cluster;
 	if (cl == NULL || cl->logged_in) {
 		sodium_memzero(a, sizeof *a);
 		free(a);

@@ -43,7 +43,7 @@ static struct client *rc_get(struct cluster *c, const char *home, uint64_t rconn
 			rc_forget(c, r->conn);
 		struct relay_id id = {.kind = RELAY_CLIENT, .conn = rconn};
 		snprintf(id.home, sizeof id.home, "%s", home);
-		cl = relay_open(c->ly.hub, &id);
+		cl = relay_open(c->ly.hub, &id, &c->sink);
 		r = cl != NULL ? calloc(1, sizeof *r) : NULL;
 		if (r == NULL) {
 			if (cl != NULL)
@@ -99,7 +99,7 @@ static void agg_ensure(struct cluster *c, struct game *g, bool json)
 	if (a != NULL && client_by_id(c, a->conn) != NULL)
 		return;
 	struct relay_id id = {.kind = RELAY_WATCHER, .game = g->id, .json = json};
-	struct client *cl = relay_open(c->ly.hub, &id);
+	struct client *cl = relay_open(c->ly.hub, &id, &c->sink);
 	if (cl == NULL)
 		return;
 	cl->json = json;
@@ -295,11 +295,10 @@ struct sent {
 
 static void on_sent(redisAsyncContext *ac, void *r, void *pd)
 {
-	(void)ac;
 	(void)r;
 	struct sent *s = pd;
-	struct cluster *c = the_cluster;
-	struct conn *cn = c != NULL ? conn_find(c->ly.hub, s->conn) : NULL;
+	struct cluster *c = ac->data;
+	struct conn *cn = conn_find(c->ly.hub, s->conn);
 	if (cn != NULL && relay_is(cn))
 		relay_sent(cn, s->len);
 	free(s);
@@ -385,7 +384,7 @@ void h_end(void *ud, const struct game *g)
 	if (c->inner.on_end != NULL)
 		c->inner.on_end(c->inner.ud, g);
 	rcall(c, NULL, NULL, "PEXPIRE " KEY("owner:%" PRIu64) " %d", g->id, OWNER_TTL_MS);
-	to_game(c, g->id, "E", NULL, 0, NULL, NULL);
+	to_game(c, g->id, "E");
 	c->list_dirty = c->users_dirty = true;
 }
 

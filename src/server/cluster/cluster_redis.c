@@ -59,13 +59,12 @@ void to_node(struct cluster *c, const char *node, const char *header, const void
 	publish(c, ch, header, body, blen, NULL, NULL);
 }
 
-void to_game(struct cluster *c, uint64_t game, const char *header, const void *body,
-                    size_t blen, redisCallbackFn *fn, void *pd)
+/* A message without a body on game's channel. */
+void to_game(struct cluster *c, uint64_t game, const char *header)
 {
 	char ch[64];
 	snprintf(ch, sizeof ch, KEY("g:%" PRIu64), game);
-	if (!publish(c, ch, header, body, blen, fn, pd) && fn != NULL)
-		fn(c->pub, NULL, pd);
+	publish(c, ch, header, NULL, 0, NULL, NULL);
 }
 
 void answer_down(struct client *cl, const struct proto_req *rq)
@@ -75,29 +74,24 @@ void answer_down(struct client *cl, const struct proto_req *rq)
 	          "try again shortly");
 }
 
-/* The instances alive at the last scan (for messages to every other node). */
-#define ALIVE_MAX 64
-static char alive_names[ALIVE_MAX][CLUSTER_NODE_MAX + 1];
-static int nalive;
-
 /* The live nodes' names from SCAN's answer ({name, instance, alive} triples). */
-void alive_set(const redisReply *rep)
+void alive_set(struct cluster *c, const redisReply *rep)
 {
-	nalive = 0;
+	c->nalive = 0;
 	for (size_t i = 0; i + 2 < rep->elements; i += 3) {
 		const redisReply *n = rep->element[i], *alive = rep->element[i + 2];
 		if (n->type == REDIS_REPLY_STRING && alive->type == REDIS_REPLY_INTEGER &&
-		    alive->integer == 1 && nalive < ALIVE_MAX)
-			snprintf(alive_names[nalive++], sizeof alive_names[0], "%.*s", (int)n->len,
+		    alive->integer == 1 && c->nalive < ALIVE_MAX)
+			snprintf(c->alive[c->nalive++], sizeof c->alive[0], "%.*s", (int)n->len,
 			         n->str);
 	}
 }
 
 void to_others(struct cluster *c, const char *header)
 {
-	for (int i = 0; i < nalive; i++)
-		if (strcmp(alive_names[i], c->name) != 0)
-			to_node(c, alive_names[i], header, NULL, 0);
+	for (int i = 0; i < c->nalive; i++)
+		if (strcmp(c->alive[i], c->name) != 0)
+			to_node(c, c->alive[i], header, NULL, 0);
 }
 
 /*
@@ -125,11 +119,10 @@ void drop_redis(struct cluster *c, const char *why)
 /* Every pub/sub message and subscription answer comes here. */
 void on_sub(redisAsyncContext *ac, void *r, void *pd)
 {
-	(void)ac;
 	(void)pd;
-	struct cluster *c = the_cluster;
+	struct cluster *c = ac->data;
 	redisReply *rep = r;
-	if (c == NULL || rep == NULL || rep->type != REDIS_REPLY_ARRAY || rep->elements < 3)
+	if (rep == NULL || rep->type != REDIS_REPLY_ARRAY || rep->elements < 3)
 		return;
 	redisReply *kind = rep->element[0], *ch = rep->element[1], *msg = rep->element[2];
 	if (kind->type != REDIS_REPLY_STRING || ch->type != REDIS_REPLY_STRING)

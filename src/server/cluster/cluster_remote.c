@@ -100,10 +100,9 @@ void rg_tell_counts(struct cluster *c, struct rgame *g)
 
 static void on_resent(redisAsyncContext *ac, void *r, void *pd)
 {
-	(void)ac;
-	struct cluster *c = the_cluster;
+	struct cluster *c = ac->data;
 	redisReply *rep = r;
-	if (c == NULL || (rep != NULL && rep->type == REDIS_REPLY_INTEGER && rep->integer > 0))
+	if (rep != NULL && rep->type == REDIS_REPLY_INTEGER && rep->integer > 0)
 		return;
 	struct rgame *g = rg_find(c, (uint64_t)(uintptr_t)pd);
 	if (g != NULL) /* the owner was not listening yet: asked again at the next tick */

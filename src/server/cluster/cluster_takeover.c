@@ -47,11 +47,10 @@ static void resync(struct cluster *c);
 
 void on_beat(redisAsyncContext *ac, void *r, void *pd)
 {
-	(void)ac;
 	(void)pd;
-	struct cluster *c = the_cluster;
+	struct cluster *c = ac->data;
 	redisReply *rep = r;
-	if (c == NULL || c->stopping)
+	if (c->stopping)
 		return;
 	uint64_t took = c->beat_sent ? now_ms(c) - c->beat_sent : 0;
 	c->beat_sent = 0;
@@ -101,11 +100,10 @@ static void takeover_work(uv_work_t *req)
 
 static void on_buried(redisAsyncContext *ac, void *r, void *pd)
 {
-	(void)ac;
 	(void)pd;
-	struct cluster *c = the_cluster;
+	struct cluster *c = ac->data;
 	redisReply *rep = r;
-	if (c == NULL || rep == NULL || rep->type != REDIS_REPLY_ARRAY)
+	if (rep == NULL || rep->type != REDIS_REPLY_ARRAY)
 		return;
 	for (size_t i = 0; i < rep->elements; i++) { /* its seeks are gone: everyone is told */
 		redisReply *e = rep->element[i];
@@ -148,7 +146,7 @@ static void takeover_done(uv_work_t *req, int status)
 			rcall(c, NULL, NULL, "SET " KEY("owner:%" PRIu64) " %s", id, c->name);
 			char h[64];
 			snprintf(h, sizeof h, "V %s", c->name);
-			to_game(c, id, h, NULL, 0, NULL, NULL);
+			to_game(c, id, h);
 		}
 		char name[CLUSTER_NODE_MAX + 1];
 		name_of(t->from, name);
@@ -167,9 +165,9 @@ static void on_takeover_lock(redisAsyncContext *ac, void *r, void *pd)
 {
 	(void)ac;
 	struct takeover *t = pd;
-	struct cluster *c = the_cluster;
+	struct cluster *c = t->c;
 	redisReply *rep = r;
-	bool mine = rep != NULL && rep->type == REDIS_REPLY_STATUS && c != NULL && !c->stopping;
+	bool mine = rep != NULL && rep->type == REDIS_REPLY_STATUS && !c->stopping;
 	if (!mine) { /* another node takes it over, or Redis went */
 		free(t);
 		return;
@@ -202,13 +200,12 @@ static void try_takeover(struct cluster *c, const char *instance)
 
 void on_scan(redisAsyncContext *ac, void *r, void *pd)
 {
-	(void)ac;
 	(void)pd;
-	struct cluster *c = the_cluster;
+	struct cluster *c = ac->data;
 	redisReply *rep = r;
-	if (c == NULL || c->stopping || rep == NULL || rep->type != REDIS_REPLY_ARRAY)
+	if (c->stopping || rep == NULL || rep->type != REDIS_REPLY_ARRAY)
 		return;
-	alive_set(rep);
+	alive_set(c, rep);
 	bool judge =
 	        c->healthy_since != 0 && now_ms(c) >= c->healthy_since + 2 * (uint64_t)c->expiry_ms;
 	for (size_t i = 0; i + 2 < rep->elements; i += 3) {
