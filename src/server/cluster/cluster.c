@@ -56,7 +56,7 @@ void cluster_instance(const char *name, char out[STORE_NODE_MAX + 1])
 	         (uint64_t)(x & 0xffffffffffffULL));
 }
 
-void on_inbox_msg(struct cluster *c, char *h, char *body, size_t len)
+static void on_inbox_msg(struct cluster *c, char *h, char *body, size_t len)
 {
 	char a[STORE_NODE_MAX + 1], name[PROTO_NAME_MAX + 2], flags[16];
 	char tok[PROTO_TOKEN_LEN + 2] = "-"; /* C, R: a guest's token (none from older nodes) */
@@ -252,6 +252,13 @@ int cluster_start(const struct cluster_config *cfg, const struct cluster_layers 
 	                         .name_held = name_held};
 	lobby_set_hooks(c->ly.lobby, &lh);
 	c->sink = (struct relay_sink){.ud = c, .send = sink_send};
+	c->news = (struct redis_news){.reached = reached,
+	                              .lost = home_lost,
+	                              .subscriber = remote_subscriber,
+	                              .subscribed = home_subscribed,
+	                              .inbox = on_inbox_msg,
+	                              .game = on_game_msg,
+	                              .lobby = on_lobby_msg};
 	uv_timer_init(c->ly.loop, &c->tick);
 	c->tick.data = c;
 	uv_timer_init(c->ly.loop, &c->retry);

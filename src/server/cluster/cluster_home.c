@@ -383,8 +383,39 @@ void answered(struct cluster *c, uint64_t conn, uint64_t n)
 	release(c, s);
 }
 
-void fail_forwards_to(struct cluster *c, const char *node, enum err_code code,
-                             const char *why)
+/* The watches that waited for g's subscription: forwarded now, or answered when Redis is away. */
+static void waiting_go(struct cluster *c, struct rgame *g)
+{
+	while (g->waiting != NULL) {
+		struct pending_fwd *p = g->waiting;
+		g->waiting = p->next;
+		struct client *cl = client_by_id(c, p->conn);
+		if (cl != NULL) {
+			conn_release(cl->conn);
+			if (g->owner[0] && up(c))
+				forward(c, cl, &p->rq, p->line, g->owner, p->game, true);
+			else
+				answer_down(cl, &p->rq);
+		}
+		pending_free(p);
+	}
+}
+
+/* News from Redis: our subscription to game's channel is confirmed. */
+void home_subscribed(struct cluster *c, uint64_t game)
+{
+	struct rgame *g = rg_find(c, game);
+	if (g == NULL)
+		return;
+	g->subscribed = true;
+	if (g->resend)
+		rg_resend(c, g);
+	waiting_go(c, g);
+	if (g->n == 0) /* nobody came after all */
+		rg_free(c, g);
+}
+
+void fail_forwards_to(struct cluster *c, const char *node, enum err_code code, const char *why)
 {
 	for (int b = 0; b < CS_BUCKETS; b++)
 		for (struct cstate *s = c->cs[b]; s != NULL; s = s->next) {
@@ -414,4 +445,14 @@ void expire_forwards(struct cluster *c)
 				          s->fwd_node);
 			release(c, s);
 		}
+}
+
+/* News from Redis: it went away (up() is false): forwards in flight and watches waiting fail. */
+void home_lost(struct cluster *c)
+{
+	fail_forwards_to(c, NULL, ERR_CLUSTER_DOWN,
+	                 "the cluster's bus (Redis) went away; the command's outcome is not "
+	                 "known: look at the game's next state");
+	for (struct rgame *g = c->rgames; g != NULL; g = g->next)
+		waiting_go(c, g);
 }

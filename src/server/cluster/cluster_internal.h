@@ -122,6 +122,27 @@ struct ocache {
 	char node[CLUSTER_NODE_MAX + 1];
 };
 
+struct cluster;
+
+/*
+ * What the Redis part (cluster_redis.c) tells the parts above it, as the
+ * server's layers hear from the ones below: through callbacks, set once by
+ * cluster_start(). Each gets the cluster the news is for.
+ */
+struct redis_news {
+	void (*reached)(struct cluster *c); /* up() turned true: our live state is written again */
+	void (*lost)(struct cluster *c);    /* up() turned false (not stopping): what waits fails */
+	/* the subscribing connection was made (the games' channels are subscribed to again), or
+	 * lost */
+	void (*subscriber)(struct cluster *c, bool up);
+	void (*subscribed)(struct cluster *c, uint64_t game); /* g:<game> is confirmed */
+	/* a message (header h, NUL-ended; then the body) on our inbox, a game's channel, the
+	 * lobby's */
+	void (*inbox)(struct cluster *c, char *h, char *body, size_t len);
+	void (*game)(struct cluster *c, uint64_t game, const char *h, const char *body, size_t len);
+	void (*lobby)(struct cluster *c, const char *h, const char *body, size_t len);
+};
+
 struct cluster {
 	char name[CLUSTER_NODE_MAX + 1];
 	char instance[STORE_NODE_MAX + 1];
@@ -135,6 +156,7 @@ struct cluster {
 	struct router router;
 
 	redisAsyncContext *pub, *sub;
+	struct redis_news news;
 	bool pub_up, sub_up;
 	bool inbox_up; /* the inbox's subscription is confirmed: messages to us arrive */
 	bool pub_connecting, sub_connecting;
@@ -237,7 +259,8 @@ void answer_down(struct client *cl, const struct proto_req *rq);
 void alive_set(struct cluster *c, const redisReply *rep);
 void to_others(struct cluster *c, const char *header);
 void drop_redis(struct cluster *c, const char *why);
-void on_sub(redisAsyncContext *ac, void *r, void *pd);
+bool subscribe_game(struct cluster *c, uint64_t game);
+void unsubscribe_game(struct cluster *c, uint64_t game);
 void connect_redis(struct cluster *c);
 
 /* cluster_remote.c */
@@ -253,7 +276,7 @@ void pending_free(struct pending_fwd *p);
 void rg_destroy(struct rgame *g);
 void rg_free(struct cluster *c, struct rgame *g);
 void rg_leave(struct cluster *c, struct rgame *g, uint64_t conn);
-void rg_subscribe(struct cluster *c, struct rgame *g);
+void remote_subscriber(struct cluster *c, bool up);
 void plays(struct cluster *c, const char *owner, uint64_t conn, uint64_t game);
 void on_game_msg(struct cluster *c, uint64_t id, const char *h, const char *body, size_t len);
 
@@ -268,6 +291,8 @@ bool route_seek(void *ud, struct cmd *x, uint64_t id);
 void deliver_out(struct cluster *c, uint64_t conn, const char *body, size_t len);
 void answered(struct cluster *c, uint64_t conn, uint64_t n);
 void fail_forwards_to(struct cluster *c, const char *node, enum err_code code, const char *why);
+void home_subscribed(struct cluster *c, uint64_t game);
+void home_lost(struct cluster *c);
 void expire_forwards(struct cluster *c);
 
 /* cluster_owner.c */
@@ -311,6 +336,5 @@ void on_scan(redisAsyncContext *ac, void *r, void *pd);
 void reached(struct cluster *c);
 
 /* cluster.c */
-void on_inbox_msg(struct cluster *c, char *h, char *body, size_t len);
 
 #endif

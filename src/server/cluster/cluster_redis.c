@@ -117,7 +117,7 @@ void drop_redis(struct cluster *c, const char *why)
 /* ---- Redis connections -------------------------------------------------------------------- */
 
 /* Every pub/sub message and subscription answer comes here. */
-void on_sub(redisAsyncContext *ac, void *r, void *pd)
+static void on_sub(redisAsyncContext *ac, void *r, void *pd)
 {
 	(void)pd;
 	struct cluster *c = ac->data;
@@ -134,32 +134,11 @@ void on_sub(redisAsyncContext *ac, void *r, void *pd)
 			bool was_up = up(c);
 			c->inbox_up = true;
 			if (!was_up && up(c))
-				reached(c);
+				c->news.reached(c);
 			return;
 		}
-		if (sscanf(chan, "g:%" SCNu64, &id) != 1)
-			return;
-		struct rgame *g = rg_find(c, id);
-		if (g == NULL)
-			return;
-		g->subscribed = true;
-		if (g->resend)
-			rg_resend(c, g);
-		while (g->waiting != NULL) { /* the watches that waited for it */
-			struct pending_fwd *p = g->waiting;
-			g->waiting = p->next;
-			struct client *cl = client_by_id(c, p->conn);
-			if (cl != NULL) {
-				conn_release(cl->conn);
-				if (g->owner[0] && up(c))
-					forward(c, cl, &p->rq, p->line, g->owner, p->game, true);
-				else
-					answer_down(cl, &p->rq);
-			}
-			pending_free(p);
-		}
-		if (g->n == 0) /* nobody came after all */
-			rg_free(c, g);
+		if (sscanf(chan, "g:%" SCNu64, &id) == 1)
+			c->news.subscribed(c, id);
 		return;
 	}
 	if (strcmp(kind->str, "message") != 0 || msg->type != REDIS_REPLY_STRING)
@@ -172,11 +151,26 @@ void on_sub(redisAsyncContext *ac, void *r, void *pd)
 	size_t blen = msg->len - (size_t)(body - msg->str);
 	uint64_t id;
 	if (strncmp(chan, "in:", 3) == 0)
-		on_inbox_msg(c, msg->str, body, blen);
+		c->news.inbox(c, msg->str, body, blen);
 	else if (sscanf(chan, "g:%" SCNu64, &id) == 1)
-		on_game_msg(c, id, msg->str, body, blen);
+		c->news.game(c, id, msg->str, body, blen);
 	else if (strcmp(chan, "lobby") == 0)
-		on_lobby_msg(c, msg->str, body, blen);
+		c->news.lobby(c, msg->str, body, blen);
+}
+
+/* Subscribes to game's channel; false when the subscribing connection is not there. */
+bool subscribe_game(struct cluster *c, uint64_t game)
+{
+	if (!c->sub_up || c->sub == NULL)
+		return false;
+	redisAsyncCommand(c->sub, on_sub, NULL, "SUBSCRIBE " KEY("g:%" PRIu64), game);
+	return true;
+}
+
+void unsubscribe_game(struct cluster *c, uint64_t game)
+{
+	if (c->sub_up && c->sub != NULL)
+		redisAsyncCommand(c->sub, NULL, NULL, "UNSUBSCRIBE " KEY("g:%" PRIu64), game);
 }
 
 static void on_connected(const redisAsyncContext *ac, int status)
@@ -202,11 +196,10 @@ static void on_connected(const redisAsyncContext *ac, int status)
 		c->sub_up = true;
 		redisAsyncCommand(c->sub, on_sub, NULL, "SUBSCRIBE " KEY("in:%s") " " KEY("lobby"),
 		                  c->name);
-		for (struct rgame *g = c->rgames; g != NULL; g = g->next)
-			rg_subscribe(c, g);
+		c->news.subscriber(c, true);
 	}
 	if (!was_up && up(c))
-		reached(c);
+		c->news.reached(c);
 }
 
 static void on_disconnected(const redisAsyncContext *ac, int status)
@@ -226,28 +219,12 @@ static void on_disconnected(const redisAsyncContext *ac, int status)
 		c->inbox_up = false;
 		c->sub_connecting = false;
 		c->echo_sent = 0;
-		for (struct rgame *g = c->rgames; g != NULL; g = g->next)
-			g->subscribed = g->subscribing = false;
+		c->news.subscriber(c, false);
 	}
 	c->healthy_since = 0;
 	if (was_up && !c->stopping) {
 		log_error("cluster: node %s lost Redis; trying again", c->name);
-		fail_forwards_to(
-		        c, NULL, ERR_CLUSTER_DOWN,
-		        "the cluster's bus (Redis) went away; the command's outcome is not "
-		        "known: look at the game's next state");
-		/* watches waiting for a subscription */
-		for (struct rgame *g = c->rgames; g != NULL; g = g->next)
-			while (g->waiting != NULL) {
-				struct pending_fwd *p = g->waiting;
-				g->waiting = p->next;
-				struct client *cl = client_by_id(c, p->conn);
-				if (cl != NULL) {
-					conn_release(cl->conn);
-					answer_down(cl, &p->rq);
-				}
-				pending_free(p);
-			}
+		c->news.lost(c);
 	}
 }
 

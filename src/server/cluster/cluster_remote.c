@@ -34,6 +34,14 @@ struct rgame *rg_find(struct cluster *c, uint64_t id)
 	return NULL;
 }
 
+static void rg_subscribe(struct cluster *c, struct rgame *g)
+{
+	if (subscribe_game(c, g->id)) {
+		g->subscribing = true;
+		g->subscribed = false;
+	}
+}
+
 struct rgame *rg_get(struct cluster *c, uint64_t id, const char *owner)
 {
 	struct rgame *g = rg_find(c, id);
@@ -163,8 +171,8 @@ void rg_free(struct cluster *c, struct rgame *g)
 			*pp = g->next;
 			break;
 		}
-	if (g->subscribing && c->sub_up && c->sub != NULL)
-		redisAsyncCommand(c->sub, NULL, NULL, "UNSUBSCRIBE " KEY("g:%" PRIu64), g->id);
+	if (g->subscribing)
+		unsubscribe_game(c, g->id);
 	rg_destroy(g);
 }
 
@@ -183,13 +191,15 @@ void rg_leave(struct cluster *c, struct rgame *g, uint64_t conn)
 		rg_free(c, g);
 }
 
-void rg_subscribe(struct cluster *c, struct rgame *g)
+/* News from Redis: the subscribing connection was made (every game's channel is subscribed to
+ * again) or lost. */
+void remote_subscriber(struct cluster *c, bool up)
 {
-	if (!c->sub_up || c->sub == NULL)
-		return;
-	g->subscribing = true;
-	g->subscribed = false;
-	redisAsyncCommand(c->sub, on_sub, NULL, "SUBSCRIBE " KEY("g:%" PRIu64), g->id);
+	for (struct rgame *g = c->rgames; g != NULL; g = g->next)
+		if (up)
+			rg_subscribe(c, g);
+		else
+			g->subscribed = g->subscribing = false;
 }
 
 /* P: our client plays game (owned by owner). */
