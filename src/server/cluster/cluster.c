@@ -66,38 +66,38 @@ static void on_inbox_msg(struct cluster *c, char *h, char *body, size_t len)
 	case 'C':
 		if (sscanf(h, "C %64s %" SCNu64 " %" SCNu64 " %15s %" SCNd64 " %21s %21s", a, &conn,
 		           &n, flags, &rtt, name, tok) >= 6)
-			run_forwarded(c, a, conn, n, flags, rtt, name, tok, body, len);
+			owner_run(c, a, conn, n, flags, rtt, name, tok, body, len);
 		break;
 	case 'O':
 		if (sscanf(h, "O %" SCNu64, &conn) == 1)
-			deliver_out(c, conn, body, len);
+			home_out(c, conn, body, len);
 		break;
 	case 'D':
 		if (sscanf(h, "D %" SCNu64 " %" SCNu64, &conn, &n) == 2)
-			answered(c, conn, n);
+			home_answered(c, conn, n);
 		break;
 	case 'P':
 		if (sscanf(h, "P %32s %" SCNu64 " %" SCNu64, a, &conn, &game) == 3)
-			plays(c, a, conn, game);
+			remote_plays(c, a, conn, game);
 		break;
 	case 'X':
 		if (sscanf(h, "X %64s %" SCNu64, a, &conn) == 2)
-			remote_gone(c, a, conn);
+			owner_gone(c, a, conn);
 		break;
 	case 'R':
 		if (sscanf(h, "R %64s %" SCNu64 " %15s %" SCNd64 " %21s %21s", a, &conn, flags,
 		           &rtt, name, tok) >= 5)
-			resume_remote(c, a, conn, flags, rtt, name, tok);
+			owner_resume(c, a, conn, flags, rtt, name, tok);
 		break;
 	case 'K':
 		if (sscanf(h, "K %21s %32s", name, a) == 2)
-			kick(c, name, a);
+			shared_kick(c, name, a);
 		break;
 	case 'W': {
 		char fmt;
 		size_t count;
 		if (sscanf(h, "W %64s %" SCNu64 " %c %zu", a, &game, &fmt, &count) == 4)
-			interest_set(c, a, game, fmt == 'j', count);
+			owner_interest_set(c, a, game, fmt == 'j', count);
 		break;
 	}
 	case 'H': /* our own echo (on_tick): the way through Redis and back works */
@@ -106,9 +106,9 @@ static void on_inbox_msg(struct cluster *c, char *h, char *body, size_t len)
 	case 'Y': {
 		size_t nt, nj;
 		if (sscanf(h, "Y %64s %" SCNu64 " %zu %zu", a, &game, &nt, &nj) == 4) {
-			interest_set(c, a, game, false, nt);
-			interest_set(c, a, game, true, nj);
-			resend(c, a, game);
+			owner_interest_set(c, a, game, false, nt);
+			owner_interest_set(c, a, game, true, nj);
+			owner_resend(c, a, game);
 		}
 		break;
 	}
@@ -120,41 +120,39 @@ static void on_tick(uv_timer_t *t)
 	struct cluster *c = t->data;
 	if (c->stopping)
 		return;
-	uint64_t now = now_ms(c), late = 2 * (uint64_t)c->expiry_ms;
-	if (up(c) && ((c->beat_sent != 0 && now - c->beat_sent > late) ||
-	              (c->echo_sent != 0 && now - c->echo_sent > late)))
-		drop_redis(c, c->echo_sent != 0 && now - c->echo_sent > late
+	uint64_t now = cluster_now(c), late = 2 * (uint64_t)c->expiry_ms;
+	if (redis_up(c) && ((c->beat_sent != 0 && now - c->beat_sent > late) ||
+	                    (c->echo_sent != 0 && now - c->echo_sent > late)))
+		redis_drop(c, c->echo_sent != 0 && now - c->echo_sent > late
 		                      ? "does not bring our own messages back"
 		                      : "does not answer our heartbeat");
-	connect_redis(c);
-	expire_forwards(c);
-	drop_stale_aggs(c);
-	if (!up(c)) {
+	redis_connect(c);
+	home_expire_forwards(c);
+	owner_drop_stale(c);
+	if (!redis_up(c)) {
 		c->healthy_since = 0;
 		return;
 	}
-	if (c->beat_sent != 0 && now_ms(c) - c->beat_sent > (uint64_t)c->expiry_ms / 2)
+	if (c->beat_sent != 0 && cluster_now(c) - c->beat_sent > (uint64_t)c->expiry_ms / 2)
 		c->healthy_since = 0; /* the last one is late: a stall */
-	if (c->beat_sent == 0 && rcall(c, on_beat, NULL, "EVAL %s 0 %s %s %d %d", BEAT, c->instance,
-	                               c->name, c->expiry_ms, 2 * c->expiry_ms))
-		c->beat_sent = now_ms(c);
+	takeover_beat(c);
 	/* a seat or a watch of our own games taken or left, a game ended: who's and list's
 	   rows (players, spectators, watchers) written again */
 	if (c->ly.sess->epoch != c->sess_epoch) {
 		c->sess_epoch = c->ly.sess->epoch;
 		c->users_dirty = c->list_dirty = true;
 	}
-	flush_live(c);
+	shared_flush(c);
 	if (c->echo_sent == 0) {
 		char ch[64];
-		inbox_of(ch, c->name);
-		if (publish(c, ch, "H", NULL, 0, NULL, NULL))
-			c->echo_sent = now_ms(c);
+		redis_inbox(ch, c->name);
+		if (redis_publish(c, ch, "H", NULL, 0, NULL, NULL))
+			c->echo_sent = cluster_now(c);
 	}
 	for (struct rgame *g = c->rgames; g != NULL; g = g->next)
 		if (g->resend)
-			rg_resend(c, g);
-	rcall(c, on_scan, NULL, "EVAL %s 0", SCAN);
+			remote_resend(c, g);
+	takeover_scan(c);
 }
 
 /* ---- start, recovery, stop ----------------------------------------------------------------- */
@@ -221,10 +219,7 @@ int cluster_start(const struct cluster_config *cfg, const struct cluster_layers 
 		freeReplyObject(r);
 		/* the live nodes known before the first login: a login's R reaches them (the
 		   death scan keeps the list from the first beat on) */
-		r = redisCommand(rc, "EVAL %s 0", SCAN);
-		if (r != NULL && r->type == REDIS_REPLY_ARRAY)
-			alive_set(c, r);
-		freeReplyObject(r);
+		takeover_first_scan(c, rc);
 	}
 	redisFree(rc);
 	if (!taken) {
@@ -236,35 +231,35 @@ int cluster_start(const struct cluster_config *cfg, const struct cluster_layers 
 	/* the journal's hooks are called from ours */
 	c->inner = c->ly.sess->hooks;
 	struct session_hooks h = {.ud = c,
-	                          .on_start = h_start,
-	                          .on_move = h_move,
-	                          .on_end = h_end,
-	                          .on_undo = h_undo};
+	                          .on_start = owner_on_start,
+	                          .on_move = owner_on_move,
+	                          .on_end = owner_on_end,
+	                          .on_undo = owner_on_undo};
 	sessions_set_hooks(c->ly.sess, &h);
 	c->router = (struct router){
-	        .ud = c, .game = route_game, .seek = route_seek, .verb = route_verb};
+	        .ud = c, .game = home_route_game, .seek = home_route_seek, .verb = shared_route};
 	c->ly.cmds->router = &c->router;
 	struct lobby_hooks lh = {.ud = c,
-	                         .on_login = on_login,
-	                         .on_seek = on_seek_news,
-	                         .seek_id = new_seek_id,
-	                         .guest = check_guest,
-	                         .name_held = name_held};
+	                         .on_login = shared_on_login,
+	                         .on_seek = shared_on_seek,
+	                         .seek_id = shared_seek_id,
+	                         .guest = shared_guest,
+	                         .name_held = shared_name_held};
 	lobby_set_hooks(c->ly.lobby, &lh);
-	c->sink = (struct relay_sink){.ud = c, .send = sink_send};
-	c->news = (struct redis_news){.reached = reached,
+	c->sink = (struct relay_sink){.ud = c, .send = owner_sink_send};
+	c->news = (struct redis_news){.reached = takeover_reached,
 	                              .lost = home_lost,
 	                              .subscriber = remote_subscriber,
 	                              .subscribed = home_subscribed,
 	                              .inbox = on_inbox_msg,
-	                              .game = on_game_msg,
-	                              .lobby = on_lobby_msg};
+	                              .game = remote_game_msg,
+	                              .lobby = shared_lobby_msg};
 	uv_timer_init(c->ly.loop, &c->tick);
 	c->tick.data = c;
 	uv_timer_init(c->ly.loop, &c->retry);
 	c->retry.data = c;
 	uv_timer_start(&c->tick, on_tick, 0, (uint64_t)c->beat_ms);
-	connect_redis(c);
+	redis_connect(c);
 	*out = c;
 	return 0;
 }
@@ -302,7 +297,7 @@ void cluster_client_gone(struct cluster *c, struct client *cl)
 		return;
 	uint64_t id = cl->conn->id;
 	if (cl->remote) {
-		rc_forget(c, id);
+		owner_rc_forget(c, id);
 		for (struct agg *a = c->aggs; a != NULL; a = a->next)
 			if (a->conn == id)
 				a->conn = 0;
@@ -310,25 +305,25 @@ void cluster_client_gone(struct cluster *c, struct client *cl)
 	}
 	if (cl->logged_in) {
 		char key[PROTO_NAME_MAX + 1];
-		key_lower(cl->name, key, sizeof key);
-		rcall(c, NULL, NULL, "HDEL " KEY("users:%s") " %s", c->name, key);
+		cluster_key(cl->name, key, sizeof key);
+		redis_call(c, NULL, NULL, "HDEL " KEY("users:%s") " %s", c->name, key);
 		struct client *now = lobby_find_user(c->ly.lobby, cl->name); /* took it over */
 		if (now != NULL && now != cl)
-			user_put(c, now);
+			shared_user_put(c, now);
 	}
-	struct cstate *s = cs_get(c, id, false);
+	struct cstate *s = home_cs_get(c, id, false);
 	if (s != NULL) {
 		for (int i = 0; i < s->nnodes; i++) {
 			char h[160];
 			snprintf(h, sizeof h, "X %s %" PRIu64, c->instance, id);
-			to_node(c, s->nodes[i], h, NULL, 0);
+			redis_to_node(c, s->nodes[i], h, NULL, 0);
 		}
-		cs_drop(c, id);
+		home_cs_drop(c, id);
 	}
 	for (struct rgame *g = c->rgames, *next; g != NULL; g = next) {
 		next = g->next;
-		if (rg_member(g, id) != NULL)
-			rg_leave(c, g, id);
+		if (remote_member(g, id) != NULL)
+			remote_leave(c, g, id);
 	}
 }
 
@@ -337,7 +332,7 @@ void cluster_drain(struct cluster *c, struct client *cl)
 	if (c == NULL || cl->remote)
 		return;
 	for (struct rgame *g = c->rgames; g != NULL; g = g->next) {
-		struct member *m = rg_member(g, cl->conn->id);
+		struct member *m = remote_member(g, cl->conn->id);
 		if (m != NULL && m->pending != NULL) {
 			client_send(cl, m->pending);
 			outbuf_unref(m->pending);
@@ -356,16 +351,16 @@ void cluster_stop(struct cluster *c)
 	if (c == NULL || c->stopping)
 		return;
 	/* our heartbeat goes: the others take our games over at once */
-	rcall(c, NULL, NULL, "EVAL %s 0 %s %s",
-	      "if redis.call('GET', 'bitarena:node:' .. ARGV[1]) "
-	      "== ARGV[2] then redis.call('DEL', 'bitarena:node:' "
-	      ".. ARGV[1]) end return 1",
-	      c->name, c->instance);
+	redis_call(c, NULL, NULL, "EVAL %s 0 %s %s",
+	           "if redis.call('GET', 'bitarena:node:' .. ARGV[1]) "
+	           "== ARGV[2] then redis.call('DEL', 'bitarena:node:' "
+	           ".. ARGV[1]) end return 1",
+	           c->name, c->instance);
 	c->stopping = true;
 	uv_close((uv_handle_t *)&c->tick, on_tick_closed);
 	uv_close((uv_handle_t *)&c->retry, on_tick_closed);
-	on_retry(&c->retry); /* answered now */
-	fail_forwards_to(c, NULL, ERR_CLUSTER_DOWN, "the server is shutting down");
+	home_retry(&c->retry); /* answered now */
+	home_fail_forwards(c, NULL, ERR_CLUSTER_DOWN, "the server is shutting down");
 	if (c->pub != NULL)
 		redisAsyncDisconnect(c->pub);
 	if (c->sub != NULL)
@@ -379,7 +374,7 @@ void cluster_free(struct cluster *c)
 	while (c->rgames != NULL) {
 		struct rgame *g = c->rgames;
 		c->rgames = g->next;
-		rg_destroy(g);
+		remote_destroy(g);
 	}
 	for (int b = 0; b < CS_BUCKETS; b++)
 		while (c->cs[b] != NULL) {

@@ -10,7 +10,7 @@
 
 /* ---- per-client state at home ------------------------------------------------------------- */
 
-struct cstate *cs_get(struct cluster *c, uint64_t conn, bool make)
+struct cstate *home_cs_get(struct cluster *c, uint64_t conn, bool make)
 {
 	struct cstate **pp = &c->cs[conn % CS_BUCKETS];
 	for (struct cstate *s = *pp; s != NULL; s = s->next)
@@ -27,7 +27,7 @@ struct cstate *cs_get(struct cluster *c, uint64_t conn, bool make)
 	return s;
 }
 
-void cs_drop(struct cluster *c, uint64_t conn)
+void home_cs_drop(struct cluster *c, uint64_t conn)
 {
 	for (struct cstate **pp = &c->cs[conn % CS_BUCKETS]; *pp != NULL; pp = &(*pp)->next)
 		if ((*pp)->conn == conn) {
@@ -63,7 +63,7 @@ static char *line_of(const struct proto_req *rq)
 static void release(struct cluster *c, struct cstate *s)
 {
 	s->fwd = 0;
-	struct client *cl = client_by_id(c, s->conn);
+	struct client *cl = cluster_client(c, s->conn);
 	if (cl != NULL && s->after != NULL)
 		client_send(cl, s->after);
 	outbuf_unref(s->after);
@@ -91,10 +91,10 @@ static void on_fwd_sent(redisAsyncContext *ac, void *r, void *pd)
 	redisReply *rep = r;
 	if (rep == NULL || rep->type != REDIS_REPLY_INTEGER || rep->integer > 0)
 		return; /* delivered, or Redis went away (every forward is failed then) */
-	struct cstate *s = cs_get(c, ref.conn, false);
+	struct cstate *s = home_cs_get(c, ref.conn, false);
 	if (s == NULL || s->fwd != ref.fwd)
 		return;
-	struct client *cl = client_by_id(c, s->conn);
+	struct client *cl = cluster_client(c, s->conn);
 	if (cl != NULL)
 		reply_err(cl, &s->rq, ERR_CLUSTER_DOWN,
 		          "node %s, which runs it, is not on the cluster's bus right now "
@@ -105,42 +105,42 @@ static void on_fwd_sent(redisAsyncContext *ac, void *r, void *pd)
 }
 
 /* Sends the line to node for client cl; its input waits for the answer. */
-void forward(struct cluster *c, struct client *cl, const struct proto_req *rq,
+static void forward(struct cluster *c, struct client *cl, const struct proto_req *rq,
                     const char *line, const char *node, uint64_t game, bool watch)
 {
-	struct cstate *s = cs_get(c, cl->conn->id, true);
+	struct cstate *s = home_cs_get(c, cl->conn->id, true);
 	if (s == NULL) {
 		reply_oom(cl, rq);
 		return;
 	}
 	bool watching = false;
-	struct rgame *g = rg_find(c, game);
+	struct rgame *g = remote_find(c, game);
 	if (g != NULL) {
-		struct member *m = rg_member(g, cl->conn->id);
+		struct member *m = remote_member(g, cl->conn->id);
 		watching = m != NULL && !m->player;
 	}
 	char flags[16], h[256];
-	identity(cl, watching, flags, sizeof flags);
+	cluster_identity(cl, watching, flags, sizeof flags);
 	s->fwd = ++c->next_fwd;
-	s->deadline = now_ms(c) + (uint64_t)c->forward_ms;
+	s->deadline = cluster_now(c) + (uint64_t)c->forward_ms;
 	snprintf(s->fwd_node, sizeof s->fwd_node, "%s", node);
-	s->rq = rq_keep(rq);
+	s->rq = cluster_rq_keep(rq);
 	s->game = game;
 	s->watch = watch;
 	s->accept = strcmp(rq->cmd->name, "accept") == 0;
 	cs_note_node(s, node);
 	snprintf(h, sizeof h, "C %s %" PRIu64 " %" PRIu64 " %s %" PRId64 " %s %s", c->instance,
 	         cl->conn->id, s->fwd, flags, cl->rtt.known ? cl->rtt.ms : (int64_t)-1,
-	         cl->logged_in ? cl->name : "-", token_of(cl));
+	         cl->logged_in ? cl->name : "-", cluster_token(cl));
 	struct fwd_ref *ref = malloc(sizeof *ref);
 	char ch[64];
-	inbox_of(ch, node);
+	redis_inbox(ch, node);
 	if (ref != NULL) {
 		*ref = (struct fwd_ref){.conn = cl->conn->id, .fwd = s->fwd};
-		if (!publish(c, ch, h, line, strlen(line), on_fwd_sent, ref))
+		if (!redis_publish(c, ch, h, line, strlen(line), on_fwd_sent, ref))
 			free(ref);
 	} else {
-		publish(c, ch, h, line, strlen(line), NULL, NULL);
+		redis_publish(c, ch, h, line, strlen(line), NULL, NULL);
 	}
 	conn_hold(cl->conn);
 }
@@ -148,15 +148,15 @@ void forward(struct cluster *c, struct client *cl, const struct proto_req *rq,
 /* A forward whose owner (or subscription) is known now: sent, or answered. */
 static void pending_go(struct cluster *c, struct pending_fwd *p, const char *owner)
 {
-	struct client *cl = client_by_id(c, p->conn);
+	struct client *cl = cluster_client(c, p->conn);
 	if (cl == NULL) {
-		pending_free(p);
+		cluster_pending_free(p);
 		return;
 	}
 	conn_release(cl->conn); /* held while looking up */
-	if (!up(c)) {
-		answer_down(cl, &p->rq);
-		pending_free(p);
+	if (!redis_up(c)) {
+		redis_down(cl, &p->rq);
+		cluster_pending_free(p);
 		return;
 	}
 	if (owner == NULL || owner[0] == '\0') {
@@ -164,7 +164,7 @@ static void pending_go(struct cluster *c, struct pending_fwd *p, const char *own
 			reply_no_seek(cl, &p->rq, p->game);
 		else
 			reply_no_game(cl, &p->rq, p->game);
-		pending_free(p);
+		cluster_pending_free(p);
 		return;
 	}
 	if (strcmp(owner, c->name) == 0) { /* ours, yet not here: gone since */
@@ -172,13 +172,13 @@ static void pending_go(struct cluster *c, struct pending_fwd *p, const char *own
 			reply_no_seek(cl, &p->rq, p->game);
 		else
 			reply_no_game(cl, &p->rq, p->game);
-		pending_free(p);
+		cluster_pending_free(p);
 		return;
 	}
 	if (!p->seek)
-		cache_put(c, p->game, owner);
+		remote_cache_put(c, p->game, owner);
 	if (p->watch) {
-		struct rgame *g = rg_get(c, p->game, owner);
+		struct rgame *g = remote_get(c, p->game, owner);
 		if (g != NULL && !g->subscribed) { /* sent once the subscription is confirmed */
 			conn_hold(cl->conn);
 			p->next = g->waiting;
@@ -187,7 +187,7 @@ static void pending_go(struct cluster *c, struct pending_fwd *p, const char *own
 		}
 	}
 	forward(c, cl, &p->rq, p->line, owner, p->game, p->watch);
-	pending_free(p);
+	cluster_pending_free(p);
 }
 
 static void on_lookup(redisAsyncContext *ac, void *r, void *pd)
@@ -203,22 +203,22 @@ static void on_lookup(redisAsyncContext *ac, void *r, void *pd)
 	char owner[CLUSTER_NODE_MAX + 1] = "";
 	if (rep != NULL && rep->type == REDIS_REPLY_STRING)
 		snprintf(owner, sizeof owner, "%.*s", (int)rep->len, rep->str);
-	bool answered = rep != NULL;
-	if (answered && owner[0] == '\0' && p->seek && ++p->tries < SEEK_TRIES && !c->stopping) {
+	bool heard = rep != NULL;
+	if (heard && owner[0] == '\0' && p->seek && ++p->tries < SEEK_TRIES && !c->stopping) {
 		/* its id may have reached the client before its node's HSET reached Redis (a bot
 		   on another node accepting at once): looked up again shortly, the client held */
 		p->next = c->retries;
 		c->retries = p;
-		uv_timer_start(&c->retry, on_retry, SEEK_RETRY_MS, 0);
+		uv_timer_start(&c->retry, home_retry, SEEK_RETRY_MS, 0);
 		return;
 	}
-	if (!answered) { /* Redis went away meanwhile */
-		struct client *cl = client_by_id(c, p->conn);
+	if (!heard) { /* Redis went away meanwhile */
+		struct client *cl = cluster_client(c, p->conn);
 		if (cl != NULL) {
 			conn_release(cl->conn);
-			answer_down(cl, &p->rq);
+			redis_down(cl, &p->rq);
 		}
-		pending_free(p);
+		cluster_pending_free(p);
 		return;
 	}
 	pending_go(c, p, owner); /* p is freed, or queued on its game */
@@ -238,8 +238,8 @@ static const char SEEK_NODE[] =
 /* Asks Redis for p's owner (or its seek's node); false when Redis is not there. */
 static bool lookup_send(struct cluster *c, struct pending_fwd *p)
 {
-	bool sent = p->seek ? rcall(c, on_lookup, p, "EVAL %s 0 %" PRIu64, SEEK_NODE, p->game)
-	                    : rcall(c, on_lookup, p, "GET " KEY("owner:%" PRIu64), p->game);
+	bool sent = p->seek ? redis_call(c, on_lookup, p, "EVAL %s 0 %" PRIu64, SEEK_NODE, p->game)
+	                    : redis_call(c, on_lookup, p, "GET " KEY("owner:%" PRIu64), p->game);
 	if (sent) {
 		p->next = c->lookups;
 		c->lookups = p;
@@ -247,7 +247,7 @@ static bool lookup_send(struct cluster *c, struct pending_fwd *p)
 	return sent;
 }
 
-void on_retry(uv_timer_t *t)
+void home_retry(uv_timer_t *t)
 {
 	struct cluster *c = t->data;
 	struct pending_fwd *list = c->retries;
@@ -256,12 +256,12 @@ void on_retry(uv_timer_t *t)
 		struct pending_fwd *p = list;
 		list = p->next;
 		if (c->stopping || !lookup_send(c, p)) {
-			struct client *cl = client_by_id(c, p->conn);
+			struct client *cl = cluster_client(c, p->conn);
 			if (cl != NULL) {
 				conn_release(cl->conn);
-				answer_down(cl, &p->rq);
+				redis_down(cl, &p->rq);
 			}
-			pending_free(p);
+			cluster_pending_free(p);
 		}
 	}
 }
@@ -281,10 +281,10 @@ static bool lookup(struct cluster *c, struct cmd *x, uint64_t id, bool seek, boo
 	p->seek = seek;
 	p->watch = watch;
 	p->line = line;
-	p->rq = rq_keep(x->rq);
+	p->rq = cluster_rq_keep(x->rq);
 	if (!lookup_send(c, p)) {
-		pending_free(p);
-		answer_down(x->cl, x->rq);
+		cluster_pending_free(p);
+		redis_down(x->cl, x->rq);
 		return true;
 	}
 	conn_hold(x->cl->conn);
@@ -292,7 +292,7 @@ static bool lookup(struct cluster *c, struct cmd *x, uint64_t id, bool seek, boo
 }
 
 /* The dispatcher's router: a game not in our memory. */
-bool route_game(void *ud, struct cmd *x)
+bool home_route_game(void *ud, struct cmd *x)
 {
 	struct cluster *c = ud;
 	struct client *cl = x->cl;
@@ -300,22 +300,22 @@ bool route_game(void *ud, struct cmd *x)
 		return false;
 	const char *verb = x->rq->cmd->name;
 	bool watch = strcmp(verb, "watch") == 0;
-	struct rgame *g = rg_find(c, x->id);
+	struct rgame *g = remote_find(c, x->id);
 	if (strcmp(verb, "unwatch") == 0 && g != NULL) {
-		struct member *m = rg_member(g, cl->conn->id);
+		struct member *m = remote_member(g, cl->conn->id);
 		if (m != NULL && !m->player) {
-			rg_leave(c, g, cl->conn->id);
+			remote_leave(c, g, cl->conn->id);
 			cJSON *f = cJSON_CreateObject();
 			cJSON_AddNumberToObject(f, "game", (double)x->id);
 			reply_ok(cl, x->rq, f, NULL, "no longer watching game %" PRIu64, x->id);
 			return true;
 		}
 	}
-	if (!up(c)) {
-		answer_down(cl, x->rq);
+	if (!redis_up(c)) {
+		redis_down(cl, x->rq);
 		return true;
 	}
-	const char *owner = cache_get(c, x->id);
+	const char *owner = remote_cache_get(c, x->id);
 	if (owner == NULL && g != NULL && g->owner[0])
 		owner = g->owner;
 	if (owner == NULL || strcmp(owner, c->name) == 0)
@@ -332,13 +332,13 @@ bool route_game(void *ud, struct cmd *x)
 	return true;
 }
 
-bool route_seek(void *ud, struct cmd *x, uint64_t id)
+bool home_route_seek(void *ud, struct cmd *x, uint64_t id)
 {
 	struct cluster *c = ud;
 	if (x->cl->remote)
 		return false;
-	if (!up(c)) {
-		answer_down(x->cl, x->rq);
+	if (!redis_up(c)) {
+		redis_down(x->cl, x->rq);
 		return true;
 	}
 	return lookup(c, x, id, true, false);
@@ -346,15 +346,15 @@ bool route_seek(void *ud, struct cmd *x, uint64_t id)
 
 /* ---- messages at home: output, answers, the game channels ---------------------------------- */
 
-void deliver_out(struct cluster *c, uint64_t conn, const char *body, size_t len)
+void home_out(struct cluster *c, uint64_t conn, const char *body, size_t len)
 {
-	struct client *cl = client_by_id(c, conn);
+	struct client *cl = cluster_client(c, conn);
 	if (cl == NULL || len == 0)
 		return;
 	struct outbuf *b = outbuf_new(body, len);
 	client_send(cl, b);
 	outbuf_unref(b);
-	struct cstate *s = cs_get(c, conn, false);
+	struct cstate *s = home_cs_get(c, conn, false);
 	if (s != NULL && s->fwd != 0 && s->after != NULL) {
 		/* the accept's answer is out: the seek's end follows it, as on one node */
 		client_send(cl, s->after);
@@ -363,20 +363,20 @@ void deliver_out(struct cluster *c, uint64_t conn, const char *body, size_t len)
 	}
 }
 
-void answered(struct cluster *c, uint64_t conn, uint64_t n)
+void home_answered(struct cluster *c, uint64_t conn, uint64_t n)
 {
-	struct cstate *s = cs_get(c, conn, false);
+	struct cstate *s = home_cs_get(c, conn, false);
 	if (s == NULL || s->fwd != n)
 		return;
-	struct client *cl = client_by_id(c, conn);
+	struct client *cl = cluster_client(c, conn);
 	if (s->watch && cl != NULL) {
-		struct rgame *g = rg_get(c, s->game, s->fwd_node);
+		struct rgame *g = remote_get(c, s->game, s->fwd_node);
 		if (g != NULL) {
 			/* a spectator now, unless it plays there (then it hears its seat's output)
 			 */
-			if (rg_member(g, conn) == NULL)
-				rg_add(g, conn, false, cl->json);
-			rg_tell_counts(c, g);
+			if (remote_member(g, conn) == NULL)
+				remote_add(g, conn, false, cl->json);
+			remote_tell_counts(c, g);
 			c->users_dirty = true;
 		}
 	}
@@ -389,39 +389,39 @@ static void waiting_go(struct cluster *c, struct rgame *g)
 	while (g->waiting != NULL) {
 		struct pending_fwd *p = g->waiting;
 		g->waiting = p->next;
-		struct client *cl = client_by_id(c, p->conn);
+		struct client *cl = cluster_client(c, p->conn);
 		if (cl != NULL) {
 			conn_release(cl->conn);
-			if (g->owner[0] && up(c))
+			if (g->owner[0] && redis_up(c))
 				forward(c, cl, &p->rq, p->line, g->owner, p->game, true);
 			else
-				answer_down(cl, &p->rq);
+				redis_down(cl, &p->rq);
 		}
-		pending_free(p);
+		cluster_pending_free(p);
 	}
 }
 
 /* News from Redis: our subscription to game's channel is confirmed. */
 void home_subscribed(struct cluster *c, uint64_t game)
 {
-	struct rgame *g = rg_find(c, game);
+	struct rgame *g = remote_find(c, game);
 	if (g == NULL)
 		return;
 	g->subscribed = true;
 	if (g->resend)
-		rg_resend(c, g);
+		remote_resend(c, g);
 	waiting_go(c, g);
 	if (g->n == 0) /* nobody came after all */
-		rg_free(c, g);
+		remote_free(c, g);
 }
 
-void fail_forwards_to(struct cluster *c, const char *node, enum err_code code, const char *why)
+void home_fail_forwards(struct cluster *c, const char *node, enum err_code code, const char *why)
 {
 	for (int b = 0; b < CS_BUCKETS; b++)
 		for (struct cstate *s = c->cs[b]; s != NULL; s = s->next) {
 			if (s->fwd == 0 || (node != NULL && strcmp(s->fwd_node, node) != 0))
 				continue;
-			struct client *cl = client_by_id(c, s->conn);
+			struct client *cl = cluster_client(c, s->conn);
 			if (cl != NULL)
 				reply_err(cl, &s->rq, code, "%s", why);
 			release(c, s);
@@ -429,14 +429,14 @@ void fail_forwards_to(struct cluster *c, const char *node, enum err_code code, c
 }
 
 /* Forwards not answered in time. */
-void expire_forwards(struct cluster *c)
+void home_expire_forwards(struct cluster *c)
 {
-	uint64_t now = now_ms(c);
+	uint64_t now = cluster_now(c);
 	for (int b = 0; b < CS_BUCKETS; b++)
 		for (struct cstate *s = c->cs[b]; s != NULL; s = s->next) {
 			if (s->fwd == 0 || now < s->deadline)
 				continue;
-			struct client *cl = client_by_id(c, s->conn);
+			struct client *cl = cluster_client(c, s->conn);
 			if (cl != NULL)
 				reply_err(cl, &s->rq, ERR_NODE_GONE,
 				          "node %s did not answer in time; the command's outcome "
@@ -450,9 +450,9 @@ void expire_forwards(struct cluster *c)
 /* News from Redis: it went away (up() is false): forwards in flight and watches waiting fail. */
 void home_lost(struct cluster *c)
 {
-	fail_forwards_to(c, NULL, ERR_CLUSTER_DOWN,
-	                 "the cluster's bus (Redis) went away; the command's outcome is not "
-	                 "known: look at the game's next state");
+	home_fail_forwards(c, NULL, ERR_CLUSTER_DOWN,
+	                   "the cluster's bus (Redis) went away; the command's outcome is not "
+	                   "known: look at the game's next state");
 	for (struct rgame *g = c->rgames; g != NULL; g = g->next)
 		waiting_go(c, g);
 }

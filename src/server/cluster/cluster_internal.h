@@ -1,11 +1,38 @@
 /*
  * cluster_internal.h - the cluster's private header (as libuv's internal.h):
- * its state and the functions its parts call across files. Included by the
- * files of src/server/cluster/ only.
+ * the node's state (struct cluster and what hangs from it), the small helpers
+ * every part uses (static inline, cluster_*), and the functions one part calls
+ * in another. Included by the files of src/server/cluster/ only; the rest of
+ * the server sees cluster.h.
  *
  * Who is who in the parts: "home" is the node holding a client's connection,
  * "owner" the node running a game. Everything runs on the loop thread but
  * the takeovers' claims (a uv work item with a store connection of its own).
+ *
+ * The parts, each calling only the ones listed before it (tests/layers.py
+ * fails on a circle); a function another part calls carries its part's prefix:
+ *   cluster_redis.c     redis_*     the two Redis connections, commands,
+ *                                   publishing, subscriptions, the nodes alive;
+ *                                   its news goes up through struct redis_news
+ *   cluster_remote.c    remote_*    remote games at the home: their players and
+ *                                   spectators here, the owner cache
+ *   cluster_home.c      home_*      the home side of a request: forwards to the
+ *                                   owner and their answers
+ *   cluster_owner.c     owner_*     the owner side of a game: relay clients and
+ *                                   watchers, the remote spectators, the relay
+ *                                   sink, the session hooks
+ *   cluster_shared.c    shared_*    the lobby shared through Redis: seeks, users,
+ *                                   games in progress; who / seeks / list
+ *   cluster_takeover.c  takeover_*  heartbeats, the death scan, takeovers, and
+ *                                   the live state written again when Redis is back
+ *   cluster.c           cluster_*   the node's life-cycle and the public API
+ *                                   (cluster.h): it wires the parts' callbacks
+ * Why these cuts: each part owns one kind of state (the connections; struct
+ * rgame; struct cstate and the lookups; struct rclient, agg and interest; the
+ * Redis hashes of the lobby; the heartbeat and the takeovers), and the order
+ * follows what uses what: the home forwards for its remote games, the shared
+ * lobby lists the remote games a user plays, a takeover fails the forwards,
+ * closes the relay clients and writes the lobby again.
  */
 #ifndef BITARENA_SERVER_CLUSTER_INTERNAL_H
 #define BITARENA_SERVER_CLUSTER_INTERNAL_H
@@ -134,7 +161,7 @@ struct redis_news {
 	void (*lost)(struct cluster *c);    /* up() turned false (not stopping): what waits fails */
 	/* the subscribing connection was made (the games' channels are subscribed to again), or
 	 * lost */
-	void (*subscriber)(struct cluster *c, bool up);
+	void (*subscriber)(struct cluster *c, bool made);
 	void (*subscribed)(struct cluster *c, uint64_t game); /* g:<game> is confirmed */
 	/* a message (header h, NUL-ended; then the body) on our inbox, a game's channel, the
 	 * lobby's */
@@ -189,7 +216,7 @@ struct cluster {
 };
 
 /* The node's name of an instance ("n1#ab12" -> "n1"). */
-static inline void name_of(const char *instance, char out[CLUSTER_NODE_MAX + 1])
+static inline void cluster_node_name(const char *instance, char out[CLUSTER_NODE_MAX + 1])
 {
 	size_t n = strcspn(instance, "#");
 	if (n > CLUSTER_NODE_MAX)
@@ -198,12 +225,12 @@ static inline void name_of(const char *instance, char out[CLUSTER_NODE_MAX + 1])
 	out[n] = '\0';
 }
 
-static inline uint64_t now_ms(struct cluster *c)
+static inline uint64_t cluster_now(struct cluster *c)
 {
 	return uv_now(c->ly.loop);
 }
 
-static inline void key_lower(const char *name, char *out, size_t size)
+static inline void cluster_key(const char *name, char *out, size_t size)
 {
 	size_t i = 0;
 	for (; name[i] && i + 1 < size; i++)
@@ -211,14 +238,14 @@ static inline void key_lower(const char *name, char *out, size_t size)
 	out[i] = '\0';
 }
 
-static inline struct client *client_by_id(struct cluster *c, uint64_t id)
+static inline struct client *cluster_client(struct cluster *c, uint64_t id)
 {
 	struct conn *cn = conn_find(c->ly.hub, id);
 	return cn != NULL ? client_of(cn) : NULL;
 }
 
 /* The reply's parts of rq (tag, verb), without the arguments that point into its line. */
-static inline struct proto_req rq_keep(const struct proto_req *rq)
+static inline struct proto_req cluster_rq_keep(const struct proto_req *rq)
 {
 	struct proto_req k = *rq;
 	k.argc = 0;
@@ -227,7 +254,8 @@ static inline struct proto_req rq_keep(const struct proto_req *rq)
 }
 
 /* Identity flags of a client, as C and R carry them. */
-static inline void identity(const struct client *cl, bool watching, char *flags, size_t size)
+static inline void cluster_identity(const struct client *cl, bool watching, char *flags,
+                                    size_t size)
 {
 	snprintf(flags, size, "%s%s%s%s%s", cl->json ? "j" : "", cl->registered ? "r" : "",
 	         watching ? "w" : "", cl->logged_in ? "l" : "", cl->want_watchers ? "v" : "");
@@ -240,101 +268,101 @@ static inline void identity(const struct client *cl, bool watching, char *flags,
  * owner's relay client keeps, so that the owner checks a guest's seats against it as it does
  * for its own clients (session_login); "-" for anyone else. The bus is the cluster's own.
  */
-static inline const char *token_of(const struct client *cl)
+static inline const char *cluster_token(const struct client *cl)
 {
 	return cl->logged_in && !cl->registered && strlen(cl->token) == PROTO_TOKEN_LEN ? cl->token
 	                                                                                : "-";
 }
 
+static inline void cluster_pending_free(struct pending_fwd *p)
+{
+	free(p->line);
+	free(p);
+}
+
 /* cluster_redis.c */
-bool up(const struct cluster *c);
-bool rcall(struct cluster *c, redisCallbackFn *fn, void *pd, const char *fmt, ...);
-bool publish(struct cluster *c, const char *channel, const char *header, const void *body,
-             size_t blen, redisCallbackFn *fn, void *pd);
-void inbox_of(char ch[64], const char *node);
-void to_node(struct cluster *c, const char *node, const char *header, const void *body,
-             size_t blen);
-void to_game(struct cluster *c, uint64_t game, const char *header);
-void answer_down(struct client *cl, const struct proto_req *rq);
-void alive_set(struct cluster *c, const redisReply *rep);
-void to_others(struct cluster *c, const char *header);
-void drop_redis(struct cluster *c, const char *why);
-bool subscribe_game(struct cluster *c, uint64_t game);
-void unsubscribe_game(struct cluster *c, uint64_t game);
-void connect_redis(struct cluster *c);
+bool redis_up(const struct cluster *c);
+bool redis_call(struct cluster *c, redisCallbackFn *fn, void *pd, const char *fmt, ...);
+bool redis_publish(struct cluster *c, const char *channel, const char *header, const void *body,
+                   size_t blen, redisCallbackFn *fn, void *pd);
+void redis_inbox(char ch[64], const char *node);
+void redis_to_node(struct cluster *c, const char *node, const char *header, const void *body,
+                   size_t blen);
+void redis_to_game(struct cluster *c, uint64_t game, const char *header);
+void redis_down(struct client *cl, const struct proto_req *rq);
+void redis_alive_set(struct cluster *c, const redisReply *rep);
+void redis_to_others(struct cluster *c, const char *header);
+void redis_drop(struct cluster *c, const char *why);
+bool redis_subscribe_game(struct cluster *c, uint64_t game);
+void redis_unsubscribe_game(struct cluster *c, uint64_t game);
+void redis_connect(struct cluster *c);
 
 /* cluster_remote.c */
-const char *cache_get(struct cluster *c, uint64_t game);
-void cache_put(struct cluster *c, uint64_t game, const char *node);
-struct rgame *rg_find(struct cluster *c, uint64_t id);
-struct rgame *rg_get(struct cluster *c, uint64_t id, const char *owner);
-struct member *rg_member(struct rgame *g, uint64_t conn);
-bool rg_add(struct rgame *g, uint64_t conn, bool player, bool json);
-void rg_tell_counts(struct cluster *c, struct rgame *g);
-void rg_resend(struct cluster *c, struct rgame *g);
-void pending_free(struct pending_fwd *p);
-void rg_destroy(struct rgame *g);
-void rg_free(struct cluster *c, struct rgame *g);
-void rg_leave(struct cluster *c, struct rgame *g, uint64_t conn);
-void remote_subscriber(struct cluster *c, bool up);
-void plays(struct cluster *c, const char *owner, uint64_t conn, uint64_t game);
-void on_game_msg(struct cluster *c, uint64_t id, const char *h, const char *body, size_t len);
+const char *remote_cache_get(struct cluster *c, uint64_t game);
+void remote_cache_put(struct cluster *c, uint64_t game, const char *node);
+struct rgame *remote_find(struct cluster *c, uint64_t id);
+struct rgame *remote_get(struct cluster *c, uint64_t id, const char *owner);
+struct member *remote_member(struct rgame *g, uint64_t conn);
+bool remote_add(struct rgame *g, uint64_t conn, bool player, bool json);
+void remote_tell_counts(struct cluster *c, struct rgame *g);
+void remote_resend(struct cluster *c, struct rgame *g);
+void remote_destroy(struct rgame *g);
+void remote_free(struct cluster *c, struct rgame *g);
+void remote_leave(struct cluster *c, struct rgame *g, uint64_t conn);
+void remote_subscriber(struct cluster *c, bool made);
+void remote_plays(struct cluster *c, const char *owner, uint64_t conn, uint64_t game);
+void remote_game_msg(struct cluster *c, uint64_t id, const char *h, const char *body, size_t len);
 
 /* cluster_home.c */
-struct cstate *cs_get(struct cluster *c, uint64_t conn, bool make);
-void cs_drop(struct cluster *c, uint64_t conn);
-void forward(struct cluster *c, struct client *cl, const struct proto_req *rq, const char *line,
-             const char *node, uint64_t game, bool watch);
-void on_retry(uv_timer_t *t);
-bool route_game(void *ud, struct cmd *x);
-bool route_seek(void *ud, struct cmd *x, uint64_t id);
-void deliver_out(struct cluster *c, uint64_t conn, const char *body, size_t len);
-void answered(struct cluster *c, uint64_t conn, uint64_t n);
-void fail_forwards_to(struct cluster *c, const char *node, enum err_code code, const char *why);
+struct cstate *home_cs_get(struct cluster *c, uint64_t conn, bool make);
+void home_cs_drop(struct cluster *c, uint64_t conn);
+void home_retry(uv_timer_t *t);
+bool home_route_game(void *ud, struct cmd *x);
+bool home_route_seek(void *ud, struct cmd *x, uint64_t id);
+void home_out(struct cluster *c, uint64_t conn, const char *body, size_t len);
+void home_answered(struct cluster *c, uint64_t conn, uint64_t n);
+void home_fail_forwards(struct cluster *c, const char *node, enum err_code code, const char *why);
 void home_subscribed(struct cluster *c, uint64_t game);
 void home_lost(struct cluster *c);
-void expire_forwards(struct cluster *c);
+void home_expire_forwards(struct cluster *c);
 
 /* cluster_owner.c */
-void rc_forget(struct cluster *c, uint64_t conn);
-void interest_set(struct cluster *c, const char *home, uint64_t game, bool json, size_t count);
-void run_forwarded(struct cluster *c, const char *home, uint64_t rconn, uint64_t n,
-                   const char *flags, int64_t rtt, const char *name, const char *token, char *line,
-                   size_t len);
-void resume_remote(struct cluster *c, const char *home, uint64_t rconn, const char *flags,
-                   int64_t rtt, const char *name, const char *token);
-void resend(struct cluster *c, const char *home, uint64_t game);
-void remote_gone(struct cluster *c, const char *home, uint64_t rconn);
-bool sink_send(void *ud, struct conn *cn, const struct relay_id *id, const struct outbuf *b);
-int h_start(void *ud, const struct game *g, uint64_t *id);
-int h_move(void *ud, const struct game *g, const struct move_rec *m);
-void h_end(void *ud, const struct game *g);
-int h_undo(void *ud, const struct game *g, int nplies);
-void home_gone(struct cluster *c, const char *instance);
-void drop_stale_aggs(struct cluster *c);
+void owner_rc_forget(struct cluster *c, uint64_t conn);
+void owner_interest_set(struct cluster *c, const char *home, uint64_t game, bool json,
+                        size_t count);
+void owner_run(struct cluster *c, const char *home, uint64_t rconn, uint64_t n, const char *flags,
+               int64_t rtt, const char *name, const char *token, char *line, size_t len);
+void owner_resume(struct cluster *c, const char *home, uint64_t rconn, const char *flags,
+                  int64_t rtt, const char *name, const char *token);
+void owner_resend(struct cluster *c, const char *home, uint64_t game);
+void owner_gone(struct cluster *c, const char *home, uint64_t rconn);
+bool owner_sink_send(void *ud, struct conn *cn, const struct relay_id *id, const struct outbuf *b);
+int owner_on_start(void *ud, const struct game *g, uint64_t *id);
+int owner_on_move(void *ud, const struct game *g, const struct move_rec *m);
+void owner_on_end(void *ud, const struct game *g);
+int owner_on_undo(void *ud, const struct game *g, int nplies);
+void owner_home_gone(struct cluster *c, const char *instance);
+void owner_drop_stale(struct cluster *c);
 
-/* cluster_lobby.c */
-void kick(struct cluster *c, const char *name, const char *where);
-void on_lobby_msg(struct cluster *c, const char *h, const char *body, size_t len);
-void seek_put(struct cluster *c, const struct seek *k);
-void on_seek_news(void *ud, const struct seek *k, bool gone, struct msg *told);
-uint64_t new_seek_id(void *ud);
-void user_put(struct cluster *c, struct client *u);
-void on_login(void *ud, struct client *cl);
-bool route_verb(void *ud, struct cmd *x);
-bool check_guest(void *ud, struct client *cl, const struct proto_req *rq, const char *name,
-                 const char *token, bool given);
-bool name_held(void *ud, struct client *cl, const char *name, void (*held)(void *arg, int verdict),
-               void *arg);
-void flush_live(struct cluster *c);
+/* cluster_shared.c */
+void shared_kick(struct cluster *c, const char *name, const char *where);
+void shared_lobby_msg(struct cluster *c, const char *h, const char *body, size_t len);
+void shared_seek_put(struct cluster *c, const struct seek *k);
+void shared_on_seek(void *ud, const struct seek *k, bool gone, struct msg *told);
+uint64_t shared_seek_id(void *ud);
+void shared_user_put(struct cluster *c, struct client *u);
+void shared_on_login(void *ud, struct client *cl);
+bool shared_route(void *ud, struct cmd *x);
+bool shared_guest(void *ud, struct client *cl, const struct proto_req *rq, const char *name,
+                  const char *token, bool given);
+bool shared_name_held(void *ud, struct client *cl, const char *name,
+                      void (*held)(void *arg, int verdict), void *arg);
+void shared_flush(struct cluster *c);
 
 /* cluster_takeover.c */
-extern const char BEAT[];
-extern const char SCAN[];
-void on_beat(redisAsyncContext *ac, void *r, void *pd);
-void on_scan(redisAsyncContext *ac, void *r, void *pd);
-void reached(struct cluster *c);
-
-/* cluster.c */
+void takeover_reached(struct cluster *c);
+void takeover_beat(struct cluster *c);
+void takeover_scan(struct cluster *c);
+void takeover_first_scan(struct cluster *c, redisContext *rc);
 
 #endif

@@ -18,7 +18,7 @@ static struct rclient *rc_find(struct cluster *c, const char *home, uint64_t rco
 	return NULL;
 }
 
-void rc_forget(struct cluster *c, uint64_t conn)
+void owner_rc_forget(struct cluster *c, uint64_t conn)
 {
 	for (struct rclient **pp = &c->rclients; *pp != NULL; pp = &(*pp)->next)
 		if ((*pp)->conn == conn) {
@@ -37,10 +37,10 @@ static struct client *rc_get(struct cluster *c, const char *home, uint64_t rconn
                              int64_t rtt, const char *name, const char *token)
 {
 	struct rclient *r = rc_find(c, home, rconn);
-	struct client *cl = r != NULL ? client_by_id(c, r->conn) : NULL;
+	struct client *cl = r != NULL ? cluster_client(c, r->conn) : NULL;
 	if (cl == NULL) {
 		if (r != NULL)
-			rc_forget(c, r->conn);
+			owner_rc_forget(c, r->conn);
 		struct relay_id id = {.kind = RELAY_CLIENT, .conn = rconn};
 		snprintf(id.home, sizeof id.home, "%s", home);
 		cl = relay_open(c->ly.hub, &id, &c->sink);
@@ -96,7 +96,7 @@ static struct agg *agg_find(struct cluster *c, uint64_t game, bool json)
 static void agg_ensure(struct cluster *c, struct game *g, bool json)
 {
 	struct agg *a = agg_find(c, g->id, json);
-	if (a != NULL && client_by_id(c, a->conn) != NULL)
+	if (a != NULL && cluster_client(c, a->conn) != NULL)
 		return;
 	struct relay_id id = {.kind = RELAY_WATCHER, .game = g->id, .json = json};
 	struct client *cl = relay_open(c->ly.hub, &id, &c->sink);
@@ -128,7 +128,7 @@ static void agg_drop(struct cluster *c, struct agg *a)
 			*pp = a->next;
 			break;
 		}
-	struct client *cl = client_by_id(c, a->conn);
+	struct client *cl = cluster_client(c, a->conn);
 	if (cl != NULL)
 		client_close(cl, false);
 	free(a);
@@ -161,8 +161,7 @@ static void count_remote(struct cluster *c, uint64_t game)
 	}
 }
 
-void interest_set(struct cluster *c, const char *home, uint64_t game, bool json,
-                         size_t count)
+void owner_interest_set(struct cluster *c, const char *home, uint64_t game, bool json, size_t count)
 {
 	struct interest *it = NULL;
 	for (struct interest *i = c->interests; i != NULL; i = i->next)
@@ -189,9 +188,8 @@ void interest_set(struct cluster *c, const char *home, uint64_t game, bool json,
 }
 
 /* Runs a line forwarded to us (C). */
-void run_forwarded(struct cluster *c, const char *home, uint64_t rconn, uint64_t n,
-                          const char *flags, int64_t rtt, const char *name, const char *token,
-                          char *line, size_t len)
+void owner_run(struct cluster *c, const char *home, uint64_t rconn, uint64_t n, const char *flags,
+               int64_t rtt, const char *name, const char *token, char *line, size_t len)
 {
 	struct client *cl = rc_get(c, home, rconn, flags, rtt, name, token);
 	if (cl == NULL)
@@ -222,8 +220,8 @@ void run_forwarded(struct cluster *c, const char *home, uint64_t rconn, uint64_t
  * R: the client logged in at its home; its seats here come back to its relay client: a
  * guest's only with the token R brought (session_login checks it against the seat's hash).
  */
-void resume_remote(struct cluster *c, const char *home, uint64_t rconn, const char *flags,
-                          int64_t rtt, const char *name, const char *token)
+void owner_resume(struct cluster *c, const char *home, uint64_t rconn, const char *flags,
+                  int64_t rtt, const char *name, const char *token)
 {
 	bool any = false;
 	for (struct game *g = c->ly.sess->games; g != NULL && !any; g = g->next)
@@ -238,12 +236,12 @@ void resume_remote(struct cluster *c, const char *home, uint64_t rconn, const ch
 	cJSON *resumed = cJSON_CreateArray();
 	session_login(c->ly.sess, cl, resumed);
 	char hn[CLUSTER_NODE_MAX + 1];
-	name_of(home, hn);
+	cluster_node_name(home, hn);
 	for (int i = 0; i < cJSON_GetArraySize(resumed); i++) {
 		char h[96];
 		snprintf(h, sizeof h, "P %s %" PRIu64 " %.0f", c->name, rconn,
 		         cJSON_GetArrayItem(resumed, i)->valuedouble);
-		to_node(c, hn, h, NULL, 0);
+		redis_to_node(c, hn, h, NULL, 0);
 	}
 	if (cJSON_GetArraySize(resumed) > 0)
 		c->list_dirty = true; /* a seat without a token took the guest's (seats:) */
@@ -252,7 +250,7 @@ void resume_remote(struct cluster *c, const char *home, uint64_t rconn, const ch
 }
 
 /* Y: the home lost messages; its players and spectators of game get the state again. */
-void resend(struct cluster *c, const char *home, uint64_t game)
+void owner_resend(struct cluster *c, const char *home, uint64_t game)
 {
 	struct game *g = session_find(c->ly.sess, game);
 	if (g == NULL)
@@ -268,20 +266,20 @@ void resend(struct cluster *c, const char *home, uint64_t game)
 	}
 	for (int k = 0; k < 2; k++) {
 		struct agg *a = agg_find(c, game, k);
-		struct client *cl = a != NULL ? client_by_id(c, a->conn) : NULL;
+		struct client *cl = a != NULL ? cluster_client(c, a->conn) : NULL;
 		if (cl != NULL)
 			watch_send_state(g, sn, cl, -1);
 	}
 }
 
 /* X: a client of home is gone: its relay client here closes (its seats wait). */
-void remote_gone(struct cluster *c, const char *home, uint64_t rconn)
+void owner_gone(struct cluster *c, const char *home, uint64_t rconn)
 {
 	struct rclient *r = rc_find(c, home, rconn);
 	if (r == NULL)
 		return;
-	struct client *cl = client_by_id(c, r->conn);
-	rc_forget(c, r->conn);
+	struct client *cl = cluster_client(c, r->conn);
+	owner_rc_forget(c, r->conn);
 	if (cl != NULL)
 		client_close(cl, false);
 }
@@ -311,7 +309,7 @@ static bool is_state(struct cluster *c, uint64_t game, bool json, const struct o
 	return g != NULL && g->snap != NULL && g->snap->out[json][0] == b;
 }
 
-bool sink_send(void *ud, struct conn *cn, const struct relay_id *id, const struct outbuf *b)
+bool owner_sink_send(void *ud, struct conn *cn, const struct relay_id *id, const struct outbuf *b)
 {
 	struct cluster *c = ud;
 	if (!c->pub_up)
@@ -325,8 +323,8 @@ bool sink_send(void *ud, struct conn *cn, const struct relay_id *id, const struc
 	bool ok;
 	if (id->kind == RELAY_CLIENT) {
 		char hn[CLUSTER_NODE_MAX + 1];
-		name_of(id->home, hn);
-		inbox_of(ch, hn);
+		cluster_node_name(id->home, hn);
+		redis_inbox(ch, hn);
 		if (b->len > 0 && b->data[0] == '\0') /* send_done()'s marker */
 			snprintf(h, sizeof h, "%s %" PRIu64, b->data + 1, id->conn);
 		else
@@ -336,12 +334,13 @@ bool sink_send(void *ud, struct conn *cn, const struct relay_id *id, const struc
 			uint64_t n = strtoull(b->data + 3, NULL, 10);
 			snprintf(h, sizeof h, "D %" PRIu64 " %" PRIu64, id->conn, n);
 		}
-		ok = publish(c, ch, h, marker ? NULL : b->data, marker ? 0 : b->len, on_sent, s);
+		ok = redis_publish(c, ch, h, marker ? NULL : b->data, marker ? 0 : b->len, on_sent,
+		                   s);
 	} else {
 		snprintf(ch, sizeof ch, KEY("g:%" PRIu64), id->game);
 		snprintf(h, sizeof h, "%c %c", is_state(c, id->game, id->json, b) ? 'S' : 'M',
 		         id->json ? 'j' : 't');
-		ok = publish(c, ch, h, b->data, b->len, on_sent, s);
+		ok = redis_publish(c, ch, h, b->data, b->len, on_sent, s);
 	}
 	if (!ok)
 		free(s);
@@ -351,44 +350,44 @@ bool sink_send(void *ud, struct conn *cn, const struct relay_id *id, const struc
 /* ---- the session hooks around the journal's ---------------------------------------------------
  */
 
-int h_start(void *ud, const struct game *g, uint64_t *id)
+int owner_on_start(void *ud, const struct game *g, uint64_t *id)
 {
 	struct cluster *c = ud;
 	int r = c->inner.on_start != NULL ? c->inner.on_start(c->inner.ud, g, id) : 0;
 	if (r < 0)
 		return r;
-	rcall(c, NULL, NULL, "SET " KEY("owner:%" PRIu64) " %s", *id, c->name);
+	redis_call(c, NULL, NULL, "SET " KEY("owner:%" PRIu64) " %s", *id, c->name);
 	for (int i = 0; i < g->ops->nplayers; i++) { /* players of other nodes: their homes */
 		const struct relay_id *rid = g->pl[i].c ? relay_id_of(g->pl[i].c->conn) : NULL;
 		if (rid == NULL || rid->kind != RELAY_CLIENT)
 			continue;
 		char hn[CLUSTER_NODE_MAX + 1], h[96];
-		name_of(rid->home, hn);
+		cluster_node_name(rid->home, hn);
 		snprintf(h, sizeof h, "P %s %" PRIu64 " %" PRIu64, c->name, rid->conn, *id);
-		to_node(c, hn, h, NULL, 0);
+		redis_to_node(c, hn, h, NULL, 0);
 	}
 	c->list_dirty = c->users_dirty = true;
 	return r;
 }
 
-int h_move(void *ud, const struct game *g, const struct move_rec *m)
+int owner_on_move(void *ud, const struct game *g, const struct move_rec *m)
 {
 	struct cluster *c = ud;
 	c->list_dirty = true;
 	return c->inner.on_move != NULL ? c->inner.on_move(c->inner.ud, g, m) : 0;
 }
 
-void h_end(void *ud, const struct game *g)
+void owner_on_end(void *ud, const struct game *g)
 {
 	struct cluster *c = ud;
 	if (c->inner.on_end != NULL)
 		c->inner.on_end(c->inner.ud, g);
-	rcall(c, NULL, NULL, "PEXPIRE " KEY("owner:%" PRIu64) " %d", g->id, OWNER_TTL_MS);
-	to_game(c, g->id, "E");
+	redis_call(c, NULL, NULL, "PEXPIRE " KEY("owner:%" PRIu64) " %d", g->id, OWNER_TTL_MS);
+	redis_to_game(c, g->id, "E");
 	c->list_dirty = c->users_dirty = true;
 }
 
-int h_undo(void *ud, const struct game *g, int nplies)
+int owner_on_undo(void *ud, const struct game *g, int nplies)
 {
 	struct cluster *c = ud;
 	c->list_dirty = true;
@@ -396,26 +395,26 @@ int h_undo(void *ud, const struct game *g, int nplies)
 }
 
 /* A home's instance is gone: its relay clients close (their seats wait), its spectators go. */
-void home_gone(struct cluster *c, const char *instance)
+void owner_home_gone(struct cluster *c, const char *instance)
 {
 	for (struct rclient *r = c->rclients, *next; r != NULL; r = next) {
 		next = r->next;
 		if (strcmp(r->home, instance) != 0)
 			continue;
-		struct client *cl = client_by_id(c, r->conn);
-		rc_forget(c, r->conn);
+		struct client *cl = cluster_client(c, r->conn);
+		owner_rc_forget(c, r->conn);
 		if (cl != NULL)
 			client_close(cl, false);
 	}
 	for (struct interest *i = c->interests; i != NULL; i = i->next)
 		if (strcmp(i->home, instance) == 0 && (i->count[0] || i->count[1])) {
-			interest_set(c, instance, i->game, false, 0);
-			interest_set(c, instance, i->game, true, 0);
+			owner_interest_set(c, instance, i->game, false, 0);
+			owner_interest_set(c, instance, i->game, true, 0);
 		}
 }
 
 /* Relay watchers of games gone from memory. */
-void drop_stale_aggs(struct cluster *c)
+void owner_drop_stale(struct cluster *c)
 {
 	for (struct agg *a = c->aggs, *next; a != NULL; a = next) {
 		next = a->next;

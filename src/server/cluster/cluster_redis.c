@@ -11,13 +11,13 @@
 
 /* ---- Redis: commands and publishing ------------------------------------------------------- */
 
-bool up(const struct cluster *c)
+bool redis_up(const struct cluster *c)
 {
 	return c->pub_up && c->sub_up && c->inbox_up && !c->stopping;
 }
 
 /* A command on the publishing connection; false when Redis is not there. */
-bool rcall(struct cluster *c, redisCallbackFn *fn, void *pd, const char *fmt, ...)
+bool redis_call(struct cluster *c, redisCallbackFn *fn, void *pd, const char *fmt, ...)
 {
 	if (!c->pub_up || c->pub == NULL)
 		return false;
@@ -29,8 +29,8 @@ bool rcall(struct cluster *c, redisCallbackFn *fn, void *pd, const char *fmt, ..
 }
 
 /* Publishes header "\n" body on channel; false when it could not be sent. */
-bool publish(struct cluster *c, const char *channel, const char *header, const void *body,
-                    size_t blen, redisCallbackFn *fn, void *pd)
+bool redis_publish(struct cluster *c, const char *channel, const char *header, const void *body,
+                   size_t blen, redisCallbackFn *fn, void *pd)
 {
 	size_t hlen = strlen(header);
 	char *buf = malloc(hlen + 1 + blen);
@@ -40,34 +40,34 @@ bool publish(struct cluster *c, const char *channel, const char *header, const v
 	buf[hlen] = '\n';
 	if (blen > 0)
 		memcpy(buf + hlen + 1, body, blen);
-	bool ok = rcall(c, fn, pd, "PUBLISH %s %b", channel, buf, hlen + 1 + blen);
+	bool ok = redis_call(c, fn, pd, "PUBLISH %s %b", channel, buf, hlen + 1 + blen);
 	free(buf);
 	return ok;
 }
 
 /* The channel of node's inbox. */
-void inbox_of(char ch[64], const char *node)
+void redis_inbox(char ch[64], const char *node)
 {
 	snprintf(ch, 64, KEY("in:%.*s"), CLUSTER_NODE_MAX, node);
 }
 
-void to_node(struct cluster *c, const char *node, const char *header, const void *body,
-                    size_t blen)
+void redis_to_node(struct cluster *c, const char *node, const char *header, const void *body,
+                   size_t blen)
 {
 	char ch[64];
-	inbox_of(ch, node);
-	publish(c, ch, header, body, blen, NULL, NULL);
+	redis_inbox(ch, node);
+	redis_publish(c, ch, header, body, blen, NULL, NULL);
 }
 
 /* A message without a body on game's channel. */
-void to_game(struct cluster *c, uint64_t game, const char *header)
+void redis_to_game(struct cluster *c, uint64_t game, const char *header)
 {
 	char ch[64];
 	snprintf(ch, sizeof ch, KEY("g:%" PRIu64), game);
-	publish(c, ch, header, NULL, 0, NULL, NULL);
+	redis_publish(c, ch, header, NULL, 0, NULL, NULL);
 }
 
-void answer_down(struct client *cl, const struct proto_req *rq)
+void redis_down(struct client *cl, const struct proto_req *rq)
 {
 	reply_err(cl, rq, ERR_CLUSTER_DOWN,
 	          "the cluster's bus (Redis) cannot be reached; this node's own games go on; "
@@ -75,7 +75,7 @@ void answer_down(struct client *cl, const struct proto_req *rq)
 }
 
 /* The live nodes' names from SCAN's answer ({name, instance, alive} triples). */
-void alive_set(struct cluster *c, const redisReply *rep)
+void redis_alive_set(struct cluster *c, const redisReply *rep)
 {
 	c->nalive = 0;
 	for (size_t i = 0; i + 2 < rep->elements; i += 3) {
@@ -87,11 +87,11 @@ void alive_set(struct cluster *c, const redisReply *rep)
 	}
 }
 
-void to_others(struct cluster *c, const char *header)
+void redis_to_others(struct cluster *c, const char *header)
 {
 	for (int i = 0; i < c->nalive; i++)
 		if (strcmp(c->alive[i], c->name) != 0)
-			to_node(c, c->alive[i], header, NULL, 0);
+			redis_to_node(c, c->alive[i], header, NULL, 0);
 }
 
 /*
@@ -100,7 +100,7 @@ void to_others(struct cluster *c, const char *header)
  * reset of a connection that had unsent commands when Redis was killed), so
  * commands would wait on it for ever.
  */
-void drop_redis(struct cluster *c, const char *why)
+void redis_drop(struct cluster *c, const char *why)
 {
 	log_error("cluster: node %s: Redis %s; connecting again", c->name, why);
 	redisAsyncContext *p = c->pub, *s = c->sub;
@@ -131,9 +131,9 @@ static void on_sub(redisAsyncContext *ac, void *r, void *pd)
 	if (strcmp(kind->str, "subscribe") == 0) {
 		uint64_t id;
 		if (strncmp(chan, "in:", 3) == 0) { /* messages to us arrive from now on */
-			bool was_up = up(c);
+			bool was_up = redis_up(c);
 			c->inbox_up = true;
-			if (!was_up && up(c))
+			if (!was_up && redis_up(c))
 				c->news.reached(c);
 			return;
 		}
@@ -159,7 +159,7 @@ static void on_sub(redisAsyncContext *ac, void *r, void *pd)
 }
 
 /* Subscribes to game's channel; false when the subscribing connection is not there. */
-bool subscribe_game(struct cluster *c, uint64_t game)
+bool redis_subscribe_game(struct cluster *c, uint64_t game)
 {
 	if (!c->sub_up || c->sub == NULL)
 		return false;
@@ -167,7 +167,7 @@ bool subscribe_game(struct cluster *c, uint64_t game)
 	return true;
 }
 
-void unsubscribe_game(struct cluster *c, uint64_t game)
+void redis_unsubscribe_game(struct cluster *c, uint64_t game)
 {
 	if (c->sub_up && c->sub != NULL)
 		redisAsyncCommand(c->sub, NULL, NULL, "UNSUBSCRIBE " KEY("g:%" PRIu64), game);
@@ -188,7 +188,7 @@ static void on_connected(const redisAsyncContext *ac, int status)
 			c->sub = NULL;
 		return;
 	}
-	bool was_up = up(c);
+	bool was_up = redis_up(c);
 	if (pub) {
 		c->pub_up = true;
 	} else {
@@ -198,7 +198,7 @@ static void on_connected(const redisAsyncContext *ac, int status)
 		                  c->name);
 		c->news.subscriber(c, true);
 	}
-	if (!was_up && up(c))
+	if (!was_up && redis_up(c))
 		c->news.reached(c);
 }
 
@@ -206,7 +206,7 @@ static void on_disconnected(const redisAsyncContext *ac, int status)
 {
 	(void)status;
 	struct cluster *c = ac->data;
-	bool was_up = up(c);
+	bool was_up = redis_up(c);
 	if (ac == c->pub) {
 		c->pub = NULL;
 		c->pub_up = false;
@@ -252,7 +252,7 @@ static redisAsyncContext *dial(struct cluster *c)
 
 static void redial(struct cluster *c, redisAsyncContext **ac, bool *connecting, uint64_t *dialed)
 {
-	if (*ac != NULL && *connecting && now_ms(c) - *dialed > DIAL_MS) {
+	if (*ac != NULL && *connecting && cluster_now(c) - *dialed > DIAL_MS) {
 		redisAsyncFree(*ac); /* not connected: no callback comes */
 		*ac = NULL;
 		*connecting = false;
@@ -260,11 +260,11 @@ static void redial(struct cluster *c, redisAsyncContext **ac, bool *connecting, 
 	if (*ac == NULL && !*connecting) {
 		*ac = dial(c);
 		*connecting = *ac != NULL;
-		*dialed = now_ms(c);
+		*dialed = cluster_now(c);
 	}
 }
 
-void connect_redis(struct cluster *c)
+void redis_connect(struct cluster *c)
 {
 	if (c->stopping)
 		return;

@@ -11,13 +11,13 @@
 
 /* ---- the owner cache ---------------------------------------------------------------------- */
 
-const char *cache_get(struct cluster *c, uint64_t game)
+const char *remote_cache_get(struct cluster *c, uint64_t game)
 {
 	struct ocache *e = &c->cache[game % CACHE_SLOTS];
 	return e->game == game && e->node[0] ? e->node : NULL;
 }
 
-void cache_put(struct cluster *c, uint64_t game, const char *node)
+void remote_cache_put(struct cluster *c, uint64_t game, const char *node)
 {
 	struct ocache *e = &c->cache[game % CACHE_SLOTS];
 	e->game = game;
@@ -26,7 +26,7 @@ void cache_put(struct cluster *c, uint64_t game, const char *node)
 
 /* ---- remote games at home ----------------------------------------------------------------- */
 
-struct rgame *rg_find(struct cluster *c, uint64_t id)
+struct rgame *remote_find(struct cluster *c, uint64_t id)
 {
 	for (struct rgame *g = c->rgames; g != NULL; g = g->next)
 		if (g->id == id)
@@ -36,15 +36,15 @@ struct rgame *rg_find(struct cluster *c, uint64_t id)
 
 static void rg_subscribe(struct cluster *c, struct rgame *g)
 {
-	if (subscribe_game(c, g->id)) {
+	if (redis_subscribe_game(c, g->id)) {
 		g->subscribing = true;
 		g->subscribed = false;
 	}
 }
 
-struct rgame *rg_get(struct cluster *c, uint64_t id, const char *owner)
+struct rgame *remote_get(struct cluster *c, uint64_t id, const char *owner)
 {
-	struct rgame *g = rg_find(c, id);
+	struct rgame *g = remote_find(c, id);
 	if (g == NULL) {
 		g = calloc(1, sizeof *g);
 		if (g == NULL)
@@ -60,7 +60,7 @@ struct rgame *rg_get(struct cluster *c, uint64_t id, const char *owner)
 	return g;
 }
 
-struct member *rg_member(struct rgame *g, uint64_t conn)
+struct member *remote_member(struct rgame *g, uint64_t conn)
 {
 	for (size_t i = 0; i < g->n; i++)
 		if (g->m[i].conn == conn)
@@ -68,9 +68,9 @@ struct member *rg_member(struct rgame *g, uint64_t conn)
 	return NULL;
 }
 
-bool rg_add(struct rgame *g, uint64_t conn, bool player, bool json)
+bool remote_add(struct rgame *g, uint64_t conn, bool player, bool json)
 {
-	struct member *m = rg_member(g, conn);
+	struct member *m = remote_member(g, conn);
 	if (m != NULL) {
 		m->player = m->player || player;
 		m->json = json;
@@ -89,7 +89,7 @@ bool rg_add(struct rgame *g, uint64_t conn, bool player, bool json)
 }
 
 /* Tells the owner how many spectators of g we have per format, when that changed. */
-void rg_tell_counts(struct cluster *c, struct rgame *g)
+void remote_tell_counts(struct cluster *c, struct rgame *g)
 {
 	size_t n[2] = {0, 0};
 	for (size_t i = 0; i < g->n; i++)
@@ -101,7 +101,7 @@ void rg_tell_counts(struct cluster *c, struct rgame *g)
 		char h[160];
 		snprintf(h, sizeof h, "W %s %" PRIu64 " %c %zu", c->instance, g->id, k ? 'j' : 't',
 		         n[k]);
-		to_node(c, g->owner, h, NULL, 0);
+		redis_to_node(c, g->owner, h, NULL, 0);
 		g->told[k] = n[k];
 	}
 }
@@ -112,7 +112,7 @@ static void on_resent(redisAsyncContext *ac, void *r, void *pd)
 	redisReply *rep = r;
 	if (rep != NULL && rep->type == REDIS_REPLY_INTEGER && rep->integer > 0)
 		return;
-	struct rgame *g = rg_find(c, (uint64_t)(uintptr_t)pd);
+	struct rgame *g = remote_find(c, (uint64_t)(uintptr_t)pd);
 	if (g != NULL) /* the owner was not listening yet: asked again at the next tick */
 		g->resend = true;
 }
@@ -122,13 +122,13 @@ static void on_resent(redisAsyncContext *ac, void *r, void *pd)
  * the owner our spectators of g per format and asks for the current state,
  * in one message (Y), again at every tick until the owner got it.
  */
-void rg_resend(struct cluster *c, struct rgame *g)
+void remote_resend(struct cluster *c, struct rgame *g)
 {
 	if (g->over) {
 		g->resend = false;
 		return;
 	}
-	if (g->owner[0] == '\0' || !g->subscribed || !up(c))
+	if (g->owner[0] == '\0' || !g->subscribed || !redis_up(c))
 		return;
 	size_t n[2] = {0, 0};
 	for (size_t i = 0; i < g->n; i++)
@@ -136,35 +136,29 @@ void rg_resend(struct cluster *c, struct rgame *g)
 			n[g->m[i].json]++;
 	char h[200], ch[64];
 	snprintf(h, sizeof h, "Y %s %" PRIu64 " %zu %zu", c->instance, g->id, n[0], n[1]);
-	inbox_of(ch, g->owner);
+	redis_inbox(ch, g->owner);
 	g->resend = false;
-	if (!publish(c, ch, h, NULL, 0, on_resent, (void *)(uintptr_t)g->id))
+	if (!redis_publish(c, ch, h, NULL, 0, on_resent, (void *)(uintptr_t)g->id))
 		g->resend = true;
 	else
 		g->told[0] = n[0], g->told[1] = n[1];
 }
 
-void pending_free(struct pending_fwd *p)
-{
-	free(p->line);
-	free(p);
-}
-
 /* Frees g and what it holds (queued states, forwards waiting); g is unlinked already. */
-void rg_destroy(struct rgame *g)
+void remote_destroy(struct rgame *g)
 {
 	for (size_t i = 0; i < g->n; i++)
 		outbuf_unref(g->m[i].pending);
 	while (g->waiting != NULL) {
 		struct pending_fwd *p = g->waiting;
 		g->waiting = p->next;
-		pending_free(p);
+		cluster_pending_free(p);
 	}
 	free(g->m);
 	free(g);
 }
 
-void rg_free(struct cluster *c, struct rgame *g)
+void remote_free(struct cluster *c, struct rgame *g)
 {
 	for (struct rgame **pp = &c->rgames; *pp != NULL; pp = &(*pp)->next)
 		if (*pp == g) {
@@ -172,12 +166,12 @@ void rg_free(struct cluster *c, struct rgame *g)
 			break;
 		}
 	if (g->subscribing)
-		unsubscribe_game(c, g->id);
-	rg_destroy(g);
+		redis_unsubscribe_game(c, g->id);
+	remote_destroy(g);
 }
 
 /* Drops client conn from g (its spectators told to the owner); g goes when nobody is left. */
-void rg_leave(struct cluster *c, struct rgame *g, uint64_t conn)
+void remote_leave(struct cluster *c, struct rgame *g, uint64_t conn)
 {
 	for (size_t i = 0; i < g->n; i++)
 		if (g->m[i].conn == conn) {
@@ -185,39 +179,39 @@ void rg_leave(struct cluster *c, struct rgame *g, uint64_t conn)
 			g->m[i] = g->m[--g->n];
 			break;
 		}
-	rg_tell_counts(c, g);
+	remote_tell_counts(c, g);
 	c->users_dirty = true;
 	if (g->n == 0 && g->waiting == NULL)
-		rg_free(c, g);
+		remote_free(c, g);
 }
 
 /* News from Redis: the subscribing connection was made (every game's channel is subscribed to
  * again) or lost. */
-void remote_subscriber(struct cluster *c, bool up)
+void remote_subscriber(struct cluster *c, bool made)
 {
 	for (struct rgame *g = c->rgames; g != NULL; g = g->next)
-		if (up)
+		if (made)
 			rg_subscribe(c, g);
 		else
 			g->subscribed = g->subscribing = false;
 }
 
 /* P: our client plays game (owned by owner). */
-void plays(struct cluster *c, const char *owner, uint64_t conn, uint64_t game)
+void remote_plays(struct cluster *c, const char *owner, uint64_t conn, uint64_t game)
 {
-	struct client *cl = client_by_id(c, conn);
+	struct client *cl = cluster_client(c, conn);
 	if (cl == NULL)
 		return;
-	cache_put(c, game, owner);
-	struct rgame *g = rg_get(c, game, owner);
+	remote_cache_put(c, game, owner);
+	struct rgame *g = remote_get(c, game, owner);
 	if (g == NULL)
 		return;
-	struct member *m = rg_member(g, conn);
+	struct member *m = remote_member(g, conn);
 	if (m != NULL && !m->player) { /* it watched: it plays now */
 		m->player = true;
-		rg_tell_counts(c, g);
+		remote_tell_counts(c, g);
 	} else if (m == NULL) {
-		rg_add(g, conn, true, cl->json);
+		remote_add(g, conn, true, cl->json);
 	}
 	c->users_dirty = true;
 }
@@ -225,7 +219,7 @@ void plays(struct cluster *c, const char *owner, uint64_t conn, uint64_t game)
 static void member_send(struct cluster *c, struct member *m, bool state, const char *body,
                         size_t len)
 {
-	struct client *cl = client_by_id(c, m->conn);
+	struct client *cl = cluster_client(c, m->conn);
 	if (cl == NULL)
 		return;
 	if (state && client_slow(cl)) { /* only the newest state waits for a slow spectator */
@@ -248,7 +242,7 @@ static void moved_here(struct cluster *c, struct rgame *rg)
 {
 	struct game *g = session_find(c->ly.sess, rg->id);
 	for (size_t i = 0; g != NULL && i < rg->n; i++) {
-		struct client *cl = client_by_id(c, rg->m[i].conn);
+		struct client *cl = cluster_client(c, rg->m[i].conn);
 		if (cl == NULL)
 			continue;
 		if (rg->m[i].player) {
@@ -264,7 +258,7 @@ static void moved_here(struct cluster *c, struct rgame *rg)
 	}
 	if (g != NULL)
 		watch_count_changed(g);
-	rg_free(c, rg);
+	remote_free(c, rg);
 }
 
 /* V: the game moved (takeover); our players get their seats there, our spectators watch there. */
@@ -273,10 +267,10 @@ static void moved(struct cluster *c, struct rgame *g, const char *owner)
 	if (strcmp(g->owner, owner) == 0)
 		return;
 	snprintf(g->owner, sizeof g->owner, "%s", owner);
-	cache_put(c, g->id, owner);
+	remote_cache_put(c, g->id, owner);
 	g->told[0] = g->told[1] = 0;
 	for (size_t i = 0; i < g->n; i++) {
-		struct client *cl = client_by_id(c, g->m[i].conn);
+		struct client *cl = cluster_client(c, g->m[i].conn);
 		if (cl == NULL)
 			continue;
 		cJSON *j = cJSON_CreateObject();
@@ -290,11 +284,11 @@ static void moved(struct cluster *c, struct rgame *g, const char *owner)
 		free(t);
 		if (g->m[i].player && strcmp(owner, c->name) != 0) {
 			char flags[16], h[256];
-			identity(cl, false, flags, sizeof flags);
+			cluster_identity(cl, false, flags, sizeof flags);
 			snprintf(h, sizeof h, "R %s %" PRIu64 " %s %" PRId64 " %s %s", c->instance,
 			         cl->conn->id, flags, cl->rtt.known ? cl->rtt.ms : (int64_t)-1,
-			         cl->name, token_of(cl));
-			to_node(c, owner, h, NULL, 0);
+			         cl->name, cluster_token(cl));
+			redis_to_node(c, owner, h, NULL, 0);
 		}
 	}
 	if (strcmp(owner, c->name) == 0) {
@@ -302,12 +296,12 @@ static void moved(struct cluster *c, struct rgame *g, const char *owner)
 		return;
 	}
 	g->resend = true; /* our spectators, and the state */
-	rg_resend(c, g);
+	remote_resend(c, g);
 }
 
-void on_game_msg(struct cluster *c, uint64_t id, const char *h, const char *body, size_t len)
+void remote_game_msg(struct cluster *c, uint64_t id, const char *h, const char *body, size_t len)
 {
-	struct rgame *g = rg_find(c, id);
+	struct rgame *g = remote_find(c, id);
 	if (g == NULL)
 		return;
 	if (h[0] == 'V') {

@@ -11,7 +11,7 @@
 
 /* Renews our key; -1: we were declared dead, -2: another instance has our name, 0: our key had
  * gone (Redis lost it, or we were too slow), 1: renewed. */
-const char BEAT[] =
+static const char BEAT[] =
         "if redis.call('EXISTS', 'bitarena:dead:' .. ARGV[1]) == 1 then return -1 end "
         "local v = redis.call('GET', 'bitarena:node:' .. ARGV[2]) "
         "if v and v ~= ARGV[1] then return -2 end "
@@ -24,7 +24,7 @@ const char BEAT[] =
         "return 0";
 
 /* Every node seen: {name, instance, alive 0|1} triples. */
-const char SCAN[] =
+static const char SCAN[] =
         "local out = {} "
         "local h = redis.call('HGETALL', 'bitarena:nodes') "
         "for i = 1, #h, 2 do "
@@ -45,14 +45,14 @@ static const char BURY[] = "redis.call('SET', 'bitarena:dead:' .. ARGV[1], ARGV[
 
 static void resync(struct cluster *c);
 
-void on_beat(redisAsyncContext *ac, void *r, void *pd)
+static void on_beat(redisAsyncContext *ac, void *r, void *pd)
 {
 	(void)pd;
 	struct cluster *c = ac->data;
 	redisReply *rep = r;
 	if (c->stopping)
 		return;
-	uint64_t took = c->beat_sent ? now_ms(c) - c->beat_sent : 0;
+	uint64_t took = c->beat_sent ? cluster_now(c) - c->beat_sent : 0;
 	c->beat_sent = 0;
 	if (rep == NULL || rep->type != REDIS_REPLY_INTEGER) {
 		c->healthy_since = 0;
@@ -68,8 +68,8 @@ void on_beat(redisAsyncContext *ac, void *r, void *pd)
 	if (took > (uint64_t)c->expiry_ms / 2 || rep->integer == 0)
 		c->healthy_since = 0; /* a stall, or Redis lost our key: not healthy yet */
 	if (c->healthy_since == 0)
-		c->healthy_since = now_ms(c);
-	if (rep->integer == 0 && now_ms(c) - c->synced_at > (uint64_t)c->expiry_ms)
+		c->healthy_since = cluster_now(c);
+	if (rep->integer == 0 && cluster_now(c) - c->synced_at > (uint64_t)c->expiry_ms)
 		resync(c); /* Redis lost our key (not just after we wrote everything again) */
 }
 
@@ -122,7 +122,7 @@ static void on_buried(redisAsyncContext *ac, void *r, void *pd)
 		snprintf(h, sizeof h, "G - %" PRIu64,
 		         id); /* from "-": every node tells its users */
 		if (s != NULL)
-			publish(c, KEY("lobby"), h, s, strlen(s), NULL, NULL);
+			redis_publish(c, KEY("lobby"), h, s, strlen(s), NULL, NULL);
 		free(s);
 		cJSON_Delete(b);
 	}
@@ -143,15 +143,15 @@ static void takeover_done(uv_work_t *req, int status)
 				continue;
 			restored++;
 			uint64_t id = (uint64_t)t->v[i].id;
-			rcall(c, NULL, NULL, "SET " KEY("owner:%" PRIu64) " %s", id, c->name);
+			redis_call(c, NULL, NULL, "SET " KEY("owner:%" PRIu64) " %s", id, c->name);
 			char h[64];
 			snprintf(h, sizeof h, "V %s", c->name);
-			to_game(c, id, h);
+			redis_to_game(c, id, h);
 		}
 		char name[CLUSTER_NODE_MAX + 1];
-		name_of(t->from, name);
-		rcall(c, on_buried, NULL, "EVAL %s 0 %s %s %s %d", BURY, t->from, name, c->instance,
-		      DEAD_TTL_MS);
+		cluster_node_name(t->from, name);
+		redis_call(c, on_buried, NULL, "EVAL %s 0 %s %s %s %d", BURY, t->from, name,
+		           c->instance, DEAD_TTL_MS);
 		c->list_dirty = true;
 		journal_settle(c->ly.journal, false);
 		log_error("cluster: node %s took over %d game%s of %s", c->name, restored,
@@ -193,21 +193,21 @@ static void try_takeover(struct cluster *c, const char *instance)
 	t->o.conninfo = t->conninfo;
 	t->o.node = t->node;
 	t->o.reader = false;
-	if (!rcall(c, on_takeover_lock, t, "SET " KEY("takeover:%s") " %s NX PX %d", instance,
-	           c->instance, TAKEOVER_TTL_MS))
+	if (!redis_call(c, on_takeover_lock, t, "SET " KEY("takeover:%s") " %s NX PX %d", instance,
+	                c->instance, TAKEOVER_TTL_MS))
 		free(t);
 }
 
-void on_scan(redisAsyncContext *ac, void *r, void *pd)
+static void on_scan(redisAsyncContext *ac, void *r, void *pd)
 {
 	(void)pd;
 	struct cluster *c = ac->data;
 	redisReply *rep = r;
 	if (c->stopping || rep == NULL || rep->type != REDIS_REPLY_ARRAY)
 		return;
-	alive_set(c, rep);
-	bool judge =
-	        c->healthy_since != 0 && now_ms(c) >= c->healthy_since + 2 * (uint64_t)c->expiry_ms;
+	redis_alive_set(c, rep);
+	bool judge = c->healthy_since != 0 &&
+	             cluster_now(c) >= c->healthy_since + 2 * (uint64_t)c->expiry_ms;
 	for (size_t i = 0; i + 2 < rep->elements; i += 3) {
 		redisReply *n = rep->element[i], *inst = rep->element[i + 1],
 		           *alive = rep->element[i + 2];
@@ -219,8 +219,8 @@ void on_scan(redisAsyncContext *ac, void *r, void *pd)
 		bool live = alive->type == REDIS_REPLY_INTEGER && alive->integer == 1;
 		if (live || strcmp(instance, c->instance) == 0 || !judge)
 			continue;
-		home_gone(c, instance);
-		fail_forwards_to(
+		owner_home_gone(c, instance);
+		home_fail_forwards(
 		        c, name, ERR_NODE_GONE,
 		        "the game's node went away; the game goes on at another node within "
 		        "seconds: look at its next state before playing again");
@@ -230,14 +230,14 @@ void on_scan(redisAsyncContext *ac, void *r, void *pd)
 	for (struct rclient *rc = c->rclients, *next; rc != NULL; rc = next) {
 		next = rc->next;
 		char hn[CLUSTER_NODE_MAX + 1];
-		name_of(rc->home, hn);
+		cluster_node_name(rc->home, hn);
 		for (size_t i = 0; i + 2 < rep->elements; i += 3) {
 			redisReply *n = rep->element[i], *inst = rep->element[i + 1];
 			if (n->type == REDIS_REPLY_STRING && strlen(hn) == n->len &&
 			    memcmp(hn, n->str, n->len) == 0 &&
 			    (strlen(rc->home) != inst->len ||
 			     memcmp(rc->home, inst->str, inst->len))) {
-				home_gone(c, rc->home);
+				owner_home_gone(c, rc->home);
 				break;
 			}
 		}
@@ -247,26 +247,50 @@ void on_scan(redisAsyncContext *ac, void *r, void *pd)
 /* Everything of ours written again, every subscription made again, every owner asked. */
 static void resync(struct cluster *c)
 {
-	c->synced_at = now_ms(c);
+	c->synced_at = cluster_now(c);
 	c->users_dirty = c->list_dirty = c->users_reset = true;
 	for (struct game *g = c->ly.sess->games; g != NULL; g = g->next)
 		if (!g->freeing)
-			rcall(c, NULL, NULL, "SET " KEY("owner:%" PRIu64) " %s", g->id, c->name);
-	rcall(c, NULL, NULL, "DEL " KEY("seeks:%s"), c->name);
+			redis_call(c, NULL, NULL, "SET " KEY("owner:%" PRIu64) " %s", g->id,
+			           c->name);
+	redis_call(c, NULL, NULL, "DEL " KEY("seeks:%s"), c->name);
 	for (struct seek *k = c->ly.lobby->seeks; k != NULL; k = k->next)
 		if (k->to == NULL)
-			seek_put(c, k);
+			shared_seek_put(c, k);
 	for (struct rgame *g = c->rgames; g != NULL; g = g->next) {
 		g->resend = true; /* once its subscription is confirmed (on_sub) */
-		rg_resend(c, g);
+		remote_resend(c, g);
 	}
-	flush_live(c);
+	shared_flush(c);
 }
 
 /* Both connections up and our inbox subscribed: everything of ours written again. */
-void reached(struct cluster *c)
+void takeover_reached(struct cluster *c)
 {
 	log_error("cluster: node %s reached Redis at %s:%d", c->name, c->host, c->port);
 	c->healthy_since = 0;
 	resync(c);
+}
+
+/* The heartbeat of this tick, unless the last one is still unanswered. */
+void takeover_beat(struct cluster *c)
+{
+	if (c->beat_sent == 0 && redis_call(c, on_beat, NULL, "EVAL %s 0 %s %s %d %d", BEAT,
+	                                    c->instance, c->name, c->expiry_ms, 2 * c->expiry_ms))
+		c->beat_sent = cluster_now(c);
+}
+
+/* The death scan of this tick (its answer also renews the nodes alive). */
+void takeover_scan(struct cluster *c)
+{
+	redis_call(c, on_scan, NULL, "EVAL %s 0", SCAN);
+}
+
+/* The nodes alive at start, asked on cluster_start()'s own connection rc. */
+void takeover_first_scan(struct cluster *c, redisContext *rc)
+{
+	redisReply *r = redisCommand(rc, "EVAL %s 0", SCAN);
+	if (r != NULL && r->type == REDIS_REPLY_ARRAY)
+		redis_alive_set(c, r);
+	freeReplyObject(r);
 }

@@ -1,5 +1,5 @@
 /*
- * cluster_lobby.c - the lobby shared through Redis: every node's open seeks
+ * cluster_shared.c - the lobby shared through Redis: every node's open seeks
  * (the seeks: hash, N/G on the lobby channel), users (users:, a guest name
  * taken cluster-wide, an account's older connection closed: K), games in
  * progress (list:, seats:), and who / seeks / list answered from all of them.
@@ -15,7 +15,7 @@
 /* ---- the lobby: seeks, presence, who, list --------------------------------------------------- */
 
 /* K: the account logged in on another node; its connection here closes. */
-void kick(struct cluster *c, const char *name, const char *where)
+void shared_kick(struct cluster *c, const char *name, const char *where)
 {
 	struct client *old = lobby_find_user(c->ly.lobby, name);
 	if (old == NULL || !old->registered)
@@ -26,7 +26,7 @@ void kick(struct cluster *c, const char *name, const char *where)
 }
 
 /* N/G on the lobby channel: a seek of another node, told to our users. */
-void on_lobby_msg(struct cluster *c, const char *h, const char *body, size_t len)
+void shared_lobby_msg(struct cluster *c, const char *h, const char *body, size_t len)
 {
 	char node[CLUSTER_NODE_MAX + 1];
 	if (sscanf(h, "%*c %32s", node) != 1 || strcmp(node, c->name) == 0)
@@ -42,7 +42,7 @@ void on_lobby_msg(struct cluster *c, const char *h, const char *body, size_t len
 		struct client *cl = client_of(cn);
 		if (cl == NULL || !cl->logged_in || cl->remote || cn->closing || cl->seeks_off)
 			continue; /* (set seeks off: no seek news, as from this node's lobby) */
-		struct cstate *s = h[0] == 'G' ? cs_get(c, cn->id, false) : NULL;
+		struct cstate *s = h[0] == 'G' ? home_cs_get(c, cn->id, false) : NULL;
 		if (s != NULL && s->fwd != 0 && s->accept && s->game == id && s->after == NULL) {
 			/* it accepted that seek: its end comes after the accept's answer */
 			int k = cl->json && m.json != NULL ? 1 : 0;
@@ -59,7 +59,7 @@ void on_lobby_msg(struct cluster *c, const char *h, const char *body, size_t len
 }
 
 /* Our open seek k in the seeks' hash (the lobby's JSON and text of it). */
-void seek_put(struct cluster *c, const struct seek *k)
+void shared_seek_put(struct cluster *c, const struct seek *k)
 {
 	cJSON *v = cJSON_CreateObject();
 	cJSON_AddItemToObject(v, "seek", lobby_seek_json(k));
@@ -68,20 +68,22 @@ void seek_put(struct cluster *c, const struct seek *k)
 	free(t);
 	char *s = cJSON_PrintUnformatted(v);
 	if (s != NULL)
-		rcall(c, NULL, NULL, "HSET " KEY("seeks:%s") " %" PRIu64 " %s", c->name, k->id, s);
+		redis_call(c, NULL, NULL, "HSET " KEY("seeks:%s") " %" PRIu64 " %s", c->name, k->id,
+		           s);
 	free(s);
 	cJSON_Delete(v);
 }
 
-void on_seek_news(void *ud, const struct seek *k, bool gone, struct msg *told)
+void shared_on_seek(void *ud, const struct seek *k, bool gone, struct msg *told)
 {
 	struct cluster *c = ud;
-	if (!up(c) || k->to != NULL) /* a challenge stays between its two sides, on this node */
-		return; /* (an open seek is written again when Redis is back: resync) */
+	if (!redis_up(c) ||
+	    k->to != NULL) /* a challenge stays between its two sides, on this node */
+		return;    /* (an open seek is written again when Redis is back: resync) */
 	if (gone)
-		rcall(c, NULL, NULL, "HDEL " KEY("seeks:%s") " %" PRIu64, c->name, k->id);
+		redis_call(c, NULL, NULL, "HDEL " KEY("seeks:%s") " %" PRIu64, c->name, k->id);
 	else
-		seek_put(c, k);
+		shared_seek_put(c, k);
 	cJSON *b = cJSON_CreateObject();
 	cJSON_AddItemReferenceToObject(b, "json", told->json);
 	cJSON_AddStringToObject(b, "text", told->text ? told->text : "");
@@ -89,12 +91,12 @@ void on_seek_news(void *ud, const struct seek *k, bool gone, struct msg *told)
 	char h[96];
 	snprintf(h, sizeof h, "%c %s %" PRIu64, gone ? 'G' : 'N', c->name, k->id);
 	if (s != NULL)
-		publish(c, KEY("lobby"), h, s, strlen(s), NULL, NULL);
+		redis_publish(c, KEY("lobby"), h, s, strlen(s), NULL, NULL);
 	free(s);
 	cJSON_Delete(b);
 }
 
-uint64_t new_seek_id(void *ud)
+uint64_t shared_seek_id(void *ud)
 {
 	struct cluster *c = ud;
 	int64_t id = 0;
@@ -107,31 +109,31 @@ uint64_t new_seek_id(void *ud)
 static char *user_row(struct cluster *c, struct client *u);
 
 /* One of our users' row in the users' hash, now (a name is taken the moment it is used). */
-void user_put(struct cluster *c, struct client *u)
+void shared_user_put(struct cluster *c, struct client *u)
 {
 	char key[PROTO_NAME_MAX + 1], *row = user_row(c, u);
-	key_lower(u->name, key, sizeof key);
+	cluster_key(u->name, key, sizeof key);
 	if (row != NULL)
-		rcall(c, NULL, NULL, "HSET " KEY("users:%s") " %s %s", c->name, key, row);
+		redis_call(c, NULL, NULL, "HSET " KEY("users:%s") " %s %s", c->name, key, row);
 	free(row);
 }
 
-void on_login(void *ud, struct client *cl)
+void shared_on_login(void *ud, struct client *cl)
 {
 	struct cluster *c = ud;
-	if (cl->remote || !up(c))
+	if (cl->remote || !redis_up(c))
 		return;
-	user_put(c, cl);
+	shared_user_put(c, cl);
 	char flags[16], h[256];
-	identity(cl, false, flags, sizeof flags);
+	cluster_identity(cl, false, flags, sizeof flags);
 	if (cl->registered) { /* the account's connection elsewhere closes */
 		snprintf(h, sizeof h, "K %s %s", cl->name, c->name);
-		to_others(c, h);
+		redis_to_others(c, h);
 	}
 	/* its seats in games of other nodes come back (a guest's with its token) */
 	snprintf(h, sizeof h, "R %s %" PRIu64 " %s %" PRId64 " %s %s", c->instance, cl->conn->id,
-	         flags, cl->rtt.known ? cl->rtt.ms : (int64_t)-1, cl->name, token_of(cl));
-	to_others(c, h);
+	         flags, cl->rtt.known ? cl->rtt.ms : (int64_t)-1, cl->name, cluster_token(cl));
+	redis_to_others(c, h);
 }
 
 /* Every value of the hashes KEY(<prefix>:<node>) of the live nodes (an array of strings). */
@@ -202,7 +204,7 @@ struct asked {
 
 static struct client *asked_client(struct cluster *c, struct asked *a)
 {
-	struct client *cl = client_by_id(c, a->conn);
+	struct client *cl = cluster_client(c, a->conn);
 	if (cl != NULL)
 		conn_release(cl->conn);
 	return cl;
@@ -233,7 +235,7 @@ static void on_verb(redisAsyncContext *ac, void *r, void *pd)
 		return;
 	}
 	if (rep == NULL || rep->type != REDIS_REPLY_ARRAY) {
-		answer_down(cl, &a->rq);
+		redis_down(cl, &a->rq);
 		free(a);
 		return;
 	}
@@ -300,30 +302,30 @@ static struct asked *ask(struct cmd *x)
 		return NULL;
 	}
 	a->conn = x->cl->conn->id;
-	a->rq = rq_keep(x->rq);
+	a->rq = cluster_rq_keep(x->rq);
 	return a;
 }
 
-bool route_verb(void *ud, struct cmd *x)
+bool shared_route(void *ud, struct cmd *x)
 {
 	struct cluster *c = ud;
 	if (x->cl->remote)
 		return false;
-	if (!up(c)) {
-		answer_down(x->cl, x->rq);
+	if (!redis_up(c)) {
+		redis_down(x->cl, x->rq);
 		return true;
 	}
 	const char *verb = x->rq->cmd->name;
 	const char *hash = strcmp(verb, "seeks") == 0 ? "seeks"
 	                   : strcmp(verb, "who") == 0 ? "users"
 	                                              : "list";
-	flush_live(c); /* what we know changed since the last write goes first */
+	shared_flush(c); /* what we know changed since the last write goes first */
 	struct asked *a = ask(x);
 	if (a == NULL)
 		return true;
-	if (!rcall(c, on_verb, a, "EVAL %s 0 %s", LIVE_VALUES, hash)) {
+	if (!redis_call(c, on_verb, a, "EVAL %s 0 %s", LIVE_VALUES, hash)) {
 		free(a);
-		answer_down(x->cl, x->rq);
+		redis_down(x->cl, x->rq);
 		return true;
 	}
 	conn_hold(x->cl->conn);
@@ -378,14 +380,14 @@ static void on_guest(redisAsyncContext *ac, void *r, void *pd)
 	                            : "";
 	enum seats_say say = ok ? seats_say(seats, a->token) : SEATS_NONE;
 	if (!ok) {
-		answer_down(cl, &a->rq);
+		redis_down(cl, &a->rq);
 	} else if (rep->element[0]->integer == 0 || lobby_find_user(c->ly.lobby, a->name) != NULL) {
 		identity_refuse_connected(cl, &a->rq, a->name);
 	} else if (say == SEATS_GUARDED || (say == SEATS_NONE && a->given)) {
 		/* the name was ours for a moment: no more */
 		char key[PROTO_NAME_MAX + 1];
-		key_lower(a->name, key, sizeof key);
-		rcall(c, NULL, NULL, "HDEL " KEY("users:%s") " %s", c->name, key);
+		cluster_key(a->name, key, sizeof key);
+		redis_call(c, NULL, NULL, "HDEL " KEY("users:%s") " %s", c->name, key);
 		c->users_dirty = true; /* (a login of the name here since is written again) */
 		if (a->given && c->ly.lobby->login_failed != NULL) /* a failed login (accounts) */
 			c->ly.lobby->login_failed(c->ly.lobby->login_failed_ud, cl, a->name);
@@ -401,14 +403,14 @@ static void on_guest(redisAsyncContext *ac, void *r, void *pd)
 	free(a);
 }
 
-bool check_guest(void *ud, struct client *cl, const struct proto_req *rq, const char *name,
-                        const char *token, bool given)
+bool shared_guest(void *ud, struct client *cl, const struct proto_req *rq, const char *name,
+                  const char *token, bool given)
 {
 	struct cluster *c = ud;
 	if (cl->remote)
 		return false;
-	if (!up(c)) {
-		answer_down(cl, rq);
+	if (!redis_up(c)) {
+		redis_down(cl, rq);
 		return true;
 	}
 	struct asked *a = calloc(1, sizeof *a);
@@ -417,13 +419,13 @@ bool check_guest(void *ud, struct client *cl, const struct proto_req *rq, const 
 		return true;
 	}
 	a->conn = cl->conn->id;
-	a->rq = rq_keep(rq);
+	a->rq = cluster_rq_keep(rq);
 	snprintf(a->name, sizeof a->name, "%s", name);
 	if (token != NULL && strlen(token) == PROTO_TOKEN_LEN)
 		snprintf(a->token, sizeof a->token, "%s", token);
 	a->given = given;
 	char key[PROTO_NAME_MAX + 1];
-	key_lower(name, key, sizeof key);
+	cluster_key(name, key, sizeof key);
 	cJSON *v = cJSON_CreateObject();
 	cJSON_AddStringToObject(v, "name", name);
 	cJSON_AddBoolToObject(v, "guest", true);
@@ -433,12 +435,12 @@ bool check_guest(void *ud, struct client *cl, const struct proto_req *rq, const 
 	cJSON_AddStringToObject(v, "text", "");
 	char *s = cJSON_PrintUnformatted(v);
 	cJSON_Delete(v);
-	bool sent = s != NULL && rcall(c, on_guest, a, "EVAL %s 0 %s %s %s %d", GUEST, key, c->name,
-	                               s, 2 * c->expiry_ms);
+	bool sent = s != NULL && redis_call(c, on_guest, a, "EVAL %s 0 %s %s %s %d", GUEST, key,
+	                                    c->name, s, 2 * c->expiry_ms);
 	free(s);
 	if (!sent) {
 		free(a);
-		answer_down(cl, rq);
+		redis_down(cl, rq);
 		return true;
 	}
 	conn_hold(cl->conn);
@@ -461,18 +463,18 @@ static void on_name_held(redisAsyncContext *ac, void *r, void *pd)
 	free(h);
 }
 
-bool name_held(void *ud, struct client *cl, const char *name,
+bool shared_name_held(void *ud, struct client *cl, const char *name,
                       void (*held)(void *arg, int verdict), void *arg)
 {
 	struct cluster *c = ud;
 	if (cl->remote)
 		return false;
-	struct held_ask *h = up(c) ? malloc(sizeof *h) : NULL;
+	struct held_ask *h = redis_up(c) ? malloc(sizeof *h) : NULL;
 	if (h != NULL) {
 		*h = (struct held_ask){.held = held, .arg = arg};
 		char key[PROTO_NAME_MAX + 1];
-		key_lower(name, key, sizeof key);
-		if (rcall(c, on_name_held, h, "EVAL %s 0 %s %s", NAME_HELD, key, c->name))
+		cluster_key(name, key, sizeof key);
+		if (redis_call(c, on_name_held, h, "EVAL %s 0 %s %s", NAME_HELD, key, c->name))
 			return true;
 		free(h);
 	}
@@ -498,15 +500,15 @@ static char *user_row(struct cluster *c, struct client *u)
 	for (struct game *g = c->ly.sess->games; g != NULL; g = g->next) {
 		if (g->freeing)
 			continue;
-		bool plays = !g->over && session_seat_of(g, u) >= 0;
-		bool watches = !plays && session_is_watching(g, u);
-		if (!plays && !watches)
+		bool playing = !g->over && session_seat_of(g, u) >= 0;
+		bool watches = !playing && session_is_watching(g, u);
+		if (!playing && !watches)
 			continue;
-		cJSON_AddItemToArray(plays ? pl : wa, cJSON_CreateNumber((double)g->id));
-		xappend(&line, ", %s %" PRIu64, plays ? "plays" : "watches", g->id);
+		cJSON_AddItemToArray(playing ? pl : wa, cJSON_CreateNumber((double)g->id));
+		xappend(&line, ", %s %" PRIu64, playing ? "plays" : "watches", g->id);
 	}
 	for (struct rgame *g = c->rgames; g != NULL; g = g->next) {
-		struct member *m = rg_member(g, u->conn->id);
+		struct member *m = remote_member(g, u->conn->id);
 		if (m == NULL || (m->player && g->over))
 			continue;
 		cJSON_AddItemToArray(m->player ? pl : wa, cJSON_CreateNumber((double)g->id));
@@ -586,7 +588,7 @@ static int seat_cmp(const void *a, const void *b)
 }
 
 /*
- * seats:<node> (inside flush_live's MULTI): our guest seats in games not over, name key ->
+ * seats:<node> (inside shared_flush's MULTI): our guest seats in games not over, name key ->
  * their token hashes (distinct, space-separated; "-" a seat without one), which GUEST reads
  * so that another node refuses `login <name>` without the token (the check that gives the
  * seat back is still ours: R brings the token, session_login compares).
@@ -610,7 +612,7 @@ static void seats_put(struct cluster *c)
 			}
 			if (n == cap)
 				break;
-			key_lower(p->name, v[n].key, sizeof v[n].key);
+			cluster_key(p->name, v[n].key, sizeof v[n].key);
 			v[n].hash = p->token_hash[0] != '\0' ? p->token_hash : "-";
 			n++;
 		}
@@ -624,8 +626,8 @@ static void seats_put(struct cluster *c)
 			if (j == i || strcmp(v[j].hash, v[j - 1].hash) != 0)
 				xappend(&val, "%s%s", val != NULL ? " " : "", v[j].hash);
 		if (val != NULL)
-			rcall(c, NULL, NULL, "HSET " KEY("seats:%s") " %s %s", c->name, v[i].key,
-			      val);
+			redis_call(c, NULL, NULL, "HSET " KEY("seats:%s") " %s %s", c->name,
+			           v[i].key, val);
 		free(val);
 		i = j;
 	}
@@ -633,48 +635,48 @@ static void seats_put(struct cluster *c)
 }
 
 /* Writes what changed of our live state: users and games. */
-void flush_live(struct cluster *c)
+void shared_flush(struct cluster *c)
 {
-	if (!up(c))
+	if (!redis_up(c))
 		return;
 	int ttl = 2 * c->expiry_ms;
 	if (c->users_dirty) {
 		c->users_dirty = false;
-		rcall(c, NULL, NULL, "MULTI");
+		redis_call(c, NULL, NULL, "MULTI");
 		if (c->users_reset) /* names of clients that left while Redis was away */
-			rcall(c, NULL, NULL, "DEL " KEY("users:%s"), c->name);
+			redis_call(c, NULL, NULL, "DEL " KEY("users:%s"), c->name);
 		c->users_reset = false;
 		for (struct conn *cn = c->ly.hub->conns; cn != NULL; cn = cn->next) {
 			struct client *u = client_of(cn);
 			if (u == NULL || !u->logged_in || u->remote || cn->closing)
 				continue;
 			char key[PROTO_NAME_MAX + 1], *row = user_row(c, u);
-			key_lower(u->name, key, sizeof key);
+			cluster_key(u->name, key, sizeof key);
 			if (row != NULL)
-				rcall(c, NULL, NULL, "HSET " KEY("users:%s") " %s %s", c->name, key,
-				      row);
+				redis_call(c, NULL, NULL, "HSET " KEY("users:%s") " %s %s", c->name,
+				           key, row);
 			free(row);
 		}
-		rcall(c, NULL, NULL, "PEXPIRE " KEY("users:%s") " %d", c->name, ttl);
-		rcall(c, NULL, NULL, "EXEC");
+		redis_call(c, NULL, NULL, "PEXPIRE " KEY("users:%s") " %d", c->name, ttl);
+		redis_call(c, NULL, NULL, "EXEC");
 	}
 	if (c->list_dirty) {
 		c->list_dirty = false;
-		rcall(c, NULL, NULL, "MULTI");
-		rcall(c, NULL, NULL, "DEL " KEY("list:%s"), c->name);
-		rcall(c, NULL, NULL, "DEL " KEY("seats:%s"), c->name);
+		redis_call(c, NULL, NULL, "MULTI");
+		redis_call(c, NULL, NULL, "DEL " KEY("list:%s"), c->name);
+		redis_call(c, NULL, NULL, "DEL " KEY("seats:%s"), c->name);
 		seats_put(c);
 		for (struct game *g = c->ly.sess->games; g != NULL; g = g->next) {
 			if (g->over || g->freeing)
 				continue;
 			char *row = game_row(c, g);
 			if (row != NULL)
-				rcall(c, NULL, NULL, "HSET " KEY("list:%s") " %" PRIu64 " %s",
-				      c->name, g->id, row);
+				redis_call(c, NULL, NULL, "HSET " KEY("list:%s") " %" PRIu64 " %s",
+				           c->name, g->id, row);
 			free(row);
 		}
-		rcall(c, NULL, NULL, "PEXPIRE " KEY("list:%s") " %d", c->name, ttl);
-		rcall(c, NULL, NULL, "PEXPIRE " KEY("seats:%s") " %d", c->name, ttl);
-		rcall(c, NULL, NULL, "EXEC");
+		redis_call(c, NULL, NULL, "PEXPIRE " KEY("list:%s") " %d", c->name, ttl);
+		redis_call(c, NULL, NULL, "PEXPIRE " KEY("seats:%s") " %d", c->name, ttl);
+		redis_call(c, NULL, NULL, "EXEC");
 	}
 }
