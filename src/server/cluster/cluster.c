@@ -237,7 +237,7 @@ int cluster_start(const struct cluster_config *cfg, const struct cluster_layers 
 	                          .on_undo = owner_on_undo};
 	sessions_set_hooks(c->ly.sess, &h);
 	c->router = (struct router){
-	        .ud = c, .game = home_route_game, .seek = home_route_seek, .verb = shared_route};
+	        .ud = c, .game = home_route_game, .seek = home_route_seek, .shared = shared_route};
 	c->ly.cmds->router = &c->router;
 	struct lobby_hooks lh = {.ud = c,
 	                         .on_login = shared_on_login,

@@ -127,7 +127,7 @@ static void forward(struct cluster *c, struct client *cl, const struct proto_req
 	s->rq = cluster_rq_keep(rq);
 	s->game = game;
 	s->watch = watch;
-	s->accept = strcmp(rq->cmd->name, "accept") == 0;
+	s->takes_seek = (rq->cmd->flags & CMD_TAKES_SEEK) != 0;
 	cs_note_node(s, node);
 	snprintf(h, sizeof h, "C %s %" PRIu64 " %" PRIu64 " %s %" PRId64 " %s %s", c->instance,
 	         cl->conn->id, s->fwd, flags, cl->rtt.known ? cl->rtt.ms : (int64_t)-1,
@@ -298,10 +298,10 @@ bool home_route_game(void *ud, struct cmd *x)
 	struct client *cl = x->cl;
 	if (cl->remote) /* a line forwarded to us is never forwarded again */
 		return false;
-	const char *verb = x->rq->cmd->name;
-	bool watch = strcmp(verb, "watch") == 0;
+	unsigned fl = x->rq->cmd->flags;
+	bool watch = (fl & CMD_SPECTATE) != 0;
 	struct rgame *g = remote_find(c, x->id);
-	if (strcmp(verb, "unwatch") == 0 && g != NULL) {
+	if ((fl & CMD_UNSPECTATE) && g != NULL) {
 		struct member *m = remote_member(g, cl->conn->id);
 		if (m != NULL && !m->player) {
 			remote_leave(c, g, cl->conn->id);

@@ -104,9 +104,8 @@ struct cstate {
 	struct proto_req rq; /* its tag and verb, for an error in its stead */
 	uint64_t game;
 	bool watch;  /* a watch: the client becomes a spectator when it is answered */
-	bool accept; /* an accept of seek `game` */
-	struct outbuf
-	        *after; /* that seek's end, told after the accept's answer (as one node does) */
+	bool takes_seek;      /* it takes seek `game` (CMD_TAKES_SEEK) */
+	struct outbuf *after; /* that seek's end, told after the answer (as one node does) */
 };
 
 /* A forward waiting for a lookup (the game's owner) or a subscription. */

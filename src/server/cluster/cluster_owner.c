@@ -92,6 +92,17 @@ static struct agg *agg_find(struct cluster *c, uint64_t game, bool json)
 	return NULL;
 }
 
+/*
+ * Runs the handler of rq's row for cl on g (seat: cl's there, or -1), the dispatcher's checks
+ * left out: the callers say why each is made already or does not apply.
+ */
+static void run_row(struct cluster *c, struct client *cl, const struct proto_req *rq,
+                    struct game *g, int seat)
+{
+	struct cmd x = {.cx = c->ly.cmds, .cl = cl, .rq = rq, .id = g->id, .g = g, .seat = seat};
+	rq->cmd->handler(&x);
+}
+
 /* A relay watcher of g in that format, watching it without a word (it will hear the next). */
 static void agg_ensure(struct cluster *c, struct game *g, bool json)
 {
@@ -115,9 +126,10 @@ static void agg_ensure(struct cluster *c, struct game *g, bool json)
 		c->aggs = a;
 	}
 	a->conn = cl->conn->id;
-	struct proto_req rq = {.cmd = proto_find(&commands_table, "watch")};
+	/* it joins as the CMD_SPECTATE row does: the node's own client, on a game here */
+	struct proto_req rq = {.cmd = commands_flagged(CMD_SPECTATE)};
 	relay_mute(cl->conn, true);
-	session_watch(cl, &rq, g, -1);
+	run_row(c, cl, &rq, g, -1);
 	relay_mute(cl->conn, false);
 }
 
@@ -202,12 +214,13 @@ void owner_run(struct cluster *c, const char *home, uint64_t rconn, uint64_t n, 
 	struct game *g = NULL;
 	if (parsed && rq.argc > 0 && proto_parse_id(rq.argv[0], &id))
 		g = session_find(c->ly.sess, id);
-	const char *verb = parsed ? rq.cmd->name : "";
-	if (g != NULL && strcmp(verb, "say") == 0 && strchr(flags, 'w') != NULL && rq.argc == 2) {
-		session_say(cl, &rq, g, rq.argv[1]); /* the home checked that it watches */
+	unsigned fl = parsed ? rq.cmd->flags : 0;
+	if (g != NULL && (fl & CMD_VOUCHED) && strchr(flags, 'w') != NULL) {
+		/* the home checked that it watches (its budget and the arity were checked too) */
+		run_row(c, cl, &rq, g, session_seat_of(g, cl));
 	} else {
 		commands_line(c->ly.cmds, cl, line, len);
-		if (g != NULL && strcmp(verb, "watch") == 0 && session_seat_of(g, cl) < 0 &&
+		if (g != NULL && (fl & CMD_SPECTATE) && session_seat_of(g, cl) < 0 &&
 		    watch_drop(g, cl))
 			agg_ensure(c, g,
 			           cl->json); /* it hears the game through the node's watcher */

@@ -43,8 +43,9 @@ void shared_lobby_msg(struct cluster *c, const char *h, const char *body, size_t
 		if (cl == NULL || !cl->logged_in || cl->remote || cn->closing || cl->seeks_off)
 			continue; /* (set seeks off: no seek news, as from this node's lobby) */
 		struct cstate *s = h[0] == 'G' ? home_cs_get(c, cn->id, false) : NULL;
-		if (s != NULL && s->fwd != 0 && s->accept && s->game == id && s->after == NULL) {
-			/* it accepted that seek: its end comes after the accept's answer */
+		if (s != NULL && s->fwd != 0 && s->takes_seek && s->game == id &&
+		    s->after == NULL) {
+			/* it took that seek: its end comes after the answer */
 			int k = cl->json && m.json != NULL ? 1 : 0;
 			if (m.out[k] == NULL)
 				m.out[k] = k ? json_outbuf(m.json) : outbuf_line(m.text);
@@ -224,8 +225,8 @@ static int by_name(const void *a, const void *b)
 	return strcasecmp(x ? x : "", y ? y : "");
 }
 
-/* seeks / who / list from the values of the live nodes' hashes. */
-static void on_verb(redisAsyncContext *ac, void *r, void *pd)
+/* A CMD_SHARED row (seeks, who, list) from the values of the live nodes' hashes. */
+static void on_shared(redisAsyncContext *ac, void *r, void *pd)
 {
 	struct asked *a = pd;
 	struct client *cl = asked_client(ac->data, a);
@@ -239,8 +240,8 @@ static void on_verb(redisAsyncContext *ac, void *r, void *pd)
 		free(a);
 		return;
 	}
-	const char *verb = a->rq.cmd->name;
-	bool seeks = strcmp(verb, "seeks") == 0, who = strcmp(verb, "who") == 0;
+	unsigned fl = a->rq.cmd->flags;
+	bool seeks = (fl & CMD_SHARED_SEEKS) != 0, who = (fl & CMD_SHARED_USERS) != 0;
 	size_t n = rep->elements;
 	cJSON **rows = calloc(n ? n : 1, sizeof *rows);
 	size_t k = 0;
@@ -315,15 +316,15 @@ bool shared_route(void *ud, struct cmd *x)
 		redis_down(x->cl, x->rq);
 		return true;
 	}
-	const char *verb = x->rq->cmd->name;
-	const char *hash = strcmp(verb, "seeks") == 0 ? "seeks"
-	                   : strcmp(verb, "who") == 0 ? "users"
-	                                              : "list";
+	unsigned fl = x->rq->cmd->flags; /* which list: its hash, KEY(<hash>:<node>) */
+	const char *hash = (fl & CMD_SHARED_SEEKS)   ? "seeks"
+	                   : (fl & CMD_SHARED_USERS) ? "users"
+	                                             : "list";
 	shared_flush(c); /* what we know changed since the last write goes first */
 	struct asked *a = ask(x);
 	if (a == NULL)
 		return true;
-	if (!redis_call(c, on_verb, a, "EVAL %s 0 %s", LIVE_VALUES, hash)) {
+	if (!redis_call(c, on_shared, a, "EVAL %s 0 %s", LIVE_VALUES, hash)) {
 		free(a);
 		redis_down(x->cl, x->rq);
 		return true;

@@ -40,7 +40,27 @@
  *   CMD_PACED   a move runs whenever the budget is not in debt, and pays its cost
  *               after the fact only when refused: the game paces moves that are
  *               played (one per turn), so they cost nothing and a client out of
- *               tokens still plays; refused ones run the budget into debt.
+ *               tokens still plays; refused ones run the budget into debt;
+ *   CMD_SHARED_SEEKS, CMD_SHARED_USERS, CMD_SHARED_GAMES (CMD_SHARED: any of them)
+ *               in a cluster, answered for the whole cluster from what every
+ *               node shares of its open seeks, users, games in progress: the
+ *               router's shared() takes the request; on one node the handler
+ *               answers.
+ *
+ * Flags that only a cluster reads (cluster/): what happens to a command that
+ * crosses nodes, named for what the cluster does, so that it never tells
+ * verbs apart by their spelling; one node ignores them:
+ *   CMD_SPECTATE   joins the game's spectators: the home subscribes to a remote
+ *                  game's channel before it forwards the line, and counts the
+ *                  client among the game's spectators once it is answered; the
+ *                  owner hands the relay client's place to the node's relay
+ *                  watcher of the game (and joins one as this row does);
+ *   CMD_UNSPECTATE leaves them: the home answers for a spectator of a remote game;
+ *   CMD_VOUCHED    a spectator's line (CMD_MEMBER) whose membership its home
+ *                  checked: the owner runs it for the relay client, which watches
+ *                  nothing there, without checking again;
+ *   CMD_TAKES_SEEK takes a seek: forwarded to the seek's node, the seek's end
+ *                  reaches the client after the answer, as on one node.
  *
  * "The game named by the first argument" is resolved in one function,
  * commands_resolve_game(). A cluster router (several nodes, each owning some
@@ -76,7 +96,15 @@ enum cmd_flags {
 	CMD_LIVE = 1 << 7,
 	CMD_OVER = 1 << 8,
 	CMD_SEEK = 1 << 9,
-	CMD_PACED = 1 << 10
+	CMD_PACED = 1 << 10,
+	CMD_SHARED_SEEKS = 1 << 11,
+	CMD_SHARED_USERS = 1 << 12,
+	CMD_SHARED_GAMES = 1 << 13,
+	CMD_SHARED = CMD_SHARED_SEEKS | CMD_SHARED_USERS | CMD_SHARED_GAMES,
+	CMD_SPECTATE = 1 << 14,
+	CMD_UNSPECTATE = 1 << 15,
+	CMD_VOUCHED = 1 << 16,
+	CMD_TAKES_SEEK = 1 << 17
 };
 
 struct cmd;
@@ -93,8 +121,8 @@ struct router {
 	bool (*game)(void *ud, struct cmd *x);
 	/* The seek of argv[0] (id) is not this node's. */
 	bool (*seek)(void *ud, struct cmd *x, uint64_t id);
-	/* seeks, who, list: answered for the whole cluster. */
-	bool (*verb)(void *ud, struct cmd *x);
+	/* A CMD_SHARED row: answered for the whole cluster. */
+	bool (*shared)(void *ud, struct cmd *x);
 };
 
 /* What the handlers reach: the layers below. */
@@ -121,6 +149,12 @@ struct cmd {
 
 /* The server's command table, in the order "help" lists it. */
 extern const struct proto_table commands_table;
+/*
+ * The first row with flag, or NULL: for a layer that acts as a command of
+ * that kind without a line (a cluster's relay watcher joins a game as the
+ * CMD_SPECTATE row does).
+ */
+const struct proto_cmd *commands_flagged(unsigned flag);
 
 /* Handles one complete input line of cl (framing done; content not yet checked). */
 void commands_line(struct commands *cx, struct client *cl, char *line, size_t len);
