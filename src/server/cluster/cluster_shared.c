@@ -291,7 +291,7 @@ static void on_shared(redisAsyncContext *ac, void *r, void *pd)
 	else if (who)
 		reply_ok(cl, &a->rq, f, extra, "%zu user%s online", k, k == 1 ? "" : "s");
 	else
-		reply_ok(cl, &a->rq, f, extra, "%zu game%s in progress", k, k == 1 ? "" : "s");
+		view_list_reply(cl, &a->rq, f, extra, k);
 	free(a);
 }
 
@@ -522,52 +522,18 @@ static char *user_row(struct cluster *c, struct client *u)
 	return s;
 }
 
-static cJSON *clocks_of(const struct game *g)
+/*
+ * The list row of one of our games as the games' hash keeps it, {"json":<row>,"text":<line>}
+ * (the row as one node's `list` makes it, the game as it is), or NULL when it is not listed.
+ */
+static char *game_row(const struct game *g)
 {
-	if (!g->so.timed)
-		return cJSON_CreateNull();
-	int64_t left[GAME_MAX_PLAYERS];
-	clock_left(g, left);
-	cJSON *a = cJSON_CreateArray();
-	for (int i = 0; i < g->ops->nplayers; i++)
-		cJSON_AddItemToArray(a, cJSON_CreateNumber((double)left[i]));
-	return a;
-}
-
-/* The list row of one of our games (as `list` shows it on a single node). */
-static char *game_row(struct cluster *c, struct game *g)
-{
-	size_t watchers = session_watchers(g);
-	cJSON *j = cJSON_CreateObject();
-	cJSON_AddNumberToObject(j, "id", (double)g->id);
-	cJSON_AddStringToObject(j, "kind", g->ops->name);
-	cJSON *pl = cJSON_AddArrayToObject(j, "players");
-	for (int i = 0; i < g->ops->nplayers; i++)
-		cJSON_AddItemToArray(pl, cJSON_CreateString(g->pl[i].name));
-	cJSON_AddNumberToObject(j, "ply", g->ply);
-	cJSON *tm = cJSON_AddArrayToObject(j, "to_move");
-	unsigned mask = g->ops->to_move(g->st);
-	for (int i = 0; i < g->ops->nplayers; i++)
-		if (mask & (1u << i))
-			cJSON_AddItemToArray(tm, cJSON_CreateNumber(i));
-	cJSON_AddNumberToObject(j, "watchers", (double)watchers);
-	cJSON_AddItemToObject(j, "clocks", clocks_of(g));
-	if (g->so.timed) {
-		cJSON *t = cJSON_AddObjectToObject(j, "time");
-		cJSON_AddNumberToObject(t, "base_ms", (double)g->so.base_ms);
-		cJSON_AddNumberToObject(t, "inc_ms", (double)g->so.inc_ms);
-	} else {
-		cJSON_AddNullToObject(j, "time");
-	}
-	if (session_simultaneous(g))
-		cJSON_AddNumberToObject(j, "turn_ms", (double)g->so.turn_ms);
-	else
-		cJSON_AddNullToObject(j, "turn_ms");
+	cJSON *j;
+	char *t;
+	if (!view_list_row(g, false, &j, &t))
+		return NULL;
 	cJSON *v = cJSON_CreateObject();
 	cJSON_AddItemToObject(v, "json", j);
-	char *t = xasprintf("  %" PRIu64 " %s: %s (%s) vs %s (%s), ply %d, %zu watching", g->id,
-	                    g->ops->name, g->pl[0].name, g->ops->seat_names[0], g->pl[1].name,
-	                    g->ops->seat_names[1], g->ply, watchers);
 	cJSON_AddStringToObject(v, "text", t ? t : "");
 	free(t);
 	char *s = cJSON_PrintUnformatted(v);
@@ -668,9 +634,7 @@ void shared_flush(struct cluster *c)
 		redis_call(c, NULL, NULL, "DEL " KEY("seats:%s"), c->name);
 		seats_put(c);
 		for (struct game *g = c->ly.sess->games; g != NULL; g = g->next) {
-			if (g->over || g->freeing)
-				continue;
-			char *row = game_row(c, g);
+			char *row = game_row(g);
 			if (row != NULL)
 				redis_call(c, NULL, NULL, "HSET " KEY("list:%s") " %" PRIu64 " %s",
 				           c->name, g->id, row);
