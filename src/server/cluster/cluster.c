@@ -11,7 +11,7 @@
 
 #include "server/records/journal.h"
 
-/* ---- small helpers ------------------------------------------------------------------------ */
+/* ---- names ---------------------------------------------------------------------------------- */
 
 bool cluster_node_valid(const char *name)
 {
@@ -56,6 +56,9 @@ void cluster_instance(const char *name, char out[STORE_NODE_MAX + 1])
 	         (uint64_t)(x & 0xffffffffffffULL));
 }
 
+/* ---- the inbox and the tick ----------------------------------------------------------------- */
+
+/* A message to our inbox, handed to the part it is for (docs/cluster.md, 3). */
 static void on_inbox_msg(struct cluster *c, char *h, char *body, size_t len)
 {
 	char a[STORE_NODE_MAX + 1], name[PROTO_NAME_MAX + 2], flags[16];
@@ -115,43 +118,23 @@ static void on_inbox_msg(struct cluster *c, char *h, char *body, size_t len)
 	}
 }
 
+/* Every beat: each part's round, in this order. */
 static void on_tick(uv_timer_t *t)
 {
 	struct cluster *c = t->data;
 	if (c->stopping)
 		return;
-	uint64_t now = cluster_now(c), late = 2 * (uint64_t)c->expiry_ms;
-	if (redis_up(c) && ((c->beat_sent != 0 && now - c->beat_sent > late) ||
-	                    (c->echo_sent != 0 && now - c->echo_sent > late)))
-		redis_drop(c, c->echo_sent != 0 && now - c->echo_sent > late
-		                      ? "does not bring our own messages back"
-		                      : "does not answer our heartbeat");
-	redis_connect(c);
+	redis_tick(c);
 	home_expire_forwards(c);
 	owner_drop_stale(c);
 	if (!redis_up(c)) {
 		c->healthy_since = 0;
 		return;
 	}
-	if (c->beat_sent != 0 && cluster_now(c) - c->beat_sent > (uint64_t)c->expiry_ms / 2)
-		c->healthy_since = 0; /* the last one is late: a stall */
 	takeover_beat(c);
-	/* a seat or a watch of our own games taken or left, a game ended: who's and list's
-	   rows (players, spectators, watchers) written again */
-	if (c->ly.sess->epoch != c->sess_epoch) {
-		c->sess_epoch = c->ly.sess->epoch;
-		c->users_dirty = c->list_dirty = true;
-	}
-	shared_flush(c);
-	if (c->echo_sent == 0) {
-		char ch[64];
-		redis_inbox(ch, c->name);
-		if (redis_publish(c, ch, "H", NULL, 0, NULL, NULL))
-			c->echo_sent = cluster_now(c);
-	}
-	for (struct rgame *g = c->rgames; g != NULL; g = g->next)
-		if (g->resend)
-			remote_resend(c, g);
+	shared_tick(c);
+	redis_echo(c);
+	remote_resend_due(c);
 	takeover_scan(c);
 }
 
@@ -295,50 +278,20 @@ void cluster_client_gone(struct cluster *c, struct client *cl)
 {
 	if (c == NULL)
 		return;
-	uint64_t id = cl->conn->id;
 	if (cl->remote) {
-		owner_rc_forget(c, id);
-		for (struct agg *a = c->aggs; a != NULL; a = a->next)
-			if (a->conn == id)
-				a->conn = 0;
+		owner_client_gone(c, cl->conn->id);
 		return;
 	}
-	if (cl->logged_in) {
-		char key[PROTO_NAME_MAX + 1];
-		cluster_key(cl->name, key, sizeof key);
-		redis_call(c, NULL, NULL, "HDEL " KEY("users:%s") " %s", c->name, key);
-		struct client *now = lobby_find_user(c->ly.lobby, cl->name); /* took it over */
-		if (now != NULL && now != cl)
-			shared_user_put(c, now);
-	}
-	struct cstate *s = home_cs_get(c, id, false);
-	if (s != NULL) {
-		for (int i = 0; i < s->nnodes; i++) {
-			char h[160];
-			snprintf(h, sizeof h, "X %s %" PRIu64, c->instance, id);
-			redis_to_node(c, s->nodes[i], h, NULL, 0);
-		}
-		home_cs_drop(c, id);
-	}
-	for (struct rgame *g = c->rgames, *next; g != NULL; g = next) {
-		next = g->next;
-		if (remote_member(g, id) != NULL)
-			remote_leave(c, g, id);
-	}
+	shared_client_gone(c, cl);
+	home_client_gone(c, cl->conn->id);
+	remote_client_gone(c, cl->conn->id);
 }
 
 void cluster_drain(struct cluster *c, struct client *cl)
 {
 	if (c == NULL || cl->remote)
 		return;
-	for (struct rgame *g = c->rgames; g != NULL; g = g->next) {
-		struct member *m = remote_member(g, cl->conn->id);
-		if (m != NULL && m->pending != NULL) {
-			client_send(cl, m->pending);
-			outbuf_unref(m->pending);
-			m->pending = NULL;
-		}
-	}
+	remote_drain(c, cl);
 }
 
 static void on_tick_closed(uv_handle_t *h)
@@ -371,31 +324,8 @@ void cluster_free(struct cluster *c)
 {
 	if (c == NULL)
 		return;
-	while (c->rgames != NULL) {
-		struct rgame *g = c->rgames;
-		c->rgames = g->next;
-		remote_destroy(g);
-	}
-	for (int b = 0; b < CS_BUCKETS; b++)
-		while (c->cs[b] != NULL) {
-			struct cstate *s = c->cs[b];
-			c->cs[b] = s->next;
-			free(s);
-		}
-	while (c->rclients != NULL) {
-		struct rclient *r = c->rclients;
-		c->rclients = r->next;
-		free(r);
-	}
-	while (c->aggs != NULL) {
-		struct agg *a = c->aggs;
-		c->aggs = a->next;
-		free(a);
-	}
-	while (c->interests != NULL) {
-		struct interest *i = c->interests;
-		c->interests = i->next;
-		free(i);
-	}
+	remote_clear(c);
+	home_clear(c);
+	owner_clear(c);
 	free(c);
 }

@@ -27,7 +27,7 @@ struct cstate *home_cs_get(struct cluster *c, uint64_t conn, bool make)
 	return s;
 }
 
-void home_cs_drop(struct cluster *c, uint64_t conn)
+static void cs_drop(struct cluster *c, uint64_t conn)
 {
 	for (struct cstate **pp = &c->cs[conn % CS_BUCKETS]; *pp != NULL; pp = &(*pp)->next)
 		if ((*pp)->conn == conn) {
@@ -455,4 +455,29 @@ void home_lost(struct cluster *c)
 	                   "known: look at the game's next state");
 	for (struct rgame *g = c->rgames; g != NULL; g = g->next)
 		waiting_go(c, g);
+}
+
+/* Our client conn is gone: the nodes it sent lines to close their relay clients for it (X). */
+void home_client_gone(struct cluster *c, uint64_t conn)
+{
+	struct cstate *s = home_cs_get(c, conn, false);
+	if (s == NULL)
+		return;
+	for (int i = 0; i < s->nnodes; i++) {
+		char h[160];
+		snprintf(h, sizeof h, "X %s %" PRIu64, c->instance, conn);
+		redis_to_node(c, s->nodes[i], h, NULL, 0);
+	}
+	cs_drop(c, conn);
+}
+
+/* Every client's state freed (cluster_free(): the loop has ended). */
+void home_clear(struct cluster *c)
+{
+	for (int b = 0; b < CS_BUCKETS; b++)
+		while (c->cs[b] != NULL) {
+			struct cstate *s = c->cs[b];
+			c->cs[b] = s->next;
+			free(s);
+		}
 }

@@ -103,7 +103,7 @@ struct cstate {
 	char fwd_node[CLUSTER_NODE_MAX + 1];
 	struct proto_req rq; /* its tag and verb, for an error in its stead */
 	uint64_t game;
-	bool watch;  /* a watch: the client becomes a spectator when it is answered */
+	bool watch;           /* a watch: the client becomes a spectator when it is answered */
 	bool takes_seek;      /* it takes seek `game` (CMD_TAKES_SEEK) */
 	struct outbuf *after; /* that seek's end, told after the answer (as one node does) */
 };
@@ -214,6 +214,8 @@ struct cluster {
 	int nalive;
 };
 
+/* ---- helpers every part uses ------------------------------------------------------------- */
+
 /* The node's name of an instance ("n1#ab12" -> "n1"). */
 static inline void cluster_node_name(const char *instance, char out[CLUSTER_NODE_MAX + 1])
 {
@@ -229,6 +231,7 @@ static inline uint64_t cluster_now(struct cluster *c)
 	return uv_now(c->ly.loop);
 }
 
+/* A user's name as the hashes key it: lowercased. */
 static inline void cluster_key(const char *name, char *out, size_t size)
 {
 	size_t i = 0;
@@ -237,6 +240,7 @@ static inline void cluster_key(const char *name, char *out, size_t size)
 	out[i] = '\0';
 }
 
+/* Our connection id's client, or NULL when it is gone. */
 static inline struct client *cluster_client(struct cluster *c, uint64_t id)
 {
 	struct conn *cn = conn_find(c->ly.hub, id);
@@ -273,14 +277,28 @@ static inline const char *cluster_token(const struct client *cl)
 	                                                                                : "-";
 }
 
+/* R for our logged-in client cl: its seats on other nodes come back (a guest's with its token). */
+static inline void cluster_resume_header(struct cluster *c, const struct client *cl, char *h,
+                                         size_t size)
+{
+	char flags[16];
+	cluster_identity(cl, false, flags, sizeof flags);
+	snprintf(h, size, "R %s %" PRIu64 " %s %" PRId64 " %s %s", c->instance, cl->conn->id, flags,
+	         cl->rtt.known ? cl->rtt.ms : (int64_t)-1, cl->name, cluster_token(cl));
+}
+
 static inline void cluster_pending_free(struct pending_fwd *p)
 {
 	free(p->line);
 	free(p);
 }
 
-/* cluster_redis.c */
+/* ---- cluster_redis.c: Redis ---------------------------------------------------------------- */
+
+/* Both connections up and our inbox subscribed: messages to and from us get through. */
 bool redis_up(const struct cluster *c);
+/* A command on the publishing connection (fn gets the cluster from the context's data);
+ * false when Redis is not there (fn is not called then). */
 bool redis_call(struct cluster *c, redisCallbackFn *fn, void *pd, const char *fmt, ...);
 bool redis_publish(struct cluster *c, const char *channel, const char *header, const void *body,
                    size_t blen, redisCallbackFn *fn, void *pd);
@@ -288,45 +306,54 @@ void redis_inbox(char ch[64], const char *node);
 void redis_to_node(struct cluster *c, const char *node, const char *header, const void *body,
                    size_t blen);
 void redis_to_game(struct cluster *c, uint64_t game, const char *header);
-void redis_down(struct client *cl, const struct proto_req *rq);
-void redis_alive_set(struct cluster *c, const redisReply *rep);
 void redis_to_others(struct cluster *c, const char *header);
-void redis_drop(struct cluster *c, const char *why);
+void redis_alive_set(struct cluster *c, const redisReply *rep);
+void redis_down(struct client *cl, const struct proto_req *rq);
 bool redis_subscribe_game(struct cluster *c, uint64_t game);
 void redis_unsubscribe_game(struct cluster *c, uint64_t game);
 void redis_connect(struct cluster *c);
+void redis_tick(struct cluster *c);
+void redis_echo(struct cluster *c);
 
-/* cluster_remote.c */
+/* ---- cluster_remote.c: remote games at the home -------------------------------------------- */
+
 const char *remote_cache_get(struct cluster *c, uint64_t game);
 void remote_cache_put(struct cluster *c, uint64_t game, const char *node);
 struct rgame *remote_find(struct cluster *c, uint64_t id);
+/* The remote game id, made (and subscribed to) on first use; owner: known now, or NULL. */
 struct rgame *remote_get(struct cluster *c, uint64_t id, const char *owner);
 struct member *remote_member(struct rgame *g, uint64_t conn);
 bool remote_add(struct rgame *g, uint64_t conn, bool player, bool json);
 void remote_tell_counts(struct cluster *c, struct rgame *g);
 void remote_resend(struct cluster *c, struct rgame *g);
-void remote_destroy(struct rgame *g);
+void remote_resend_due(struct cluster *c);
 void remote_free(struct cluster *c, struct rgame *g);
 void remote_leave(struct cluster *c, struct rgame *g, uint64_t conn);
-void remote_subscriber(struct cluster *c, bool made);
 void remote_plays(struct cluster *c, const char *owner, uint64_t conn, uint64_t game);
+/* struct redis_news */
+void remote_subscriber(struct cluster *c, bool made);
 void remote_game_msg(struct cluster *c, uint64_t id, const char *h, const char *body, size_t len);
+void remote_client_gone(struct cluster *c, uint64_t conn);
+void remote_drain(struct cluster *c, struct client *cl);
+void remote_clear(struct cluster *c);
 
-/* cluster_home.c */
+/* ---- cluster_home.c: forwards ------------------------------------------------------------ */
+
 struct cstate *home_cs_get(struct cluster *c, uint64_t conn, bool make);
-void home_cs_drop(struct cluster *c, uint64_t conn);
+bool home_route_game(void *ud, struct cmd *x);              /* struct router */
+bool home_route_seek(void *ud, struct cmd *x, uint64_t id); /* struct router */
 void home_retry(uv_timer_t *t);
-bool home_route_game(void *ud, struct cmd *x);
-bool home_route_seek(void *ud, struct cmd *x, uint64_t id);
 void home_out(struct cluster *c, uint64_t conn, const char *body, size_t len);
 void home_answered(struct cluster *c, uint64_t conn, uint64_t n);
+void home_subscribed(struct cluster *c, uint64_t game); /* struct redis_news */
+void home_lost(struct cluster *c);                      /* struct redis_news */
 void home_fail_forwards(struct cluster *c, const char *node, enum err_code code, const char *why);
-void home_subscribed(struct cluster *c, uint64_t game);
-void home_lost(struct cluster *c);
 void home_expire_forwards(struct cluster *c);
+void home_client_gone(struct cluster *c, uint64_t conn);
+void home_clear(struct cluster *c);
 
-/* cluster_owner.c */
-void owner_rc_forget(struct cluster *c, uint64_t conn);
+/* ---- cluster_owner.c: the owner's side ----------------------------------------------------- */
+
 void owner_interest_set(struct cluster *c, const char *home, uint64_t game, bool json,
                         size_t count);
 void owner_run(struct cluster *c, const char *home, uint64_t rconn, uint64_t n, const char *flags,
@@ -335,31 +362,40 @@ void owner_resume(struct cluster *c, const char *home, uint64_t rconn, const cha
                   int64_t rtt, const char *name, const char *token);
 void owner_resend(struct cluster *c, const char *home, uint64_t game);
 void owner_gone(struct cluster *c, const char *home, uint64_t rconn);
-bool owner_sink_send(void *ud, struct conn *cn, const struct relay_id *id, const struct outbuf *b);
+void owner_home_gone(struct cluster *c, const char *instance);
+void owner_drop_stale(struct cluster *c);
+bool owner_sink_send(void *ud, struct conn *cn, const struct relay_id *id,
+                     const struct outbuf *b); /* struct relay_sink */
+/* struct session_hooks, around the journal's */
 int owner_on_start(void *ud, const struct game *g, uint64_t *id);
 int owner_on_move(void *ud, const struct game *g, const struct move_rec *m);
 void owner_on_end(void *ud, const struct game *g);
 int owner_on_undo(void *ud, const struct game *g, int nplies);
-void owner_home_gone(struct cluster *c, const char *instance);
-void owner_drop_stale(struct cluster *c);
+void owner_client_gone(struct cluster *c, uint64_t conn);
+void owner_clear(struct cluster *c);
 
-/* cluster_shared.c */
-void shared_kick(struct cluster *c, const char *name, const char *where);
-void shared_lobby_msg(struct cluster *c, const char *h, const char *body, size_t len);
+/* ---- cluster_shared.c: the lobby shared through Redis --------------------------------------- */
+
 void shared_seek_put(struct cluster *c, const struct seek *k);
+void shared_flush(struct cluster *c);
+void shared_tick(struct cluster *c);
+void shared_kick(struct cluster *c, const char *name, const char *where);
+void shared_lobby_msg(struct cluster *c, const char *h, const char *body,
+                      size_t len);          /* struct redis_news */
+bool shared_route(void *ud, struct cmd *x); /* struct router */
+/* struct lobby_hooks */
 void shared_on_seek(void *ud, const struct seek *k, bool gone, struct msg *told);
 uint64_t shared_seek_id(void *ud);
-void shared_user_put(struct cluster *c, struct client *u);
 void shared_on_login(void *ud, struct client *cl);
-bool shared_route(void *ud, struct cmd *x);
 bool shared_guest(void *ud, struct client *cl, const struct proto_req *rq, const char *name,
                   const char *token, bool given);
 bool shared_name_held(void *ud, struct client *cl, const char *name,
                       void (*held)(void *arg, int verdict), void *arg);
-void shared_flush(struct cluster *c);
+void shared_client_gone(struct cluster *c, struct client *cl);
 
-/* cluster_takeover.c */
-void takeover_reached(struct cluster *c);
+/* ---- cluster_takeover.c: heartbeats, takeovers ---------------------------------------------- */
+
+void takeover_reached(struct cluster *c); /* struct redis_news */
 void takeover_beat(struct cluster *c);
 void takeover_scan(struct cluster *c);
 void takeover_first_scan(struct cluster *c, redisContext *rc);

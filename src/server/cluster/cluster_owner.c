@@ -18,7 +18,7 @@ static struct rclient *rc_find(struct cluster *c, const char *home, uint64_t rco
 	return NULL;
 }
 
-void owner_rc_forget(struct cluster *c, uint64_t conn)
+static void rc_forget(struct cluster *c, uint64_t conn)
 {
 	for (struct rclient **pp = &c->rclients; *pp != NULL; pp = &(*pp)->next)
 		if ((*pp)->conn == conn) {
@@ -40,7 +40,7 @@ static struct client *rc_get(struct cluster *c, const char *home, uint64_t rconn
 	struct client *cl = r != NULL ? cluster_client(c, r->conn) : NULL;
 	if (cl == NULL) {
 		if (r != NULL)
-			owner_rc_forget(c, r->conn);
+			rc_forget(c, r->conn);
 		struct relay_id id = {.kind = RELAY_CLIENT, .conn = rconn};
 		snprintf(id.home, sizeof id.home, "%s", home);
 		cl = relay_open(c->ly.hub, &id, &c->sink);
@@ -292,7 +292,7 @@ void owner_gone(struct cluster *c, const char *home, uint64_t rconn)
 	if (r == NULL)
 		return;
 	struct client *cl = cluster_client(c, r->conn);
-	owner_rc_forget(c, r->conn);
+	rc_forget(c, r->conn);
 	if (cl != NULL)
 		client_close(cl, false);
 }
@@ -415,7 +415,7 @@ void owner_home_gone(struct cluster *c, const char *instance)
 		if (strcmp(r->home, instance) != 0)
 			continue;
 		struct client *cl = cluster_client(c, r->conn);
-		owner_rc_forget(c, r->conn);
+		rc_forget(c, r->conn);
 		if (cl != NULL)
 			client_close(cl, false);
 	}
@@ -433,5 +433,34 @@ void owner_drop_stale(struct cluster *c)
 		next = a->next;
 		if (session_find(c->ly.sess, a->game) == NULL)
 			agg_drop(c, a);
+	}
+}
+
+/* A relay connection (conn) is gone: it stands for nobody now. */
+void owner_client_gone(struct cluster *c, uint64_t conn)
+{
+	rc_forget(c, conn);
+	for (struct agg *a = c->aggs; a != NULL; a = a->next)
+		if (a->conn == conn)
+			a->conn = 0;
+}
+
+/* The relay clients', relay watchers' and remote spectators' records freed (cluster_free()). */
+void owner_clear(struct cluster *c)
+{
+	while (c->rclients != NULL) {
+		struct rclient *r = c->rclients;
+		c->rclients = r->next;
+		free(r);
+	}
+	while (c->aggs != NULL) {
+		struct agg *a = c->aggs;
+		c->aggs = a->next;
+		free(a);
+	}
+	while (c->interests != NULL) {
+		struct interest *i = c->interests;
+		c->interests = i->next;
+		free(i);
 	}
 }

@@ -9,7 +9,7 @@
 
 #include <hiredis/adapters/libuv.h>
 
-/* ---- Redis: commands and publishing ------------------------------------------------------- */
+/* ---- commands and publishing -------------------------------------------------------------- */
 
 bool redis_up(const struct cluster *c)
 {
@@ -51,6 +51,7 @@ void redis_inbox(char ch[64], const char *node)
 	snprintf(ch, 64, KEY("in:%.*s"), CLUSTER_NODE_MAX, node);
 }
 
+/* A message to node's inbox. */
 void redis_to_node(struct cluster *c, const char *node, const char *header, const void *body,
                    size_t blen)
 {
@@ -67,12 +68,15 @@ void redis_to_game(struct cluster *c, uint64_t game, const char *header)
 	redis_publish(c, ch, header, NULL, 0, NULL, NULL);
 }
 
+/* The answer to a request that needs Redis while it is not there. */
 void redis_down(struct client *cl, const struct proto_req *rq)
 {
 	reply_err(cl, rq, ERR_CLUSTER_DOWN,
 	          "the cluster's bus (Redis) cannot be reached; this node's own games go on; "
 	          "try again shortly");
 }
+
+/* ---- the nodes alive (for messages to every other node) ----------------------------------- */
 
 /* The live nodes' names from SCAN's answer ({name, instance, alive} triples). */
 void redis_alive_set(struct cluster *c, const redisReply *rep)
@@ -87,6 +91,7 @@ void redis_alive_set(struct cluster *c, const redisReply *rep)
 	}
 }
 
+/* A message without a body to every other node alive. */
 void redis_to_others(struct cluster *c, const char *header)
 {
 	for (int i = 0; i < c->nalive; i++)
@@ -94,27 +99,7 @@ void redis_to_others(struct cluster *c, const char *header)
 			redis_to_node(c, c->alive[i], header, NULL, 0);
 }
 
-/*
- * Both connections closed, to be made again at once: one of them is dead
- * without hiredis knowing (its libuv adapter drops a poll error, such as the
- * reset of a connection that had unsent commands when Redis was killed), so
- * commands would wait on it for ever.
- */
-void redis_drop(struct cluster *c, const char *why)
-{
-	log_error("cluster: node %s: Redis %s; connecting again", c->name, why);
-	redisAsyncContext *p = c->pub, *s = c->sub;
-	if (p != NULL) /* on_disconnected: forwards failed, the state reset */
-		redisAsyncFree(p);
-	if (s != NULL)
-		redisAsyncFree(s);
-	c->pub = c->sub = NULL;
-	c->pub_up = c->sub_up = c->inbox_up = false;
-	c->pub_connecting = c->sub_connecting = false;
-	c->beat_sent = c->echo_sent = 0;
-}
-
-/* ---- Redis connections -------------------------------------------------------------------- */
+/* ---- subscriptions and the messages that come on them ------------------------------------- */
 
 /* Every pub/sub message and subscription answer comes here. */
 static void on_sub(redisAsyncContext *ac, void *r, void *pd)
@@ -173,6 +158,8 @@ void redis_unsubscribe_game(struct cluster *c, uint64_t game)
 		redisAsyncCommand(c->sub, NULL, NULL, "UNSUBSCRIBE " KEY("g:%" PRIu64), game);
 }
 
+/* ---- the connections ---------------------------------------------------------------------- */
+
 static void on_connected(const redisAsyncContext *ac, int status)
 {
 	struct cluster *c = ac->data;
@@ -228,6 +215,26 @@ static void on_disconnected(const redisAsyncContext *ac, int status)
 	}
 }
 
+/*
+ * Both connections closed, to be made again at once: one of them is dead
+ * without hiredis knowing (its libuv adapter drops a poll error, such as the
+ * reset of a connection that had unsent commands when Redis was killed), so
+ * commands would wait on it for ever.
+ */
+static void redis_drop(struct cluster *c, const char *why)
+{
+	log_error("cluster: node %s: Redis %s; connecting again", c->name, why);
+	redisAsyncContext *p = c->pub, *s = c->sub;
+	if (p != NULL) /* on_disconnected: forwards failed, the state reset */
+		redisAsyncFree(p);
+	if (s != NULL)
+		redisAsyncFree(s);
+	c->pub = c->sub = NULL;
+	c->pub_up = c->sub_up = c->inbox_up = false;
+	c->pub_connecting = c->sub_connecting = false;
+	c->beat_sent = c->echo_sent = 0;
+}
+
 static redisAsyncContext *dial(struct cluster *c)
 {
 	redisAsyncContext *ac = redisAsyncConnect(c->host, c->port);
@@ -270,4 +277,30 @@ void redis_connect(struct cluster *c)
 		return;
 	redial(c, &c->pub, &c->pub_connecting, &c->pub_dialed);
 	redial(c, &c->sub, &c->sub_connecting, &c->sub_dialed);
+}
+
+/*
+ * The connections' part of the node's tick: both are dropped when Redis has kept our
+ * heartbeat's answer or our own echo (H) for two expiries, and one not there is dialled.
+ */
+void redis_tick(struct cluster *c)
+{
+	uint64_t now = cluster_now(c), late = 2 * (uint64_t)c->expiry_ms;
+	if (redis_up(c) && ((c->beat_sent != 0 && now - c->beat_sent > late) ||
+	                    (c->echo_sent != 0 && now - c->echo_sent > late)))
+		redis_drop(c, c->echo_sent != 0 && now - c->echo_sent > late
+		                      ? "does not bring our own messages back"
+		                      : "does not answer our heartbeat");
+	redis_connect(c);
+}
+
+/* An echo (H) to our own inbox unless one is on its way: the way through Redis and back. */
+void redis_echo(struct cluster *c)
+{
+	if (c->echo_sent == 0) {
+		char ch[64];
+		redis_inbox(ch, c->name);
+		if (redis_publish(c, ch, "H", NULL, 0, NULL, NULL))
+			c->echo_sent = cluster_now(c);
+	}
 }

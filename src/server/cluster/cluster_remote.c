@@ -88,13 +88,20 @@ bool remote_add(struct rgame *g, uint64_t conn, bool player, bool json)
 	return true;
 }
 
-/* Tells the owner how many spectators of g we have per format, when that changed. */
-void remote_tell_counts(struct cluster *c, struct rgame *g)
+/* Our spectators of g per format: n[0] text, n[1] JSON. */
+static void spectators(const struct rgame *g, size_t n[2])
 {
-	size_t n[2] = {0, 0};
+	n[0] = n[1] = 0;
 	for (size_t i = 0; i < g->n; i++)
 		if (!g->m[i].player)
 			n[g->m[i].json]++;
+}
+
+/* Tells the owner how many spectators of g we have per format, when that changed. */
+void remote_tell_counts(struct cluster *c, struct rgame *g)
+{
+	size_t n[2];
+	spectators(g, n);
 	for (int k = 0; k < 2; k++) {
 		if (n[k] == g->told[k] || g->owner[0] == '\0')
 			continue;
@@ -130,10 +137,8 @@ void remote_resend(struct cluster *c, struct rgame *g)
 	}
 	if (g->owner[0] == '\0' || !g->subscribed || !redis_up(c))
 		return;
-	size_t n[2] = {0, 0};
-	for (size_t i = 0; i < g->n; i++)
-		if (!g->m[i].player)
-			n[g->m[i].json]++;
+	size_t n[2];
+	spectators(g, n);
 	char h[200], ch[64];
 	snprintf(h, sizeof h, "Y %s %" PRIu64 " %zu %zu", c->instance, g->id, n[0], n[1]);
 	redis_inbox(ch, g->owner);
@@ -144,8 +149,16 @@ void remote_resend(struct cluster *c, struct rgame *g)
 		g->told[0] = n[0], g->told[1] = n[1];
 }
 
+/* The owners that did not get our Y yet are asked again (at every tick). */
+void remote_resend_due(struct cluster *c)
+{
+	for (struct rgame *g = c->rgames; g != NULL; g = g->next)
+		if (g->resend)
+			remote_resend(c, g);
+}
+
 /* Frees g and what it holds (queued states, forwards waiting); g is unlinked already. */
-void remote_destroy(struct rgame *g)
+static void remote_destroy(struct rgame *g)
 {
 	for (size_t i = 0; i < g->n; i++)
 		outbuf_unref(g->m[i].pending);
@@ -283,11 +296,8 @@ static void moved(struct cluster *c, struct rgame *g, const char *owner)
 		send_msg(cl, j, xasprintf("info game %" PRIu64 ": %s", g->id, t ? t : ""));
 		free(t);
 		if (g->m[i].player && strcmp(owner, c->name) != 0) {
-			char flags[16], h[256];
-			cluster_identity(cl, false, flags, sizeof flags);
-			snprintf(h, sizeof h, "R %s %" PRIu64 " %s %" PRId64 " %s %s", c->instance,
-			         cl->conn->id, flags, cl->rtt.known ? cl->rtt.ms : (int64_t)-1,
-			         cl->name, cluster_token(cl));
+			char h[256];
+			cluster_resume_header(c, cl, h, sizeof h);
 			redis_to_node(c, owner, h, NULL, 0);
 		}
 	}
@@ -322,4 +332,37 @@ void remote_game_msg(struct cluster *c, uint64_t id, const char *h, const char *
 	for (size_t i = 0; i < g->n; i++)
 		if (!g->m[i].player && g->m[i].json == json)
 			member_send(c, &g->m[i], state, body, len);
+}
+
+/* Our client conn is gone: it leaves every remote game it played or watched. */
+void remote_client_gone(struct cluster *c, uint64_t conn)
+{
+	for (struct rgame *g = c->rgames, *next; g != NULL; g = next) {
+		next = g->next;
+		if (remote_member(g, conn) != NULL)
+			remote_leave(c, g, conn);
+	}
+}
+
+/* Our client cl can take more: the newest state each of its remote games kept for it. */
+void remote_drain(struct cluster *c, struct client *cl)
+{
+	for (struct rgame *g = c->rgames; g != NULL; g = g->next) {
+		struct member *m = remote_member(g, cl->conn->id);
+		if (m != NULL && m->pending != NULL) {
+			client_send(cl, m->pending);
+			outbuf_unref(m->pending);
+			m->pending = NULL;
+		}
+	}
+}
+
+/* Every remote game freed (cluster_free(): the loop has ended). */
+void remote_clear(struct cluster *c)
+{
+	while (c->rgames != NULL) {
+		struct rgame *g = c->rgames;
+		c->rgames = g->next;
+		remote_destroy(g);
+	}
 }

@@ -110,7 +110,7 @@ uint64_t shared_seek_id(void *ud)
 static char *user_row(struct cluster *c, struct client *u);
 
 /* One of our users' row in the users' hash, now (a name is taken the moment it is used). */
-void shared_user_put(struct cluster *c, struct client *u)
+static void user_put(struct cluster *c, struct client *u)
 {
 	char key[PROTO_NAME_MAX + 1], *row = user_row(c, u);
 	cluster_key(u->name, key, sizeof key);
@@ -124,16 +124,14 @@ void shared_on_login(void *ud, struct client *cl)
 	struct cluster *c = ud;
 	if (cl->remote || !redis_up(c))
 		return;
-	shared_user_put(c, cl);
-	char flags[16], h[256];
-	cluster_identity(cl, false, flags, sizeof flags);
+	user_put(c, cl);
+	char h[256];
 	if (cl->registered) { /* the account's connection elsewhere closes */
 		snprintf(h, sizeof h, "K %s %s", cl->name, c->name);
 		redis_to_others(c, h);
 	}
 	/* its seats in games of other nodes come back (a guest's with its token) */
-	snprintf(h, sizeof h, "R %s %" PRIu64 " %s %" PRId64 " %s %s", c->instance, cl->conn->id,
-	         flags, cl->rtt.known ? cl->rtt.ms : (int64_t)-1, cl->name, cluster_token(cl));
+	cluster_resume_header(c, cl, h, sizeof h);
 	redis_to_others(c, h);
 }
 
@@ -644,4 +642,29 @@ void shared_flush(struct cluster *c)
 		redis_call(c, NULL, NULL, "PEXPIRE " KEY("seats:%s") " %d", c->name, ttl);
 		redis_call(c, NULL, NULL, "EXEC");
 	}
+}
+
+/* Our client cl is gone: its name leaves the users' hash (or goes to who took it over). */
+void shared_client_gone(struct cluster *c, struct client *cl)
+{
+	if (!cl->logged_in)
+		return;
+	char key[PROTO_NAME_MAX + 1];
+	cluster_key(cl->name, key, sizeof key);
+	redis_call(c, NULL, NULL, "HDEL " KEY("users:%s") " %s", c->name, key);
+	struct client *now = lobby_find_user(c->ly.lobby, cl->name); /* took it over */
+	if (now != NULL && now != cl)
+		user_put(c, now);
+}
+
+/* The lobby's part of the node's tick: what changed of our users and games is written. */
+void shared_tick(struct cluster *c)
+{
+	/* a seat or a watch of our own games taken or left, a game ended: who's and list's
+	   rows (players, spectators, watchers) written again */
+	if (c->ly.sess->epoch != c->sess_epoch) {
+		c->sess_epoch = c->ly.sess->epoch;
+		c->users_dirty = c->list_dirty = true;
+	}
+	shared_flush(c);
 }

@@ -272,9 +272,12 @@ void takeover_reached(struct cluster *c)
 	resync(c);
 }
 
-/* The heartbeat of this tick, unless the last one is still unanswered. */
+/* The heartbeat of this tick, unless the last one is still unanswered (then, if it is late,
+ * we are not healthy: a stall). */
 void takeover_beat(struct cluster *c)
 {
+	if (c->beat_sent != 0 && cluster_now(c) - c->beat_sent > (uint64_t)c->expiry_ms / 2)
+		c->healthy_since = 0; /* the last one is late: a stall */
 	if (c->beat_sent == 0 && redis_call(c, on_beat, NULL, "EVAL %s 0 %s %s %d %d", BEAT,
 	                                    c->instance, c->name, c->expiry_ms, 2 * c->expiry_ms))
 		c->beat_sent = cluster_now(c);
