@@ -190,6 +190,17 @@ static void pending_go(struct cluster *c, struct pending_fwd *p, const char *own
 	cluster_pending_free(p);
 }
 
+/* p cannot go on, Redis being away: its client (held meanwhile) gets CLUSTER_DOWN; p is freed. */
+static void pending_down(struct cluster *c, struct pending_fwd *p)
+{
+	struct client *cl = cluster_client(c, p->conn);
+	if (cl != NULL) {
+		conn_release(cl->conn);
+		redis_down(cl, &p->rq);
+	}
+	cluster_pending_free(p);
+}
+
 static void on_lookup(redisAsyncContext *ac, void *r, void *pd)
 {
 	struct pending_fwd *p = pd;
@@ -213,12 +224,7 @@ static void on_lookup(redisAsyncContext *ac, void *r, void *pd)
 		return;
 	}
 	if (!heard) { /* Redis went away meanwhile */
-		struct client *cl = cluster_client(c, p->conn);
-		if (cl != NULL) {
-			conn_release(cl->conn);
-			redis_down(cl, &p->rq);
-		}
-		cluster_pending_free(p);
+		pending_down(c, p);
 		return;
 	}
 	pending_go(c, p, owner); /* p is freed, or queued on its game */
@@ -255,14 +261,8 @@ void home_retry(uv_timer_t *t)
 	while (list != NULL) {
 		struct pending_fwd *p = list;
 		list = p->next;
-		if (c->stopping || !lookup_send(c, p)) {
-			struct client *cl = cluster_client(c, p->conn);
-			if (cl != NULL) {
-				conn_release(cl->conn);
-				redis_down(cl, &p->rq);
-			}
-			cluster_pending_free(p);
-		}
+		if (c->stopping || !lookup_send(c, p))
+			pending_down(c, p);
 	}
 }
 

@@ -327,6 +327,7 @@ bool remote_add(struct rgame *g, uint64_t conn, bool player, bool json);
 void remote_tell_counts(struct cluster *c, struct rgame *g);
 void remote_resend(struct cluster *c, struct rgame *g);
 void remote_resend_due(struct cluster *c);
+void remote_resync(struct cluster *c);
 void remote_free(struct cluster *c, struct rgame *g);
 void remote_leave(struct cluster *c, struct rgame *g, uint64_t conn);
 void remote_plays(struct cluster *c, const char *owner, uint64_t conn, uint64_t game);
@@ -364,6 +365,7 @@ void owner_resend(struct cluster *c, const char *home, uint64_t game);
 void owner_gone(struct cluster *c, const char *home, uint64_t rconn);
 void owner_home_gone(struct cluster *c, const char *instance);
 void owner_drop_stale(struct cluster *c);
+void owner_resync(struct cluster *c);
 bool owner_sink_send(void *ud, struct conn *cn, const struct relay_id *id,
                      const struct outbuf *b); /* struct relay_sink */
 /* struct session_hooks, around the journal's */
@@ -376,8 +378,8 @@ void owner_clear(struct cluster *c);
 
 /* ---- cluster_shared.c: the lobby shared through Redis --------------------------------------- */
 
-void shared_seek_put(struct cluster *c, const struct seek *k);
 void shared_flush(struct cluster *c);
+void shared_resync(struct cluster *c);
 void shared_tick(struct cluster *c);
 void shared_kick(struct cluster *c, const char *name, const char *where);
 void shared_lobby_msg(struct cluster *c, const char *h, const char *body,

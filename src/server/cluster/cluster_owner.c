@@ -29,6 +29,15 @@ static void rc_forget(struct cluster *c, uint64_t conn)
 		}
 }
 
+/* r's relay client closes (its seats wait through the grace) and r goes. */
+static void rc_close(struct cluster *c, struct rclient *r)
+{
+	struct client *cl = cluster_client(c, r->conn);
+	rc_forget(c, r->conn);
+	if (cl != NULL)
+		client_close(cl, false);
+}
+
 /*
  * The relay client standing for (home, rconn), made on first use, with its identity: a
  * guest's token as its home sent it ("-": none), which its seats here are checked against.
@@ -289,12 +298,8 @@ void owner_resend(struct cluster *c, const char *home, uint64_t game)
 void owner_gone(struct cluster *c, const char *home, uint64_t rconn)
 {
 	struct rclient *r = rc_find(c, home, rconn);
-	if (r == NULL)
-		return;
-	struct client *cl = cluster_client(c, r->conn);
-	rc_forget(c, r->conn);
-	if (cl != NULL)
-		client_close(cl, false);
+	if (r != NULL)
+		rc_close(c, r);
 }
 
 /* ---- the relay sink: what relay clients and watchers send ----------------------------------- */
@@ -360,8 +365,7 @@ bool owner_sink_send(void *ud, struct conn *cn, const struct relay_id *id, const
 	return ok;
 }
 
-/* ---- the session hooks around the journal's ---------------------------------------------------
- */
+/* ---- the session hooks around the journal's ------------------------------------------------ */
 
 int owner_on_start(void *ud, const struct game *g, uint64_t *id)
 {
@@ -412,12 +416,8 @@ void owner_home_gone(struct cluster *c, const char *instance)
 {
 	for (struct rclient *r = c->rclients, *next; r != NULL; r = next) {
 		next = r->next;
-		if (strcmp(r->home, instance) != 0)
-			continue;
-		struct client *cl = cluster_client(c, r->conn);
-		rc_forget(c, r->conn);
-		if (cl != NULL)
-			client_close(cl, false);
+		if (strcmp(r->home, instance) == 0)
+			rc_close(c, r);
 	}
 	for (struct interest *i = c->interests; i != NULL; i = i->next)
 		if (strcmp(i->home, instance) == 0 && (i->count[0] || i->count[1])) {
@@ -463,4 +463,13 @@ void owner_clear(struct cluster *c)
 		c->interests = i->next;
 		free(i);
 	}
+}
+
+/* Redis came back (or lost our keys): the owner key of each of our games is written again. */
+void owner_resync(struct cluster *c)
+{
+	for (struct game *g = c->ly.sess->games; g != NULL; g = g->next)
+		if (!g->freeing)
+			redis_call(c, NULL, NULL, "SET " KEY("owner:%" PRIu64) " %s", g->id,
+			           c->name);
 }

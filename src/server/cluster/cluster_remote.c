@@ -149,6 +149,16 @@ void remote_resend(struct cluster *c, struct rgame *g)
 		g->told[0] = n[0], g->told[1] = n[1];
 }
 
+/* Messages to and from the owners may have been lost (Redis came back): every owner is asked
+ * for its game's state (Y), once our subscription to the game is confirmed. */
+void remote_resync(struct cluster *c)
+{
+	for (struct rgame *g = c->rgames; g != NULL; g = g->next) {
+		g->resend = true; /* once its subscription is confirmed (on_sub) */
+		remote_resend(c, g);
+	}
+}
+
 /* The owners that did not get our Y yet are asked again (at every tick). */
 void remote_resend_due(struct cluster *c)
 {

@@ -12,7 +12,7 @@
 #include "server/play/identity.h"
 #include "server/store/store_writer.h"
 
-/* ---- the lobby: seeks, presence, who, list --------------------------------------------------- */
+/* ---- what the other nodes tell us: K, and seeks on the lobby channel ------------------------- */
 
 /* K: the account logged in on another node; its connection here closes. */
 void shared_kick(struct cluster *c, const char *name, const char *where)
@@ -59,8 +59,10 @@ void shared_lobby_msg(struct cluster *c, const char *h, const char *body, size_t
 	cJSON_Delete(b);
 }
 
+/* ---- our seeks and users, written to Redis --------------------------------------------------- */
+
 /* Our open seek k in the seeks' hash (the lobby's JSON and text of it). */
-void shared_seek_put(struct cluster *c, const struct seek *k)
+static void seek_put(struct cluster *c, const struct seek *k)
 {
 	cJSON *v = cJSON_CreateObject();
 	cJSON_AddItemToObject(v, "seek", lobby_seek_json(k));
@@ -84,7 +86,7 @@ void shared_on_seek(void *ud, const struct seek *k, bool gone, struct msg *told)
 	if (gone)
 		redis_call(c, NULL, NULL, "HDEL " KEY("seeks:%s") " %" PRIu64, c->name, k->id);
 	else
-		shared_seek_put(c, k);
+		seek_put(c, k);
 	cJSON *b = cJSON_CreateObject();
 	cJSON_AddItemReferenceToObject(b, "json", told->json);
 	cJSON_AddStringToObject(b, "text", told->text ? told->text : "");
@@ -134,6 +136,8 @@ void shared_on_login(void *ud, struct client *cl)
 	cluster_resume_header(c, cl, h, sizeof h);
 	redis_to_others(c, h);
 }
+
+/* ---- who, seeks and list, and guest names: asked of every node ------------------------------- */
 
 /* Every value of the hashes KEY(<prefix>:<node>) of the live nodes (an array of strings). */
 static const char LIVE_VALUES[] =
@@ -481,6 +485,8 @@ bool shared_name_held(void *ud, struct client *cl, const char *name,
 	return true;
 }
 
+/* ---- the rows of our users and games --------------------------------------------------------- */
+
 /* A who row of one of our users: its games here and elsewhere. */
 static char *user_row(struct cluster *c, struct client *u)
 {
@@ -615,12 +621,7 @@ void shared_flush(struct cluster *c)
 			struct client *u = client_of(cn);
 			if (u == NULL || !u->logged_in || u->remote || cn->closing)
 				continue;
-			char key[PROTO_NAME_MAX + 1], *row = user_row(c, u);
-			cluster_key(u->name, key, sizeof key);
-			if (row != NULL)
-				redis_call(c, NULL, NULL, "HSET " KEY("users:%s") " %s %s", c->name,
-				           key, row);
-			free(row);
+			user_put(c, u);
 		}
 		redis_call(c, NULL, NULL, "PEXPIRE " KEY("users:%s") " %d", c->name, ttl);
 		redis_call(c, NULL, NULL, "EXEC");
@@ -667,4 +668,15 @@ void shared_tick(struct cluster *c)
 		c->users_dirty = c->list_dirty = true;
 	}
 	shared_flush(c);
+}
+
+/* Redis came back (or lost our keys): our seeks are written again now, our users and games at
+ * the next flush (the users' hash whole: names that left meanwhile go). */
+void shared_resync(struct cluster *c)
+{
+	c->users_dirty = c->list_dirty = c->users_reset = true;
+	redis_call(c, NULL, NULL, "DEL " KEY("seeks:%s"), c->name);
+	for (struct seek *k = c->ly.lobby->seeks; k != NULL; k = k->next)
+		if (k->to == NULL)
+			seek_put(c, k);
 }

@@ -248,19 +248,9 @@ static void on_scan(redisAsyncContext *ac, void *r, void *pd)
 static void resync(struct cluster *c)
 {
 	c->synced_at = cluster_now(c);
-	c->users_dirty = c->list_dirty = c->users_reset = true;
-	for (struct game *g = c->ly.sess->games; g != NULL; g = g->next)
-		if (!g->freeing)
-			redis_call(c, NULL, NULL, "SET " KEY("owner:%" PRIu64) " %s", g->id,
-			           c->name);
-	redis_call(c, NULL, NULL, "DEL " KEY("seeks:%s"), c->name);
-	for (struct seek *k = c->ly.lobby->seeks; k != NULL; k = k->next)
-		if (k->to == NULL)
-			shared_seek_put(c, k);
-	for (struct rgame *g = c->rgames; g != NULL; g = g->next) {
-		g->resend = true; /* once its subscription is confirmed (on_sub) */
-		remote_resend(c, g);
-	}
+	owner_resync(c);
+	shared_resync(c);
+	remote_resync(c);
 	shared_flush(c);
 }
 
