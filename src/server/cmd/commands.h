@@ -64,9 +64,10 @@
  *
  * "The game named by the first argument" is resolved in one function,
  * commands_resolve_game(). A cluster router (several nodes, each owning some
- * games: struct router, cluster.c) intercepts exactly there: a game this
- * node does not own is not an error but a command to forward, whole, to the
- * node that owns it, whose answer goes back to the client (CMD_FORWARDED).
+ * games: struct router, cluster/cluster_home.c) intercepts exactly there: a
+ * game this node does not own is not an error but a command to forward,
+ * whole, to the node that owns it, whose answer goes back to the client
+ * (CMD_FORWARDED).
  */
 #ifndef BITARENA_SERVER_COMMANDS_H
 #define BITARENA_SERVER_COMMANDS_H
@@ -110,8 +111,9 @@ enum cmd_flags {
 struct cmd;
 
 /*
- * A cluster router (cluster.c), registered by server.c: upward callbacks the
- * dispatcher calls where a single node answers from its own memory. Each
+ * A cluster router (cluster/cluster_home.c and cluster_shared.c), set by
+ * cluster_start(): upward callbacks the dispatcher calls where a single node
+ * answers from its own memory. Each
  * returns true when it took the request (answered it, or forwarded it to
  * the node that holds what it names); false: answered as on a single node.
  */
