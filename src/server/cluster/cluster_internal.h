@@ -32,7 +32,10 @@
  * Redis hashes of the lobby; the heartbeat and the takeovers), and the order
  * follows what uses what: the home forwards for its remote games, the shared
  * lobby lists the remote games a user plays, a takeover fails the forwards,
- * closes the relay clients and writes the lobby again.
+ * closes the relay clients and writes the lobby again. The remote games are
+ * a part of their own, below the forwards, because more than the forwards
+ * use them (who lists them, a takeover asks their owners again) and because
+ * what comes on their channels never goes through a forward.
  */
 #ifndef BITARENA_SERVER_CLUSTER_INTERNAL_H
 #define BITARENA_SERVER_CLUSTER_INTERNAL_H
@@ -103,8 +106,8 @@ struct cstate {
 	char fwd_node[CLUSTER_NODE_MAX + 1];
 	struct proto_req rq; /* its tag and verb, for an error in its stead */
 	uint64_t game;
-	bool watch;           /* a watch: the client becomes a spectator when it is answered */
-	bool takes_seek;      /* it takes seek `game` (CMD_TAKES_SEEK) */
+	bool watch;           /* CMD_SPECTATE: a spectator of `game` once it is answered */
+	bool takes_seek;      /* CMD_TAKES_SEEK: it takes seek `game` */
 	struct outbuf *after; /* that seek's end, told after the answer (as one node does) */
 };
 
