@@ -16,6 +16,8 @@ int cmd_cg_bridge(int argc, char **argv);
 /* Tak engines (cmd_tei_bridge.c) */
 int cmd_tei_bridge(int argc, char **argv);
 int cmd_tei(int argc, char **argv);
+/* opening books (cmd_book.c) */
+int cmd_book(int argc, char **argv);
 
 static const struct cli_cmd cli_cmds[] = {
         {"perft", cmd_perft,
@@ -60,6 +62,13 @@ static const struct cli_cmd cli_cmds[] = {
         {"tei", cmd_tei, "[--hash MB]",
          "play Tak as a TEI engine on stdin/stdout (the bot's search, for racetrack and other "
          "TEI tools)"},
+        {"book", cmd_book,
+         "tak [opt=value ...] [--plies P] [--depth D] [--keep K] [--sample S] "
+         "[--trial-nodes T] [--nodes N] [--max-plies M] | ttt|mnk [opt=value ...] [--plies P] "
+         "[--depth D] | "
+         "xmas [opt=value ...] [--count N] [--seed S] | check FILE ... [--kind \"<game> "
+         "[opt=value ...]\"]",
+         "make an opening book for engine matches (printed), or check book files"},
 };
 #define NCMDS (sizeof cli_cmds / sizeof cli_cmds[0])
 

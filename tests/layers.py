@@ -88,11 +88,16 @@ LIBRARIES = [
         "ranks": {
             "src": [
                 (("games",), "the engines and what drives them"),
+                (("arena",), "a match's statistics (Elo, LOS, SPRT): arithmetic that calls "
+                 "nothing of the tree"),
                 (("core", "proto"),
                  "bitboard geometry, the RNG and the protocol's limits: header-only and pure "
                  "(no objects today); a source file here may call nothing above"),
             ],
             "src/games": [
+                (("book.c", "adjudicate.c"),
+                 "what engine matches add: opening books and adjudication, played through the "
+                 "replayer"),
                 (("games.c", "record.c", "game_replay.c", "search.c"),
                  "what drives any engine through its game_ops: the table and game_find(), the "
                  "record format, the move-list replayer, the generic search"),

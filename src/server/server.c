@@ -19,6 +19,7 @@
 #include "server/play/direct.h"
 #include "server/play/offers.h"
 #include "server/cluster/relay.h"
+#include "server/play/session_watch.h"
 
 /* ---- the connection layer's events ---------------------------------------------------- */
 
@@ -128,7 +129,7 @@ static void ev_drain(void *ud, struct conn *c)
 	struct server *s = ud;
 	struct client *cl = client_of(c);
 	if (cl->has_pending_states)
-		session_flush_pending(&s->sess, cl);
+		session_watch_flush(&s->sess, cl);
 #if HAVE_REDIS
 	cluster_drain(s->cluster, cl);
 #endif

@@ -19,6 +19,8 @@
 
 #include "fakeconn.h"
 #include "server/play/offers.h"
+#include "server/play/session_clock.h"
+#include "server/play/session_internal.h" /* the session's own data, asserted on */
 #include "check_main.h"
 
 #define GRACE_MS 60000
@@ -35,7 +37,7 @@ static void age(struct game *g, int64_t ms)
 	for (int i = 0; i < g->ops->nplayers; i++)
 		if (g->pl[i].absent)
 			g->pl[i].gone_at -= (uint64_t)ms;
-	clock_arm(g);
+	session_clock_arm(g);
 }
 
 static struct fk_server fs;

@@ -293,7 +293,7 @@ static void on_shared(redisAsyncContext *ac, void *r, void *pd)
 	else if (who)
 		reply_ok(cl, &a->rq, f, extra, "%zu user%s online", k, k == 1 ? "" : "s");
 	else
-		view_list_reply(cl, &a->rq, f, extra, k);
+		session_view_list_reply(cl, &a->rq, f, extra, k);
 	free(a);
 }
 
@@ -534,7 +534,7 @@ static char *game_row(const struct game *g)
 {
 	cJSON *j;
 	char *t;
-	if (!view_list_row(g, false, &j, &t))
+	if (!session_view_list_row(g, false, &j, &t))
 		return NULL;
 	cJSON *v = cJSON_CreateObject();
 	cJSON_AddItemToObject(v, "json", j);

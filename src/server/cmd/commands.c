@@ -21,6 +21,8 @@
 #include "server/play/offers.h"
 #include "server/msg/rtt.h"
 #include "server/play/session.h"
+#include "server/play/session_view.h"
+#include "server/play/session_watch.h"
 
 /* ---- handlers: the lobby ------------------------------------------------------------ */
 
@@ -131,7 +133,7 @@ static void cmd_who(struct cmd *x)
 
 static void cmd_list(struct cmd *x)
 {
-	view_list(x->cx->sess, x->cl, x->rq);
+	session_view_list(x->cx->sess, x->cl, x->rq);
 }
 
 static void cmd_move(struct cmd *x)
@@ -166,22 +168,22 @@ static void cmd_rematch(struct cmd *x)
 
 static void cmd_watch(struct cmd *x)
 {
-	session_watch(x->cl, x->rq, x->g, x->seat);
+	session_watch_start(x->cl, x->rq, x->g, x->seat);
 }
 
 static void cmd_refresh(struct cmd *x)
 {
-	session_refresh(x->cl, x->rq, x->g, x->seat);
+	session_watch_refresh(x->cl, x->rq, x->g, x->seat);
 }
 
 static void cmd_unwatch(struct cmd *x)
 {
-	session_unwatch(x->cl, x->rq, x->g);
+	session_watch_stop(x->cl, x->rq, x->g);
 }
 
 static void cmd_say(struct cmd *x)
 {
-	session_say(x->cl, x->rq, x->g, x->rq->argv[1]);
+	session_watch_say(x->cl, x->rq, x->g, x->rq->argv[1]);
 }
 
 /* ---- handlers: the store ------------------------------------------------------------ */
@@ -229,7 +231,7 @@ static void cmd_set(struct cmd *x)
 			reply_err(c, rq, ERR_BAD_ARGS, "usage: set watchers on|off");
 			return;
 		}
-		session_want_watchers(c, on);
+		session_watch_want_counts(c, on);
 		cJSON *f = cJSON_CreateObject();
 		cJSON_AddBoolToObject(f, "watchers", on);
 		reply_ok(c, rq, f, NULL, "spectator counts %s", on ? "on" : "off");
@@ -439,15 +441,15 @@ static bool resolve(struct cmd *x)
 		reply_err(c, rq, ERR_NOT_YOUR_GAME, "you do not play in game %" PRIu64, x->id);
 		return false;
 	}
-	if ((fl & CMD_MEMBER) && x->seat < 0 && !session_is_watching(x->g, c)) {
+	if ((fl & CMD_MEMBER) && x->seat < 0 && !session_watch_has(x->g, c)) {
 		reply_err(c, rq, ERR_NOT_YOUR_GAME, "watch game %" PRIu64 " to talk there", x->id);
 		return false;
 	}
-	if ((fl & CMD_LIVE) && x->g->over) {
+	if ((fl & CMD_LIVE) && session_over(x->g)) {
 		reply_err(c, rq, ERR_GAME_OVER, "game %" PRIu64 " is over", x->id);
 		return false;
 	}
-	if ((fl & CMD_OVER) && !x->g->over) {
+	if ((fl & CMD_OVER) && !session_over(x->g)) {
 		reply_err(c, rq, ERR_NOT_NOW, "game %" PRIu64 " is still being played", x->id);
 		return false;
 	}
@@ -519,7 +521,9 @@ bool commands_charge(struct commands *cx, struct client *cl, unsigned cost)
 /* A move of x that was played: the game moved, or the seat's action is in. */
 static bool move_played(const struct cmd *x, size_t nmoves, bool acted)
 {
-	return x->g->nmoves != nmoves || (!acted && x->seat >= 0 && x->g->acted[x->seat]);
+	size_t now;
+	session_moves(x->g, &now);
+	return now != nmoves || (!acted && x->seat >= 0 && session_acted(x->g, x->seat));
 }
 
 void commands_line(struct commands *cx, struct client *cl, char *line, size_t len)
@@ -569,8 +573,9 @@ void commands_line(struct commands *cx, struct client *cl, char *line, size_t le
 		rq.cmd->handler(&x);
 	} else {
 		/* g is still there after the handler: a game is freed on a later loop pass */
-		size_t nmoves = x.g->nmoves;
-		bool acted = x.seat >= 0 && x.g->acted[x.seat];
+		size_t nmoves;
+		session_moves(x.g, &nmoves);
+		bool acted = x.seat >= 0 && session_acted(x.g, x.seat);
 		rq.cmd->handler(&x);
 		if (!move_played(&x, nmoves, acted))
 			budget_charge(&cl->budget, &cx->budget, rq.cmd->cost);

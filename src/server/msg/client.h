@@ -112,7 +112,7 @@ struct client {
 	/* the session layer's (session_watch.c) */
 	bool has_pending_states; /* some watched game holds a coalesced state for us */
 	bool want_watchers;      /* "set watchers on": spectator counts of our games as they
-	                            change (session_want_watchers) */
+	                            change (session_watch_want_counts) */
 	/* the session layer's (session_watch.c): the games this client has a seat in or
 	   watches, so that who, leaving and coming back cost its own games, not all */
 	struct game **games;

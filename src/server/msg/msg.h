@@ -64,7 +64,8 @@ struct msg_frontend {
 	const char *name; /* "playtak" */
 	/* m for cl */
 	struct outbuf *(*render)(struct client *cl, const struct msg *m);
-	/* the state sn of g for cl (viewer: cl's seat in g, or -1), from watch_send_state() */
+	/* the state sn of g for cl (viewer: cl's seat in g, or -1), from session_watch_send_state()
+	 */
 	struct outbuf *(*render_state)(struct client *cl, struct game *g, struct snapshot *sn,
 	                               int viewer);
 	/* one input line of cl (framing done, content unchecked), in place of the command table */

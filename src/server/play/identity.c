@@ -30,9 +30,9 @@ static bool guest_holder(struct lobby *l, const char *name, const struct client 
 		*u = c;
 		return true;
 	}
-	for (struct game *g = l->sess->games; g != NULL; g = g->next) {
-		for (int i = 0; !g->freeing && !g->over && i < g->ops->nplayers; i++) {
-			const struct player *pl = &g->pl[i];
+	for (struct game *g = sessions_first(l->sess); g != NULL; g = session_next(g)) {
+		for (int i = 0; !session_over(g) && i < session_ops(g)->nplayers; i++) {
+			const struct player *pl = session_seat(g, i);
 			if (pl->registered || strcasecmp(pl->name, name) != 0)
 				continue;
 			*p = pl;

@@ -14,6 +14,8 @@
 
 #include "server/util/json_out.h"
 #include "server/msg/rtt.h"
+#include "server/play/session_view.h"
+#include "server/play/session_watch.h"
 
 static void feed_cb(uv_timer_t *t);
 
@@ -68,7 +70,7 @@ cJSON *lobby_seek_json(const struct seek *k)
 	if (k->to != NULL)
 		cJSON_AddStringToObject(j, "to", k->to->name);
 	cJSON_AddStringToObject(j, "kind", k->ops->name);
-	cJSON_AddItemToObject(j, "options", view_options_json(k->ops, &k->so.params));
+	cJSON_AddItemToObject(j, "options", session_view_options_json(k->ops, &k->so.params));
 	if (k->so.timed) {
 		cJSON *t = cJSON_AddObjectToObject(j, "time");
 		cJSON_AddNumberToObject(t, "base_ms", (double)k->so.base_ms);
@@ -91,7 +93,7 @@ cJSON *lobby_seek_json(const struct seek *k)
 /* "3 by alice: ttt m=3 n=3 k=3, untimed, seeker plays random[, to bob]" (malloc'd). */
 char *lobby_seek_text(const struct seek *k)
 {
-	char *o = view_options_text(k->ops, &k->so);
+	char *o = session_view_options_text(k->ops, &k->so);
 	char *t = xasprintf("%" PRIu64 " by %s: %s %s, seeker plays %s%s%s", k->id, k->by->name,
 	                    k->ops->name, o ? o : "", color_word(k->so.color),
 	                    k->to != NULL ? ", to " : "", k->to != NULL ? k->to->name : "");
@@ -453,11 +455,11 @@ void lobby_logout(struct lobby *l, struct client *c, const struct proto_req *rq)
 
 /* What who says u does in game g: WHO_PLAYS, WHO_WATCHES, or nothing (0). */
 enum { WHO_PLAYS = 1, WHO_WATCHES };
-static int who_role(struct game *g, struct client *u)
+static int who_role(const struct game *g, const struct client *u)
 {
-	if (!g->over && session_seat_of(g, u) >= 0)
+	if (!session_over(g) && session_seat_of(g, u) >= 0)
 		return WHO_PLAYS;
-	return session_is_watching(g, u) ? WHO_WATCHES : 0;
+	return session_watch_has(g, u) ? WHO_WATCHES : 0;
 }
 
 /* Appends the ids of u's games in which it has role to the array in j. */
@@ -466,7 +468,7 @@ static void who_games(struct jw *j, struct client *u, int role)
 	jw_arr(j);
 	for (unsigned k = 0; k < u->ngames; k++)
 		if (who_role(u->games[k], u) == role)
-			jw_num(j, (double)u->games[k]->id);
+			jw_num(j, (double)session_id(u->games[k]));
 	jw_end(j, ']');
 }
 
@@ -518,12 +520,13 @@ static void who_build(struct lobby *l)
 		if (rtt >= 0)
 			json_buf_put(&t, num, (size_t)snprintf(num, sizeof num, ", rtt %" PRId64 " ms", rtt));
 		for (unsigned k = 0; k < u->ngames; k++) {
-			int role = who_role(u->games[k], u);
+			const struct game *g = u->games[k];
+			int role = who_role(g, u);
 			if (role != 0)
 				json_buf_put(&t, num,
 				             (size_t)snprintf(num, sizeof num, ", %s %" PRIu64,
 				                              role == WHO_PLAYS ? "plays" : "watches",
-				                              u->games[k]->id));
+				                              session_id(g)));
 		}
 		n++;
 	}
@@ -778,8 +781,8 @@ void lobby_accept(struct lobby *l, struct client *c, const struct proto_req *rq,
 		return;
 	}
 	cJSON *f = cJSON_CreateObject();
-	cJSON_AddNumberToObject(f, "game", (double)g->id);
-	reply_ok(c, rq, f, NULL, "accepted seek %" PRIu64 ": game %" PRIu64, id, g->id);
+	cJSON_AddNumberToObject(f, "game", (double)session_id(g));
+	reply_ok(c, rq, f, NULL, "accepted seek %" PRIu64 ": game %" PRIu64, id, session_id(g));
 	if (k->told && !c->seeks_off && !c->remote) { /* its end, in order with the answer (the
 		                                         others: the feed; a relay's user: its node) */
 		struct seek_news n = {.gone = true, .id = id};

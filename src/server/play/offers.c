@@ -22,6 +22,9 @@
 #include <string.h>
 #include <strings.h>
 
+#include "server/play/session_internal.h" /* offers.c is a file of the session: its offers */
+#include "server/play/session_watch.h"
+
 enum what { W_DRAW, W_UNDO, W_ABORT, W_REMATCH };
 static const char *const what_name[] = {"draw", "undo", "abort", "rematch"};
 
@@ -63,7 +66,7 @@ static void announce(struct game *g, enum what w, const char *event, int seat, c
 	cJSON_AddStringToObject(j, "message", s ? s : "");
 	char *text = xasprintf("offer game %" PRIu64 ": %s", g->id, s ? s : "");
 	free(s);
-	watch_broadcast(g, j, text, NULL);
+	session_watch_broadcast(g, j, text, NULL);
 }
 
 /* {"game":id} for a reply. */

@@ -17,6 +17,10 @@
 
 #include "games/game_replay.h"
 #include "server/msg/rtt.h"
+#include "server/play/session_clock.h"
+#include "server/play/session_internal.h"
+#include "server/play/session_view.h"
+#include "server/play/session_watch.h"
 
 static void on_deadline(struct game *g);
 
@@ -26,7 +30,7 @@ void sessions_init(struct sessions *s, uv_loop_t *loop, int64_t grace_ms)
 	s->loop = loop;
 	s->grace_ms = grace_ms;
 	s->on_deadline = on_deadline;
-	clock_sessions_init(s);
+	session_clock_sessions_init(s);
 }
 
 void sessions_set_hooks(struct sessions *s, const struct session_hooks *h)
@@ -35,6 +39,14 @@ void sessions_set_hooks(struct sessions *s, const struct session_hooks *h)
 		s->hooks = *h;
 	else
 		memset(&s->hooks, 0, sizeof s->hooks);
+}
+
+void sessions_set_news(struct sessions *s, const struct session_news *n)
+{
+	if (n)
+		s->news = *n;
+	else
+		memset(&s->news, 0, sizeof s->news);
 }
 
 /* ---- the journal's barrier ----------------------------------------------------------- */
@@ -60,7 +72,7 @@ static void journal_after(struct game *g)
 /* The turn just begun starts for real once its state is sent (it may wait for the store). */
 static void turn_begins(struct game *g)
 {
-	g->turn_started = clock_now(g);
+	g->turn_started = session_clock_now(g);
 	g->turn_waits = session_journal_pending(g);
 }
 
@@ -69,21 +81,27 @@ void session_journal_released(struct sessions *s, uint64_t upto)
 	for (struct game *g = s->games; g != NULL; g = g->next)
 		if (g->turn_waits && g->jseq <= upto && !g->freeing) {
 			g->turn_waits = false;
-			g->turn_started = clock_now(g);
-			clock_arm(g);
+			g->turn_started = session_clock_now(g);
+			session_clock_arm(g);
 		}
 }
 
-void session_pause(struct game *g, bool paused)
+static void pause_game(struct game *g, bool paused)
 {
 	if (g->paused == paused || g->over || g->freeing)
 		return;
 	if (paused) /* a turn whose move waits has not begun for its player */
-		g->pause_used = session_journal_pending(g) ? 0 : clock_used(g);
+		g->pause_used = session_journal_pending(g) ? 0 : session_clock_used(g);
 	else
-		g->turn_started = clock_now(g) - (uint64_t)g->pause_used;
+		g->turn_started = session_clock_now(g) - (uint64_t)g->pause_used;
 	g->paused = paused;
-	clock_arm(g);
+	session_clock_arm(g);
+}
+
+void sessions_pause(struct sessions *s, bool paused)
+{
+	for (struct game *g = s->games; g != NULL; g = g->next)
+		pause_game(g, paused);
 }
 
 struct game *session_find(struct sessions *s, uint64_t id)
@@ -100,10 +118,10 @@ static void game_free_cb(uv_handle_t *h)
 {
 	struct game *g = h->data;
 	for (size_t i = 0; i < g->nw; i++)
-		snap_unref(g->w[i].pending);
+		session_view_snap_unref(g->w[i].pending);
 	free(g->w);
-	watch_chat_free(g);
-	snap_unref(g->snap);
+	session_watch_chat_free(g);
+	session_view_snap_unref(g->snap);
 	free(g->moves);
 	free(g->st);
 	free(g->tmp);
@@ -117,12 +135,12 @@ static void game_free(struct game *g)
 	struct sessions *s = g->sess;
 	for (int i = 0; i < g->ops->nplayers; i++)
 		if (g->pl[i].c != NULL) {
-			member_del(g->pl[i].c, g);
+			session_watch_member_del(g->pl[i].c, g);
 			g->pl[i].c = NULL;
 		}
 	for (size_t i = 0; i < g->nw; i++) {
 		g->w[i].c->nwatching--;
-		member_del(g->w[i].c, g);
+		session_watch_member_del(g->w[i].c, g);
 	}
 	for (struct game **pp = &s->games; *pp != NULL; pp = &(*pp)->next)
 		if (*pp == g) {
@@ -167,10 +185,10 @@ struct game *session_create(struct sessions *s, const struct game_spec *spec)
 		g->left[i] = g->so.timed ? g->so.base_ms : 0;
 	}
 	for (int i = 0; i < ops->nplayers; i++)
-		if (g->pl[i].c != NULL && !member_add(g->pl[i].c, g)) {
+		if (g->pl[i].c != NULL && !session_watch_member_add(g->pl[i].c, g)) {
 			while (i-- > 0)
 				if (g->pl[i].c != NULL)
-					member_del(g->pl[i].c, g);
+					session_watch_member_del(g->pl[i].c, g);
 			goto fail;
 		}
 	uint64_t id = spec->id != 0 ? spec->id : s->next_game_id + 1;
@@ -179,14 +197,14 @@ struct game *session_create(struct sessions *s, const struct game_spec *spec)
 	    s->hooks.on_start(s->hooks.ud, g, &id) < 0) {
 		for (int i = 0; i < ops->nplayers; i++)
 			if (g->pl[i].c != NULL)
-				member_del(g->pl[i].c, g);
+				session_watch_member_del(g->pl[i].c, g);
 		goto fail;
 	}
 	journal_after(g);
 	g->id = id;
 	if (id > s->next_game_id)
 		s->next_game_id = id;
-	clock_init(g);
+	session_clock_init(g);
 	g->next = s->games;
 	s->games = g;
 	return g;
@@ -204,7 +222,7 @@ static void send_game_start(struct game *g, int seat)
 		return;
 	cJSON *j;
 	char *t;
-	view_game_start(g, seat, &j, &t);
+	session_view_game_start(g, seat, &j, &t);
 	send_msg(c, j, t);
 }
 
@@ -216,8 +234,8 @@ void session_begin(struct game *g)
 	turn_begins(g);
 	for (int i = 0; i < g->ops->nplayers; i++)
 		send_game_start(g, i);
-	watch_broadcast_state(g);
-	clock_arm(g);
+	session_watch_broadcast_state(g);
+	session_clock_arm(g);
 }
 
 void sessions_free_all(struct sessions *s)
@@ -225,7 +243,7 @@ void sessions_free_all(struct sessions *s)
 	while (s->games != NULL)
 		game_free(s->games);
 	s->nfinished = 0;
-	clock_sessions_close(s);
+	session_clock_sessions_close(s);
 }
 
 /* ---- the end ----------------------------------------------------------------------- */
@@ -250,7 +268,7 @@ static void set_result(struct game *g, int winner, const char *score, const char
 	g->sess->epoch++;
 	journal_before(g);
 	if (!g->over)
-		clock_left(g, g->left);
+		session_clock_left(g, g->left);
 	g->over = true;
 	g->draw_offer = g->undo_offer = 0; /* offers end with the game (rematch offers come after) */
 	g->winner = winner;
@@ -268,8 +286,8 @@ static void announce_end(struct game *g)
 	journal_after(g);
 	cJSON *j;
 	char *t;
-	view_game_over(g, &j, &t);
-	watch_broadcast(g, j, t, NULL);
+	session_view_game_over(g, &j, &t);
+	session_watch_broadcast(g, j, t, NULL);
 	if (s->news.on_over != NULL)
 		s->news.on_over(s->news.ud, g);
 	s->nfinished++;
@@ -301,11 +319,11 @@ static void after_change(struct game *g)
 		set_result(g, r.winner, game_result_score(&r), r.reason ? r.reason : "over");
 	else if (most > 0 && g->ply >= (int)most) /* long enough: a draw (memory is bounded) */
 		set_result(g, -1, game_score_text(-1), "max_plies");
-	watch_broadcast_state(g);
+	session_watch_broadcast_state(g);
 	if (g->over)
 		announce_end(g);
 	else
-		clock_arm(g);
+		session_clock_arm(g);
 }
 
 static bool append_move(struct game *g, const struct move_rec *m)
@@ -366,7 +384,7 @@ static void sim_resolve(struct game *g)
 				memcpy(rec.text, g->act_text[i], GAME_MOVE_TEXT);
 		} else {
 			rec.act = GAME_ACT_NONE;
-			rec.ms_used = clock_turn_limit(g);
+			rec.ms_used = session_clock_turn_limit(g);
 		}
 		journal_before(g);
 		if (s->hooks.on_move != NULL && s->hooks.on_move(s->hooks.ud, g, &rec) < 0)
@@ -407,7 +425,7 @@ static void sim_move(struct client *c, const struct proto_req *rq, struct game *
 			g->acted[seat] = true;
 			g->act[seat] = GAME_ACT_INVALID;
 			g->act_text[seat][0] = '\0';
-			g->act_ms[seat] = clock_used(g);
+			g->act_ms[seat] = session_clock_used(g);
 		}
 	} else {
 		g->acted[seat] = true;
@@ -415,7 +433,7 @@ static void sim_move(struct client *c, const struct proto_req *rq, struct game *
 		g->action[seat] = m;
 		if (g->ops->format_move(g->st, m, g->act_text[seat], GAME_MOVE_TEXT) < 0)
 			snprintf(g->act_text[seat], GAME_MOVE_TEXT, "%s", text);
-		g->act_ms[seat] = clock_used(g);
+		g->act_ms[seat] = session_clock_used(g);
 		cJSON *f = cJSON_CreateObject();
 		cJSON_AddNumberToObject(f, "game", (double)g->id);
 		cJSON_AddBoolToObject(f, "pending", true);
@@ -444,7 +462,7 @@ void session_move(struct client *c, const struct proto_req *rq, struct game *g, 
 		          to_move >= 0 ? g->pl[to_move].name : "nobody", g->id);
 		return;
 	}
-	int64_t used = clock_used(g);
+	int64_t used = session_clock_used(g);
 	if (g->so.timed && used >= g->left[seat]) {
 		reply_err(c, rq, ERR_GAME_OVER, "your time ran out in game %" PRIu64, g->id);
 		g->left[seat] = 0;
@@ -511,13 +529,13 @@ void session_resign(struct client *c, const struct proto_req *rq, struct game *g
 /* The timer of g fired (session_clock.c): the flag, the turn's end or a grace's end. */
 static void on_deadline(struct game *g)
 {
-	uint64_t when, now = clock_now(g);
+	uint64_t when, now = session_clock_now(g);
 	int seat = -1;
-	enum deadline_kind k = clock_next_deadline(g, &when, &seat);
+	enum deadline_kind k = session_clock_next_deadline(g, &when, &seat);
 	if (k == DL_NONE)
 		return;
 	if (when > now) {
-		clock_arm(g);
+		session_clock_arm(g);
 		return;
 	}
 	switch (k) {
@@ -532,12 +550,12 @@ static void on_deadline(struct game *g)
 		sim_resolve(g);
 		break;
 	case DL_WATCHERS:
-		watch_tell_count(g);
+		session_watch_tell_count(g);
 		break;
 	case DL_NONE:
 		break;
 	}
-	clock_arm(g);
+	session_clock_arm(g);
 	/* what this deadline journalled held its output; later events' output does not wait */
 	client_barrier_clear(g->sess->bar);
 }
@@ -582,8 +600,8 @@ int session_takeback(struct game *g, int n)
 
 void session_push_state(struct game *g)
 {
-	watch_broadcast_state(g);
-	clock_arm(g);
+	session_watch_broadcast_state(g);
+	session_clock_arm(g);
 }
 
 struct game *session_restore(struct sessions *s, const struct game_spec *spec, int64_t started_at,
@@ -664,7 +682,7 @@ void session_client_gone(struct sessions *s, struct client *c)
 	c->ngames = c->capgames = 0;
 	for (unsigned k = 0; k < n; k++) {
 		struct game *g = games[k];
-		watch_drop(g, c);
+		session_watch_drop(g, c);
 		int seat = session_seat_of(g, c);
 		if (seat < 0)
 			continue;
@@ -672,9 +690,9 @@ void session_client_gone(struct sessions *s, struct client *c)
 		if (g->over)
 			continue;
 		g->pl[seat].absent = true;
-		g->pl[seat].gone_at = clock_now(g);
-		watch_tell_presence(g, seat, false);
-		clock_arm(g);
+		g->pl[seat].gone_at = session_clock_now(g);
+		session_watch_tell_presence(g, seat, false);
+		session_clock_arm(g);
 	}
 	free(games);
 }
@@ -710,7 +728,7 @@ void session_login(struct sessions *s, struct client *c, cJSON *resumed)
 			if (!p->registered && p->token_hash[0] != '\0' &&
 			    !session_token_fits(p->token_hash, c->token))
 				continue;
-			if (!member_add(c, g))
+			if (!session_watch_member_add(c, g))
 				break; /* out of memory: the seat keeps waiting */
 			if (!p->registered && p->token_hash[0] == '\0' && c->token[0] != '\0')
 				session_token_hash(c->token, p->token_hash);
@@ -718,12 +736,12 @@ void session_login(struct sessions *s, struct client *c, cJSON *resumed)
 			p->c = c;
 			if (g->clock_held && game_seat_to_move(g->ops, g->st) == i) {
 				g->clock_held = false; /* restored game: the mover is back */
-				g->turn_started = clock_now(g);
+				g->turn_started = session_clock_now(g);
 			}
-			watch_drop(g, c);
+			session_watch_drop(g, c);
 			cJSON_AddItemToArray(resumed, cJSON_CreateNumber((double)g->id));
-			watch_tell_presence(g, i, true);
-			clock_arm(g);
+			session_watch_tell_presence(g, i, true);
+			session_clock_arm(g);
 			break;
 		}
 	}
@@ -744,10 +762,10 @@ void session_resume_send(struct sessions *s, struct client *c)
 		 * what the game waits for is stored */
 		uint64_t need = client_barrier_push(s->bar, g->jseq);
 		send_game_start(g, seat);
-		struct snapshot *sn = watch_current(g);
+		struct snapshot *sn = session_watch_current(g);
 		if (sn != NULL)
-			watch_send_state(g, sn, c, seat);
-		watch_send_chat(g, c);
+			session_watch_send_state(g, sn, c, seat);
+		session_watch_send_chat(g, c);
 		client_barrier_pop(s->bar, need);
 	}
 }

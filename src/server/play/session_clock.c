@@ -1,5 +1,5 @@
 /*
- * session_clock.c - clocks and deadlines of a game (see session.h): the
+ * session_clock.c - clocks and deadlines of a game (see session_clock.h): the
  * clocks as they stand, the earliest deadline (the flag of the seat to move,
  * a simultaneous turn's end, the end of an absent player's grace, a spectator
  * count held back) and the one
@@ -17,21 +17,22 @@
  * so a deadline is never late by more than one pass. on_deadline() looks at
  * the deadline afresh: one that an action moved since is only re-armed.
  */
-#include "server/play/session.h"
+#include "server/play/session_clock.h"
+#include "server/play/session_internal.h"
 
-uint64_t clock_now(const struct game *g)
+uint64_t session_clock_now(const struct game *g)
 {
 	return uv_now(g->sess->loop);
 }
 
-int64_t clock_used(const struct game *g)
+int64_t session_clock_used(const struct game *g)
 {
 	if (g->turn_waits)
 		return 0;
-	return g->paused ? g->pause_used : (int64_t)(clock_now(g) - g->turn_started);
+	return g->paused ? g->pause_used : (int64_t)(session_clock_now(g) - g->turn_started);
 }
 
-void clock_left(const struct game *g, int64_t out[GAME_MAX_PLAYERS])
+void session_clock_left(const struct game *g, int64_t out[GAME_MAX_PLAYERS])
 {
 	for (int i = 0; i < GAME_MAX_PLAYERS; i++)
 		out[i] = g->left[i];
@@ -39,18 +40,18 @@ void clock_left(const struct game *g, int64_t out[GAME_MAX_PLAYERS])
 		return;
 	int seat = game_seat_to_move(g->ops, g->st);
 	if (seat >= 0) {
-		out[seat] -= clock_used(g);
+		out[seat] -= session_clock_used(g);
 		if (out[seat] < 0)
 			out[seat] = 0;
 	}
 }
 
-int64_t clock_turn_limit(const struct game *g)
+int64_t session_clock_turn_limit(const struct game *g)
 {
 	return g->ply == 0 && g->so.first_turn_ms > 0 ? g->so.first_turn_ms : g->so.turn_ms;
 }
 
-enum deadline_kind clock_next_deadline(const struct game *g, uint64_t *when, int *seat)
+enum deadline_kind session_clock_next_deadline(const struct game *g, uint64_t *when, int *seat)
 {
 	enum deadline_kind k = DL_NONE;
 	uint64_t best = UINT64_MAX;
@@ -65,7 +66,7 @@ enum deadline_kind clock_next_deadline(const struct game *g, uint64_t *when, int
 	if (g->paused || g->turn_waits) {
 		/* only a grace runs while the store fails or the turn is not told yet */
 	} else if (session_simultaneous(g)) {
-		uint64_t d = g->turn_started + (uint64_t)clock_turn_limit(g);
+		uint64_t d = g->turn_started + (uint64_t)session_clock_turn_limit(g);
 		if (d < best) {
 			best = d;
 			k = DL_TURN;
@@ -137,7 +138,7 @@ static void timer_cb(uv_timer_t *t)
 	uv_check_start(&s->due_check, due_cb);
 }
 
-void clock_sessions_init(struct sessions *s)
+void session_clock_sessions_init(struct sessions *s)
 {
 	uv_check_init(s->loop, &s->due_check);
 	uv_idle_init(s->loop, &s->due_spin);
@@ -145,7 +146,7 @@ void clock_sessions_init(struct sessions *s)
 	s->due_spin.data = s;
 }
 
-void clock_sessions_close(struct sessions *s)
+void session_clock_sessions_close(struct sessions *s)
 {
 	if (s->due_closed)
 		return;
@@ -157,22 +158,22 @@ void clock_sessions_close(struct sessions *s)
 	uv_close((uv_handle_t *)&s->due_spin, NULL);
 }
 
-void clock_init(struct game *g)
+void session_clock_init(struct game *g)
 {
 	uv_timer_init(g->sess->loop, &g->timer);
 	g->timer.data = g;
 }
 
-void clock_arm(struct game *g)
+void session_clock_arm(struct game *g)
 {
 	uint64_t when;
 	int seat = -1;
 	if (g->freeing)
 		return;
-	if (clock_next_deadline(g, &when, &seat) == DL_NONE) {
+	if (session_clock_next_deadline(g, &when, &seat) == DL_NONE) {
 		uv_timer_stop(&g->timer);
 		return;
 	}
-	uint64_t now = clock_now(g);
+	uint64_t now = session_clock_now(g);
 	uv_timer_start(&g->timer, timer_cb, when > now ? when - now : 0, 0);
 }

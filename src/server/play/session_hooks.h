@@ -45,7 +45,7 @@
 
 #include "games/game.h"
 
-struct game; /* session.h: read-only for hooks */
+struct game; /* read through session.h's functions */
 
 /* One move (sequential) or one seat's action in a turn (simultaneous). */
 struct move_rec {

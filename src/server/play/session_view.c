@@ -1,11 +1,11 @@
 /*
- * session_view.c - rendering a game (see session.h): snapshots of a state,
+ * session_view.c - rendering a game (see session_view.h): snapshots of a state,
  * the state in JSON and in text for each viewer (the legal moves or actions
  * for a seat to move, the offers standing, the spectator count), game_start,
  * game_over, the options of a game, and the rows of `list`. Nothing is sent
  * from here.
  */
-#include "server/play/session.h"
+#include "server/play/session_view.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -14,8 +14,10 @@
 
 #include "server/util/json_out.h"
 #include "server/msg/rtt.h"
+#include "server/play/session_clock.h"
+#include "server/play/session_internal.h"
 
-cJSON *view_options_json(const struct game_ops *ops, const struct game_params *p)
+cJSON *session_view_options_json(const struct game_ops *ops, const struct game_params *p)
 {
 	cJSON *o = cJSON_CreateObject();
 	for (int i = 0; i < ops->nopts; i++)
@@ -26,7 +28,7 @@ cJSON *view_options_json(const struct game_ops *ops, const struct game_params *p
 	return o;
 }
 
-char *view_options_text(const struct game_ops *ops, const struct seek_opts *so)
+char *session_view_options_text(const struct game_ops *ops, const struct seek_opts *so)
 {
 	char opts[512], tc[64] = "untimed";
 	if (game_params_text(ops, &so->params, opts, sizeof opts) < 0)
@@ -45,7 +47,7 @@ char *view_options_text(const struct game_ops *ops, const struct seek_opts *so)
 	return xasprintf("%s%s%s%s", opts, opts[0] ? ", " : "", tc, so->rated ? ", rated" : "");
 }
 
-void view_clock(int64_t ms, char *buf, size_t len)
+void session_view_clock(int64_t ms, char *buf, size_t len)
 {
 	if (ms < 0)
 		ms = 0;
@@ -74,7 +76,7 @@ static cJSON *rtt_json(const struct game *g, const int64_t rtt[GAME_MAX_PLAYERS]
 
 /* ---- snapshots --------------------------------------------------------------------- */
 
-void snap_unref(struct snapshot *sn)
+void session_view_snap_unref(struct snapshot *sn)
 {
 	if (sn == NULL || --sn->refs > 0)
 		return;
@@ -84,7 +86,7 @@ void snap_unref(struct snapshot *sn)
 	free(sn);
 }
 
-struct snapshot *snap_build(struct game *g)
+struct snapshot *session_view_snap_build(struct game *g)
 {
 	struct snapshot *sn = calloc(1, sizeof *sn + g->ops->state_size);
 	if (sn == NULL)
@@ -94,12 +96,12 @@ struct snapshot *snap_build(struct game *g)
 	sn->ply = g->ply;
 	sn->over = g->over;
 	sn->to_move = g->over ? 0 : g->ops->to_move(g->st);
-	clock_left(g, sn->clocks);
+	session_clock_left(g, sn->clocks);
 	rtts_now(g, sn->rtt);
-	sn->built = clock_now(g);
+	sn->built = session_clock_now(g);
 	sn->watchers = session_watchers(g);
 	if (session_simultaneous(g) && !g->over) {
-		int64_t left = clock_turn_limit(g) - (int64_t)(sn->built - g->turn_started);
+		int64_t left = session_clock_turn_limit(g) - (int64_t)(sn->built - g->turn_started);
 		sn->turn_left = left > 0 ? left : 0;
 		memcpy(sn->acted, g->acted, sizeof sn->acted);
 	}
@@ -219,7 +221,7 @@ static cJSON *game_head(const char *type, const struct game *g)
 	cJSON_AddStringToObject(j, "type", type);
 	cJSON_AddNumberToObject(j, "game", (double)g->id);
 	cJSON_AddStringToObject(j, "kind", g->ops->name);
-	cJSON_AddItemToObject(j, "options", view_options_json(g->ops, &g->so.params));
+	cJSON_AddItemToObject(j, "options", session_view_options_json(g->ops, &g->so.params));
 	cJSON_AddItemToObject(j, "players", players_json(g));
 	return j;
 }
@@ -493,7 +495,7 @@ static char *state_text(const struct game *g, const struct snapshot *sn, int vie
 			xappend(&t, "; clocks:");
 			for (int i = 0; i < ops->nplayers; i++) {
 				char cb[24];
-				view_clock(sn->clocks[i], cb, sizeof cb);
+				session_view_clock(sn->clocks[i], cb, sizeof cb);
 				xappend(&t, " %s %s", ops->seat_names[i], cb);
 			}
 		}
@@ -514,7 +516,13 @@ static char *state_text(const struct game *g, const struct snapshot *sn, int vie
 	return t;
 }
 
-struct outbuf *snap_out(const struct game *g, struct snapshot *sn, int viewer, bool json)
+const int64_t *session_view_snap_clocks(const struct snapshot *sn)
+{
+	return sn->clocks;
+}
+
+struct outbuf *session_view_snap_out(const struct game *g, struct snapshot *sn, int viewer,
+                                     bool json)
 {
 	struct outbuf **slot = &sn->out[json ? 1 : 0][viewer + 1];
 	if (*slot != NULL)
@@ -531,7 +539,7 @@ struct outbuf *snap_out(const struct game *g, struct snapshot *sn, int viewer, b
 
 /* ---- game_start and game_over ------------------------------------------------------------ */
 
-void view_game_start(const struct game *g, int seat, cJSON **json, char **text)
+void session_view_game_start(const struct game *g, int seat, cJSON **json, char **text)
 {
 	cJSON *j = game_head("game_start", g);
 	cJSON_AddNumberToObject(j, "seat", seat);
@@ -547,7 +555,7 @@ void view_game_start(const struct game *g, int seat, cJSON **json, char **text)
 	} else {
 		cJSON_AddNullToObject(j, "turn_ms");
 	}
-	char *opts = view_options_text(g->ops, &g->so);
+	char *opts = session_view_options_text(g->ops, &g->so);
 	*text = xasprintf("game %" PRIu64 " started: %s (%s), %s (%s) vs %s (%s); you play %s; "
 	                  "moves: move %" PRIu64 " <move>",
 	                  g->id, g->ops->name, opts ? opts : "", g->pl[0].name,
@@ -557,7 +565,7 @@ void view_game_start(const struct game *g, int seat, cJSON **json, char **text)
 	*json = j;
 }
 
-void view_game_over(const struct game *g, cJSON **json, char **text)
+void session_view_game_over(const struct game *g, cJSON **json, char **text)
 {
 	cJSON *j = cJSON_CreateObject();
 	cJSON_AddStringToObject(j, "type", "game_over");
@@ -569,7 +577,7 @@ void view_game_over(const struct game *g, cJSON **json, char **text)
 	free(r);
 	for (int i = 0; g->so.timed && !session_simultaneous(g) && i < g->ops->nplayers; i++) {
 		char cb[24];
-		view_clock(g->left[i], cb, sizeof cb);
+		session_view_clock(g->left[i], cb, sizeof cb);
 		xappend(&t, "%s %s %s", i ? "" : "; clocks:", g->ops->seat_names[i], cb);
 	}
 	*json = j;
@@ -578,7 +586,7 @@ void view_game_over(const struct game *g, cJSON **json, char **text)
 
 /* ---- list ---------------------------------------------------------------------------- */
 
-bool view_list_row(const struct game *g, bool as_stored, cJSON **json, char **text)
+bool session_view_list_row(const struct game *g, bool as_stored, cJSON **json, char **text)
 {
 	/* a game whose latest records wait for the store is listed as stored */
 	bool stored = as_stored && session_journal_pending(g);
@@ -599,7 +607,7 @@ bool view_list_row(const struct game *g, bool as_stored, cJSON **json, char **te
 			cJSON_AddItemToArray(tm, cJSON_CreateNumber(i));
 	cJSON_AddNumberToObject(j, "watchers", (double)session_watchers(g));
 	int64_t left[GAME_MAX_PLAYERS];
-	clock_left(g, left);
+	session_clock_left(g, left);
 	cJSON_AddItemToObject(j, "clocks", clocks_json(g, left));
 	cJSON_AddItemToObject(j, "time", time_json(g));
 	if (session_simultaneous(g))
@@ -613,12 +621,13 @@ bool view_list_row(const struct game *g, bool as_stored, cJSON **json, char **te
 	return true;
 }
 
-void view_list_reply(struct client *c, const struct proto_req *rq, cJSON *f, char *extra, size_t n)
+void session_view_list_reply(struct client *c, const struct proto_req *rq, cJSON *f, char *extra,
+                             size_t n)
 {
 	reply_ok(c, rq, f, extra, "%zu game%s in progress", n, n == 1 ? "" : "s");
 }
 
-void view_list(struct sessions *s, struct client *c, const struct proto_req *rq)
+void session_view_list(struct sessions *s, struct client *c, const struct proto_req *rq)
 {
 	cJSON *f = cJSON_CreateObject();
 	cJSON *arr = cJSON_AddArrayToObject(f, "games");
@@ -627,12 +636,12 @@ void view_list(struct sessions *s, struct client *c, const struct proto_req *rq)
 	for (struct game *g = s->games; g != NULL; g = g->next) {
 		cJSON *j;
 		char *t;
-		if (!view_list_row(g, true, &j, &t))
+		if (!session_view_list_row(g, true, &j, &t))
 			continue;
 		n++;
 		cJSON_AddItemToArray(arr, j);
 		xappend(&extra, "%s%s", extra ? "\n" : "", t ? t : "");
 		free(t);
 	}
-	view_list_reply(c, rq, f, extra, n);
+	session_view_list_reply(c, rq, f, extra, n);
 }

@@ -1,5 +1,5 @@
 /*
- * session_watch.c - who hears a game (see session.h): its players and its
+ * session_watch.c - who hears a game (see session_watch.h): its players and its
  * spectators. A new state is rendered once per (format, viewer) and shared; a
  * spectator whose output is backed up gets only the newest state once it
  * drains (coalescing), and any other message to it is preceded by that state
@@ -8,14 +8,18 @@
  * lines are kept and resent to whoever comes in), the spectator count for
  * those who asked, and the news of a player leaving or coming back.
  */
-#include "server/play/session.h"
+#include "server/play/session_watch.h"
 
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-bool member_add(struct client *c, struct game *g)
+#include "server/play/session_clock.h"
+#include "server/play/session_internal.h"
+#include "server/play/session_view.h"
+
+bool session_watch_member_add(struct client *c, struct game *g)
 {
 	for (unsigned i = 0; i < c->ngames; i++)
 		if (c->games[i] == g)
@@ -33,7 +37,7 @@ bool member_add(struct client *c, struct game *g)
 	return true;
 }
 
-void member_del(struct client *c, const struct game *g)
+void session_watch_member_del(struct client *c, const struct game *g)
 {
 	for (unsigned i = 0; i < c->ngames; i++)
 		if (c->games[i] == g) {
@@ -43,7 +47,7 @@ void member_del(struct client *c, const struct game *g)
 		}
 }
 
-bool session_is_watching(const struct game *g, const struct client *c)
+bool session_watch_has(const struct game *g, const struct client *c)
 {
 	for (size_t i = 0; i < g->nw; i++)
 		if (g->w[i].c == c)
@@ -51,12 +55,12 @@ bool session_is_watching(const struct game *g, const struct client *c)
 	return false;
 }
 
-void session_want_watchers(struct client *c, bool on)
+void session_watch_want_counts(struct client *c, bool on)
 {
 	c->want_watchers = on;
 }
 
-void watch_send_state(struct game *g, struct snapshot *sn, struct client *c, int viewer)
+void session_watch_send_state(struct game *g, struct snapshot *sn, struct client *c, int viewer)
 {
 	if (c->fe != NULL) { /* another protocol renders it for this client (msg.h) */
 		struct outbuf *b = c->fe->render_state(c, g, sn, viewer);
@@ -64,34 +68,39 @@ void watch_send_state(struct game *g, struct snapshot *sn, struct client *c, int
 		outbuf_unref(b);
 		return;
 	}
-	client_send(c, snap_out(g, sn, viewer, c->json));
+	client_send(c, session_view_snap_out(g, sn, viewer, c->json));
 }
 
-void watch_broadcast_state(struct game *g)
+void session_watch_broadcast_state(struct game *g)
 {
-	struct snapshot *sn = snap_build(g);
+	struct snapshot *sn = session_view_snap_build(g);
 	if (sn == NULL)
 		return;
 	sn->seq = ++g->seq;
-	snap_unref(g->snap);
+	session_view_snap_unref(g->snap);
 	g->snap = sn;
 	for (int i = 0; i < g->ops->nplayers; i++)
 		if (g->pl[i].c != NULL)
-			watch_send_state(g, sn, g->pl[i].c, i);
+			session_watch_send_state(g, sn, g->pl[i].c, i);
 	for (size_t i = 0; i < g->nw; i++) {
 		struct watcher *w = &g->w[i];
 		if (session_seat_of(g, w->c) >= 0)
 			continue;
-		snap_unref(w->pending);
+		session_view_snap_unref(w->pending);
 		w->pending = NULL;
 		if (client_slow(w->c)) {
 			w->pending = sn;
 			sn->refs++;
 			w->c->has_pending_states = true;
 		} else {
-			watch_send_state(g, sn, w->c, -1);
+			session_watch_send_state(g, sn, w->c, -1);
 		}
 	}
+}
+
+bool session_watch_is_current(const struct game *g, bool json, const struct outbuf *b)
+{
+	return g->snap != NULL && g->snap->out[json][0] == b;
 }
 
 /* Does sn no longer show g as it stands (beyond the spectator count)? */
@@ -103,28 +112,28 @@ static bool snap_stale(const struct game *g, const struct snapshot *sn)
 		return true;
 	if (!g->over && session_simultaneous(g) && memcmp(sn->acted, g->acted, sizeof sn->acted))
 		return true;
-	if (g->over || sn->built == clock_now(g))
+	if (g->over || sn->built == session_clock_now(g))
 		return false;
 	/* time has passed: a running clock or turn shows less, an action may be in */
 	return session_simultaneous(g) || (g->so.timed && !g->clock_held);
 }
 
-struct snapshot *watch_current(struct game *g)
+struct snapshot *session_watch_current(struct game *g)
 {
 	/* sent to one client (watch, refresh, return): its spectator count is now's too (a
 	   broadcast's state need not be rebuilt for it: the count goes in a watchers event) */
 	if (g->snap == NULL ||
 	    (!snap_stale(g, g->snap) && g->snap->watchers == session_watchers(g)))
 		return g->snap;
-	struct snapshot *sn = snap_build(g);
+	struct snapshot *sn = session_view_snap_build(g);
 	if (sn == NULL)
 		return g->snap;
-	snap_unref(g->snap);
+	session_view_snap_unref(g->snap);
 	g->snap = sn;
 	return sn;
 }
 
-void session_flush_pending(struct sessions *s, struct client *c)
+void session_watch_flush(struct sessions *s, struct client *c)
 {
 	(void)s;
 	c->has_pending_states = false;
@@ -134,9 +143,9 @@ void session_flush_pending(struct sessions *s, struct client *c)
 			if (g->w[i].c == c && g->w[i].pending != NULL) {
 				/* a coalesced state may be one that waits for the store */
 				uint64_t need = client_barrier_push(s->bar, g->jseq);
-				watch_send_state(g, g->w[i].pending, c, -1);
+				session_watch_send_state(g, g->w[i].pending, c, -1);
 				client_barrier_pop(s->bar, need);
-				snap_unref(g->w[i].pending);
+				session_view_snap_unref(g->w[i].pending);
 				g->w[i].pending = NULL;
 			}
 	}
@@ -163,8 +172,8 @@ static void broadcast(struct game *g, cJSON *json, char *text, const struct clie
 		    (asked && !w->c->want_watchers))
 			continue;
 		if (w->pending != NULL) {
-			watch_send_state(g, w->pending, w->c, -1);
-			snap_unref(w->pending);
+			session_watch_send_state(g, w->pending, w->c, -1);
+			session_view_snap_unref(w->pending);
 			w->pending = NULL;
 		}
 		msg_send(&m, w->c);
@@ -172,7 +181,7 @@ static void broadcast(struct game *g, cJSON *json, char *text, const struct clie
 	msg_done(&m);
 }
 
-void watch_notify(struct game *g, cJSON *json, char *text)
+void session_watch_notify(struct game *g, cJSON *json, char *text)
 {
 	struct msg m;
 	msg_init(&m, json, text);
@@ -185,21 +194,21 @@ void watch_notify(struct game *g, cJSON *json, char *text)
 	msg_done(&m);
 }
 
-void watch_broadcast(struct game *g, cJSON *json, char *text, const struct client *except)
+void session_watch_broadcast(struct game *g, cJSON *json, char *text, const struct client *except)
 {
 	broadcast(g, json, text, except, false);
 }
 
 /* ---- the spectator count -------------------------------------------------------------- */
 
-void watch_tell_count(struct game *g)
+void session_watch_tell_count(struct game *g)
 {
 	g->nw_due = false;
 	size_t nw = session_watchers(g);
 	if (nw == g->nw_told)
 		return;
 	g->nw_told = nw;
-	g->nw_told_at = clock_now(g);
+	g->nw_told_at = session_clock_now(g);
 	cJSON *j = cJSON_CreateObject();
 	cJSON_AddStringToObject(j, "type", "watchers");
 	cJSON_AddNumberToObject(j, "game", (double)g->id);
@@ -207,17 +216,27 @@ void watch_tell_count(struct game *g)
 	broadcast(g, j, xasprintf("watchers game %" PRIu64 ": %zu", g->id, nw), NULL, true);
 }
 
-void watch_count_changed(struct game *g)
+void session_watch_count_changed(struct game *g)
 {
 	if (g->nw_due || g->freeing)
 		return;
-	if (clock_now(g) >= g->nw_told_at + SESSION_WATCHERS_MS) {
-		watch_tell_count(g);
-		g->nw_told_at = clock_now(g); /* a quiet period follows even when nothing changed */
+	if (session_clock_now(g) >= g->nw_told_at + SESSION_WATCHERS_MS) {
+		session_watch_tell_count(g);
+		/* a quiet period follows even when nothing changed */
+		g->nw_told_at = session_clock_now(g);
 	} else {
 		g->nw_due = true; /* told when the period ends (the game's timer) */
-		clock_arm(g);
+		session_clock_arm(g);
 	}
+}
+
+bool session_watch_set_remote(struct game *g, int64_t extra)
+{
+	if (extra == g->nw_extra)
+		return false;
+	g->nw_extra = extra;
+	session_watch_count_changed(g);
+	return true;
 }
 
 /* ---- chat ------------------------------------------------------------------------------ */
@@ -235,7 +254,7 @@ static void chat_keep(struct game *g, const struct client *c, const char *text)
 	g->chat_total++;
 }
 
-void watch_send_chat(struct game *g, struct client *c)
+void session_watch_send_chat(struct game *g, struct client *c)
 {
 	uint64_t n = g->chat_total < SESSION_CHAT_KEEP ? g->chat_total : SESSION_CHAT_KEEP;
 	if (n == 0)
@@ -258,7 +277,7 @@ void watch_send_chat(struct game *g, struct client *c)
 	send_msg(c, j, t);
 }
 
-void watch_chat_free(struct game *g)
+void session_watch_chat_free(struct game *g)
 {
 	for (int i = 0; i < SESSION_CHAT_KEEP; i++) {
 		free(g->chat[i].text);
@@ -268,9 +287,9 @@ void watch_chat_free(struct game *g)
 
 /* ---- spectators ------------------------------------------------------------------------ */
 
-bool watch_add(struct game *g, struct client *c)
+bool session_watch_add(struct game *g, struct client *c)
 {
-	if (session_is_watching(g, c))
+	if (session_watch_has(g, c))
 		return true;
 	if (g->nw == g->cap_w) {
 		size_t cap = g->cap_w ? g->cap_w * 2 : 4;
@@ -280,7 +299,7 @@ bool watch_add(struct game *g, struct client *c)
 		g->w = n;
 		g->cap_w = cap;
 	}
-	if (!member_add(c, g))
+	if (!session_watch_member_add(c, g))
 		return false;
 	g->w[g->nw++] = (struct watcher){.c = c, .pending = NULL};
 	c->nwatching++;
@@ -288,10 +307,10 @@ bool watch_add(struct game *g, struct client *c)
 	return true;
 }
 
-void session_watch(struct client *c, const struct proto_req *rq, struct game *g, int seat)
+void session_watch_start(struct client *c, const struct proto_req *rq, struct game *g, int seat)
 {
 	bool added = false;
-	if (seat < 0 && !session_is_watching(g, c)) {
+	if (seat < 0 && !session_watch_has(g, c)) {
 		unsigned most = g->sess->lim.max_watches;
 		if (most > 0 && c->nwatching >= most) {
 			reply_err(c, rq, ERR_WATCH_LIMIT,
@@ -300,7 +319,7 @@ void session_watch(struct client *c, const struct proto_req *rq, struct game *g,
 			          c->nwatching);
 			return;
 		}
-		if (!watch_add(g, c)) {
+		if (!session_watch_add(g, c)) {
 			reply_oom(c, rq);
 			return;
 		}
@@ -311,47 +330,47 @@ void session_watch(struct client *c, const struct proto_req *rq, struct game *g,
 	cJSON *f = cJSON_CreateObject();
 	cJSON_AddNumberToObject(f, "game", (double)g->id);
 	reply_ok(c, rq, f, NULL, "%s game %" PRIu64, seat >= 0 ? "you play in" : "watching", g->id);
-	struct snapshot *sn = watch_current(g);
+	struct snapshot *sn = session_watch_current(g);
 	if (sn != NULL)
-		watch_send_state(g, sn, c, seat);
-	watch_send_chat(g, c);
+		session_watch_send_state(g, sn, c, seat);
+	session_watch_send_chat(g, c);
 	client_barrier_pop(g->sess->bar, need);
 	if (added)
-		watch_count_changed(g);
+		session_watch_count_changed(g);
 }
 
-void session_refresh(struct client *c, const struct proto_req *rq, struct game *g, int seat)
+void session_watch_refresh(struct client *c, const struct proto_req *rq, struct game *g, int seat)
 {
 	/* the game as it stands, once what it waits for is stored */
 	uint64_t need = client_barrier_push(g->sess->bar, g->jseq);
 	cJSON *f = cJSON_CreateObject();
 	cJSON_AddNumberToObject(f, "game", (double)g->id);
 	reply_ok(c, rq, f, NULL, "game %" PRIu64 " as it stands", g->id);
-	struct snapshot *sn = watch_current(g);
+	struct snapshot *sn = session_watch_current(g);
 	if (sn != NULL)
-		watch_send_state(g, sn, c, seat);
+		session_watch_send_state(g, sn, c, seat);
 	client_barrier_pop(g->sess->bar, need);
 }
 
-bool watch_drop(struct game *g, struct client *c)
+bool session_watch_drop(struct game *g, struct client *c)
 {
 	for (size_t i = 0; i < g->nw; i++)
 		if (g->w[i].c == c) {
-			snap_unref(g->w[i].pending);
+			session_view_snap_unref(g->w[i].pending);
 			g->w[i] = g->w[--g->nw];
 			c->nwatching--;
 			g->sess->epoch++;
 			if (session_seat_of(g, c) < 0)
-				member_del(c, g);
-			watch_count_changed(g);
+				session_watch_member_del(c, g);
+			session_watch_count_changed(g);
 			return true;
 		}
 	return false;
 }
 
-void session_unwatch(struct client *c, const struct proto_req *rq, struct game *g)
+void session_watch_stop(struct client *c, const struct proto_req *rq, struct game *g)
 {
-	if (!watch_drop(g, c)) {
+	if (!session_watch_drop(g, c)) {
 		reply_err(c, rq, ERR_NOT_WATCHING, "you do not watch game %" PRIu64, g->id);
 		return;
 	}
@@ -360,7 +379,8 @@ void session_unwatch(struct client *c, const struct proto_req *rq, struct game *
 	reply_ok(c, rq, f, NULL, "no longer watching game %" PRIu64, g->id);
 }
 
-void session_say(struct client *c, const struct proto_req *rq, struct game *g, const char *text)
+void session_watch_say(struct client *c, const struct proto_req *rq, struct game *g,
+                       const char *text)
 {
 	cJSON *f = cJSON_CreateObject();
 	cJSON_AddNumberToObject(f, "game", (double)g->id);
@@ -371,12 +391,13 @@ void session_say(struct client *c, const struct proto_req *rq, struct game *g, c
 	cJSON_AddNumberToObject(j, "game", (double)g->id);
 	cJSON_AddStringToObject(j, "from", c->name);
 	cJSON_AddStringToObject(j, "text", text);
-	watch_broadcast(g, j, xasprintf("[%" PRIu64 "] %s: %s", g->id, c->name, text), NULL);
+	session_watch_broadcast(g, j, xasprintf("[%" PRIu64 "] %s: %s", g->id, c->name, text),
+	                        NULL);
 }
 
 /* ---- leaving and coming back ------------------------------------------------------- */
 
-void watch_tell_presence(struct game *g, int seat, bool back)
+void session_watch_tell_presence(struct game *g, int seat, bool back)
 {
 	const struct player *p = &g->pl[seat];
 	cJSON *j = cJSON_CreateObject();
@@ -396,5 +417,5 @@ void watch_tell_presence(struct game *g, int seat, bool back)
 	cJSON_AddStringToObject(j, "message", t ? t : "");
 	char *text = xasprintf("info game %" PRIu64 ": %s", g->id, t ? t : "");
 	free(t);
-	watch_broadcast(g, j, text, p->c);
+	session_watch_broadcast(g, j, text, p->c);
 }

@@ -23,6 +23,9 @@
 #include "server/msg/msg.h"
 #include "server/ports/playtak.h"
 #include "server/play/session.h"
+#include "server/play/session_clock.h"
+#include "server/play/session_view.h"
+#include "server/play/session_watch.h"
 
 /* A Login Guest token and the guest name it keeps, with the table's token of that guest. */
 struct pt_guest {
@@ -270,15 +273,16 @@ static void tak_counts(const struct game_params *gp, int *size, int *pieces, int
 
 static void game_info(const struct game *g, struct pt_gameinfo *gi)
 {
+	const struct seek_opts *so = session_opts(g);
 	memset(gi, 0, sizeof *gi);
-	gi->id = (long long)g->id;
-	gi->white = g->pl[0].name;
-	gi->black = g->pl[1].name;
-	tak_counts(&g->so.params, &gi->size, &gi->pieces, &gi->caps);
-	gi->komi = opt(&g->so.params, TAK_OPT_KOMI);
-	gi->time_s = g->so.timed ? (long)(g->so.base_ms / 1000) : 0;
-	gi->incr_s = g->so.timed ? (long)(g->so.inc_ms / 1000) : 0;
-	gi->unrated = !g->so.rated;
+	gi->id = (long long)session_id(g);
+	gi->white = session_seat(g, 0)->name;
+	gi->black = session_seat(g, 1)->name;
+	tak_counts(&so->params, &gi->size, &gi->pieces, &gi->caps);
+	gi->komi = opt(&so->params, TAK_OPT_KOMI);
+	gi->time_s = so->timed ? (long)(so->base_ms / 1000) : 0;
+	gi->incr_s = so->timed ? (long)(so->inc_ms / 1000) : 0;
+	gi->unrated = !so->rated;
 }
 
 static void seek_info(const struct seek *k, struct pt_seekinfo *si)
@@ -350,11 +354,17 @@ static void game_line(struct pt_out *o, const char *prefix, const struct game *g
 		say(o, "%s %s", prefix, buf);
 }
 
+/* A Tak game not over. */
+static bool live(const struct game *g)
+{
+	return !session_over(g) && is_tak(session_ops(g));
+}
+
 /* The live Tak game cl plays, or NULL (a playtak client plays one game at a time). */
 static struct game *playing(const struct playtak_port *p, const struct client *cl)
 {
-	for (struct game *g = p->cx->sess->games; g != NULL; g = g->next)
-		if (!g->freeing && !g->over && is_tak(g->ops) && session_seat_of(g, cl) >= 0)
+	for (struct game *g = sessions_first(p->cx->sess); g != NULL; g = session_next(g))
+		if (live(g) && session_seat_of(g, cl) >= 0)
 			return g;
 	return NULL;
 }
@@ -363,13 +373,13 @@ static struct game *playing(const struct playtak_port *p, const struct client *c
 static struct game *live_tak(const struct playtak_port *p, uint64_t id)
 {
 	struct game *g = session_find(p->cx->sess, id);
-	return g != NULL && !g->over && is_tak(g->ops) ? g : NULL;
+	return g != NULL && live(g) ? g : NULL;
 }
 
 /* A game's chat room as playtak clients name it: the players' names, sorted, joined by '-'. */
 static void room_of(const struct game *g, char *buf, size_t len)
 {
-	const char *a = g->pl[0].name, *b = g->pl[1].name;
+	const char *a = session_seat(g, 0)->name, *b = session_seat(g, 1)->name;
 	if (strcmp(a, b) > 0) {
 		const char *t = a;
 		a = b;
@@ -420,16 +430,27 @@ static void seen_drop(struct pt_client *pc, uint64_t game)
  */
 static void catch_up(struct pt_out *o, const struct game *g, struct pt_seen *e, size_t upto)
 {
+	uint64_t id = session_id(g);
+	size_t n;
+	const struct move_rec *moves = session_moves(g, &n);
 	for (; e->told > upto; e->told--)
-		say(o, "Game#%" PRIu64 " Undo", g->id);
+		say(o, "Game#%" PRIu64 " Undo", id);
 	for (; e->told < upto; e->told++) {
 		char mv[40];
-		if (pt_from_ptn(g->moves[e->told].text, mv, sizeof mv) > 0)
-			say(o, "Game#%" PRIu64 " %s", g->id, mv);
+		if (pt_from_ptn(moves[e->told].text, mv, sizeof mv) > 0)
+			say(o, "Game#%" PRIu64 " %s", id, mv);
 		else
-			log_error("game %" PRIu64 ": '%s' has no playtak form", g->id,
-			          g->moves[e->told].text);
+			log_error("game %" PRIu64 ": '%s' has no playtak form", id,
+			          moves[e->told].text);
 	}
+}
+
+/* The number of g's move records. */
+static size_t nmoves(const struct game *g)
+{
+	size_t n;
+	session_moves(g, &n);
+	return n;
 }
 
 /* "Game#N Time w b" in seconds (protocol 0) or "Game#N Timems w b" (protocol >= 1). */
@@ -459,8 +480,9 @@ static void lists(struct pt_out *o, const struct playtak_port *p, const struct c
 			challenge_shown(o, pc, k);
 		else if (seek_for(k, cl))
 			seek_line(pc->protocol, k, false, o);
-	for (const struct game *g = p->cx->sess->games; games && g != NULL; g = g->next)
-		if (!g->freeing && !g->over && is_tak(g->ops))
+	for (const struct game *g = sessions_first(p->cx->sess); games && g != NULL;
+	     g = session_next(g))
+		if (live(g))
 			game_line(o, "GameList Add", g);
 }
 
@@ -583,11 +605,12 @@ static void render_reply(struct pt_out *o, struct client *cl, struct pt_client *
 	case OP_MOVE:
 		if (ok) { /* the client knows its own move: it is not relayed back */
 			struct game *g = session_find(p->cx->sess, jid(j, "game"));
-			struct pt_seen *e = g != NULL ? seen_get(pc, g->id) : NULL;
-			if (e != NULL && g->nmoves > 0) {
-				if (e->told < g->nmoves - 1)
-					catch_up(o, g, e, g->nmoves - 1);
-				e->told = g->nmoves;
+			struct pt_seen *e = g != NULL ? seen_get(pc, session_id(g)) : NULL;
+			size_t n = g != NULL ? nmoves(g) : 0;
+			if (e != NULL && n > 0) {
+				if (e->told < n - 1)
+					catch_up(o, g, e, n - 1);
+				e->told = n;
 			}
 			say(o, "OK");
 		} else {
@@ -617,7 +640,7 @@ static void render_reply(struct pt_out *o, struct client *cl, struct pt_client *
 			struct game *g = session_find(p->cx->sess, jid(j, "game"));
 			if (g != NULL) {
 				game_line(o, "Observe", g);
-				struct pt_seen *e = seen_get(pc, g->id);
+				struct pt_seen *e = seen_get(pc, session_id(g));
 				if (e != NULL && session_seat_of(g, cl) < 0)
 					e->told = 0; /* the whole move list follows */
 			}
@@ -672,13 +695,13 @@ static void render_game_start(struct pt_out *o, struct client *cl, struct pt_cli
                               const cJSON *j)
 {
 	struct game *g = session_find(pc->port->cx->sess, jid(j, "game"));
-	if (g == NULL || !is_tak(g->ops))
+	if (g == NULL || !is_tak(session_ops(g)))
 		return;
-	struct pt_seen *e = seen_find(pc, g->id);
+	struct pt_seen *e = seen_find(pc, session_id(g));
 	if (e == NULL) {
-		e = seen_get(pc, g->id);
+		e = seen_get(pc, session_id(g));
 		if (e != NULL)
-			e->quiet = g->nmoves == 0; /* a new game: the clocks start with its moves */
+			e->quiet = nmoves(g) == 0; /* a new game: the clocks start with its moves */
 	}
 	challenge_gone(o, pc->port, pc, 0); /* the one accepted, if it was a challenge */
 	struct pt_gameinfo gi;
@@ -698,12 +721,15 @@ static void render_game_over(struct pt_out *o, struct client *cl, struct pt_clie
 	const char *score = jstr(res, "score"), *reason = jstr(res, "reason");
 	int winner = (int)jint(res, "winner", -1);
 	seen_drop(pc, id);
-	if (g == NULL || !is_tak(g->ops) || score == NULL || reason == NULL)
+	if (g == NULL || !is_tak(session_ops(g)) || score == NULL || reason == NULL)
 		return;
-	if (strcmp(reason, "timeout") == 0 && g->so.timed)
-		clock_line(o, pc, id, g->left[0], g->left[1]);
+	if (strcmp(reason, "timeout") == 0 && session_opts(g)->timed) {
+		int64_t left[GAME_MAX_PLAYERS]; /* as they stopped */
+		session_clock_left(g, left);
+		clock_line(o, pc, id, left[0], left[1]);
+	}
 	if (strcmp(reason, "abandoned") == 0 && winner >= 0) {
-		const char *quitter = g->pl[1 - winner].name;
+		const char *quitter = session_seat(g, 1 - winner)->name;
 		if (strcmp(quitter, cl->name) != 0)
 			say(o, "Game#%" PRIu64 " Abandoned. %s quit", id, quitter);
 		return;
@@ -796,7 +822,7 @@ static struct outbuf *fe_render(struct client *cl, const struct msg *m)
 	} else if (strcmp(type, "chat") == 0 && jstr(j, "from") && jstr(j, "text")) {
 		struct game *g = session_find(pc->port->cx->sess, jid(j, "game"));
 		char room[2 * PROTO_NAME_MAX + 2];
-		if (g != NULL && is_tak(g->ops)) {
+		if (g != NULL && is_tak(session_ops(g))) {
 			room_of(g, room, sizeof room);
 			say(&o, "ShoutRoom %s <%s> %s", room, jstr(j, "from"), jstr(j, "text"));
 		}
@@ -810,15 +836,18 @@ static struct outbuf *fe_render_state(struct client *cl, struct game *g, struct 
 {
 	struct pt_client *pc = cl->fe_data;
 	(void)viewer;
-	if (!is_tak(g->ops))
+	if (!is_tak(session_ops(g)))
 		return NULL;
-	struct pt_seen *e = seen_get(pc, g->id);
+	struct pt_seen *e = seen_get(pc, session_id(g));
 	if (e == NULL)
 		return NULL;
 	struct pt_out o = {0};
-	catch_up(&o, g, e, g->nmoves);
-	if (g->so.timed && !(e->quiet && g->nmoves == 0))
-		clock_line(&o, pc, g->id, sn->clocks[0], sn->clocks[1]);
+	size_t n = nmoves(g);
+	catch_up(&o, g, e, n);
+	if (session_opts(g)->timed && !(e->quiet && n == 0)) {
+		const int64_t *clocks = session_view_snap_clocks(sn);
+		clock_line(&o, pc, session_id(g), clocks[0], clocks[1]);
+	}
 	e->quiet = false;
 	if (e->resumed) {
 		say(&o, "Message Your game is resumed");
@@ -858,9 +887,9 @@ static bool guest_name_free(const struct playtak_port *p, const char *name)
 {
 	if (lobby_find_user(p->cx->lobby, name) != NULL)
 		return false;
-	for (const struct game *g = p->cx->sess->games; g != NULL; g = g->next)
-		for (int i = 0; !g->freeing && !g->over && i < g->ops->nplayers; i++)
-			if (strcasecmp(g->pl[i].name, name) == 0)
+	for (const struct game *g = sessions_first(p->cx->sess); g != NULL; g = session_next(g))
+		for (int i = 0; !session_over(g) && i < session_ops(g)->nplayers; i++)
+			if (strcasecmp(session_seat(g, i)->name, name) == 0)
 				return false;
 	for (size_t i = 0; i < p->nguests; i++)
 		if (strcasecmp(p->guests[i].name, name) == 0)
@@ -952,7 +981,7 @@ static void seek(struct client *cl, struct pt_client *pc, const struct pt_seek *
 	struct playtak_port *p = pc->port;
 	struct game *g = playing(p, cl);
 	if (g != NULL) {
-		send_line(cl, "NOK\nError:You are playing game %" PRIu64, g->id);
+		send_line(cl, "NOK\nError:You are playing game %" PRIu64, session_id(g));
 		return;
 	}
 	withdraw_seeks(p, cl);
@@ -986,10 +1015,10 @@ static struct game *room_game(const struct playtak_port *p, const struct client 
                               const char *room)
 {
 	char name[2 * PROTO_NAME_MAX + 2];
-	for (struct game *g = p->cx->sess->games; g != NULL; g = g->next) {
-		if (g->freeing || g->over || !is_tak(g->ops))
+	for (struct game *g = sessions_first(p->cx->sess); g != NULL; g = session_next(g)) {
+		if (!live(g))
 			continue;
-		if (session_seat_of(g, cl) < 0 && !session_is_watching(g, cl))
+		if (session_seat_of(g, cl) < 0 && !session_watch_has(g, cl))
 			continue;
 		room_of(g, name, sizeof name);
 		if (strcmp(name, room) == 0)
@@ -1065,7 +1094,7 @@ static void line_user(struct client *cl, struct pt_client *pc, const struct pt_l
 		if (k == NULL || !is_tak(k->ops))
 			send_line(cl, "NOK");
 		else if (g != NULL)
-			send_line(cl, "NOK\nError:You are playing game %" PRIu64, g->id);
+			send_line(cl, "NOK\nError:You are playing game %" PRIu64, session_id(g));
 		else
 			run(cl, OP_ACCEPT, "accept %" PRIu64, id);
 		return;
@@ -1107,7 +1136,7 @@ static void line_user(struct client *cl, struct pt_client *pc, const struct pt_l
 		/* a game's room is its chat (say); other rooms are not kept here */
 		struct game *g = room_game(p, cl, l->name);
 		if (g != NULL)
-			run(cl, OP_SAY, "say %" PRIu64 " %s", g->id, l->text);
+			run(cl, OP_SAY, "say %" PRIu64 " %s", session_id(g), l->text);
 		return;
 	}
 	case PT_SHOW:
@@ -1210,12 +1239,12 @@ static bool game_news(const struct news *n, long protocol, struct pt_out *o)
 static void on_begin(void *ud, struct game *g)
 {
 	struct playtak_port *p = ud;
-	if (!is_tak(g->ops))
+	if (!is_tak(session_ops(g)))
 		return;
 	/* a playtak player's seeks go when its game starts, as on playtak: the challenge it
 	   came from if it did, then the rest */
-	for (int i = 0; i < g->ops->nplayers; i++) {
-		struct client *c = g->pl[i].c;
+	for (int i = 0; i < session_ops(g)->nplayers; i++) {
+		struct client *c = session_seat(g, i)->c;
 		if (c == NULL || pt_of(c) == NULL)
 			continue;
 		struct pt_out o = {0};
@@ -1230,7 +1259,7 @@ static void on_begin(void *ud, struct game *g)
 static void on_over(void *ud, struct game *g)
 {
 	struct news n = {.line = game_news, .game = g, .gone = true};
-	if (is_tak(g->ops))
+	if (is_tak(session_ops(g)))
 		broadcast(ud, &n);
 }
 
@@ -1245,7 +1274,8 @@ void playtak_port_init(struct playtak_port *p, struct commands *cx)
 		log_error("playtak: libsodium did not start; Register will fail");
 	cx->lobby->news =
 	        (struct lobby_news){.ud = p, .on_seek = on_seek, .on_presence = on_presence};
-	cx->sess->news = (struct session_news){.ud = p, .on_begin = on_begin, .on_over = on_over};
+	struct session_news news = {.ud = p, .on_begin = on_begin, .on_over = on_over};
+	sessions_set_news(cx->sess, &news);
 }
 
 int playtak_port_listen(struct playtak_port *p, const char *host, int port, int *bound)

@@ -16,6 +16,8 @@
 #include <string.h>
 
 #include "games/game_replay.h"
+#include "server/play/session_clock.h"
+#include "server/play/session_watch.h"
 #include "server/util/glicko.h"
 
 _Static_assert(STORE_TOKEN_HASH == SESSION_TOKEN_HASH, "a seat's token hash fits the store's");
@@ -44,14 +46,15 @@ static void queue(struct journal *jn, struct store_rec *r)
 /* The options as stored: the engine's words, plus turn_ms/strict for simultaneous games. */
 static void options_text(const struct game *g, char *buf, size_t len)
 {
-	if (game_params_text(g->ops, &g->so.params, buf, len) < 0)
+	const struct seek_opts *so = session_opts(g);
+	if (game_params_text(session_ops(g), &so->params, buf, len) < 0)
 		buf[0] = '\0';
-	if (g->ops->flags & GAME_SIMULTANEOUS) {
+	if (session_simultaneous(g)) {
 		size_t n = strlen(buf);
 		n += (size_t)snprintf(buf + n, len - n, "%sturn_ms=%" PRId64 " strict=%d",
-		                      n ? " " : "", g->so.turn_ms, g->so.strict ? 1 : 0);
-		if (g->so.first_turn_ms > 0 && n < len)
-			snprintf(buf + n, len - n, " first_turn_ms=%" PRId64, g->so.first_turn_ms);
+		                      n ? " " : "", so->turn_ms, so->strict ? 1 : 0);
+		if (so->first_turn_ms > 0 && n < len)
+			snprintf(buf + n, len - n, " first_turn_ms=%" PRId64, so->first_turn_ms);
 	}
 }
 
@@ -67,23 +70,25 @@ static int hook_start(void *ud, const struct game *g, uint64_t *id)
 		return -1;
 	}
 	struct store_game *sg = &rec->u.game;
+	const struct game_ops *ops = session_ops(g);
+	const struct seek_opts *so = session_opts(g);
 	rec->game = nid;
-	snprintf(sg->kind, sizeof sg->kind, "%s", g->ops->name);
+	snprintf(sg->kind, sizeof sg->kind, "%s", ops->name);
 	options_text(g, sg->options, sizeof sg->options);
-	sg->seed = g->seed;
-	for (int i = 0; i < STORE_SEATS && i < g->ops->nplayers; i++) {
-		snprintf(sg->players[i], sizeof sg->players[i], "%s", g->pl[i].name);
-		sg->guest[i] = !g->pl[i].registered;
+	sg->seed = session_seed(g);
+	for (int i = 0; i < STORE_SEATS && i < ops->nplayers; i++) {
+		const struct player *p = session_seat(g, i);
+		snprintf(sg->players[i], sizeof sg->players[i], "%s", p->name);
+		sg->guest[i] = !p->registered;
 		if (sg->guest[i]) /* the hash, never the token */
-			snprintf(sg->token_hash[i], sizeof sg->token_hash[i], "%s",
-			         g->pl[i].token_hash);
+			snprintf(sg->token_hash[i], sizeof sg->token_hash[i], "%s", p->token_hash);
 	}
-	sg->rated = g->so.rated;
-	if (g->so.timed) {
-		sg->time_base_ms = g->so.base_ms;
-		sg->time_inc_ms = g->so.inc_ms;
+	sg->rated = so->rated;
+	if (so->timed) {
+		sg->time_base_ms = so->base_ms;
+		sg->time_inc_ms = so->inc_ms;
 	}
-	sg->started = g->started_at;
+	sg->started = session_started_at(g);
 	queue(jn, rec);
 	*id = (uint64_t)nid;
 	return 0;
@@ -99,7 +104,7 @@ static int hook_move(void *ud, const struct game *g, const struct move_rec *m)
 	if (rec == NULL)
 		return -1;
 	struct store_move *sm = &rec->u.move;
-	rec->game = (int64_t)g->id;
+	rec->game = (int64_t)session_id(g);
 	sm->ply = m->ply;
 	sm->seat = m->seat;
 	if (m->act == GAME_ACT_MOVE)
@@ -114,7 +119,7 @@ static int hook_move(void *ud, const struct game *g, const struct move_rec *m)
 	return 0;
 }
 
-/* An agreed takeback: the journal loses its last nplies rows too (g->moves still has them). */
+/* An agreed takeback: the journal loses its last nplies rows too (g's moves still have them). */
 static int hook_undo(void *ud, const struct game *g, int nplies)
 {
 	struct journal *jn = ud;
@@ -123,9 +128,11 @@ static int hook_undo(void *ud, const struct game *g, int nplies)
 	struct store_rec *rec = store_writer_rec(jn->w, STORE_REC_TAKEBACK);
 	if (rec == NULL)
 		return -1;
-	rec->game = (int64_t)g->id;
-	rec->u.takeback.plies = (int)g->nmoves;
-	rec->u.takeback.from = (int)g->nmoves - nplies;
+	size_t nmoves;
+	session_moves(g, &nmoves);
+	rec->game = (int64_t)session_id(g);
+	rec->u.takeback.plies = (int)nmoves;
+	rec->u.takeback.from = (int)nmoves - nplies;
 	queue(jn, rec);
 	return 0;
 }
@@ -141,27 +148,32 @@ static void hook_end(void *ud, const struct game *g)
 	struct journal *jn = ud;
 	struct store_rec *rec = store_writer_rec(jn->w, STORE_REC_FINISH);
 	if (rec == NULL) {
-		log_error("game %" PRIu64 ": out of memory: its end is not stored", g->id);
+		log_error("game %" PRIu64 ": out of memory: its end is not stored", session_id(g));
 		return;
 	}
 	struct store_rec_finish *fin = &rec->u.finish;
-	bool aborted = aborted_reason(g->reason);
-	rec->game = (int64_t)g->id;
+	const struct game_ops *ops = session_ops(g);
+	const struct seek_opts *so = session_opts(g);
+	struct session_result res = session_result(g);
+	int64_t left[GAME_MAX_PLAYERS]; /* as they stopped */
+	session_clock_left(g, left);
+	bool aborted = aborted_reason(res.reason);
+	rec->game = (int64_t)session_id(g);
 	fin->f.status = aborted ? STORE_ABORTED : STORE_FINISHED;
-	snprintf(fin->result, sizeof fin->result, "%s", g->score);
-	snprintf(fin->reason, sizeof fin->reason, "%s", g->reason);
-	fin->f.winner = g->winner;
+	snprintf(fin->result, sizeof fin->result, "%s", res.score);
+	snprintf(fin->reason, sizeof fin->reason, "%s", res.reason);
+	fin->f.winner = res.winner;
 	fin->f.ended = wall_ms();
-	for (int i = 0; i < STORE_SEATS && i < g->ops->nplayers; i++) {
-		fin->f.clock_ms[i] = g->so.timed ? g->left[i] : 0;
-		snprintf(fin->players[i], sizeof fin->players[i], "%s", g->pl[i].name);
+	for (int i = 0; i < STORE_SEATS && i < ops->nplayers; i++) {
+		fin->f.clock_ms[i] = so->timed ? left[i] : 0;
+		snprintf(fin->players[i], sizeof fin->players[i], "%s", session_seat(g, i)->name);
 	}
-	snprintf(fin->kind, sizeof fin->kind, "%s", g->ops->name);
+	snprintf(fin->kind, sizeof fin->kind, "%s", ops->name);
 	/* rated: asked for by the seek, both seats accounts, and a real result; the writer
 	 * reads both ratings in the batch and computes the new ones (rate, below) */
-	fin->rate = g->so.rated && !aborted && g->ops->nplayers == 2 && g->pl[0].registered &&
-	            g->pl[1].registered;
-	fin->score = g->winner == 0 ? 1.0 : g->winner == 1 ? 0.0 : 0.5;
+	fin->rate = so->rated && !aborted && ops->nplayers == 2 && session_seat(g, 0)->registered &&
+	            session_seat(g, 1)->registered;
+	fin->score = res.winner == 0 ? 1.0 : res.winner == 1 ? 0.0 : 0.5;
 	queue(jn, rec);
 }
 
@@ -227,8 +239,8 @@ static void tell_game(struct journal *jn, uint64_t id, const char *event, enum e
 	cJSON_AddNumberToObject(j, "game", (double)id);
 	cJSON_AddStringToObject(j, "code", err_name(code));
 	cJSON_AddStringToObject(j, "message", sentence);
-	watch_notify(g, j,
-	             xasprintf("info %s: game %" PRIu64 ": %s", err_name(code), id, sentence));
+	session_watch_notify(
+	        g, j, xasprintf("info %s: game %" PRIu64 ": %s", err_name(code), id, sentence));
 }
 
 static bool told(const struct journal *jn, uint64_t id)
@@ -250,8 +262,7 @@ static void batch_failing(struct journal *jn, const struct store_batch *b)
 		log_error("storage: %s (%s): the journal waits and tries again every %d ms; "
 		          "new moves, games and accounts are refused and clocks stop meanwhile",
 		          store_strerror(b->err), b->why, JOURNAL_RETRY_MS);
-		for (struct game *g = jn->sess->games; g != NULL; g = g->next)
-			session_pause(g, true);
+		sessions_pause(jn->sess, true);
 	}
 	char *sentence = xasprintf("the server cannot store this game right now (%s); what "
 	                           "happened since its last stored move is told once it is "
@@ -284,8 +295,7 @@ static void failure_over(struct journal *jn)
 	for (size_t i = 0; i < jn->ntold; i++)
 		tell_game(jn, jn->told[i], "store_ok", ERR_STORE_OK,
 		          "the server stores this game again; what waited follows");
-	for (struct game *g = jn->sess->games; g != NULL; g = g->next)
-		session_pause(g, false);
+	sessions_pause(jn->sess, false);
 	jn->failing = false;
 	jn->fail_err = STORE_OK;
 	jn->fail_why[0] = '\0';

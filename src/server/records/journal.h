@@ -37,7 +37,7 @@
  * queued and what they hold stays held (nobody is told of a move that is
  * not on disk); the players and spectators of each game with a record in it
  * are told at once (info store_failing, once per failure); every game's
- * clocks stand still (session_pause); new moves, new games, takebacks and
+ * clocks stand still (sessions_pause); new moves, new games, takebacks and
  * new accounts are refused (INTERNAL: nothing happens); what cannot be
  * refused (a game's end, a simultaneous turn whose time is up) is queued
  * behind. Once a batch commits, the games told are told it works again
