@@ -8,6 +8,8 @@
  */
 #include "server/cluster/cluster_internal.h"
 
+#include "server/play/session_watch.h"
+
 /* ---- the owner's side: relay clients ------------------------------------------------------ */
 
 static struct rclient *rc_find(struct cluster *c, const char *home, uint64_t rconn)
@@ -108,17 +110,18 @@ static struct agg *agg_find(struct cluster *c, uint64_t game, bool json)
 static void run_row(struct cluster *c, struct client *cl, const struct proto_req *rq,
                     struct game *g, int seat)
 {
-	struct cmd x = {.cx = c->ly.cmds, .cl = cl, .rq = rq, .id = g->id, .g = g, .seat = seat};
+	struct cmd x = {
+	        .cx = c->ly.cmds, .cl = cl, .rq = rq, .id = session_id(g), .g = g, .seat = seat};
 	rq->cmd->handler(&x);
 }
 
 /* A relay watcher of g in that format, watching it without a word (it will hear the next). */
 static void agg_ensure(struct cluster *c, struct game *g, bool json)
 {
-	struct agg *a = agg_find(c, g->id, json);
+	struct agg *a = agg_find(c, session_id(g), json);
 	if (a != NULL && cluster_client(c, a->conn) != NULL)
 		return;
-	struct relay_id id = {.kind = RELAY_WATCHER, .game = g->id, .json = json};
+	struct relay_id id = {.kind = RELAY_WATCHER, .game = session_id(g), .json = json};
 	struct client *cl = relay_open(c->ly.hub, &id, &c->sink);
 	if (cl == NULL)
 		return;
@@ -129,7 +132,7 @@ static void agg_ensure(struct cluster *c, struct game *g, bool json)
 			client_close(cl, false);
 			return;
 		}
-		a->game = g->id;
+		a->game = session_id(g);
 		a->json = json;
 		a->next = c->aggs;
 		c->aggs = a;
@@ -175,11 +178,8 @@ static void count_remote(struct cluster *c, uint64_t game)
 	for (int k = 0; k < 2; k++)
 		if (agg_find(c, game, k) != NULL)
 			extra += (int64_t)interest_total(c, game, k) - 1;
-	if (extra != g->nw_extra) {
-		g->nw_extra = extra;
-		watch_count_changed(g);
+	if (session_watch_set_remote(g, extra))
 		c->list_dirty = true;
-	}
 }
 
 void owner_interest_set(struct cluster *c, const char *home, uint64_t game, bool json, size_t count)
@@ -230,7 +230,7 @@ void owner_run(struct cluster *c, const char *home, uint64_t rconn, uint64_t n, 
 	} else {
 		commands_line(c->ly.cmds, cl, line, len);
 		if (g != NULL && (fl & CMD_SPECTATE) && session_seat_of(g, cl) < 0 &&
-		    watch_drop(g, cl))
+		    session_watch_drop(g, cl))
 			agg_ensure(c, g,
 			           cl->json); /* it hears the game through the node's watcher */
 	}
@@ -246,10 +246,12 @@ void owner_resume(struct cluster *c, const char *home, uint64_t rconn, const cha
                   int64_t rtt, const char *name, const char *token)
 {
 	bool any = false;
-	for (struct game *g = c->ly.sess->games; g != NULL && !any; g = g->next)
-		for (int i = 0; i < g->ops->nplayers && !g->over && !g->freeing; i++)
-			if (g->pl[i].c == NULL && strcasecmp(g->pl[i].name, name) == 0)
+	for (struct game *g = sessions_first(c->ly.sess); g != NULL && !any; g = session_next(g))
+		for (int i = 0; i < session_ops(g)->nplayers && !session_over(g); i++) {
+			const struct player *p = session_seat(g, i);
+			if (p->c == NULL && strcasecmp(p->name, name) == 0)
 				any = true;
+		}
 	if (!any)
 		return;
 	struct client *cl = rc_get(c, home, rconn, flags, rtt, name, token);
@@ -277,20 +279,20 @@ void owner_resend(struct cluster *c, const char *home, uint64_t game)
 	struct game *g = session_find(c->ly.sess, game);
 	if (g == NULL)
 		return;
-	struct snapshot *sn = watch_current(g);
+	struct snapshot *sn = session_watch_current(g);
 	if (sn == NULL)
 		return;
-	for (int i = 0; i < g->ops->nplayers; i++) {
-		struct client *cl = g->pl[i].c;
+	for (int i = 0; i < session_ops(g)->nplayers; i++) {
+		struct client *cl = session_seat(g, i)->c;
 		const struct relay_id *id = cl != NULL ? relay_id_of(cl->conn) : NULL;
 		if (id != NULL && id->kind == RELAY_CLIENT && strcmp(id->home, home) == 0)
-			watch_send_state(g, sn, cl, i);
+			session_watch_send_state(g, sn, cl, i);
 	}
 	for (int k = 0; k < 2; k++) {
 		struct agg *a = agg_find(c, game, k);
 		struct client *cl = a != NULL ? cluster_client(c, a->conn) : NULL;
 		if (cl != NULL)
-			watch_send_state(g, sn, cl, -1);
+			session_watch_send_state(g, sn, cl, -1);
 	}
 }
 
@@ -324,7 +326,7 @@ static void on_sent(redisAsyncContext *ac, void *r, void *pd)
 static bool is_state(struct cluster *c, uint64_t game, bool json, const struct outbuf *b)
 {
 	struct game *g = session_find(c->ly.sess, game);
-	return g != NULL && g->snap != NULL && g->snap->out[json][0] == b;
+	return g != NULL && session_watch_is_current(g, json, b);
 }
 
 bool owner_sink_send(void *ud, struct conn *cn, const struct relay_id *id, const struct outbuf *b)
@@ -374,8 +376,10 @@ int owner_on_start(void *ud, const struct game *g, uint64_t *id)
 	if (r < 0)
 		return r;
 	redis_call(c, NULL, NULL, "SET " KEY("owner:%" PRIu64) " %s", *id, c->name);
-	for (int i = 0; i < g->ops->nplayers; i++) { /* players of other nodes: their homes */
-		const struct relay_id *rid = g->pl[i].c ? relay_id_of(g->pl[i].c->conn) : NULL;
+	/* players of other nodes: their homes */
+	for (int i = 0; i < session_ops(g)->nplayers; i++) {
+		const struct client *pc = session_seat(g, i)->c;
+		const struct relay_id *rid = pc != NULL ? relay_id_of(pc->conn) : NULL;
 		if (rid == NULL || rid->kind != RELAY_CLIENT)
 			continue;
 		char hn[CLUSTER_NODE_MAX + 1], h[96];
@@ -399,8 +403,9 @@ void owner_on_end(void *ud, const struct game *g)
 	struct cluster *c = ud;
 	if (c->inner.on_end != NULL)
 		c->inner.on_end(c->inner.ud, g);
-	redis_call(c, NULL, NULL, "PEXPIRE " KEY("owner:%" PRIu64) " %d", g->id, OWNER_TTL_MS);
-	redis_to_game(c, g->id, "E");
+	redis_call(c, NULL, NULL, "PEXPIRE " KEY("owner:%" PRIu64) " %d", session_id(g),
+	           OWNER_TTL_MS);
+	redis_to_game(c, session_id(g), "E");
 	c->list_dirty = c->users_dirty = true;
 }
 
@@ -468,8 +473,7 @@ void owner_clear(struct cluster *c)
 /* Redis came back (or lost our keys): the owner key of each of our games is written again. */
 void owner_resync(struct cluster *c)
 {
-	for (struct game *g = c->ly.sess->games; g != NULL; g = g->next)
-		if (!g->freeing)
-			redis_call(c, NULL, NULL, "SET " KEY("owner:%" PRIu64) " %s", g->id,
-			           c->name);
+	for (struct game *g = sessions_first(c->ly.sess); g != NULL; g = session_next(g))
+		redis_call(c, NULL, NULL, "SET " KEY("owner:%" PRIu64) " %s", session_id(g),
+		           c->name);
 }

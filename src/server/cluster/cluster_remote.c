@@ -9,6 +9,8 @@
  */
 #include "server/cluster/cluster_internal.h"
 
+#include "server/play/session_watch.h"
+
 /* ---- the owner cache ---------------------------------------------------------------------- */
 
 const char *remote_cache_get(struct cluster *c, uint64_t game)
@@ -273,14 +275,14 @@ static void moved_here(struct cluster *c, struct rgame *rg)
 			session_login(c->ly.sess, cl, resumed);
 			cJSON_Delete(resumed);
 			session_resume_send(c->ly.sess, cl);
-		} else if (watch_add(g, cl)) {
-			struct snapshot *sn = watch_current(g);
+		} else if (session_watch_add(g, cl)) {
+			struct snapshot *sn = session_watch_current(g);
 			if (sn != NULL)
-				watch_send_state(g, sn, cl, -1);
+				session_watch_send_state(g, sn, cl, -1);
 		}
 	}
 	if (g != NULL)
-		watch_count_changed(g);
+		session_watch_count_changed(g);
 	remote_free(c, rg);
 }
 

@@ -10,6 +10,8 @@
 
 #include "server/records/journal.h"
 #include "server/play/identity.h"
+#include "server/play/session_view.h"
+#include "server/play/session_watch.h"
 #include "server/store/store_writer.h"
 
 /* ---- what the other nodes tell us: K, and seeks on the lobby channel ------------------------- */
@@ -502,15 +504,13 @@ static char *user_row(struct cluster *c, struct client *u)
 	}
 	cJSON *pl = cJSON_AddArrayToObject(j, "playing");
 	cJSON *wa = cJSON_AddArrayToObject(j, "watching");
-	for (struct game *g = c->ly.sess->games; g != NULL; g = g->next) {
-		if (g->freeing)
-			continue;
-		bool playing = !g->over && session_seat_of(g, u) >= 0;
-		bool watches = !playing && session_is_watching(g, u);
+	for (struct game *g = sessions_first(c->ly.sess); g != NULL; g = session_next(g)) {
+		bool playing = !session_over(g) && session_seat_of(g, u) >= 0;
+		bool watches = !playing && session_watch_has(g, u);
 		if (!playing && !watches)
 			continue;
-		cJSON_AddItemToArray(playing ? pl : wa, cJSON_CreateNumber((double)g->id));
-		xappend(&line, ", %s %" PRIu64, playing ? "plays" : "watches", g->id);
+		cJSON_AddItemToArray(playing ? pl : wa, cJSON_CreateNumber((double)session_id(g)));
+		xappend(&line, ", %s %" PRIu64, playing ? "plays" : "watches", session_id(g));
 	}
 	for (struct rgame *g = c->rgames; g != NULL; g = g->next) {
 		struct member *m = remote_member(g, u->conn->id);
@@ -568,9 +568,9 @@ static void seats_put(struct cluster *c)
 {
 	size_t n = 0, cap = 0;
 	struct seat_row *v = NULL;
-	for (struct game *g = c->ly.sess->games; g != NULL; g = g->next) {
-		for (int i = 0; !g->over && !g->freeing && i < g->ops->nplayers; i++) {
-			const struct player *p = &g->pl[i];
+	for (struct game *g = sessions_first(c->ly.sess); g != NULL; g = session_next(g)) {
+		for (int i = 0; !session_over(g) && i < session_ops(g)->nplayers; i++) {
+			const struct player *p = session_seat(g, i);
 			if (p->registered)
 				continue;
 			if (n == cap) {
@@ -632,11 +632,11 @@ void shared_flush(struct cluster *c)
 		redis_call(c, NULL, NULL, "DEL " KEY("list:%s"), c->name);
 		redis_call(c, NULL, NULL, "DEL " KEY("seats:%s"), c->name);
 		seats_put(c);
-		for (struct game *g = c->ly.sess->games; g != NULL; g = g->next) {
+		for (struct game *g = sessions_first(c->ly.sess); g != NULL; g = session_next(g)) {
 			char *row = game_row(g);
 			if (row != NULL)
 				redis_call(c, NULL, NULL, "HSET " KEY("list:%s") " %" PRIu64 " %s",
-				           c->name, g->id, row);
+				           c->name, session_id(g), row);
 			free(row);
 		}
 		redis_call(c, NULL, NULL, "PEXPIRE " KEY("list:%s") " %d", c->name, ttl);
