@@ -104,14 +104,14 @@ static void on_fwd_sent(redisAsyncContext *ac, void *r, void *pd)
 	release(c, s);
 }
 
-/* Sends the line to node for client cl; its input waits for the answer. */
-static void forward(struct cluster *c, struct client *cl, const struct proto_req *rq,
+/* Sends the line to node for client cl; its input waits for the answer. False: answered. */
+static bool forward(struct cluster *c, struct client *cl, const struct proto_req *rq,
                     const char *line, const char *node, uint64_t game, bool watch)
 {
 	struct cstate *s = home_cs_get(c, cl->conn->id, true);
 	if (s == NULL) {
 		reply_oom(cl, rq);
-		return;
+		return false;
 	}
 	bool watching = false;
 	struct rgame *g = remote_find(c, game);
@@ -143,6 +143,7 @@ static void forward(struct cluster *c, struct client *cl, const struct proto_req
 		redis_publish(c, ch, h, line, strlen(line), NULL, NULL);
 	}
 	conn_hold(cl->conn);
+	return true;
 }
 
 /* A forward whose owner (or subscription) is known now: sent, or answered. */
@@ -266,7 +267,7 @@ void home_retry(uv_timer_t *t)
 	}
 }
 
-/* Looks the owner (or the seek's node) up, the client held meanwhile. */
+/* Looks the owner (or the seek's node) up, the client held meanwhile (x->forwarded). */
 static bool lookup(struct cluster *c, struct cmd *x, uint64_t id, bool seek, bool watch)
 {
 	struct pending_fwd *p = calloc(1, sizeof *p);
@@ -288,6 +289,7 @@ static bool lookup(struct cluster *c, struct cmd *x, uint64_t id, bool seek, boo
 		return true;
 	}
 	conn_hold(x->cl->conn);
+	x->forwarded = true;
 	return true;
 }
 
@@ -327,7 +329,7 @@ bool home_route_game(void *ud, struct cmd *x)
 		reply_oom(cl, x->rq);
 		return true;
 	}
-	forward(c, cl, x->rq, line, owner, x->id, watch);
+	x->forwarded = forward(c, cl, x->rq, line, owner, x->id, watch);
 	free(line);
 	return true;
 }

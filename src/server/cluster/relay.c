@@ -73,6 +73,7 @@ static void relay_close(struct conn *c, bool graceful)
 
 const struct conn_transport relay_transport = {
         .name = "relay",
+        .no_address = true, /* its clients were counted at their home's door */
         .write = relay_write,
         .backlog = relay_backlog,
         .pause = relay_pause,

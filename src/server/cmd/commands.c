@@ -567,7 +567,8 @@ void commands_line(struct commands *cx, struct client *cl, char *line, size_t le
 	}
 	struct cmd x = {.cx = cx, .cl = cl, .rq = &rq, .seat = -1};
 	if (!resolve(&x)) {
-		if (paced)
+		/* refused here (a move passed on to another node is charged there if refused) */
+		if (paced && !x.forwarded)
 			budget_charge(&cl->budget, &cx->budget, rq.cmd->cost);
 	} else if (!paced) {
 		rq.cmd->handler(&x);

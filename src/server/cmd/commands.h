@@ -115,7 +115,8 @@ struct cmd;
  * cluster_start(): upward callbacks the dispatcher calls where a single node
  * answers from its own memory. Each
  * returns true when it took the request (answered it, or forwarded it to
- * the node that holds what it names); false: answered as on a single node.
+ * the node that holds what it names: then it sets x->forwarded); false:
+ * answered as on a single node.
  */
 struct router {
 	void *ud;
@@ -147,6 +148,9 @@ struct cmd {
 	struct game *g;    /* CMD_GAME */
 	int seat;          /* CMD_GAME: the caller's seat in g, or -1 */
 	struct seek *seek; /* CMD_SEEK */
+	bool forwarded;    /* set by the router: passed on to another node, the caller's input
+	                      held until the answer; a CMD_PACED row refused there is charged
+	                      there (its relay client's budget), not again here */
 };
 
 /* The server's command table, in the order "help" lists it. */
