@@ -72,6 +72,15 @@ static void release(struct cluster *c, struct cstate *s)
 		conn_release(cl->conn);
 }
 
+/* s's forward answered here instead of by its node (code, why), the client let in again. */
+static void fwd_answer(struct cluster *c, struct cstate *s, enum err_code code, const char *why)
+{
+	struct client *cl = cluster_client(c, s->conn);
+	if (cl != NULL)
+		reply_err(cl, &s->rq, code, "%s", why);
+	release(c, s);
+}
+
 /* A forward on its way: (client, forward number). */
 struct fwd_ref {
 	uint64_t conn, fwd;
@@ -94,14 +103,13 @@ static void on_fwd_sent(redisAsyncContext *ac, void *r, void *pd)
 	struct cstate *s = home_cs_get(c, ref.conn, false);
 	if (s == NULL || s->fwd != ref.fwd)
 		return;
-	struct client *cl = cluster_client(c, s->conn);
-	if (cl != NULL)
-		reply_err(cl, &s->rq, ERR_CLUSTER_DOWN,
-		          "node %s, which runs it, is not on the cluster's bus right now "
-		          "(reconnecting to Redis, or gone: then another node takes its games "
-		          "over within seconds); nothing was done: try again shortly",
-		          s->fwd_node);
-	release(c, s);
+	char why[256];
+	snprintf(why, sizeof why,
+	         "node %s, which runs it, is not on the cluster's bus right now (reconnecting to "
+	         "Redis, or gone: then another node takes its games over within seconds); nothing "
+	         "was done: try again shortly",
+	         s->fwd_node);
+	fwd_answer(c, s, ERR_CLUSTER_DOWN, why);
 }
 
 /* Sends the line to node for client cl; its input waits for the answer. False: answered. */
@@ -421,12 +429,8 @@ void home_fail_forwards(struct cluster *c, const char *node, enum err_code code,
 {
 	for (int b = 0; b < CS_BUCKETS; b++)
 		for (struct cstate *s = c->cs[b]; s != NULL; s = s->next) {
-			if (s->fwd == 0 || (node != NULL && strcmp(s->fwd_node, node) != 0))
-				continue;
-			struct client *cl = cluster_client(c, s->conn);
-			if (cl != NULL)
-				reply_err(cl, &s->rq, code, "%s", why);
-			release(c, s);
+			if (s->fwd != 0 && (node == NULL || strcmp(s->fwd_node, node) == 0))
+				fwd_answer(c, s, code, why);
 		}
 }
 
@@ -438,14 +442,12 @@ void home_expire_forwards(struct cluster *c)
 		for (struct cstate *s = c->cs[b]; s != NULL; s = s->next) {
 			if (s->fwd == 0 || now < s->deadline)
 				continue;
-			struct client *cl = cluster_client(c, s->conn);
-			if (cl != NULL)
-				reply_err(cl, &s->rq, ERR_NODE_GONE,
-				          "node %s did not answer in time; the command's outcome "
-				          "is not "
-				          "known: look at the game's next state",
-				          s->fwd_node);
-			release(c, s);
+			char why[160];
+			snprintf(why, sizeof why,
+			         "node %s did not answer in time; the command's outcome is not "
+			         "known: look at the game's next state",
+			         s->fwd_node);
+			fwd_answer(c, s, ERR_NODE_GONE, why);
 		}
 }
 
