@@ -168,15 +168,8 @@ static void pending_go(struct cluster *c, struct pending_fwd *p, const char *own
 		cluster_pending_free(p);
 		return;
 	}
-	if (owner == NULL || owner[0] == '\0') {
-		if (p->seek)
-			reply_no_seek(cl, &p->rq, p->game);
-		else
-			reply_no_game(cl, &p->rq, p->game);
-		cluster_pending_free(p);
-		return;
-	}
-	if (strcmp(owner, c->name) == 0) { /* ours, yet not here: gone since */
+	/* nobody's, or ours yet not here: gone since */
+	if (owner == NULL || owner[0] == '\0' || strcmp(owner, c->name) == 0) {
 		if (p->seek)
 			reply_no_seek(cl, &p->rq, p->game);
 		else
