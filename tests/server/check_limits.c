@@ -627,14 +627,17 @@ END_TEST
 
 START_TEST(test_idle_timeout)
 {
-	struct server_config cfg = {.conn = {.idle_ms = 300}, .grace_ms = 60000};
+	/* an idle time ten times b's pace, so that a loaded machine's stall does not take b too
+	   (300 ms flaked once under make -j2 check beside other builds) */
+	struct server_config cfg = {.conn = {.idle_ms = 1000}, .grace_ms = 60000};
 	start(&cfg, false);
 	struct fk_cli a, b;
 	fk_join(&fs, &a, "alice");
 	fk_join(&fs, &b, "bob");
 	int id = fk_start_game(&a, &b, "ttt");
-	/* b keeps talking, a says nothing: a goes, its seat waits through the grace */
-	for (int i = 0; i < 6; i++) {
+	/* b keeps talking, a says nothing: a goes (within the idle time and a sweep's period,
+	   a quarter of it), its seat waits through the grace */
+	for (int i = 0; i < 15; i++) {
 		fk_wait(&fs, 100);
 		fk_send(&b, "ping");
 	}
