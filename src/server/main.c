@@ -14,6 +14,7 @@
  */
 #include "config.h"
 
+#include "server/api/export.h"
 #include "server/server.h"
 
 #include <errno.h>
@@ -42,6 +43,7 @@ struct options {
 	bool fast_hash;
 	const char *cluster, *node; /* a cluster's node */
 	int64_t beat_ms;
+	const char *since, *format; /* bitarenad export */
 };
 
 /* The defaults: every option's value before the command line. */
@@ -227,6 +229,17 @@ static const struct opt opts[] = {
          .help = "this node's name in the cluster (1-32 of A-Z a-z 0-9 _ -)"},
         {"cluster-beat-ms", 0, OPT_MS, AT(beat_ms), 50, 60000, "MS",
          "heartbeats this often; a node silent 3 times as long is dead", .part = PART_REDIS},
+
+        {.type = OPT_SECTION,
+         .help = "bitarenad export (the games of --data or --db, newest first, "
+                 "to stdout) and bitarenad backup DEST (a copy of --data's "
+                 "store)"},
+        {"since", 0, OPT_STRING, AT(since), .metavar = "TIME",
+         .help = "export: the games ended since TIME (ms since 1970-01-01 UTC, or a UTC date "
+                 "YYYY-MM-DD[THH:MM:SS])",
+         .zero = "every game"},
+        {"format", 0, OPT_STRING, AT(format), .metavar = "ndjson|ptn",
+         .help = "export: one JSON object a line, or one PTN archive", .zero = "ndjson"},
 
         {.type = OPT_SECTION, .help = "Information"},
         {"help", 'h', OPT_HELP, .help = "this help, and what this build has"},
@@ -444,7 +457,10 @@ static void usage(FILE *f)
 {
 	struct options dflt;
 	options_default(&dflt);
-	fprintf(f, "usage: bitarenad [options]\n");
+	fprintf(f, "usage: bitarenad [options]\n"
+	           "       bitarenad export [--data DIR | --db URI] [--since TIME] [--format "
+	           "ndjson|ptn]\n"
+	           "       bitarenad backup [--data DIR] DEST\n");
 	for (size_t i = 0; i < NOPTS; i++) {
 		const struct opt *r = &opts[i];
 		if (r->type == OPT_SECTION) {
@@ -643,9 +659,22 @@ static bool table_ok(void)
 	return true;
 }
 
-/* Parses the command line into o: -1 to start the server, else the exit status. */
-static int parse_args(struct options *o, int argc, char **argv)
+/* The subcommands (the first word) and what they take after the options. */
+enum sub { SUB_SERVER, SUB_EXPORT, SUB_BACKUP };
+
+/*
+ * Parses the command line into o (*sub: the subcommand, *dest: backup's DEST): -1 to go
+ * on, else the exit status.
+ */
+static int parse_args(struct options *o, int argc, char **argv, enum sub *sub, const char **dest)
 {
+	*sub = SUB_SERVER;
+	if (argc > 1 && (strcmp(argv[1], "export") == 0 || strcmp(argv[1], "backup") == 0)) {
+		*sub = argv[1][0] == 'e' ? SUB_EXPORT : SUB_BACKUP;
+		argv[1] = argv[0];
+		argv++;
+		argc--;
+	}
 	if (!table_ok())
 		return 1;
 	struct option longopts[NOPTS + 1];
@@ -682,11 +711,41 @@ static int parse_args(struct options *o, int argc, char **argv)
 		if (st >= 0)
 			return st;
 	}
+	if (*sub == SUB_BACKUP && optind == argc - 1) {
+		*dest = argv[optind];
+		return -1;
+	}
 	if (optind != argc) {
 		usage(stderr);
 		return 2;
 	}
-	return -1;
+	if (*sub == SUB_SERVER && (o->since != NULL || o->format != NULL)) {
+		fprintf(stderr, "bitarenad: --since and --format are bitarenad export's\n");
+		return 2;
+	}
+	return *sub == SUB_BACKUP ? (usage(stderr), 2) : -1;
+}
+
+/* bitarenad export and backup: the store of --data or --db, read while a server may run. */
+static int subcommand(const struct options *o, enum sub sub, const char *dest)
+{
+	const struct store_options so = {.dir = o->data,
+	                                 .backend = o->db != NULL ? "postgresql" : NULL,
+	                                 .conninfo = o->db,
+	                                 .busy_timeout_ms = (int)o->busy_ms};
+	char why[600];
+	int64_t n = 0;
+	int st = sub == SUB_EXPORT
+	                 ? api_export(&so, o->since, o->format, stdout, &n, why, sizeof why)
+	                 : api_backup(&so, dest, why, sizeof why);
+	if (st != 0)
+		fprintf(stderr, "bitarenad: %s\n", why);
+	else if (sub == SUB_EXPORT)
+		fprintf(stderr, "bitarenad: %lld game%s exported\n", (long long)n,
+		        n == 1 ? "" : "s");
+	else
+		fprintf(stderr, "bitarenad: %s is a copy of the store\n", dest);
+	return st;
 }
 
 /* ---- start-up ------------------------------------------------------------------------ */
@@ -795,9 +854,13 @@ int main(int argc, char **argv)
 {
 	struct options o;
 	options_default(&o);
-	int st = parse_args(&o, argc, argv);
+	enum sub sub;
+	const char *dest = NULL;
+	int st = parse_args(&o, argc, argv, &sub, &dest);
 	if (st >= 0)
 		return st;
+	if (sub != SUB_SERVER)
+		return subcommand(&o, sub, dest);
 	char host[128];
 	int port;
 	parse_listen(o.listen, host, sizeof host, &port); /* the table checked it */
