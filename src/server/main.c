@@ -230,10 +230,7 @@ static const struct opt opts[] = {
         {"cluster-beat-ms", 0, OPT_MS, AT(beat_ms), 50, 60000, "MS",
          "heartbeats this often; a node silent 3 times as long is dead", .part = PART_REDIS},
 
-        {.type = OPT_SECTION,
-         .help = "bitarenad export (the games of --data or --db, newest first, "
-                 "to stdout) and bitarenad backup DEST (a copy of --data's "
-                 "store)"},
+        {.type = OPT_SECTION, .help = "Exports (bitarenad export; bitarenad backup DEST)"},
         {"since", 0, OPT_STRING, AT(since), .metavar = "TIME",
          .help = "export: the games ended since TIME (ms since 1970-01-01 UTC, or a UTC date "
                  "YYYY-MM-DD[THH:MM:SS])",
@@ -458,9 +455,10 @@ static void usage(FILE *f)
 	struct options dflt;
 	options_default(&dflt);
 	fprintf(f, "usage: bitarenad [options]\n"
-	           "       bitarenad export [--data DIR | --db URI] [--since TIME] [--format "
-	           "ndjson|ptn]\n"
-	           "       bitarenad backup [--data DIR] DEST\n");
+	           "       bitarenad export [--data DIR | --db URI] [--since TIME] [--format F]\n"
+	           "       bitarenad backup [--data DIR] DEST\n"
+	           "  export: every ended game, newest first, to stdout as /api/games gives them;\n"
+	           "  backup: a consistent copy of the SQLite store, while a server runs\n");
 	for (size_t i = 0; i < NOPTS; i++) {
 		const struct opt *r = &opts[i];
 		if (r->type == OPT_SECTION) {
