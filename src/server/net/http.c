@@ -4,10 +4,11 @@
  *
  * Per exchange (the conn's transport area, struct http_conn): the wsi while lws has it,
  * the response head once answered (sent first), the queue of outbufs to send (one
- * reference each; written in pieces of at most HTTP_CHUNK bytes while the socket takes
- * them, so lws never holds more than one piece of its own), and whether a close is under
- * way. As in ws.c, conn_closed() is called from lws's CLOSED_HTTP callback, or, when lws let
- * the wsi go first, from a uv_idle reaper on a later loop pass, never from inside close().
+ * reference each; written in pieces of at most HTTP_CHUNK bytes, several small ones in one
+ * piece, while the socket takes them, so lws never holds more than one piece of its own),
+ * and whether a close is under way. As in ws.c, conn_closed() is called from lws's CLOSED_HTTP
+ * callback, or, when lws let the wsi go first, from a uv_idle reaper on a later loop pass, never
+ * from inside close().
  */
 #include "server/net/http_lws.h"
 
@@ -16,7 +17,8 @@
 
 #include "server/util/text.h"
 
-#define HTTP_CHUNK     16384 /* bytes written per lws_write() */
+#define HTTP_CHUNK     16384 /* bytes written per lws_write() at most */
+#define HTTP_BATCH     64    /* outbufs in one lws_write() at most */
 #define HTTP_HEAD_ROOM 2048  /* a response head's bytes at most */
 
 struct http_out {
@@ -134,23 +136,34 @@ static int pump(struct http_conn *hc)
 		hc->head_sent = true;
 	}
 	while (hc->qh != NULL && !lws_send_pipe_choked(hc->wsi)) {
-		struct http_out *o = hc->qh;
-		size_t n = o->b->len - o->off;
-		if (n > HTTP_CHUNK)
-			n = HTTP_CHUNK;
-		memcpy(tx + LWS_PRE, o->b->data + o->off, n);
-		if (n > 0 && lws_write(hc->wsi, tx + LWS_PRE, n, LWS_WRITE_HTTP) < (int)n)
-			return -1;
-		o->off += n;
-		hc->backlog -= n;
-		if (o->off == o->b->len) {
+		/* as many queued bytes as a piece holds, from one outbuf or several (a list's
+		   lines are small: one write for many) */
+		struct outbuf *sent[HTTP_BATCH];
+		size_t n = 0, nsent = 0;
+		while (hc->qh != NULL && n < HTTP_CHUNK && nsent < HTTP_BATCH) {
+			struct http_out *o = hc->qh;
+			size_t k = o->b->len - o->off;
+			if (k > HTTP_CHUNK - n)
+				k = HTTP_CHUNK - n;
+			memcpy(tx + LWS_PRE + n, o->b->data + o->off, k);
+			n += k;
+			o->off += k;
+			hc->backlog -= k;
+			if (o->off < o->b->len)
+				break;
 			hc->qh = o->next;
 			if (hc->qh == NULL)
 				hc->qt = NULL;
-			conn_wrote(hc->c, o->b, 0);
-			outbuf_unref(o->b);
+			sent[nsent++] = o->b; /* our reference, dropped below */
 			free(o);
 		}
+		int w = n > 0 ? lws_write(hc->wsi, tx + LWS_PRE, n, LWS_WRITE_HTTP) : 0;
+		for (size_t i = 0; i < nsent; i++) {
+			conn_wrote(hc->c, sent[i], w < (int)n ? UV_EPIPE : 0);
+			outbuf_unref(sent[i]);
+		}
+		if (w < (int)n)
+			return -1;
 	}
 	if (hc->qh == NULL && hc->closing)
 		return -1;
