@@ -136,7 +136,7 @@ static const struct opt opts[] = {
          .help = "the page's files",
          .zero = "the source tree's web/ when run from the build, else " WEB_PKGDIR},
         {"sndbuf", 0, OPT_BYTES, AT(cfg.sndbuf), 1024, 64 << 20, "BYTES",
-         "the socket send buffer of connections", "the system's"},
+         "the socket send buffer of connections (and of HTTP API requests)", "the system's"},
         {"verbose", 'v', OPT_FLAG, AT(cfg.verbose), .help = "log connections to stderr",
          .runtime = true},
 
@@ -953,7 +953,8 @@ int main(int argc, char **argv)
 		                             .port = http_port,
 		                             .webroot = web_root(o.http_root),
 		                             .origin = o.http_origin,
-		                             .verbose = o.cfg.verbose};
+		                             .verbose = o.cfg.verbose,
+		                             .sndbuf = o.cfg.sndbuf};
 		char index[PATH_MAX];
 		snprintf(index, sizeof index, "%s/index.html", wc.webroot);
 		if (access(index, R_OK) != 0) {

@@ -315,6 +315,8 @@ int api_init(struct api *a, uv_loop_t *loop, struct conn_hub *hub, struct sessio
 	uv_idle_init(loop, &a->later);
 	a->later.data = a;
 	a->later_cb = later_cb;
+	uv_timer_init(loop, &a->recheck);
+	a->recheck.data = a;
 	a->later_open = true;
 	return 0;
 }
@@ -339,6 +341,7 @@ void api_stop(struct api *a)
 	api_live_stop(a);
 	if (a->later_open) {
 		a->later_open = false;
+		uv_close((uv_handle_t *)&a->recheck, NULL);
 		uv_close((uv_handle_t *)&a->later, limit_free_cb);
 	}
 }

@@ -76,6 +76,7 @@ struct api {
 	uv_idle_cb later_cb; /* api.c's, started by the files below it */
 	bool later_open;
 	struct api_x *ending; /* exchanges to close once their output is out */
+	uv_timer_t recheck;   /* an ending one's output is held behind the journal: look again */
 	struct api_tv tv;
 	bool stopping;
 };

@@ -3,7 +3,7 @@
  * (net/http.h) with the API's own headers (CORS for read-only use from any origin, and a
  * retry-after on a 429), JSON bodies, errors with the protocol's codes, and the end of an
  * exchange: it closes once nothing of it is held behind the journal's barrier (client.h),
- * checked on the next loop pass and whenever its output drains.
+ * checked on the next loop pass and then every API_RECHECK_MS while something is held.
  */
 #include "server/api/api_internal.h"
 
@@ -99,12 +99,21 @@ void api_end(struct api_x *x)
 		uv_idle_start(&x->a->later, x->a->later_cb);
 }
 
+#define API_RECHECK_MS 2 /* an ending exchange's held output is looked at again this often */
+
+static void recheck_cb(uv_timer_t *t)
+{
+	api_out_close_ended(t->data);
+}
+
 void api_out_close_ended(struct api *a)
 {
+	bool held = false;
 	struct api_x **pp = &a->ending;
 	while (*pp != NULL) {
 		struct api_x *x = *pp;
-		if (x->cl->held_n > 0) { /* its last lines wait for the store: a drain comes */
+		if (x->cl->held_n > 0) { /* its last lines wait for the store */
+			held = true;
 			pp = &x->end_next;
 			continue;
 		}
@@ -112,6 +121,10 @@ void api_out_close_ended(struct api *a)
 		x->end_next = NULL;
 		client_close(x->cl, true); /* x is freed (api_out_gone finds it unlisted) */
 	}
+	/* held output goes out as the journal's batch is durable, written at once (no drain
+	   tells of it): looked at again shortly */
+	if (held && a->later_open)
+		uv_timer_start(&a->recheck, recheck_cb, API_RECHECK_MS, 0);
 }
 
 void api_out_gone(struct api_x *x)

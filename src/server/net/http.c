@@ -14,6 +14,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 
 #include "server/util/text.h"
 
@@ -38,6 +39,7 @@ struct http_conn {
 	struct http_out *qh, *qt;
 	size_t backlog;
 	bool closing, graceful, reaping;
+	bool sending; /* in send_queue() (a write from a drain callback only queues) */
 };
 
 /* What a piece is copied into for lws_write() (LWS_PRE bytes before it): one for every
@@ -122,22 +124,17 @@ static void reap_later(struct http_conn *hc)
 /* ---- output ------------------------------------------------------------------------- */
 
 /*
- * Writes what the socket takes: the head first, then the queue, a piece at a time. -1 on
- * a failed write, or once a graceful close has sent everything (lws then closes the wsi).
+ * Writes the queue while the socket takes it, as many queued bytes in one piece as it holds
+ * (a list's lines are small: one write for many); each outbuf is told written once lws has
+ * it. -1 on a failed write.
  */
-static int pump(struct http_conn *hc)
+static int send_queue(struct http_conn *hc)
 {
-	if (hc->head == NULL)
-		return hc->closing ? -1 : 0; /* nothing answered: closed without a word */
-	if (!hc->head_sent) {
-		if (lws_write(hc->wsi, hc->head + LWS_PRE, hc->head_len, LWS_WRITE_HTTP_HEADERS) <
-		    (int)hc->head_len)
-			return -1;
-		hc->head_sent = true;
-	}
+	if (hc->sending) /* inside a conn_wrote() of ours: the loop below takes it */
+		return 0;
+	hc->sending = true;
+	int r = 0;
 	while (hc->qh != NULL && !lws_send_pipe_choked(hc->wsi)) {
-		/* as many queued bytes as a piece holds, from one outbuf or several (a list's
-		   lines are small: one write for many) */
 		struct outbuf *sent[HTTP_BATCH];
 		size_t n = 0, nsent = 0;
 		while (hc->qh != NULL && n < HTTP_CHUNK && nsent < HTTP_BATCH) {
@@ -162,9 +159,31 @@ static int pump(struct http_conn *hc)
 			conn_wrote(hc->c, sent[i], w < (int)n ? UV_EPIPE : 0);
 			outbuf_unref(sent[i]);
 		}
-		if (w < (int)n)
-			return -1;
+		if (w < (int)n) {
+			r = -1;
+			break;
+		}
 	}
+	hc->sending = false;
+	return r;
+}
+
+/*
+ * Writes what the socket takes: the head first, then the queue, a piece at a time. -1 on
+ * a failed write, or once a graceful close has sent everything (lws then closes the wsi).
+ */
+static int pump(struct http_conn *hc)
+{
+	if (hc->head == NULL)
+		return hc->closing ? -1 : 0; /* nothing answered: closed without a word */
+	if (!hc->head_sent) {
+		if (lws_write(hc->wsi, hc->head + LWS_PRE, hc->head_len, LWS_WRITE_HTTP_HEADERS) <
+		    (int)hc->head_len)
+			return -1;
+		hc->head_sent = true;
+	}
+	if (send_queue(hc) < 0)
+		return -1;
 	if (hc->qh == NULL && hc->closing)
 		return -1;
 	if (hc->qh != NULL)
@@ -225,7 +244,13 @@ static int http_write(struct conn *c, struct outbuf *b)
 		hc->qh = o;
 	hc->qt = o;
 	hc->backlog += b->len;
-	lws_callback_on_writable(hc->wsi);
+	/* Nothing was waiting: what the socket takes goes now, as TCP writes do, instead of
+	   a writable callback (a poll and a wakeup) for each state to each of a game's
+	   thousand readers; the rest when the socket is writable. */
+	if (hc->head_sent && hc->qh == o && !hc->closing && send_queue(hc) < 0)
+		return UV_EPIPE;
+	if (hc->qh != NULL)
+		lws_callback_on_writable(hc->wsi);
 	return 0;
 }
 
@@ -347,6 +372,9 @@ static int begin(struct http_side *side, struct lws *wsi, struct http_pss *pss)
 	hc->req = rq;
 	pss->hc = hc;
 	side->live++;
+	if (side->sndbuf > 0) /* --sndbuf, as for TCP connections (a slow reader shows sooner) */
+		setsockopt(lws_get_socket_fd(wsi), SOL_SOCKET, SO_SNDBUF, &side->sndbuf,
+		           sizeof side->sndbuf);
 	/* the exchange lasts as long as its answer takes (a stream: until the game ends) */
 	lws_set_timeout(wsi, NO_PENDING_TIMEOUT, 0);
 	char peer[CONN_PEER_MAX];

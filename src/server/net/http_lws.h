@@ -16,6 +16,7 @@
 /* The listener's part of the exchanges: the lws protocol's user data. */
 struct http_side {
 	struct conn_hub *hub;
+	int sndbuf;    /* SO_SNDBUF of an exchange's socket (--sndbuf); 0: the system's */
 	size_t live;   /* exchanges not yet freed */
 	bool stopping; /* no new exchange */
 	/* called when the last exchange is freed while stopping (the listener may go) */

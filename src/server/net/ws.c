@@ -468,7 +468,7 @@ int ws_listen(struct ws_listener **out, struct conn_hub *hub, const struct ws_co
 		return -1;
 	}
 	snprintf(l->origin, sizeof l->origin, "%s", cfg->origin ? cfg->origin : "");
-	l->http = (struct http_side){.hub = hub, .idle = http_idle, .ud = l};
+	l->http = (struct http_side){.hub = hub, .sndbuf = cfg->sndbuf, .idle = http_idle, .ud = l};
 	l->api_mount = (struct lws_http_mount){
 	        .mountpoint = HTTP_MOUNT,
 	        .mountpoint_len = sizeof HTTP_MOUNT - 1,
@@ -498,8 +498,7 @@ int ws_listen(struct ws_listener **out, struct conn_hub *hub, const struct ws_co
 	/* the vhost apart from the context: a vhost that cannot bind then fails alone (a context
 	   that fails takes its event-lib plugin away while its handles are still closing) */
 	info.options = LWS_SERVER_OPTION_LIBUV | LWS_SERVER_OPTION_UV_NO_SIGSEGV_SIGFPE_SPIN |
-	               LWS_SERVER_OPTION_FAIL_UPON_UNABLE_TO_BIND |
-	               LWS_SERVER_OPTION_EXPLICIT_VHOSTS;
+	               LWS_SERVER_OPTION_FAIL_UPON_UNABLE_TO_BIND | LWS_SERVER_OPTION_EXPLICIT_VHOSTS;
 	/* An IPv4 address on an IPv6 socket is taken by lws 4.1 for no address at all (it lands
 	   outside sin6_addr): --http 127.0.0.1:8080 served every interface. IPv4 gets IPv4. */
 	struct in_addr v4;

@@ -34,6 +34,7 @@ struct ws_config {
 	const char *webroot; /* the directory of index.html */
 	const char *origin;  /* the allowed Origin ("http://host:port"); NULL: the page's own */
 	bool verbose;        /* libwebsockets' notices to stderr too */
+	int sndbuf;          /* SO_SNDBUF of the /api exchanges' sockets (http.h); 0: the system's */
 };
 
 /*
