@@ -391,6 +391,8 @@ static int door(struct conn_hub *h, struct conn *c, bool loopback)
 {
 	if (h->lim.max_clients > 0 && h->nclients >= h->lim.max_clients)
 		return CONN_REFUSED_FULL;
+	if (c->t->no_address)
+		return 0;
 	if (h->lim.max_per_addr > 0 && !loopback &&
 	    addrcount_get(&h->addrs, &c->addr) >= h->lim.max_per_addr)
 		return CONN_REFUSED_ADDRESS;
@@ -831,7 +833,8 @@ void conn_close(struct conn *c, bool graceful)
 	if (c->counted) {
 		c->counted = false;
 		h->nclients--;
-		addrcount_del(&h->addrs, &c->addr);
+		if (!c->t->no_address)
+			addrcount_del(&h->addrs, &c->addr);
 	}
 	if (c->defer_at != 0) {
 		heap_remove(h, c);

@@ -295,27 +295,4 @@ void session_client_gone(struct sessions *s, struct client *c);
 /* Ends and frees every game (shutdown). */
 void sessions_free_all(struct sessions *s);
 
-/*
- * To be removed: the cluster (src/server/cluster/, being split into parts, not edited by the
- * change that made struct game the session's own) still reads struct game and its snapshot,
- * calls the layer's functions by their old names and includes only this header. No other
- * file needs what follows (without it only the cluster does not build); the cluster's
- * conversion to the functions above replaces each old name with the one it stands for and
- * drops this block.
- */
-#include "server/play/session_clock.h"
-#include "server/play/session_internal.h"
-#include "server/play/session_view.h"
-#include "server/play/session_watch.h"
-
-#define clock_left(g, out)                 session_clock_left(g, out)
-#define watch_current(g)                   session_watch_current(g)
-#define watch_send_state(g, sn, c, viewer) session_watch_send_state(g, sn, c, viewer)
-#define watch_count_changed(g)             session_watch_count_changed(g)
-#define watch_add(g, c)                    session_watch_add(g, c)
-#define watch_drop(g, c)                   session_watch_drop(g, c)
-#define session_is_watching(g, c)          session_watch_has(g, c)
-#define session_watch(c, rq, g, seat)      session_watch_start(c, rq, g, seat)
-#define session_say(c, rq, g, text)        session_watch_say(c, rq, g, text)
-
 #endif
