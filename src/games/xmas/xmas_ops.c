@@ -38,6 +38,8 @@ static cJSON *xmas_to_json(const void *vst, int viewer)
 	if (!st->hidden) { /* the seed is published once the game has ended */
 		snprintf(num, sizeof num, "%lld", (long long)st->seed);
 		cJSON_AddStringToObject(o, "seed", num); /* a Java long: a string keeps 64 bits */
+		if (st->dealt) /* the server's seed: map and quests from its halves (xmas.h) */
+			cJSON_AddBoolToObject(o, "dealt", true);
 	}
 	cJSON_AddNumberToObject(o, "pool", st->pool);
 	cJSON_AddNumberToObject(o, "turn", st->turn);

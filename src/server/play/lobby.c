@@ -767,8 +767,9 @@ void lobby_accept(struct lobby *l, struct client *c, const struct proto_req *rq,
 		          "seek %" PRIu64 " is rated: rated games are between accounts", id);
 		return;
 	}
-	int seeker = k->so.color >= 0 ? k->so.color : (int)(rng_next(&s->rng) & 1);
-	struct game_spec spec = {.ops = k->ops, .so = k->so, .seed = rng_next(&s->rng)};
+	int seeker = k->so.color >= 0 ? k->so.color : session_random_seat();
+	struct game_spec spec = {
+	        .ops = k->ops, .so = k->so, .seed = session_new_seed(k->ops, &k->so.params)};
 	spec.names[seeker] = k->by->name;
 	spec.clients[seeker] = k->by;
 	spec.registered[seeker] = k->by->registered;

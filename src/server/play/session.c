@@ -153,6 +153,21 @@ static void game_free(struct game *g)
 	uv_close((uv_handle_t *)&g->timer, game_free_cb);
 }
 
+uint64_t session_new_seed(const struct game_ops *ops, const struct game_params *p)
+{
+	int i = game_opt_index(ops, "seed");
+	if (i >= 0 && p->set[i])
+		return (uint64_t)p->v[i];
+	uint64_t seed;
+	randombytes_buf(&seed, sizeof seed);
+	return seed;
+}
+
+int session_random_seat(void)
+{
+	return (int)randombytes_uniform(2);
+}
+
 struct game *session_create(struct sessions *s, const struct game_spec *spec)
 {
 	const struct game_ops *ops = spec->ops;
