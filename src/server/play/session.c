@@ -69,6 +69,12 @@ static void journal_after(struct game *g)
 		g->jseq = bar->need;
 }
 
+void session_follow_stored(struct game *g)
+{
+	if (g->sess->bar != NULL && session_journal_pending(g))
+		client_barrier_need(g->sess->bar, g->jseq);
+}
+
 /* The turn just begun starts for real once its state is sent (it may wait for the store). */
 static void turn_begins(struct game *g)
 {

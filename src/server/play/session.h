@@ -262,6 +262,12 @@ void sessions_pause(struct sessions *s, bool paused);
  * out: the turns that waited for it start now (their players were just told).
  */
 void session_journal_released(struct sessions *s, uint64_t upto);
+/*
+ * What is sent from now until the end of the event waits behind g's last write to the
+ * store, if one is pending: a player's command on g (the dispatcher's), so that its answer
+ * (a resignation's ok) follows the move it answers, when the store fails too (client.h).
+ */
+void session_follow_stored(struct game *g);
 /* A new state of g to players and spectators (seq + 1), and the timer re-armed. */
 void session_push_state(struct game *g);
 /*
