@@ -174,6 +174,7 @@ void server_config_default(struct server_config *cfg)
 	cfg->sess.max_watches = SESSION_MAX_WATCHES;
 	cfg->sess.max_plies = SESSION_MAX_PLIES;
 	cfg->max_replays = SERVER_MAX_REPLAYS_DEFAULT;
+	cfg->replay_memory = ARCHIVE_REPLAY_MEMORY;
 	budget_config_default(&cfg->budget);
 	cfg->seek_feed_ms = LOBBY_FEED_MS;
 	cfg->max_seeks = LOBBY_MAX_SEEKS_TOTAL;
@@ -265,6 +266,8 @@ int server_open_store(struct server *s, const struct store_options *o, bool fast
 	}
 	archive_init(&s->arch, s->rd, &s->lobby, &s->hub, s->loop);
 	s->arch.max_replays = s->cfg.max_replays;
+	s->arch.max_bytes = s->cfg.replay_memory;
+	s->arch.budget = &s->cmds.budget;
 	s->stored = true;
 	s->cmds.acct = &s->acct;
 	s->cmds.arch = &s->arch;

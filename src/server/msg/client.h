@@ -126,8 +126,10 @@ struct client {
 	struct game **games;
 	unsigned ngames, capgames;
 	unsigned nwatching; /* of them, watched (--max-watches) */
-	/* the archive's (archive.c): replays running for this client (--max-replays) */
+	/* the archive's (archive.c): replays running for this client (--max-replays) and the
+	   bytes they hold (ARCHIVE_REPLAY_CONN_BYTES) */
 	unsigned nreplays;
+	size_t replay_bytes;
 };
 
 /* The journal's barrier: one per server (see the top of this file). */
