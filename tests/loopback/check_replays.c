@@ -4,7 +4,9 @@
  * budget, and a stream faster than the budget waits), so a client asking replays of long
  * games again and again meets RATE_LIMITED and its streams are paced; what replays hold is
  * bounded per connection and in all (--replay-memory: past it a replay is refused with
- * REPLAY_LIMIT and a retry_after_ms, and what a finished replay held is given back).
+ * REPLAY_LIMIT and a retry_after_ms, and what a finished replay held is given back). And
+ * plies are counted once: an Xmas Rush game's journal holds an action per seat and turn, but
+ * history, finger, record and replay count its turns, as its positions do.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -157,6 +159,78 @@ START_TEST(test_replay_memory_bounded)
 }
 END_TEST
 
+/* The count history gives of user name's game id (JSON "plies"), and its text row's words. */
+static int history_plies(struct ts_cli *c, const char *name, int id, char *row, size_t len)
+{
+	ts_send(c, "history %s", name);
+	cJSON *ok = ts_until(c, "{\"type\":\"ok\",\"cmd\":\"history\"}");
+	const cJSON *g;
+	int plies = -1;
+	cJSON_ArrayForEach(g, cJSON_GetObjectItem(ok, "games"))
+	if (ts_jint(g, "id") == id)
+		plies = ts_jint(g, "plies");
+	snprintf(row, len, "%s", ts_jstr(ok, "message"));
+	cJSON_Delete(ok);
+	ck_assert_int_ge(plies, 0);
+	return plies;
+}
+
+START_TEST(test_plies_counted_once)
+{
+	struct ts_srv s;
+	ts_up(&s, NULL, 0);
+	struct ts_cli a, b, t;
+	ts_join(&a, s.port, "alice");
+	ts_join(&b, s.port, "bob");
+	int id = ts_begin_game(&a, &b, "xmas turn_ms=60000");
+	static const char *const turns[3][2] = {
+	        {"PUSH 1 RIGHT", "PUSH 2 LEFT"}, {"PASS", "PASS"}, {"PUSH 3 UP", "PUSH 4 DOWN"}};
+	for (int k = 0; k < 3; k++) {
+		ts_send(&a, "move %d %s", id, turns[k][0]);
+		ts_send(&b, "move %d %s", id, turns[k][1]);
+		cJSON_Delete(ts_untilf(&a, "{\"type\":\"state\",\"game\":%d,\"ply\":%d}", id, k + 1));
+		cJSON_Delete(ts_untilf(&b, "{\"type\":\"state\",\"game\":%d,\"ply\":%d}", id, k + 1));
+	}
+	ts_send(&a, "resign %d", id);
+	cJSON_Delete(ts_untilf(&a, "{\"type\":\"game_over\",\"game\":%d}", id));
+	/* the positions said ply 3: so do history and finger, record and replay */
+	char row[256];
+	ck_assert_int_eq(history_plies(&a, "alice", id, row, sizeof row), 3);
+	ts_send(&a, "finger bob");
+	cJSON *f = ts_until(&a, "{\"type\":\"ok\",\"cmd\":\"finger\"}");
+	ck_assert_int_eq(ts_jint(cJSON_GetArrayItem(cJSON_GetObjectItem(f, "games"), 0), "plies"), 3);
+	cJSON_Delete(f);
+	ts_connect_json(&t, s.port);
+	ts_send(&t, "set format text");
+	ts_until0(&t, "ok format text");
+	ts_send(&t, "history alice");
+	ts_until0(&t, "ok 1 finished game of alice");
+	cJSON_Delete(ts_expectf(&t, "  %d xmas: alice vs bob, * (resign), 3 turns, unrated, *", id));
+	ts_send(&t, "record %d", id);
+	cJSON_Delete(ts_untilf(&t, "ok record of game %d (xmas, 3 turns)", id));
+	ts_send(&t, "replay %d 0", id);
+	cJSON_Delete(ts_untilf(&t, "ok replaying game %d: 3 turns, one every 0 ms", id));
+	cJSON_Delete(ts_untilf(&t, "replay game %d, turn 3: *", id));
+	cJSON_Delete(ts_untilf(&t, "replay game %d done: *", id));
+	ts_send(&a, "replay %d 0", id);
+	ts_until0(&a, "{\"type\":\"ok\",\"cmd\":\"replay\",\"plies\":3}");
+	cJSON_Delete(ts_untilf(&a, "{\"type\":\"replay\",\"ply\":3,\"done\":true}"));
+	/* a sequential game's plies are its moves, as before */
+	int ttt = ts_begin_game(&a, &b, "ttt");
+	cJSON_Delete(ts_play(&a, &b, ttt, "b2"));
+	cJSON_Delete(ts_play(&b, &a, ttt, "a1"));
+	ts_send(&a, "resign %d", ttt);
+	cJSON_Delete(ts_untilf(&a, "{\"type\":\"game_over\",\"game\":%d}", ttt));
+	ck_assert_int_eq(history_plies(&a, "alice", ttt, row, sizeof row), 2);
+	ts_send(&t, "record %d", ttt);
+	cJSON_Delete(ts_untilf(&t, "ok record of game %d (ttt, 2 plies)", ttt));
+	ts_close(&a);
+	ts_close(&b);
+	ts_close(&t);
+	ts_down(&s);
+}
+END_TEST
+
 static Suite *replays_suite(void)
 {
 	Suite *s = suite_create("replays");
@@ -164,6 +238,7 @@ static Suite *replays_suite(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_replay_paid_by_size);
 	tcase_add_test(tc, test_replay_memory_bounded);
+	tcase_add_test(tc, test_plies_counted_once);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -12,7 +12,12 @@
  * its outputs and to predict its next one, and then run on a hundred seeds the real
  * bitarenad published in the records of games played one after the other: the same
  * equations have no solution (each seed comes from the operating system's CSPRNG, alone).
+ *
+ * And a seed has one form (PROTOCOL.md §3): the record's Seed tag, the final position's seed
+ * and a seed= option say the same signed number, which `seek ... seed=` and `bitarena
+ * xmas-replay --seed` take back.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,7 +25,9 @@
 #include "check_main.h"
 #include "core/rng.h"
 #include "games/record.h"
+#include "testproc.h"
 #include "testserver.h"
+#include "tmpdir.h"
 
 /* ---- GF(2) linear algebra over the 256 bits of a xoshiro256** state ---------------------- */
 
@@ -291,6 +298,103 @@ START_TEST(test_attack_fails_on_the_server)
 }
 END_TEST
 
+/* ---- one form ------------------------------------------------------------------------- */
+
+/*
+ * a seeks an Xmas Rush game of opts (strict) that b accepts; both give up at once, so the
+ * engine ends it. Returns its id, and the final position's seed in seed (seed_len bytes).
+ */
+static int xmas_given_up(struct ts_cli *a, struct ts_cli *b, const char *opts, char *seed,
+                         size_t seed_len)
+{
+	ts_send(a, "seek xmas strict=1 color=first %s", opts);
+	cJSON *ok = ts_until(a, "{\"type\":\"ok\",\"cmd\":\"seek\"}");
+	int sk = ts_jint(cJSON_GetObjectItem(ok, "seek"), "id");
+	cJSON_Delete(ok);
+	ts_send(b, "accept %d", sk);
+	ok = ts_until(b, "{\"type\":\"ok\",\"cmd\":\"accept\"}");
+	int id = ts_jint(ok, "game");
+	cJSON_Delete(ok);
+	ts_send(a, "move %d GIVE UP", id);
+	ts_send(b, "move %d GIVE UP", id);
+	cJSON *st = ts_untilf(a, "{\"type\":\"state\",\"game\":%d,\"over\":true}", id);
+	const char *s = ts_jstr(cJSON_GetObjectItem(st, "position"), "seed");
+	ck_assert_ptr_nonnull(s);
+	snprintf(seed, seed_len, "%s", s);
+	cJSON_Delete(st);
+	cJSON_Delete(ts_untilf(a, "{\"type\":\"game_over\",\"game\":%d}", id));
+	cJSON_Delete(ts_untilf(b, "{\"type\":\"game_over\",\"game\":%d}", id));
+	return id;
+}
+
+/* The record's Seed tag of game id, as c reads it (into buf). */
+static const char *seed_tag(struct ts_cli *c, int id, char *buf, size_t len)
+{
+	ts_send(c, "record %d", id);
+	cJSON *ok = ts_until(c, "{\"type\":\"ok\",\"cmd\":\"record\"}");
+	const char *text = ts_jstr(ok, "record");
+	struct record rec;
+	record_init(&rec);
+	ck_assert_int_eq(record_parse(text, strlen(text), &rec, NULL), RECORD_OK);
+	ck_assert_ptr_nonnull(record_tag(&rec, "Seed"));
+	snprintf(buf, len, "%s", record_tag(&rec, "Seed"));
+	record_clear(&rec);
+	cJSON_Delete(ok);
+	return buf;
+}
+
+START_TEST(test_seed_one_form)
+{
+	struct ts_srv s;
+	ts_up(&s, NULL, 0);
+	struct ts_cli a, b;
+	ts_join(&a, s.port, "alice");
+	ts_join(&b, s.port, "bob");
+	char state[32], tag[32];
+	/* a seed given: the game's seed, shown as given */
+	int id = xmas_given_up(&a, &b, "seed=-5", state, sizeof state);
+	ck_assert_str_eq(state, "-5");
+	ck_assert_str_eq(seed_tag(&a, id, tag, sizeof tag), "-5");
+	/* the server's: the record says what the final position says, signed */
+	for (int round = 0; round < 4; round++) {
+		id = xmas_given_up(&a, &b, "", state, sizeof state);
+		ck_assert_str_eq(seed_tag(&a, id, tag, sizeof tag), state);
+		char *end;
+		errno = 0;
+		long long v = strtoll(tag, &end, 10);
+		ck_assert(*end == '\0' && errno == 0);
+		char again[GAME_SEED_TEXT];
+		ck_assert_str_eq(game_seed_text((uint64_t)v, again), tag);
+		/* and it is taken back: by seek ... seed= */
+		ts_send(&a, "seek xmas seed=%s", tag);
+		cJSON *ok = ts_until(&a, "{\"cmd\":\"seek\"}");
+		ck_assert_str_eq(ts_jstr(ok, "type"), "ok");
+		ck_assert_str_eq(ts_jstr(cJSON_GetObjectItem(cJSON_GetObjectItem(ok, "seek"), "options"),
+		                         "seed"),
+		                 tag);
+		ts_send(&a, "unseek %d", ts_jint(cJSON_GetObjectItem(ok, "seek"), "id"));
+		ts_until0(&a, "{\"type\":\"ok\",\"cmd\":\"unseek\"}");
+		cJSON_Delete(ok);
+		/* and by bitarena xmas-replay --seed (its first turn; stdin ends there) */
+		char dir[256], out[320], err[320], text[4096];
+		tmpdir_make(dir, sizeof dir, "check_seeds");
+		snprintf(out, sizeof out, "%s/out", dir);
+		snprintf(err, sizeof err, "%s/err", dir);
+		const char *argv[] = {tp_prog("BITARENA", "./bitarena"), "xmas-replay", "--seed", tag,
+		                      NULL};
+		ck_assert_int_eq(tp_wait(tp_spawn(argv, out, err), 30), 2); /* stdin ended */
+		ck_assert_msg(strncmp(tp_slurp(out, text, sizeof text), "{\"turn\":1,", 10) == 0,
+		              "%s", text);
+		ck_assert_msg(strstr(tp_slurp(err, text, sizeof text), "stdin ended") != NULL, "%s",
+		              text);
+		tmpdir_remove(dir);
+	}
+	ts_close(&a);
+	ts_close(&b);
+	ts_down(&s);
+}
+END_TEST
+
 static Suite *seeds_suite(void)
 {
 	Suite *s = suite_create("seeds");
@@ -298,6 +402,7 @@ static Suite *seeds_suite(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_attack_breaks_the_old_generator);
 	tcase_add_test(tc, test_attack_fails_on_the_server);
+	tcase_add_test(tc, test_seed_one_form);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -2014,9 +2014,9 @@ static char *user_row(struct cluster *c, struct client *u)
 	cJSON *pl = cJSON_AddArrayToObject(j, "playing");
 	cJSON *wa = cJSON_AddArrayToObject(j, "watching");
 	for (struct game *g = c->ly.sess->games; g != NULL; g = g->next) {
-		if (g->freeing)
+		if (g->freeing || g->over) /* who lists live games only, as lobby.c's who_role */
 			continue;
-		bool plays = !g->over && session_seat_of(g, u) >= 0;
+		bool plays = session_seat_of(g, u) >= 0;
 		bool watches = !plays && session_is_watching(g, u);
 		if (!plays && !watches)
 			continue;
@@ -2025,7 +2025,7 @@ static char *user_row(struct cluster *c, struct client *u)
 	}
 	for (struct rgame *g = c->rgames; g != NULL; g = g->next) {
 		struct member *m = rg_member(g, u->conn->id);
-		if (m == NULL || (m->player && g->over))
+		if (m == NULL || g->over)
 			continue;
 		cJSON_AddItemToArray(m->player ? pl : wa, cJSON_CreateNumber((double)g->id));
 		xappend(&line, ", %s %" PRIu64, m->player ? "plays" : "watches", g->id);

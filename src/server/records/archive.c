@@ -195,6 +195,24 @@ void archive_ratings(struct archive *a, struct client *c, const struct proto_req
 
 /* ---- games: history and finger ----------------------------------------------------- */
 
+/* The game's plies as its positions count them (turns of a simultaneous game), not its rows. */
+static int plies_of(const struct store_game *g)
+{
+	return game_ply_count(game_find(g->kind), g->plies);
+}
+
+/* "23 plies", "1 ply", "66 turns" (a simultaneous game's) of g, into buf. */
+static const char *plies_text(const struct store_game *g, char *buf, size_t len)
+{
+	const struct game_ops *ops = game_find(g->kind);
+	int n = plies_of(g);
+	if (ops != NULL && (ops->flags & GAME_SIMULTANEOUS))
+		snprintf(buf, len, "%d turn%s", n, n == 1 ? "" : "s");
+	else
+		snprintf(buf, len, "%d pl%s", n, n == 1 ? "y" : "ies");
+	return buf;
+}
+
 static cJSON *game_row_json(const struct store_game *g)
 {
 	cJSON *j = cJSON_CreateObject();
@@ -222,7 +240,7 @@ static cJSON *game_row_json(const struct store_game *g)
 	else
 		cJSON_AddNullToObject(j, "winner");
 	cJSON_AddStringToObject(j, "reason", g->reason);
-	cJSON_AddNumberToObject(j, "plies", g->plies);
+	cJSON_AddNumberToObject(j, "plies", plies_of(g));
 	cJSON_AddNumberToObject(j, "started", (double)g->started);
 	cJSON_AddNumberToObject(j, "ended", (double)g->ended);
 	return j;
@@ -231,12 +249,12 @@ static cJSON *game_row_json(const struct store_game *g)
 /* "  12 tak: alice vs bob, R-0 (road), 23 plies, rated, 2026-11-21 13:05" (malloc'd). */
 static char *game_row_text(const struct store_game *g)
 {
-	char when[32];
+	char when[32], plies[32];
 	fmt_date(g->ended ? g->ended : g->started, when, sizeof when);
-	return xasprintf("  %" PRId64 " %s: %s vs %s, %s (%s), %d pl%s, %s, %s", g->id, g->kind,
+	return xasprintf("  %" PRId64 " %s: %s vs %s, %s (%s), %s, %s, %s", g->id, g->kind,
 	                 g->players[0], g->players[1], g->result[0] ? g->result : "-",
-	                 g->reason[0] ? g->reason : store_status_name(g->status), g->plies,
-	                 g->plies == 1 ? "y" : "ies", g->rated ? "rated" : "unrated", when);
+	                 g->reason[0] ? g->reason : store_status_name(g->status),
+	                 plies_text(g, plies, sizeof plies), g->rated ? "rated" : "unrated", when);
 }
 
 /* Appends the rows to arr and to *extra. */
@@ -392,8 +410,9 @@ static void record_done(struct read_job *j, struct client *c)
 	cJSON_AddNumberToObject(f, "game", (double)g->id);
 	cJSON_AddStringToObject(f, "kind", g->kind);
 	cJSON_AddStringToObject(f, "record", text);
-	reply_ok(c, &j->rq, f, text, "record of game %" PRId64 " (%s, %d pl%s)", g->id, g->kind,
-	         g->plies, g->plies == 1 ? "y" : "ies");
+	char plies[32];
+	reply_ok(c, &j->rq, f, text, "record of game %" PRId64 " (%s, %s)", g->id, g->kind,
+	         plies_text(g, plies, sizeof plies));
 }
 
 void archive_record(struct archive *a, struct client *c, const struct proto_req *rq, uint64_t id)
@@ -686,13 +705,13 @@ static void replay_done(struct read_job *j, struct client *c)
 	c->nreplays++;
 	c->replay_bytes += bytes;
 	a->replay_bytes += bytes;
+	char plies[32];
 	cJSON *f = cJSON_CreateObject();
 	cJSON_AddNumberToObject(f, "game", (double)rp->g.id);
-	cJSON_AddNumberToObject(f, "plies", rp->g.plies);
+	cJSON_AddNumberToObject(f, "plies", plies_of(&rp->g));
 	cJSON_AddNumberToObject(f, "delay_ms", (double)rp->delay_ms);
-	reply_ok(c, &j->rq, f, NULL,
-	         "replaying game %" PRId64 ": %d journalled pl%s, one every %" PRIu64 " ms",
-	         rp->g.id, rp->g.plies, rp->g.plies == 1 ? "y" : "ies", rp->delay_ms);
+	reply_ok(c, &j->rq, f, NULL, "replaying game %" PRId64 ": %s, one every %" PRIu64 " ms",
+	         rp->g.id, plies_text(&rp->g, plies, sizeof plies), rp->delay_ms);
 	uv_timer_start(&rp->timer, replay_tick, 0, rp->delay_ms > 0 ? rp->delay_ms : 1);
 }
 
