@@ -342,7 +342,8 @@ START_TEST(test_crash_told_every_time)
 			proc_events(&p, pf, ignore_line, NULL);
 		}
 		early += strcmp(proc_exit_text(&p, ex, sizeof ex), "is running") == 0;
-		ck_assert_str_eq(proc_end_text(&p, ex, sizeof ex), "was killed by signal 6 (Aborted)");
+		ck_assert_str_eq(proc_end_text(&p, ex, sizeof ex),
+		                 "was killed by signal 6 (Aborted)");
 		proc_stop(&p, 100);
 	}
 	/* how often the moment of the close came before the reaping (what was told before) */

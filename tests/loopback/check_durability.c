@@ -293,8 +293,7 @@ static void store_gone_told(struct ts_cli *cl, int g1, int g2)
 	ck_assert_ptr_nonnull(strstr(ts_jstr(n, "message"), "removed, replaced or emptied"));
 	cJSON_Delete(n);
 	expect_next(a, "{\"type\":\"info\",\"event\":\"store_failing\",\"game\":%d}", g1);
-	expect_next(&cl[2], "{\"type\":\"info\",\"event\":\"store_failing\",\"game\":%d}",
-	            g1);
+	expect_next(&cl[2], "{\"type\":\"info\",\"event\":\"store_failing\",\"game\":%d}", g1);
 	ts_send(c, "move %d b2", g2);
 	expect_next(c, "{\"type\":\"error\",\"code\":\"INTERNAL\",\"cmd\":\"move\"}");
 	/* the store never comes back, and the game's people are answered all the same */

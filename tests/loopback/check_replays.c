@@ -36,8 +36,9 @@ static int long_game(struct ts_cli *a, struct ts_cli *b, int plies)
 	                         *const black[2] = {"a1+", "a2-"};
 	int id = ts_begin_game(a, b, "tak size=5");
 	for (int k = 0; k < plies; k++) {
-		const char *m = k < 2 ? first[k] : k % 2 == 0 ? white[(k / 2 - 1) % 2]
-		                                               : black[(k / 2 - 1) % 2];
+		const char *m = k < 2        ? first[k]
+		                : k % 2 == 0 ? white[(k / 2 - 1) % 2]
+		                             : black[(k / 2 - 1) % 2];
 		cJSON_Delete(ts_play(k % 2 == 0 ? a : b, k % 2 == 0 ? b : a, id, m));
 	}
 	ts_send(a, "resign %d", id);
@@ -49,8 +50,8 @@ static int long_game(struct ts_cli *a, struct ts_cli *b, int plies)
 START_TEST(test_replay_paid_by_size)
 {
 	/* a budget of 200 tokens a second, bursts of 100: a position costs 2 (PROTOCOL.md §13) */
-	static const char *const args[] = {"--cmd-rate", "200", "--cmd-burst", "100", "--fsync",
-	                                   "batch=5"};
+	static const char *const args[] = {"--cmd-rate", "200",     "--cmd-burst",
+	                                   "100",        "--fsync", "batch=5"};
 	struct ts_srv s;
 	ts_up(&s, args, 6);
 	struct ts_cli a, b, r;
@@ -64,7 +65,8 @@ START_TEST(test_replay_paid_by_size)
 	ts_send(&r, "replay %d 0", short_id);
 	ts_expect0(&r, "{\"type\":\"ok\",\"cmd\":\"replay\"}");
 	for (int ply = 0; ply <= 6; ply++)
-		cJSON_Delete(ts_expectf(&r, "{\"type\":\"replay\",\"game\":%d,\"ply\":%d,\"done\":%s}",
+		cJSON_Delete(ts_expectf(&r,
+		                        "{\"type\":\"replay\",\"game\":%d,\"ply\":%d,\"done\":%s}",
 		                        short_id, ply, ply == 6 ? "true" : "false"));
 	ts_msleep(600); /* the bucket fills again */
 
@@ -90,7 +92,8 @@ START_TEST(test_replay_paid_by_size)
 				ts_send(&r, "#again replay %d 0", long_id);
 				again = 1;
 			}
-		} else if (ts_match("{\"type\":\"error\",\"code\":\"RATE_LIMITED\",\"id\":\"again\"}",
+		} else if (ts_match("{\"type\":\"error\",\"code\":\"RATE_LIMITED\",\"id\":"
+		                    "\"again\"}",
 		                    l)) {
 			cJSON *e = cJSON_Parse(l);
 			ck_assert_int_gt(ts_jint(e, "retry_after_ms"), 0);
@@ -166,9 +169,8 @@ static int history_plies(struct ts_cli *c, const char *name, int id, char *row, 
 	cJSON *ok = ts_until(c, "{\"type\":\"ok\",\"cmd\":\"history\"}");
 	const cJSON *g;
 	int plies = -1;
-	cJSON_ArrayForEach(g, cJSON_GetObjectItem(ok, "games"))
-	if (ts_jint(g, "id") == id)
-		plies = ts_jint(g, "plies");
+	cJSON_ArrayForEach(g, cJSON_GetObjectItem(ok, "games")) if (ts_jint(g, "id") == id) plies =
+	        ts_jint(g, "plies");
 	snprintf(row, len, "%s", ts_jstr(ok, "message"));
 	cJSON_Delete(ok);
 	ck_assert_int_ge(plies, 0);
@@ -188,8 +190,10 @@ START_TEST(test_plies_counted_once)
 	for (int k = 0; k < 3; k++) {
 		ts_send(&a, "move %d %s", id, turns[k][0]);
 		ts_send(&b, "move %d %s", id, turns[k][1]);
-		cJSON_Delete(ts_untilf(&a, "{\"type\":\"state\",\"game\":%d,\"ply\":%d}", id, k + 1));
-		cJSON_Delete(ts_untilf(&b, "{\"type\":\"state\",\"game\":%d,\"ply\":%d}", id, k + 1));
+		cJSON_Delete(
+		        ts_untilf(&a, "{\"type\":\"state\",\"game\":%d,\"ply\":%d}", id, k + 1));
+		cJSON_Delete(
+		        ts_untilf(&b, "{\"type\":\"state\",\"game\":%d,\"ply\":%d}", id, k + 1));
 	}
 	ts_send(&a, "resign %d", id);
 	cJSON_Delete(ts_untilf(&a, "{\"type\":\"game_over\",\"game\":%d}", id));
@@ -198,14 +202,16 @@ START_TEST(test_plies_counted_once)
 	ck_assert_int_eq(history_plies(&a, "alice", id, row, sizeof row), 3);
 	ts_send(&a, "finger bob");
 	cJSON *f = ts_until(&a, "{\"type\":\"ok\",\"cmd\":\"finger\"}");
-	ck_assert_int_eq(ts_jint(cJSON_GetArrayItem(cJSON_GetObjectItem(f, "games"), 0), "plies"), 3);
+	ck_assert_int_eq(ts_jint(cJSON_GetArrayItem(cJSON_GetObjectItem(f, "games"), 0), "plies"),
+	                 3);
 	cJSON_Delete(f);
 	ts_connect_json(&t, s.port);
 	ts_send(&t, "set format text");
 	ts_until0(&t, "ok format text");
 	ts_send(&t, "history alice");
 	ts_until0(&t, "ok 1 finished game of alice");
-	cJSON_Delete(ts_expectf(&t, "  %d xmas: alice vs bob, * (resign), 3 turns, unrated, *", id));
+	cJSON_Delete(
+	        ts_expectf(&t, "  %d xmas: alice vs bob, * (resign), 3 turns, unrated, *", id));
 	ts_send(&t, "record %d", id);
 	cJSON_Delete(ts_untilf(&t, "ok record of game %d (xmas, 3 turns)", id));
 	ts_send(&t, "replay %d 0", id);

@@ -207,12 +207,14 @@ START_TEST(test_attack_breaks_the_old_generator)
 	 * its next output */
 	for (uint64_t boot = 1700000000ULL; boot < 1700000000ULL + 20; boot++) {
 		struct rng old;
-		rng_seed(&old, boot * 1000000007ULL ^ (boot * 7919 % 1000000000ULL) ^ (4242ULL << 32));
+		rng_seed(&old,
+		         boot * 1000000007ULL ^ (boot * 7919 % 1000000000ULL) ^ (4242ULL << 32));
 		uint64_t seeds[101];
 		for (int i = 0; i < 101; i++)
 			seeds[i] = rng_next(&old);
 		uint64_t next = 0;
-		/* six quick games of one's own are enough (issue 27): the next game's seed follows */
+		/* six quick games of one's own are enough (issue 27): the next game's seed follows
+		 */
 		ck_assert_int_eq(attack(seeds, 6, &next), RECOVERED);
 		ck_assert_uint_eq(next, seeds[6]);
 		ck_assert_int_eq(attack(seeds, 100, &next), RECOVERED);
@@ -225,10 +227,10 @@ END_TEST
 
 /* ---- and against the server ----------------------------------------------------------- */
 
-/* a seeks ttt as the first seat, b accepts, a resigns at once; returns the game's id. */
-static int quick_game(struct ts_cli *a, struct ts_cli *b)
+/* a seeks kind_opts as the first seat and b accepts (what came before skipped): the game's id. */
+static int seek_accepted(struct ts_cli *a, struct ts_cli *b, const char *kind_opts)
 {
-	ts_send(a, "seek ttt color=first");
+	ts_send(a, "seek %s color=first", kind_opts);
 	cJSON *ok = ts_until(a, "{\"type\":\"ok\",\"cmd\":\"seek\"}");
 	int seek = ts_jint(cJSON_GetObjectItem(ok, "seek"), "id");
 	cJSON_Delete(ok);
@@ -236,6 +238,13 @@ static int quick_game(struct ts_cli *a, struct ts_cli *b)
 	ok = ts_until(b, "{\"type\":\"ok\",\"cmd\":\"accept\"}");
 	int id = ts_jint(ok, "game");
 	cJSON_Delete(ok);
+	return id;
+}
+
+/* a seeks ttt as the first seat, b accepts, a resigns at once; returns the game's id. */
+static int quick_game(struct ts_cli *a, struct ts_cli *b)
+{
+	int id = seek_accepted(a, b, "ttt");
 	ts_send(a, "resign %d", id);
 	cJSON_Delete(ts_untilf(a, "{\"type\":\"game_over\",\"game\":%d}", id));
 	cJSON_Delete(ts_untilf(b, "{\"type\":\"game_over\",\"game\":%d}", id));
@@ -244,8 +253,8 @@ static int quick_game(struct ts_cli *a, struct ts_cli *b)
 	return id;
 }
 
-/* The Seed tag of finished game id's record, as c reads it. */
-static uint64_t published_seed(struct ts_cli *c, int id)
+/* The Seed tag of finished game id's record, as c reads it (into buf). */
+static const char *seed_tag(struct ts_cli *c, int id, char *buf, size_t len)
 {
 	ts_send(c, "record %d", id);
 	cJSON *ok = ts_until(c, "{\"type\":\"ok\",\"cmd\":\"record\"}");
@@ -255,11 +264,19 @@ static uint64_t published_seed(struct ts_cli *c, int id)
 	ck_assert_int_eq(record_parse(text, strlen(text), &rec, NULL), RECORD_OK);
 	const char *tag = record_tag(&rec, "Seed");
 	ck_assert_msg(tag != NULL, "no Seed in the record of finished game %d:\n%s", id, text);
-	char *end;
-	uint64_t seed = strtoull(tag, &end, 10);
-	ck_assert_msg(*tag != '\0' && *end == '\0', "a Seed that is no number: %s", tag);
+	snprintf(buf, len, "%s", tag);
 	record_clear(&rec);
 	cJSON_Delete(ok);
+	return buf;
+}
+
+/* The seed finished game id's record publishes, as c reads it. */
+static uint64_t published_seed(struct ts_cli *c, int id)
+{
+	char tag[32];
+	uint64_t seed;
+	ck_assert_msg(game_seed_parse(seed_tag(c, id, tag, sizeof tag), &seed),
+	              "a Seed that is no seed: %s", tag);
 	return seed;
 }
 
@@ -307,14 +324,9 @@ END_TEST
 static int xmas_given_up(struct ts_cli *a, struct ts_cli *b, const char *opts, char *seed,
                          size_t seed_len)
 {
-	ts_send(a, "seek xmas strict=1 color=first %s", opts);
-	cJSON *ok = ts_until(a, "{\"type\":\"ok\",\"cmd\":\"seek\"}");
-	int sk = ts_jint(cJSON_GetObjectItem(ok, "seek"), "id");
-	cJSON_Delete(ok);
-	ts_send(b, "accept %d", sk);
-	ok = ts_until(b, "{\"type\":\"ok\",\"cmd\":\"accept\"}");
-	int id = ts_jint(ok, "game");
-	cJSON_Delete(ok);
+	char kind_opts[128];
+	snprintf(kind_opts, sizeof kind_opts, "xmas strict=1 %s", opts);
+	int id = seek_accepted(a, b, kind_opts);
 	ts_send(a, "move %d GIVE UP", id);
 	ts_send(b, "move %d GIVE UP", id);
 	cJSON *st = ts_untilf(a, "{\"type\":\"state\",\"game\":%d,\"over\":true}", id);
@@ -325,22 +337,6 @@ static int xmas_given_up(struct ts_cli *a, struct ts_cli *b, const char *opts, c
 	cJSON_Delete(ts_untilf(a, "{\"type\":\"game_over\",\"game\":%d}", id));
 	cJSON_Delete(ts_untilf(b, "{\"type\":\"game_over\",\"game\":%d}", id));
 	return id;
-}
-
-/* The record's Seed tag of game id, as c reads it (into buf). */
-static const char *seed_tag(struct ts_cli *c, int id, char *buf, size_t len)
-{
-	ts_send(c, "record %d", id);
-	cJSON *ok = ts_until(c, "{\"type\":\"ok\",\"cmd\":\"record\"}");
-	const char *text = ts_jstr(ok, "record");
-	struct record rec;
-	record_init(&rec);
-	ck_assert_int_eq(record_parse(text, strlen(text), &rec, NULL), RECORD_OK);
-	ck_assert_ptr_nonnull(record_tag(&rec, "Seed"));
-	snprintf(buf, len, "%s", record_tag(&rec, "Seed"));
-	record_clear(&rec);
-	cJSON_Delete(ok);
-	return buf;
 }
 
 START_TEST(test_seed_one_form)
@@ -369,9 +365,10 @@ START_TEST(test_seed_one_form)
 		ts_send(&a, "seek xmas seed=%s", tag);
 		cJSON *ok = ts_until(&a, "{\"cmd\":\"seek\"}");
 		ck_assert_str_eq(ts_jstr(ok, "type"), "ok");
-		ck_assert_str_eq(ts_jstr(cJSON_GetObjectItem(cJSON_GetObjectItem(ok, "seek"), "options"),
-		                         "seed"),
-		                 tag);
+		ck_assert_str_eq(
+		        ts_jstr(cJSON_GetObjectItem(cJSON_GetObjectItem(ok, "seek"), "options"),
+		                "seed"),
+		        tag);
 		ts_send(&a, "unseek %d", ts_jint(cJSON_GetObjectItem(ok, "seek"), "id"));
 		ts_until0(&a, "{\"type\":\"ok\",\"cmd\":\"unseek\"}");
 		cJSON_Delete(ok);
@@ -380,8 +377,8 @@ START_TEST(test_seed_one_form)
 		tmpdir_make(dir, sizeof dir, "check_seeds");
 		snprintf(out, sizeof out, "%s/out", dir);
 		snprintf(err, sizeof err, "%s/err", dir);
-		const char *argv[] = {tp_prog("BITARENA", "./bitarena"), "xmas-replay", "--seed", tag,
-		                      NULL};
+		const char *argv[] = {tp_prog("BITARENA", "./bitarena"), "xmas-replay", "--seed",
+		                      tag, NULL};
 		ck_assert_int_eq(tp_wait(tp_spawn(argv, out, err), 30), 2); /* stdin ended */
 		ck_assert_msg(strncmp(tp_slurp(out, text, sizeof text), "{\"turn\":1,", 10) == 0,
 		              "%s", text);

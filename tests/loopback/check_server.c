@@ -271,8 +271,8 @@ static const char *who_says(const cJSON *who, const char *name, const char *key)
 			continue;
 		found = true;
 		cJSON_ArrayForEach(id, cJSON_GetObjectItem(u, key))
-		snprintf(ids + strlen(ids), sizeof ids - strlen(ids), "%s%d", ids[0] ? "," : "",
-		         id->valueint);
+		        snprintf(ids + strlen(ids), sizeof ids - strlen(ids), "%s%d",
+		                 ids[0] ? "," : "", id->valueint);
 	}
 	ck_assert_msg(found, "who does not list %s", name);
 	return ids;

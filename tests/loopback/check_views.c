@@ -178,8 +178,7 @@ static void play(struct peer *p, int id, const char *move, struct peer **all)
 }
 
 /* Plays sequential game id (options opts of ops) through a local copy of the position. */
-static void play_sequential(const struct game_ops *ops, const char *opts, int id,
-                            struct peer **all)
+static void play_sequential(const struct game_ops *ops, const char *opts, int id, struct peer **all)
 {
 	struct game_params prm;
 	game_params_default(ops, &prm);
@@ -543,10 +542,21 @@ START_TEST(test_bridges_hide_the_seed)
 		tmp_path(p[3 * k], PATH_MAX, log);
 		tmp_path(p[3 * k + 1], PATH_MAX, o);
 		tmp_path(p[3 * k + 2], PATH_MAX, e);
-		const char *argv[] = {bitarena, "cg-bridge", "--game",  "xmas",     "--server",
-		                      server,   "--name",    name,      k == 0 ? "--seek" : "--accept",
-		                      k == 0 ? "turn_ms=5000" : "--quiet", "--",      self,
-		                      "--cgbot", p[3 * k],   NULL};
+		const char *argv[] = {bitarena,
+		                      "cg-bridge",
+		                      "--game",
+		                      "xmas",
+		                      "--server",
+		                      server,
+		                      "--name",
+		                      name,
+		                      k == 0 ? "--seek" : "--accept",
+		                      k == 0 ? "turn_ms=5000" : "--quiet",
+		                      "--",
+		                      self,
+		                      "--cgbot",
+		                      p[3 * k],
+		                      NULL};
 		pid[k] = tp_spawn(argv, p[3 * k + 1], p[3 * k + 2]);
 		if (k == 0)
 			ts_msleep(500); /* the seek first */
@@ -568,13 +578,14 @@ START_TEST(test_bridges_hide_the_seed)
 	const char *build = getenv("BITARENA_BUILDDIR");
 	snprintf(engine, sizeof engine, "%s/tests/loopback/check_tei_bridge", build ? build : ".");
 	snprintf(flags, sizeof flags, "log=%s", tmp_path(p[0], PATH_MAX, "tei.log"));
-	const char *tei[] = {bitarena, "tei-bridge", "--server", server, "--seek", "tak size=4",
-	                     "--games", "1", "--untimed-ms", "500", "--", engine, "--engine",
-	                     flags, NULL};
+	const char *tei[] = {bitarena,     "tei-bridge", "--server", server,         "--seek",
+	                     "tak size=4", "--games",    "1",        "--untimed-ms", "500",
+	                     "--",         engine,       "--engine", flags,          NULL};
 	pid[0] = tp_spawn(tei, tmp_path(p[1], PATH_MAX, "tei.out"),
 	                  tmp_path(p[2], PATH_MAX, "tei.err"));
-	const char *bot[] = {bitarena, "bot", "--server", server, "--accept", "--kind", "tak",
-	                     "--random", "--games", "1", "--timeout", "60", NULL};
+	const char *bot[] = {bitarena,    "bot", "--server", server,    "--accept",
+	                     "--kind",    "tak", "--random", "--games", "1",
+	                     "--timeout", "60",  NULL};
 	pid[1] = tp_spawn(bot, tmp_path(p[4], PATH_MAX, "bot.out"), "/dev/null");
 	ck_assert_int_eq(tp_wait(pid[0], 100), 0);
 	ck_assert_int_eq(tp_wait(pid[1], 60), 0);

@@ -489,7 +489,8 @@ START_TEST(test_seed_forms)
 	ck_assert(game_seed_parse("-9223372036854775808", &v) && v == 1ULL << 63);
 	ck_assert(!game_seed_parse("-9223372036854775809", &v));
 	ck_assert(!game_seed_parse("18446744073709551616", &v));
-	ck_assert(!game_seed_parse("", &v) && !game_seed_parse("-", &v) && !game_seed_parse("5x", &v));
+	ck_assert(!game_seed_parse("", &v) && !game_seed_parse("-", &v) &&
+	          !game_seed_parse("5x", &v));
 	ck_assert(!game_seed_parse("+5", &v) && !game_seed_parse(" 5", &v));
 	/* a dealt Xmas Rush game replays alike from either form of its Seed tag */
 	struct xmas_state a, b;

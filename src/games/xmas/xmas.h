@@ -88,7 +88,7 @@ struct xmas_player {
  */
 struct xmas_state {
 	struct xmas_board b;
-	int64_t seed; /* the Java long given to new Random(seed); dealt: the game's seed (below) */
+	int64_t seed;                           /* the Java long of new Random(seed); or dealt */
 	uint8_t pool;                           /* tile pool 2 or 3 */
 	uint8_t ncards;                         /* quests per player (12) */
 	uint8_t nvisible;                       /* revealed at once (3) */

@@ -440,10 +440,10 @@ struct replay {
 	const struct game_ops *ops;
 	void *state; /* ops->state_size bytes (owned) */
 	struct game_replay gr;
-	char *moves;     /* g.plies packed moves (owned) */
-	size_t next_at;  /* where the next one starts in moves */
-	int at;          /* journal rows applied */
-	int ply;         /* positions shown after the first (plies, or turns) */
+	char *moves;    /* g.plies packed moves (owned) */
+	size_t next_at; /* where the next one starts in moves */
+	int at;         /* journal rows applied */
+	int ply;        /* positions shown after the first (plies, or turns) */
 	bool started, failed;
 	char last[GAME_MAX_PLAYERS][GAME_MOVE_TEXT];
 	uint64_t delay_ms;
@@ -540,7 +540,8 @@ static void replay_send(struct replay *rp, bool done)
 			else if (lm != NULL)
 				cJSON_AddNullToObject(lm, k);
 			if (want_text)
-				xappend(&t, "%s %s %s", i ? ";" : " last actions:", ops->seat_names[i],
+				xappend(&t, "%s %s %s",
+				        i ? ";" : " last actions:", ops->seat_names[i],
 				        rp->last[i][0] ? rp->last[i] : "(none)");
 		}
 	} else {
@@ -667,7 +668,8 @@ static void replay_done(struct read_job *j, struct client *c)
 		bytes += strlen(j->g.moves[i].text) + 2;
 	if (c->replay_bytes + bytes > ARCHIVE_REPLAY_CONN_BYTES) {
 		reply_err(c, &j->rq, ERR_REPLAY_LIMIT,
-		          "replaying game %" PRId64 " takes %zu bytes, and one connection's replays "
+		          "replaying game %" PRId64
+		          " takes %zu bytes, and one connection's replays "
 		          "may hold %d; its record is text",
 		          j->g.id, bytes, ARCHIVE_REPLAY_CONN_BYTES);
 		return;

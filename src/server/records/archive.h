@@ -47,10 +47,10 @@ struct archive {
 	struct lobby *lobby;     /* who is online (finger) */
 	struct conn_hub *hub;    /* a read finds its client again */
 	uv_loop_t *loop;
-	struct replay *replays; /* running replays */
-	unsigned max_replays;   /* running at once per connection; 0: no limit */
-	size_t replay_bytes;    /* what the running replays hold */
-	size_t max_bytes;       /* --replay-memory: at most this in all; 0: no limit */
+	struct replay *replays;             /* running replays */
+	unsigned max_replays;               /* running at once per connection; 0: no limit */
+	size_t replay_bytes;                /* what the running replays hold */
+	size_t max_bytes;                   /* --replay-memory: at most this in all; 0: no limit */
 	const struct budget_config *budget; /* the command budget replays pay from; NULL: free */
 };
 
