@@ -151,6 +151,9 @@ static const struct opt opts[] = {
          "games one connection may watch at once", "no limit", .runtime = true},
         {"max-replays", 0, OPT_COUNT, AT(cfg.max_replays), 0, 100000, "N",
          "replays one connection may run at once", "no limit", .runtime = true},
+        {"replay-memory", 0, OPT_BYTES, AT(cfg.replay_memory), 0, INT64_C(1) << 40, "BYTES",
+         "what all running replays may hold together (each connection's at most 1 MiB)", "no limit",
+         .runtime = true},
 
         {.type = OPT_SECTION, .help = "Connections"},
         {"max-clients", 0, OPT_COUNT, AT(cfg.conn.max_clients), 0, 1000000, "N",

@@ -13,8 +13,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
+
+#include <sodium.h>
 
 #include "server/play/direct.h"
 #include "server/play/offers.h"
@@ -174,6 +174,7 @@ void server_config_default(struct server_config *cfg)
 	cfg->sess.max_watches = SESSION_MAX_WATCHES;
 	cfg->sess.max_plies = SESSION_MAX_PLIES;
 	cfg->max_replays = SERVER_MAX_REPLAYS_DEFAULT;
+	cfg->replay_memory = ARCHIVE_REPLAY_MEMORY;
 	budget_config_default(&cfg->budget);
 	cfg->seek_feed_ms = LOBBY_FEED_MS;
 	cfg->max_seeks = LOBBY_MAX_SEEKS_TOTAL;
@@ -192,6 +193,10 @@ int server_init(struct server *s, uv_loop_t *loop, const struct server_config *c
 	s->loop = loop;
 	s->cfg = *cfg;
 	log_set_verbose(cfg->verbose);
+	if (sodium_init() < 0) { /* every seed, seat and token comes from its CSPRNG */
+		log_error("libsodium cannot start: no random numbers for seeds and tokens");
+		return UV_EIO;
+	}
 	const struct conn_events ev = {.ud = s,
 	                               .on_open = ev_open,
 	                               .on_refuse = ev_refuse,
@@ -213,10 +218,6 @@ int server_init(struct server *s, uv_loop_t *loop, const struct server_config *c
 	sessions_init(&s->sess, loop, cfg->grace_ms);
 	s->sess.bar = &s->bar;
 	s->sess.lim = cfg->sess;
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	rng_seed(&s->sess.rng, (uint64_t)ts.tv_sec * 1000000007ULL ^ (uint64_t)ts.tv_nsec ^
-	                               ((uint64_t)getpid() << 32));
 	offers_init(&s->sess);
 	lobby_init(&s->lobby, &s->hub, &s->sess, cfg->seek_feed_ms, cfg->max_seeks);
 	s->cmds = (struct commands){
@@ -265,6 +266,8 @@ int server_open_store(struct server *s, const struct store_options *o, bool fast
 	}
 	archive_init(&s->arch, s->rd, &s->lobby, &s->hub, s->loop);
 	s->arch.max_replays = s->cfg.max_replays;
+	s->arch.max_bytes = s->cfg.replay_memory;
+	s->arch.budget = &s->cmds.budget;
 	s->stored = true;
 	s->cmds.acct = &s->acct;
 	s->cmds.arch = &s->arch;

@@ -60,6 +60,7 @@ struct server_config {
 	                             conn.out_soft 0 = CONN_OUT_SOFT, out_hard 0 = 16 x that */
 	struct session_limits sess;  /* watches per connection, plies per game */
 	unsigned max_replays;        /* replays running per connection; 0: no limit */
+	size_t replay_memory;        /* what all running replays may hold; 0: no limit */
 	struct budget_config budget; /* each connection's command budget; rate 0: none */
 	uint64_t seek_feed_ms;       /* seek news goes out at most this often; 0: next pass */
 	unsigned max_seeks;          /* open seeks in all; 0: no limit */

@@ -69,6 +69,12 @@ static void journal_after(struct game *g)
 		g->jseq = bar->need;
 }
 
+void session_follow_stored(struct game *g)
+{
+	if (g->sess->bar != NULL && session_journal_pending(g))
+		client_barrier_need(g->sess->bar, g->jseq);
+}
+
 /* The turn just begun starts for real once its state is sent (it may wait for the store). */
 static void turn_begins(struct game *g)
 {
@@ -151,6 +157,21 @@ static void game_free(struct game *g)
 		s->nfinished--;
 	g->freeing = true;
 	uv_close((uv_handle_t *)&g->timer, game_free_cb);
+}
+
+uint64_t session_new_seed(const struct game_ops *ops, const struct game_params *p)
+{
+	int i = game_opt_index(ops, "seed");
+	if (i >= 0 && p->set[i])
+		return (uint64_t)p->v[i];
+	uint64_t seed;
+	randombytes_buf(&seed, sizeof seed);
+	return seed;
+}
+
+int session_random_seat(void)
+{
+	return (int)randombytes_uniform(2);
 }
 
 struct game *session_create(struct sessions *s, const struct game_spec *spec)
