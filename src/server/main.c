@@ -50,7 +50,6 @@ static void options_default(struct options *o)
 	memset(o, 0, sizeof *o);
 	server_config_default(&o->cfg);
 	o->listen = "127.0.0.1:7777";
-	o->data = SERVER_DATA_DEFAULT;
 	o->busy_ms = STORE_BUSY_DEFAULT_MS;
 	o->beat_ms = CLUSTER_BEAT_MS;
 }
@@ -132,7 +131,7 @@ static const struct opt opts[] = {
          .zero = "the page's own, http://<the Host the browser asked for>"},
         {"http-root", 0, OPT_STRING, AT(http_root), .metavar = "DIR", .part = PART_WEBSOCKETS,
          .help = "the page's files",
-         .zero = "the source tree's web/ when run from the build, else " WEB_PKGDIR},
+         .zero = WEB_PKGDIR " when installed, the source tree's web/ when run from the build"},
         {"sndbuf", 0, OPT_BYTES, AT(cfg.sndbuf), 1024, 64 << 20, "BYTES",
          "the socket send buffer of connections", "the system's"},
         {"verbose", 'v', OPT_FLAG, AT(cfg.verbose), .help = "log connections to stderr",
@@ -208,7 +207,8 @@ static const struct opt opts[] = {
         {.type = OPT_SECTION, .help = "Storage"},
         {"data", 0, OPT_STRING, AT(data), .metavar = "DIR",
          .help = "accounts, ratings, games and the journal: DIR/bitarena.db, created when "
-                 "missing"},
+                 "missing",
+         .zero = STATE_DIR " when installed, ./data when run from the build"},
         {"db", 0, OPT_STRING, AT(db), .metavar = "postgresql://CONNINFO", .part = PART_POSTGRESQL,
          .help = "the store in PostgreSQL instead of --data (a libpq URI: "
                  "postgresql://user@host:port/db?...)"},
@@ -357,6 +357,9 @@ static int parse_listen(const char *s, char *host, size_t hlen, int *port)
 	return 0;
 }
 
+static const char *web_root(const char *given);
+static const char *data_dir(const char *given);
+
 /* ---- --help, --version, --dump-options ------------------------------------------------ */
 
 #define HELP_WIDTH 80
@@ -482,10 +485,8 @@ static void usage(FILE *f)
 			}
 		wrap(f, 0, 2, 2, text);
 	}
-	fprintf(f,
-	        "Protocol: protocol/PROTOCOL.md; try 'nc 127.0.0.1 7777' and type 'help'.\n"
-	        "Report bugs to <%s>.\n",
-	        PACKAGE_BUGREPORT);
+	fprintf(f, "Protocol: bitarena-protocol(7); try 'nc 127.0.0.1 7777' and type 'help'.\n"
+	           "Manual: bitarenad(8). Vulnerabilities: privately, as SECURITY.md says.\n");
 }
 
 static void version(void)
@@ -495,6 +496,7 @@ static void version(void)
 	printf("built with: %s\n", part_list(true, list, sizeof list));
 	if (*part_list(false, list, sizeof list) != '\0')
 		printf("built without: %s\n", list);
+	printf("web page: %s\nstore: %s\n", web_root(NULL), data_dir(NULL));
 }
 
 /* A JSON string, or null for NULL. */
@@ -733,13 +735,59 @@ static void fit_fd_limit(struct server_config *cfg)
 	}
 }
 
-/* The page's directory: --http-root, else the source tree's web/ (a build), else the
- * installed one. */
+/*
+ * Where the files of a bitarenad are when no option names them. Run from its
+ * build directory (make, make check, ./run.sh), it serves the source tree's
+ * web/ and keeps its store in ./data. Installed, it finds them where make
+ * install put them ($(pkgdatadir)/web, $(localstatedir)/lib/bitarena) under
+ * the root it runs from: a bitarenad run as DESTDIR/usr/sbin/bitarenad
+ * (make install DESTDIR=..., a package unpacked with dpkg -x) serves
+ * DESTDIR/usr/share/bitarena/web, never the source tree's; one run from
+ * anywhere else uses the configured paths as they are.
+ */
+static struct {
+	bool resolved, build;
+	char root[PATH_MAX]; /* what comes before the configured paths: "" or DESTDIR */
+	char web[PATH_MAX + sizeof WEB_PKGDIR], data[PATH_MAX + sizeof STATE_DIR];
+} where;
+
+static void where_resolve(void)
+{
+	if (where.resolved)
+		return;
+	where.resolved = true;
+	char exe[PATH_MAX], build[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	exe[n > 0 ? n : 0] = '\0';
+	char *slash = strrchr(exe, '/');
+	if (slash != NULL)
+		*slash = '\0'; /* its directory */
+	size_t len = strlen(exe), sb = strlen(BITARENA_SBINDIR);
+	if (realpath(BITARENA_BUILDDIR, build) != NULL && strcmp(exe, build) == 0)
+		where.build = true;
+	else if (len >= sb && strcmp(exe + len - sb, BITARENA_SBINDIR) == 0)
+		snprintf(where.root, sizeof where.root, "%.*s", (int)(len - sb), exe);
+	if (where.build) {
+		snprintf(where.web, sizeof where.web, "%s", WEB_SRCDIR);
+		snprintf(where.data, sizeof where.data, "data");
+	} else {
+		snprintf(where.web, sizeof where.web, "%s%s", where.root, WEB_PKGDIR);
+		snprintf(where.data, sizeof where.data, "%s%s", where.root, STATE_DIR);
+	}
+}
+
+/* The page's directory: --http-root, else this bitarenad's own (above). */
 static const char *web_root(const char *given)
 {
-	if (given != NULL)
-		return given;
-	return access(WEB_SRCDIR "/index.html", R_OK) == 0 ? WEB_SRCDIR : WEB_PKGDIR;
+	where_resolve();
+	return given != NULL ? given : where.web;
+}
+
+/* The store's directory: --data, else this bitarenad's own (above). */
+static const char *data_dir(const char *given)
+{
+	where_resolve();
+	return given != NULL ? given : where.data;
 }
 
 /* Writes "port\n" to path; false when it cannot. */
@@ -809,7 +857,7 @@ int main(int argc, char **argv)
 	int playtak_port = 0;
 	if (o.playtak != NULL)
 		parse_listen(o.playtak, playtak_host, sizeof playtak_host, &playtak_port);
-	const char *db = o.db, *cluster = o.cluster, *node = o.node, *data = o.data;
+	const char *db = o.db, *cluster = o.cluster, *node = o.node, *data = data_dir(o.data);
 	if (db != NULL && strncmp(db, "postgresql://", 13) != 0 &&
 	    strncmp(db, "postgres://", 11) != 0) {
 		fprintf(stderr, "bitarenad: --db wants postgresql://CONNINFO, not '%s'\n", db);

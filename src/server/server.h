@@ -42,7 +42,6 @@
 #define SERVER_PROTOCOL      PROTO_VERSION
 #define SERVER_GRACE_DEFAULT 120                          /* seconds (--grace) */
 #define SERVER_PING_DEFAULT  (RTT_PING_DEFAULT_MS / 1000) /* seconds (--ping) */
-#define SERVER_DATA_DEFAULT  "data" /* --data default: ./data beside the server */
 
 /*
  * What bitarenad is started with. A zeroed config is a server without limits
