@@ -42,6 +42,7 @@ struct options {
 	bool fast_hash;
 	const char *cluster, *node; /* a cluster's node */
 	int64_t beat_ms;
+	bool verbose; /* the same as --log-level debug */
 };
 
 /* The defaults: every option's value before the command line. */
@@ -81,6 +82,7 @@ enum opt_type {
 	OPT_STRING,  /* text kept as given: a path, a name, a URL */
 	OPT_ADDRESS, /* HOST:PORT or [V6ADDR]:PORT, kept as given once it parses */
 	OPT_FSYNC,   /* always or batch=MS (store_fsync_parse()) */
+	OPT_LEVEL,   /* a level of the log: error, warn, info or debug (log.h), kept as an int */
 	OPT_HELP,    /* the actions: done at once, then bitarenad exits */
 	OPT_VERSION,
 	OPT_DUMP,
@@ -90,8 +92,8 @@ static const char *const type_names[] = {
         [OPT_SECTION] = "section", [OPT_FLAG] = "flag",     [OPT_COUNT] = "count",
         [OPT_LIMIT] = "limit",     [OPT_BYTES] = "bytes",   [OPT_SECONDS] = "seconds",
         [OPT_MS] = "ms",           [OPT_STRING] = "string", [OPT_ADDRESS] = "address",
-        [OPT_FSYNC] = "fsync",     [OPT_HELP] = "action",   [OPT_VERSION] = "action",
-        [OPT_DUMP] = "action",
+        [OPT_FSYNC] = "fsync",     [OPT_LEVEL] = "level",   [OPT_HELP] = "action",
+        [OPT_VERSION] = "action",  [OPT_DUMP] = "action",
 };
 
 struct opt {
@@ -134,7 +136,13 @@ static const struct opt opts[] = {
          .zero = WEB_PKGDIR " when installed, the source tree's web/ when run from the build"},
         {"sndbuf", 0, OPT_BYTES, AT(cfg.sndbuf), 1024, 64 << 20, "BYTES",
          "the socket send buffer of connections", "the system's"},
-        {"verbose", 'v', OPT_FLAG, AT(cfg.verbose), .help = "log connections to stderr",
+
+        {.type = OPT_SECTION, .help = "Log"},
+        {"log-level", 0, OPT_LEVEL, AT(cfg.log_level), .metavar = LOG_LEVEL_NAMES,
+         .help = "what the log on stderr says: error, warn (and errors), info (the service's "
+                 "life: listening, reloads, drops for a limit), debug (every connection)",
+         .runtime = true},
+        {"verbose", 'v', OPT_FLAG, AT(verbose), .help = "the same as --log-level debug",
          .runtime = true},
 
         {.type = OPT_SECTION, .help = "Games"},
@@ -262,7 +270,8 @@ static bool is_number(enum opt_type t)
 
 static bool takes_arg(enum opt_type t)
 {
-	return is_number(t) || t == OPT_STRING || t == OPT_ADDRESS || t == OPT_FSYNC;
+	return is_number(t) || t == OPT_STRING || t == OPT_ADDRESS || t == OPT_FSYNC ||
+	       t == OPT_LEVEL;
 }
 
 /* A number field (int, unsigned, int64_t, uint64_t or size_t: 4 or 8 bytes) of the row. */
@@ -315,6 +324,11 @@ static const char *show_value(const struct opt *r, const struct options *o, char
 	}
 	if (r->type == OPT_STRING || r->type == OPT_ADDRESS)
 		return load_string(r, o);
+	if (r->type == OPT_LEVEL) {
+		int lv;
+		memcpy(&lv, (const char *)o + r->off, sizeof lv);
+		return log_level_name((enum log_level)lv);
+	}
 	if (r->type == OPT_FSYNC) {
 		const struct store_fsync *f = (const void *)((const char *)o + r->off);
 		if (f->batch)
@@ -591,6 +605,16 @@ static int opt_apply(const struct opt *r, struct options *o, const char *arg)
 		memcpy(field, &arg, sizeof arg); /* kept as given */
 		return -1;
 	}
+	case OPT_LEVEL: {
+		int lv = log_level_parse(arg);
+		if (lv < 0) {
+			fprintf(stderr, "bitarenad: --%s takes %s, not '%s'\n", r->name,
+			        LOG_LEVEL_NAMES, arg);
+			return 2;
+		}
+		memcpy(field, &lv, sizeof lv);
+		return -1;
+	}
 	case OPT_FSYNC:
 		if (store_fsync_parse(arg, (struct store_fsync *)(void *)field) < 0) {
 			fprintf(stderr,
@@ -634,6 +658,7 @@ static bool table_ok(void)
 		              : r->type == OPT_FLAG                             ? sizeof(bool)
 		              : r->type == OPT_STRING || r->type == OPT_ADDRESS ? sizeof(char *)
 		              : r->type == OPT_FSYNC ? sizeof(struct store_fsync)
+		              : r->type == OPT_LEVEL ? sizeof(int)
 		                                     : 0;
 		if (r->size != want || (is_number(r->type) && want != 4 && want != 8)) {
 			fprintf(stderr,
@@ -713,10 +738,9 @@ static void fit_fd_limit(struct server_config *cfg)
 	}
 	if (rl.rlim_cur < want) {
 		unsigned fit = rl.rlim_cur > reserve ? (unsigned)(rl.rlim_cur - reserve) : 1;
-		fprintf(stderr,
-		        "bitarenad: the file descriptor limit is %lu: at most %u connections "
-		        "(--max-clients %u asked; raise ulimit -n)\n",
-		        (unsigned long)rl.rlim_cur, fit, cfg->conn.max_clients);
+		log_warn("max-clients lowered to fit the file descriptor limit max_clients=%u "
+		         "asked=%u nofile=%lu hint=\"raise ulimit -n (LimitNOFILE= in the unit)\"",
+		         fit, cfg->conn.max_clients, (unsigned long)rl.rlim_cur);
 		cfg->conn.max_clients = fit;
 	}
 	/*
@@ -798,7 +822,7 @@ static bool write_port(const char *path, int port)
 	if (f != NULL && fclose(f) != 0)
 		ok = false;
 	if (!ok)
-		fprintf(stderr, "bitarenad: cannot write %s\n", path);
+		log_error("cannot write the port file path=%s", LOG_Q(path));
 	return ok;
 }
 
@@ -846,6 +870,9 @@ int main(int argc, char **argv)
 	int st = parse_args(&o, argc, argv);
 	if (st >= 0)
 		return st;
+	if (o.verbose)
+		o.cfg.log_level = LOG_LEVEL_DEBUG;
+	log_set_level((enum log_level)o.cfg.log_level);
 	char host[128];
 	int port;
 	parse_listen(o.listen, host, sizeof host, &port); /* the table checked it */
@@ -888,7 +915,7 @@ int main(int argc, char **argv)
 
 	uv_loop_t loop;
 	if (uv_loop_init(&loop) != 0) {
-		fprintf(stderr, "bitarenad: cannot start the event loop\n");
+		log_error("cannot start the event loop");
 		return 1;
 	}
 	struct server *srv = malloc(sizeof *srv);
@@ -909,74 +936,75 @@ int main(int argc, char **argv)
 		                                  .expiry_ms = 3 * (int)o.beat_ms,
 		                                  .store = &so};
 		if (server_join_cluster(srv, &cc, why, sizeof why) < 0) {
-			fprintf(stderr, "bitarenad: %s\n", why);
+			log_error("cluster join failed why=%s", LOG_Q(why));
 			return start_failed(&loop, srv);
 		}
-		fprintf(stderr, "bitarenad: node %s (%s) of the cluster on %s\n", node, instance,
-		        cluster);
+		log_info("cluster node node=%s instance=%s redis=%s", node, instance,
+		         LOG_Q(cluster));
 	}
 	if (r == 0) {
 		int n = server_recover(srv);
 		if (n < 0 && cluster != NULL)
 			return start_failed(&loop, srv);
 		if (n > 0)
-			fprintf(stderr, "bitarenad: %d game%s in progress restored from %s\n", n,
-			        n == 1 ? "" : "s", db != NULL ? "PostgreSQL" : data);
+			log_info("games restored count=%d from=%s", n,
+			         db != NULL ? "postgresql" : LOG_Q(data));
 	}
 	int bound = 0;
 	if (r == 0)
 		r = server_listen(srv, host, port, &bound);
 	if (r != 0) {
-		fprintf(stderr, "bitarenad: cannot listen on %s: %s\n", o.listen, uv_strerror(r));
+		log_error("cannot listen addr=%s why=%s", LOG_Q(o.listen), LOG_Q(uv_strerror(r)));
 		return start_failed(&loop, srv);
 	}
 	if (o.port_file != NULL && !write_port(o.port_file, bound))
 		return start_failed(&loop, srv);
-	fprintf(stderr, "bitarenad %s listening on %s%s%s:%d\n", PACKAGE_VERSION,
-	        strchr(host, ':') ? "[" : "", host, strchr(host, ':') ? "]" : "", bound);
+	log_info("listening addr=%s%s%s:%d version=%s store=%s", strchr(host, ':') ? "[" : "", host,
+	         strchr(host, ':') ? "]" : "", bound, PACKAGE_VERSION,
+	         db != NULL ? "postgresql" : LOG_Q(data));
 	if (o.http != NULL) {
 		char why[200];
 		const struct ws_config wc = {.host = http_host,
 		                             .port = http_port,
 		                             .webroot = web_root(o.http_root),
 		                             .origin = o.http_origin,
-		                             .verbose = o.cfg.verbose};
+		                             .verbose = o.cfg.log_level >= LOG_LEVEL_DEBUG};
 		char index[PATH_MAX];
 		snprintf(index, sizeof index, "%s/index.html", wc.webroot);
 		if (access(index, R_OK) != 0) {
-			fprintf(stderr, "bitarenad: no web page in %s (--http-root)\n", wc.webroot);
+			log_error("no web page root=%s hint=--http-root", LOG_Q(wc.webroot));
 			return start_failed(&loop, srv);
 		}
 		if (server_listen_http(srv, &wc, &bound, why, sizeof why) != 0) {
-			fprintf(stderr, "bitarenad: %s\n", why);
+			log_error("cannot serve http addr=%s why=%s", LOG_Q(o.http), LOG_Q(why));
 			return start_failed(&loop, srv);
 		}
 		if (o.http_port_file != NULL && !write_port(o.http_port_file, bound))
 			return start_failed(&loop, srv);
-		fprintf(stderr, "bitarenad: the web page on http://%s%s%s:%d/ (files in %s)\n",
-		        strchr(http_host, ':') ? "[" : "", http_host,
-		        strchr(http_host, ':') ? "]" : "", bound, wc.webroot);
+		log_info("web page url=http://%s%s%s:%d/ root=%s",
+		         strchr(http_host, ':') ? "[" : "", http_host,
+		         strchr(http_host, ':') ? "]" : "", bound, LOG_Q(wc.webroot));
 	}
 	if (o.playtak != NULL) {
 		if ((r = server_listen_playtak(srv, playtak_host, playtak_port, &bound)) != 0) {
-			fprintf(stderr, "bitarenad: cannot listen on %s (playtak): %s\n", o.playtak,
-			        uv_strerror(r));
+			log_error("cannot listen addr=%s port=playtak why=%s", LOG_Q(o.playtak),
+			          LOG_Q(uv_strerror(r)));
 			return start_failed(&loop, srv);
 		}
 		if (o.playtak_port_file != NULL && !write_port(o.playtak_port_file, bound))
 			return start_failed(&loop, srv);
-		fprintf(stderr, "bitarenad: the playtak protocol on %s%s%s:%d\n",
-		        strchr(playtak_host, ':') ? "[" : "", playtak_host,
-		        strchr(playtak_host, ':') ? "]" : "", bound);
+		log_info("listening addr=%s%s%s:%d port=playtak",
+		         strchr(playtak_host, ':') ? "[" : "", playtak_host,
+		         strchr(playtak_host, ':') ? "]" : "", bound);
 	}
 	uv_run(&loop, UV_RUN_DEFAULT);
 	server_free(srv);
 	r = uv_loop_close(&loop);
 	free(srv);
 	if (r != 0) {
-		fprintf(stderr, "bitarenad: handles left open at exit\n");
+		log_error("handles left open at exit");
 		return 1;
 	}
-	fprintf(stderr, "bitarenad: stopped\n");
+	log_info("stopped");
 	return 0;
 }

@@ -141,8 +141,8 @@ static void ev_close(void *ud, struct conn *c)
 	struct client *cl = client_of(c);
 	if (cl == NULL)
 		return;
-	log_info("conn %llu (%s) closed", (unsigned long long)c->id,
-	         cl->logged_in ? cl->name : "-");
+	log_debug("connection closed conn=%llu user=%s", (unsigned long long)c->id,
+	          cl->logged_in ? cl->name : "-");
 	/* Leave everything while still able to tell the others. */
 	direct_client_gone(&s->lobby, cl);
 	lobby_client_gone(&s->lobby, cl);
@@ -162,6 +162,7 @@ static void ev_close(void *ud, struct conn *c)
 void server_config_default(struct server_config *cfg)
 {
 	memset(cfg, 0, sizeof *cfg);
+	cfg->log_level = LOG_LEVEL_DEFAULT;
 	cfg->grace_ms = SERVER_GRACE_DEFAULT * 1000LL;
 	cfg->ping_ms = RTT_PING_DEFAULT_MS;
 	cfg->ping_timeout_ms = SERVER_PING_TIMEOUT_DEFAULT * 1000LL;
@@ -182,7 +183,7 @@ void server_config_default(struct server_config *cfg)
 static void signal_cb(uv_signal_t *h, int signum)
 {
 	struct server *s = h->data;
-	log_info("signal %d: shutting down", signum);
+	log_info("shutting down signal=%s", signum == SIGINT ? "SIGINT" : "SIGTERM");
 	server_stop(s);
 }
 
@@ -191,7 +192,7 @@ int server_init(struct server *s, uv_loop_t *loop, const struct server_config *c
 	memset(s, 0, sizeof *s);
 	s->loop = loop;
 	s->cfg = *cfg;
-	log_set_verbose(cfg->verbose);
+	log_set_level((enum log_level)cfg->log_level);
 	const struct conn_events ev = {.ud = s,
 	                               .on_open = ev_open,
 	                               .on_refuse = ev_refuse,
@@ -236,17 +237,18 @@ int server_open_store(struct server *s, const struct store_options *o, bool fast
 	struct store *db = NULL;
 	int r = store_open_opts(&wo, &db);
 	if (r < 0) {
-		log_error("cannot open the store in %s: %s%s", o->dir, store_strerror(r),
+		log_error("store cannot open dir=%s why=%s%s", LOG_Q(o->dir),
+		          LOG_Q(store_strerror(r)),
 		          r == STORE_EGONE
-		                  ? " (a 0-byte database, or a WAL without its database, is "
-		                    "what is left of a lost store: restore it from a "
-		                    "backup, or move it away to start an empty store)"
+		                  ? " hint=\"a 0-byte database, or a WAL without its database, is "
+		                    "what is left of a lost store: restore it from a backup, or "
+		                    "move it away to start an empty store\""
 		                  : "");
 		return r;
 	}
 	/* readers open their own connections once the writer's made the schema */
 	if ((r = store_reader_start(s->loop, &wo, 0, &s->rd)) < 0) {
-		log_error("cannot start the store's readers: %s", store_strerror(r));
+		log_error("store readers cannot start why=%s", LOG_Q(store_strerror(r)));
 		store_close(db);
 		return r;
 	}

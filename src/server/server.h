@@ -50,7 +50,7 @@
 struct server_config {
 	int64_t grace_ms;         /* disconnect forfeit grace */
 	int sndbuf;               /* SO_SNDBUF of accepted sockets; 0 = the system's */
-	bool verbose;             /* log connections to stderr */
+	int log_level;            /* enum log_level (util/log.h): what the log says */
 	int64_t ping_ms;          /* between pings (set ping on); 0 = RTT_PING_DEFAULT_MS */
 	struct store_fsync fsync; /* --fsync: always (default) or batch=MS */
 	struct accounts_limits acct_limits; /* --login-limit*, --register-limit */

@@ -2297,10 +2297,9 @@ static void on_beat(redisAsyncContext *ac, void *r, void *pd)
 		return;
 	}
 	if (rep->integer < 0) {
-		log_error("cluster: node %s (%s) %s; its games are elsewhere now: exiting", c->name,
-		          c->instance,
-		          rep->integer == -1 ? "was declared dead"
-		                             : "is held by another instance of that name");
+		log_error("cluster node exits node=%s instance=%s why=%s", c->name, c->instance,
+		          rep->integer == -1 ? "\"declared dead; its games are elsewhere now\""
+		                             : "\"its name is held by another instance\"");
 		exit(1);
 	}
 	if (took > (uint64_t)c->expiry_ms / 2 || rep->integer == 0)
@@ -2406,8 +2405,8 @@ static void takeover_done(uv_work_t *req, int status)
 	struct cluster *c = t->c;
 	c->takeovers--;
 	if (status != 0 || t->err != STORE_OK) {
-		log_error("cluster: taking over %s failed: %s (%s); tried again later", t->from,
-		          store_strerror(t->err), t->why);
+		log_warn("cluster takeover failed from=%s why=%s detail=%s retry=later", t->from,
+		         LOG_Q(store_strerror(t->err)), LOG_Q(t->why));
 	} else if (!c->stopping) {
 		int restored = 0;
 		for (size_t i = 0; i < t->n; i++) {
@@ -2426,8 +2425,7 @@ static void takeover_done(uv_work_t *req, int status)
 		      DEAD_TTL_MS);
 		c->list_dirty = true;
 		journal_settle(c->ly.journal, false);
-		log_error("cluster: node %s took over %d game%s of %s", c->name, restored,
-		          restored == 1 ? "" : "s", t->from);
+		log_info("cluster takeover node=%s games=%d from=%s", c->name, restored, t->from);
 	}
 	store_games_free(t->v, t->n);
 	free(t);
@@ -2556,7 +2554,7 @@ static void connect_redis(struct cluster *c);
  */
 static void drop_redis(struct cluster *c, const char *why)
 {
-	log_error("cluster: node %s: Redis %s; connecting again", c->name, why);
+	log_warn("cluster redis dropped node=%s why=%s retry=now", c->name, LOG_Q(why));
 	redisAsyncContext *p = c->pub, *s = c->sub;
 	if (p != NULL) /* on_disconnected: forwards failed, the state reset */
 		redisAsyncFree(p);
@@ -2634,7 +2632,7 @@ static void resync(struct cluster *c)
 /* Both connections up and our inbox subscribed: everything of ours written again. */
 static void reached(struct cluster *c)
 {
-	log_error("cluster: node %s reached Redis at %s:%d", c->name, c->host, c->port);
+	log_info("cluster redis reached node=%s redis=%s:%d", c->name, c->host, c->port);
 	c->healthy_since = 0;
 	resync(c);
 }
@@ -2691,7 +2689,7 @@ static void on_disconnected(const redisAsyncContext *ac, int status)
 	}
 	c->healthy_since = 0;
 	if (was_up && !c->stopping) {
-		log_error("cluster: node %s lost Redis; trying again", c->name);
+		log_warn("cluster redis lost node=%s retry=now", c->name);
 		fail_forwards_to(
 		        c, NULL, ERR_CLUSTER_DOWN,
 		        "the cluster's bus (Redis) went away; the command's outcome is not "
@@ -2878,8 +2876,8 @@ int cluster_recover(struct cluster *c)
 	if (r == STORE_OK)
 		r = store_games_claim(db, from, &v, &n);
 	if (r < 0) {
-		log_error("cluster: recovery: %s (%s)", store_strerror(r),
-		          db ? store_last_error(db) : "");
+		log_error("cluster recovery failed why=%s detail=%s", LOG_Q(store_strerror(r)),
+		          LOG_Q(db ? store_last_error(db) : ""));
 		store_close(db);
 		return r;
 	}

@@ -58,8 +58,8 @@ static void ping_timeout(struct rtt *r, struct client *cl)
 	send_info(cl, ERR_PING_TIMEOUT,
 	          "ping %" PRIu64 " got no pong within %" PRIu64 " ms; this connection closes",
 	          cl->rtt.token, r->timeout_ms);
-	log_info("conn %llu: no pong within %" PRIu64 " ms; closed",
-	         (unsigned long long)cl->conn->id, r->timeout_ms);
+	log_debug("connection closed conn=%llu why=ping-timeout ms=%" PRIu64,
+	          (unsigned long long)cl->conn->id, r->timeout_ms);
 	client_close(cl, true);
 }
 
