@@ -183,8 +183,52 @@ void server_config_default(struct server_config *cfg)
 static void signal_cb(uv_signal_t *h, int signum)
 {
 	struct server *s = h->data;
+	if (signum == SIGHUP) {
+		if (s->on_reload != NULL)
+			s->on_reload(s->reload_ud, s);
+		else
+			log_info("reload skipped signal=SIGHUP why=\"no configuration file\"");
+		return;
+	}
 	log_info("shutting down signal=%s", signum == SIGINT ? "SIGINT" : "SIGTERM");
 	server_stop(s);
+}
+
+/* The connection limits cfg gives, the defaults of the output limits resolved. */
+static struct conn_limits conn_limits_of(const struct server_config *cfg)
+{
+	struct conn_limits lim = cfg->conn;
+	if (lim.out_soft == 0)
+		lim.out_soft = CONN_OUT_SOFT;
+	if (lim.out_hard == 0) /* the hard limit is always there */
+		lim.out_hard = CONN_OUT_HARD_FACTOR * lim.out_soft;
+	return lim;
+}
+
+void server_reconfigure(struct server *s, const struct server_config *cfg)
+{
+	struct server_config c = s->cfg; /* what only a restart changes stays */
+	c.log_level = cfg->log_level;
+	c.grace_ms = cfg->grace_ms;
+	c.ping_ms = cfg->ping_ms;
+	c.ping_timeout_ms = cfg->ping_timeout_ms;
+	c.conn = cfg->conn;
+	c.conn.max_clients = s->cfg.conn.max_clients; /* fitted to the descriptors at start */
+	c.sess = cfg->sess;
+	c.max_replays = cfg->max_replays;
+	c.budget = cfg->budget;
+	c.max_seeks = cfg->max_seeks;
+	s->cfg = c;
+	log_set_level((enum log_level)c.log_level);
+	s->sess.grace_ms = c.grace_ms;
+	s->sess.lim = c.sess;
+	s->lobby.max_seeks = c.max_seeks;
+	if (s->stored)
+		s->arch.max_replays = c.max_replays;
+	s->cmds.budget = c.budget;
+	rtt_configure(&s->rtt, c.ping_ms, c.ping_timeout_ms);
+	struct conn_limits lim = conn_limits_of(&c);
+	conn_hub_set_limits(&s->hub, &lim);
 }
 
 int server_init(struct server *s, uv_loop_t *loop, const struct server_config *cfg)
@@ -202,11 +246,7 @@ int server_init(struct server *s, uv_loop_t *loop, const struct server_config *c
 	                               .on_telnet = ev_telnet,
 	                               .on_drain = ev_drain,
 	                               .on_close = ev_close};
-	struct conn_limits lim = cfg->conn;
-	if (lim.out_soft == 0)
-		lim.out_soft = CONN_OUT_SOFT;
-	if (lim.out_hard == 0) /* the hard limit is always there */
-		lim.out_hard = CONN_OUT_HARD_FACTOR * lim.out_soft;
+	struct conn_limits lim = conn_limits_of(cfg);
 	int r;
 	if ((r = conn_hub_init(&s->hub, loop, &lim, &ev)) != 0)
 		return r;
@@ -224,9 +264,11 @@ int server_init(struct server *s, uv_loop_t *loop, const struct server_config *c
 	        .lobby = &s->lobby, .sess = &s->sess, .bar = &s->bar, .budget = cfg->budget};
 	uv_signal_init(loop, &s->sig_int);
 	uv_signal_init(loop, &s->sig_term);
-	s->sig_int.data = s->sig_term.data = s;
+	uv_signal_init(loop, &s->sig_hup);
+	s->sig_int.data = s->sig_term.data = s->sig_hup.data = s;
 	uv_signal_start(&s->sig_int, signal_cb, SIGINT);
 	uv_signal_start(&s->sig_term, signal_cb, SIGTERM);
+	uv_signal_start(&s->sig_hup, signal_cb, SIGHUP);
 	return 0;
 }
 
@@ -343,6 +385,7 @@ void server_stop(struct server *s)
 #endif
 	close_if_open((uv_handle_t *)&s->sig_int);
 	close_if_open((uv_handle_t *)&s->sig_term);
+	close_if_open((uv_handle_t *)&s->sig_hup);
 	rtt_stop(&s->rtt);
 	struct msg m;
 	cJSON *j = cJSON_CreateObject();

@@ -85,17 +85,24 @@ def run(build, dirs, tmp):
     daemon, tool = at('sbindir', 'bitarenad'), at('bindir', 'bitarena')
     web, books = at('pkgdatadir', 'web'), at('pkgdatadir', 'books')
     state = at('localstatedir', 'lib', 'bitarena')
+    conf = at('sysconfdir', 'bitarena', 'bitarenad.conf')
     for path in (daemon, tool):
         if not os.access(path, os.X_OK):
             fail(path + ' is not installed, or not executable')
     for path in (os.path.join(web, 'index.html'), os.path.join(web, 'js', 'app.js'),
-                 os.path.join(books, 'tak6.ptn')):
+                 os.path.join(books, 'tak6.ptn'), conf):
         if not os.path.isfile(path):
             fail(path + ' is not installed')
     if not os.path.isdir(state):
         fail(state + ' (the store of an installed bitarenad) is not made')
     checked = ['files: ' + ', '.join(os.path.relpath(p, dest) for p in (daemon, tool, web,
-                                                                        books, state))]
+                                                                        books, state, conf))]
+
+    # The config file is the installed daemon's own sample, every setting commented out.
+    sample = subprocess.run([daemon, '--dump-config'], capture_output=True, text=True).stdout
+    if read(conf) != sample.strip():
+        fail(conf + ' is not what the installed bitarenad --dump-config prints')
+    checked.append('the config file is bitarenad --dump-config')
 
     # The installed tool reads the installed books.
     names = sorted(os.path.join(books, n) for n in os.listdir(books))
@@ -116,7 +123,8 @@ def run(build, dirs, tmp):
     with open(os.path.join(web, 'index.html'), 'a') as f:
         f.write(marker + '\n')
     pf, hpf = os.path.join(tmp, 'port'), os.path.join(tmp, 'http-port')
-    args = [daemon, '--listen', '127.0.0.1:0', '--port-file', pf, '--fast-hash']
+    args = [daemon, '--config', conf, '--listen', '127.0.0.1:0', '--port-file', pf,
+            '--fast-hash']
     if has_web:
         args += ['--http', '127.0.0.1:0', '--http-port-file', hpf]
     errlog = open(os.path.join(tmp, 'stderr'), 'w')

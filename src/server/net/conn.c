@@ -41,6 +41,17 @@ static uint64_t sweep_period(const struct conn_limits *l)
 	return p < 10 ? 10 : p;
 }
 
+/* The sweep runs while some limit has a time: every sweep_period(). */
+static void sweep_arm(struct conn_hub *h)
+{
+	if (h->lim.out_soft_ms > 0 || h->lim.login_ms > 0 || h->lim.idle_ms > 0) {
+		uint64_t p = sweep_period(&h->lim);
+		uv_timer_start(&h->sweep_timer, sweep_cb, p, p);
+	} else {
+		uv_timer_stop(&h->sweep_timer);
+	}
+}
+
 int conn_hub_init(struct conn_hub *h, uv_loop_t *loop, const struct conn_limits *lim,
                   const struct conn_events *ev)
 {
@@ -69,11 +80,18 @@ int conn_hub_init(struct conn_hub *h, uv_loop_t *loop, const struct conn_limits 
 		}
 		ts[i]->data = h;
 	}
-	if (h->lim.out_soft_ms > 0 || h->lim.login_ms > 0 || h->lim.idle_ms > 0) {
-		uint64_t p = sweep_period(&h->lim);
-		uv_timer_start(&h->sweep_timer, sweep_cb, p, p);
-	}
+	sweep_arm(h);
 	return 0;
+}
+
+void conn_hub_set_limits(struct conn_hub *h, const struct conn_limits *lim)
+{
+	h->lim = *lim;
+	if (h->lim.out_soft == 0)
+		h->lim.out_soft = CONN_OUT_SOFT;
+	h->out_soft = h->lim.out_soft;
+	if (!h->stopping)
+		sweep_arm(h);
 }
 
 static void close_if_open(uv_handle_t *h)
