@@ -537,7 +537,7 @@ static bool in_file(const struct opt *r);
  * Every option as one line of JSON: name, letter, type, metavar, default (in the option's
  * unit), zero (what 0 or none means), min and max (numbers), needs (the optional part it
  * needs, or null), built (whether this build has it), runtime, file (a key of the config
- * file), section, help.
+ * file), section, help, and text (the help as --help says it, with range and default).
  */
 static int dump_options(void)
 {
@@ -575,6 +575,8 @@ static int dump_options(void)
 		cJSON_AddBoolToObject(j, "file", in_file(r));
 		cJSON_AddStringToObject(j, "section", section ? section : "");
 		cJSON_AddStringToObject(j, "help", r->help);
+		char text[700];
+		cJSON_AddStringToObject(j, "text", help_text(r, &dflt, text, sizeof text));
 		char *line = cJSON_PrintUnformatted(j);
 		cJSON_Delete(j);
 		if (line == NULL)

@@ -86,17 +86,29 @@ def run(build, dirs, tmp):
     web, books = at('pkgdatadir', 'web'), at('pkgdatadir', 'books')
     state = at('localstatedir', 'lib', 'bitarena')
     conf = at('sysconfdir', 'bitarena', 'bitarenad.conf')
+    mans = [at('mandir', 'man8', 'bitarenad.8'), at('mandir', 'man1', 'bitarena.1'),
+            at('mandir', 'man7', 'bitarena-protocol.7')]
     for path in (daemon, tool):
         if not os.access(path, os.X_OK):
             fail(path + ' is not installed, or not executable')
     for path in (os.path.join(web, 'index.html'), os.path.join(web, 'js', 'app.js'),
-                 os.path.join(books, 'tak6.ptn'), conf):
+                 os.path.join(books, 'tak6.ptn'), conf, *mans):
         if not os.path.isfile(path):
             fail(path + ' is not installed')
     if not os.path.isdir(state):
         fail(state + ' (the store of an installed bitarenad) is not made')
     checked = ['files: ' + ', '.join(os.path.relpath(p, dest) for p in (daemon, tool, web,
                                                                         books, state, conf))]
+    checked.append('man pages: ' + ', '.join(os.path.basename(m) for m in mans))
+
+    # man finds the installed pages (what `man bitarenad` does on the installed system).
+    if shutil.which('man'):
+        for name, page in (('bitarenad', mans[0]), ('bitarena-protocol', mans[2])):
+            out = subprocess.run(['man', '-w', name], capture_output=True, text=True,
+                                 env={**env, 'MANPATH': dest + dirs['mandir']})
+            if out.returncode != 0 or out.stdout.strip() != page:
+                fail(f'man -w {name} with the installed MANPATH: {out.stdout}{out.stderr}')
+        checked.append('man -w finds bitarenad(8) and bitarena-protocol(7)')
 
     # The config file is the installed daemon's own sample, every setting commented out.
     sample = subprocess.run([daemon, '--dump-config'], capture_output=True, text=True).stdout
