@@ -24,7 +24,7 @@ import tempfile
 import time
 
 # The configured directories, as `make check` exports them (Makefile.am, AM_TESTS_ENVIRONMENT).
-DIRS = ('sbindir', 'bindir', 'pkgdatadir', 'localstatedir', 'sysconfdir', 'mandir')
+DIRS = ('sbindir', 'bindir', 'pkgdatadir', 'localstatedir', 'sysconfdir', 'mandir', 'unitdir')
 
 
 def fail(msg):
@@ -88,17 +88,20 @@ def run(build, dirs, tmp):
     conf = at('sysconfdir', 'bitarena', 'bitarenad.conf')
     mans = [at('mandir', 'man8', 'bitarenad.8'), at('mandir', 'man1', 'bitarena.1'),
             at('mandir', 'man7', 'bitarena-protocol.7')]
+    # the unit, unless ./configure --with-systemdsystemunitdir=no
+    unit = [at('unitdir', 'bitarena.service')] if dirs['unitdir'] != 'no' else []
     for path in (daemon, tool):
         if not os.access(path, os.X_OK):
             fail(path + ' is not installed, or not executable')
     for path in (os.path.join(web, 'index.html'), os.path.join(web, 'js', 'app.js'),
-                 os.path.join(books, 'tak6.ptn'), conf, *mans):
+                 os.path.join(books, 'tak6.ptn'), conf, *mans, *unit):
         if not os.path.isfile(path):
             fail(path + ' is not installed')
     if not os.path.isdir(state):
         fail(state + ' (the store of an installed bitarenad) is not made')
     checked = ['files: ' + ', '.join(os.path.relpath(p, dest) for p in (daemon, tool, web,
-                                                                        books, state, conf))]
+                                                                        books, state, conf,
+                                                                        *unit))]
     checked.append('man pages: ' + ', '.join(os.path.basename(m) for m in mans))
 
     # man finds the installed pages (what `man bitarenad` does on the installed system).
