@@ -4,6 +4,7 @@
  * nothing of the server and hear nothing from it (no callbacks).
  *   text.c       checked text, malloc'd printf, the wall clock
  *   log.c        the log: one line per event, a level, a key=value tail (log.h)
+ *   conf.c       a config file read into key value pairs (conf.h)
  *   outbuf.c     reference-counted output blocks, shared by every receiver
  *   json_out.c   cJSON trees as one line, as cJSON prints them, faster
  *   budget.c     a connection's command budget: a token bucket and strikes
