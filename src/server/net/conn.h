@@ -284,6 +284,12 @@ struct conn_hub {
 int conn_hub_init(struct conn_hub *h, uv_loop_t *loop, const struct conn_limits *lim,
                   const struct conn_events *ev);
 /*
+ * New limits for a running hub (a configuration re-read): each applies from
+ * now on to every connection (the door, the output limits, the sweep); a
+ * login deadline is given only to connections opened from now on.
+ */
+void conn_hub_set_limits(struct conn_hub *h, const struct conn_limits *lim);
+/*
  * Shutdown: no new connection is opened; every open one is closed gracefully
  * (on_close first), and those whose output has not drained in CONN_STOP_MS are
  * cut. The hub's handles close once the last connection is freed, so uv_run()

@@ -424,7 +424,8 @@ void lobby_login_checked(struct lobby *l, struct client *c, const struct proto_r
 			xappend(&back, "%s %.0f", i ? "," : "",
 			        cJSON_GetArrayItem(resumed, i)->valuedouble);
 	}
-	log_info("conn %llu is %s", (unsigned long long)c->conn->id, c->name);
+	log_debug("logged in conn=%llu user=%s account=%s", (unsigned long long)c->conn->id,
+	          c->name, registered ? "yes" : "no");
 	reply_ok(c, rq, f, NULL, "logged in as %s%s%s%s%s", c->name, registered ? "" : " (guest)",
 	         back ? back : "", !registered && c->token[0] ? "; token " : "",
 	         registered ? "" : c->token);
@@ -438,7 +439,7 @@ void lobby_login_checked(struct lobby *l, struct client *c, const struct proto_r
 
 void lobby_logout(struct lobby *l, struct client *c, const struct proto_req *rq)
 {
-	log_info("conn %llu (%s) logs out", (unsigned long long)c->conn->id, c->name);
+	log_debug("logged out conn=%llu user=%s", (unsigned long long)c->conn->id, c->name);
 	lobby_client_gone(l, c);
 	session_client_gone(l->sess, c);
 	cJSON *f = cJSON_CreateObject();
