@@ -46,6 +46,9 @@ void record_clear(struct record *r)
 	for (size_t i = 0; i < r->nmoves; i++)
 		free(r->moves[i]);
 	free(r->moves);
+	for (size_t i = 0; i < r->cap_notes; i++)
+		free(r->notes[i]);
+	free(r->notes);
 	free(r->result);
 	record_init(r);
 }
@@ -126,6 +129,28 @@ int record_add_move(struct record *r, const char *text)
 	if (!t)
 		return RECORD_ENOMEM;
 	r->moves[r->nmoves++] = t;
+	return RECORD_OK;
+}
+
+int record_set_note(struct record *r, size_t i, const char *text)
+{
+	if (i >= r->nmoves ||
+	    (text != NULL && (strlen(text) > RECORD_VALUE_MAX || strpbrk(text, "{}\r\n") != NULL)))
+		return RECORD_EINVAL;
+	if (i >= r->cap_notes) {
+		size_t cap = r->cap_moves;
+		char **n = realloc(r->notes, cap * sizeof *n);
+		if (!n)
+			return RECORD_ENOMEM;
+		memset(n + r->cap_notes, 0, (cap - r->cap_notes) * sizeof *n);
+		r->notes = n;
+		r->cap_notes = cap;
+	}
+	char *t = NULL;
+	if (text != NULL && (t = strdup(text)) == NULL)
+		return RECORD_ENOMEM;
+	free(r->notes[i]);
+	r->notes[i] = t;
 	return RECORD_OK;
 }
 
@@ -266,6 +291,11 @@ int record_write(const struct record *r, char **out, size_t *len)
 			put_quoted(&b, m);
 		else
 			puts_(&b, m);
+		if (i < r->cap_notes && r->notes[i] != NULL) {
+			puts_(&b, " {");
+			puts_(&b, r->notes[i]);
+			puts_(&b, "}");
+		}
 	}
 	if (r->nmoves > 0)
 		puts_(&b, " ");

@@ -14,6 +14,7 @@
  */
 #include "config.h"
 
+#include "server/api/export.h"
 #include "server/server.h"
 #include "server/util/conf.h"
 
@@ -45,6 +46,7 @@ struct options {
 	int64_t beat_ms;
 	const char *config; /* --config FILE */
 	bool verbose;       /* the same as --log-level debug */
+	const char *since, *format; /* bitarenad export */
 };
 
 /* The defaults: every option's value before the command line. */
@@ -110,7 +112,7 @@ struct opt {
 	const char *zero;    /* what 0 (or none) means: "no limit", "the system's"; or NULL */
 	enum part part;      /* the build part it needs */
 	bool runtime;        /* may change at run time (SIGHUP): server_reconfigure() applies it */
-	bool cmdline;        /* only on the command line (--config), not a key of the file */
+	bool cmdline;        /* only on the command line (--config, export's), not a key of the file */
 };
 
 #define AT(field)                                                                                  \
@@ -247,6 +249,14 @@ static const struct opt opts[] = {
         {"config", 0, OPT_STRING, AT(config), .metavar = "FILE", .cmdline = true,
          .help = "read options from FILE, one 'key value' a line whose keys are the long "
                  "options (bitarenad.conf); options given here win; SIGHUP reads it again"},
+
+        {.type = OPT_SECTION, .help = "Exports (bitarenad export; bitarenad backup DEST)"},
+        {"since", 0, OPT_STRING, AT(since), .metavar = "TIME", .cmdline = true,
+         .help = "export: the games ended since TIME (ms since 1970-01-01 UTC, or a UTC date "
+                 "YYYY-MM-DD[THH:MM:SS])",
+         .zero = "every game"},
+        {"format", 0, OPT_STRING, AT(format), .metavar = "ndjson|ptn", .cmdline = true,
+         .help = "export: one JSON object a line, or one PTN archive", .zero = "ndjson"},
 
         {.type = OPT_SECTION, .help = "Information"},
         {"help", 'h', OPT_HELP, .help = "this help, and what this build has"},
@@ -476,7 +486,11 @@ static void usage(FILE *f)
 {
 	struct options dflt;
 	options_default(&dflt);
-	fprintf(f, "usage: bitarenad [options]\n");
+	fprintf(f, "usage: bitarenad [options]\n"
+	           "       bitarenad export [--data DIR | --db URI] [--since TIME] [--format F]\n"
+	           "       bitarenad backup [--data DIR] DEST\n"
+	           "  export: every ended game, newest first, to stdout as /api/games gives them;\n"
+	           "  backup: a consistent copy of the SQLite store, while a server runs\n");
 	for (size_t i = 0; i < NOPTS; i++) {
 		const struct opt *r = &opts[i];
 		if (r->type == OPT_SECTION) {
@@ -780,6 +794,8 @@ struct cmdline {
 	} * v;
 	size_t n;
 	const char *config; /* --config FILE, or NULL */
+	enum sub { SUB_SERVER, SUB_EXPORT, SUB_BACKUP } sub; /* the first word, if any */
+	const char *dest;                                   /* bitarenad backup's DEST */
 };
 
 /*
@@ -790,6 +806,13 @@ struct cmdline {
  */
 static int parse_args(struct cmdline *cl, int argc, char **argv)
 {
+	cl->sub = SUB_SERVER;
+	if (argc > 1 && (strcmp(argv[1], "export") == 0 || strcmp(argv[1], "backup") == 0)) {
+		cl->sub = argv[1][0] == 'e' ? SUB_EXPORT : SUB_BACKUP;
+		argv[1] = argv[0];
+		argv++;
+		argc--;
+	}
 	if (!table_ok())
 		return 1;
 	struct option longopts[NOPTS + 1];
@@ -845,16 +868,42 @@ static int parse_args(struct cmdline *cl, int argc, char **argv)
 			fprintf(stderr, "bitarenad: --%s %s\n", r->name, why);
 			return 2;
 		}
-		if (r->cmdline) /* --config */
+		if (r->off == offsetof(struct options, config)) /* --config */
 			cl->config = optarg;
 		else
 			cl->v[cl->n++] = (struct setting){r, optarg};
 	}
-	if (optind != argc) {
+	if (cl->sub == SUB_BACKUP && optind == argc - 1) {
+		cl->dest = argv[optind];
+		return -1;
+	}
+	if (optind != argc || cl->sub == SUB_BACKUP) {
 		usage(stderr);
 		return 2;
 	}
 	return -1;
+}
+
+/* bitarenad export and backup: the store of --data or --db, read while a server may run. */
+static int subcommand(const struct options *o, enum sub sub, const char *dest)
+{
+	const struct store_options so = {.dir = o->data,
+	                                 .backend = o->db != NULL ? "postgresql" : NULL,
+	                                 .conninfo = o->db,
+	                                 .busy_timeout_ms = (int)o->busy_ms};
+	char why[600];
+	int64_t n = 0;
+	int st = sub == SUB_EXPORT
+	                 ? api_export(&so, o->since, o->format, stdout, &n, why, sizeof why)
+	                 : api_backup(&so, dest, why, sizeof why);
+	if (st != 0)
+		fprintf(stderr, "bitarenad: %s\n", why);
+	else if (sub == SUB_EXPORT)
+		fprintf(stderr, "bitarenad: %lld game%s exported\n", (long long)n,
+		        n == 1 ? "" : "s");
+	else
+		fprintf(stderr, "bitarenad: %s is a copy of the store\n", dest);
+	return st;
 }
 
 /* The row of the long option name, or NULL. */
@@ -1140,6 +1189,12 @@ int main(int argc, char **argv)
 	log_set_level((enum log_level)o.cfg.log_level);
 	if (cl.config != NULL)
 		log_info("config read file=%s settings=%zu", LOG_Q(cl.config), rl.boot.n);
+	if (cl.sub != SUB_SERVER)
+		return subcommand(&o, cl.sub, cl.dest);
+	if (o.since != NULL || o.format != NULL) {
+		fprintf(stderr, "bitarenad: --since and --format are bitarenad export's\n");
+		return 2;
+	}
 	rl.asked = o;
 	char host[128];
 	int port;

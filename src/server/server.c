@@ -2,8 +2,8 @@
  * server.c - wires the layers of bitarenad together (see server.h): each
  * layer is set up on those below it, the connection layer's events go to the
  * layers that own what they concern, signals start the clean shutdown. The
- * cluster (HAVE_REDIS) and the web page (HAVE_WEBSOCKETS) are wired only in
- * builds that have them; main.c refuses their options in the others.
+ * cluster (HAVE_REDIS) and the web page with the HTTP API (HAVE_WEBSOCKETS) are
+ * wired only in builds that have them; main.c refuses their options in the others.
  */
 #include "config.h"
 
@@ -36,6 +36,12 @@ static void ev_open(void *ud, struct conn *c)
 	if (relay_is(c)) /* stands for a client of another node, greeted there */
 		return;
 #endif
+#if HAVE_WEBSOCKETS
+	if (api_owns(c)) { /* an HTTP request under /api: the API's front-end */
+		api_open(&s->api, cl);
+		return;
+	}
+#endif
 	if (playtak_port_owns(s->pt, c)) { /* it speaks playtak: the port's front-end */
 		playtak_port_open(s->pt, cl);
 		return;
@@ -50,6 +56,12 @@ static void ev_open(void *ud, struct conn *c)
 static void ev_refuse(void *ud, struct conn *c, enum conn_refusal why)
 {
 	struct server *s = ud;
+#if HAVE_WEBSOCKETS
+	if (api_owns(c)) { /* an HTTP request: an HTTP answer */
+		api_refuse(&s->api, c, why);
+		return;
+	}
+#endif
 	char *t;
 	if (why == CONN_REFUSED_FULL)
 		t = xasprintf("error %s: the server has %u connections, the most it takes "
@@ -74,6 +86,10 @@ static bool ev_timeout(void *ud, struct conn *c, enum conn_timeout what)
 		return true;
 	if (what == CONN_TIMEOUT_LOGIN && (cl->logged_in || cl->nwatching > 0))
 		return false; /* logged in, or an anonymous spectator */
+#if HAVE_WEBSOCKETS
+	if (what == CONN_TIMEOUT_LOGIN && api_owns(c))
+		return false; /* an HTTP request (a list being streamed) has no login */
+#endif
 	bool login = what == CONN_TIMEOUT_LOGIN;
 	uint64_t ms = login ? s->hub.lim.login_ms : s->hub.lim.idle_ms;
 	bool whole = ms % 1000 == 0;
@@ -132,6 +148,10 @@ static void ev_drain(void *ud, struct conn *c)
 		session_watch_flush(&s->sess, cl);
 #if HAVE_REDIS
 	cluster_drain(s->cluster, cl);
+#endif
+#if HAVE_WEBSOCKETS
+	if (api_owns(c))
+		api_drain(&s->api, cl);
 #endif
 }
 
@@ -264,6 +284,10 @@ int server_init(struct server *s, uv_loop_t *loop, const struct server_config *c
 	lobby_init(&s->lobby, &s->hub, &s->sess, cfg->seek_feed_ms, cfg->max_seeks);
 	s->cmds = (struct commands){
 	        .lobby = &s->lobby, .sess = &s->sess, .bar = &s->bar, .budget = cfg->budget};
+#if HAVE_WEBSOCKETS
+	if ((r = api_init(&s->api, loop, &s->hub, &s->sess, &s->lobby, &cfg->budget)) != 0)
+		return r;
+#endif
 	uv_signal_init(loop, &s->sig_int);
 	uv_signal_init(loop, &s->sig_term);
 	uv_signal_init(loop, &s->sig_hup);
@@ -316,6 +340,9 @@ int server_open_store(struct server *s, const struct store_options *o, bool fast
 	s->stored = true;
 	s->cmds.acct = &s->acct;
 	s->cmds.arch = &s->arch;
+#if HAVE_WEBSOCKETS
+	api_set_store(&s->api, s->rd);
+#endif
 	return 0;
 }
 
@@ -386,6 +413,7 @@ void server_stop(struct server *s)
 		playtak_port_stop(s->pt);
 #if HAVE_WEBSOCKETS
 	ws_stop(s->ws);
+	api_stop(&s->api);
 #endif
 	close_if_open((uv_handle_t *)&s->sig_int);
 	close_if_open((uv_handle_t *)&s->sig_term);
@@ -407,6 +435,9 @@ void server_stop(struct server *s)
 	journal_close(&s->journal);
 	store_reader_stop(s->rd);
 	s->rd = NULL;
+#if HAVE_WEBSOCKETS
+	api_set_store(&s->api, NULL);
+#endif
 #if HAVE_REDIS
 	/* then the cluster: our games are the others' to take over */
 	cluster_stop(s->cluster);

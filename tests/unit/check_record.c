@@ -2,7 +2,8 @@
  * check_record.c - game records (src/games/record.c, and the record of a
  * stored game, src/server/stored_record.c): the exact text written, quoting
  * of awkward move texts, parsing PTN as other programs write it, syntax
- * errors with their line, the tags of a stored game, and the round trip that
+ * errors with their line, notes after moves (the clocks of the exports) that
+ * the parser skips, the tags of a stored game, and the round trip that
  * matters: play a game in every engine (Xmas Rush with timeouts and invalid
  * lines too), journal it in a real store, export the record, re-import it,
  * replay it and compare the final position with the one played.
@@ -112,6 +113,45 @@ START_TEST(test_quoting_round_trip)
 	ck_assert_str_eq(back.result, "-1-5");
 	free(text);
 	record_clear(&back);
+	record_clear(&r);
+}
+END_TEST
+
+/* A move's note is written as a comment after it, and the text still reads back as itself. */
+START_TEST(test_notes)
+{
+	struct record r, back;
+	record_init(&r);
+	const char *mv[] = {"a1", "e5", "c3"};
+	for (int i = 0; i < 3; i++)
+		ck_assert_int_eq(record_add_move(&r, mv[i]), RECORD_OK);
+	ck_assert_int_eq(record_set_note(&r, 0, "[%clk 0:04:58.2]"), RECORD_OK);
+	ck_assert_int_eq(record_set_note(&r, 2, "first"), RECORD_OK);
+	ck_assert_int_eq(record_set_note(&r, 2, "[%clk 0:00:01.0]"), RECORD_OK); /* replaced */
+	ck_assert_int_eq(record_set_note(&r, 3, "x"), RECORD_EINVAL);            /* no move 3 */
+	ck_assert_int_eq(record_set_note(&r, 1, "a } b"), RECORD_EINVAL);
+	ck_assert_int_eq(record_set_note(&r, 1, "two\nlines"), RECORD_EINVAL);
+	ck_assert_int_eq(record_set_result(&r, "R-0"), RECORD_OK);
+	char *text;
+	ck_assert_int_eq(record_write(&r, &text, NULL), RECORD_OK);
+	ck_assert_str_eq(text, "1. a1 {[%clk 0:04:58.2]} e5\n2. c3 {[%clk 0:00:01.0]} R-0\n");
+	ck_assert_int_eq(record_parse(text, strlen(text), &back, NULL), RECORD_OK);
+	ck_assert_uint_eq(back.nmoves, 3);
+	for (int i = 0; i < 3; i++)
+		ck_assert_str_eq(back.moves[i], mv[i]);
+	ck_assert_str_eq(back.result, "R-0");
+	ck_assert_ptr_null(back.notes);
+	free(text);
+	record_clear(&back);
+	/* a note set before more moves come keeps its place */
+	ck_assert_int_eq(record_set_note(&r, 2, NULL), RECORD_OK);
+	for (int i = 0; i < 100; i++)
+		ck_assert_int_eq(record_add_move(&r, "a1"), RECORD_OK);
+	ck_assert_int_eq(record_set_note(&r, 102, "last"), RECORD_OK);
+	ck_assert_int_eq(record_write(&r, &text, NULL), RECORD_OK);
+	ck_assert_ptr_nonnull(strstr(text, "1. a1 {[%clk 0:04:58.2]} e5\n2. c3 a1\n"));
+	ck_assert_ptr_nonnull(strstr(text, "a1 {last} R-0\n"));
+	free(text);
 	record_clear(&r);
 }
 END_TEST
@@ -544,6 +584,7 @@ static Suite *record_suite(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_write_exact);
 	tcase_add_test(tc, test_quoting_round_trip);
+	tcase_add_test(tc, test_notes);
 	tcase_add_test(tc, test_parse_foreign_ptn);
 	tcase_add_test(tc, test_parse_errors);
 	tcase_add_test(tc, test_random_round_trip_and_garbage);

@@ -9,6 +9,7 @@
  *   framing.c    the line framer: telnet, terminators, the length cap (pure)
  *   tcp.c        the TCP transport
  *   ws.c         the HTTP listener and the WebSocket transport (libwebsockets)
+ *   http.c       an HTTP request under /api as a connection (http.h; the API's)
  *   addrcount.c  connections counted per peer address (--max-per-address)
  *
  * conn.h - the connection layer, the bottom of the server: one struct conn per

@@ -1,6 +1,7 @@
 /*
  * ws.h - the HTTP listener of bitarenad (--http): the web page's static files and the WebSocket
- * endpoint /ws, through libwebsockets on the server's own libuv loop (a foreign loop for lws).
+ * endpoint /ws, through libwebsockets on the server's own libuv loop (a foreign loop for lws);
+ * requests under /api are HTTP exchanges (http.h), each a connection of the hub.
  *
  * /ws is a transport of the connection layer (conn.h) beside TCP: each text (or binary) message
  * from the client is one command line, exactly as on TCP (the framer, the line limit and every
