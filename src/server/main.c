@@ -1295,8 +1295,8 @@ int main(int argc, char **argv)
 		                             .origin = o.http_origin,
 		                             .verbose = o.cfg.log_level >= LOG_LEVEL_DEBUG};
 		char index[PATH_MAX];
-		snprintf(index, sizeof index, "%s/index.html", wc.webroot);
-		if (access(index, R_OK) != 0) {
+		if (snprintf(index, sizeof index, "%s/index.html", wc.webroot) >= (int)sizeof index ||
+		    access(index, R_OK) != 0) {
 			log_error("no web page root=%s hint=--http-root", LOG_Q(wc.webroot));
 			return start_failed(&loop, srv);
 		}
