@@ -548,10 +548,8 @@ int record_set_game_tags(struct record *r, const struct record_game *g)
 	    (err = ops->record_tags(g->options, set_tag, r)) != 0)
 		return err;
 	TAG("Options", g->options);
-	if (!g->seed_hidden) {
-		snprintf(v, sizeof v, "%" PRIu64, g->seed);
-		TAG("Seed", v);
-	}
+	if (!g->seed_hidden)
+		TAG("Seed", game_seed_text(g->seed, v));
 	TAG("Result", result ? result : "*");
 	if (g->termination != NULL && g->termination[0])
 		TAG("Termination", g->termination);
@@ -603,7 +601,9 @@ int record_replay_start(const struct record *r, const struct game_ops *ops, void
 	if (!ops || record_params(r, ops, &p) != RECORD_OK)
 		return RECORD_EGAME;
 	const char *seed_tag = record_tag(r, "Seed");
-	uint64_t seed = seed_tag ? strtoull(seed_tag, NULL, 10) : 0;
+	uint64_t seed = 0;
+	if (seed_tag != NULL && !game_seed_parse(seed_tag, &seed))
+		return RECORD_EGAME;
 	return game_replay_start(rp, ops, st, &p, seed) == GAME_OK ? RECORD_OK : RECORD_EGAME;
 }
 

@@ -19,6 +19,7 @@
 #include "games/game.h"
 #include "games/game_replay.h"
 #include "games/record.h"
+#include "games/xmas/xmas.h"
 #include "server/store/store.h"
 #include "server/records/stored_record.h"
 #include "tmpdir.h"
@@ -515,6 +516,47 @@ START_TEST(test_export_import_replay)
 END_TEST
 
 /* Replay of foreign Tak PTN (no Game or Options tag: Size decides), when Tak is built in. */
+/* A seed's one form: signed; the unsigned form records had before reads as the same 64 bits. */
+START_TEST(test_seed_forms)
+{
+	char buf[GAME_SEED_TEXT];
+	ck_assert_str_eq(game_seed_text(0xFFFFFFFFFFFFFFFBULL, buf), "-5");
+	ck_assert_str_eq(game_seed_text(42, buf), "42");
+	ck_assert_str_eq(game_seed_text(1ULL << 63, buf), "-9223372036854775808");
+	uint64_t v;
+	ck_assert(game_seed_parse("-5", &v) && v == 0xFFFFFFFFFFFFFFFBULL);
+	ck_assert(game_seed_parse("18446744073709551611", &v) && v == 0xFFFFFFFFFFFFFFFBULL);
+	ck_assert(game_seed_parse("-9223372036854775808", &v) && v == 1ULL << 63);
+	ck_assert(!game_seed_parse("-9223372036854775809", &v));
+	ck_assert(!game_seed_parse("18446744073709551616", &v));
+	ck_assert(!game_seed_parse("", &v) && !game_seed_parse("-", &v) &&
+	          !game_seed_parse("5x", &v));
+	ck_assert(!game_seed_parse("+5", &v) && !game_seed_parse(" 5", &v));
+	/* a dealt Xmas Rush game replays alike from either form of its Seed tag */
+	struct xmas_state a, b;
+	const char *forms[2] = {"-5", "18446744073709551611"};
+	for (int k = 0; k < 2; k++) {
+		struct record r;
+		record_init(&r);
+		ck_assert_int_eq(record_set_tag(&r, "Game", "xmas"), RECORD_OK);
+		ck_assert_int_eq(record_set_tag(&r, "Options", "seed=random pool=3"), RECORD_OK);
+		ck_assert_int_eq(record_set_tag(&r, "Seed", forms[k]), RECORD_OK);
+		ck_assert_int_eq(record_replay(&r, NULL, k == 0 ? &a : &b, NULL, NULL), RECORD_OK);
+		record_clear(&r);
+	}
+	ck_assert_mem_eq(&a, &b, sizeof a);
+	ck_assert_int_eq(a.seed, -5);
+	ck_assert_int_eq(a.dealt, 1);
+	/* and one that is no seed is refused */
+	struct record r;
+	record_init(&r);
+	ck_assert_int_eq(record_set_tag(&r, "Game", "xmas"), RECORD_OK);
+	ck_assert_int_eq(record_set_tag(&r, "Seed", "0x10"), RECORD_OK);
+	ck_assert_int_eq(record_replay(&r, NULL, &a, NULL, NULL), RECORD_EGAME);
+	record_clear(&r);
+}
+END_TEST
+
 START_TEST(test_replay_plain_ptn)
 {
 	const struct game_ops *tak = game_find("tak");
@@ -549,6 +591,7 @@ static Suite *record_suite(void)
 	tcase_add_test(tc, test_tags_of_stored_game);
 	tcase_add_test(tc, test_export_import_replay);
 	tcase_add_test(tc, test_replay_plain_ptn);
+	tcase_add_test(tc, test_seed_forms);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -49,6 +49,7 @@
 
 #include "server/store/store.h"
 #include "server/store/store_backend.h"
+#include "server/util/log.h"
 
 #define PG_LOCK_CLASS   1651078241 /* "bita": the advisory locks of bitarena */
 #define PG_LOCK_MIGRATE 1
@@ -1062,7 +1063,7 @@ static int pg_open(const struct store_options *o, struct store **out)
 	s->session_ok = err == STORE_OK;
 	if (err != STORE_OK) {
 		if (s->conn != NULL && s->why[0])
-			fprintf(stderr, "bitarenad: postgresql: %s\n", s->why);
+			log_error("postgresql failed why=%s", LOG_Q(s->why));
 		pg_close(&s->base);
 		return err;
 	}
