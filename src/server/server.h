@@ -55,9 +55,9 @@ struct server_config {
 	int64_t ping_ms;          /* between pings (set ping on); 0 = RTT_PING_DEFAULT_MS */
 	struct store_fsync fsync; /* --fsync: always (default) or batch=MS */
 	struct accounts_limits acct_limits; /* --login-limit*, --register-limit */
-	int64_t ping_timeout_ms;  /* a ping unanswered this long drops the client; 0: never */
-	struct conn_limits conn;  /* output, clients, per address, login and idle timeouts;
-	                             conn.out_soft 0 = CONN_OUT_SOFT, out_hard 0 = 16 x that */
+	int64_t ping_timeout_ms;     /* a ping unanswered this long drops the client; 0: never */
+	struct conn_limits conn;     /* output, clients, per address, login and idle timeouts;
+	                                conn.out_soft 0 = CONN_OUT_SOFT, out_hard 0 = 16 x that */
 	struct session_limits sess;  /* watches per connection, plies per game */
 	unsigned max_replays;        /* replays running per connection; 0: no limit */
 	size_t replay_memory;        /* what all running replays may hold; 0: no limit */
@@ -78,8 +78,8 @@ struct server {
 	/* the layers, bottom up */
 	struct conn_hub hub;
 	struct tcp_listener tcp;
-	struct ws_listener *ws; /* --http: the page and /ws; NULL without */
-	struct api api;         /* the HTTP API of --http's /api (HAVE_WEBSOCKETS) */
+	struct ws_listener *ws;  /* --http: the page and /ws; NULL without */
+	struct api api;          /* the HTTP API of --http's /api (HAVE_WEBSOCKETS) */
 	struct playtak_port *pt; /* --playtak: the playtak protocol's port; NULL without */
 	struct rtt rtt;
 	struct sessions sess;
@@ -114,8 +114,7 @@ int server_open_store(struct server *s, const struct store_options *o, bool fast
  * instance): shared state in Redis, commands forwarded to the games' nodes.
  * 0, or -1 with a sentence in why.
  */
-int server_join_cluster(struct server *s, const struct cluster_config *cfg, char *why,
-                        size_t len);
+int server_join_cluster(struct server *s, const struct cluster_config *cfg, char *why, size_t len);
 /*
  * Brings back the games in progress in the store: how many, or a negative
  * enum store_err. In a cluster: the node's own games (those of any earlier

@@ -498,7 +498,8 @@ int ws_listen(struct ws_listener **out, struct conn_hub *hub, const struct ws_co
 	/* the vhost apart from the context: a vhost that cannot bind then fails alone (a context
 	   that fails takes its event-lib plugin away while its handles are still closing) */
 	info.options = LWS_SERVER_OPTION_LIBUV | LWS_SERVER_OPTION_UV_NO_SIGSEGV_SIGFPE_SPIN |
-	               LWS_SERVER_OPTION_FAIL_UPON_UNABLE_TO_BIND | LWS_SERVER_OPTION_EXPLICIT_VHOSTS;
+	               LWS_SERVER_OPTION_FAIL_UPON_UNABLE_TO_BIND |
+	               LWS_SERVER_OPTION_EXPLICIT_VHOSTS;
 	/* An IPv4 address on an IPv6 socket is taken by lws 4.1 for no address at all (it lands
 	   outside sin6_addr): --http 127.0.0.1:8080 served every interface. IPv4 gets IPv4. */
 	struct in_addr v4;
