@@ -260,8 +260,8 @@ int cluster_recover(struct cluster *c)
 	if (r == STORE_OK)
 		r = store_games_claim(db, from, &v, &n);
 	if (r < 0) {
-		log_error("cluster: recovery: %s (%s)", store_strerror(r),
-		          db ? store_last_error(db) : "");
+		log_error("cluster recovery failed why=%s detail=%s", LOG_Q(store_strerror(r)),
+		          LOG_Q(db ? store_last_error(db) : ""));
 		store_close(db);
 		return r;
 	}

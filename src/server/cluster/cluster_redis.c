@@ -210,7 +210,7 @@ static void on_disconnected(const redisAsyncContext *ac, int status)
 	}
 	c->healthy_since = 0;
 	if (was_up && !c->stopping) {
-		log_error("cluster: node %s lost Redis; trying again", c->name);
+		log_warn("cluster redis lost node=%s retry=now", c->name);
 		c->news.lost(c);
 	}
 }
@@ -223,7 +223,7 @@ static void on_disconnected(const redisAsyncContext *ac, int status)
  */
 static void redis_drop(struct cluster *c, const char *why)
 {
-	log_error("cluster: node %s: Redis %s; connecting again", c->name, why);
+	log_warn("cluster redis dropped node=%s why=%s retry=now", c->name, LOG_Q(why));
 	redisAsyncContext *p = c->pub, *s = c->sub;
 	if (p != NULL) /* on_disconnected: forwards failed, the state reset */
 		redisAsyncFree(p);

@@ -505,7 +505,9 @@ static char *user_row(struct cluster *c, struct client *u)
 	cJSON *pl = cJSON_AddArrayToObject(j, "playing");
 	cJSON *wa = cJSON_AddArrayToObject(j, "watching");
 	for (struct game *g = sessions_first(c->ly.sess); g != NULL; g = session_next(g)) {
-		bool playing = !session_over(g) && session_seat_of(g, u) >= 0;
+		if (session_over(g)) /* who lists live games only, as lobby.c's who_role */
+			continue;
+		bool playing = session_seat_of(g, u) >= 0;
 		bool watches = !playing && session_watch_has(g, u);
 		if (!playing && !watches)
 			continue;
@@ -514,7 +516,7 @@ static char *user_row(struct cluster *c, struct client *u)
 	}
 	for (struct rgame *g = c->rgames; g != NULL; g = g->next) {
 		struct member *m = remote_member(g, u->conn->id);
-		if (m == NULL || (m->player && g->over))
+		if (m == NULL || g->over)
 			continue;
 		cJSON_AddItemToArray(m->player ? pl : wa, cJSON_CreateNumber((double)g->id));
 		xappend(&line, ", %s %" PRIu64, m->player ? "plays" : "watches", g->id);

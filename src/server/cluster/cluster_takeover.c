@@ -59,10 +59,9 @@ static void on_beat(redisAsyncContext *ac, void *r, void *pd)
 		return;
 	}
 	if (rep->integer < 0) {
-		log_error("cluster: node %s (%s) %s; its games are elsewhere now: exiting", c->name,
-		          c->instance,
-		          rep->integer == -1 ? "was declared dead"
-		                             : "is held by another instance of that name");
+		log_error("cluster node exits node=%s instance=%s why=%s", c->name, c->instance,
+		          rep->integer == -1 ? "\"declared dead; its games are elsewhere now\""
+		                             : "\"its name is held by another instance\"");
 		exit(1);
 	}
 	if (took > (uint64_t)c->expiry_ms / 2 || rep->integer == 0)
@@ -134,8 +133,8 @@ static void takeover_done(uv_work_t *req, int status)
 	struct cluster *c = t->c;
 	c->takeovers--;
 	if (status != 0 || t->err != STORE_OK) {
-		log_error("cluster: taking over %s failed: %s (%s); tried again later", t->from,
-		          store_strerror(t->err), t->why);
+		log_warn("cluster takeover failed from=%s why=%s detail=%s retry=later", t->from,
+		         LOG_Q(store_strerror(t->err)), LOG_Q(t->why));
 	} else if (!c->stopping) {
 		int restored = 0;
 		for (size_t i = 0; i < t->n; i++) {
@@ -154,8 +153,7 @@ static void takeover_done(uv_work_t *req, int status)
 		           c->instance, DEAD_TTL_MS);
 		c->list_dirty = true;
 		journal_settle(c->ly.journal, false);
-		log_error("cluster: node %s took over %d game%s of %s", c->name, restored,
-		          restored == 1 ? "" : "s", t->from);
+		log_info("cluster takeover node=%s games=%d from=%s", c->name, restored, t->from);
 	}
 	store_games_free(t->v, t->n);
 	free(t);
@@ -257,7 +255,7 @@ static void resync(struct cluster *c)
 /* Both connections up and our inbox subscribed: everything of ours written again. */
 void takeover_reached(struct cluster *c)
 {
-	log_error("cluster: node %s reached Redis at %s:%d", c->name, c->host, c->port);
+	log_info("cluster redis reached node=%s redis=%s:%d", c->name, c->host, c->port);
 	c->healthy_since = 0;
 	resync(c);
 }

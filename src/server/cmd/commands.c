@@ -566,7 +566,13 @@ void commands_line(struct commands *cx, struct client *cl, char *line, size_t le
 		break;
 	}
 	struct cmd x = {.cx = cx, .cl = cl, .rq = &rq, .seat = -1};
-	if (!resolve(&x)) {
+	bool ok = resolve(&x);
+	/* a player's command on a game whose last write waits for the store: what it sends
+	 * follows that write (a resignation's ok after the move it answers), even while the
+	 * store fails and output that waits for nothing passes what is held (client.h) */
+	if (ok && (rq.cmd->flags & CMD_SEAT) && x.g != NULL)
+		session_follow_stored(x.g);
+	if (!ok) {
 		/* refused here (a move passed on to another node is charged there if refused) */
 		if (paced && !x.forwarded)
 			budget_charge(&cl->budget, &cx->budget, rq.cmd->cost);

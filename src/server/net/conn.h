@@ -9,6 +9,7 @@
  *   framing.c    the line framer: telnet, terminators, the length cap (pure)
  *   tcp.c        the TCP transport
  *   ws.c         the HTTP listener and the WebSocket transport (libwebsockets)
+ *   http.c       an HTTP request under /api as a connection (http.h; the API's)
  *   addrcount.c  connections counted per peer address (--max-per-address)
  *
  * conn.h - the connection layer, the bottom of the server: one struct conn per
@@ -283,6 +284,12 @@ struct conn_hub {
 /* Sets up h on loop with lim (NULL: the defaults). 0 or a libuv error. */
 int conn_hub_init(struct conn_hub *h, uv_loop_t *loop, const struct conn_limits *lim,
                   const struct conn_events *ev);
+/*
+ * New limits for a running hub (a configuration re-read): each applies from
+ * now on to every connection (the door, the output limits, the sweep); a
+ * login deadline is given only to connections opened from now on.
+ */
+void conn_hub_set_limits(struct conn_hub *h, const struct conn_limits *lim);
 /*
  * Shutdown: no new connection is opened; every open one is closed gracefully
  * (on_close first), and those whose output has not drained in CONN_STOP_MS are

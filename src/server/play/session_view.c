@@ -17,14 +17,30 @@
 #include "server/play/session_clock.h"
 #include "server/play/session_internal.h"
 
+/*
+ * Option i of p as JSON shows it: a number; but a seed (a GAME_OPT_RANDOM option) is a
+ * string, "random" or the number in a seed's one form (game_seed_text: 64 bits, which a
+ * JSON number, a double, does not keep). Into buf (GAME_SEED_TEXT bytes); NULL: a number.
+ */
+static const char *option_string(const struct game_ops *ops, const struct game_params *p, int i,
+                                 char *buf)
+{
+	if (!(ops->opts[i].flags & GAME_OPT_RANDOM))
+		return NULL;
+	return p->set[i] ? game_seed_text((uint64_t)p->v[i], buf) : GAME_OPT_RANDOM_WORD;
+}
+
 cJSON *session_view_options_json(const struct game_ops *ops, const struct game_params *p)
 {
 	cJSON *o = cJSON_CreateObject();
-	for (int i = 0; i < ops->nopts; i++)
-		if (game_param_random(ops, p, i))
-			cJSON_AddStringToObject(o, ops->opts[i].name, GAME_OPT_RANDOM_WORD);
+	char buf[GAME_SEED_TEXT];
+	for (int i = 0; i < ops->nopts; i++) {
+		const char *str = option_string(ops, p, i, buf);
+		if (str != NULL)
+			cJSON_AddStringToObject(o, ops->opts[i].name, str);
 		else
 			cJSON_AddNumberToObject(o, ops->opts[i].name, (double)p->v[i]);
+	}
 	return o;
 }
 
@@ -231,10 +247,12 @@ static cJSON *game_head(const char *type, const struct game *g)
 static void jw_options(struct jw *w, const struct game_ops *ops, const struct game_params *p)
 {
 	jw_obj(w);
+	char buf[GAME_SEED_TEXT];
 	for (int i = 0; i < ops->nopts; i++) {
 		jw_key(w, ops->opts[i].name);
-		if (game_param_random(ops, p, i))
-			jw_str(w, GAME_OPT_RANDOM_WORD);
+		const char *str = option_string(ops, p, i, buf);
+		if (str != NULL)
+			jw_str(w, str);
 		else
 			jw_num(w, (double)p->v[i]);
 	}
