@@ -45,10 +45,11 @@ LIBRARIES = [
                 (("main.c", "server.c"),
                  "the process: main.c reads the command line, server.c wires the layers "
                  "(registers their callbacks, opens the store, owns the loop); nothing calls them"),
-                (("ports",),
-                 "foreign protocols (playtak): a front door that turns their lines into the "
-                 "command table's and reads the lobby and sessions; only server.c calls it; "
-                 "above the cluster by choice, they never call each other"),
+                (("ports", "api"),
+                 "foreign protocols (playtak) and the HTTP API with the exports: front doors "
+                 "that turn their requests into the command table's or read the lobby, the "
+                 "sessions and the store; only main.c and server.c call them; above the "
+                 "cluster by choice, they never call each other"),
                 (("cluster",),
                  "a node of a cluster: it relays lines to the command table, takes games over "
                  "through the journal, and reaches every layer below; the layers below hear it "

@@ -1,6 +1,7 @@
 /*
  * ws.c - the HTTP listener and the WebSocket transport (see ws.h and conn.h): one lws context on
- * the server's libuv loop with one vhost that serves the page's directory and upgrades /ws.
+ * the server's libuv loop with one vhost that serves the page's directory and upgrades /ws;
+ * paths under /api are http.c's exchanges (HTTP_MOUNT), counted here until freed.
  *
  * Per connection (the conn's transport area, struct ws_conn): the wsi while lws has it, the
  * queue of outbufs to send (one reference each; each line of an outbuf goes as one message, one
@@ -19,6 +20,7 @@
 #include <libwebsockets.h>
 
 #include "server/net/framing.h"
+#include "server/net/http_lws.h"
 #include "server/util/text.h"
 
 #define WS_RX_CHUNK 4096 /* what lws hands over per RECEIVE callback */
@@ -40,9 +42,10 @@ struct ws_listener {
 	struct conn_hub *hub;
 	char origin[WS_ORIGIN_MAX]; /* "" = the page's own */
 	char *webroot;
-	struct lws_http_mount mount;
-	struct lws_protocols protocols[2];
-	uv_idle_t reaper; /* conn_closed() for connections lws let go, and the last teardown */
+	struct lws_http_mount mount, api_mount; /* the page's files; HTTP_MOUNT: http.c's */
+	struct lws_protocols protocols[3];
+	struct http_side http; /* the exchanges under HTTP_MOUNT (http.c) */
+	uv_idle_t reaper;      /* conn_closed() for connections lws let go, and the last teardown */
 	bool reaper_open;
 	struct ws_conn *dead; /* waiting for the reaper */
 	size_t live;          /* connections not yet freed */
@@ -122,7 +125,7 @@ static void reaper_cb(uv_idle_t *h)
 		finish(wc);
 	}
 	uv_idle_stop(h);
-	if (l->stopping && l->live == 0 && !l->destroyed) {
+	if (l->stopping && l->live == 0 && l->http.live == 0 && !l->destroyed) {
 		/* every WebSocket connection is gone: lws goes too (from a libuv callback, never
 		   from inside one of its own), and then its handles leave the loop */
 		l->destroyed = true;
@@ -137,6 +140,12 @@ static void reaper_kick(struct ws_listener *l)
 {
 	if (l->reaper_open)
 		uv_idle_start(&l->reaper, reaper_cb);
+}
+
+/* The last HTTP exchange is gone while stopping: lws may go too. */
+static void http_idle(void *ud)
+{
+	reaper_kick(ud);
 }
 
 /* wc's conn is freed on the next loop pass. */
@@ -459,7 +468,15 @@ int ws_listen(struct ws_listener **out, struct conn_hub *hub, const struct ws_co
 		return -1;
 	}
 	snprintf(l->origin, sizeof l->origin, "%s", cfg->origin ? cfg->origin : "");
+	l->http = (struct http_side){.hub = hub, .sndbuf = cfg->sndbuf, .idle = http_idle, .ud = l};
+	l->api_mount = (struct lws_http_mount){
+	        .mountpoint = HTTP_MOUNT,
+	        .mountpoint_len = sizeof HTTP_MOUNT - 1,
+	        .origin = HTTP_PROTOCOL,
+	        .origin_protocol = LWSMPRO_CALLBACK,
+	};
 	l->mount = (struct lws_http_mount){
+	        .mount_next = &l->api_mount,
 	        .mountpoint = "/",
 	        .mountpoint_len = 1,
 	        .origin = l->webroot,
@@ -472,6 +489,7 @@ int ws_listen(struct ws_listener **out, struct conn_hub *hub, const struct ws_co
 	        .per_session_data_size = sizeof(struct ws_pss),
 	        .rx_buffer_size = WS_RX_CHUNK,
 	};
+	l->protocols[1] = http_protocol(&l->http);
 	lws_set_log_level(LLL_ERR | (cfg->verbose ? LLL_WARN | LLL_NOTICE : 0), lws_log);
 
 	void *loops[1] = {hub->loop};
@@ -480,7 +498,8 @@ int ws_listen(struct ws_listener **out, struct conn_hub *hub, const struct ws_co
 	/* the vhost apart from the context: a vhost that cannot bind then fails alone (a context
 	   that fails takes its event-lib plugin away while its handles are still closing) */
 	info.options = LWS_SERVER_OPTION_LIBUV | LWS_SERVER_OPTION_UV_NO_SIGSEGV_SIGFPE_SPIN |
-	               LWS_SERVER_OPTION_FAIL_UPON_UNABLE_TO_BIND | LWS_SERVER_OPTION_EXPLICIT_VHOSTS;
+	               LWS_SERVER_OPTION_FAIL_UPON_UNABLE_TO_BIND |
+	               LWS_SERVER_OPTION_EXPLICIT_VHOSTS;
 	/* An IPv4 address on an IPv6 socket is taken by lws 4.1 for no address at all (it lands
 	   outside sin6_addr): --http 127.0.0.1:8080 served every interface. IPv4 gets IPv4. */
 	struct in_addr v4;
@@ -522,6 +541,7 @@ void ws_stop(struct ws_listener *l)
 	if (l == NULL || l->stopping)
 		return;
 	l->stopping = true;
+	l->http.stopping = true;
 	reaper_kick(l);
 }
 

@@ -1,6 +1,7 @@
 /*
  * ws.h - the HTTP listener of bitarenad (--http): the web page's static files and the WebSocket
- * endpoint /ws, through libwebsockets on the server's own libuv loop (a foreign loop for lws).
+ * endpoint /ws, through libwebsockets on the server's own libuv loop (a foreign loop for lws);
+ * requests under /api are HTTP exchanges (http.h), each a connection of the hub.
  *
  * /ws is a transport of the connection layer (conn.h) beside TCP: each text (or binary) message
  * from the client is one command line, exactly as on TCP (the framer, the line limit and every
@@ -33,6 +34,7 @@ struct ws_config {
 	const char *webroot; /* the directory of index.html */
 	const char *origin;  /* the allowed Origin ("http://host:port"); NULL: the page's own */
 	bool verbose;        /* libwebsockets' notices to stderr too */
+	int sndbuf;          /* SO_SNDBUF of the /api exchanges' sockets (http.h); 0: the system's */
 };
 
 /*
