@@ -68,6 +68,9 @@ enum game_opt_flags {
 	 * game used), and read back so: "seed=random" is "no seed given". The seed itself is
 	 * kept apart and published in the record once the game has ended. */
 	GAME_OPT_RANDOM = 1 << 0,
+	/* Shown in a seek's or a game's text even at its default (the board's size): the others
+	 * are shown there only where they differ from their default. */
+	GAME_OPT_SHOWN = 1 << 1,
 };
 #define GAME_OPT_RANDOM_WORD "random"
 

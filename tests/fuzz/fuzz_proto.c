@@ -147,7 +147,8 @@ static void check_seek(const struct proto_req *rq)
 		FUZZ_CHECK(base == so.base_ms && inc == so.inc_ms);
 	}
 	char opts[256];
-	FUZZ_CHECK(game_params_text(ops, &so.params, opts, sizeof opts) >= 0);
+	FUZZ_CHECK(game_params_text(ops, &so.params, false, opts, sizeof opts) >= 0);
+	FUZZ_CHECK(game_params_text(ops, &so.params, true, opts, sizeof opts) >= 0);
 }
 
 /*

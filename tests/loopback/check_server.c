@@ -237,6 +237,33 @@ START_TEST(test_transcripts_exist)
 }
 END_TEST
 
+/* `help` in text fits a terminal of 80 columns, every verb's help wrapped under its column. */
+START_TEST(test_help_fits_80_columns)
+{
+	struct ts_srv s;
+	struct ts_cli c;
+	ts_up(&s, NULL, 0);
+	ts_open(&c, s.port);
+	free(ts_line(&c)); /* the welcome */
+	ts_send(&c, "help");
+	ts_send(&c, "ping");
+	int lines = 0, rows = 0;
+	char *l;
+	while ((l = ts_line(&c)) != NULL && strcmp(l, "pong") != 0) {
+		ck_assert_msg(strlen(l) <= 80, "%zu columns: %s", strlen(l), l);
+		lines++;
+		rows += strncmp(l, "  ", 2) == 0 && l[2] != ' ';
+		free(l);
+	}
+	ck_assert_ptr_nonnull(l);
+	free(l);
+	ck_assert_int_gt(rows, 20);   /* every verb has its row */
+	ck_assert_int_gt(lines, rows); /* and some were wrapped */
+	ts_close(&c);
+	ts_down(&s);
+}
+END_TEST
+
 /* ---- complete games with a spectator ------------------------------------------------ */
 
 /* A state's legal move number pick (mod count) as text (static buffer). */
@@ -953,6 +980,7 @@ START_TEST(test_text_mode)
 	ts_send(&a, "help move");
 	ts_expect0(&a, "ok move <game> <move>");
 	ts_expect0(&a, "  move <game> <move>*");
+	ts_expect0(&a, "                               *e5"); /* wrapped under its column */
 	ts_send(&a, "resign 1");
 	ts_expect0(&a, "ok you resigned game 1");
 	ts_expect0(&a, "game 1 over: 1-0, bob (X) wins (resign)");
@@ -1134,6 +1162,7 @@ static Suite *server_suite(void)
 	suite_add_tcase(s, tc);
 	tc = tcase_create("loopback");
 	tcase_add_test(tc, test_games_with_spectator);
+	tcase_add_test(tc, test_help_fits_80_columns);
 	tcase_add_test(tc, test_bad_input);
 	tcase_add_test(tc, test_vanish_forfeit);
 	tcase_add_test(tc, test_reconnect);

@@ -367,7 +367,10 @@ START_TEST(test_time)
 	ck_assert(seek_parse_time("1:30+10", &b, &i) && b == 90000 && i == 10000);
 	ck_assert(!seek_parse_time("0+0", &b, &i));
 	ck_assert(!seek_parse_time("0:00+5", &b, &i));
-	ck_assert(!seek_parse_time("5", &b, &i));
+	ck_assert(seek_parse_time("5", &b, &i) && b == 300000 && i == 0);
+	ck_assert(seek_parse_time("0:30", &b, &i) && b == 30000 && i == 0);
+	ck_assert(!seek_parse_time("0", &b, &i));
+	ck_assert(!seek_parse_time("", &b, &i));
 	ck_assert(!seek_parse_time("5+", &b, &i));
 	ck_assert(!seek_parse_time("+3", &b, &i));
 	ck_assert(!seek_parse_time("1:5+0", &b, &i));
@@ -412,8 +415,26 @@ START_TEST(test_seek_options)
 	ck_assert_int_eq(so.params.v[game_opt_index(mnk, "m")], 5);
 	ck_assert_int_eq(so.params.v[game_opt_index(mnk, "k")], 4);
 	char text[64];
-	ck_assert_int_gt(game_params_text(mnk, &so.params, text, sizeof text), 0);
+	ck_assert_int_gt(game_params_text(mnk, &so.params, false, text, sizeof text), 0);
 	ck_assert_str_eq(text, "m=5 n=5 k=4");
+	/* the brief form for people: the board's size always, the rest where not the default */
+	const struct game_ops *tak = game_find("tak");
+	ck_assert_int_eq(seek("tak", "", &so, err), 0);
+	ck_assert_int_gt(game_params_text(tak, &so.params, false, text, sizeof text), 0);
+	ck_assert_str_eq(text, "size=5 komi=0 pieces=0 caps=-1 stale=0");
+	ck_assert_int_gt(game_params_text(tak, &so.params, true, text, sizeof text), 0);
+	ck_assert_str_eq(text, "size=5");
+	ck_assert_int_eq(seek("tak", "size=6 komi=4 caps=2", &so, err), 0);
+	ck_assert_int_gt(game_params_text(tak, &so.params, true, text, sizeof text), 0);
+	ck_assert_str_eq(text, "size=6 komi=4 caps=2");
+	const struct game_ops *xmas = game_find("xmas");
+	ck_assert_int_eq(seek("xmas", "", &so, err), 0);
+	ck_assert_int_eq(game_params_text(xmas, &so.params, true, text, sizeof text), 0);
+	ck_assert_int_eq(seek("xmas", "seed=5 league=2", &so, err), 0);
+	ck_assert_int_gt(game_params_text(xmas, &so.params, true, text, sizeof text), 0);
+	ck_assert_str_eq(text, "seed=5 league=2");
+	ck_assert_int_eq(seek("ttt", "time=5", &so, err), 0);
+	ck_assert(so.timed && so.base_ms == 300000 && so.inc_ms == 0);
 
 	ck_assert_int_eq(seek("mnk", "COLOR=First", &so, err), 0);
 	ck_assert_int_eq(so.color, 0);

@@ -1035,6 +1035,9 @@ START_TEST(test_ptn_forms)
 	        {"b3>", "1b3>1"}, {"b3>", "b3>C"}, {"b3>", "1b3>1C'"}, {"b3>", "b3>*!?"},
 	        {"a1", "Fa1"},    {"a1", " a1\n"}, {"Sa1", "Sa1''"},   {"b1+", "b1+1F"},
 	        {"b1+", "b1+\""}, {"Sa5", "Sa5!"},
+	        /* either case, as people type (issue 24): squares, piece letters, the top */
+	        {"a1", "A1"},     {"c3", "C3"},     {"Sc3", "sc3"},    {"Sa1", "SA1"},
+	        {"Sa1", "sA1"},   {"a1", "fa1"},    {"b3>", "B3>"},    {"b3>", "1b3>1c"},
 	};
 	for (size_t i = 0; i < sizeof same / sizeof same[0]; i++) {
 		ck_assert_int_eq(T->parse_move(&s, 0, same[i][0], &a, NULL), 0);
@@ -1045,7 +1048,7 @@ START_TEST(test_ptn_forms)
 	}
 	static const char *bad[] = {"",     "a",    "a0",     "i1",  "0a1>",
 	                            "a1>0", "b3>x", "b3>1 2", "b3^", "3",
-	                            "CC",   "A1",   "a1b",    "3a1", "b3>11111111111"};
+	                            "CC",   "cc",   "a1b",    "3a1", "b3>11111111111", "s1"};
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		const char *why = NULL;
 		ck_assert_msg(T->parse_move(&s, 0, bad[i], &a, &why) < 0, "%s accepted", bad[i]);

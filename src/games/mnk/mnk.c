@@ -15,9 +15,9 @@
 #include <string.h>
 
 const struct game_optdef mnk_opts[MNK_NOPTS] = {
-        {"m", 3, 3, 8, "columns"},
-        {"n", 3, 3, 8, "rows"},
-        {"k", 3, 3, 8, "stones in a row to win (at most max(m, n))"},
+        {"m", 3, 3, 8, "columns", GAME_OPT_SHOWN},
+        {"n", 3, 3, 8, "rows", GAME_OPT_SHOWN},
+        {"k", 3, 3, 8, "stones in a row to win (at most max(m, n))", GAME_OPT_SHOWN},
 };
 
 int mnk_setup(struct mnk_state *s, int m, int n, int k)

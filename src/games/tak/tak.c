@@ -318,7 +318,7 @@ uint64_t tak_perft(const void *st, int depth)
 /* --- options, set-up, results ------------------------------------------------------------ */
 
 const struct game_optdef tak_opts[TAK_NOPTS] = {
-        [TAK_OPT_SIZE] = {"size", 5, 3, 8, "board size, 3..8"},
+        [TAK_OPT_SIZE] = {"size", 5, 3, 8, "board size, 3..8", GAME_OPT_SHOWN},
         [TAK_OPT_KOMI] = {"komi", 0, 0, 8, "half flats added to Black's flat count, 0..8"},
         [TAK_OPT_PIECES] = {"pieces", 0, 0, 80, "stones per player: 0 = standard, else 10..80"},
         [TAK_OPT_CAPS] = {"caps", -1, -1, 5, "capstones per player: -1 = standard, else 0..5"},

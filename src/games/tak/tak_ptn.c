@@ -44,6 +44,18 @@ int tak_parse_ptn(const struct tak_state *s, const char *text, game_move *m, con
 	memcpy(t, text, len);
 	t[len] = '\0';
 
+	/* Either case, as people type it ("A5", "sd3", "3C3>12"): the piece letters to upper
+	   case where a square follows them, the square's file to lower case (PTN writes both
+	   so; "c3" is a square, "cc3" a capstone on it). */
+	char *q = t;
+	if (strchr("FSCfsc", *q) != NULL && isalpha((unsigned char)q[1]))
+		*q = (char)toupper((unsigned char)*q), q++;
+	else if (isdigit((unsigned char)*q))
+		q++;
+	*q = (char)tolower((unsigned char)*q);
+	if (len > 2 && strchr("fsc", t[len - 1]) != NULL && q != t + len - 1)
+		t[len - 1] = (char)toupper((unsigned char)t[len - 1]); /* 3c3>12s: the moving top */
+
 	const char *p = t;
 	int kind = -1, count = 0;
 	if (*p == 'F' || *p == 'S' || *p == 'C') {

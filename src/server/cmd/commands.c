@@ -273,6 +273,8 @@ static void cmd_pong(struct cmd *x)
 	rtt_pong(x->cl, x->rq, x->rq->argv[0]);
 }
 
+#define HELP_WIDTH 80 /* the columns of `help` in text (a terminal's) */
+
 static void cmd_help(struct cmd *x)
 {
 	struct client *c = x->cl;
@@ -299,7 +301,13 @@ static void cmd_help(struct cmd *x)
 		cJSON_AddStringToObject(j, "help", pc->help);
 		cJSON_AddNumberToObject(j, "cost", pc->cost); /* of the command budget (§13) */
 		cJSON_AddItemToArray(arr, j);
-		xappend(&extra, "%s  %-28s %s", extra ? "\n" : "", pc->usage, pc->help);
+		/* "  usage   help" in 80 columns: the help from column 31, wrapped there, or
+		   from the next line when the usage is longer than its column */
+		if (strlen(pc->usage) > 28)
+			xappend(&extra, "%s  %s\n%31s", extra ? "\n" : "", pc->usage, "");
+		else
+			xappend(&extra, "%s  %-28s ", extra ? "\n" : "", pc->usage);
+		xappend_wrapped(&extra, pc->help, 31, HELP_WIDTH);
 	}
 	reply_ok(c, rq, f, extra, "%s",
 	         only ? only->usage : "commands (a leading #tag is echoed):");
@@ -341,7 +349,7 @@ static const struct proto_cmd table[] = {
          "turn down a challenge made to you"},
         {"list", 0, 0, CMD_SHARED_GAMES, 3, cmd_list, "list", "games in progress"},
         {"move", 2, 2, PLAYER | CMD_LIVE | REST | PACED, 1, cmd_move, "move <game> <move>",
-         "play a move; the move is the rest of the line"},
+         "play a move (the rest of the line); in your only game the move alone does: e5"},
         {"resign", 1, 1, PLAYER | CMD_LIVE, 1, cmd_resign, "resign <game>", "resign a game"},
         {"draw", 1, 2, PLAYER | CMD_LIVE, 1, cmd_draw,
          "draw <game> [offer|accept|decline|withdraw]",
@@ -526,6 +534,59 @@ static bool move_played(const struct cmd *x, size_t nmoves, bool acted)
 	return now != nmoves || (!acted && x->seat >= 0 && session_acted(x->g, x->seat));
 }
 
+/* ---- bare moves --------------------------------------------------------------------- */
+
+#define BARE_MAX 256 /* a bare move's line at most (an Xmas Rush MOVE of 20 steps fits) */
+
+/* The one game in progress where cl has a seat; NULL with *n the count when not one. */
+static struct game *only_game(const struct client *cl, unsigned *n)
+{
+	struct game *one = NULL;
+	*n = 0;
+	for (unsigned i = 0; i < cl->ngames; i++) {
+		struct game *g = cl->games[i];
+		if (!session_over(g) && session_seat_of(g, cl) >= 0) {
+			one = g;
+			++*n;
+		}
+	}
+	return *n == 1 ? one : NULL;
+}
+
+/*
+ * A line that is no command, or `move` without a game ("e4", "3c3>12", "PUSH 3 RIGHT",
+ * "move b2"), by one who plays exactly one game: rewritten into out as "move <game> ..."
+ * (FICS' bare moves). orig is the line as it came (before proto_parse cut it). Returns
+ * true when rewritten; false leaves the error to the caller, *games saying how many games
+ * the user plays (more than one: the error names the form to use).
+ */
+static bool bare_move(const struct client *cl, const struct proto_req *rq, int parsed,
+                      const char *orig, char *out, size_t len, unsigned *games)
+{
+	*games = 0;
+	/* "MOVE UP LEFT" parses as `move` with two words: an Xmas Rush action when the one
+	   game is one (elsewhere "move x a1" stays a bad game id) */
+	bool move_words = parsed == PROTO_OK && strcmp(rq->cmd->name, "move") == 0 &&
+	                  !proto_parse_id(rq->argv[0], &(uint64_t){0});
+	bool unknown = parsed == PROTO_EUNKNOWN || (parsed == PROTO_EARGS &&
+	                                            strcmp(rq->verb, "move") == 0);
+	if (!cl->logged_in || orig == NULL || !(unknown || move_words))
+		return false;
+	struct game *g = only_game(cl, games);
+	if (g == NULL || (move_words && !session_simultaneous(g)))
+		return false;
+	const char *p = orig + strspn(orig, " \t");
+	if (rq->tagged) /* "#t e4": the tag stays in front */
+		p += strcspn(p, " \t"), p += strspn(p, " \t");
+	/* "move b2": the verb given without the game (an Xmas Rush MOVE is the action's own) */
+	if (!session_simultaneous(g) && strncasecmp(p, "move", 4) == 0 &&
+	    (p[4] == ' ' || p[4] == '\t'))
+		p += 4 + strspn(p + 4, " \t");
+	int n = snprintf(out, len, "%s%s%smove %" PRIu64 " %s", rq->tagged ? "#" : "",
+	                 rq->tagged ? rq->tag : "", rq->tagged ? " " : "", session_id(g), p);
+	return n > 0 && (size_t)n < len;
+}
+
 void commands_line(struct commands *cx, struct client *cl, char *line, size_t len)
 {
 	size_t at = 0;
@@ -540,10 +601,17 @@ void commands_line(struct commands *cx, struct client *cl, char *line, size_t le
 		reply_err(cl, NULL, ERR_BAD_INPUT, "%s; it was ignored", text_strerror(bad));
 		return;
 	}
+	char orig[BARE_MAX], bare[BARE_MAX + 32];
+	bool short_line = len < sizeof orig;
+	if (short_line) /* kept whole: proto_parse cuts the line into words */
+		memcpy(orig, line, len), orig[len] = '\0';
 	struct proto_req rq;
 	int parsed = proto_parse(line, &commands_table, &rq);
 	if (parsed == PROTO_EMPTY)
 		return;
+	unsigned games = 0;
+	if (bare_move(cl, &rq, parsed, short_line ? orig : NULL, bare, sizeof bare, &games))
+		parsed = proto_parse(bare, &commands_table, &rq);
 	/* a paced command (a move) runs unless the budget is in debt; it pays if refused */
 	bool paced = parsed == PROTO_OK && (rq.cmd->flags & CMD_PACED);
 	if (!charge(cx, cl, parsed == PROTO_EBADTAG ? NULL : &rq,
@@ -556,8 +624,14 @@ void commands_line(struct commands *cx, struct client *cl, char *line, size_t le
 		          "a tag is #<1-32 of A-Z a-z 0-9 _ -> followed by a space and a command");
 		return;
 	case PROTO_EUNKNOWN:
-		reply_err(cl, &rq, ERR_UNKNOWN_COMMAND, "no command '%s'; 'help' lists them",
-		          rq.verb);
+		if (games > 1)
+			reply_err(cl, &rq, ERR_UNKNOWN_COMMAND,
+			          "no command '%s'; a bare move goes to your only game, and you play "
+			          "%u: move <game> <move>",
+			          rq.verb, games);
+		else
+			reply_err(cl, &rq, ERR_UNKNOWN_COMMAND, "no command '%s'; 'help' lists them",
+			          rq.verb);
 		return;
 	case PROTO_EARGS:
 		reply_usage(cl, &rq);

@@ -166,8 +166,9 @@ static bool parse_uint(const char *s, size_t n, int64_t max, int64_t *v)
 bool seek_parse_time(const char *s, int64_t *base_ms, int64_t *inc_ms)
 {
 	const char *plus = strchr(s, '+');
-	if (plus == NULL)
-		return false;
+	bool no_inc = plus == NULL; /* "5" is 5+0, as FICS and lichess read it */
+	if (no_inc)
+		plus = s + strlen(s);
 	const char *colon = memchr(s, ':', (size_t)(plus - s));
 	int64_t min, sec = 0, inc;
 	size_t mlen = (size_t)((colon ? colon : plus) - s);
@@ -178,7 +179,9 @@ bool seek_parse_time(const char *s, int64_t *base_ms, int64_t *inc_ms)
 		if (slen != 2 || !parse_uint(colon + 1, slen, 59, &sec))
 			return false;
 	}
-	if (!parse_uint(plus + 1, strlen(plus + 1), SEEK_INC_MS_MAX / 1000, &inc))
+	if (no_inc)
+		inc = 0;
+	else if (!parse_uint(plus + 1, strlen(plus + 1), SEEK_INC_MS_MAX / 1000, &inc))
 		return false;
 	int64_t base = min * 60000 + sec * 1000;
 	if (base < 1000 || base > SEEK_BASE_MS_MAX)
@@ -247,7 +250,7 @@ int seek_opts_parse(const struct game_ops *ops, int argc, char *const argv[], st
 			if (!seek_parse_time(val, &so->base_ms, &so->inc_ms)) {
 				snprintf(err, errlen,
 				         "time is MIN+INC: minutes (or M:SS, at least 0:01) plus "
-				         "seconds per move, e.g. time=5+3");
+				         "seconds per move, e.g. time=5+3 (time=5: no increment)");
 				return -1;
 			}
 			so->timed = true;
@@ -315,14 +318,19 @@ int seek_opts_parse(const struct game_ops *ops, int argc, char *const argv[], st
 	return 0;
 }
 
-int game_params_text(const struct game_ops *ops, const struct game_params *p, char *buf, size_t len)
+int game_params_text(const struct game_ops *ops, const struct game_params *p, bool brief,
+                     char *buf, size_t len)
 {
 	size_t at = 0;
 	if (len == 0)
 		return -1;
 	buf[0] = '\0';
 	for (int i = 0; i < ops->nopts; i++) {
-		const char *sep = i ? " " : "";
+		const struct game_optdef *d = &ops->opts[i];
+		if (brief && !(d->flags & GAME_OPT_SHOWN) &&
+		    (d->flags & GAME_OPT_RANDOM ? game_param_random(ops, p, i) : p->v[i] == d->def))
+			continue;
+		const char *sep = at ? " " : "";
 		int n = game_param_random(ops, p, i)
 		                ? snprintf(buf + at, len - at, "%s%s=" GAME_OPT_RANDOM_WORD, sep,
 		                           ops->opts[i].name)

@@ -113,7 +113,7 @@ struct seek_opts {
 int seek_opts_parse(const struct game_ops *ops, int argc, char *const argv[], struct seek_opts *so,
                     char *err, size_t errlen);
 
-/* "MIN+INC" as in time=; returns false when malformed or out of range. */
+/* "MIN+INC" or "MIN" (no increment) as in time=; false when malformed or out of range. */
 bool seek_parse_time(const char *s, int64_t *base_ms, int64_t *inc_ms);
 /* Writes the time control as "5+3" or "0:30+2" (the form seek_parse_time() reads). */
 void seek_format_time(int64_t base_ms, int64_t inc_ms, char *buf, size_t len);
@@ -122,9 +122,12 @@ void seek_format_time(int64_t base_ms, int64_t inc_ms, char *buf, size_t len);
  * The engine options as "name=value" words separated by single spaces, every
  * option of ops in table order ("m=3 n=3 k=3"; "seed=random" for a
  * GAME_OPT_RANDOM option not given), which seek_opts_parse() reads back the
- * same. Returns the length, or -1 if it does not fit.
+ * same. brief (for people: seeks and game starts): only the options marked
+ * GAME_OPT_SHOWN and those that differ from their default ("tak size=6 komi=4",
+ * not "... pieces=0 caps=-1 stale=0"); read back, it gives the same game.
+ * Returns the length, or -1 if it does not fit.
  */
-int game_params_text(const struct game_ops *ops, const struct game_params *p, char *buf,
-                     size_t len);
+int game_params_text(const struct game_ops *ops, const struct game_params *p, bool brief,
+                     char *buf, size_t len);
 
 #endif

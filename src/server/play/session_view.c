@@ -47,7 +47,7 @@ cJSON *session_view_options_json(const struct game_ops *ops, const struct game_p
 char *session_view_options_text(const struct game_ops *ops, const struct seek_opts *so)
 {
 	char opts[512], tc[64] = "untimed";
-	if (game_params_text(ops, &so->params, opts, sizeof opts) < 0)
+	if (game_params_text(ops, &so->params, true, opts, sizeof opts) < 0)
 		opts[0] = '\0';
 	if (ops->flags & GAME_SIMULTANEOUS && so->first_turn_ms > 0)
 		snprintf(tc, sizeof tc, "turn_ms=%" PRId64 " first_turn_ms=%" PRId64 "%s",

@@ -47,7 +47,7 @@ static void queue(struct journal *jn, struct store_rec *r)
 static void options_text(const struct game *g, char *buf, size_t len)
 {
 	const struct seek_opts *so = session_opts(g);
-	if (game_params_text(session_ops(g), &so->params, buf, len) < 0)
+	if (game_params_text(session_ops(g), &so->params, false, buf, len) < 0)
 		buf[0] = '\0';
 	if (session_simultaneous(g)) {
 		size_t n = strlen(buf);

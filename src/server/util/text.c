@@ -97,6 +97,25 @@ size_t text_cut(const char *s, size_t max)
 	return n;
 }
 
+void xappend_wrapped(char **s, const char *text, size_t col, size_t width)
+{
+	size_t at = col;
+	bool first = true;
+	for (const char *w = text; *w != '\0';) {
+		size_t n = strcspn(w, " ");
+		if (!first && at + 1 + n > width) {
+			xappend(s, "\n%*s", (int)col, "");
+			at = col;
+			first = true;
+		}
+		xappend(s, "%s%.*s", first ? "" : " ", (int)n, w);
+		at += (first ? 0 : 1) + n;
+		first = false;
+		w += n;
+		w += strspn(w, " ");
+	}
+}
+
 char *xasprintf(const char *fmt, ...)
 {
 	va_list ap;

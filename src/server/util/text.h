@@ -66,6 +66,14 @@ char *xvasprintf(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0
  */
 void xappend(char **s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/*
+ * Appends the words of text (separated by single spaces, ASCII) to *s as xappend() does, the
+ * current line being at column col: a word that would pass column width starts a new line
+ * indented to col (a word longer than the room stands alone). For help pages that fit a
+ * terminal of 80 columns.
+ */
+void xappend_wrapped(char **s, const char *text, size_t col, size_t width);
+
 /* The wall clock in ms since the Unix epoch. */
 int64_t wall_ms(void);
 
