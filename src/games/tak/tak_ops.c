@@ -184,15 +184,10 @@ static int tak_render_text(const void *st, int viewer, char *buf, size_t len)
 	if (s->komi)
 		game_text_put(&t, " + komi %d%s", s->komi / 2, s->komi & 1 ? ".5" : "");
 	game_text_put(&t, "\n");
-	if (s->result != TAK_ONGOING) {
-		struct game_result r;
-		tak_result(s, &r);
-		game_text_put(&t, "Game over: %s (%s)\n", r.score, r.reason);
-	} else {
+	if (s->result == TAK_ONGOING) /* once over, the server's one game_over line says how */
 		game_text_put(&t, "Move %u, %s to play%s\n", (unsigned)(s->ply / 2 + 1),
 		              colour_name[s->ply & 1],
 		              s->ply < 2 ? " (opening: place one of the opponent's flats)" : "");
-	}
 	return game_text_end(&t);
 }
 

@@ -485,22 +485,21 @@ static char *state_text(const struct game *g, const struct snapshot *sn, int vie
 		xappend(&t, "%s\n", board);
 	}
 	free(board);
+	/* the last move(s), then who is to move; once over, the game_over line that follows
+	   says the result (once: not here too) */
+	const char *sep = sn->over ? "" : "; ";
 	if (session_simultaneous(g)) {
 		if (sn->ply > 0) {
 			xappend(&t, "last actions:");
 			for (int i = 0; i < ops->nplayers; i++)
 				xappend(&t, "%s %s %s", i ? ";" : "", ops->seat_names[i],
 				        sn->has_last[i] ? sn->last[i] : "(none)");
-			xappend(&t, "; ");
+			xappend(&t, "%s", sep);
 		}
 	} else if (sn->has_last[0]) {
-		xappend(&t, "last move: %s; ", sn->last[0]);
+		xappend(&t, "last move: %s%s", sn->last[0], sep);
 	}
-	if (sn->over) {
-		char *r = result_text(g);
-		xappend(&t, "game over: %s", r ? r : "");
-		free(r);
-	} else {
+	if (!sn->over) {
 		xappend(&t, "to move:");
 		bool first = true;
 		for (int i = 0; i < ops->nplayers; i++)
