@@ -236,14 +236,15 @@ fail:
 	return NULL;
 }
 
-static void send_game_start(struct game *g, int seat)
+/* game_start to a seat: the game begins, or (resumed) its player is back in it */
+static void send_game_start(struct game *g, int seat, bool resumed)
 {
 	struct client *c = g->pl[seat].c;
 	if (c == NULL)
 		return;
 	cJSON *j;
 	char *t;
-	session_view_game_start(g, seat, &j, &t);
+	session_view_game_start(g, seat, resumed, &j, &t);
 	send_msg(c, j, t);
 }
 
@@ -254,7 +255,7 @@ void session_begin(struct game *g)
 		s->news.on_begin(s->news.ud, g);
 	turn_begins(g);
 	for (int i = 0; i < g->ops->nplayers; i++)
-		send_game_start(g, i);
+		send_game_start(g, i, false);
 	session_watch_broadcast_state(g);
 	session_clock_arm(g);
 }
@@ -784,7 +785,7 @@ void session_resume_send(struct sessions *s, struct client *c)
 		/* the state as it stands now (same seq; clocks current), and what was said, once
 		 * what the game waits for is stored */
 		uint64_t need = client_barrier_push(s->bar, g->jseq);
-		send_game_start(g, seat);
+		send_game_start(g, seat, true);
 		struct snapshot *sn = session_watch_current(g);
 		if (sn != NULL)
 			session_watch_send_state(g, sn, c, seat);

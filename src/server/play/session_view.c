@@ -556,10 +556,13 @@ struct outbuf *session_view_snap_out(const struct game *g, struct snapshot *sn, 
 
 /* ---- game_start and game_over ------------------------------------------------------------ */
 
-void session_view_game_start(const struct game *g, int seat, cJSON **json, char **text)
+void session_view_game_start(const struct game *g, int seat, bool resumed, cJSON **json,
+                             char **text)
 {
 	cJSON *j = game_head("game_start", g);
 	cJSON_AddNumberToObject(j, "seat", seat);
+	if (resumed)
+		cJSON_AddTrueToObject(j, "resumed");
 	cJSON_AddItemToObject(j, "time", time_json(g));
 	int64_t rtt[GAME_MAX_PLAYERS];
 	rtts_now(g, rtt);
@@ -573,9 +576,10 @@ void session_view_game_start(const struct game *g, int seat, cJSON **json, char 
 		cJSON_AddNullToObject(j, "turn_ms");
 	}
 	char *opts = session_view_options_text(g->ops, &g->so);
-	*text = xasprintf("game %" PRIu64 " started: %s (%s), %s (%s) vs %s (%s); you play %s; "
+	*text = xasprintf("%s %" PRIu64 "%s: %s (%s), %s (%s) vs %s (%s); you play %s; "
 	                  "moves: move %" PRIu64 " <move>",
-	                  g->id, g->ops->name, opts ? opts : "", g->pl[0].name,
+	                  resumed ? "back in game" : "game", g->id, resumed ? "" : " started",
+	                  g->ops->name, opts ? opts : "", g->pl[0].name,
 	                  g->ops->seat_names[0], g->pl[1].name, g->ops->seat_names[1],
 	                  g->ops->seat_names[seat], g->id);
 	free(opts);

@@ -36,7 +36,8 @@ const int64_t *session_view_snap_clocks(const struct snapshot *sn);
 struct outbuf *session_view_snap_out(const struct game *g, struct snapshot *sn, int viewer,
                                      bool json);
 /* game_start for seat: the message's JSON and text (owned by the caller). */
-void session_view_game_start(const struct game *g, int seat, cJSON **json, char **text);
+void session_view_game_start(const struct game *g, int seat, bool resumed, cJSON **json,
+                             char **text);
 /* game_over of g (result recorded): the message's JSON and text. */
 void session_view_game_over(const struct game *g, cJSON **json, char **text);
 /* `list`: the games in progress of s, as the reply to rq. */
