@@ -8,6 +8,7 @@
  */
 #include "server/play/session.h"
 
+#include <ctype.h>
 #include <inttypes.h>
 #include <sodium.h>
 #include <stdio.h>
@@ -429,10 +430,37 @@ static void sim_resolve(struct game *g)
 	after_change(g);
 }
 
+/*
+ * An action line as people type it ("push 3 right", "move  up left"): upper case, single
+ * spaces, into out (len bytes). Only for games that are not strict=1: a strict game reads
+ * the line exactly as the referee does, and a bot's line is upper case already.
+ */
+static const char *lenient_action(const char *text, char *out, size_t len)
+{
+	size_t n = 0;
+	for (const char *p = text; *p != '\0'; p++) {
+		if (*p == ' ' || *p == '\t') {
+			if (n > 0 && out[n - 1] != ' ' && n + 1 < len)
+				out[n++] = ' ';
+			continue;
+		}
+		if (n + 1 >= len)
+			return text; /* too long to be an action: the engine says so */
+		out[n++] = (char)toupper((unsigned char)*p);
+	}
+	while (n > 0 && out[n - 1] == ' ')
+		n--;
+	out[n] = '\0';
+	return out;
+}
+
 /* seat's action of a simultaneous turn; the turn resolves once every seat has acted. */
 static void sim_move(struct client *c, const struct proto_req *rq, struct game *g, int seat,
                      const char *text)
 {
+	char lenient[GAME_MOVE_TEXT];
+	if (!g->so.strict)
+		text = lenient_action(text, lenient, sizeof lenient);
 	unsigned mask = g->ops->to_move(g->st);
 	if (!(mask & (1u << seat))) {
 		reply_err(c, rq, ERR_NOT_YOUR_TURN, "your seat does not act this turn");
