@@ -23,7 +23,10 @@
  * CLUSTER_DOWN, games of one node going on, everything back by itself,
  * every acknowledged move stored); the limits of a node for clients of
  * another (the per-address limit counts them at their own node only, a
- * remote player's moves cost nothing, as a local one's).
+ * remote player's moves cost nothing, as a local one's); the game's node
+ * paused (SIGSTOP) until another takes the game over, a move sent to it
+ * meanwhile never acknowledged unless stored, and its player moved to the
+ * new owner on the same connection.
  */
 #include <check.h>
 #include <signal.h>
@@ -960,25 +963,85 @@ START_TEST(test_pg_down_cluster)
 }
 END_TEST
 
+/*
+ * The game's node paused (SIGSTOP, as a long GC or a stopped container) until another node
+ * takes the game over, a move sent to it meanwhile: once it runs again (SIGCONT), PostgreSQL
+ * refuses its write (fencing) and the move is not acknowledged (NODE_GONE in place of the
+ * ok; an ok would have to be in the stored record); the paused node gives the game up and
+ * its player, still connected to it, is moved to the new owner and plays on through it.
+ */
+START_TEST(test_owner_paused)
+{
+	struct trio t;
+	trio_up(&t);
+	struct ts_cli a, b;
+	ts_join(&a, t.n[0].port, "alice");
+	ts_join(&b, t.n[1].port, "bob");
+	int id = ts_begin_game(&a, &b, "ttt"); /* on n1, alice's node */
+	struct ts_cli *to_b[] = {&b}, *to_a[] = {&a};
+	play(&a, id, "a1", to_b, 1, 2);
+	play(&b, id, "a2", to_a, 1, 3);
+	ck_assert_int_eq(kill(t.n[0].pid, SIGSTOP), 0);
+	/* another node takes the game over: bob's seat is there */
+	cJSON_Delete(ts_untilf(&b, "{\"type\":\"info\",\"game\":%d,\"event\":\"moved\"}", id));
+	cJSON_Delete(ts_untilf(&b, "{\"type\":\"state\",\"game\":%d,\"ply\":2}", id));
+	ts_send(&a, "move %d b2", id); /* waits in the paused node's socket */
+	ck_assert_int_eq(kill(t.n[0].pid, SIGCONT), 0);
+	cJSON *r = ts_until(&a, "{\"cmd\":\"move\"}");
+	bool acked = strcmp(ts_jstr(r, "type"), "ok") == 0;
+	if (!acked)
+		ck_assert_str_eq(ts_jstr(r, "code"), "NODE_GONE");
+	cJSON_Delete(r);
+	char moves[256], status[32];
+	stored_moves(id, moves, sizeof moves, status, sizeof status);
+	ck_assert_msg(!acked || strcmp(moves, "a1 a2 b2") == 0, "b2 acknowledged, stored: %s",
+	              moves);
+	/* alice, still on n1, follows the game to its node: her seat and the state come back */
+	cJSON_Delete(ts_untilf(&a, "{\"type\":\"info\",\"game\":%d,\"event\":\"moved\"}", id));
+	cJSON_Delete(ts_untilf(&a, "{\"type\":\"state\",\"game\":%d,\"seat\":0}", id));
+	if (!acked)
+		ck_assert(move_until_played(&a, id, "b2", false));
+	cJSON_Delete(ts_untilf(&b, "{\"type\":\"state\",\"game\":%d,\"last_move\":\"b2\"}", id));
+	ts_send(&b, "move %d a3", id);
+	cJSON_Delete(ts_until(&b, "{\"type\":\"ok\",\"cmd\":\"move\",\"move\":\"a3\"}"));
+	cJSON_Delete(ts_untilf(&a, "{\"type\":\"state\",\"game\":%d,\"last_move\":\"a3\"}", id));
+	ts_send(&a, "move %d c3", id);
+	cJSON_Delete(ts_until(&a, "{\"type\":\"ok\",\"cmd\":\"move\",\"move\":\"c3\"}"));
+	ts_until0(&a, "{\"type\":\"game_over\",\"result\":{\"winner\":0,\"reason\":\"line\"}}");
+	ts_until0(&b, "{\"type\":\"game_over\",\"result\":{\"winner\":0,\"reason\":\"line\"}}");
+	stored_moves(id, moves, sizeof moves, status, sizeof status);
+	ck_assert_str_eq(moves, "a1 a2 b2 a3 c3");
+	ck_assert_str_eq(status, "finished");
+	ts_close(&a);
+	ts_close(&b);
+	trio_down(&t);
+}
+END_TEST
+
+/* A case of s on its own servers (started before its first test, stopped after its last),
+ * each test on a fresh schema (setup). */
+static TCase *add_case(Suite *s, const char *name, void (*start)(void), void (*stop)(void))
+{
+	TCase *tc = tcase_create(name);
+	tcase_add_unchecked_fixture(tc, start, stop);
+	tcase_add_checked_fixture(tc, setup, NULL);
+	tcase_set_timeout(tc, 120);
+	suite_add_tcase(s, tc);
+	return tc;
+}
+
 static Suite *cluster_suite(void)
 {
 	Suite *s = suite_create("cluster");
 	if (!pgtest_available("check_cluster"))
 		return s;
-	TCase *tc = tcase_create("postgresql");
-	tcase_add_unchecked_fixture(tc, pg_up, pg_down);
-	tcase_add_checked_fixture(tc, setup, NULL);
-	tcase_set_timeout(tc, 120);
+	TCase *tc = add_case(s, "postgresql", pg_up, pg_down);
 	tcase_add_test(tc, test_pg_game);
 	tcase_add_test(tc, test_pg_kill9);
 	tcase_add_test(tc, test_pg_down_and_back);
-	suite_add_tcase(s, tc);
 	if (!redistest_available("check_cluster"))
 		return s;
-	tc = tcase_create("cluster");
-	tcase_add_unchecked_fixture(tc, both_up, both_down);
-	tcase_add_checked_fixture(tc, setup, NULL);
-	tcase_set_timeout(tc, 120);
+	tc = add_case(s, "cluster", both_up, both_down);
 	tcase_add_test(tc, test_three_nodes);
 	tcase_add_test(tc, test_owner_killed);
 	tcase_add_test(tc, test_takeover_keeps_tokens);
@@ -986,7 +1049,9 @@ static Suite *cluster_suite(void)
 	tcase_add_test(tc, test_redis_restart);
 	tcase_add_test(tc, test_pg_down_cluster);
 	tcase_add_test(tc, test_limits_across_nodes);
-	suite_add_tcase(s, tc);
+	/* nodes paused: CK_RUN_CASE=faults runs these alone */
+	tc = add_case(s, "faults", both_up, both_down);
+	tcase_add_test(tc, test_owner_paused);
 	return s;
 }
 

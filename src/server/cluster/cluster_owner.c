@@ -91,7 +91,7 @@ static void send_done(struct client *cl, uint64_t n)
 	char buf[40];
 	int len = snprintf(buf, sizeof buf, "%cD %" PRIu64, '\0', n);
 	struct outbuf *b = outbuf_new(buf, (size_t)len);
-	client_send(cl, b);
+	client_send_else(cl, b, b); /* it goes even when the write the reply waits for is refused */
 	outbuf_unref(b);
 }
 
@@ -414,6 +414,42 @@ int owner_on_undo(void *ud, const struct game *g, int nplies)
 	struct cluster *c = ud;
 	c->list_dirty = true;
 	return c->inner.on_undo != NULL ? c->inner.on_undo(c->inner.ud, g, nplies) : 0;
+}
+
+/*
+ * The store refused our write to game (journal.h's on_lost): another node took it over while
+ * we could not see it (we were stopped, or cut off) and runs it now. What waited for the write
+ * is not told (the mover gets NODE_GONE instead of its ok); our copy goes, and our own players
+ * and spectators of it follow it to its node as those of any remote game do when it moves
+ * (info moved, their seats back there, the state). Relay clients' homes follow it themselves
+ * (the taker's V on the game's channel).
+ */
+void owner_lost(void *ud, uint64_t game)
+{
+	struct cluster *c = ud;
+	struct game *g = session_find(c->ly.sess, game);
+	if (g == NULL)
+		return;
+	log_warn("cluster game lost node=%s game=%" PRIu64
+	         " why=\"the store refused our write: another node runs it now\"",
+	         c->name, game);
+	struct rgame *rg = remote_get(c, game, NULL);
+	for (int i = 0; rg != NULL && i < session_ops(g)->nplayers; i++) {
+		struct client *cl = session_seat(g, i)->c;
+		if (cl != NULL && !cl->remote)
+			remote_add(rg, cl->conn->id, true, cl->json);
+	}
+	struct client *w;
+	for (size_t i = 0; rg != NULL && (w = session_watcher(g, i)) != NULL; i++)
+		if (!w->remote)
+			remote_add(rg, w->conn->id, false, w->json);
+	session_forget(g);
+	owner_drop_stale(c);
+	c->list_dirty = c->users_dirty = true;
+	if (rg != NULL && rg->n == 0)
+		remote_free(c, rg);
+	else if (rg != NULL)
+		remote_find_owner(c, rg);
 }
 
 /* A home's instance is gone: its relay clients close (their seats wait), its spectators go. */

@@ -1,7 +1,9 @@
 /*
  * cluster_takeover.c - heartbeats and the death scan, the takeover of a dead
  * node's games from PostgreSQL (a storage connection of its own on a uv work
- * item), and the node's live state written again when Redis is back.
+ * item), the node going on after it was declared dead while alive (it gives
+ * up the games taken from it), and the node's live state written again when
+ * Redis is back.
  */
 #include "server/cluster/cluster_internal.h"
 
@@ -44,6 +46,7 @@ static const char BURY[] = "redis.call('SET', 'bitarena:dead:' .. ARGV[1], ARGV[
                            "return ids";
 
 static void resync(struct cluster *c);
+static void revive(struct cluster *c);
 
 static void on_beat(redisAsyncContext *ac, void *r, void *pd)
 {
@@ -58,10 +61,13 @@ static void on_beat(redisAsyncContext *ac, void *r, void *pd)
 		c->healthy_since = 0;
 		return;
 	}
+	if (rep->integer == -1) {
+		revive(c);
+		return;
+	}
 	if (rep->integer < 0) {
 		log_error("cluster node exits node=%s instance=%s why=%s", c->name, c->instance,
-		          rep->integer == -1 ? "\"declared dead; its games are elsewhere now\""
-		                             : "\"its name is held by another instance\"");
+		          "\"its name is held by another instance\"");
 		exit(1);
 	}
 	if (took > (uint64_t)c->expiry_ms / 2 || rep->integer == 0)
@@ -170,7 +176,6 @@ static void on_takeover_lock(redisAsyncContext *ac, void *r, void *pd)
 		free(t);
 		return;
 	}
-	t->req.data = t;
 	c->takeovers++;
 	if (uv_queue_work(c->ly.loop, &t->req, takeover_work, takeover_done) != 0) {
 		c->takeovers--;
@@ -178,11 +183,12 @@ static void on_takeover_lock(redisAsyncContext *ac, void *r, void *pd)
 	}
 }
 
-static void try_takeover(struct cluster *c, const char *instance)
+/* A claim of instance's games for us, on a storage connection of its own (takeover_work). */
+static struct takeover *claim_new(struct cluster *c, const char *instance)
 {
 	struct takeover *t = calloc(1, sizeof *t);
 	if (t == NULL)
-		return;
+		return NULL;
 	t->c = c;
 	snprintf(t->from, sizeof t->from, "%s", instance);
 	t->o = c->store;
@@ -191,6 +197,15 @@ static void try_takeover(struct cluster *c, const char *instance)
 	t->o.conninfo = t->conninfo;
 	t->o.node = t->node;
 	t->o.reader = false;
+	t->req.data = t;
+	return t;
+}
+
+static void try_takeover(struct cluster *c, const char *instance)
+{
+	struct takeover *t = claim_new(c, instance);
+	if (t == NULL)
+		return;
 	if (!redis_call(c, on_takeover_lock, t, "SET " KEY("takeover:%s") " %s NX PX %d", instance,
 	                c->instance, TAKEOVER_TTL_MS))
 		free(t);
@@ -239,6 +254,73 @@ static void on_scan(redisAsyncContext *ac, void *r, void *pd)
 				break;
 			}
 		}
+	}
+}
+
+/* ---- declared dead while alive ------------------------------------------------------------ */
+
+static void on_tombstone_gone(redisAsyncContext *ac, void *r, void *pd)
+{
+	(void)r;
+	(void)pd;
+	struct cluster *c = ac->data;
+	c->reviving = false;
+	if (c->stopping)
+		return;
+	log_info("cluster node back node=%s instance=%s", c->name, c->instance);
+	c->healthy_since = 0;
+	resync(c);
+	remote_reseat(c, NULL); /* the others closed our clients' relay clients when we died */
+}
+
+/* The games in progress still ours in the store (claimed from ourselves: nothing changes). */
+static void revive_done(uv_work_t *req, int status)
+{
+	struct takeover *t = req->data;
+	struct cluster *c = t->c;
+	c->takeovers--;
+	if (status != 0 || t->err != STORE_OK || c->stopping) {
+		c->reviving = false; /* tried again at the next heartbeat */
+	} else {
+		for (struct game *g = sessions_first(c->ly.sess), *next; g != NULL; g = next) {
+			next = session_next(g);
+			bool ours = session_over(g);
+			for (size_t i = 0; i < t->n && !ours; i++)
+				ours = (uint64_t)t->v[i].id == session_id(g);
+			if (!ours)
+				owner_lost(c, session_id(g));
+		}
+		if (!redis_call(c, on_tombstone_gone, NULL, "DEL " KEY("dead:%s"), c->instance))
+			c->reviving = false;
+	}
+	store_games_free(t->v, t->n);
+	free(t);
+}
+
+/*
+ * Our heartbeat found us declared dead while we were alive (stopped, or cut off from Redis
+ * longer than the expiry): another node took over the games we ran then (PostgreSQL refused
+ * our writes to them since). We go on as the same instance, having given up every game the
+ * store no longer says is ours (their players and spectators here follow them to their node,
+ * owner_lost) and written our live state again; the tombstone goes last, so nobody sees us
+ * alive before that.
+ */
+static void revive(struct cluster *c)
+{
+	if (c->reviving || c->stopping)
+		return;
+	struct takeover *t = claim_new(c, c->instance);
+	if (t == NULL)
+		return;
+	log_warn("cluster node declared dead while alive node=%s instance=%s "
+	         "what=\"our games were taken over: we give them up and go on\"",
+	         c->name, c->instance);
+	c->reviving = true;
+	c->takeovers++;
+	if (uv_queue_work(c->ly.loop, &t->req, takeover_work, revive_done) != 0) {
+		c->takeovers--;
+		c->reviving = false;
+		free(t);
 	}
 }
 
