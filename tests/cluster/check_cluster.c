@@ -26,7 +26,9 @@
  * remote player's moves cost nothing, as a local one's); the game's node
  * paused (SIGSTOP) until another takes the game over, a move sent to it
  * meanwhile never acknowledged unless stored, and its player moved to the
- * new owner on the same connection.
+ * new owner on the same connection; the game's node killed and started
+ * again at once under its name, the player of another node back in the
+ * game without a word and playing on.
  */
 #include <check.h>
 #include <signal.h>
@@ -133,6 +135,15 @@ static void stored_moves(int id, char *out, size_t size, char *status, size_t ss
 	snprintf(status, ssize, "%s", PQgetvalue(r, 0, 0));
 	PQclear(r);
 	PQfinish(c);
+}
+
+/* Game id is stored with these moves, in this status. */
+static void assert_stored(int id, const char *moves, const char *status)
+{
+	char m[256], st[32];
+	stored_moves(id, m, sizeof m, st, sizeof st);
+	ck_assert_str_eq(m, moves);
+	ck_assert_str_eq(st, status);
 }
 
 /* The games rows that hold text (a guest's token) in any column: the store keeps hashes. */
@@ -963,6 +974,18 @@ START_TEST(test_pg_down_cluster)
 }
 END_TEST
 
+/* Three nodes up, alice on n1 and bob on n2 in a game of n1 (alice's seek), a1 played. */
+static int trio_game(struct trio *t, struct ts_cli *a, struct ts_cli *b)
+{
+	trio_up(t);
+	ts_join(a, t->n[0].port, "alice");
+	ts_join(b, t->n[1].port, "bob");
+	int id = ts_begin_game(a, b, "ttt");
+	struct ts_cli *to_b[] = {b};
+	play(a, id, "a1", to_b, 1, 2);
+	return id;
+}
+
 /*
  * The game's node paused (SIGSTOP, as a long GC or a stopped container) until another node
  * takes the game over, a move sent to it meanwhile: once it runs again (SIGCONT), PostgreSQL
@@ -973,13 +996,9 @@ END_TEST
 START_TEST(test_owner_paused)
 {
 	struct trio t;
-	trio_up(&t);
 	struct ts_cli a, b;
-	ts_join(&a, t.n[0].port, "alice");
-	ts_join(&b, t.n[1].port, "bob");
-	int id = ts_begin_game(&a, &b, "ttt"); /* on n1, alice's node */
-	struct ts_cli *to_b[] = {&b}, *to_a[] = {&a};
-	play(&a, id, "a1", to_b, 1, 2);
+	int id = trio_game(&t, &a, &b);
+	struct ts_cli *to_a[] = {&a};
 	play(&b, id, "a2", to_a, 1, 3);
 	ck_assert_int_eq(kill(t.n[0].pid, SIGSTOP), 0);
 	/* another node takes the game over: bob's seat is there */
@@ -1009,9 +1028,38 @@ START_TEST(test_owner_paused)
 	cJSON_Delete(ts_until(&a, "{\"type\":\"ok\",\"cmd\":\"move\",\"move\":\"c3\"}"));
 	ts_until0(&a, "{\"type\":\"game_over\",\"result\":{\"winner\":0,\"reason\":\"line\"}}");
 	ts_until0(&b, "{\"type\":\"game_over\",\"result\":{\"winner\":0,\"reason\":\"line\"}}");
-	stored_moves(id, moves, sizeof moves, status, sizeof status);
-	ck_assert_str_eq(moves, "a1 a2 b2 a3 c3");
-	ck_assert_str_eq(status, "finished");
+	assert_stored(id, "a1 a2 b2 a3 c3", "finished");
+	ts_close(&a);
+	ts_close(&b);
+	trio_down(&t);
+}
+END_TEST
+
+/*
+ * The game's node killed (kill -9) and started again at once under the same name: the new
+ * instance takes its games back before another node notices, and the player on another
+ * node, who never left, is seated there again (game_start, the state) and plays on; the
+ * player of the restarted node comes back by logging in with its token.
+ */
+START_TEST(test_owner_restarted)
+{
+	struct trio t;
+	struct ts_cli a, b;
+	int id = trio_game(&t, &a, &b);
+	struct ts_cli *to_b[] = {&b};
+	ts_kill9(&t.n[0]);
+	tmpdir_remove(t.n[0].datadir);
+	ts_close(&a);
+	up(&t.n[0], "n1");
+	/* bob is back in the game wherever it runs now (n1 again, or another node, whichever
+	   claimed it first) without a word from him */
+	cJSON_Delete(ts_untilf(&b, "{\"type\":\"game_start\",\"game\":%d,\"seat\":1}", id));
+	cJSON_Delete(ts_untilf(&b, "{\"type\":\"state\",\"game\":%d,\"ply\":1}", id));
+	ck_assert(move_until_played(&b, id, "a2", false));
+	ts_rejoin(&a, t.n[0].port, "alice");
+	cJSON_Delete(ts_untilf(&a, "{\"type\":\"state\",\"game\":%d,\"last_move\":\"a2\"}", id));
+	play(&a, id, "b2", to_b, 1, 4);
+	assert_stored(id, "a1 a2 b2", "in_progress");
 	ts_close(&a);
 	ts_close(&b);
 	trio_down(&t);
@@ -1049,9 +1097,10 @@ static Suite *cluster_suite(void)
 	tcase_add_test(tc, test_redis_restart);
 	tcase_add_test(tc, test_pg_down_cluster);
 	tcase_add_test(tc, test_limits_across_nodes);
-	/* nodes paused: CK_RUN_CASE=faults runs these alone */
+	/* nodes paused, restarted at once: CK_RUN_CASE=faults runs these alone */
 	tc = add_case(s, "faults", both_up, both_down);
 	tcase_add_test(tc, test_owner_paused);
+	tcase_add_test(tc, test_owner_restarted);
 	return s;
 }
 

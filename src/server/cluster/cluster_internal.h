@@ -218,6 +218,12 @@ struct cluster {
 	struct relay_sink sink;                      /* where relay connections' output goes */
 	char alive[ALIVE_MAX][CLUSTER_NODE_MAX + 1]; /* the nodes alive at the last scan */
 	int nalive;
+	/* each node's instance last seen alive: another one is a restart (its incarnation) */
+	struct {
+		char name[CLUSTER_NODE_MAX + 1];
+		char instance[STORE_NODE_MAX + 1];
+	} seen[ALIVE_MAX];
+	int nseen;
 };
 
 /* ---- helpers every part uses ------------------------------------------------------------- */

@@ -45,10 +45,12 @@ static void rc_close(struct cluster *c, struct rclient *r)
  * guest's token as its home sent it ("-": none), which its seats here are checked against.
  */
 static struct client *rc_get(struct cluster *c, const char *home, uint64_t rconn, const char *flags,
-                             int64_t rtt, const char *name, const char *token)
+                             int64_t rtt, const char *name, const char *token, bool *made)
 {
 	struct rclient *r = rc_find(c, home, rconn);
 	struct client *cl = r != NULL ? cluster_client(c, r->conn) : NULL;
+	if (made != NULL)
+		*made = cl == NULL;
 	if (cl == NULL) {
 		if (r != NULL)
 			rc_forget(c, r->conn);
@@ -212,9 +214,14 @@ void owner_interest_set(struct cluster *c, const char *home, uint64_t game, bool
 void owner_run(struct cluster *c, const char *home, uint64_t rconn, uint64_t n, const char *flags,
                int64_t rtt, const char *name, const char *token, char *line, size_t len)
 {
-	struct client *cl = rc_get(c, home, rconn, flags, rtt, name, token);
+	bool made;
+	struct client *cl = rc_get(c, home, rconn, flags, rtt, name, token, &made);
 	if (cl == NULL)
 		return;
+	/* a client of home new here, logged in: its seats here first (as R gives them), in case
+	 * its home could not know that we forgot it (we restarted: a new instance) */
+	if (made && cl->logged_in)
+		owner_resume(c, home, rconn, flags, rtt, name, token);
 	char copy[FRAME_MAX + 1];
 	snprintf(copy, sizeof copy, "%.*s", (int)len, line);
 	struct proto_req rq;
@@ -254,7 +261,7 @@ void owner_resume(struct cluster *c, const char *home, uint64_t rconn, const cha
 		}
 	if (!any)
 		return;
-	struct client *cl = rc_get(c, home, rconn, flags, rtt, name, token);
+	struct client *cl = rc_get(c, home, rconn, flags, rtt, name, token, NULL);
 	if (cl == NULL)
 		return;
 	cJSON *resumed = cJSON_CreateArray();

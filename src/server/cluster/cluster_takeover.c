@@ -211,6 +211,41 @@ static void try_takeover(struct cluster *c, const char *instance)
 		free(t);
 }
 
+/*
+ * Each live node's instance, from the scan: one not seen before under a known name is that
+ * node restarted (a new incarnation: a process's instance is drawn at its start), which holds
+ * our clients' games again (it claimed them back) but none of their relay clients: our players
+ * of its games are seated there again (R) and the state asked for (Y). Without this a restart
+ * faster than the death scan leaves them out of their games (NOT_YOUR_GAME for every move).
+ */
+static void incarnations(struct cluster *c, const redisReply *rep)
+{
+	for (size_t i = 0; i + 2 < rep->elements; i += 3) {
+		const redisReply *n = rep->element[i], *inst = rep->element[i + 1],
+		                 *alive = rep->element[i + 2];
+		if (n->type != REDIS_REPLY_STRING || inst->type != REDIS_REPLY_STRING ||
+		    alive->type != REDIS_REPLY_INTEGER || alive->integer != 1)
+			continue;
+		char name[CLUSTER_NODE_MAX + 1], instance[STORE_NODE_MAX + 1];
+		snprintf(name, sizeof name, "%.*s", (int)n->len, n->str);
+		snprintf(instance, sizeof instance, "%.*s", (int)inst->len, inst->str);
+		int k = 0;
+		while (k < c->nseen && strcmp(c->seen[k].name, name) != 0)
+			k++;
+		if (k == c->nseen) { /* first seen: nothing of ours can be out of date there */
+			if (c->nseen == ALIVE_MAX)
+				continue;
+			c->nseen++;
+		} else if (strcmp(c->seen[k].instance, instance) != 0 &&
+		           strcmp(name, c->name) != 0) {
+			log_info("cluster node restarted node=%s instance=%s", name, instance);
+			remote_reseat(c, name);
+		}
+		snprintf(c->seen[k].name, sizeof c->seen[k].name, "%s", name);
+		snprintf(c->seen[k].instance, sizeof c->seen[k].instance, "%s", instance);
+	}
+}
+
 static void on_scan(redisAsyncContext *ac, void *r, void *pd)
 {
 	(void)pd;
@@ -219,6 +254,7 @@ static void on_scan(redisAsyncContext *ac, void *r, void *pd)
 	if (c->stopping || rep == NULL || rep->type != REDIS_REPLY_ARRAY)
 		return;
 	redis_alive_set(c, rep);
+	incarnations(c, rep);
 	bool judge = c->healthy_since != 0 &&
 	             cluster_now(c) >= c->healthy_since + 2 * (uint64_t)c->expiry_ms;
 	for (size_t i = 0; i + 2 < rep->elements; i += 3) {
