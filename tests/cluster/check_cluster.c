@@ -28,7 +28,9 @@
  * meanwhile never acknowledged unless stored, and its player moved to the
  * new owner on the same connection; the game's node killed and started
  * again at once under its name, the player of another node back in the
- * game without a word and playing on.
+ * game without a word and playing on; a player of another node logging out
+ * and someone else logging in on its connection, the game's node forgetting
+ * the old identity.
  */
 #include <check.h>
 #include <signal.h>
@@ -1066,6 +1068,45 @@ START_TEST(test_owner_restarted)
 }
 END_TEST
 
+/*
+ * A player on another node than the game's logs out and someone else logs in on the same
+ * connection: the game's node forgets the old identity (the seat waits for its player), so
+ * the newcomer can neither move in that seat nor chat as its player, and the player, logging
+ * in on the game's node, is back in the game and plays on.
+ */
+START_TEST(test_logout_remote)
+{
+	struct trio t;
+	struct ts_cli a, b;
+	int id = trio_game(&t, &a, &b); /* bob (n2) to move in a game of n1 */
+	char token[sizeof b.token];
+	snprintf(token, sizeof token, "%s", b.token);
+	ts_send(&b, "logout");
+	ts_until0(&b, "{\"type\":\"ok\",\"cmd\":\"logout\"}");
+	ts_send(&b, "login mallory");
+	ts_until0(&b, "{\"type\":\"ok\",\"cmd\":\"login\"}");
+	const char *verbs[] = {"move", "say"}, *args[] = {"a2", "I am bob"};
+	for (int i = 0; i < 2; i++) {
+		ts_send(&b, "%s %d %s", verbs[i], id, args[i]);
+		cJSON *r = ts_untilf(&b, "{\"cmd\":\"%s\"}", verbs[i]);
+		ck_assert_str_eq(ts_jstr(r, "type"), "error");
+		ck_assert_str_eq(ts_jstr(r, "code"), "NOT_YOUR_GAME");
+		cJSON_Delete(r);
+	}
+	struct ts_cli r; /* the real bob, on the game's node, with his token */
+	snprintf(r.token, sizeof r.token, "%s", token);
+	ts_rejoin(&r, t.n[0].port, "bob");
+	cJSON_Delete(ts_untilf(&r, "{\"type\":\"state\",\"game\":%d,\"seat\":1}", id));
+	struct ts_cli *to_a[] = {&a};
+	play(&r, id, "a2", to_a, 1, 3);
+	assert_stored(id, "a1 a2", "in_progress");
+	ts_close(&r);
+	ts_close(&a);
+	ts_close(&b);
+	trio_down(&t);
+}
+END_TEST
+
 /* A case of s on its own servers (started before its first test, stopped after its last),
  * each test on a fresh schema (setup). */
 static TCase *add_case(Suite *s, const char *name, void (*start)(void), void (*stop)(void))
@@ -1097,10 +1138,11 @@ static Suite *cluster_suite(void)
 	tcase_add_test(tc, test_redis_restart);
 	tcase_add_test(tc, test_pg_down_cluster);
 	tcase_add_test(tc, test_limits_across_nodes);
-	/* nodes paused, restarted at once: CK_RUN_CASE=faults runs these alone */
+	/* nodes paused, restarted at once, identities changed: CK_RUN_CASE=faults runs these */
 	tc = add_case(s, "faults", both_up, both_down);
 	tcase_add_test(tc, test_owner_paused);
 	tcase_add_test(tc, test_owner_restarted);
+	tcase_add_test(tc, test_logout_remote);
 	return s;
 }
 

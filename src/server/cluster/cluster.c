@@ -228,6 +228,7 @@ int cluster_start(const struct cluster_config *cfg, const struct cluster_layers 
 	c->ly.cmds->router = &c->router;
 	struct lobby_hooks lh = {.ud = c,
 	                         .on_login = shared_on_login,
+	                         .on_logout = shared_on_logout,
 	                         .on_seek = shared_on_seek,
 	                         .seek_id = shared_seek_id,
 	                         .guest = shared_guest,

@@ -409,6 +409,7 @@ bool shared_route(void *ud, struct cmd *x); /* struct router */
 void shared_on_seek(void *ud, const struct seek *k, bool gone, struct msg *told);
 uint64_t shared_seek_id(void *ud);
 void shared_on_login(void *ud, struct client *cl);
+void shared_on_logout(void *ud, struct client *cl);
 bool shared_guest(void *ud, struct client *cl, const struct proto_req *rq, const char *name,
                   const char *token, bool given);
 bool shared_name_held(void *ud, struct client *cl, const char *name,

@@ -31,13 +31,16 @@ static void rc_forget(struct cluster *c, uint64_t conn)
 		}
 }
 
-/* r's relay client closes (its seats wait through the grace) and r goes. */
+/* r's relay client closes (its seats wait through the grace: at once, not when the close is
+ * done, so that an R right behind finds them free) and r goes. */
 static void rc_close(struct cluster *c, struct rclient *r)
 {
 	struct client *cl = cluster_client(c, r->conn);
 	rc_forget(c, r->conn);
-	if (cl != NULL)
+	if (cl != NULL) {
+		session_client_gone(c->ly.sess, cl);
 		client_close(cl, false);
+	}
 }
 
 /*
