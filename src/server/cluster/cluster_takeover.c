@@ -89,6 +89,7 @@ struct takeover {
 	size_t n;
 	int err;
 	char why[300];
+	uint64_t durable; /* a revival's: the journal's records durable before its claim began */
 };
 
 static void takeover_work(uv_work_t *req)
@@ -320,7 +321,9 @@ static void revive_done(uv_work_t *req, int status)
 	} else {
 		for (struct game *g = sessions_first(c->ly.sess), *next; g != NULL; g = next) {
 			next = session_next(g);
-			bool ours = session_over(g);
+			/* a game whose records were not all stored when the claim began may be
+			 * missing from it (one started since): its next refused write tells */
+			bool ours = session_over(g) || session_journal_seq(g) > t->durable;
 			for (size_t i = 0; i < t->n && !ours; i++)
 				ours = (uint64_t)t->v[i].id == session_id(g);
 			if (!ours)
@@ -351,6 +354,7 @@ static void revive(struct cluster *c)
 	log_warn("cluster node declared dead while alive node=%s instance=%s "
 	         "what=\"our games were taken over: we give them up and go on\"",
 	         c->name, c->instance);
+	t->durable = c->ly.sess->bar != NULL ? c->ly.sess->bar->durable : 0;
 	c->reviving = true;
 	c->takeovers++;
 	if (uv_queue_work(c->ly.loop, &t->req, takeover_work, revive_done) != 0) {

@@ -209,6 +209,8 @@ struct session_result session_result(const struct game *g);
 const struct move_rec *session_moves(const struct game *g, size_t *n);
 /* Its spectators, as shown (state, list, watchers): every node's in a cluster. */
 size_t session_watchers(const struct game *g);
+/* The number of its last record queued to the journal (0: none since it was made here). */
+uint64_t session_journal_seq(const struct game *g);
 /* Its i-th spectator here (i from 0), or NULL past the last. */
 struct client *session_watcher(const struct game *g, size_t i);
 /* The games of s, newest first, finished ones kept a while among them (one being freed no
