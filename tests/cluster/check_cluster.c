@@ -23,7 +23,14 @@
  * CLUSTER_DOWN, games of one node going on, everything back by itself,
  * every acknowledged move stored); the limits of a node for clients of
  * another (the per-address limit counts them at their own node only, a
- * remote player's moves cost nothing, as a local one's).
+ * remote player's moves cost nothing, as a local one's); the game's node
+ * paused (SIGSTOP) until another takes the game over, a move sent to it
+ * meanwhile never acknowledged unless stored, and its player moved to the
+ * new owner on the same connection; the game's node killed and started
+ * again at once under its name, the player of another node back in the
+ * game without a word and playing on; a player of another node logging out
+ * and someone else logging in on its connection, the game's node forgetting
+ * the old identity.
  */
 #include <check.h>
 #include <signal.h>
@@ -130,6 +137,15 @@ static void stored_moves(int id, char *out, size_t size, char *status, size_t ss
 	snprintf(status, ssize, "%s", PQgetvalue(r, 0, 0));
 	PQclear(r);
 	PQfinish(c);
+}
+
+/* Game id is stored with these moves, in this status. */
+static void assert_stored(int id, const char *moves, const char *status)
+{
+	char m[256], st[32];
+	stored_moves(id, m, sizeof m, st, sizeof st);
+	ck_assert_str_eq(m, moves);
+	ck_assert_str_eq(st, status);
 }
 
 /* The games rows that hold text (a guest's token) in any column: the store keeps hashes. */
@@ -960,25 +976,161 @@ START_TEST(test_pg_down_cluster)
 }
 END_TEST
 
+/* Three nodes up, alice on n1 and bob on n2 in a game of n1 (alice's seek), a1 played. */
+static int trio_game(struct trio *t, struct ts_cli *a, struct ts_cli *b)
+{
+	trio_up(t);
+	ts_join(a, t->n[0].port, "alice");
+	ts_join(b, t->n[1].port, "bob");
+	int id = ts_begin_game(a, b, "ttt");
+	struct ts_cli *to_b[] = {b};
+	play(a, id, "a1", to_b, 1, 2);
+	return id;
+}
+
+/*
+ * The game's node paused (SIGSTOP, as a long GC or a stopped container) until another node
+ * takes the game over, a move sent to it meanwhile: once it runs again (SIGCONT), PostgreSQL
+ * refuses its write (fencing) and the move is not acknowledged (NODE_GONE in place of the
+ * ok; an ok would have to be in the stored record); the paused node gives the game up and
+ * its player, still connected to it, is moved to the new owner and plays on through it.
+ */
+START_TEST(test_owner_paused)
+{
+	struct trio t;
+	struct ts_cli a, b;
+	int id = trio_game(&t, &a, &b);
+	struct ts_cli *to_a[] = {&a};
+	play(&b, id, "a2", to_a, 1, 3);
+	ck_assert_int_eq(kill(t.n[0].pid, SIGSTOP), 0);
+	/* another node takes the game over: bob's seat is there */
+	cJSON_Delete(ts_untilf(&b, "{\"type\":\"info\",\"game\":%d,\"event\":\"moved\"}", id));
+	cJSON_Delete(ts_untilf(&b, "{\"type\":\"state\",\"game\":%d,\"ply\":2}", id));
+	ts_send(&a, "move %d b2", id); /* waits in the paused node's socket */
+	ck_assert_int_eq(kill(t.n[0].pid, SIGCONT), 0);
+	cJSON *r = ts_until(&a, "{\"cmd\":\"move\"}");
+	bool acked = strcmp(ts_jstr(r, "type"), "ok") == 0;
+	if (!acked)
+		ck_assert_str_eq(ts_jstr(r, "code"), "NODE_GONE");
+	cJSON_Delete(r);
+	char moves[256], status[32];
+	stored_moves(id, moves, sizeof moves, status, sizeof status);
+	ck_assert_msg(!acked || strcmp(moves, "a1 a2 b2") == 0, "b2 acknowledged, stored: %s",
+	              moves);
+	/* alice, still on n1, follows the game to its node: her seat and the state come back */
+	cJSON_Delete(ts_untilf(&a, "{\"type\":\"info\",\"game\":%d,\"event\":\"moved\"}", id));
+	cJSON_Delete(ts_untilf(&a, "{\"type\":\"state\",\"game\":%d,\"seat\":0}", id));
+	if (!acked)
+		ck_assert(move_until_played(&a, id, "b2", false));
+	cJSON_Delete(ts_untilf(&b, "{\"type\":\"state\",\"game\":%d,\"last_move\":\"b2\"}", id));
+	ts_send(&b, "move %d a3", id);
+	cJSON_Delete(ts_until(&b, "{\"type\":\"ok\",\"cmd\":\"move\",\"move\":\"a3\"}"));
+	cJSON_Delete(ts_untilf(&a, "{\"type\":\"state\",\"game\":%d,\"last_move\":\"a3\"}", id));
+	ts_send(&a, "move %d c3", id);
+	cJSON_Delete(ts_until(&a, "{\"type\":\"ok\",\"cmd\":\"move\",\"move\":\"c3\"}"));
+	ts_until0(&a, "{\"type\":\"game_over\",\"result\":{\"winner\":0,\"reason\":\"line\"}}");
+	ts_until0(&b, "{\"type\":\"game_over\",\"result\":{\"winner\":0,\"reason\":\"line\"}}");
+	assert_stored(id, "a1 a2 b2 a3 c3", "finished");
+	ts_close(&a);
+	ts_close(&b);
+	trio_down(&t);
+}
+END_TEST
+
+/*
+ * The game's node killed (kill -9) and started again at once under the same name: the new
+ * instance takes its games back before another node notices, and the player on another
+ * node, who never left, is seated there again (game_start, the state) and plays on; the
+ * player of the restarted node comes back by logging in with its token.
+ */
+START_TEST(test_owner_restarted)
+{
+	struct trio t;
+	struct ts_cli a, b;
+	int id = trio_game(&t, &a, &b);
+	struct ts_cli *to_b[] = {&b};
+	ts_kill9(&t.n[0]);
+	tmpdir_remove(t.n[0].datadir);
+	ts_close(&a);
+	up(&t.n[0], "n1");
+	/* bob is back in the game wherever it runs now (n1 again, or another node, whichever
+	   claimed it first) without a word from him */
+	cJSON_Delete(ts_untilf(&b, "{\"type\":\"game_start\",\"game\":%d,\"seat\":1}", id));
+	cJSON_Delete(ts_untilf(&b, "{\"type\":\"state\",\"game\":%d,\"ply\":1}", id));
+	ck_assert(move_until_played(&b, id, "a2", false));
+	ts_rejoin(&a, t.n[0].port, "alice");
+	cJSON_Delete(ts_untilf(&a, "{\"type\":\"state\",\"game\":%d,\"last_move\":\"a2\"}", id));
+	play(&a, id, "b2", to_b, 1, 4);
+	assert_stored(id, "a1 a2 b2", "in_progress");
+	ts_close(&a);
+	ts_close(&b);
+	trio_down(&t);
+}
+END_TEST
+
+/*
+ * A player on another node than the game's logs out and someone else logs in on the same
+ * connection: the game's node forgets the old identity (the seat waits for its player), so
+ * the newcomer can neither move in that seat nor chat as its player, and the player, logging
+ * in on the game's node, is back in the game and plays on.
+ */
+START_TEST(test_logout_remote)
+{
+	struct trio t;
+	struct ts_cli a, b;
+	int id = trio_game(&t, &a, &b); /* bob (n2) to move in a game of n1 */
+	char token[sizeof b.token];
+	snprintf(token, sizeof token, "%s", b.token);
+	ts_send(&b, "logout");
+	ts_until0(&b, "{\"type\":\"ok\",\"cmd\":\"logout\"}");
+	ts_send(&b, "login mallory");
+	ts_until0(&b, "{\"type\":\"ok\",\"cmd\":\"login\"}");
+	const char *verbs[] = {"move", "say"}, *args[] = {"a2", "I am bob"};
+	for (int i = 0; i < 2; i++) {
+		ts_send(&b, "%s %d %s", verbs[i], id, args[i]);
+		cJSON *r = ts_untilf(&b, "{\"cmd\":\"%s\"}", verbs[i]);
+		ck_assert_str_eq(ts_jstr(r, "type"), "error");
+		ck_assert_str_eq(ts_jstr(r, "code"), "NOT_YOUR_GAME");
+		cJSON_Delete(r);
+	}
+	struct ts_cli r; /* the real bob, on the game's node, with his token */
+	snprintf(r.token, sizeof r.token, "%s", token);
+	ts_rejoin(&r, t.n[0].port, "bob");
+	cJSON_Delete(ts_untilf(&r, "{\"type\":\"state\",\"game\":%d,\"seat\":1}", id));
+	struct ts_cli *to_a[] = {&a};
+	play(&r, id, "a2", to_a, 1, 3);
+	assert_stored(id, "a1 a2", "in_progress");
+	ts_close(&r);
+	ts_close(&a);
+	ts_close(&b);
+	trio_down(&t);
+}
+END_TEST
+
+/* A case of s on its own servers (started before its first test, stopped after its last),
+ * each test on a fresh schema (setup). */
+static TCase *add_case(Suite *s, const char *name, void (*start)(void), void (*stop)(void))
+{
+	TCase *tc = tcase_create(name);
+	tcase_add_unchecked_fixture(tc, start, stop);
+	tcase_add_checked_fixture(tc, setup, NULL);
+	tcase_set_timeout(tc, 120);
+	suite_add_tcase(s, tc);
+	return tc;
+}
+
 static Suite *cluster_suite(void)
 {
 	Suite *s = suite_create("cluster");
 	if (!pgtest_available("check_cluster"))
 		return s;
-	TCase *tc = tcase_create("postgresql");
-	tcase_add_unchecked_fixture(tc, pg_up, pg_down);
-	tcase_add_checked_fixture(tc, setup, NULL);
-	tcase_set_timeout(tc, 120);
+	TCase *tc = add_case(s, "postgresql", pg_up, pg_down);
 	tcase_add_test(tc, test_pg_game);
 	tcase_add_test(tc, test_pg_kill9);
 	tcase_add_test(tc, test_pg_down_and_back);
-	suite_add_tcase(s, tc);
 	if (!redistest_available("check_cluster"))
 		return s;
-	tc = tcase_create("cluster");
-	tcase_add_unchecked_fixture(tc, both_up, both_down);
-	tcase_add_checked_fixture(tc, setup, NULL);
-	tcase_set_timeout(tc, 120);
+	tc = add_case(s, "cluster", both_up, both_down);
 	tcase_add_test(tc, test_three_nodes);
 	tcase_add_test(tc, test_owner_killed);
 	tcase_add_test(tc, test_takeover_keeps_tokens);
@@ -986,7 +1138,11 @@ static Suite *cluster_suite(void)
 	tcase_add_test(tc, test_redis_restart);
 	tcase_add_test(tc, test_pg_down_cluster);
 	tcase_add_test(tc, test_limits_across_nodes);
-	suite_add_tcase(s, tc);
+	/* nodes paused, restarted at once, identities changed: CK_RUN_CASE=faults runs these */
+	tc = add_case(s, "faults", both_up, both_down);
+	tcase_add_test(tc, test_owner_paused);
+	tcase_add_test(tc, test_owner_restarted);
+	tcase_add_test(tc, test_logout_remote);
 	return s;
 }
 

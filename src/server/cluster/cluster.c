@@ -219,11 +219,16 @@ int cluster_start(const struct cluster_config *cfg, const struct cluster_layers 
 	                          .on_end = owner_on_end,
 	                          .on_undo = owner_on_undo};
 	sessions_set_hooks(c->ly.sess, &h);
+	if (c->ly.journal != NULL) { /* a write refused: the game is another node's now */
+		c->ly.journal->on_lost = owner_lost;
+		c->ly.journal->lost_ud = c;
+	}
 	c->router = (struct router){
 	        .ud = c, .game = home_route_game, .seek = home_route_seek, .shared = shared_route};
 	c->ly.cmds->router = &c->router;
 	struct lobby_hooks lh = {.ud = c,
 	                         .on_login = shared_on_login,
+	                         .on_logout = shared_on_logout,
 	                         .on_seek = shared_on_seek,
 	                         .seek_id = shared_seek_id,
 	                         .guest = shared_guest,

@@ -89,6 +89,8 @@ struct rgame {
 	bool subscribing; /* asked for */
 	bool resend;      /* the owner must be asked for the state again (Y), once it listens */
 	bool over;        /* its end (E) came: nothing more to ask for */
+	bool lookup;      /* its owner is looked up at every tick (remote_find_owner) */
+	bool reseat;      /* our players' R did not reach the owner: sent again at the next tick */
 	struct member *m;
 	size_t n, cap;
 	size_t told[2];              /* spectators per format last told to the owner (W) */
@@ -197,6 +199,7 @@ struct cluster {
 	uint64_t echo_sent;     /* an echo to our own inbox in flight, sent then (0: none) */
 	uint64_t sess_epoch;    /* the sessions' epoch our users' rows were last written at */
 	bool stopping;
+	bool reviving; /* declared dead while alive: taking back what is still ours (revive()) */
 	bool users_dirty, list_dirty;
 	bool users_reset; /* the users' hash is written whole (after Redis came back) */
 	bool resync;      /* Redis came back: write our live state again, ask for states */
@@ -215,6 +218,12 @@ struct cluster {
 	struct relay_sink sink;                      /* where relay connections' output goes */
 	char alive[ALIVE_MAX][CLUSTER_NODE_MAX + 1]; /* the nodes alive at the last scan */
 	int nalive;
+	/* each node's instance last seen alive: another one is a restart (its incarnation) */
+	struct {
+		char name[CLUSTER_NODE_MAX + 1];
+		char instance[STORE_NODE_MAX + 1];
+	} seen[ALIVE_MAX];
+	int nseen;
 };
 
 /* ---- helpers every part uses ------------------------------------------------------------- */
@@ -334,6 +343,13 @@ void remote_resync(struct cluster *c);
 void remote_free(struct cluster *c, struct rgame *g);
 void remote_leave(struct cluster *c, struct rgame *g, uint64_t conn);
 void remote_plays(struct cluster *c, const char *owner, uint64_t conn, uint64_t game);
+/* g's owner is not known (a game of ours another node took over): asked of Redis now and at
+ * every tick until it is another node, then g moves there (V) */
+void remote_find_owner(struct cluster *c, struct rgame *g);
+/* The node (NULL: every node) running games our clients play forgot them (a new instance of
+ * it, or of us after we were declared dead): our players' identities are sent there again (R:
+ * their seats come back), our spectators counted again and the state asked for (Y). */
+void remote_reseat(struct cluster *c, const char *node);
 /* struct redis_news */
 void remote_subscriber(struct cluster *c, bool made);
 void remote_game_msg(struct cluster *c, uint64_t id, const char *h, const char *body, size_t len);
@@ -376,6 +392,7 @@ int owner_on_start(void *ud, const struct game *g, uint64_t *id);
 int owner_on_move(void *ud, const struct game *g, const struct move_rec *m);
 void owner_on_end(void *ud, const struct game *g);
 int owner_on_undo(void *ud, const struct game *g, int nplies);
+void owner_lost(void *ud, uint64_t game); /* the journal's on_lost */
 void owner_client_gone(struct cluster *c, uint64_t conn);
 void owner_clear(struct cluster *c);
 
@@ -392,6 +409,7 @@ bool shared_route(void *ud, struct cmd *x); /* struct router */
 void shared_on_seek(void *ud, const struct seek *k, bool gone, struct msg *told);
 uint64_t shared_seek_id(void *ud);
 void shared_on_login(void *ud, struct client *cl);
+void shared_on_logout(void *ud, struct client *cl);
 bool shared_guest(void *ud, struct client *cl, const struct proto_req *rq, const char *name,
                   const char *token, bool given);
 bool shared_name_held(void *ud, struct client *cl, const char *name,

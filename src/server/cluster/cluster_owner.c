@@ -31,13 +31,16 @@ static void rc_forget(struct cluster *c, uint64_t conn)
 		}
 }
 
-/* r's relay client closes (its seats wait through the grace) and r goes. */
+/* r's relay client closes (its seats wait through the grace: at once, not when the close is
+ * done, so that an R right behind finds them free) and r goes. */
 static void rc_close(struct cluster *c, struct rclient *r)
 {
 	struct client *cl = cluster_client(c, r->conn);
 	rc_forget(c, r->conn);
-	if (cl != NULL)
+	if (cl != NULL) {
+		session_client_gone(c->ly.sess, cl);
 		client_close(cl, false);
+	}
 }
 
 /*
@@ -45,10 +48,12 @@ static void rc_close(struct cluster *c, struct rclient *r)
  * guest's token as its home sent it ("-": none), which its seats here are checked against.
  */
 static struct client *rc_get(struct cluster *c, const char *home, uint64_t rconn, const char *flags,
-                             int64_t rtt, const char *name, const char *token)
+                             int64_t rtt, const char *name, const char *token, bool *made)
 {
 	struct rclient *r = rc_find(c, home, rconn);
 	struct client *cl = r != NULL ? cluster_client(c, r->conn) : NULL;
+	if (made != NULL)
+		*made = cl == NULL;
 	if (cl == NULL) {
 		if (r != NULL)
 			rc_forget(c, r->conn);
@@ -91,7 +96,7 @@ static void send_done(struct client *cl, uint64_t n)
 	char buf[40];
 	int len = snprintf(buf, sizeof buf, "%cD %" PRIu64, '\0', n);
 	struct outbuf *b = outbuf_new(buf, (size_t)len);
-	client_send(cl, b);
+	client_send_else(cl, b, b); /* it goes even when the write the reply waits for is refused */
 	outbuf_unref(b);
 }
 
@@ -212,9 +217,14 @@ void owner_interest_set(struct cluster *c, const char *home, uint64_t game, bool
 void owner_run(struct cluster *c, const char *home, uint64_t rconn, uint64_t n, const char *flags,
                int64_t rtt, const char *name, const char *token, char *line, size_t len)
 {
-	struct client *cl = rc_get(c, home, rconn, flags, rtt, name, token);
+	bool made;
+	struct client *cl = rc_get(c, home, rconn, flags, rtt, name, token, &made);
 	if (cl == NULL)
 		return;
+	/* a client of home new here, logged in: its seats here first (as R gives them), in case
+	 * its home could not know that we forgot it (we restarted: a new instance) */
+	if (made && cl->logged_in)
+		owner_resume(c, home, rconn, flags, rtt, name, token);
 	char copy[FRAME_MAX + 1];
 	snprintf(copy, sizeof copy, "%.*s", (int)len, line);
 	struct proto_req rq;
@@ -254,7 +264,7 @@ void owner_resume(struct cluster *c, const char *home, uint64_t rconn, const cha
 		}
 	if (!any)
 		return;
-	struct client *cl = rc_get(c, home, rconn, flags, rtt, name, token);
+	struct client *cl = rc_get(c, home, rconn, flags, rtt, name, token, NULL);
 	if (cl == NULL)
 		return;
 	cJSON *resumed = cJSON_CreateArray();
@@ -414,6 +424,42 @@ int owner_on_undo(void *ud, const struct game *g, int nplies)
 	struct cluster *c = ud;
 	c->list_dirty = true;
 	return c->inner.on_undo != NULL ? c->inner.on_undo(c->inner.ud, g, nplies) : 0;
+}
+
+/*
+ * The store refused our write to game (journal.h's on_lost): another node took it over while
+ * we could not see it (we were stopped, or cut off) and runs it now. What waited for the write
+ * is not told (the mover gets NODE_GONE instead of its ok); our copy goes, and our own players
+ * and spectators of it follow it to its node as those of any remote game do when it moves
+ * (info moved, their seats back there, the state). Relay clients' homes follow it themselves
+ * (the taker's V on the game's channel).
+ */
+void owner_lost(void *ud, uint64_t game)
+{
+	struct cluster *c = ud;
+	struct game *g = session_find(c->ly.sess, game);
+	if (g == NULL)
+		return;
+	log_warn("cluster game lost node=%s game=%" PRIu64
+	         " why=\"the store refused our write: another node runs it now\"",
+	         c->name, game);
+	struct rgame *rg = remote_get(c, game, NULL);
+	for (int i = 0; rg != NULL && i < session_ops(g)->nplayers; i++) {
+		struct client *cl = session_seat(g, i)->c;
+		if (cl != NULL && !cl->remote)
+			remote_add(rg, cl->conn->id, true, cl->json);
+	}
+	struct client *w;
+	for (size_t i = 0; rg != NULL && (w = session_watcher(g, i)) != NULL; i++)
+		if (!w->remote)
+			remote_add(rg, w->conn->id, false, w->json);
+	session_forget(g);
+	owner_drop_stale(c);
+	c->list_dirty = c->users_dirty = true;
+	if (rg != NULL && rg->n == 0)
+		remote_free(c, rg);
+	else if (rg != NULL)
+		remote_find_owner(c, rg);
 }
 
 /* A home's instance is gone: its relay clients close (their seats wait), its spectators go. */

@@ -115,14 +115,21 @@ void remote_tell_counts(struct cluster *c, struct rgame *g)
 	}
 }
 
-static void on_resent(redisAsyncContext *ac, void *r, void *pd)
+/* The remote game (its id in pd) whose owner got nobody's message (PUBLISH's answer r: the
+ * owner was not listening yet, it is starting or reconnecting), or NULL. */
+static struct rgame *unheard(redisAsyncContext *ac, void *r, void *pd)
 {
 	struct cluster *c = ac->data;
 	redisReply *rep = r;
 	if (rep != NULL && rep->type == REDIS_REPLY_INTEGER && rep->integer > 0)
-		return;
-	struct rgame *g = remote_find(c, (uint64_t)(uintptr_t)pd);
-	if (g != NULL) /* the owner was not listening yet: asked again at the next tick */
+		return NULL;
+	return remote_find(c, (uint64_t)(uintptr_t)pd);
+}
+
+static void on_resent(redisAsyncContext *ac, void *r, void *pd)
+{
+	struct rgame *g = unheard(ac, r, pd);
+	if (g != NULL) /* asked again at the next tick */
 		g->resend = true;
 }
 
@@ -161,12 +168,22 @@ void remote_resync(struct cluster *c)
 	}
 }
 
-/* The owners that did not get our Y yet are asked again (at every tick). */
+static void reseat(struct cluster *c, struct rgame *g);
+
+/* The owners that did not get our Y yet are asked again, games of unknown owner looked up
+ * again (at every tick). */
 void remote_resend_due(struct cluster *c)
 {
-	for (struct rgame *g = c->rgames; g != NULL; g = g->next)
+	for (struct rgame *g = c->rgames; g != NULL; g = g->next) {
+		if (g->lookup) {
+			remote_find_owner(c, g);
+			continue;
+		}
+		if (g->reseat)
+			reseat(c, g);
 		if (g->resend)
 			remote_resend(c, g);
+	}
 }
 
 /* Frees g and what it holds (queued states, forwards waiting); g is unlinked already. */
@@ -291,6 +308,7 @@ static void moved(struct cluster *c, struct rgame *g, const char *owner)
 {
 	if (strcmp(g->owner, owner) == 0)
 		return;
+	g->lookup = false;
 	snprintf(g->owner, sizeof g->owner, "%s", owner);
 	remote_cache_put(c, g->id, owner);
 	g->told[0] = g->told[1] = 0;
@@ -319,6 +337,63 @@ static void moved(struct cluster *c, struct rgame *g, const char *owner)
 	}
 	g->resend = true; /* our spectators, and the state */
 	remote_resend(c, g);
+}
+
+static void on_owner_found(redisAsyncContext *ac, void *r, void *pd)
+{
+	struct cluster *c = ac->data;
+	redisReply *rep = r;
+	struct rgame *g = remote_find(c, (uint64_t)(uintptr_t)pd);
+	if (g == NULL || !g->lookup || rep == NULL || rep->type != REDIS_REPLY_STRING)
+		return;
+	char owner[CLUSTER_NODE_MAX + 1];
+	snprintf(owner, sizeof owner, "%.*s", (int)rep->len, rep->str);
+	if (owner[0] != '\0' && strcmp(owner, c->name) != 0) /* ours: not written yet */
+		moved(c, g, owner);
+}
+
+void remote_find_owner(struct cluster *c, struct rgame *g)
+{
+	g->lookup = true;
+	redis_call(c, on_owner_found, (void *)(uintptr_t)g->id, "GET " KEY("owner:%" PRIu64),
+	           g->id);
+}
+
+static void on_reseated(redisAsyncContext *ac, void *r, void *pd)
+{
+	struct rgame *g = unheard(ac, r, pd);
+	if (g != NULL) /* sent again at the next tick */
+		g->reseat = true;
+}
+
+/* R for each of our players of g to its owner (R is idempotent there: a seat taken is kept). */
+static void reseat(struct cluster *c, struct rgame *g)
+{
+	g->reseat = false;
+	if (g->over || g->owner[0] == '\0')
+		return;
+	char ch[64];
+	redis_inbox(ch, g->owner);
+	for (size_t i = 0; i < g->n; i++) {
+		struct client *cl = cluster_client(c, g->m[i].conn);
+		if (cl == NULL || !g->m[i].player || !cl->logged_in)
+			continue;
+		char h[256];
+		cluster_resume_header(c, cl, h, sizeof h);
+		if (!redis_publish(c, ch, h, NULL, 0, on_reseated, (void *)(uintptr_t)g->id))
+			g->reseat = true;
+	}
+}
+
+void remote_reseat(struct cluster *c, const char *node)
+{
+	for (struct rgame *g = c->rgames; g != NULL; g = g->next) {
+		if (g->over || g->owner[0] == '\0' || (node != NULL && strcmp(g->owner, node) != 0))
+			continue;
+		reseat(c, g);
+		g->resend = true; /* our spectators, and the state */
+		remote_resend(c, g);
+	}
 }
 
 void remote_game_msg(struct cluster *c, uint64_t id, const char *h, const char *body, size_t len)

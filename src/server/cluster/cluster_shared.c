@@ -139,6 +139,26 @@ void shared_on_login(void *ud, struct client *cl)
 	redis_to_others(c, h);
 }
 
+/*
+ * cl logs out: what stands for it on other nodes goes, as if its connection had (X to every
+ * node: its relay clients close, their seats wait through the grace for their player to log
+ * in again, anywhere), and it plays and watches no remote game here. Whoever logs in next on
+ * the connection gets relay clients of its own: nobody acts on another node under the name
+ * that left.
+ */
+void shared_on_logout(void *ud, struct client *cl)
+{
+	struct cluster *c = ud;
+	if (cl->remote)
+		return;
+	shared_client_gone(c, cl);
+	char h[160];
+	snprintf(h, sizeof h, "X %s %" PRIu64, c->instance, cl->conn->id);
+	redis_to_others(c, h); /* a relay client made by R has no forward behind it */
+	home_client_gone(c, cl->conn->id);
+	remote_client_gone(c, cl->conn->id);
+}
+
 /* ---- who, seeks and list, and guest names: asked of every node ------------------------------- */
 
 /* Every value of the hashes KEY(<prefix>:<node>) of the live nodes (an array of strings). */

@@ -1,7 +1,9 @@
 /*
  * cluster_takeover.c - heartbeats and the death scan, the takeover of a dead
  * node's games from PostgreSQL (a storage connection of its own on a uv work
- * item), and the node's live state written again when Redis is back.
+ * item), the node going on after it was declared dead while alive (it gives
+ * up the games taken from it), and the node's live state written again when
+ * Redis is back.
  */
 #include "server/cluster/cluster_internal.h"
 
@@ -44,6 +46,7 @@ static const char BURY[] = "redis.call('SET', 'bitarena:dead:' .. ARGV[1], ARGV[
                            "return ids";
 
 static void resync(struct cluster *c);
+static void revive(struct cluster *c);
 
 static void on_beat(redisAsyncContext *ac, void *r, void *pd)
 {
@@ -58,10 +61,13 @@ static void on_beat(redisAsyncContext *ac, void *r, void *pd)
 		c->healthy_since = 0;
 		return;
 	}
+	if (rep->integer == -1) {
+		revive(c);
+		return;
+	}
 	if (rep->integer < 0) {
 		log_error("cluster node exits node=%s instance=%s why=%s", c->name, c->instance,
-		          rep->integer == -1 ? "\"declared dead; its games are elsewhere now\""
-		                             : "\"its name is held by another instance\"");
+		          "\"its name is held by another instance\"");
 		exit(1);
 	}
 	if (took > (uint64_t)c->expiry_ms / 2 || rep->integer == 0)
@@ -83,6 +89,7 @@ struct takeover {
 	size_t n;
 	int err;
 	char why[300];
+	uint64_t durable; /* a revival's: the journal's records durable before its claim began */
 };
 
 static void takeover_work(uv_work_t *req)
@@ -170,7 +177,6 @@ static void on_takeover_lock(redisAsyncContext *ac, void *r, void *pd)
 		free(t);
 		return;
 	}
-	t->req.data = t;
 	c->takeovers++;
 	if (uv_queue_work(c->ly.loop, &t->req, takeover_work, takeover_done) != 0) {
 		c->takeovers--;
@@ -178,11 +184,12 @@ static void on_takeover_lock(redisAsyncContext *ac, void *r, void *pd)
 	}
 }
 
-static void try_takeover(struct cluster *c, const char *instance)
+/* A claim of instance's games for us, on a storage connection of its own (takeover_work). */
+static struct takeover *claim_new(struct cluster *c, const char *instance)
 {
 	struct takeover *t = calloc(1, sizeof *t);
 	if (t == NULL)
-		return;
+		return NULL;
 	t->c = c;
 	snprintf(t->from, sizeof t->from, "%s", instance);
 	t->o = c->store;
@@ -191,9 +198,53 @@ static void try_takeover(struct cluster *c, const char *instance)
 	t->o.conninfo = t->conninfo;
 	t->o.node = t->node;
 	t->o.reader = false;
+	t->req.data = t;
+	return t;
+}
+
+static void try_takeover(struct cluster *c, const char *instance)
+{
+	struct takeover *t = claim_new(c, instance);
+	if (t == NULL)
+		return;
 	if (!redis_call(c, on_takeover_lock, t, "SET " KEY("takeover:%s") " %s NX PX %d", instance,
 	                c->instance, TAKEOVER_TTL_MS))
 		free(t);
+}
+
+/*
+ * Each live node's instance, from the scan: one not seen before under a known name is that
+ * node restarted (a new incarnation: a process's instance is drawn at its start), which holds
+ * our clients' games again (it claimed them back) but none of their relay clients: our players
+ * of its games are seated there again (R) and the state asked for (Y). Without this a restart
+ * faster than the death scan leaves them out of their games (NOT_YOUR_GAME for every move).
+ */
+static void incarnations(struct cluster *c, const redisReply *rep)
+{
+	for (size_t i = 0; i + 2 < rep->elements; i += 3) {
+		const redisReply *n = rep->element[i], *inst = rep->element[i + 1],
+		                 *alive = rep->element[i + 2];
+		if (n->type != REDIS_REPLY_STRING || inst->type != REDIS_REPLY_STRING ||
+		    alive->type != REDIS_REPLY_INTEGER || alive->integer != 1)
+			continue;
+		char name[CLUSTER_NODE_MAX + 1], instance[STORE_NODE_MAX + 1];
+		snprintf(name, sizeof name, "%.*s", (int)n->len, n->str);
+		snprintf(instance, sizeof instance, "%.*s", (int)inst->len, inst->str);
+		int k = 0;
+		while (k < c->nseen && strcmp(c->seen[k].name, name) != 0)
+			k++;
+		if (k == c->nseen) { /* first seen: nothing of ours can be out of date there */
+			if (c->nseen == ALIVE_MAX)
+				continue;
+			c->nseen++;
+		} else if (strcmp(c->seen[k].instance, instance) != 0 &&
+		           strcmp(name, c->name) != 0) {
+			log_info("cluster node restarted node=%s instance=%s", name, instance);
+			remote_reseat(c, name);
+		}
+		snprintf(c->seen[k].name, sizeof c->seen[k].name, "%s", name);
+		snprintf(c->seen[k].instance, sizeof c->seen[k].instance, "%s", instance);
+	}
 }
 
 static void on_scan(redisAsyncContext *ac, void *r, void *pd)
@@ -204,6 +255,7 @@ static void on_scan(redisAsyncContext *ac, void *r, void *pd)
 	if (c->stopping || rep == NULL || rep->type != REDIS_REPLY_ARRAY)
 		return;
 	redis_alive_set(c, rep);
+	incarnations(c, rep);
 	bool judge = c->healthy_since != 0 &&
 	             cluster_now(c) >= c->healthy_since + 2 * (uint64_t)c->expiry_ms;
 	for (size_t i = 0; i + 2 < rep->elements; i += 3) {
@@ -239,6 +291,76 @@ static void on_scan(redisAsyncContext *ac, void *r, void *pd)
 				break;
 			}
 		}
+	}
+}
+
+/* ---- declared dead while alive ------------------------------------------------------------ */
+
+static void on_tombstone_gone(redisAsyncContext *ac, void *r, void *pd)
+{
+	(void)r;
+	(void)pd;
+	struct cluster *c = ac->data;
+	c->reviving = false;
+	if (c->stopping)
+		return;
+	log_info("cluster node back node=%s instance=%s", c->name, c->instance);
+	c->healthy_since = 0;
+	resync(c);
+	remote_reseat(c, NULL); /* the others closed our clients' relay clients when we died */
+}
+
+/* The games in progress still ours in the store (claimed from ourselves: nothing changes). */
+static void revive_done(uv_work_t *req, int status)
+{
+	struct takeover *t = req->data;
+	struct cluster *c = t->c;
+	c->takeovers--;
+	if (status != 0 || t->err != STORE_OK || c->stopping) {
+		c->reviving = false; /* tried again at the next heartbeat */
+	} else {
+		for (struct game *g = sessions_first(c->ly.sess), *next; g != NULL; g = next) {
+			next = session_next(g);
+			/* a game whose records were not all stored when the claim began may be
+			 * missing from it (one started since): its next refused write tells */
+			bool ours = session_over(g) || session_journal_seq(g) > t->durable;
+			for (size_t i = 0; i < t->n && !ours; i++)
+				ours = (uint64_t)t->v[i].id == session_id(g);
+			if (!ours)
+				owner_lost(c, session_id(g));
+		}
+		if (!redis_call(c, on_tombstone_gone, NULL, "DEL " KEY("dead:%s"), c->instance))
+			c->reviving = false;
+	}
+	store_games_free(t->v, t->n);
+	free(t);
+}
+
+/*
+ * Our heartbeat found us declared dead while we were alive (stopped, or cut off from Redis
+ * longer than the expiry): another node took over the games we ran then (PostgreSQL refused
+ * our writes to them since). We go on as the same instance, having given up every game the
+ * store no longer says is ours (their players and spectators here follow them to their node,
+ * owner_lost) and written our live state again; the tombstone goes last, so nobody sees us
+ * alive before that.
+ */
+static void revive(struct cluster *c)
+{
+	if (c->reviving || c->stopping)
+		return;
+	struct takeover *t = claim_new(c, c->instance);
+	if (t == NULL)
+		return;
+	log_warn("cluster node declared dead while alive node=%s instance=%s "
+	         "what=\"our games were taken over: we give them up and go on\"",
+	         c->name, c->instance);
+	t->durable = c->ly.sess->bar != NULL ? c->ly.sess->bar->durable : 0;
+	c->reviving = true;
+	c->takeovers++;
+	if (uv_queue_work(c->ly.loop, &t->req, takeover_work, revive_done) != 0) {
+		c->takeovers--;
+		c->reviving = false;
+		free(t);
 	}
 }
 

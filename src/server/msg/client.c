@@ -9,9 +9,11 @@
 
 #include "server/util/outbuf.h"
 
-/* One piece of held output and the journal seq it waits for. */
+/* One piece of held output, the journal seq it waits for, and what goes in its place should
+ * that write be refused (client_barrier_refused; NULL: nothing). */
 struct held_out {
 	struct outbuf *b;
+	struct outbuf *alt;
 	uint64_t need;
 };
 
@@ -27,8 +29,8 @@ static void held_unlist(struct client *cl)
 	cl->held_next = cl->held_prev = NULL;
 }
 
-/* Appends (b, need) to cl's held output; false when out of memory. */
-static bool held_push(struct client *cl, struct outbuf *b, uint64_t need)
+/* Appends (b, alt, need) to cl's held output; false when out of memory. */
+static bool held_push(struct client *cl, struct outbuf *b, struct outbuf *alt, uint64_t need)
 {
 	if (cl->held_n == cl->held_cap) {
 		size_t cap = cl->held_cap ? 2 * cl->held_cap : 8;
@@ -42,8 +44,8 @@ static bool held_push(struct client *cl, struct outbuf *b, uint64_t need)
 		cl->held_cap = cap;
 		cl->held_head = 0;
 	}
-	cl->held[(cl->held_head + cl->held_n) % cl->held_cap] =
-	        (struct held_out){.b = outbuf_ref(b), .need = need};
+	cl->held[(cl->held_head + cl->held_n) % cl->held_cap] = (struct held_out){
+	        .b = outbuf_ref(b), .alt = alt ? outbuf_ref(alt) : NULL, .need = need};
 	if (cl->held_n++ == 0) {
 		cl->held_prev = NULL;
 		cl->held_next = cl->bar->held;
@@ -61,9 +63,12 @@ static void held_release(struct client *cl, uint64_t durable)
 		struct held_out *h = &cl->held[cl->held_head];
 		if (h->need > durable)
 			return;
-		conn_out_unhold(cl->conn, h->b);
-		conn_send(cl->conn, h->b);
-		outbuf_unref(h->b);
+		if (h->b != NULL) { /* NULL: refused, with nothing in its place */
+			conn_out_unhold(cl->conn, h->b);
+			conn_send(cl->conn, h->b);
+			outbuf_unref(h->b);
+		}
+		outbuf_unref(h->alt);
 		cl->held_head = (cl->held_head + 1) % cl->held_cap;
 		if (--cl->held_n == 0)
 			held_unlist(cl);
@@ -108,6 +113,32 @@ void client_barrier_durable(struct client_barrier *b, uint64_t upto)
 	}
 }
 
+/* cl's entries waiting for seq: each gives way to its alternative (or to nothing). */
+static void held_refuse(struct client *cl, uint64_t seq)
+{
+	for (size_t i = 0; i < cl->held_n; i++) {
+		struct held_out *h = &cl->held[(cl->held_head + i) % cl->held_cap];
+		if (h->need != seq || h->b == NULL)
+			continue;
+		conn_out_unhold(cl->conn, h->b);
+		outbuf_unref(h->b);
+		h->b = NULL;
+		if (h->alt != NULL && conn_out_hold(cl->conn, h->alt))
+			h->b = outbuf_ref(h->alt);
+	}
+}
+
+void client_barrier_refused(struct client_barrier *b, uint64_t seq)
+{
+	for (struct client *cl = b->held; cl != NULL; cl = cl->held_next)
+		held_refuse(cl, seq);
+}
+
+bool client_barrier_waits(const struct client_barrier *b)
+{
+	return b != NULL && b->need > b->durable;
+}
+
 void client_barrier_stuck(struct client_barrier *b, bool stuck)
 {
 	if (b != NULL)
@@ -129,8 +160,11 @@ void client_free(struct client *cl)
 	if (cl == NULL)
 		return;
 	for (; cl->held_n > 0; cl->held_n--) {
-		conn_out_unhold(cl->conn, cl->held[cl->held_head].b);
-		outbuf_unref(cl->held[cl->held_head].b);
+		struct held_out *h = &cl->held[cl->held_head];
+		if (h->b != NULL)
+			conn_out_unhold(cl->conn, h->b);
+		outbuf_unref(h->b);
+		outbuf_unref(h->alt);
 		cl->held_head = (cl->held_head + 1) % cl->held_cap;
 	}
 	if (cl->bar != NULL && (cl->held_prev != NULL || cl->bar->held == cl))
@@ -142,6 +176,11 @@ void client_free(struct client *cl)
 }
 
 void client_send(struct client *cl, struct outbuf *b)
+{
+	client_send_else(cl, b, NULL);
+}
+
+void client_send_else(struct client *cl, struct outbuf *b, struct outbuf *alt)
 {
 	struct client_barrier *bar = cl->bar;
 	if (b == NULL)
@@ -155,7 +194,7 @@ void client_send(struct client *cl, struct outbuf *b)
 	 * as when conn_send cannot queue, the connection is dropped (it would miss output). */
 	if (!conn_out_hold(cl->conn, b))
 		return;
-	if (!held_push(cl, b, bar->need > bar->durable ? bar->need : 0)) {
+	if (!held_push(cl, b, alt, bar->need > bar->durable ? bar->need : 0)) {
 		conn_out_unhold(cl->conn, b);
 		conn_doom(cl->conn);
 	}

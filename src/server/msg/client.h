@@ -45,6 +45,12 @@
  *  - client_barrier_durable(upto), on the loop thread when the writer reports
  *    a batch durable, hands every client's held entries up to the first one
  *    still waiting to conn_send(), in order;
+ *  - a write the store refuses (a cluster node's write to a game another
+ *    node has taken over: PostgreSQL's fencing) is never acknowledged:
+ *    client_barrier_refused(seq), before that seq is reported durable,
+ *    drops every held entry waiting for it, or puts in its place the
+ *    alternative it was sent with (client_send_else: the `ok` of a command
+ *    gives way to an error, a cluster's end-of-forward marker goes anyway);
  *  - client_send_now() skips the held output: for notices that concern it
  *    (the journal telling players their move waits on a failing store);
  *  - while the store fails (client_barrier_stuck: a batch is tried again and
@@ -151,6 +157,14 @@ uint64_t client_barrier_push(struct client_barrier *b, uint64_t seq);
 void client_barrier_pop(struct client_barrier *b, uint64_t saved);
 /* The end of the event that raised the watermark: later output waits for nothing. */
 void client_barrier_clear(struct client_barrier *b);
+/*
+ * The store refused the write seq (it is not stored): every held entry waiting for it is
+ * dropped, or replaced by its alternative (client_send_else). Before the batch that held it
+ * is reported durable.
+ */
+void client_barrier_refused(struct client_barrier *b, uint64_t seq);
+/* True when output sent now would wait for a write (a watermark is raised and not durable). */
+bool client_barrier_waits(const struct client_barrier *b);
 /* Every seq up to upto is durable: held output up to there goes out, in order. */
 void client_barrier_durable(struct client_barrier *b, uint64_t upto);
 /* The store fails (true) or works again (false): see the top of this file. */
@@ -168,6 +182,11 @@ static inline struct client *client_of(const struct conn *c)
 
 /* The one door to the connection: b (a reference is taken; NULL is ignored) to cl. */
 void client_send(struct client *cl, struct outbuf *b);
+/*
+ * client_send(), and should b be held behind a write the store then refuses, alt goes in its
+ * place (a reference is taken; NULL: nothing; b itself: b goes anyway).
+ */
+void client_send_else(struct client *cl, struct outbuf *b, struct outbuf *alt);
 /* b to cl at once, ahead of its held output (a notice about what is held). */
 void client_send_now(struct client *cl, struct outbuf *b);
 /* True when cl's output is backed up (above the cap): it gets only newest states. */

@@ -35,17 +35,12 @@ struct outbuf *json_outbuf(const cJSON *j)
 	return b;
 }
 
-/* m rendered in cl's format (built once per format and kept in m; a front-end
- * renders it for each of its clients) and handed to send. */
-static void msg_deliver(struct msg *m, struct client *cl,
-                        void (*send)(struct client *, struct outbuf *))
+/* m rendered in cl's format (built once per format and kept in m; a front-end renders it for
+ * each of its clients): a reference for the caller, or NULL. */
+static struct outbuf *msg_for(struct msg *m, struct client *cl)
 {
-	if (cl->fe != NULL) {
-		struct outbuf *b = cl->fe->render(cl, m);
-		send(cl, b);
-		outbuf_unref(b);
-		return;
-	}
+	if (cl->fe != NULL)
+		return cl->fe->render(cl, m);
 	int k = cl->json && m->json != NULL ? 1 : 0;
 	if (m->out[k] == NULL) {
 		if (k == 1)
@@ -53,17 +48,21 @@ static void msg_deliver(struct msg *m, struct client *cl,
 		else if (m->text != NULL)
 			m->out[0] = outbuf_line(m->text);
 	}
-	send(cl, m->out[k]);
+	return m->out[k] != NULL ? outbuf_ref(m->out[k]) : NULL;
 }
 
 void msg_send(struct msg *m, struct client *cl)
 {
-	msg_deliver(m, cl, client_send);
+	struct outbuf *b = msg_for(m, cl);
+	client_send(cl, b);
+	outbuf_unref(b);
 }
 
 void msg_send_now(struct msg *m, struct client *cl)
 {
-	msg_deliver(m, cl, client_send_now);
+	struct outbuf *b = msg_for(m, cl);
+	client_send_now(cl, b);
+	outbuf_unref(b);
 }
 
 void msg_done(struct msg *m)
@@ -132,12 +131,42 @@ static void reply_build(struct msg *m, const struct proto_req *rq, const char *c
 	msg_init(m, j, text);
 }
 
+static void reply_build_f(struct msg *m, const struct proto_req *rq, const char *code,
+                          const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static void reply_build_f(struct msg *m, const struct proto_req *rq, const char *code,
+                          const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	reply_build(m, rq, code, NULL, NULL, fmt, ap);
+	va_end(ap);
+}
+
+/*
+ * Sends the reply; an ok that waits for a write (the journal's barrier, client.h) is sent
+ * with its refusal in its stead, should the store refuse that write (a cluster node's write
+ * to a game another node took over): nothing is acknowledged that is not stored.
+ */
 static void reply(struct client *cl, const struct proto_req *rq, const char *code, cJSON *fields,
                   char *extra, const char *fmt, va_list ap)
 {
 	struct msg m;
 	reply_build(&m, rq, code, fields, extra, fmt, ap);
-	msg_send(&m, cl);
+	if (code != NULL || !client_barrier_waits(cl->bar)) {
+		msg_send(&m, cl);
+		msg_done(&m);
+		return;
+	}
+	struct msg no;
+	reply_build_f(&no, rq, err_name(ERR_NODE_GONE),
+	              "not done: the store refused to record it (this server's copy of the "
+	              "game is not the stored one: another node runs the game now); its next "
+	              "state says where it stands");
+	struct outbuf *b = msg_for(&m, cl), *alt = msg_for(&no, cl);
+	client_send_else(cl, b, alt);
+	outbuf_unref(b);
+	outbuf_unref(alt);
+	msg_done(&no);
 	msg_done(&m);
 }
 

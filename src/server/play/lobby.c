@@ -448,6 +448,8 @@ void lobby_logout(struct lobby *l, struct client *c, const struct proto_req *rq)
 	reply_ok(c, rq, f, NULL,
 	         "%s logged out; seats you left wait %" PRId64 " s for you to log in again",
 	         c->name, l->sess->grace_ms / 1000);
+	if (l->hooks.on_logout != NULL)
+		l->hooks.on_logout(l->hooks.ud, c);
 	c->logged_in = false;
 	c->registered = false;
 	c->name[0] = '\0';

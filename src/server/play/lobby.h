@@ -85,6 +85,8 @@ struct lobby_hooks {
 	void *ud;
 	/* c logged in (its reply and resumed games are out). */
 	void (*on_login)(void *ud, struct client *c);
+	/* c logs out (its reply is out; it is still who it was until this returns). */
+	void (*on_logout)(void *ud, struct client *c);
 	/* Seek k appeared or went away; told is what this node's clients were told. */
 	void (*on_seek)(void *ud, const struct seek *k, bool gone, struct msg *told);
 	/* A new seek's id, unique across nodes (0: none could be had: the lobby's own). */

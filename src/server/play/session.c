@@ -261,6 +261,12 @@ void session_begin(struct game *g)
 	session_clock_arm(g);
 }
 
+void session_forget(struct game *g)
+{
+	g->sess->epoch++;
+	game_free(g);
+}
+
 void sessions_free_all(struct sessions *s)
 {
 	while (s->games != NULL)

@@ -209,6 +209,10 @@ struct session_result session_result(const struct game *g);
 const struct move_rec *session_moves(const struct game *g, size_t *n);
 /* Its spectators, as shown (state, list, watchers): every node's in a cluster. */
 size_t session_watchers(const struct game *g);
+/* The number of its last record queued to the journal (0: none since it was made here). */
+uint64_t session_journal_seq(const struct game *g);
+/* Its i-th spectator here (i from 0), or NULL past the last. */
+struct client *session_watcher(const struct game *g, size_t i);
 /* The games of s, newest first, finished ones kept a while among them (one being freed no
    longer is): for (g = sessions_first(s); g != NULL; g = session_next(g)). */
 struct game *sessions_first(const struct sessions *s);
@@ -307,6 +311,12 @@ void session_resume_send(struct sessions *s, struct client *c);
 void session_sort_games(struct client *c);
 /* c is going: its seats wait for it through the grace, its watches end. */
 void session_client_gone(struct sessions *s, struct client *c);
+/*
+ * g is not this server's any more (a cluster node whose write to it the store refused:
+ * another node runs it now): it goes from memory as it is, without an end, nothing written
+ * or sent; its players and spectators leave it (the caller told them, or tells them).
+ */
+void session_forget(struct game *g);
 /* Ends and frees every game (shutdown). */
 void sessions_free_all(struct sessions *s);
 

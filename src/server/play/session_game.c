@@ -90,6 +90,16 @@ size_t session_watchers(const struct game *g)
 	return n > 0 ? (size_t)n : 0;
 }
 
+uint64_t session_journal_seq(const struct game *g)
+{
+	return g->jseq;
+}
+
+struct client *session_watcher(const struct game *g, size_t i)
+{
+	return i < g->nw ? g->w[i].c : NULL;
+}
+
 struct game *sessions_first(const struct sessions *s)
 {
 	return s->games;

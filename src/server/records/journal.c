@@ -327,6 +327,23 @@ static void rec_what(const struct store_rec *r, char *buf, size_t len)
 	}
 }
 
+static bool refused_game_rec(const struct store_rec *r)
+{
+	return r->type != STORE_REC_ACCOUNT && r->err != STORE_OK;
+}
+
+/* The records of a committed batch the store refused: what waited for each is dropped (or
+ * gives way to its refusal), then each one's game is told lost (on_lost). */
+static void refused(struct journal *jn, const struct store_batch *b)
+{
+	for (const struct store_rec *r = b->recs; r != NULL; r = r->next)
+		if (refused_game_rec(r))
+			client_barrier_refused(jn->bar, r->seq);
+	for (const struct store_rec *r = b->recs; r != NULL && jn->on_lost != NULL; r = r->next)
+		if (refused_game_rec(r))
+			jn->on_lost(jn->lost_ud, (uint64_t)r->game);
+}
+
 static void on_batch(void *ud, const struct store_batch *b)
 {
 	struct journal *jn = ud;
@@ -346,8 +363,11 @@ static void on_batch(void *ud, const struct store_batch *b)
 		}
 	}
 	/* what waited for these records goes out (a failed batch is one dropped at shutdown:
-	 * its output is dropped with the clients) */
+	 * its output is dropped with the clients); never what waited for a record the store
+	 * refused: nothing is told that is not stored, and the game's copy here is not the
+	 * store's (a cluster node that lost it: on_lost, before anyone is answered) */
 	if (b->err == STORE_OK) {
+		refused(jn, b);
 		client_barrier_durable(jn->bar, b->last);
 		session_journal_released(jn->sess, b->last);
 	}

@@ -42,6 +42,12 @@
  * refused (a game's end, a simultaneous turn whose time is up) is queued
  * behind. Once a batch commits, the games told are told it works again
  * (info store_ok), everything held goes out in order and the clocks go on.
+ *
+ * A record the store refuses in a batch that commits (a cluster node writing
+ * to a game another node took over: PostgreSQL's fencing) is never
+ * acknowledged: what waited for it is dropped, a command's `ok` gives way to
+ * NODE_GONE (client.h), and on_lost tells the layer above, before anything
+ * of the batch goes out, that the game here is not the stored one.
  * See PROTOCOL.md §10.
  */
 #ifndef BITARENA_SERVER_JOURNAL_H
@@ -70,6 +76,13 @@ struct journal {
 	uint64_t fail_batches; /* failed tries in this failure */
 	uint64_t *told;        /* ids of the games told store_failing */
 	size_t ntold, cap_told;
+	/* a game whose write the store refused (a cluster node's game another node took over:
+	   the fencing of store.h): called for each such record once its batch commits, before
+	   anything the batch held goes out (nothing the record held goes:
+	   client_barrier_refused); the game may be gone from memory already (an earlier call
+	   for it); the cluster registers it */
+	void (*on_lost)(void *ud, uint64_t game);
+	void *lost_ud;
 	/* the accounts' records come back here (accounts.c registers it) */
 	void (*on_account)(void *ud, const struct store_rec *r);
 	void *acct_ud;
