@@ -16,6 +16,7 @@ import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from selenium.webdriver.common.action_chains import ActionChains  # noqa: E402
 from selenium.webdriver.common.keys import Keys  # noqa: E402
 from webtest import Browser, RawWs, Server, Telnet, listening_on, run  # noqa: E402
 import urllib.request  # noqa: E402
@@ -277,7 +278,9 @@ def test_telnet_user_against_browser_offers_rematch():
         a.wait('the offer gone', lambda: not a.text('.offers'))
         # a move text the server refuses is shown as text, whatever it holds
         a.type('.move-input', '<img/src=x/onerror=window.__pwned=3>\n')
-        a.wait('the error', lambda: 'BAD_MOVE' in a.text('#notice') or 'ILLEGAL' in a.text('#notice'))
+        # as a human sentence, the code in the tooltip
+        a.wait('the error', lambda: a.one('#notice').get_attribute('data-code') in ('BAD_MOVE', 'ILLEGAL_MOVE'))
+        assert 'MOVE' not in a.text('#notice') and 'MOVE' in a.one('#notice').get_attribute('title')
         # ada offers a draw by clicking; tom accepts
         a.click('.actions button[data-cmd="draw"]')
         t.until(lambda l: l.startswith(f'offer game {gid}: ada'), 'the offer')
@@ -300,7 +303,8 @@ def test_telnet_user_against_browser_offers_rematch():
         a.js("const s = document.querySelector('#seek-kind');"
              "s.append(new Option('x', '<img/src=x/onerror=__pwned=4>')); s.value = s.lastChild.value;")
         a.click('#seek-submit')
-        a.wait('the error', lambda: '<img/src=x/onerror=__pwned=4>' in a.text('#notice'))
+        a.wait('the error', lambda: '<img/src=x/onerror=__pwned=4>' in
+               (a.one('#notice').get_attribute('title') or ''))
         assert not a.q('#notice img') and a.js('return window.__pwned === undefined')
         no_errors(*bs)
     finally:
@@ -355,6 +359,90 @@ def test_tak_browser_against_telnet_watched():
         no_errors(*bs)
     finally:
         t.close()
+        quit_all(bs)
+
+
+def telnet_users(*names, password='secret-pw'):
+    """Telnet users with accounts (registered and logged in)."""
+    ts = []
+    for n in names:
+        t = Telnet(server)
+        t.send(f'register {n} {password}')
+        t.until(lambda l: l.startswith('ok '), f'{n} registered')
+        ts.append(t)
+    return ts
+
+
+def telnet_game(a, b, kind, moves, seek_opts='rated=1'):
+    """a seeks (first seat), b accepts, they play moves in turn; returns the game id."""
+    a.send(f'seek {kind} color=first {seek_opts}')
+    sid = int(re.search(r'ok seek (\d+)', a.until(lambda l: l.startswith('ok seek'), 'seek')).group(1))
+    b.send(f'accept {sid}')
+    gid = int(re.search(r'game (\d+) started', b.until(lambda l: re.match(r'game \d+ started', l), 'start')).group(1))
+    for i, m in enumerate(moves):
+        (a if i % 2 == 0 else b).send(f'move {gid} {m}')
+        if i < len(moves) - 1:
+            for t in (a, b):
+                t.until(lambda l: l.startswith(f'last move: {m}'), f'the move {m}')
+    for t in (a, b):
+        t.until(lambda l: l.startswith(f'game {gid} over'), 'the end')
+    return gid
+
+
+def test_player_page_leaderboard_viewer():
+    """Two rated games played over telnet; the browser finds the players' ratings beside their
+    names, a player's page with a rating chart of both games and the recent games, the
+    leaderboard, and a finished game stepped through with the arrow keys, its PTN linked."""
+    ta, tb = telnet_users('rita', 'sam')
+    (x,) = bs = browsers('vera')
+    try:
+        telnet_game(ta, tb, 'ttt', ['b2', 'a1', 'c3', 'a3', 'a2', 'c1', 'b1', 'c2', 'b3'])
+        gid = telnet_game(ta, tb, 'tak', ['c3', 'a1', 'a2', 'b3', 'a3'], 'size=3 rated=1')
+        ta.send('who')
+        x.open()
+        # the online list: names link to player pages, ratings beside them
+        x.wait('ratings in the online list', lambda: 'ttt 1' in x.text('section.online') and
+               'tak 1' in x.text('section.online'))
+        x.click('section.online a.user[href="#/user/rita"]')
+        x.wait('the chart', lambda: len(x.q('svg.rating-chart circle.rating-point')) == 2)
+        lines = {e.get_attribute('data-kind') for e in x.q('svg.rating-chart polyline.rating-line')}
+        assert lines == {'ttt', 'tak'}, lines
+        page = x.text('section.player-page')
+        assert '2 games (2 rated): 2 won, 0 lost' in page, page
+        assert len(x.q('section.player-page tbody tr')) == 4, 'two ratings, two games'
+        x.shot('player-page-vera')
+        # the leaderboard of tak: rita above sam
+        x.click('section.player-page a[href="#/ratings/tak"]')
+        x.wait('the leaderboard', lambda: len(x.q('section.leaderboard tbody tr')) == 2)
+        names = [e.text for e in x.q('section.leaderboard tbody a.user')]
+        assert names == ['rita', 'sam'], names
+        x.shot('leaderboard-vera')
+        # the finished Tak game from sam's page: the viewer at the last position
+        x.click('section.leaderboard a.user[href="#/user/sam"]')
+        x.click(f'section.player-page a.game-link[href="#/game/{gid}"]')
+        x.wait('the viewer', lambda: x.text('.viewer .ply-text') == 'ply 5 of 5')
+        assert x.text('.viewer .result') == 'R-0: rita wins (road).', x.text('.viewer .result')
+        assert re.search(r'rita\s*1\d{3}', x.text('.viewer')), x.text('.viewer')
+        assert 'white flat' in x.one(x.square('a3')).get_attribute('aria-label')
+        keys = lambda *k: ActionChains(x.d).send_keys(*k).perform()
+        keys(Keys.ARROW_LEFT, Keys.ARROW_LEFT)
+        x.wait('two plies back', lambda: x.text('.viewer .ply-text') == 'ply 3 of 5')
+        assert 'flat' not in x.one(x.square('a3')).get_attribute('aria-label')
+        assert 'white flat' in x.one(x.square('a2')).get_attribute('aria-label')
+        keys(Keys.HOME)
+        x.wait('the start', lambda: x.text('.viewer .ply-text') == 'ply 0 of 5')
+        x.click('.viewer ol.moves button[data-ply="4"]')
+        x.wait('ply 4', lambda: x.text('.viewer .ply-text') == 'ply 4 of 5')
+        x.shot('viewer-vera')
+        href = x.one('.viewer a.download').get_attribute('href')
+        assert href.endswith(f'/api/game/{gid}.ptn'), href
+        with urllib.request.urlopen(href) as r:
+            ptn = r.read().decode()
+        assert '[Player1 "rita"]' in ptn and 'a2' in ptn, ptn
+        no_errors(*bs)
+    finally:
+        for t in (ta, tb):
+            t.close()
         quit_all(bs)
 
 
@@ -429,7 +517,7 @@ def test_ws_frames_limits_origin_csp():
 
 TESTS = [test_ws_frames_limits_origin_csp, test_tictactoe_watched_and_chat, test_tak_slides_road_reconnect_phone,
          test_xmas_push_and_move, test_telnet_user_against_browser_offers_rematch,
-         test_tak_browser_against_telnet_watched]
+         test_tak_browser_against_telnet_watched, test_player_page_leaderboard_viewer]
 
 if __name__ == '__main__':
     # without the command budget: test_ws_frames_limits_origin_csp pipelines hundreds of

@@ -18,7 +18,7 @@ import {MnkBoard} from './boards/mnk.js';
 import {TakBoard} from './boards/tak.js';
 import {XmasBoard} from './boards/xmas.js';
 
-const BOARDS = {ttt: MnkBoard, mnk: MnkBoard, tak: TakBoard, xmas: XmasBoard};
+export const BOARDS = {ttt: MnkBoard, mnk: MnkBoard, tak: TakBoard, xmas: XmasBoard};
 const OFFER_WORDS = {draw: 'a draw', undo: 'a takeback', abort: 'to abort', rematch: 'a rematch'};
 
 export class GameModel {

@@ -5,24 +5,13 @@
  * spectators) to watch, and who is online (`who`). `list` and `who` have no push
  * messages, so they are asked again every few seconds while the lobby is shown.
  */
-import {clockText, el, optionsText, put, timeControlText} from './dom.js';
+import {ratingText} from './api.js';
+import {cells, clockText, el, optionsText, put, table, timeControlText, userLink} from './dom.js';
 
 const POLL_MS = 5000;
 const TIMES = [['', 'untimed'], ['1+0', '1+0'], ['3+2', '3+2'], ['5+3', '5+3'], ['10+5', '10+5'],
                ['15+10', '15+10'], ['30+20', '30+20']];
 const COLORS = [['random', 'random seat'], ['first', 'first (white, X)'], ['second', 'second (black, O)']];
-
-function table(caption, head, rows, empty) {
-	if (!rows.length)
-		return el('p', {class: 'empty'}, empty);
-	return el('table', {}, el('caption', {class: 'sr-only'}, caption),
-	          el('thead', {}, el('tr', {}, head.map((h) => el('th', {scope: 'col'}, h)))),
-	          el('tbody', {}, rows));
-}
-
-function cells(...values) {
-	return values.map((v) => el('td', {}, v));
-}
 
 export class Lobby {
 	constructor(app) {
@@ -177,6 +166,20 @@ export class Lobby {
 		       el('button', {type: 'submit', id: 'seek-submit'}, 'Seek')));
 	}
 
+	/* A player's name linked to their page, with their rating in kind beside it when they have
+	 * one (fetched once a while: ratings.get). */
+	who(name, kind) {
+		const r = this.app.ratings.get(name, kind);
+		return el('span', {class: 'who-rated'}, userLink(name),
+		          typeof r === 'number' ? el('span', {class: 'rating', title: `${kind} rating`}, ` ${ratingText(r)}`) : '');
+	}
+
+	renderRatings() {
+		this.renderSeeks();
+		this.renderGames();
+		this.renderWho();
+	}
+
 	renderSeeks() {
 		const me = this.conn.user && this.conn.user.name;
 		const rows = [...this.seeks.values()].sort((a, b) => a.id - b.id).map((s) => {
@@ -191,7 +194,7 @@ export class Lobby {
 			           'Accept');
 			const time = s.turn_ms ? `${s.turn_ms / 1000} s/turn` : timeControlText(s.time);
 			const opts = optionsText(s.options, this.app.defaults(s.kind));
-			return el('tr', {}, cells(s.by, el('span', {}, el('strong', {}, s.kind), ' ',
+			return el('tr', {}, cells(this.who(s.by, s.kind), el('span', {}, el('strong', {}, s.kind), ' ',
 			                                   el('small', {}, opts)),
 			                          `${time}${s.rated ? ', rated' : ''}`, s.color, act));
 		});
@@ -207,7 +210,7 @@ export class Lobby {
 			const clocks = Array.isArray(g.clocks) ? g.clocks.map(clockText).join(' / ') : '–';
 			const time = g.turn_ms ? `${g.turn_ms / 1000} s/turn` : timeControlText(g.time);
 			const players = g.players.map((p, i) => ((g.to_move || []).includes(i) ?
-			        el('strong', {title: 'to move'}, p) : p));
+			        el('strong', {title: 'to move'}, this.who(p, g.kind)) : this.who(p, g.kind)));
 			return el('tr', {}, cells(
 			        el('span', {}, el('strong', {}, `${g.id} ${g.kind}`), ' ',
 			           el('small', {}, `${time}, ply ${g.ply}`)),
@@ -220,7 +223,9 @@ export class Lobby {
 	}
 
 	renderWho() {
-		const items = this.users.map((u) => el('li', {}, u.name, u.guest ? el('small', {}, ' guest') : '',
+		const items = this.users.map((u) => el('li', {}, userLink(u.name), u.guest ? el('small', {}, ' guest') : '',
+		        Object.entries(u.guest ? {} : this.app.ratings.all(u.name)).map(([k, r]) =>
+		                el('small', {class: 'rating', title: `${k} rating`}, ` ${k} ${ratingText(r)}`)),
 		        u.playing && u.playing.length ? el('small', {}, ` plays ${u.playing.join(', ')}`) : ''));
 		put(this.whoBox, el('h2', {}, `Online (${this.users.length})`),
 		    items.length ? el('ul', {class: 'who'}, items) : el('p', {class: 'empty'}, 'Nobody yet.'));
