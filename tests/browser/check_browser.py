@@ -40,9 +40,9 @@ def no_errors(*bs):
         assert not errs, f'{b.who}: console errors: {errs}'
 
 
-def start_game(a, b, kind, options=None, color='first', time_control=''):
+def start_game(a, b, kind, options=None, color='first', time_control='', rated=False):
     """a seeks, b accepts from its lobby; both end in the game view. Returns the game id."""
-    sid = a.seek(kind, options, color, time_control)
+    sid = a.seek(kind, options, color, time_control, rated)
     b.wait(f'seek {sid} in the lobby', lambda: b.q(f'button.accept[data-seek="{sid}"]'))
     gid = b.accept(sid)
     assert a.in_game() == gid
@@ -446,6 +446,79 @@ def test_player_page_leaderboard_viewer():
         quit_all(bs)
 
 
+def test_rated_tak_flip_offers_end_panel():
+    """Two accounts with Tak ratings play a rated game in their browsers: black sees its own
+    side at the bottom with both ratings; a draw offer is buttons with its state on both sides
+    (no telnet text in the chat); the road ends it with a panel: result, how, both ratings and
+    their changes, rematch and a new game."""
+    ta, tb = telnet_users('ann_r', 'bob_r', password='pw-secret')
+    telnet_game(ta, tb, 'tak', ['c3', 'a1', 'a2', 'b3', 'a3'], 'size=3 rated=1')
+    for t in (ta, tb):
+        t.close()
+    a, b = bs = browsers('ann', 'bob')
+    try:
+        for x in bs:
+            x.open()
+        a.login('ann_r', 'pw-secret')
+        b.login('bob_r', 'pw-secret')
+        gid = start_game(a, b, 'tak', {'size': 3}, color='first', rated=True)
+        # black (bob) has his own seat at the bottom, the board turned: a1 top right
+        for x, flipped in ((a, 'false'), (b, 'true')):
+            x.wait('the ratings in the seat bars', lambda x=x: all(re.fullmatch(r'1\d{3}', e.text)
+                                                                   for e in x.q('.seat .rating')))
+            assert x.one('section.game').get_attribute('data-flipped') == flipped
+        assert b.text('.seat-slot.bottom .name') == 'bob_r' and b.text('.seat-slot.top .name') == 'ann_r'
+        assert a.text('.seat-slot.bottom .name') == 'ann_r'
+        ratings = {e.text for e in b.q('.seat .rating')}
+        assert len(ratings) == 2, ratings  # the winner and the loser of the first game
+        a1 = b.one(b.square('a1')).get_attribute('transform')
+        c3 = b.one(b.square('c3')).get_attribute('transform')
+        assert float(a1.split('(')[1].split()[0]) > float(c3.split('(')[1].split()[0]), (a1, c3)
+        a.play('c3')
+        b.wait_moves(1)
+        b.shot('tak-black-view-bob')
+        # the flip button (for spectators above all) turns the board, and back
+        a.click('button.flip')
+        a.wait('turned', lambda: a.one('section.game').get_attribute('data-flipped') == 'true')
+        a.click('button.flip')
+        a.wait('back', lambda: a.one('section.game').get_attribute('data-flipped') == 'false')
+        # offers: ann offers a draw; her button says so, bob gets buttons; he declines
+        a.click('.actions button[data-cmd="draw"]')
+        a.wait('my offer standing', lambda: a.q('.actions button.pending[aria-pressed="true"]') and
+               'waiting for bob_r' in a.text('.offers'))
+        b.wait('the offer', lambda: 'ann_r offers a draw' in b.text('.offers'))
+        b.click('.offers button[data-cmd="draw"]:not(.accept)')
+        a.wait('the answer', lambda: 'bob_r declines the draw offer' in a.text('.offers'))
+        assert not a.q('.actions button.pending')
+        for x in bs:
+            chat = x.text('ul.chat-log')
+            assert 'draw 1' not in chat and 'accept /' not in chat, chat
+            assert 'ann_r offers a draw.' in chat and 'bob_r declines the draw offer.' in chat, chat
+        b.play('a1')
+        a.wait_moves(2)
+        assert 'declines' not in a.text('.offers'), 'the answer goes with the next move'
+        a.play('a2')
+        b.wait_moves(3)
+        b.play('b3')
+        a.wait_moves(4)
+        a.play('a3')
+        for x, head in ((a, 'You won'), (b, 'You lost')):
+            x.wait('the end panel', lambda x=x: x.text('.end-panel h2') == head)
+            x.wait('the rating changes', lambda x=x: len(x.q('.end-panel .end-ratings .delta')) == 2)
+            assert 'ann_r wins by a road, R-0.' in x.text('.end-panel'), x.text('.end-panel')
+            assert x.q('.end-panel button[data-cmd="rematch"]') and x.q('.end-panel button.new-game')
+        up = a.text('.end-panel li[data-seat="0"] .delta')
+        down = a.text('.end-panel li[data-seat="1"] .delta')
+        assert up.startswith('+') and down.startswith('−'), (up, down)
+        b.shot('tak-end-panel-bob')
+        # the new game button: the lobby with a Tak seek ready
+        b.click('.end-panel button.new-game')
+        b.wait('the seek form on tak', lambda: b.js("return document.querySelector('#seek-kind').value") == 'tak')
+        no_errors(*bs)
+    finally:
+        quit_all(bs)
+
+
 def test_ws_frames_limits_origin_csp():
     # the page's headers: a CSP that allows no inline script or style
     with urllib.request.urlopen(server.url) as r:
@@ -517,7 +590,8 @@ def test_ws_frames_limits_origin_csp():
 
 TESTS = [test_ws_frames_limits_origin_csp, test_tictactoe_watched_and_chat, test_tak_slides_road_reconnect_phone,
          test_xmas_push_and_move, test_telnet_user_against_browser_offers_rematch,
-         test_tak_browser_against_telnet_watched, test_player_page_leaderboard_viewer]
+         test_tak_browser_against_telnet_watched, test_player_page_leaderboard_viewer,
+         test_rated_tak_flip_offers_end_panel]
 
 if __name__ == '__main__':
     # without the command budget: test_ws_frames_limits_origin_csp pipelines hundreds of
