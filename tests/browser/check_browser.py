@@ -203,6 +203,12 @@ def test_xmas_push_and_move():
         assert not a.q('.xmas-side.p1 .quest-card') and a.q('.xmas-side.p1 .quests-hidden')
         assert not b.q('.xmas-side.p0 .quest-card') and len(b.q('.xmas-side.p1 .quest-card')) == 3
         c.wait('both quests', lambda: len(c.q('.quest-card')) == 6)
+        # each item a symbol of its own (CANE and CANDY apart), its name on hover
+        glyphs = c.js("const m = {}; for (const g of document.querySelectorAll('svg.board g.item'))"
+                      " m[g.dataset.item] = g.querySelector('path.glyph').getAttribute('d') + '|' +"
+                      " g.querySelector('title').textContent.split(' ')[0]; return m")
+        assert len(glyphs) == 12 and len({v.split('|')[0] for v in glyphs.values()}) == 12, glyphs
+        assert all(v.split('|')[1] == k.lower() for k, v in glyphs.items()), glyphs
         assert not c.q('g.arrow'), 'a spectator gets no push arrows'
         a.shot('xmas-push-ann')
         assert len(a.q('g.arrow')) == 28, 'an arrow for each push the server lists'
@@ -398,8 +404,16 @@ def test_player_page_leaderboard_viewer():
     try:
         telnet_game(ta, tb, 'ttt', ['b2', 'a1', 'c3', 'a3', 'a2', 'c1', 'b1', 'c2', 'b3'])
         gid = telnet_game(ta, tb, 'tak', ['c3', 'a1', 'a2', 'b3', 'a3'], 'size=3 rated=1')
-        ta.send('who')
+        ta.send('seek ttt rated=1')
         x.open()
+        x.login('vera')
+        # a guest is not offered a rated seek; the button says why
+        acc = x.one('section.seeks button.accept')
+        assert not acc.is_enabled() and 'account' in acc.get_attribute('title')
+        # the mute switch is remembered across a reload
+        x.click('#mute')
+        x.d.refresh()
+        x.wait('still muted', lambda: x.one('#mute').get_attribute('aria-pressed') == 'true')
         # the online list: names link to player pages, ratings beside them
         x.wait('ratings in the online list', lambda: 'ttt 1' in x.text('section.online') and
                'tak 1' in x.text('section.online'))
@@ -461,6 +475,7 @@ def test_rated_tak_flip_offers_end_panel():
             x.open()
         a.login('ann_r', 'pw-secret')
         b.login('bob_r', 'pw-secret')
+        b.click('#mute')
         gid = start_game(a, b, 'tak', {'size': 3}, color='first', rated=True)
         # black (bob) has his own seat at the bottom, the board turned: a1 top right
         for x, flipped in ((a, 'false'), (b, 'true')):
@@ -499,6 +514,13 @@ def test_rated_tak_flip_offers_end_panel():
         assert 'declines' not in a.text('.offers'), 'the answer goes with the next move'
         a.play('a2')
         b.wait_moves(3)
+        # bob looks back at the first move while the game goes on, then comes back
+        b.click('ol.moves button[data-ply="1"]')
+        b.wait('the first position', lambda: 'flat' not in b.one(b.square('a1')).get_attribute('aria-label'))
+        assert 'black flat' in b.one(b.square('c3')).get_attribute('aria-label')
+        assert 'after move 1' in b.text('.look-back') and not b.q(b.square('b3') + '.legal')
+        b.click('.look-back button')
+        b.wait('the game again', lambda: b.q(b.square('b3') + '.legal'))
         b.play('b3')
         a.wait_moves(4)
         a.play('a3')
@@ -511,6 +533,10 @@ def test_rated_tak_flip_offers_end_panel():
         down = a.text('.end-panel li[data-seat="1"] .delta')
         assert up.startswith('+') and down.startswith('−'), (up, down)
         b.shot('tak-end-panel-bob')
+        # sounds: ann heard the moves and the end; bob, muted, nothing
+        heard = a.js('return window.bitarena.sounds.played')
+        assert 'move' in heard and heard[-1] == 'end', heard
+        assert b.js('return window.bitarena.sounds.played') == []
         # the new game button: the lobby with a Tak seek ready
         b.click('.end-panel button.new-game')
         b.wait('the seek form on tak', lambda: b.js("return document.querySelector('#seek-kind').value") == 'tak')

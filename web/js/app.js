@@ -16,6 +16,7 @@ import {errorText} from './errors.js';
 import {GameModel, GameView} from './game.js';
 import {Lobby} from './lobby.js';
 import {LeaderboardPage, PlayerPage} from './player.js';
+import {Sounds} from './sound.js';
 import {finishedGame, GameViewer} from './viewer.js';
 
 class App {
@@ -30,6 +31,7 @@ class App {
 		this.page = null; /* else the page shown (player, leaderboard, viewer), or null: the lobby */
 		this.live = new Set(); /* game ids found in progress (shown live, not in the viewer) */
 		this.ratings = new Ratings(() => this.ratingsChanged());
+		this.sounds = new Sounds($('#mute'));
 		this.noticeTimer = null;
 		this.wire();
 		window.addEventListener('hashchange', () => this.route());

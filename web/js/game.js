@@ -36,6 +36,7 @@ export class GameModel {
 		this.state = null;
 		this.receivedAt = 0;
 		this.moves = []; /* sequential: one text per ply; simultaneous: [seat0, seat1] per turn */
+		this.history = []; /* the states seen, by ply (for looking back; gaps before joining) */
 		this.chat = [];
 		this.chatSeen = 0; /* chat lines of the game received (live or resent) */
 		this.offers = new Map(); /* what -> offer message still standing */
@@ -90,6 +91,8 @@ export class GameModel {
 			this.offers = new Map(st.offers.map((o) => [o.what, o]));
 		if (st.over && st.result)
 			this.result = st.result;
+		this.history[st.ply] = st;
+		this.history.length = st.ply + 1; /* a takeback forgets what it took back */
 		this.syncMoves(st);
 		this.changed();
 	}
@@ -206,6 +209,8 @@ export class GameView {
 		this.boardKind = null;
 		this.chatShown = 0;
 		this.resignArmed = false;
+		this.heard = null; /* {ply, over, low} last sounded for: a sound per new move, end, low clock */
+		this.lookAt = null; /* a ply looked back at (the move list), or null: the game as it stands */
 
 		this.title = el('h1', {class: 'game-title'});
 		this.seats = [0, 1].map(() => ({
@@ -226,6 +231,14 @@ export class GameView {
 		this.endPanel = el('section', {class: 'end-panel', 'aria-label': 'game over', hidden: true});
 		this.endRatings = null; /* [{after, delta}] per seat once fetched, or 'pending' */
 		this.endActions = el('div', {class: 'actions end-actions'});
+		this.lookBar = el('div', {class: 'look-back', role: 'status', hidden: true}, el('span', {}),
+		                  el('button', {type: 'button', class: 'back-to-game', on: {click: () => this.look(null)}},
+		                     'Back to the game'));
+		this.onKey = (ev) => {
+			if (ev.key === 'Escape' && this.lookAt !== null)
+				this.look(null);
+		};
+		document.addEventListener('keydown', this.onKey);
 		this.status = el('p', {class: 'game-status', 'aria-live': 'polite'});
 		this.boardBox = el('div', {class: 'board-area'});
 		this.moveInput = el('input', {type: 'text', class: 'move-input', list: `legal-${model.id}`,
@@ -255,7 +268,7 @@ export class GameView {
 
 		this.el = el('section', {class: 'game', 'aria-label': `game ${model.id}`},
 		             el('div', {class: 'game-main'}, this.title, this.result, this.endPanel, this.status,
-		                this.offerBox, this.seatTop, this.boardBox, this.seatBottom,
+		                this.offerBox, this.lookBar, this.seatTop, this.boardBox, this.seatBottom,
 		                this.moveForm, el('div', {class: 'actions'}, this.actions, this.flipButton)),
 		             el('aside', {class: 'game-side'},
 		                el('h2', {}, 'Moves'), this.moveList, this.watchers,
@@ -266,6 +279,14 @@ export class GameView {
 
 	destroy() {
 		this.model.views.delete(this);
+		document.removeEventListener('keydown', this.onKey);
+	}
+
+	/* Shows the position after ply (null or the last: the game as it stands). */
+	look(ply) {
+		const st = this.model.state;
+		this.lookAt = ply === null || !st || ply >= st.ply ? null : ply;
+		this.render();
 	}
 
 	send(text) {
@@ -324,19 +345,27 @@ export class GameView {
 			this.boardBox.replaceChildren(el('pre', {class: 'raw-position'}, JSON.stringify(st.position, null, 1)));
 		}
 		/* nothing to play while offline or once over */
-		const legal = (this.conn.ready && !m.over && st.legal) || null;
+		const past = this.lookAt !== null && this.lookAt < st.ply ? m.history[this.lookAt] : null;
+		if (!past)
+			this.lookAt = null;
+		const legal = (!past && this.conn.ready && !m.over && st.legal) || null;
 		if (this.board)
-			this.board.update({state: st, seat, legal, acted: m.acted, over: m.over,
+			this.board.update({state: past || st, seat, legal, acted: past ? null : m.acted, over: m.over,
 			                   online: this.conn.ready, flip,
 			                   send: (t) => this.send(t)});
+		this.lookBar.hidden = !past;
+		if (past)
+			put(this.lookBar.firstChild, `You are looking at the position after ${this.lookAt === 0 ? 'no move' :
+			    `move ${this.lookAt}`}; the game is at move ${st.ply}.`);
 		this.legalList.replaceChildren(...(legal || []).map((t) => el('option', {value: t})));
-		this.moveForm.hidden = !m.playing || m.over;
+		this.moveForm.hidden = !m.playing || m.over || Boolean(past);
 
 		put(this.status, this.statusText());
 		this.status.hidden = m.over && Boolean(m.result); /* the end panel says it */
 		this.result.textContent = m.result ? resultText(m.result, players) : '';
 		this.renderEnd();
 		this.renderMoves();
+		this.sound();
 		this.renderActions();
 		this.renderChat();
 		const user = Boolean(this.conn.user);
@@ -360,10 +389,37 @@ export class GameView {
 		return `${who} to move.`;
 	}
 
+	/* A sound for a move, the end, or one's clock under 10 s (once a game), not for what was
+	 * there when the view opened. */
+	sound(clocks) {
+		const m = this.model, st = m.state, snd = this.app.sounds;
+		if (!st)
+			return;
+		if (this.heard === null) {
+			this.heard = {ply: st.ply, over: m.over, low: false};
+			return;
+		}
+		if (clocks) {
+			if (m.playing && !m.over && !this.heard.low && clocks[m.seat] < 10000 && clocks[m.seat] > 0) {
+				this.heard.low = true;
+				snd.play('low');
+			}
+			return;
+		}
+		if (m.over && !this.heard.over)
+			snd.play('end');
+		else if (st.ply > this.heard.ply)
+			snd.play('move');
+		this.heard.ply = st.ply;
+		this.heard.over = m.over;
+	}
+
 	/* Both clocks (and a simultaneous turn's deadline); called every 100 ms by the app. */
 	tick() {
 		const m = this.model;
 		const clocks = m.clocksNow();
+		if (clocks)
+			this.sound(clocks);
 		const left = m.turnLeft();
 		this.seats.forEach((s, i) => {
 			if (clocks)
@@ -376,18 +432,25 @@ export class GameView {
 		});
 	}
 
+	/* The moves, each a button that shows the position after it (when this page saw it). */
 	renderMoves() {
 		const m = this.model;
+		const shown = this.lookAt === null ? m.moves.length : this.lookAt;
+		const ply = (text, n) => el('button', {type: 'button', class: ['ply', n === shown && 'current'],
+		                                       dataset: {ply: n}, disabled: !m.history[n],
+		                                       'aria-current': n === shown ? 'step' : false,
+		                                       on: {click: () => this.look(n)}}, text);
 		const items = [];
 		if (m.simultaneous) {
-			m.moves.forEach((t, i) => items.push(el('li', {}, `${t[0] ?? '—'} | ${t[1] ?? '—'}`)));
+			m.moves.forEach((t, i) => items.push(el('li', {}, ply(`${t[0] ?? '—'} | ${t[1] ?? '—'}`, i + 1))));
 		} else {
 			for (let i = 0; i < m.moves.length; i += 2)
-				items.push(el('li', {}, el('span', {class: 'ply'}, m.moves[i]), ' ',
-				              el('span', {class: 'ply'}, m.moves[i + 1] ?? '')));
+				items.push(el('li', {}, ply(m.moves[i], i + 1), ' ',
+				              i + 1 < m.moves.length ? ply(m.moves[i + 1], i + 2) : el('span', {class: 'ply'}, '')));
 		}
 		this.moveList.replaceChildren(...items);
-		this.moveList.scrollTop = this.moveList.scrollHeight;
+		if (this.lookAt === null)
+			this.moveList.scrollTop = this.moveList.scrollHeight;
 	}
 
 	button(label, line, cls) {

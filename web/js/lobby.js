@@ -245,6 +245,9 @@ export class Lobby {
 			                      on: {click: () => this.app.run(this.conn.request(`unseek ${s.id}`))
 			                                .then(() => { this.seeks.delete(s.id); this.renderSeeks(); })}},
 			           'Withdraw') :
+			        s.rated && this.conn.user.guest ?
+			        el('button', {type: 'button', class: 'accept', dataset: {seek: s.id}, disabled: true,
+			                      title: 'Rated games are between accounts: register to accept it.'}, 'Accept') :
 			        el('button', {type: 'button', class: 'accept', dataset: {seek: s.id},
 			                      on: {click: () => this.app.run(this.conn.request(`accept ${s.id}`))}},
 			           'Accept');
