@@ -23,10 +23,11 @@ export const BOARDS = {ttt: MnkBoard, mnk: MnkBoard, tak: TakBoard, xmas: XmasBo
 const OFFER_WORDS = {draw: 'a draw', undo: 'a takeback', abort: 'to abort', rematch: 'a rematch'};
 const OFFER_NAMES = {draw: 'draw offer', undo: 'takeback request', abort: 'abort offer', rematch: 'rematch offer'};
 /* How a game ended, in words after "wins" (or after "Draw"). */
-const REASONS = {road: 'by a road', flat: 'on flats', flats: 'on flats', line: 'with a line', resign: 'by resignation',
+const REASONS = {road: 'by a road', flats: 'on flats', line: 'with a line', resign: 'by resignation',
                  timeout: 'on time', abandoned: 'by abandonment', agreement: 'by agreement',
-                 board: 'with a full board', score: 'on points', max_plies: 'at the move limit',
-                 repetition: 'by repetition', stalemate: 'by stalemate', turns: 'after the last turn'};
+                 board_full: 'with a full board', draw: 'on equal flats or a stale position', max_plies: 'at the move limit',
+                 max_turns: 'after the last turn', deadlock: 'by deadlock',
+                 all_quests_completed: 'with all quests done', invalid_action: 'by an invalid action'};
 
 export class GameModel {
 	constructor(id, conn) {
