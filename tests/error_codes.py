@@ -7,7 +7,8 @@ table (§3) must name every ERR code, and its "Info codes" table every INFO
 code, each exactly once in the first column (a row may name several codes:
 `A` / `B`), and no code that the list has not. Every code of the list must
 also be sent somewhere in src/server (ERR_<CODE> outside proto/), so the list
-holds no code that nothing sends. Run by `make check`, or by hand:
+holds no code that nothing sends. The web page's table of messages (web/js/errors.js,
+MESSAGES) must have one entry for each code of the list and no other. Run by `make check`, or by hand:
 tests/error_codes.py [srcdir]   (srcdir: $BITARENA_SRCDIR or the tree this
 script is in).
 """
@@ -48,6 +49,16 @@ def documented(doc, heading):
     return out
 
 
+def page_codes(srcdir):
+    """[code, ...] that the page's table of messages (MESSAGES in web/js/errors.js) names."""
+    text = open(os.path.join(srcdir, "web/js/errors.js"), encoding="utf-8").read()
+    m = re.search(r"^export const MESSAGES = \{\n(.*?)^\};", text, re.M | re.S)
+    if m is None:
+        raise SystemExit("error_codes: web/js/errors.js has no 'export const MESSAGES = {'")
+    body = re.sub(r"/\*.*?\*/", "", m.group(1), flags=re.S)
+    return re.findall(r"^\s*([A-Z][A-Z0-9_]*):", body, re.M)
+
+
 def sent(srcdir):
     """The codes ERR_<CODE> names in src/server."""
     found = set()
@@ -77,6 +88,12 @@ def main():
             where = "is an INFO code" if kind == "ERR" and c in names else \
                 "is an ERR code" if c in names else "is not in src/proto/errors.def"
             bad.append(f"{c} is documented in PROTOCOL.md's '{heading}' but {where}")
+    page = page_codes(srcdir)
+    for c in names:
+        if page.count(c) != 1:
+            bad.append(f"{c} is in web/js/errors.js's MESSAGES {page.count(c)} times, not once")
+    for c in sorted(set(page) - set(names)):
+        bad.append(f"{c} is in web/js/errors.js's MESSAGES but not in src/proto/errors.def")
     used = sent(srcdir)
     for c in names:
         if c not in used:
@@ -85,7 +102,8 @@ def main():
         print(f"error_codes: {b}")
     if bad:
         return 1
-    print(f"error_codes: {len(names)} codes, each documented once in PROTOCOL.md")
+    print(f"error_codes: {len(names)} codes, each documented once in PROTOCOL.md and in the "
+          "page's messages")
     return 0
 
 

@@ -16,6 +16,7 @@ import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from selenium.webdriver.common.action_chains import ActionChains  # noqa: E402
 from selenium.webdriver.common.keys import Keys  # noqa: E402
 from webtest import Browser, RawWs, Server, Telnet, listening_on, run  # noqa: E402
 import urllib.request  # noqa: E402
@@ -39,9 +40,9 @@ def no_errors(*bs):
         assert not errs, f'{b.who}: console errors: {errs}'
 
 
-def start_game(a, b, kind, options=None, color='first', time_control=''):
+def start_game(a, b, kind, options=None, color='first', time_control='', rated=False):
     """a seeks, b accepts from its lobby; both end in the game view. Returns the game id."""
-    sid = a.seek(kind, options, color, time_control)
+    sid = a.seek(kind, options, color, time_control, rated)
     b.wait(f'seek {sid} in the lobby', lambda: b.q(f'button.accept[data-seek="{sid}"]'))
     gid = b.accept(sid)
     assert a.in_game() == gid
@@ -202,6 +203,12 @@ def test_xmas_push_and_move():
         assert not a.q('.xmas-side.p1 .quest-card') and a.q('.xmas-side.p1 .quests-hidden')
         assert not b.q('.xmas-side.p0 .quest-card') and len(b.q('.xmas-side.p1 .quest-card')) == 3
         c.wait('both quests', lambda: len(c.q('.quest-card')) == 6)
+        # each item a symbol of its own (CANE and CANDY apart), its name on hover
+        glyphs = c.js("const m = {}; for (const g of document.querySelectorAll('svg.board g.item'))"
+                      " m[g.dataset.item] = g.querySelector('path.glyph').getAttribute('d') + '|' +"
+                      " g.querySelector('title').textContent.split(' ')[0]; return m")
+        assert len(glyphs) == 12 and len({v.split('|')[0] for v in glyphs.values()}) == 12, glyphs
+        assert all(v.split('|')[1] == k.lower() for k, v in glyphs.items()), glyphs
         assert not c.q('g.arrow'), 'a spectator gets no push arrows'
         a.shot('xmas-push-ann')
         assert len(a.q('g.arrow')) == 28, 'an arrow for each push the server lists'
@@ -277,7 +284,9 @@ def test_telnet_user_against_browser_offers_rematch():
         a.wait('the offer gone', lambda: not a.text('.offers'))
         # a move text the server refuses is shown as text, whatever it holds
         a.type('.move-input', '<img/src=x/onerror=window.__pwned=3>\n')
-        a.wait('the error', lambda: 'BAD_MOVE' in a.text('#notice') or 'ILLEGAL' in a.text('#notice'))
+        # as a human sentence, the code in the tooltip
+        a.wait('the error', lambda: a.one('#notice').get_attribute('data-code') in ('BAD_MOVE', 'ILLEGAL_MOVE'))
+        assert 'MOVE' not in a.text('#notice') and 'MOVE' in a.one('#notice').get_attribute('title')
         # ada offers a draw by clicking; tom accepts
         a.click('.actions button[data-cmd="draw"]')
         t.until(lambda l: l.startswith(f'offer game {gid}: ada'), 'the offer')
@@ -300,7 +309,8 @@ def test_telnet_user_against_browser_offers_rematch():
         a.js("const s = document.querySelector('#seek-kind');"
              "s.append(new Option('x', '<img/src=x/onerror=__pwned=4>')); s.value = s.lastChild.value;")
         a.click('#seek-submit')
-        a.wait('the error', lambda: '<img/src=x/onerror=__pwned=4>' in a.text('#notice'))
+        a.wait('the error', lambda: '<img/src=x/onerror=__pwned=4>' in
+               (a.one('#notice').get_attribute('title') or ''))
         assert not a.q('#notice img') and a.js('return window.__pwned === undefined')
         no_errors(*bs)
     finally:
@@ -355,6 +365,183 @@ def test_tak_browser_against_telnet_watched():
         no_errors(*bs)
     finally:
         t.close()
+        quit_all(bs)
+
+
+def telnet_users(*names, password='secret-pw'):
+    """Telnet users with accounts (registered and logged in)."""
+    ts = []
+    for n in names:
+        t = Telnet(server)
+        t.send(f'register {n} {password}')
+        t.until(lambda l: l.startswith('ok '), f'{n} registered')
+        ts.append(t)
+    return ts
+
+
+def telnet_game(a, b, kind, moves, seek_opts='rated=1'):
+    """a seeks (first seat), b accepts, they play moves in turn; returns the game id."""
+    a.send(f'seek {kind} color=first {seek_opts}')
+    sid = int(re.search(r'ok seek (\d+)', a.until(lambda l: l.startswith('ok seek'), 'seek')).group(1))
+    b.send(f'accept {sid}')
+    gid = int(re.search(r'game (\d+) started', b.until(lambda l: re.match(r'game \d+ started', l), 'start')).group(1))
+    for i, m in enumerate(moves):
+        (a if i % 2 == 0 else b).send(f'move {gid} {m}')
+        if i < len(moves) - 1:
+            for t in (a, b):
+                t.until(lambda l: l.startswith(f'last move: {m}'), f'the move {m}')
+    for t in (a, b):
+        t.until(lambda l: l.startswith(f'game {gid} over'), 'the end')
+    return gid
+
+
+def test_player_page_leaderboard_viewer():
+    """Two rated games played over telnet; the browser finds the players' ratings beside their
+    names, a player's page with a rating chart of both games and the recent games, the
+    leaderboard, and a finished game stepped through with the arrow keys, its PTN linked."""
+    ta, tb = telnet_users('rita', 'sam')
+    (x,) = bs = browsers('vera')
+    try:
+        telnet_game(ta, tb, 'ttt', ['b2', 'a1', 'c3', 'a3', 'a2', 'c1', 'b1', 'c2', 'b3'])
+        gid = telnet_game(ta, tb, 'tak', ['c3', 'a1', 'a2', 'b3', 'a3'], 'size=3 rated=1')
+        ta.send('seek ttt rated=1')
+        x.open()
+        x.login('vera')
+        # a guest is not offered a rated seek; the button says why
+        acc = x.one('section.seeks button.accept')
+        assert not acc.is_enabled() and 'account' in acc.get_attribute('title')
+        # the mute switch is remembered across a reload
+        x.click('#mute')
+        x.d.refresh()
+        x.wait('still muted', lambda: x.one('#mute').get_attribute('aria-pressed') == 'true')
+        # the online list: names link to player pages, ratings beside them
+        x.wait('ratings in the online list', lambda: 'ttt 1' in x.text('section.online') and
+               'tak 1' in x.text('section.online'))
+        x.click('section.online a.user[href="#/user/rita"]')
+        x.wait('the chart', lambda: len(x.q('svg.rating-chart circle.rating-point')) == 2)
+        lines = {e.get_attribute('data-kind') for e in x.q('svg.rating-chart polyline.rating-line')}
+        assert lines == {'ttt', 'tak'}, lines
+        page = x.text('section.player-page')
+        assert '2 games (2 rated): 2 won, 0 lost' in page, page
+        assert len(x.q('section.player-page tbody tr')) == 4, 'two ratings, two games'
+        x.shot('player-page-vera')
+        # the leaderboard of tak: rita above sam
+        x.click('section.player-page a[href="#/ratings/tak"]')
+        x.wait('the leaderboard', lambda: len(x.q('section.leaderboard tbody tr')) == 2)
+        names = [e.text for e in x.q('section.leaderboard tbody a.user')]
+        assert names == ['rita', 'sam'], names
+        x.shot('leaderboard-vera')
+        # the finished Tak game from sam's page: the viewer at the last position
+        x.click('section.leaderboard a.user[href="#/user/sam"]')
+        x.click(f'section.player-page a.game-link[href="#/game/{gid}"]')
+        x.wait('the viewer', lambda: x.text('.viewer .ply-text') == 'ply 5 of 5')
+        assert x.text('.viewer .result') == 'R-0: rita wins (road).', x.text('.viewer .result')
+        assert re.search(r'rita\s*1\d{3}', x.text('.viewer')), x.text('.viewer')
+        assert 'white flat' in x.one(x.square('a3')).get_attribute('aria-label')
+        keys = lambda *k: ActionChains(x.d).send_keys(*k).perform()
+        keys(Keys.ARROW_LEFT, Keys.ARROW_LEFT)
+        x.wait('two plies back', lambda: x.text('.viewer .ply-text') == 'ply 3 of 5')
+        assert 'flat' not in x.one(x.square('a3')).get_attribute('aria-label')
+        assert 'white flat' in x.one(x.square('a2')).get_attribute('aria-label')
+        keys(Keys.HOME)
+        x.wait('the start', lambda: x.text('.viewer .ply-text') == 'ply 0 of 5')
+        x.click('.viewer ol.moves button[data-ply="4"]')
+        x.wait('ply 4', lambda: x.text('.viewer .ply-text') == 'ply 4 of 5')
+        x.shot('viewer-vera')
+        href = x.one('.viewer a.download').get_attribute('href')
+        assert href.endswith(f'/api/game/{gid}.ptn'), href
+        with urllib.request.urlopen(href) as r:
+            ptn = r.read().decode()
+        assert '[Player1 "rita"]' in ptn and 'a2' in ptn, ptn
+        no_errors(*bs)
+    finally:
+        for t in (ta, tb):
+            t.close()
+        quit_all(bs)
+
+
+def test_rated_tak_flip_offers_end_panel():
+    """Two accounts with Tak ratings play a rated game in their browsers: black sees its own
+    side at the bottom with both ratings; a draw offer is buttons with its state on both sides
+    (no telnet text in the chat); the road ends it with a panel: result, how, both ratings and
+    their changes, rematch and a new game."""
+    ta, tb = telnet_users('ann_r', 'bob_r', password='pw-secret')
+    telnet_game(ta, tb, 'tak', ['c3', 'a1', 'a2', 'b3', 'a3'], 'size=3 rated=1')
+    for t in (ta, tb):
+        t.close()
+    a, b = bs = browsers('ann', 'bob')
+    try:
+        for x in bs:
+            x.open()
+        a.login('ann_r', 'pw-secret')
+        b.login('bob_r', 'pw-secret')
+        b.click('#mute')
+        gid = start_game(a, b, 'tak', {'size': 3}, color='first', rated=True)
+        # black (bob) has his own seat at the bottom, the board turned: a1 top right
+        for x, flipped in ((a, 'false'), (b, 'true')):
+            x.wait('the ratings in the seat bars', lambda x=x: all(re.fullmatch(r'1\d{3}', e.text)
+                                                                   for e in x.q('.seat .rating')))
+            assert x.one('section.game').get_attribute('data-flipped') == flipped
+        assert b.text('.seat-slot.bottom .name') == 'bob_r' and b.text('.seat-slot.top .name') == 'ann_r'
+        assert a.text('.seat-slot.bottom .name') == 'ann_r'
+        ratings = {e.text for e in b.q('.seat .rating')}
+        assert len(ratings) == 2, ratings  # the winner and the loser of the first game
+        a1 = b.one(b.square('a1')).get_attribute('transform')
+        c3 = b.one(b.square('c3')).get_attribute('transform')
+        assert float(a1.split('(')[1].split()[0]) > float(c3.split('(')[1].split()[0]), (a1, c3)
+        a.play('c3')
+        b.wait_moves(1)
+        b.shot('tak-black-view-bob')
+        # the flip button (for spectators above all) turns the board, and back
+        a.click('button.flip')
+        a.wait('turned', lambda: a.one('section.game').get_attribute('data-flipped') == 'true')
+        a.click('button.flip')
+        a.wait('back', lambda: a.one('section.game').get_attribute('data-flipped') == 'false')
+        # offers: ann offers a draw; her button says so, bob gets buttons; he declines
+        a.click('.actions button[data-cmd="draw"]')
+        a.wait('my offer standing', lambda: a.q('.actions button.pending[aria-pressed="true"]') and
+               'waiting for bob_r' in a.text('.offers'))
+        b.wait('the offer', lambda: 'ann_r offers a draw' in b.text('.offers'))
+        b.click('.offers button[data-cmd="draw"]:not(.accept)')
+        a.wait('the answer', lambda: 'bob_r declines the draw offer' in a.text('.offers'))
+        assert not a.q('.actions button.pending')
+        for x in bs:
+            chat = x.text('ul.chat-log')
+            assert 'draw 1' not in chat and 'accept /' not in chat, chat
+            assert 'ann_r offers a draw.' in chat and 'bob_r declines the draw offer.' in chat, chat
+        b.play('a1')
+        a.wait_moves(2)
+        assert 'declines' not in a.text('.offers'), 'the answer goes with the next move'
+        a.play('a2')
+        b.wait_moves(3)
+        # bob looks back at the first move while the game goes on, then comes back
+        b.click('ol.moves button[data-ply="1"]')
+        b.wait('the first position', lambda: 'flat' not in b.one(b.square('a1')).get_attribute('aria-label'))
+        assert 'black flat' in b.one(b.square('c3')).get_attribute('aria-label')
+        assert 'after move 1' in b.text('.look-back') and not b.q(b.square('b3') + '.legal')
+        b.click('.look-back button')
+        b.wait('the game again', lambda: b.q(b.square('b3') + '.legal'))
+        b.play('b3')
+        a.wait_moves(4)
+        a.play('a3')
+        for x, head in ((a, 'You won'), (b, 'You lost')):
+            x.wait('the end panel', lambda x=x: x.text('.end-panel h2') == head)
+            x.wait('the rating changes', lambda x=x: len(x.q('.end-panel .end-ratings .delta')) == 2)
+            assert 'ann_r wins by a road, R-0.' in x.text('.end-panel'), x.text('.end-panel')
+            assert x.q('.end-panel button[data-cmd="rematch"]') and x.q('.end-panel button.new-game')
+        up = a.text('.end-panel li[data-seat="0"] .delta')
+        down = a.text('.end-panel li[data-seat="1"] .delta')
+        assert up.startswith('+') and down.startswith('−'), (up, down)
+        b.shot('tak-end-panel-bob')
+        # sounds: ann heard the moves and the end; bob, muted, nothing
+        heard = a.js('return window.bitarena.sounds.played')
+        assert 'move' in heard and heard[-1] == 'end', heard
+        assert b.js('return window.bitarena.sounds.played') == []
+        # the new game button: the lobby with a Tak seek ready
+        b.click('.end-panel button.new-game')
+        b.wait('the seek form on tak', lambda: b.js("return document.querySelector('#seek-kind').value") == 'tak')
+        no_errors(*bs)
+    finally:
         quit_all(bs)
 
 
@@ -429,7 +616,8 @@ def test_ws_frames_limits_origin_csp():
 
 TESTS = [test_ws_frames_limits_origin_csp, test_tictactoe_watched_and_chat, test_tak_slides_road_reconnect_phone,
          test_xmas_push_and_move, test_telnet_user_against_browser_offers_rematch,
-         test_tak_browser_against_telnet_watched]
+         test_tak_browser_against_telnet_watched, test_player_page_leaderboard_viewer,
+         test_rated_tak_flip_offers_end_panel]
 
 if __name__ == '__main__':
     # without the command budget: test_ws_frames_limits_origin_csp pipelines hundreds of

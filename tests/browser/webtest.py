@@ -194,14 +194,21 @@ class Browser:
         self.click('#register' if register else '#log-in' if password is not None else '#play-guest')
         self.wait('logged in', lambda: self.text('#me').startswith(name))
 
-    def seek(self, kind, options=None, color='first', time_control=''):
+    def seek(self, kind, options=None, color='first', time_control='', rated=False):
         self.one('#seek-kind option')
         self.js("const s = document.querySelector('#seek-kind'); s.value = arguments[0];"
-                "s.dispatchEvent(new Event('change'));", kind)
+                "s.dispatchEvent(new Event('change'));"
+                "document.querySelectorAll('.seek-form details').forEach((d) => { d.open = true; });", kind)
         for k, v in (options or {}).items():
-            self.type(f'#opt-{k}', str(v))
-        self.js("document.querySelector('#seek-color').value = arguments[0];"
-                "document.querySelector('#seek-time').value = arguments[1];", color, time_control)
+            if self.q(f'button.opt-choice[data-opt="{k}"]'):
+                self.click(f'button.opt-choice[data-opt="{k}"][data-value="{v}"]')
+            else:
+                self.type(f'#opt-{k}', str(v))
+        if [b for b in self.q(f'button.time-choice[data-time="{time_control}"]') if b.is_displayed()]:
+            self.click(f'button.time-choice[data-time="{time_control}"]')  # not for simultaneous kinds
+        self.js("document.querySelector('#seek-color').value = arguments[0];", color)
+        if rated:
+            self.click('#seek-rated')
         self.click('#seek-submit')
         return int(self.wait('my seek listed', lambda: self._own_seek()))
 

@@ -188,6 +188,10 @@ def test_every_endpoint():
         assert u['counts'] == {'games': 3, 'rated': 1, 'wins': won, 'losses': 3 - won - draws,
                                'draws': draws}, u
         assert [r['kind'] for r in u['ratings']] == ['ttt'] and u['ratings'][0]['rating'] > 1500
+        # the rated game keeps both ratings after it (the history's points); others none
+        assert games[3]['ratings'] == [u['ratings'][0]['rating'],
+                                       get(srv, '/api/user/{name}', '/api/user/bob')['ratings'][0]['rating']]
+        assert games[3]['ratings'][1] < 1500 and all('ratings' not in g for g in games[:3])
         r = get(srv, '/api/ratings/{kind}', '/api/ratings/ttt')
         assert [x['name'] for x in r['ratings']] == ['alice', 'bob'], r
         r = get(srv, '/api/ratings/{kind}', '/api/ratings/ttt?max=1')

@@ -17,6 +17,7 @@
  * servers migrating together.
  */
 #include <check.h>
+#include <math.h>
 #include <signal.h>
 #include <sodium.h>
 #include <sqlite3.h>
@@ -310,6 +311,7 @@ START_TEST(test_journal_guards)
 	ck_assert_int_eq(f.clock_ms[0], 1234); /* final clocks, not the last move's */
 	ck_assert_int_eq(f.clock_ms[1], 5678);
 	ck_assert(f.guest[1] && !f.guest[0]);
+	ck_assert(isnan(f.rating[0]) && isnan(f.rating[1])); /* not rated */
 	store_game_clear(&f);
 	ck_assert_int_eq(store_game_fetch(s, id + 100, &f), STORE_ENOTFOUND);
 	/* Bad game rows. */
@@ -520,6 +522,11 @@ START_TEST(test_ratings)
 	ck_assert_double_eq(r.rating, 1337.7);
 	ck_assert_int_eq(store_rating_get(s, "ann", "tak", &r), STORE_OK);
 	ck_assert_double_eq(r.rating, 1650); /* other kinds untouched */
+	/* and the game keeps each seat's rating after it (a rating history's points) */
+	ck_assert_int_eq(store_game_fetch(s, id, &g), STORE_OK);
+	ck_assert_double_eq(g.rating[0], 1662.3);
+	ck_assert_double_eq(g.rating[1], 1337.7);
+	store_game_clear(&g);
 	store_close(s);
 }
 END_TEST
@@ -753,7 +760,7 @@ START_TEST(test_newer_schema_refused)
 	store_close(s);
 	sqlite3 *db;
 	ck_assert_int_eq(sqlite3_open(path, &db), SQLITE_OK);
-	/* The file is in WAL mode (persistent), at schema version 3. */
+	/* The file is in WAL mode (persistent), at the latest schema version. */
 	sqlite3_stmt *st;
 	ck_assert_int_eq(sqlite3_prepare_v2(db, "PRAGMA journal_mode", -1, &st, NULL), SQLITE_OK);
 	ck_assert_int_eq(sqlite3_step(st), SQLITE_ROW);
@@ -761,7 +768,7 @@ START_TEST(test_newer_schema_refused)
 	sqlite3_finalize(st);
 	ck_assert_int_eq(sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, NULL), SQLITE_OK);
 	ck_assert_int_eq(sqlite3_step(st), SQLITE_ROW);
-	ck_assert_int_eq(sqlite3_column_int(st, 0), 3);
+	ck_assert_int_eq(sqlite3_column_int(st, 0), st_version());
 	sqlite3_finalize(st);
 	ck_assert_int_eq(sqlite3_exec(db, "PRAGMA user_version = 99", NULL, NULL, NULL), SQLITE_OK);
 	sqlite3_close(db);
@@ -865,9 +872,11 @@ START_TEST(test_game_ids)
 }
 END_TEST
 
-/* Schema 3's columns dropped again: a store as schema 2 left it (SQLite 3.35 and later). */
+/* Schema 3's and 4's columns dropped again: a store as schema 2 left it (SQLite 3.35 and
+ * later). */
 #define DROP_TOKEN_HASHES                                                                          \
-	"ALTER TABLE games DROP COLUMN token_hash0; ALTER TABLE games DROP COLUMN token_hash1;"
+	"ALTER TABLE games DROP COLUMN token_hash0; ALTER TABLE games DROP COLUMN token_hash1;"    \
+	" ALTER TABLE games DROP COLUMN rating0; ALTER TABLE games DROP COLUMN rating1;"
 
 /*
  * A store of schema 1 (before the id counter) is migrated: ids go on past
@@ -896,7 +905,7 @@ START_TEST(test_migration_to_id_counter)
 	                 SQLITE_OK);
 	sqlite3_close(db);
 	s = open_fast();
-	ck_assert_int_eq(store_schema_version(s), 3);
+	ck_assert_int_eq(store_schema_version(s), st_version());
 	ck_assert_int_eq(store_game_begin(s, &g, &id), STORE_OK);
 	ck_assert_int_eq(id, 41);
 	store_close(s);
@@ -982,12 +991,13 @@ START_TEST(test_migration_to_token_hashes)
 	struct st_other o;
 	st_other_open(&o);
 	st_other_sql(&o, st_is_pg() ? "ALTER TABLE games DROP COLUMN token_hash0,"
-	                              " DROP COLUMN token_hash1;"
-	                              " DELETE FROM bitarena_migrations WHERE version = 3"
+	                              " DROP COLUMN token_hash1, DROP COLUMN rating0,"
+	                              " DROP COLUMN rating1;"
+	                              " DELETE FROM bitarena_migrations WHERE version >= 3"
 	                            : DROP_TOKEN_HASHES " PRAGMA user_version = 2");
 	st_other_close(&o);
 	s = open_fast();
-	ck_assert_int_eq(store_schema_version(s), 3);
+	ck_assert_int_eq(store_schema_version(s), st_version());
 	ck_assert_int_eq(store_game_fetch(s, old, &f), STORE_OK);
 	ck_assert_str_eq(f.players[1], "hal");
 	ck_assert_str_eq(f.token_hash[0], "");
@@ -1140,7 +1150,7 @@ static void pg_drop_sessions(void)
 START_TEST(test_pg_versions)
 {
 	struct store *s = open_fast();
-	ck_assert_int_eq(store_schema_version(s), 3);
+	ck_assert_int_eq(store_schema_version(s), st_version());
 	ck_assert_ptr_nonnull(strstr(store_path(s), "postgresql://bitarena@"));
 	store_close(s);
 	s = open_fast(); /* the migration runs once */
@@ -1148,7 +1158,7 @@ START_TEST(test_pg_versions)
 	struct st_other o;
 	st_other_open(&o);
 	PGresult *r = PQexec(o.pg, "SELECT count(*) FROM bitarena_migrations");
-	ck_assert_str_eq(PQgetvalue(r, 0, 0), "3");
+	ck_assert_int_eq(atoi(PQgetvalue(r, 0, 0)), st_version());
 	PQclear(r);
 	st_other_sql(&o, "INSERT INTO bitarena_migrations(version) VALUES (99)");
 	st_other_close(&o);
@@ -1429,7 +1439,7 @@ START_TEST(test_pg_many_servers)
 	struct st_other o;
 	st_other_open(&o);
 	PGresult *r = PQexec(o.pg, "SELECT count(*), max(version) FROM bitarena_migrations");
-	ck_assert_str_eq(PQgetvalue(r, 0, 0), "3");
+	ck_assert_int_eq(atoi(PQgetvalue(r, 0, 0)), st_version());
 	PQclear(r);
 	st_other_close(&o);
 }

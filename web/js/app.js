@@ -1,16 +1,23 @@
 /*
- * app.js - the page: one connection (conn.js), the lobby (#/) and a game view (#/game/<id>),
- * the messages of the server routed to the games they concern, and the header's status.
+ * app.js - the page: one connection (conn.js), the lobby (#/), a game view (#/game/<id>: a game
+ * being played, or the viewer of one that has ended), a player's page (#/user/<name>) and a
+ * leaderboard (#/ratings/<kind>), the messages of the server routed to the games they concern,
+ * and the header's status.
  *
  * A game the user plays is shown as soon as it starts; any other game is watched while its view
  * is open (watch on entering, unwatch on leaving). After a reconnection the user is logged in
  * again and gets their seats back (`resumed`), and a watched game is watched again; either way
  * the server sends the state as it stands and the latest chat lines.
  */
-import {Conn, ServerError} from './conn.js';
+import {Ratings} from './api.js';
+import {Conn} from './conn.js';
 import {$, put} from './dom.js';
+import {errorText} from './errors.js';
 import {GameModel, GameView} from './game.js';
 import {Lobby} from './lobby.js';
+import {LeaderboardPage, PlayerPage} from './player.js';
+import {Sounds} from './sound.js';
+import {finishedGame, GameViewer} from './viewer.js';
 
 class App {
 	constructor() {
@@ -20,7 +27,11 @@ class App {
 		this.kinds = null;
 		this.resumed = new Set();
 		this.lobby = new Lobby(this);
-		this.view = null; /* the GameView shown, or null for the lobby */
+		this.view = null; /* the GameView shown, or null */
+		this.page = null; /* else the page shown (player, leaderboard, viewer), or null: the lobby */
+		this.live = new Set(); /* game ids found in progress (shown live, not in the viewer) */
+		this.ratings = new Ratings(() => this.ratingsChanged());
+		this.sounds = new Sounds($('#mute'));
 		this.noticeTimer = null;
 		this.wire();
 		window.addEventListener('hashchange', () => this.route());
@@ -67,6 +78,7 @@ class App {
 				this.notice(`Game ${m.game} has started: open it from the lobby or finish this one.`);
 		});
 		c.on('state', (m) => this.model(m.game).onState(m));
+		c.on('replay', (m) => this.page && this.page.onReplay && this.page.onReplay(m));
 		c.on('game_over', (m) => this.model(m.game).onGameOver(m));
 		c.on('chat', (m) => this.model(m.game).onChat(m));
 		c.on('chat_history', (m) => this.model(m.game).onChatHistory(m));
@@ -76,7 +88,7 @@ class App {
 			if (m.game !== undefined)
 				this.model(m.game).onInfo(m);
 			else if (m.message)
-				this.notice(m.message);
+				this.notice(m.code ? m : m.message);
 		});
 	}
 
@@ -92,14 +104,24 @@ class App {
 		for (const g of this.models.values())
 			g.watching = false; /* a new connection watches nothing yet */
 		this.route();
+		if (this.page && this.page.ready)
+			this.page.ready();
 		this.lobby.render();
 		this.lobby.refresh();
 	}
 
+	/* Is game id shown live (being played, watched, or known to be in progress)? */
+	isLive(id) {
+		const g = this.models.get(id);
+		return this.live.has(id) || Boolean(g && (g.state || g.start));
+	}
+
 	route() {
-		const m = /^#\/game\/(\d+)$/.exec(location.hash);
+		const h = location.hash;
+		const m = /^#\/game\/(\d+)$/.exec(h);
 		const id = m ? Number(m[1]) : null;
-		if (this.view && this.view.model.id !== id) {
+		const live = id !== null && this.isLive(id);
+		if (this.view && (this.view.model.id !== id || !live)) {
 			const old = this.view.model;
 			this.view.destroy();
 			this.view = null;
@@ -108,14 +130,32 @@ class App {
 				this.conn.request(`unwatch ${old.id}`).catch(() => {});
 			}
 		}
+		if (this.page && (this.page.hash !== h || live)) {
+			this.page.destroy();
+			this.page = null;
+		}
 		const main = $('#view');
-		if (id === null) {
+		const user = /^#\/user\/([A-Za-z0-9_-]{2,20})$/.exec(h);
+		const board = /^#\/ratings\/([a-z0-9_-]{1,32})$/.exec(h);
+		if (id === null && !user && !board) {
 			document.title = 'bitarena';
 			put(main, this.lobby.el);
 			this.lobby.show();
 			return;
 		}
 		this.lobby.hide();
+		if (user || board) {
+			if (!this.page) {
+				this.page = user ? new PlayerPage(this, user[1]) : new LeaderboardPage(this, board[1]);
+				put(main, this.page.el);
+			}
+			return;
+		}
+		if (!live) {
+			if (!this.page)
+				this.openFinished(id);
+			return;
+		}
 		const g = this.model(id);
 		if (!this.view) {
 			this.view = new GameView(g, this);
@@ -125,9 +165,35 @@ class App {
 			g.watching = true;
 			this.conn.request(`watch ${id}`).catch((e) => {
 				g.watching = false;
-				this.notice(e.message);
+				this.notice(e);
 			});
 		}
+	}
+
+	/* #/game/ID of a game this page has not seen: the viewer when it has ended, else live. */
+	async openFinished(id) {
+		const key = `#/game/${id}`;
+		if (this.opening === key)
+			return;
+		this.opening = key;
+		put($('#view'), put(document.createElement('p'), 'Loading the game…'));
+		const g = await finishedGame(id);
+		this.opening = null;
+		if (location.hash !== key || this.isLive(id) || this.page)
+			return;
+		if (!g) {
+			this.live.add(id);
+			this.route();
+			return;
+		}
+		this.page = new GameViewer(this, id, g);
+		put($('#view'), this.page.el);
+	}
+
+	ratingsChanged() {
+		this.lobby.renderRatings();
+		if (this.view)
+			this.view.render();
 	}
 
 	showUser() {
@@ -151,19 +217,41 @@ class App {
 		this.showUser();
 	}
 
-	notice(text) {
+	/* Shows a sentence, or an error ({code, message}) as its human text with the code in the
+	 * tooltip, for a few seconds or until the next request succeeds. */
+	notice(what) {
 		const n = $('#notice');
-		n.textContent = text;
+		const err = what && typeof what === 'object';
+		n.textContent = err ? this.errorText(what) : String(what);
+		if (err && what.code)
+			n.title = `error code ${what.code}${what.message && what.message !== what.code ? `: ${what.message}` : ''}`;
+		else
+			n.removeAttribute('title');
+		n.dataset.code = err && what.code ? what.code : '';
 		n.hidden = false;
 		clearTimeout(this.noticeTimer);
-		this.noticeTimer = setTimeout(() => { n.hidden = true; }, 6000);
+		this.noticeTimer = setTimeout(() => this.clearNotice(), 6000);
 	}
 
-	/* Runs a request: resolves with its reply; an error is shown and the promise then stays
-	 * pending, so callers chain only what follows success. */
+	clearNotice() {
+		const n = $('#notice');
+		n.hidden = true;
+		n.dataset.code = '';
+	}
+
+	errorText(e) {
+		return e && e.code ? errorText(e) : String(e && e.message ? e.message : e);
+	}
+
+	/* Runs a request: resolves with its reply (and clears an error shown before); an error is
+	 * shown and the promise then stays pending, so callers chain only what follows success. */
 	run(promise) {
-		return promise.catch((e) => {
-			this.notice(e instanceof ServerError ? `${e.message} (${e.code})` : String(e));
+		return promise.then((ok) => {
+			if ($('#notice').dataset.code)
+				this.clearNotice();
+			return ok;
+		}, (e) => {
+			this.notice(e);
 			return new Promise(() => {});
 		});
 	}

@@ -97,3 +97,37 @@ export function optionsText(o, defaults = {}) {
 	return Object.entries(o || {}).filter(([k, v]) => defaults[k] !== v)
 		.map(([k, v]) => `${k}=${v}`).join(' ');
 }
+
+/* A table with a caption for screen readers and a header row; `empty` (a sentence) when no rows. */
+export function table(caption, head, rows, empty) {
+	if (!rows.length)
+		return el('p', {class: 'empty'}, empty);
+	return el('table', {}, el('caption', {class: 'sr-only'}, caption),
+	          el('thead', {}, el('tr', {}, head.map((h) => el('th', {scope: 'col'}, h)))),
+	          el('tbody', {}, rows));
+}
+
+export function cells(...values) {
+	return values.map((v) => el('td', {}, v));
+}
+
+/* A link to a player's page. */
+export function userLink(name, attrs = {}) {
+	return el('a', {class: 'user', href: `#/user/${encodeURIComponent(name)}`, ...attrs}, name);
+}
+
+/* "2026-11-28 09:14" (local time) of ms since the epoch. */
+export function dateText(ms) {
+	const d = new Date(ms);
+	const p = (n) => String(n).padStart(2, '0');
+	return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}`;
+}
+
+/* "size=5 komi=2" (a stored game's options) -> {size: 5, komi: 2} (numbers where they are). */
+export function parseOptions(text) {
+	return Object.fromEntries(String(text || '').split(/\s+/).filter((w) => w.includes('='))
+		.map((w) => {
+			const [k, v] = w.split('=');
+			return [k, /^-?\d+$/.test(v) ? Number(v) : v];
+		}));
+}

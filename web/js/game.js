@@ -12,14 +12,22 @@
  * seen. Clocks tick in the page from the state's values and the time it arrived; the server's
  * clock is the one that counts.
  */
-import {clockText, el, optionsText, put, timeControlText} from './dom.js';
+import {apiJSON, apiList, ratingText} from './api.js';
+import {clockText, el, optionsText, put, timeControlText, userLink} from './dom.js';
 import {recordMoves} from './record.js';
 import {MnkBoard} from './boards/mnk.js';
 import {TakBoard} from './boards/tak.js';
 import {XmasBoard} from './boards/xmas.js';
 
-const BOARDS = {ttt: MnkBoard, mnk: MnkBoard, tak: TakBoard, xmas: XmasBoard};
+export const BOARDS = {ttt: MnkBoard, mnk: MnkBoard, tak: TakBoard, xmas: XmasBoard};
 const OFFER_WORDS = {draw: 'a draw', undo: 'a takeback', abort: 'to abort', rematch: 'a rematch'};
+const OFFER_NAMES = {draw: 'draw offer', undo: 'takeback request', abort: 'abort offer', rematch: 'rematch offer'};
+/* How a game ended, in words after "wins" (or after "Draw"). */
+const REASONS = {road: 'by a road', flats: 'on flats', line: 'with a line', resign: 'by resignation',
+                 timeout: 'on time', abandoned: 'by abandonment', agreement: 'by agreement',
+                 board_full: 'with a full board', draw: 'on equal flats or a stale position', max_plies: 'at the move limit',
+                 max_turns: 'after the last turn', deadlock: 'by deadlock',
+                 all_quests_completed: 'with all quests done', invalid_action: 'by an invalid action'};
 
 export class GameModel {
 	constructor(id, conn) {
@@ -29,6 +37,7 @@ export class GameModel {
 		this.state = null;
 		this.receivedAt = 0;
 		this.moves = []; /* sequential: one text per ply; simultaneous: [seat0, seat1] per turn */
+		this.history = []; /* the states seen, by ply (for looking back; gaps before joining) */
 		this.chat = [];
 		this.chatSeen = 0; /* chat lines of the game received (live or resent) */
 		this.offers = new Map(); /* what -> offer message still standing */
@@ -83,6 +92,8 @@ export class GameModel {
 			this.offers = new Map(st.offers.map((o) => [o.what, o]));
 		if (st.over && st.result)
 			this.result = st.result;
+		this.history[st.ply] = st;
+		this.history.length = st.ply + 1; /* a takeback forgets what it took back */
 		this.syncMoves(st);
 		this.changed();
 	}
@@ -158,13 +169,15 @@ export class GameModel {
 		this.changed();
 	}
 
+	/* An offer, its answer or its end: the standing offers change, and the chat gets one plain
+	 * line (not the server's sentence, which tells a telnet user what to type). */
 	onOffer(msg) {
 		if (msg.event === 'offer')
 			this.offers.set(msg.what, msg);
 		else
 			this.offers.delete(msg.what);
-		if (msg.message)
-			this.chat.push({system: true, text: msg.message});
+		this.lastOffer = msg;
+		this.chat.push({system: true, text: offerLine(msg)});
 		this.changed();
 	}
 
@@ -197,16 +210,36 @@ export class GameView {
 		this.boardKind = null;
 		this.chatShown = 0;
 		this.resignArmed = false;
+		this.heard = null; /* {ply, over, low} last sounded for: a sound per new move, end, low clock */
+		this.lookAt = null; /* a ply looked back at (the move list), or null: the game as it stands */
 
 		this.title = el('h1', {class: 'game-title'});
 		this.seats = [0, 1].map(() => ({
 			box: el('div', {class: 'seat'}),
 			name: el('span', {class: 'name'}),
+			rating: el('span', {class: 'rating'}),
 			clock: el('span', {class: 'clock', role: 'timer'}),
 			note: el('span', {class: 'seat-note'}),
 		}));
 		for (const s of this.seats)
-			s.box.append(s.name, s.note, s.clock);
+			s.box.append(s.name, s.rating, s.note, s.clock);
+		this.flipped = null; /* the viewer's choice, or null: one's own seat at the bottom */
+		this.seatTop = el('div', {class: 'seat-slot top'});
+		this.seatBottom = el('div', {class: 'seat-slot bottom'});
+		this.flipButton = el('button', {type: 'button', class: 'flip small-control', title: 'turn the board around',
+		                                on: {click: () => { this.flipped = !this.flip(); this.render(); }}},
+		                     '⇅ Flip');
+		this.endPanel = el('section', {class: 'end-panel', 'aria-label': 'game over', hidden: true});
+		this.endRatings = null; /* [{after, delta}] per seat once fetched, or 'pending' */
+		this.endActions = el('div', {class: 'actions end-actions'});
+		this.lookBar = el('div', {class: 'look-back', role: 'status', hidden: true}, el('span', {}),
+		                  el('button', {type: 'button', class: 'back-to-game', on: {click: () => this.look(null)}},
+		                     'Back to the game'));
+		this.onKey = (ev) => {
+			if (ev.key === 'Escape' && this.lookAt !== null)
+				this.look(null);
+		};
+		document.addEventListener('keydown', this.onKey);
 		this.status = el('p', {class: 'game-status', 'aria-live': 'polite'});
 		this.boardBox = el('div', {class: 'board-area'});
 		this.moveInput = el('input', {type: 'text', class: 'move-input', list: `legal-${model.id}`,
@@ -219,7 +252,7 @@ export class GameView {
 			if (t)
 				this.send(t).then(() => { this.moveInput.value = ''; });
 		}}}, this.moveInput, this.legalList, el('button', {type: 'submit'}, 'Play'));
-		this.actions = el('div', {class: 'actions', role: 'group', 'aria-label': 'offers'});
+		this.actions = el('span', {class: 'action-buttons', role: 'group', 'aria-label': 'offers'});
 		this.offerBox = el('div', {class: 'offers', 'aria-live': 'polite'});
 		this.moveList = el('ol', {class: 'moves', 'aria-label': 'moves'});
 		this.watchers = el('p', {class: 'watchers'});
@@ -235,9 +268,9 @@ export class GameView {
 		this.result = el('p', {class: 'result', role: 'status'});
 
 		this.el = el('section', {class: 'game', 'aria-label': `game ${model.id}`},
-		             el('div', {class: 'game-main'}, this.title, this.result, this.status,
-		                this.offerBox, this.seats[1].box, this.boardBox, this.seats[0].box,
-		                this.moveForm, this.actions),
+		             el('div', {class: 'game-main'}, this.title, this.result, this.endPanel, this.status,
+		                this.offerBox, this.lookBar, this.seatTop, this.boardBox, this.seatBottom,
+		                this.moveForm, el('div', {class: 'actions'}, this.actions, this.flipButton)),
 		             el('aside', {class: 'game-side'},
 		                el('h2', {}, 'Moves'), this.moveList, this.watchers,
 		                el('h2', {}, 'Chat'), this.chatLog, this.chatForm));
@@ -247,6 +280,14 @@ export class GameView {
 
 	destroy() {
 		this.model.views.delete(this);
+		document.removeEventListener('keydown', this.onKey);
+	}
+
+	/* Shows the position after ply (null or the last: the game as it stands). */
+	look(ply) {
+		const st = this.model.state;
+		this.lookAt = ply === null || !st || ply >= st.ply ? null : ply;
+		this.render();
 	}
 
 	send(text) {
@@ -258,6 +299,12 @@ export class GameView {
 			}
 			return ok;
 		}));
+	}
+
+	/* Is the board turned (the second seat at the bottom)? A player sits at the bottom unless
+	 * they turned it; spectators see the first seat at the bottom until they turn it. */
+	flip() {
+		return this.flipped !== null ? this.flipped : this.model.seat === 1;
 	}
 
 	render() {
@@ -273,12 +320,21 @@ export class GameView {
 		put(this.title, `Game ${m.id}: ${st.kind}`,
 		    el('small', {}, ` ${optionsText(st.options, this.app.defaults(st.kind))} ${time}`));
 		document.title = `${players.join(' vs ')} – bitarena`;
+		const flip = this.flip();
 		this.seats.forEach((s, i) => {
-			s.name.textContent = players[i] ?? '?';
+			put(s.name, players[i] ? userLink(players[i]) : '?');
+			const r = this.app.ratings.get(players[i], st.kind);
+			s.rating.textContent = ratingText(r);
+			s.rating.title = typeof r === 'number' ? `${st.kind} rating` : '';
 			s.box.className = ['seat', `seat-${i}`, (st.to_move || []).includes(i) && !m.over && 'to-move',
 			                   seat === i && 'you'].filter(Boolean).join(' ');
 			s.note.textContent = seat === i ? ' (you)' : '';
 		});
+		if (this.seatTop.firstChild !== this.seats[flip ? 0 : 1].box) {
+			this.seatTop.replaceChildren(this.seats[flip ? 0 : 1].box);
+			this.seatBottom.replaceChildren(this.seats[flip ? 1 : 0].box);
+		}
+		this.el.dataset.flipped = String(flip);
 		this.tick();
 
 		const Board = BOARDS[st.kind];
@@ -290,17 +346,27 @@ export class GameView {
 			this.boardBox.replaceChildren(el('pre', {class: 'raw-position'}, JSON.stringify(st.position, null, 1)));
 		}
 		/* nothing to play while offline or once over */
-		const legal = (this.conn.ready && !m.over && st.legal) || null;
+		const past = this.lookAt !== null && this.lookAt < st.ply ? m.history[this.lookAt] : null;
+		if (!past)
+			this.lookAt = null;
+		const legal = (!past && this.conn.ready && !m.over && st.legal) || null;
 		if (this.board)
-			this.board.update({state: st, seat, legal, acted: m.acted, over: m.over,
-			                   online: this.conn.ready,
+			this.board.update({state: past || st, seat, legal, acted: past ? null : m.acted, over: m.over,
+			                   online: this.conn.ready, flip,
 			                   send: (t) => this.send(t)});
+		this.lookBar.hidden = !past;
+		if (past)
+			put(this.lookBar.firstChild, `You are looking at the position after ${this.lookAt === 0 ? 'no move' :
+			    `move ${this.lookAt}`}; the game is at move ${st.ply}.`);
 		this.legalList.replaceChildren(...(legal || []).map((t) => el('option', {value: t})));
-		this.moveForm.hidden = !m.playing || m.over;
+		this.moveForm.hidden = !m.playing || m.over || Boolean(past);
 
 		put(this.status, this.statusText());
+		this.status.hidden = m.over && Boolean(m.result); /* the end panel says it */
 		this.result.textContent = m.result ? resultText(m.result, players) : '';
+		this.renderEnd();
 		this.renderMoves();
+		this.sound();
 		this.renderActions();
 		this.renderChat();
 		const user = Boolean(this.conn.user);
@@ -324,10 +390,37 @@ export class GameView {
 		return `${who} to move.`;
 	}
 
+	/* A sound for a move, the end, or one's clock under 10 s (once a game), not for what was
+	 * there when the view opened. */
+	sound(clocks) {
+		const m = this.model, st = m.state, snd = this.app.sounds;
+		if (!st)
+			return;
+		if (this.heard === null) {
+			this.heard = {ply: st.ply, over: m.over, low: false};
+			return;
+		}
+		if (clocks) {
+			if (m.playing && !m.over && !this.heard.low && clocks[m.seat] < 10000 && clocks[m.seat] > 0) {
+				this.heard.low = true;
+				snd.play('low');
+			}
+			return;
+		}
+		if (m.over && !this.heard.over)
+			snd.play('end');
+		else if (st.ply > this.heard.ply)
+			snd.play('move');
+		this.heard.ply = st.ply;
+		this.heard.over = m.over;
+	}
+
 	/* Both clocks (and a simultaneous turn's deadline); called every 100 ms by the app. */
 	tick() {
 		const m = this.model;
 		const clocks = m.clocksNow();
+		if (clocks)
+			this.sound(clocks);
 		const left = m.turnLeft();
 		this.seats.forEach((s, i) => {
 			if (clocks)
@@ -340,18 +433,25 @@ export class GameView {
 		});
 	}
 
+	/* The moves, each a button that shows the position after it (when this page saw it). */
 	renderMoves() {
 		const m = this.model;
+		const shown = this.lookAt === null ? m.moves.length : this.lookAt;
+		const ply = (text, n) => el('button', {type: 'button', class: ['ply', n === shown && 'current'],
+		                                       dataset: {ply: n}, disabled: !m.history[n],
+		                                       'aria-current': n === shown ? 'step' : false,
+		                                       on: {click: () => this.look(n)}}, text);
 		const items = [];
 		if (m.simultaneous) {
-			m.moves.forEach((t, i) => items.push(el('li', {}, `${t[0] ?? '—'} | ${t[1] ?? '—'}`)));
+			m.moves.forEach((t, i) => items.push(el('li', {}, ply(`${t[0] ?? '—'} | ${t[1] ?? '—'}`, i + 1))));
 		} else {
 			for (let i = 0; i < m.moves.length; i += 2)
-				items.push(el('li', {}, el('span', {class: 'ply'}, m.moves[i]), ' ',
-				              el('span', {class: 'ply'}, m.moves[i + 1] ?? '')));
+				items.push(el('li', {}, ply(m.moves[i], i + 1), ' ',
+				              i + 1 < m.moves.length ? ply(m.moves[i + 1], i + 2) : el('span', {class: 'ply'}, '')));
 		}
 		this.moveList.replaceChildren(...items);
-		this.moveList.scrollTop = this.moveList.scrollHeight;
+		if (this.lookAt === null)
+			this.moveList.scrollTop = this.moveList.scrollHeight;
 	}
 
 	button(label, line, cls) {
@@ -374,14 +474,18 @@ export class GameView {
 				if (!draw)
 					acts.push(this.button('Offer a draw', `draw ${id}`));
 				else if (mine(draw))
-					acts.push(this.button('Withdraw the draw offer', `draw ${id} withdraw`));
+					acts.push(this.pendingButton('Draw offered: withdraw', `draw ${id} withdraw`));
 				if (!m.simultaneous) {
 					const undo = m.offers.get('undo');
 					if (!undo)
 						acts.push(this.button('Ask for a takeback', `undo ${id}`));
 					else if (mine(undo))
-						acts.push(this.button('Withdraw the takeback request', `undo ${id} withdraw`));
+						acts.push(this.pendingButton('Takeback asked: withdraw', `undo ${id} withdraw`));
 				}
+				for (const o of m.offers.values())
+					if (mine(o) && o.what !== 'rematch')
+						offers.push(el('div', {class: 'offer mine', dataset: {what: o.what}},
+						               `You offer ${OFFER_WORDS[o.what] || o.what}; waiting for ${this.opponent()}.`));
 				if (st.ply < (m.simultaneous ? 1 : 2))
 					acts.push(this.button('Abort', `abort ${id}`));
 				if (theirs(draw))
@@ -393,15 +497,101 @@ export class GameView {
 				if (!re)
 					acts.push(this.button('Rematch', `rematch ${id}`));
 				else if (mine(re))
-					acts.push(this.button('Withdraw the rematch offer', `rematch ${id} withdraw`));
+					acts.push(this.pendingButton(`Rematch offered: withdraw`, `rematch ${id} withdraw`));
 				else
 					offers.push(this.offerLine(re, `rematch ${id}`, `rematch ${id} decline`));
 			}
+			/* the answer to an offer of mine, until the next move */
+			const last = m.lastOffer;
+			if (last && last.seat !== m.seat && ['decline', 'lapse'].includes(last.event) &&
+			    last.stateSeq === undefined)
+				last.stateSeq = st.seq;
+			if (last && last.seat !== m.seat && last.stateSeq === st.seq)
+				offers.push(el('div', {class: 'offer answer'}, offerLine(last)));
 		}
+		if (m.over)
+			acts.push(el('button', {type: 'button', class: 'new-game', on: {click: () => this.newGame()}}, 'New game'));
 		if (!m.playing || m.over)
 			acts.push(el('a', {class: 'button', href: '#/'}, 'Back to the lobby'));
-		this.actions.replaceChildren(...acts);
+		(m.over ? this.endActions : this.actions).replaceChildren(...acts);
+		(m.over ? this.actions : this.endActions).replaceChildren();
 		this.offerBox.replaceChildren(...offers);
+	}
+
+	/* A button for an offer of mine that stands: pressed; a click withdraws it. */
+	pendingButton(label, line) {
+		const b = this.button(label, line, 'pending');
+		b.setAttribute('aria-pressed', 'true');
+		return b;
+	}
+
+	opponent() {
+		const st = this.model.state;
+		return (st.players || [])[1 - this.model.seat] || 'your opponent';
+	}
+
+	/* To the lobby with a seek of this game's kind ready to send. */
+	newGame() {
+		this.app.lobby.prefer(this.model.state.kind);
+		location.hash = '#/';
+	}
+
+	/* The end: who won and how, each player's rating after it and its change (rated games,
+	 * from the API once the end is stored), rematch and a new game. */
+	renderEnd() {
+		const m = this.model, st = m.state;
+		this.endPanel.hidden = !m.over || !m.result;
+		if (this.endPanel.hidden)
+			return;
+		if (this.endRatings === null && m.result.reason !== 'aborted')
+			this.fetchEndRatings();
+		const players = st.players || [];
+		const r = m.result;
+		const won = r.winner === null || r.winner === undefined ? null : r.winner;
+		const head = r.reason === 'aborted' ? 'Game aborted' : won === null ? 'Draw' :
+		             m.playing ? (won === m.seat ? 'You won' : 'You lost') : `${players[won]} won`;
+		const how = r.reason === 'aborted' ? 'No result, no rating change.' :
+		            `${won === null ? 'Draw' : `${players[won]} wins`} ${REASONS[r.reason] || `(${r.reason})`}, ${r.score}.`;
+		const rows = Array.isArray(this.endRatings) ? this.endRatings.map((x, i) => x && el('li', {class: 'end-rating', dataset: {seat: i}},
+		        userLink(players[i]), ' ', el('strong', {}, ratingText(x.after)),
+		        typeof x.delta === 'number' ? el('span', {class: ['delta', x.delta >= 0 ? 'up' : 'down']},
+		                                         ` ${x.delta >= 0 ? '+' : '−'}${Math.abs(Math.round(x.delta))}`) : '')) : [];
+		put(this.endPanel, el('h2', {class: ['end-head', m.playing && won !== null && (won === m.seat ? 'won' : 'lost')]}, head),
+		    el('p', {class: 'end-how'}, how),
+		    rows.filter(Boolean).length ? el('ul', {class: 'end-ratings', 'aria-label': 'rating changes'}, rows) :
+		    this.endRatings === 'pending' ? el('p', {class: 'fine'}, 'Updating the ratings…') : '',
+		    this.endActions);
+	}
+
+	/* Each seat's rating after the game (the stored game) and before it (the player's previous
+	 * rated game of the kind; 1500 when this was the first). */
+	async fetchEndRatings() {
+		const m = this.model, id = m.id;
+		this.endRatings = 'pending';
+		let g = null;
+		for (let i = 0; i < 20 && !(g && g.status !== 'in_progress'); i++) {
+			if (i)
+				await new Promise((ok) => setTimeout(ok, 250));
+			g = await apiJSON(`/api/game/${id}`).catch(() => null);
+		}
+		if (!g || !g.rated || !Array.isArray(g.ratings)) {
+			this.endRatings = [];
+			this.render();
+			return;
+		}
+		this.endRatings = await Promise.all(g.players.map(async (p, i) => {
+			const after = g.ratings[i];
+			if (typeof after !== 'number')
+				return null;
+			this.app.ratings.forget(p);
+			const rows = await apiList(`/api/games?user=${encodeURIComponent(p)}&kind=${encodeURIComponent(g.kind)}` +
+			                           `&rated=1&moves=0&until=${g.ended}&max=3`).catch(() => null);
+			const prev = rows && rows.find((x) => x.id !== id);
+			const seat = prev ? prev.players.findIndex((q) => q.toLowerCase() === p.toLowerCase()) : -1;
+			const before = !rows ? null : !prev ? 1500 : prev.ratings ? prev.ratings[seat] : null;
+			return {after, delta: typeof before === 'number' ? after - before : null};
+		}));
+		this.render();
 	}
 
 	offerLine(o, yes, no) {
@@ -436,6 +626,25 @@ export class GameView {
 			                       el('span', {class: 'text'}, c.text)));
 		}
 		this.chatLog.scrollTop = this.chatLog.scrollHeight;
+	}
+}
+
+/* One plain line for an offer message: "bob offers a draw", "alice declines the draw offer". */
+export function offerLine(o) {
+	const what = OFFER_NAMES[o.what] || o.what;
+	switch (o.event) {
+	case 'offer':
+		return `${o.by} offers ${OFFER_WORDS[o.what] || o.what}${o.plies ? ` (${o.plies} ${o.plies === 1 ? 'ply' : 'plies'})` : ''}.`;
+	case 'accept':
+		return `${o.by} accepts the ${what}.`;
+	case 'decline':
+		return `${o.by} declines the ${what}.`;
+	case 'withdraw':
+		return `${o.by} withdraws the ${what}.`;
+	case 'lapse':
+		return `The ${what} lapsed.`;
+	default:
+		return `The ${what} ended.`;
 	}
 }
 

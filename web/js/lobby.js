@@ -5,24 +5,15 @@
  * spectators) to watch, and who is online (`who`). `list` and `who` have no push
  * messages, so they are asked again every few seconds while the lobby is shown.
  */
-import {clockText, el, optionsText, put, timeControlText} from './dom.js';
+import {ratingText} from './api.js';
+import {cells, clockText, el, optionsText, put, table, timeControlText, userLink} from './dom.js';
 
 const POLL_MS = 5000;
 const TIMES = [['', 'untimed'], ['1+0', '1+0'], ['3+2', '3+2'], ['5+3', '5+3'], ['10+5', '10+5'],
                ['15+10', '15+10'], ['30+20', '30+20']];
+/* Options one rarely changes, under "More options" (their defaults are the standard game). */
+const MORE = new Set(['pieces', 'caps', 'stale', 'seed', 'league', 'pool']);
 const COLORS = [['random', 'random seat'], ['first', 'first (white, X)'], ['second', 'second (black, O)']];
-
-function table(caption, head, rows, empty) {
-	if (!rows.length)
-		return el('p', {class: 'empty'}, empty);
-	return el('table', {}, el('caption', {class: 'sr-only'}, caption),
-	          el('thead', {}, el('tr', {}, head.map((h) => el('th', {scope: 'col'}, h)))),
-	          el('tbody', {}, rows));
-}
-
-function cells(...values) {
-	return values.map((v) => el('td', {}, v));
-}
 
 export class Lobby {
 	constructor(app) {
@@ -122,6 +113,16 @@ export class Lobby {
 		    el('p', {class: 'fine'}, 'Names: 2–20 letters, digits, _ or -. Watching needs no name.'));
 	}
 
+	/* The kind the seek form starts with next time it is drawn (the end panel's "New game"). */
+	prefer(kind) {
+		this.preferKind = kind;
+		this.seekKinds = null; /* drawn again */
+	}
+
+	/* The seek form: the kind, each option as buttons when it has few values (a board's size)
+	 * or a number field (under "More options" for those one rarely changes: their defaults
+	 * are the standard), the clock as presets or a custom base and increment, the seat, and
+	 * rated for accounts only. */
 	buildSeek() {
 		const kinds = this.app.kinds || [];
 		if (this.seekKinds === kinds && this.seekGuest === this.conn.user.guest)
@@ -129,40 +130,83 @@ export class Lobby {
 		this.seekKinds = kinds;
 		this.seekGuest = this.conn.user.guest;
 		const kind = el('select', {id: 'seek-kind', name: 'kind'},
-		                kinds.map((k) => el('option', {value: k.name}, `${k.title} (${k.name})`)));
+		                kinds.map((k) => el('option', {value: k.name, selected: k.name === this.preferKind},
+		                                    `${k.title} (${k.name})`)));
 		const opts = el('div', {class: 'seek-options'});
-		const time = el('select', {id: 'seek-time'}, TIMES.map(([v, t]) => el('option', {value: v}, t)));
-		const color = el('select', {id: 'seek-color'}, COLORS.map(([v, t]) => el('option', {value: v}, t)));
-		const rated = el('input', {type: 'checkbox', id: 'seek-rated', disabled: this.conn.user.guest});
-		const turn = el('input', {type: 'number', id: 'seek-turn', min: 10, max: 3600000, step: 1000,
-		                          placeholder: '30000'});
-		const seqOnly = el('div', {class: 'row'}, el('label', {for: 'seek-time'}, 'Clock (min+s)'), time);
-		const simOnly = el('div', {class: 'row'}, el('label', {for: 'seek-turn'}, 'ms per turn'), turn);
+		const more = el('details', {class: 'more-options'}, el('summary', {}, 'More options'));
+		const values = new Map(); /* option -> the value chosen (buttons) */
+		const choice = (group, attrs, label, pick) => el('button', {type: 'button', ...attrs,
+		        'aria-pressed': 'false', on: {click: (ev) => {
+		                for (const b of group.querySelectorAll('button'))
+		                        b.setAttribute('aria-pressed', String(b === ev.currentTarget));
+		                pick();
+		        }}}, label);
 		const showOptions = () => {
 			const k = kinds.find((g) => g.name === kind.value);
-			opts.replaceChildren(...(k ? k.options : []).map((o) => el('div', {class: 'row'},
-			        el('label', {for: `opt-${o.name}`, title: o.help}, `${o.name} `, el('small', {}, o.help)),
-			        el('input', {type: 'text', inputmode: 'numeric', id: `opt-${o.name}`,
-			                     dataset: {opt: o.name}, placeholder: String(o.default),
-			                     pattern: '-?[0-9]+', maxlength: 24}))));
+			values.clear();
+			const main = [], rare = [];
+			for (const o of k ? k.options : []) {
+				const few = o.max - o.min <= 8 && !MORE.has(o.name);
+				let control;
+				if (few) {
+					control = el('div', {class: 'choices', role: 'group', 'aria-label': o.name});
+					for (let v = o.min; v <= o.max; v++)
+						control.append(choice(control, {class: 'opt-choice', dataset: {opt: o.name, value: v}},
+						                      String(v), () => values.set(o.name, v)));
+					control.querySelector(`[data-value="${o.default}"]`)?.setAttribute('aria-pressed', 'true');
+				} else {
+					control = el('input', {type: 'text', inputmode: 'numeric', id: `opt-${o.name}`,
+					                       dataset: {opt: o.name}, placeholder: o.default === o.min && MORE.has(o.name) ? 'standard' : String(o.default),
+					                       pattern: '-?[0-9]+|random', maxlength: 24});
+				}
+				(few ? main : rare).push(el('div', {class: 'row'},
+				        el('label', {for: few ? null : `opt-${o.name}`, title: o.help}, `${o.name} `, el('small', {}, o.help)), control));
+			}
+			opts.replaceChildren(...main);
+			more.replaceChildren(el('summary', {}, 'More options'), ...rare);
+			more.hidden = !rare.length;
 			seqOnly.hidden = Boolean(k && k.simultaneous);
 			simOnly.hidden = !(k && k.simultaneous);
 		};
+		let time = '';
+		const base = el('input', {type: 'number', id: 'seek-base', min: 0, max: 180, step: 'any', placeholder: 'minutes',
+		                          'aria-label': 'minutes each'});
+		const inc = el('input', {type: 'number', id: 'seek-inc', min: 0, max: 180, step: 1, placeholder: 'seconds',
+		                         'aria-label': 'seconds added a move'});
+		const custom = el('span', {class: 'custom-time', hidden: true}, base, ' min + ', inc, ' s');
+		const times = el('div', {class: 'choices', role: 'group', 'aria-label': 'clock'});
+		for (const [v, label] of [...TIMES, ['custom', 'custom']])
+			times.append(choice(times, {class: 'time-choice', dataset: {time: v}}, label, () => {
+				time = v;
+				custom.hidden = v !== 'custom';
+			}));
+		times.firstChild.setAttribute('aria-pressed', 'true');
+		const color = el('select', {id: 'seek-color'}, COLORS.map(([v, t]) => el('option', {value: v}, t)));
+		const guest = this.conn.user.guest;
+		const rated = el('input', {type: 'checkbox', id: 'seek-rated', disabled: guest});
+		const turn = el('input', {type: 'number', id: 'seek-turn', min: 1, max: 3600, step: 1, placeholder: '30',
+		                          'aria-label': 'seconds per turn'});
+		const seqOnly = el('div', {class: 'row'}, el('span', {class: 'label'}, 'Clock'), el('div', {}, times, custom));
+		const simOnly = el('div', {class: 'row'}, el('label', {for: 'seek-turn'}, 'Seconds per turn'), turn);
 		kind.addEventListener('change', showOptions);
 		showOptions();
 		const submit = (ev) => {
 			ev.preventDefault();
 			const k = kinds.find((g) => g.name === kind.value);
 			const words = ['seek', kind.value];
-			for (const input of opts.querySelectorAll('input'))
+			for (const [name, v] of values)
+				words.push(`${name}=${v}`);
+			for (const input of this.seekBox.querySelectorAll('input[data-opt]'))
 				if (input.value.trim())
 					words.push(`${input.dataset.opt}=${input.value.trim()}`);
-			if (k && !k.simultaneous && time.value)
-				words.push(`time=${time.value}`);
+			if (k && !k.simultaneous && time === 'custom' && (base.value || inc.value))
+				words.push(`time=${Number(base.value || 0)}+${Number(inc.value || 0)}`);
+			else if (k && !k.simultaneous && time && time !== 'custom')
+				words.push(`time=${time}`);
 			if (k && k.simultaneous && turn.value)
-				words.push(`turn_ms=${turn.value}`);
+				words.push(`turn_ms=${Math.round(Number(turn.value) * 1000)}`);
 			words.push(`color=${color.value}`);
-			if (rated.checked)
+			if (rated.checked && !guest)
 				words.push('rated=1');
 			this.app.run(this.conn.request(words.join(' '))).then((ok) => {
 				this.seeks.set(ok.seek.id, ok.seek);
@@ -171,10 +215,25 @@ export class Lobby {
 		};
 		put(this.seekBox, el('h2', {}, 'New game'),
 		    el('form', {class: 'seek-form', on: {submit}},
-		       el('div', {class: 'row'}, el('label', {for: 'seek-kind'}, 'Game'), kind), opts, seqOnly,
+		       el('div', {class: 'row'}, el('label', {for: 'seek-kind'}, 'Game'), kind), opts, more, seqOnly,
 		       simOnly, el('div', {class: 'row'}, el('label', {for: 'seek-color'}, 'Your seat'), color),
-		       el('div', {class: 'row'}, el('label', {for: 'seek-rated'}, 'Rated (accounts)'), rated),
+		       el('div', {class: 'row'}, el('label', {for: 'seek-rated'}, 'Rated'),
+		          el('span', {}, rated, guest ? el('small', {}, ' rated games need an account') : '')),
 		       el('button', {type: 'submit', id: 'seek-submit'}, 'Seek')));
+	}
+
+	/* A player's name linked to their page, with their rating in kind beside it when they have
+	 * one (fetched once a while: ratings.get). */
+	who(name, kind) {
+		const r = this.app.ratings.get(name, kind);
+		return el('span', {class: 'who-rated'}, userLink(name),
+		          typeof r === 'number' ? el('span', {class: 'rating', title: `${kind} rating`}, ` ${ratingText(r)}`) : '');
+	}
+
+	renderRatings() {
+		this.renderSeeks();
+		this.renderGames();
+		this.renderWho();
 	}
 
 	renderSeeks() {
@@ -186,12 +245,15 @@ export class Lobby {
 			                      on: {click: () => this.app.run(this.conn.request(`unseek ${s.id}`))
 			                                .then(() => { this.seeks.delete(s.id); this.renderSeeks(); })}},
 			           'Withdraw') :
+			        s.rated && this.conn.user.guest ?
+			        el('button', {type: 'button', class: 'accept', dataset: {seek: s.id}, disabled: true,
+			                      title: 'Rated games are between accounts: register to accept it.'}, 'Accept') :
 			        el('button', {type: 'button', class: 'accept', dataset: {seek: s.id},
 			                      on: {click: () => this.app.run(this.conn.request(`accept ${s.id}`))}},
 			           'Accept');
 			const time = s.turn_ms ? `${s.turn_ms / 1000} s/turn` : timeControlText(s.time);
 			const opts = optionsText(s.options, this.app.defaults(s.kind));
-			return el('tr', {}, cells(s.by, el('span', {}, el('strong', {}, s.kind), ' ',
+			return el('tr', {}, cells(this.who(s.by, s.kind), el('span', {}, el('strong', {}, s.kind), ' ',
 			                                   el('small', {}, opts)),
 			                          `${time}${s.rated ? ', rated' : ''}`, s.color, act));
 		});
@@ -207,7 +269,7 @@ export class Lobby {
 			const clocks = Array.isArray(g.clocks) ? g.clocks.map(clockText).join(' / ') : '–';
 			const time = g.turn_ms ? `${g.turn_ms / 1000} s/turn` : timeControlText(g.time);
 			const players = g.players.map((p, i) => ((g.to_move || []).includes(i) ?
-			        el('strong', {title: 'to move'}, p) : p));
+			        el('strong', {title: 'to move'}, this.who(p, g.kind)) : this.who(p, g.kind)));
 			return el('tr', {}, cells(
 			        el('span', {}, el('strong', {}, `${g.id} ${g.kind}`), ' ',
 			           el('small', {}, `${time}, ply ${g.ply}`)),
@@ -220,7 +282,9 @@ export class Lobby {
 	}
 
 	renderWho() {
-		const items = this.users.map((u) => el('li', {}, u.name, u.guest ? el('small', {}, ' guest') : '',
+		const items = this.users.map((u) => el('li', {}, userLink(u.name), u.guest ? el('small', {}, ' guest') : '',
+		        Object.entries(u.guest ? {} : this.app.ratings.all(u.name)).map(([k, r]) =>
+		                el('small', {class: 'rating', title: `${k} rating`}, ` ${k} ${ratingText(r)}`)),
 		        u.playing && u.playing.length ? el('small', {}, ` plays ${u.playing.join(', ')}`) : ''));
 		put(this.whoBox, el('h2', {}, `Online (${this.users.length})`),
 		    items.length ? el('ul', {class: 'who'}, items) : el('p', {class: 'empty'}, 'Nobody yet.'));

@@ -6,6 +6,7 @@
 #include "server/api/api_render.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -89,6 +90,17 @@ bool api_game_json(struct json_buf *b, const struct store_game *g, bool moves)
 	if (timed(g)) {
 		jw_key(&w, "clock_ms");
 		jw_clock_pair(&w, g->clock_ms);
+	}
+	if (g->rated && g->status == STORE_FINISHED) { /* each seat's rating after it */
+		jw_key(&w, "ratings");
+		jw_arr(&w);
+		for (int i = 0; i < STORE_SEATS; i++) {
+			if (isnan(g->rating[i]))
+				jw_null(&w);
+			else
+				jw_num(&w, g->rating[i]);
+		}
+		jw_end(&w, ']');
 	}
 	if (g->status != STORE_IN_PROGRESS) { /* a seed tells hidden things while the game is on */
 		char seed[24];

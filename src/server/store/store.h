@@ -322,6 +322,8 @@ struct store_game {
 	int64_t clock_ms[STORE_SEATS]; /* final clocks once ended; else the clocks after
 	                                  the last move (time_base_ms before any move) */
 	int plies;                     /* number of journalled moves (always set) */
+	double rating[STORE_SEATS];    /* each seat's rating in kind after the game: NAN when
+	                                  not rated (and in games ended before schema 4) */
 	struct store_move *moves;      /* plies entries, or NULL when not loaded; owned */
 };
 /* Frees g->moves and sets it to NULL (g itself is the caller's). */

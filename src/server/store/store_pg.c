@@ -42,6 +42,7 @@
  */
 #include <inttypes.h>
 #include <libpq-fe.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -149,14 +150,18 @@ static const char *const migrations[] = {
          * have none. */
         "ALTER TABLE games ADD COLUMN token_hash0 text NOT NULL DEFAULT '',"
         " ADD COLUMN token_hash1 text NOT NULL DEFAULT '';",
+        /* 4: each seat's rating after a rated game (NULL: not rated; games ended before it
+         * have none), the points of a player's rating history. */
+        "ALTER TABLE games ADD COLUMN rating0 double precision,"
+        " ADD COLUMN rating1 double precision;",
 };
 #define NMIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))
 
 #define GAME_COLS                                                                                  \
 	"g.id, g.kind, g.options, g.seed, g.player0, g.player1, g.guest0, g.guest1, g.rated, "     \
 	"g.time_base_ms, g.time_inc_ms, g.started, g.ended, g.status, g.result, g.winner, "        \
-	"g.reason, g.clock0_ms, g.clock1_ms, g.token_hash0, g.token_hash1"
-#define NGAME_COLS 21
+	"g.reason, g.clock0_ms, g.clock1_ms, g.token_hash0, g.token_hash1, g.rating0, g.rating1"
+#define NGAME_COLS 23
 /* after GAME_COLS: the moves of a game, one per row (NULL: none) */
 #define MOVE_COLS "m.ply, m.seat, m.move, m.ms_used, m.clock0_ms, m.clock1_ms, m.at"
 
@@ -261,7 +266,8 @@ static const char *const stmt_sql[S_COUNT] = {
                          " SELECT (SELECT count(*) FROM d), " GAME_EXISTS_1,
         [S_GAME_FINISH] = "UPDATE games SET status = $2, ended = $3::bigint, result = $4,"
                           " winner = $5::int, reason = $6, clock0_ms = $7::bigint,"
-                          " clock1_ms = $8::bigint WHERE id = $1::bigint"
+                          " clock1_ms = $8::bigint, rating0 = $10::float8,"
+                          " rating1 = $11::float8 WHERE id = $1::bigint"
                           " AND status = 'in_progress' AND owner = $9"
                           " RETURNING guest0, guest1, kind, player0, player1",
         [S_IN_PROGRESS] = "SELECT " GAME_COLS ", " MOVE_COLS " FROM games g"
@@ -673,8 +679,8 @@ static uint64_t fnv(uint64_t h, const void *data, size_t n)
 static uint64_t call_of(enum stmt_id id, const struct params *p)
 {
 	uint64_t h = fnv(0xcbf29ce484222325ULL, &id, sizeof id);
-	for (int i = 0; i < p->n; i++)
-		h = fnv(h, p->v[i], strlen(p->v[i]) + 1);
+	for (int i = 0; i < p->n; i++) /* a NULL parameter hashes as one byte 0xff */
+		h = p->v[i] ? fnv(h, p->v[i], strlen(p->v[i]) + 1) : fnv(h, "\xff", 1);
 	return h;
 }
 
@@ -1403,6 +1409,8 @@ static void read_game(const PGresult *r, int row, struct store_game *g)
 	g->clock_ms[1] = col_i64(r, row, 18);
 	col_str(r, row, 19, g->token_hash[0], sizeof g->token_hash[0]);
 	col_str(r, row, 20, g->token_hash[1], sizeof g->token_hash[1]);
+	for (int i = 0; i < STORE_SEATS; i++)
+		g->rating[i] = PQgetisnull(r, row, 21 + i) ? NAN : col_dbl(r, row, 21 + i);
 	g->moves = NULL;
 }
 
@@ -1537,6 +1545,12 @@ static int pg_game_finish(struct store *bs, int64_t id, const struct store_finis
 	p_i64(&p, f->clock_ms[0]);
 	p_i64(&p, f->clock_ms[1]);
 	p_str(&p, s->node);
+	for (int i = 0; i < STORE_SEATS; i++) {
+		if (f->rate[i])
+			p_dbl(&p, f->rating[i].rating);
+		else
+			p_str(&p, NULL);
+	}
 	uint64_t call = call_of(S_GAME_FINISH, &p);
 	for (int i = 0; i < STORE_SEATS; i++) {
 		const struct store_rating *rt = &f->rating[i];

@@ -13,6 +13,7 @@
  * no read transaction stays open between calls.
  */
 #include <errno.h>
+#include <math.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -89,6 +90,10 @@ static const char *const migrations[] = {
          * comes back only with its token. Games stored before it have none. */
         "ALTER TABLE games ADD COLUMN token_hash0 TEXT NOT NULL DEFAULT '';"
         "ALTER TABLE games ADD COLUMN token_hash1 TEXT NOT NULL DEFAULT '';",
+        /* 4: each seat's rating after a rated game (NULL: not rated; games ended before it
+         * have none), the points of a player's rating history. */
+        "ALTER TABLE games ADD COLUMN rating0 REAL;"
+        "ALTER TABLE games ADD COLUMN rating1 REAL;",
 };
 #define NMIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))
 
@@ -96,7 +101,8 @@ static const char *const migrations[] = {
 	"g.id, g.kind, g.options, g.seed, g.player0, g.player1, g.guest0, g.guest1, g.rated, "     \
 	"g.time_base_ms, g.time_inc_ms, g.started, g.ended, g.status, g.result, g.winner, "        \
 	"g.reason, g.clock0_ms, g.clock1_ms, "                                                     \
-	"(SELECT count(*) FROM moves m WHERE m.game = g.id), g.token_hash0, g.token_hash1"
+	"(SELECT count(*) FROM moves m WHERE m.game = g.id), g.token_hash0, g.token_hash1, "        \
+	"g.rating0, g.rating1"
 
 #define RATING_COLS "a.name, r.kind, r.rating, r.rd, r.volatility, r.games, r.updated"
 
@@ -184,8 +190,8 @@ static const char *const stmt_sql[S_COUNT] = {
                          " AND EXISTS (SELECT 1 FROM games WHERE id = ?1"
                          " AND status = 'in_progress')",
         [S_GAME_FINISH] = "UPDATE games SET status = ?2, ended = ?3, result = ?4, winner = ?5,"
-                          " reason = ?6, clock0_ms = ?7, clock1_ms = ?8"
-                          " WHERE id = ?1 AND status = 'in_progress'",
+                          " reason = ?6, clock0_ms = ?7, clock1_ms = ?8, rating0 = ?9,"
+                          " rating1 = ?10 WHERE id = ?1 AND status = 'in_progress'",
         [S_MOVES_OF] = "SELECT ply, seat, move, ms_used, clock0_ms, clock1_ms, at FROM moves"
                        " WHERE game = ? ORDER BY ply",
         [S_IN_PROGRESS] = "SELECT " GAME_COLS " FROM games g WHERE g.status = 'in_progress'"
@@ -816,6 +822,10 @@ static void read_game(sqlite3_stmt *st, struct store_game *g)
 	g->plies = sqlite3_column_int(st, 19);
 	copy_col(st, 20, g->token_hash[0], sizeof g->token_hash[0]);
 	copy_col(st, 21, g->token_hash[1], sizeof g->token_hash[1]);
+	for (int i = 0; i < STORE_SEATS; i++)
+		g->rating[i] = sqlite3_column_type(st, 22 + i) == SQLITE_NULL
+		                       ? NAN
+		                       : sqlite3_column_double(st, 22 + i);
 	g->moves = NULL;
 }
 
@@ -959,6 +969,12 @@ static int sq_game_finish(struct store *bs, int64_t id, const struct store_finis
 	sqlite3_bind_text(st, 6, f->reason, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(st, 7, f->clock_ms[0]);
 	sqlite3_bind_int64(st, 8, f->clock_ms[1]);
+	for (int i = 0; i < STORE_SEATS; i++) {
+		if (f->rate[i])
+			sqlite3_bind_double(st, 9 + i, f->rating[i].rating);
+		else
+			sqlite3_bind_null(st, 9 + i);
+	}
 	int rc = sqlite3_step(st);
 	sqlite3_reset(st);
 	if (rc != SQLITE_DONE)

@@ -7,7 +7,9 @@
  * Cells are addressed by (x, y) with x from the left; y = 0 is the bottom row for chess-like
  * boards (a1 in the lower left) or the top row when topDown is set (Xmas Rush's coordinates).
  * The caller fills cells through content(x, y) (a cleared group, 0..size in both axes) and
- * draws anything across cells in the `over` layer, in board pixels (see px()).
+ * draws anything across cells in the `over` layer, in board pixels (see px()). setFlip(true)
+ * turns the board around (the last row and column nearest the viewer); the arrow keys then
+ * move as they look.
  */
 import {clear, svg} from '../dom.js';
 
@@ -22,6 +24,9 @@ export class Grid {
 		this.topDown = topDown;
 		this.onActivate = onActivate;
 		this.focus = {x: 0, y: 0};
+		this.flipped = false;
+		this.labelFn = label;
+		this.labels = labels;
 		const w = cols * size + 2 * (margin + pad), h = rows * size + 2 * (margin + pad);
 		this.el = svg('svg', {class: 'board', viewBox: `0 0 ${w} ${h}`, role: 'grid',
 		                      'aria-label': 'board'});
@@ -49,8 +54,27 @@ export class Grid {
 
 	/* The top-left pixel of cell (x, y). */
 	px(x, y) {
-		const row = this.topDown ? y : this.rows - 1 - y;
-		return [this.margin + this.pad + x * this.size, this.margin + this.pad + row * this.size];
+		let row = this.topDown ? y : this.rows - 1 - y, col = x;
+		if (this.flipped) {
+			row = this.rows - 1 - row;
+			col = this.cols - 1 - col;
+		}
+		return [this.margin + this.pad + col * this.size, this.margin + this.pad + row * this.size];
+	}
+
+	/* Turns the board around (true) or back; the cells keep their elements (and focus). */
+	setFlip(flip) {
+		if (this.flipped === Boolean(flip))
+			return;
+		this.flipped = Boolean(flip);
+		for (let y = 0; y < this.rows; y++)
+			for (let x = 0; x < this.cols; x++) {
+				const [px, py] = this.px(x, y);
+				this.cell(x, y).setAttribute('transform', `translate(${px} ${py})`);
+			}
+		clear(this.under);
+		if (this.labels)
+			this.drawLabels(this.labelFn);
 	}
 
 	cell(x, y) {
@@ -100,8 +124,9 @@ export class Grid {
 
 	key(ev) {
 		const {x, y} = this.focus;
-		const up = this.topDown ? -1 : 1;
-		const d = {ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, up], ArrowDown: [0, -up]}[ev.key];
+		const up = this.topDown ? -1 : 1, turn = this.flipped ? -1 : 1;
+		const d = {ArrowLeft: [-turn, 0], ArrowRight: [turn, 0], ArrowUp: [0, up * turn],
+		           ArrowDown: [0, -up * turn]}[ev.key];
 		if (d) {
 			const nx = x + d[0], ny = y + d[1];
 			if (nx >= 0 && nx < this.cols && ny >= 0 && ny < this.rows)

@@ -19,6 +19,7 @@ export class MnkBoard {
 			this.grid = new Grid({cols, rows, size: 70, onActivate: (x, y) => this.click(x, y)});
 			this.el.replaceChildren(this.grid.el);
 		}
+		this.grid.setFlip(v.flip);
 		this.view = v;
 		const legal = new Set(v.legal || []);
 		const board = pos.board || [];

@@ -90,6 +90,7 @@ export class TakBoard {
 			this.grid = new Grid({cols: n, rows: n, size: 64, onActivate: (x, y) => this.click(x, y)});
 			this.boardBox.replaceChildren(this.grid.el);
 		}
+		this.grid.setFlip(v.flip);
 		if (!this.view || this.view.state.seq !== v.state.seq || this.view.state.game !== v.state.game)
 			this.slide = null;
 		this.view = v;

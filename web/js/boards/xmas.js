@@ -52,12 +52,37 @@ function drawTile(g, tile, s) {
 	g.append(svg('circle', {class: 'path-hub', cx: c, cy: c, r: s * 0.11}));
 }
 
+/* Each item's symbol, drawn in a 16-unit box around 0,0: [path, filled]. Names the server
+ * has and this table has not show their first three letters. */
+const GLYPHS = {
+	ARROW: ['M-6 6L5-5M0-6H6V0', false],
+	BOOK: ['M0-4V6M0-4C-2-6-5-6-7-5V5C-5 4-2 4 0 6C2 4 5 4 7 5V-5C5-6 2-6 0-4Z', false],
+	CANE: ['M-2 7V-2C-2-7 5-7 5-2', false],
+	CANDY: ['M-3-3H3V3H-3ZM-3 0L-7-4V4ZM3 0L7-4V4Z', true],
+	DIAMOND: ['M0-7L6 0 0 7-6 0Z', true],
+	FISH: ['M-7 0C-3-5 3-5 4 0 3 5-3 5-7 0ZM4 0L8-4V4Z', true],
+	MASK: ['M-7-4C-4-6 4-6 7-4 7 2 3 4 0 1-3 4-7 2-7-4ZM-4-2A1.5 1.5 0 1 0-4 0.1M4-2A1.5 1.5 0 1 0 4 0.1', true],
+	KEY: ['M-7 0A3 3 0 1 0-1 0 3 3 0 1 0-7 0M-1 0H7M4 0V3M6 0V3', false],
+	POTION: ['M-2-7H2V-3L6 6H-6L-2-3Z', true],
+	SCROLL: ['M-5-6H5V6H-5ZM-2-3H3M-2 0H3M-2 3H2', false],
+	SHIELD: ['M0-7L6-5V0C6 4 3 6 0 7-3 6-6 4-6 0V-5Z', true],
+	SWORD: ['M-6 6L5-5M-5 0L0 5M-7 7L-5 5', false],
+};
+
+/* An item's disc of radius r with its symbol. */
+function itemMark(name, r) {
+	const glyph = GLYPHS[name];
+	return [svg('circle', {r}),
+	        glyph ? svg('path', {class: ['glyph', glyph[1] ? 'filled' : 'stroked'], d: glyph[0],
+	                             transform: `scale(${r / 9})`}) :
+	                svg('text', {y: 4, 'text-anchor': 'middle'}, name.slice(0, 3))];
+}
+
 function drawItem(g, item, s, quest) {
 	const cls = ['item', SEAT_CLASS[item.owner], quest && 'quest'].filter(Boolean).join(' ');
-	g.append(svg('g', {class: cls, transform: `translate(${s * 0.74} ${s * 0.26})`},
-	             svg('title', {}, `${item.name} (player ${item.owner + 1}'s)`),
-	             svg('circle', {r: s * 0.17}),
-	             svg('text', {y: 4, 'text-anchor': 'middle'}, item.name.slice(0, 2))));
+	g.append(svg('g', {class: cls, dataset: {item: item.name}, transform: `translate(${s * 0.74} ${s * 0.26})`},
+	             svg('title', {}, `${item.name.toLowerCase()} (player ${item.owner + 1}'s${quest ? ', a quest' : ''})`),
+	             itemMark(item.name, s * 0.17)));
 }
 
 function drawPawn(g, seat, s, name) {
@@ -201,7 +226,9 @@ export class XmasBoard {
 			                         role: 'img', 'aria-label': `hand tile ${p.hand}`}, hand)),
 			          showQuests ?
 			                  el('ul', {class: 'quests', 'aria-label': 'quests'},
-			                     (p.quests || []).map((q) => el('li', {class: 'quest-card'}, q))) :
+			                     (p.quests || []).map((q) => el('li', {class: 'quest-card', dataset: {item: q}},
+			                             svg('svg', {class: `item ${SEAT_CLASS[i]} quest-icon`, viewBox: '-10 -10 20 20',
+			                                         'aria-hidden': 'true'}, itemMark(q, 9.5)), ` ${q.toLowerCase()}`))) :
 			                  el('p', {class: 'quests-hidden'}, `${(p.quests || []).length} quests showing`));
 		});
 		const turn = el('p', {class: 'turn'}, `Turn ${pos.turn ?? '?'} (${pos.turn_type || '?'}), ${pos.turns_left ?? '?'} turns left`);
