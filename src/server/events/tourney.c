@@ -567,6 +567,20 @@ static void tell_result(struct tourneys *ts, struct tourney *t, const struct tpa
 	free(text);
 }
 
+/* Pair pr's game g is over: its result into the table. */
+static void count_end(struct tourneys *ts, struct tourney *t, struct tpair *pr,
+                      const struct game *g)
+{
+	struct session_result res = session_result(g);
+	int absent_seat = -1;
+	char r = '=';
+	if (res.winner >= 0)
+		r = code_of(res.winner, res.reason, session_ply(g),
+		            session_seat(g, 1 - res.winner)->absent,
+		            session_seat(g, res.winner)->absent, &absent_seat);
+	set_result(ts, t, pr, r, absent_seat);
+}
+
 /* The journal's news: game g ended (inside its hook: nothing here calls the sessions). */
 static void on_game_end(void *ud, const struct game *g)
 {
@@ -579,14 +593,7 @@ static void on_game_end(void *ud, const struct game *g)
 			struct tpair *pr = &t->pairs[i];
 			if (pr->game != id || pr->result != 0)
 				continue;
-			struct session_result res = session_result(g);
-			int absent_seat = -1;
-			char r = '=';
-			if (res.winner >= 0)
-				r = code_of(res.winner, res.reason, session_ply(g),
-				            session_seat(g, 1 - res.winner)->absent,
-				            session_seat(g, res.winner)->absent, &absent_seat);
-			set_result(ts, t, pr, r, absent_seat);
+			count_end(ts, t, pr, g);
 			save(ts, t);
 			tell_result(ts, t, pr);
 			pump_soon(ts);
@@ -1206,8 +1213,14 @@ void tourneys_init(struct tourneys *ts, uv_loop_t *loop, struct sessions *sess, 
    from the store (counted now if it finished), else it is played again. */
 static void recover_pair(struct tourneys *ts, struct tourney *t, struct tpair *pr)
 {
-	if (pr->game == 0 || session_find(ts->sess, pr->game) != NULL)
-		return; /* not started (the pump starts it), or restored and on */
+	if (pr->game == 0)
+		return; /* not started: the pump starts it */
+	const struct game *g = session_find(ts->sess, pr->game);
+	if (g != NULL) { /* restored: on, or ended by its records as it came back */
+		if (session_over(g))
+			count_end(ts, t, pr, g);
+		return;
+	}
 	struct store_game sg;
 	int r = journal_game_read(ts->jn, (int64_t)pr->game, &sg);
 	if (r == STORE_OK && sg.status == STORE_FINISHED) {
