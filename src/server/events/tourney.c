@@ -324,21 +324,15 @@ static cJSON *pairs_json(const struct tourney *t, char **text)
 
 /* ---- the stored document ------------------------------------------------------------- */
 
+static cJSON *summary_json(const struct tourney *t);
+
+/* The stored document: the summary (its "players" a list instead of a count), the rounds
+   asked for, every player's rounds and the current round's pairs. */
 static char *doc_of(const struct tourney *t)
 {
-	cJSON *d = cJSON_CreateObject();
-	cJSON_AddNumberToObject(d, "id", (double)t->id);
-	cJSON_AddStringToObject(d, "name", t->name);
-	cJSON_AddStringToObject(d, "kind", t->ops->name);
-	cJSON_AddStringToObject(d, "options", t->words);
-	cJSON_AddStringToObject(d, "format", format_names[t->format]);
+	cJSON *d = summary_json(t);
+	cJSON_DeleteItemFromObjectCaseSensitive(d, "players");
 	cJSON_AddNumberToObject(d, "rounds_asked", t->rounds_asked);
-	cJSON_AddNumberToObject(d, "rounds", t->rounds);
-	cJSON_AddNumberToObject(d, "max", t->max);
-	cJSON_AddBoolToObject(d, "rated", t->rated);
-	cJSON_AddStringToObject(d, "director", t->director);
-	cJSON_AddStringToObject(d, "state", state_names[t->state]);
-	cJSON_AddNumberToObject(d, "round", t->round);
 	cJSON *ps = cJSON_AddArrayToObject(d, "players");
 	for (int i = 0; i < t->n; i++) {
 		const struct tplayer *p = &t->p[i];
@@ -430,7 +424,7 @@ static struct tourney *from_doc(const char *doc)
 	char why[160] = "malformed";
 	if (d == NULL || t == NULL)
 		goto bad;
-	t->id = (uint64_t)json_int(d, "id");
+	t->id = (uint64_t)json_int(d, "tourney");
 	snprintf(t->name, sizeof t->name, "%s", json_str(d, "name"));
 	snprintf(t->words, sizeof t->words, "%s", json_str(d, "options"));
 	snprintf(t->director, sizeof t->director, "%s", json_str(d, "director"));
