@@ -55,9 +55,13 @@ LIBRARIES = [
                  "through the journal, and reaches every layer below; the layers below hear it "
                  "only through the router and the hooks it registers"),
                 (("cmd",),
-                 "the command table and its dispatcher: handlers call the records, the "
+                 "the command table and its dispatcher: handlers call the events, the records, the "
                  "sessions and lobby, the messages, connections and budgets; called by server.c, "
                  "the cluster and the ports"),
+                (("events",),
+                 "what starts games by itself (tournaments): it pairs with src/arena, starts "
+                 "games through the play layer's game-start path, stores through the journal "
+                 "and hears each game's end through the callback it registers there"),
                 (("records",),
                  "games and accounts as stored (journal, accounts, archive): they call the "
                  "play layer (a login, a restored game), the messages and the store"),

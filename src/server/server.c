@@ -340,6 +340,8 @@ int server_open_store(struct server *s, const struct store_options *o, bool fast
 	s->stored = true;
 	s->cmds.acct = &s->acct;
 	s->cmds.arch = &s->arch;
+	tourneys_init(&s->tourneys, s->loop, &s->sess, &s->lobby, &s->journal);
+	s->cmds.tourneys = &s->tourneys;
 #if HAVE_WEBSOCKETS
 	api_set_store(&s->api, s->rd);
 #endif
@@ -368,7 +370,14 @@ int server_recover(struct server *s)
 	if (s->cluster != NULL)
 		return cluster_recover(s->cluster);
 #endif
-	return s->stored ? journal_recover(&s->journal) : 0;
+	if (!s->stored)
+		return 0;
+	int r = journal_recover(&s->journal);
+	/* then the tournaments, whose games in progress are back now */
+	int t = r < 0 ? 0 : tourneys_recover(&s->tourneys);
+	if (t > 0)
+		log_info("%d tournament(s) back", t);
+	return r < 0 ? r : t < 0 ? t : r;
 }
 
 int server_listen(struct server *s, const char *host, int port, int *bound)
@@ -430,6 +439,8 @@ void server_stop(struct server *s)
 			msg_send(&m, client_of(c));
 	msg_done(&m);
 	lobby_free(&s->lobby);
+	if (s->stored) /* before the games go: their ends are not results */
+		tourneys_close(&s->tourneys);
 	sessions_free_all(&s->sess);
 	/* the journal's last writes, and the output they held, before the connections close */
 	journal_close(&s->journal);
@@ -465,4 +476,5 @@ void server_free(struct server *s)
 	s->stored = false;
 	s->cmds.acct = NULL;
 	s->cmds.arch = NULL;
+	s->cmds.tourneys = NULL;
 }

@@ -32,6 +32,7 @@
 #include "server/records/archive.h"
 #include "server/cmd/commands.h"
 #include "server/net/conn.h"
+#include "server/events/tourney.h"
 #include "server/records/journal.h"
 #include "server/play/lobby.h"
 #include "server/ports/playtak_port.h"
@@ -90,6 +91,7 @@ struct server {
 	struct journal journal;    /* the store's writes (its writer thread owns the store) */
 	struct accounts acct;
 	struct archive arch;
+	struct tourneys tourneys; /* tournaments (with a store only) */
 	struct cluster *cluster; /* --cluster: this node's; NULL: a single server */
 	struct commands cmds;
 	uv_signal_t sig_int, sig_term, sig_hup;

@@ -899,7 +899,7 @@ START_TEST(test_migration_to_id_counter)
 	ck_assert_int_eq(sqlite3_open(path, &db), SQLITE_OK);
 	ck_assert_int_eq(sqlite3_exec(db,
 	                              "DROP TABLE counters; " DROP_TOKEN_HASHES
-	                              " PRAGMA user_version = 1;"
+	                              " DROP TABLE tourneys; PRAGMA user_version = 1;"
 	                              " UPDATE sqlite_sequence SET seq = 40 WHERE name = 'games'",
 	                              NULL, NULL, NULL),
 	                 SQLITE_OK);
@@ -992,9 +992,9 @@ START_TEST(test_migration_to_token_hashes)
 	st_other_open(&o);
 	st_other_sql(&o, st_is_pg() ? "ALTER TABLE games DROP COLUMN token_hash0,"
 	                              " DROP COLUMN token_hash1, DROP COLUMN rating0,"
-	                              " DROP COLUMN rating1;"
+	                              " DROP COLUMN rating1; DROP TABLE tourneys;"
 	                              " DELETE FROM bitarena_migrations WHERE version >= 3"
-	                            : DROP_TOKEN_HASHES " PRAGMA user_version = 2");
+	                            : DROP_TOKEN_HASHES " DROP TABLE tourneys; PRAGMA user_version = 2");
 	st_other_close(&o);
 	s = open_fast();
 	ck_assert_int_eq(store_schema_version(s), st_version());
@@ -1012,6 +1012,63 @@ START_TEST(test_migration_to_token_hashes)
 END_TEST
 
 /* The file under a running store: removed, it refuses writes; empty, it is refused. */
+/*
+ * Tournaments (schema 5): one row each, written whole (inserted, then replaced); those
+ * not over come back by id with their documents, the highest id of all with them; a store
+ * of schema 3 gets the table, its games untouched; bad arguments are refused.
+ */
+START_TEST(test_tourneys)
+{
+	struct store *s = open_fast();
+	struct store_tourney *v;
+	size_t n;
+	int64_t max;
+	ck_assert_int_eq(store_tourneys_open(s, &v, &n, &max), STORE_OK);
+	ck_assert_uint_eq(n, 0);
+	ck_assert_ptr_null(v);
+	ck_assert_int_eq(max, 0);
+	ck_assert_int_eq(store_tourney_put(s, 1, "created", "{\"id\":1}", 10), STORE_OK);
+	ck_assert_int_eq(store_tourney_put(s, 2, "running", "{\"id\":2,\"round\":1}", 11),
+	                 STORE_OK);
+	ck_assert_int_eq(store_tourney_put(s, 3, "finished", "{\"id\":3}", 12), STORE_OK);
+	ck_assert_int_eq(store_tourney_put(s, 1, "cancelled", "{\"id\":1,\"x\":1}", 13), STORE_OK);
+	ck_assert_int_eq(store_tourney_put(s, 2, "running", "{\"id\":2,\"round\":2}", 14),
+	                 STORE_OK);
+	ck_assert_int_eq(store_tourney_put(s, 0, "running", "{}", 1), STORE_EINVAL);
+	ck_assert_int_eq(store_tourney_put(s, 4, "a state far too long", "{}", 1), STORE_EINVAL);
+	store_close(s);
+	s = open_fast();
+	ck_assert_int_eq(store_tourneys_open(s, &v, &n, &max), STORE_OK);
+	ck_assert_uint_eq(n, 1);
+	ck_assert_int_eq(max, 3);
+	ck_assert_int_eq(v[0].id, 2);
+	ck_assert_str_eq(v[0].state, "running");
+	ck_assert_str_eq(v[0].doc, "{\"id\":2,\"round\":2}");
+	ck_assert_int_eq(v[0].updated, 14);
+	store_tourneys_free(v, n);
+	struct store_game g;
+	new_game(&g, "tak", "p1", "p2", 1);
+	int64_t id;
+	ck_assert_int_eq(store_game_begin(s, &g, &id), STORE_OK);
+	store_close(s);
+	/* back to schema 3, then up again: the table comes, the game stays */
+	struct st_other o;
+	st_other_open(&o);
+	st_other_sql(&o, st_is_pg() ? "DROP TABLE tourneys;"
+	                              " DELETE FROM bitarena_migrations WHERE version = 4"
+	                            : "DROP TABLE tourneys; PRAGMA user_version = 3");
+	st_other_close(&o);
+	s = open_fast();
+	ck_assert_int_eq(store_schema_version(s), 4);
+	ck_assert_int_eq(store_tourneys_open(s, &v, &n, &max), STORE_OK);
+	ck_assert_uint_eq(n, 0);
+	ck_assert_int_eq(max, 0);
+	ck_assert_int_eq(store_game_fetch(s, id, &g), STORE_OK);
+	store_game_clear(&g);
+	store_close(s);
+}
+END_TEST
+
 START_TEST(test_store_gone)
 {
 	struct store *s = open_fast();
@@ -1600,6 +1657,7 @@ static Suite *store_suite(void)
 	                             test_reader_connection,
 	                             test_token_hashes,
 	                             test_migration_to_token_hashes,
+	                             test_tourneys,
 	                             test_find_and_counts,
 	                             test_snapshot,
 	                             NULL};

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "server/events/tourney.h"
 #include "server/records/accounts.h"
 #include "server/records/archive.h"
 #include "server/play/direct.h"
@@ -215,6 +216,18 @@ static void cmd_replay(struct cmd *x)
 	archive_replay(x->cx->arch, x->cl, x->rq, x->id);
 }
 
+/* ---- handlers: tournaments (events/) -------------------------------------------------- */
+
+static void cmd_tourney(struct cmd *x)
+{
+	if (x->cx->router != NULL) { /* a tournament's owner node: not yet (issue 21) */
+		reply_err(x->cl, x->rq, ERR_TOURNEY_UNAVAILABLE,
+		          "tournaments are not run by a clustered server yet");
+		return;
+	}
+	tourney_command(x->cx->tourneys, x->cl, x->rq);
+}
+
 /* ---- handlers: the connection ------------------------------------------------------- */
 
 static void cmd_set(struct cmd *x)
@@ -239,6 +252,10 @@ static void cmd_set(struct cmd *x)
 	}
 	if (strcasecmp(rq->argv[0], "seeks") == 0) {
 		lobby_set_seeks(c, rq, rq->argv[1]);
+		return;
+	}
+	if (strcasecmp(rq->argv[0], "tourneys") == 0) {
+		tourney_set_events(c, rq, rq->argv[1]);
 		return;
 	}
 	if (strcasecmp(rq->argv[0], "format") != 0 ||
@@ -377,14 +394,21 @@ static const struct proto_cmd table[] = {
          "a game's record: tags and moves (PTN for Tak)"},
         {"replay", 1, 2, STORE | CMD_GAME_ID, 10, cmd_replay, "replay <game-id> [delay_ms]",
          "the game's positions one by one, every delay_ms (default 1000, 0..60000)"},
+        /* tournaments (events/): one block */
+        {"tourney", 1, PROTO_MAX_ARGS, STORE, 3, cmd_tourney,
+         "tourney create|list|show|join|withdraw|start|cancel|games|trf [id | kind opts]",
+         "tournaments: create <kind> [game opts] format=roundrobin|double|gauntlet|swiss "
+         "[rounds=N] [max=N] [rated=0|1] [name=...]; list; show, join, withdraw, games, trf "
+         "(a Swiss's FIDE TRF-16) <id>; start and cancel <id> (its director)"},
         {"say", 2, 2, LOGIN | GAME | CMD_MEMBER | REST | CMD_VOUCHED, 1, cmd_say,
          "say <game> <text>", "talk to a game's players and spectators"},
         {"tell", 2, 2, LOGIN | REST, 1, cmd_tell, "tell <user> <text>",
          "a private message to a user who is online"},
-        {"set", 2, 2, 0, 1, cmd_set, "set format text|json / set ping|watchers|seeks on|off",
+        {"set", 2, 2, 0, 1, cmd_set,
+         "set format text|json / set ping|watchers|seeks|tourneys on|off",
          "choose how the server writes to you; ask for the server's pings (round-trip time) "
          "or for your games' spectator counts as they change; hear of seeks as they come and "
-         "go (on by default)"},
+         "go (on by default); hear tournaments' events (off by default)"},
         {"ping", 0, 0, 0, 1, cmd_ping, "ping", "the server answers pong"},
         {"pong", 1, 1, 0, 1, cmd_pong, "pong <token>",
          "answer the server's 'ping <token>' (after set ping on): measures your round-trip time"},

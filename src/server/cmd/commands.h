@@ -85,6 +85,7 @@ struct lobby;
 struct sessions;
 struct game;
 struct seek;
+struct tourneys;
 
 enum cmd_flags {
 	CMD_REST = PROTO_REST, /* the parser's: the last argument is the rest of the line */
@@ -134,6 +135,7 @@ struct commands {
 	struct sessions *sess;
 	struct accounts *acct;       /* NULL: the server keeps no store */
 	struct archive *arch;        /* NULL: the server keeps no store */
+	struct tourneys *tourneys;   /* NULL: the server keeps no store */
 	struct client_barrier *bar;  /* the journal's: lifted after each command (client.h) */
 	const struct router *router; /* NULL: a single node */
 	struct budget_config budget;  /* every client's command budget */

@@ -120,6 +120,7 @@ struct client {
 	bool logged_in;
 	bool registered; /* logged in to an account (accounts); false for a guest */
 	bool seeks_off;  /* set seeks off: no seek news */
+	bool tourneys_on; /* events/'s: set tourneys on: tournament events (tourney.h) */
 	char name[PROTO_NAME_MAX + 1];
 	/* identity.c's: a guest's token (given at login, kept after logout), or "" */
 	char token[PROTO_TOKEN_LEN + 1];

@@ -175,6 +175,9 @@ static void hook_end(void *ud, const struct game *g)
 	            session_seat(g, 1)->registered;
 	fin->score = res.winner == 0 ? 1.0 : res.winner == 1 ? 0.0 : 0.5;
 	queue(jn, rec);
+	/* the news goes up after the end is queued: what it writes is queued behind it */
+	if (jn->on_end != NULL)
+		jn->on_end(jn->end_ud, g);
 }
 
 /*
@@ -272,7 +275,7 @@ static void batch_failing(struct journal *jn, const struct store_batch *b)
 	                           store_strerror(b->err));
 	for (const struct store_rec *r = b->recs; r != NULL; r = r->next) {
 		uint64_t id = (uint64_t)r->game;
-		if (r->type == STORE_REC_ACCOUNT || told(jn, id))
+		if (r->type == STORE_REC_ACCOUNT || r->type == STORE_REC_TOURNEY || told(jn, id))
 			continue;
 		if (jn->ntold == jn->cap_told) {
 			size_t cap = jn->cap_told ? 2 * jn->cap_told : 16;
@@ -323,6 +326,9 @@ static void rec_what(const struct store_rec *r, char *buf, size_t len)
 		break;
 	case STORE_REC_ACCOUNT:
 		snprintf(buf, len, "account %s", r->u.account.name);
+		break;
+	case STORE_REC_TOURNEY:
+		snprintf(buf, len, "tournament %" PRId64, r->game);
 		break;
 	}
 }
@@ -426,6 +432,70 @@ void journal_close(struct journal *jn)
 	free(jn->told);
 	jn->told = NULL;
 	jn->ntold = jn->cap_told = 0;
+}
+
+/* ---- tournaments -------------------------------------------------------------------- */
+
+void journal_set_on_end(struct journal *jn, void (*on_end)(void *ud, const struct game *g),
+                        void *ud)
+{
+	jn->on_end = on_end;
+	jn->end_ud = ud;
+}
+
+int journal_tourney_put(struct journal *jn, int64_t id, const char *state, char *doc)
+{
+	struct store_rec *rec = jn->w != NULL ? store_writer_rec(jn->w, STORE_REC_TOURNEY) : NULL;
+	if (rec == NULL) {
+		free(doc);
+		return STORE_ENOMEM;
+	}
+	rec->game = id;
+	snprintf(rec->u.tourney.state, sizeof rec->u.tourney.state, "%s", state);
+	rec->u.tourney.doc = doc;
+	rec->u.tourney.at = wall_ms();
+	queue(jn, rec);
+	return STORE_OK;
+}
+
+/* A connection of recovery's own, that only reads (before the server listens). */
+static int open_reader(struct journal *jn, struct store **db)
+{
+	struct store_options ro = jn->opts;
+	ro.reader = true;
+	*db = NULL;
+	return store_open_opts(&ro, db);
+}
+
+int journal_tourneys_open(struct journal *jn, struct store_tourney **out, size_t *n,
+                          int64_t *max_id)
+{
+	*out = NULL;
+	*n = 0;
+	*max_id = 0;
+	if (jn->w == NULL)
+		return 0;
+	struct store *db;
+	int r = open_reader(jn, &db);
+	if (r == STORE_OK)
+		r = store_tourneys_open(db, out, n, max_id);
+	if (r < 0)
+		journal_log_failure("tournaments", r, db ? store_last_error(db) : "");
+	store_close(db);
+	return r;
+}
+
+int journal_game_read(struct journal *jn, int64_t id, struct store_game *out)
+{
+	memset(out, 0, sizeof *out);
+	if (jn->w == NULL)
+		return STORE_ENOTFOUND;
+	struct store *db;
+	int r = open_reader(jn, &db);
+	if (r == STORE_OK)
+		r = store_game_fetch(db, id, out);
+	store_close(db);
+	return r;
 }
 
 /* ---- recovery ---------------------------------------------------------------------- */
@@ -535,10 +605,8 @@ int journal_recover(struct journal *jn)
 {
 	if (jn->w == NULL)
 		return 0;
-	struct store_options ro = jn->opts;
-	ro.reader = true;
-	struct store *db = NULL;
-	int r = store_open_opts(&ro, &db);
+	struct store *db;
+	int r = open_reader(jn, &db);
 	struct store_game *v = NULL;
 	size_t n = 0;
 	if (r == STORE_OK)

@@ -86,6 +86,9 @@ struct journal {
 	/* the accounts' records come back here (accounts.c registers it) */
 	void (*on_account)(void *ud, const struct store_rec *r);
 	void *acct_ud;
+	/* upward news of every game's end (journal_set_on_end), or NULL */
+	void (*on_end)(void *ud, const struct game *g);
+	void *end_ud;
 };
 
 /*
@@ -130,6 +133,22 @@ int journal_add_account(struct journal *jn, const char *name, const char *hash, 
 /* The seek options of a stored game: its option words, then its clock and rating; 0 or -1. */
 int journal_seek_opts(const struct game_ops *ops, const struct store_game *sg,
                       struct seek_opts *so);
+/*
+ * Tournaments (events/, above). journal_set_on_end(): on_end(ud, g) hears every game's
+ * end, after its end is queued (so that what on_end writes is stored after it), from the
+ * session hook: like a hook it must not call into the session layer (defer that).
+ * journal_tourney_put() queues tournament id as it stands (doc: its document, malloc'd,
+ * taken in every case); 0 or STORE_ENOMEM. journal_tourneys_open() reads the tournaments
+ * not over and the highest id, and journal_game_read() one stored game with its moves
+ * (store_game_clear() it), each through a reader connection of its own: synchronous,
+ * before the server listens. 0 or a negative enum store_err.
+ */
+void journal_set_on_end(struct journal *jn, void (*on_end)(void *ud, const struct game *g),
+                        void *ud);
+int journal_tourney_put(struct journal *jn, int64_t id, const char *state, char *doc);
+int journal_tourneys_open(struct journal *jn, struct store_tourney **out, size_t *n,
+                          int64_t *max_id);
+int journal_game_read(struct journal *jn, int64_t id, struct store_game *out);
 /* Logs a failure of the store (always, on stderr): what was tried, the error, the store's words. */
 void journal_log_failure(const char *what, int r, const char *why);
 

@@ -466,4 +466,35 @@ int store_backup(struct store *s, const char *dest);
  */
 int store_games_claim(struct store *s, const char *from, struct store_game **out, size_t *n);
 
+/* ---- tournaments (schema version 5) ---------------------------------------------- */
+
+/*
+ * A tournament as stored: its id, its state ("created", "running", "finished",
+ * "cancelled"; at most STORE_TOURNEY_STATE_MAX - 1 bytes) and the whole of it as one
+ * document (the events layer's JSON: kind and options, format, rounds, limits, director,
+ * players, every round's pairings with their game ids and results; at most
+ * STORE_TOURNEY_DOC_MAX bytes, valid UTF-8). The store does not read the document: a
+ * tournament is written whole each time it changes (a few KiB), which keeps its
+ * players, pairings and results one atomic unit, in the same journal queue as the games
+ * whose results it counts (so a game's end is never durable after the tournament that
+ * counted it).
+ */
+#define STORE_TOURNEY_STATE_MAX 16
+#define STORE_TOURNEY_DOC_MAX   (1 << 20)
+struct store_tourney {
+	int64_t id;
+	char state[STORE_TOURNEY_STATE_MAX];
+	char *doc; /* owned (malloc'd): store_tourneys_free() */
+	int64_t updated;
+};
+/* Inserts tournament id or replaces it (state, doc, updated = now). */
+int store_tourney_put(struct store *s, int64_t id, const char *state, const char *doc, int64_t now);
+/*
+ * Every tournament not finished or cancelled, by id, into *out (malloc'd, *n of them,
+ * NULL when none; release with store_tourneys_free()), and the highest id ever stored
+ * into *max_id (0: none), so that ids are never given twice.
+ */
+int store_tourneys_open(struct store *s, struct store_tourney **out, size_t *n, int64_t *max_id);
+void store_tourneys_free(struct store_tourney *v, size_t n);
+
 #endif

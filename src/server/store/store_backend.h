@@ -111,6 +111,11 @@ struct store_backend {
 	/* A read snapshot on a reader connection: begin, then end (commit) or rollback(). */
 	int (*snapshot_begin)(struct store *s);
 	int (*snapshot_end)(struct store *s);
+	/* Tournaments (store.h): one upsert, one read of those not over. */
+	int (*tourney_put)(struct store *s, int64_t id, const char *state, const char *doc,
+	                   int64_t now);
+	int (*tourneys_open)(struct store *s, struct store_tourney **out, size_t *n,
+	                     int64_t *max_id);
 	/* A copy of the store into the new file dest (NULL where a back end has none). */
 	int (*backup)(struct store *s, const char *dest);
 };

@@ -154,6 +154,16 @@ static const char *const migrations[] = {
          * have none), the points of a player's rating history. */
         "ALTER TABLE games ADD COLUMN rating0 double precision,"
         " ADD COLUMN rating1 double precision;",
+        /* 5: tournaments (issue 21), as SQLite's version 5: each one row, its state and
+         * the whole of it as a document (store.h). Self-contained: no other table refers
+         * to it or is changed, so it can take another number at a merge. */
+        "CREATE TABLE tourneys ("
+        "  id bigint PRIMARY KEY,"
+        "  state text NOT NULL,"
+        "  doc text NOT NULL,"
+        "  updated bigint NOT NULL"
+        ");"
+        "CREATE INDEX tourneys_state ON tourneys(state);",
 };
 #define NMIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))
 
@@ -211,6 +221,9 @@ enum stmt_id {
 	S_FIND_MOVES,
 	S_FIND_PLAYER_MOVES,
 	S_COUNTS,
+	S_TOURNEY_PUT,
+	S_TOURNEYS_OPEN,
+	S_TOURNEY_MAX,
 	S_COUNT
 };
 
@@ -295,6 +308,13 @@ static const char *const stmt_sql[S_COUNT] = {
                      " player0_key = $1 THEN 0 ELSE 1 END), count(*) FILTER (WHERE winner < 0)"
                      " FROM games WHERE status = 'finished'"
                      " AND (player0_key = $1 OR player1_key = $1)",
+        [S_TOURNEY_PUT] = "INSERT INTO tourneys(id, state, doc, updated)"
+                          " VALUES ($1::bigint, $2, $3, $4::bigint)"
+                          " ON CONFLICT (id) DO UPDATE SET state = excluded.state,"
+                          " doc = excluded.doc, updated = excluded.updated",
+        [S_TOURNEYS_OPEN] = "SELECT id, state, doc, updated FROM tourneys"
+                            " WHERE state NOT IN ('finished', 'cancelled') ORDER BY id",
+        [S_TOURNEY_MAX] = "SELECT coalesce(max(id), 0) FROM tourneys",
 };
 
 /* The writes of one transaction, as calls (a hash of the statement and its arguments) and
@@ -517,11 +537,11 @@ static void quiet(void *arg, const char *message)
 }
 
 static const char *const stmt_names[S_COUNT] = {
-        "acc_insert",  "acc_get",    "rating_get",  "rating_put",  "rating_top",
-        "ratings_of",  "reserve",    "game_insert", "game_exists", "game_fetch",
-        "move_insert", "moves_drop", "game_finish", "in_progress", "history",
-        "claim",       "find",       "find_player", "find_moves",  "find_player_moves",
-        "counts",
+        "acc_insert",  "acc_get",     "rating_get",    "rating_put",  "rating_top",
+        "ratings_of",  "reserve",     "game_insert",   "game_exists", "game_fetch",
+        "move_insert", "moves_drop",  "game_finish",   "in_progress", "history",
+        "claim",       "find",        "find_player",   "find_moves",  "find_player_moves",
+        "counts",      "tourney_put", "tourneys_open", "tourney_max",
 };
 
 /* Settings of a new session: durability, lock wait, encoding, read-only for readers. */
@@ -1720,6 +1740,56 @@ static int pg_player_counts(struct store *bs, const char *name, struct store_cou
 	return STORE_OK;
 }
 
+/* ---- tournaments ------------------------------------------------------------------------ */
+
+static int pg_tourney_put(struct store *bs, int64_t id, const char *state, const char *doc,
+                          int64_t now)
+{
+	if (!utf8_valid(state) || !utf8_valid(doc))
+		return STORE_EINVAL;
+	struct params p = {0};
+	p_i64(&p, id);
+	p_str(&p, state);
+	p_str(&p, doc);
+	p_i64(&p, now);
+	return write1(impl(bs), S_TOURNEY_PUT, &p, NONE_NOTFOUND);
+}
+
+static int pg_tourneys_open(struct store *bs, struct store_tourney **out, size_t *n,
+                            int64_t *max_id)
+{
+	struct pg_store *s = impl(bs);
+	struct params p = {0};
+	PGresult *r;
+	int err = run(s, S_TOURNEY_MAX, &p, &r);
+	if (err)
+		return err;
+	*max_id = PQntuples(r) == 1 ? col_i64(r, 0, 0) : 0;
+	PQclear(r);
+	if ((err = run(s, S_TOURNEYS_OPEN, &p, &r)) != STORE_OK)
+		return err;
+	int rows = PQntuples(r);
+	if (rows > 0 && (*out = calloc((size_t)rows, sizeof **out)) == NULL)
+		err = STORE_ENOMEM;
+	for (int i = 0; err == STORE_OK && i < rows; i++) {
+		struct store_tourney *t = &(*out)[i];
+		t->id = col_i64(r, i, 0);
+		col_str(r, i, 1, t->state, sizeof t->state);
+		t->updated = col_i64(r, i, 3);
+		if ((t->doc = strdup(PQgetvalue(r, i, 2))) == NULL)
+			err = STORE_ENOMEM;
+		else
+			*n = (size_t)i + 1;
+	}
+	PQclear(r);
+	if (err != STORE_OK) {
+		store_tourneys_free(*out, *n);
+		*out = NULL;
+		*n = 0;
+	}
+	return err;
+}
+
 /* A read snapshot: the session made ready first, and not made again inside it. */
 static int pg_snapshot_begin(struct store *bs)
 {
@@ -1768,6 +1838,8 @@ const struct store_backend store_pg = {
         .games_claim = pg_games_claim,
         .games_find = pg_games_find,
         .player_counts = pg_player_counts,
+        .tourney_put = pg_tourney_put,
+        .tourneys_open = pg_tourneys_open,
         .snapshot_begin = pg_snapshot_begin,
         .snapshot_end = pg_snapshot_end,
 };

@@ -1,6 +1,7 @@
 /*
  * store_rows.c - the store's rows as plain values (store.h): a status's name,
- * the default rating, freeing a game's moves and a list of games, growing a
+ * the default rating, freeing a game's moves, a list of games and a list of
+ * tournaments, growing a
  * list of games. Shared by the interface (store.c) and every back end
  * (store_backend.h), and calling neither, so a back end never calls back up
  * into the interface that calls it.
@@ -62,4 +63,11 @@ int store_games_push(struct store_game **v, size_t *len, size_t *cap, const stru
 	}
 	(*v)[(*len)++] = *g;
 	return STORE_OK;
+}
+
+void store_tourneys_free(struct store_tourney *v, size_t n)
+{
+	for (size_t i = 0; v != NULL && i < n; i++)
+		free(v[i].doc);
+	free(v);
 }

@@ -94,6 +94,16 @@ static const char *const migrations[] = {
          * have none), the points of a player's rating history. */
         "ALTER TABLE games ADD COLUMN rating0 REAL;"
         "ALTER TABLE games ADD COLUMN rating1 REAL;",
+        /* 5: tournaments (issue 21), each one row: its state and the whole of it as a
+         * document (store.h, store_tourney). Self-contained: no other table refers to it
+         * or is changed, so it can take another number at a merge. */
+        "CREATE TABLE tourneys ("
+        "  id INTEGER PRIMARY KEY,"
+        "  state TEXT NOT NULL,"
+        "  doc TEXT NOT NULL,"
+        "  updated INTEGER NOT NULL"
+        ");"
+        "CREATE INDEX tourneys_state ON tourneys(state);",
 };
 #define NMIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))
 
@@ -141,6 +151,9 @@ enum stmt_id {
 	S_FIND,
 	S_FIND_PLAYER,
 	S_COUNTS,
+	S_TOURNEY_PUT,
+	S_TOURNEYS_OPEN,
+	S_TOURNEY_MAX,
 	S_COUNT
 };
 
@@ -213,6 +226,12 @@ static const char *const stmt_sql[S_COUNT] = {
                      " coalesce(sum(winner >= 0 AND winner <> CASE WHEN player0_key = ?1"
                      " THEN 0 ELSE 1 END), 0), coalesce(sum(winner < 0), 0) FROM games"
                      " WHERE status = 'finished' AND (player0_key = ?1 OR player1_key = ?1)",
+        [S_TOURNEY_PUT] = "INSERT INTO tourneys(id, state, doc, updated) VALUES (?, ?, ?, ?)"
+                          " ON CONFLICT(id) DO UPDATE SET state = excluded.state,"
+                          " doc = excluded.doc, updated = excluded.updated",
+        [S_TOURNEYS_OPEN] = "SELECT id, state, doc, updated FROM tourneys"
+                            " WHERE state NOT IN ('finished', 'cancelled') ORDER BY id",
+        [S_TOURNEY_MAX] = "SELECT coalesce(max(id), 0) FROM tourneys",
 };
 
 struct sqlite_store {
@@ -1037,6 +1056,67 @@ static int sq_games_in_progress(struct store *bs, struct store_game **out, size_
 	return err;
 }
 
+static int sq_tourney_put(struct store *bs, int64_t id, const char *state, const char *doc,
+                          int64_t now)
+{
+	sqlite3_stmt *st = stmt(impl(bs), S_TOURNEY_PUT);
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_text(st, 2, state, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 3, doc, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 4, now);
+	int rc = sqlite3_step(st);
+	sqlite3_reset(st);
+	return rc == SQLITE_DONE ? STORE_OK : sql_err(rc);
+}
+
+static int sq_tourneys_open(struct store *bs, struct store_tourney **out, size_t *n,
+                            int64_t *max_id)
+{
+	struct sqlite_store *s = impl(bs);
+	sqlite3_stmt *st = stmt(s, S_TOURNEY_MAX);
+	int rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		*max_id = sqlite3_column_int64(st, 0);
+	sqlite3_reset(st);
+	if (rc != SQLITE_ROW)
+		return sql_err(rc);
+	st = stmt(s, S_TOURNEYS_OPEN);
+	size_t cap = 0;
+	int err = STORE_OK;
+	while (err == STORE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (*n == cap) {
+			size_t nc = cap ? cap * 2 : 8;
+			struct store_tourney *v = realloc(*out, nc * sizeof *v);
+			if (v == NULL) {
+				err = STORE_ENOMEM;
+				break;
+			}
+			*out = v;
+			cap = nc;
+		}
+		struct store_tourney *t = &(*out)[*n];
+		memset(t, 0, sizeof *t);
+		t->id = sqlite3_column_int64(st, 0);
+		copy_col(st, 1, t->state, sizeof t->state);
+		const char *doc = (const char *)sqlite3_column_text(st, 2);
+		t->doc = strdup(doc ? doc : "");
+		t->updated = sqlite3_column_int64(st, 3);
+		if (t->doc == NULL)
+			err = STORE_ENOMEM;
+		else
+			(*n)++;
+	}
+	if (err == STORE_OK && rc != SQLITE_DONE)
+		err = sql_err(rc);
+	sqlite3_reset(st);
+	if (err != STORE_OK) {
+		store_tourneys_free(*out, *n);
+		*out = NULL;
+		*n = 0;
+	}
+	return err;
+}
+
 static int sq_history(struct store *bs, const char *name, int limit, struct store_game **out,
                       size_t *n)
 {
@@ -1165,6 +1245,8 @@ const struct store_backend store_sqlite = {
         .history = sq_history,
         .games_find = sq_games_find,
         .player_counts = sq_player_counts,
+        .tourney_put = sq_tourney_put,
+        .tourneys_open = sq_tourneys_open,
         .snapshot_begin = sq_snapshot_begin,
         .snapshot_end = sq_snapshot_end,
         .backup = sq_backup,

@@ -159,6 +159,9 @@ static int apply(struct store_writer *w, struct store_rec *r)
 	case STORE_REC_ACCOUNT:
 		return store_account_insert(w->db, r->u.account.name, r->u.account.hash,
 		                            r->u.account.created);
+	case STORE_REC_TOURNEY:
+		return store_tourney_put(w->db, r->game, r->u.tourney.state, r->u.tourney.doc,
+		                         r->u.tourney.at);
 	}
 	return STORE_EINVAL;
 }
@@ -392,8 +395,18 @@ static void writer_main(void *arg)
 
 /* ---- the loop side ------------------------------------------------------------------------ */
 
+/* What a record owns (a tournament's document), freed once it is written or dropped. */
+static void rec_release(struct store_rec *r)
+{
+	if (r->type == STORE_REC_TOURNEY) {
+		free(r->u.tourney.doc);
+		r->u.tourney.doc = NULL;
+	}
+}
+
 static void recycle(struct store_writer *w, struct store_rec *r)
 {
+	rec_release(r);
 	if (w->nfree >= FREE_RECS_MAX) {
 		free(r);
 		return;
@@ -662,6 +675,7 @@ void store_writer_stop(struct store_writer *w)
 	}
 	for (struct store_rec *r = w->head, *rn; r != NULL; r = rn) { /* out of memory only */
 		rn = r->next;
+		rec_release(r);
 		free(r);
 	}
 	store_close(w->db);

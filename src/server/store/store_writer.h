@@ -86,7 +86,10 @@ enum store_rec_type {
 	STORE_REC_TAKEBACK, /* game takes back its moves from ply u.takeback.from on, provided
 	                       the journal holds exactly u.takeback.plies moves */
 	STORE_REC_FINISH,   /* game ends: u.finish */
-	STORE_REC_ACCOUNT   /* a new account: u.account (STORE_EEXISTS when the name is taken) */
+	STORE_REC_ACCOUNT,  /* a new account: u.account (STORE_EEXISTS when the name is taken) */
+	STORE_REC_TOURNEY   /* tournament `game` as it stands now: u.tourney (store_tourney_put);
+	                       u.tourney.doc is malloc'd by the caller and owned by the record
+	                       from store_writer_queue() on (freed once written or dropped) */
 };
 
 struct store_rec_finish {
@@ -126,6 +129,11 @@ struct store_rec {
 			char hash[STORE_HASH_MAX];
 			int64_t created;
 		} account;
+		struct {
+			char state[STORE_TOURNEY_STATE_MAX];
+			char *doc;
+			int64_t at;
+		} tourney;
 	} u;
 };
 

@@ -1,0 +1,1282 @@
+/*
+ * tourney.c - tournaments run by the server (see tourney.h): the verbs' work,
+ * the rounds (paired by src/arena, games started through the session layer's
+ * game-start path), results heard from the journal, standings with
+ * tie-breaks, the stored document, recovery, and the events pushed to
+ * subscribers.
+ *
+ * A tournament's results live in one table of struct arena_game, one row per
+ * player (in the order they joined: their pairing numbers) and one column per
+ * round, exactly as the pairing library, its tie-breaks and its TRF writer read
+ * them; the game id of each entry sits beside it. The current round's pairings
+ * are kept in board order (struct tpair).
+ */
+#include "server/events/tourney.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include <cjson/cJSON.h>
+
+#include "arena/arena.h"
+#include "games/game.h"
+#include "server/msg/msg.h"
+#include "server/net/conn.h"
+#include "server/play/lobby.h"
+#include "server/play/session.h"
+#include "server/records/journal.h"
+#include "server/util/log.h"
+#include "server/util/text.h"
+
+enum tformat { TF_ROUNDROBIN, TF_DOUBLE, TF_GAUNTLET, TF_SWISS };
+static const char *const format_names[] = {"roundrobin", "double", "gauntlet", "swiss"};
+enum tstate { TS_CREATED, TS_RUNNING, TS_FINISHED, TS_CANCELLED };
+static const char *const state_names[] = {"created", "running", "finished", "cancelled"};
+
+#define TRF_MAX (64 * 1024)
+
+struct tplayer {
+	char name[PROTO_NAME_MAX + 1];
+	bool registered;
+	bool active;  /* false: withdrawn (not paired again; games left are forfeits) */
+	int absences; /* forfeits in a row by absence */
+};
+
+/* A game of the current round: player indexes; black -1 is a bye. */
+struct tpair {
+	int white, black;
+	uint64_t game; /* 0: not started (or a bye, or a forfeit decided without a game) */
+	char result;   /* 0 while not decided; else white's TRF code: 1 = 0 + - (Z: neither) */
+};
+
+struct tourney {
+	struct tourney *next;
+	uint64_t id;
+	char name[TOURNEY_NAME_MAX + 1];
+	const struct game_ops *ops;
+	char words[STORE_OPTIONS_MAX]; /* the game's option words as given (seek's) */
+	struct seek_opts so;
+	enum tformat format;
+	int rounds_asked; /* rounds= (Swiss), 0: by the field */
+	int rounds;       /* planned, set at the start */
+	int max;
+	bool rated;
+	char director[PROTO_NAME_MAX + 1];
+	enum tstate state;
+	int n;
+	struct tplayer p[TOURNEY_MAX_PLAYERS];
+	struct arena_game g[TOURNEY_MAX_PLAYERS][TOURNEY_MAX_ROUNDS];
+	uint64_t gid[TOURNEY_MAX_PLAYERS][TOURNEY_MAX_ROUNDS];
+	int round; /* rounds paired: the current one is round - 1 */
+	struct tpair pairs[TOURNEY_MAX_PLAYERS / 2 + 1];
+	int npairs;
+};
+
+/* ---- helpers ------------------------------------------------------------------------- */
+
+static struct tourney *find(struct tourneys *ts, uint64_t id)
+{
+	for (struct tourney *t = ts->list; t != NULL; t = t->next)
+		if (t->id == id)
+			return t;
+	return NULL;
+}
+
+static int player_of(const struct tourney *t, const char *name)
+{
+	for (int i = 0; i < t->n; i++)
+		if (strcasecmp(t->p[i].name, name) == 0)
+			return i;
+	return -1;
+}
+
+/* Whether every game of the current round is decided. */
+static bool round_over(const struct tourney *t)
+{
+	for (int i = 0; i < t->npairs; i++)
+		if (t->pairs[i].result == 0)
+			return false;
+	return true;
+}
+
+/* Rounds with every result in. */
+static int played(const struct tourney *t)
+{
+	return t->round == 0 ? 0 : round_over(t) ? t->round : t->round - 1;
+}
+
+/* The tournament as the pairing library reads it, over its first `upto` rounds. */
+static void as_swiss(const struct tourney *t, int upto, struct arena_swiss *sw,
+                     struct arena_player *pl)
+{
+	for (int i = 0; i < t->n; i++)
+		pl[i] = (struct arena_player){
+		        .name = t->p[i].name, .games = t->g[i], .active = t->p[i].active};
+	*sw = (struct arena_swiss){.n = t->n,
+	                           .players = pl,
+	                           .played = upto,
+	                           .rounds = t->rounds ? t->rounds : upto,
+	                           .first_color = 'w',
+	                           .points = arena_points_default()};
+}
+
+/* The code the other side gets for one side's result code. */
+static char opposite(char r)
+{
+	switch (r) {
+	case '1':
+		return '0';
+	case '0':
+		return '1';
+	case '+':
+		return '-';
+	case '-':
+		return '+';
+	default:
+		return r;
+	}
+}
+
+/* ---- events -------------------------------------------------------------------------- */
+
+void tourney_set_events(struct client *c, const struct proto_req *rq, const char *word)
+{
+	bool on = strcasecmp(word, "on") == 0;
+	if (!on && strcasecmp(word, "off") != 0) {
+		reply_err(c, rq, ERR_BAD_ARGS, "usage: set tourneys on|off");
+		return;
+	}
+	c->tourneys_on = on;
+	cJSON *f = cJSON_CreateObject();
+	cJSON_AddBoolToObject(f, "tourneys", on);
+	reply_ok(c, rq, f, NULL, "tournament events %s", on ? "on" : "off");
+}
+
+/* Sends event j (taken; "type":"tourney" and the id added) with its text line to every
+   subscriber. */
+static void tell(struct tourneys *ts, const struct tourney *t, const char *event, cJSON *j,
+                 char *text)
+{
+	cJSON *e = cJSON_CreateObject();
+	cJSON_AddStringToObject(e, "type", "tourney");
+	cJSON_AddStringToObject(e, "event", event);
+	cJSON_AddNumberToObject(e, "tourney", (double)t->id);
+	if (j != NULL) {
+		cJSON *it = j->child;
+		while (it != NULL) {
+			cJSON *next = it->next;
+			cJSON_AddItemToObject(e, it->string, cJSON_DetachItemViaPointer(j, it));
+			it = next;
+		}
+		cJSON_Delete(j);
+	}
+	struct msg m;
+	msg_init(&m, e, xasprintf("tourney %" PRIu64 " %s: %s", t->id, event, text ? text : ""));
+	free(text);
+	for (struct conn *cn = ts->lobby->hub->conns; cn != NULL; cn = cn->next) {
+		struct client *c = client_of(cn);
+		if (c != NULL && c->tourneys_on && !c->remote && c->fe == NULL && conn_alive(cn))
+			msg_send(&m, c);
+	}
+	msg_done(&m);
+}
+
+/* ---- standings ----------------------------------------------------------------------- */
+
+struct standing {
+	int player;
+	int score;     /* tenths */
+	int64_t tb[5]; /* by enum arena_tiebreak */
+};
+
+/* The order of the tie-breaks: a Swiss by its opponents, a round-robin by its results. */
+static const enum arena_tiebreak swiss_order[] = {ARENA_TB_BUCHHOLZ_CUT1, ARENA_TB_BUCHHOLZ,
+                                                  ARENA_TB_SONNEBORN, ARENA_TB_DIRECT};
+static const enum arena_tiebreak rr_order[] = {ARENA_TB_SONNEBORN, ARENA_TB_DIRECT, ARENA_TB_WINS};
+
+static const struct tourney *sort_t; /* qsort has no argument; the loop thread only */
+
+static int by_standing(const void *a, const void *b)
+{
+	const struct standing *x = a, *y = b;
+	if (x->score != y->score)
+		return y->score - x->score;
+	bool swiss = sort_t->format == TF_SWISS;
+	const enum arena_tiebreak *o = swiss ? swiss_order : rr_order;
+	int no = swiss ? 4 : 3;
+	for (int i = 0; i < no; i++)
+		if (x->tb[o[i]] != y->tb[o[i]])
+			return x->tb[o[i]] > y->tb[o[i]] ? -1 : 1;
+	return x->player - y->player;
+}
+
+/* The standings after the rounds played, best first, into st (t->n of them). */
+static void standings(const struct tourney *t, struct standing *st)
+{
+	struct arena_player pl[TOURNEY_MAX_PLAYERS];
+	struct arena_swiss sw;
+	int upto = played(t);
+	as_swiss(t, upto, &sw, pl);
+	int64_t v[5][TOURNEY_MAX_PLAYERS];
+	for (int k = 0; k < 5; k++)
+		if (arena_tiebreak(&sw, (enum arena_tiebreak)k, v[k]) < 0)
+			memset(v[k], 0, sizeof v[k]);
+	for (int i = 0; i < t->n; i++) {
+		st[i].player = i;
+		st[i].score = arena_score(&sw, i, upto);
+		for (int k = 0; k < 5; k++)
+			st[i].tb[k] = v[k][i];
+	}
+	sort_t = t;
+	qsort(st, (size_t)t->n, sizeof *st, by_standing);
+}
+
+/* The standings as JSON (an array) and text lines (into *text). */
+static cJSON *standings_json(const struct tourney *t, char **text)
+{
+	struct standing st[TOURNEY_MAX_PLAYERS];
+	standings(t, st);
+	cJSON *a = cJSON_CreateArray();
+	for (int i = 0; i < t->n; i++) {
+		const struct standing *s = &st[i];
+		const struct tplayer *p = &t->p[s->player];
+		cJSON *j = cJSON_CreateObject();
+		cJSON_AddNumberToObject(j, "rank", i + 1);
+		cJSON_AddStringToObject(j, "name", p->name);
+		cJSON_AddNumberToObject(j, "score", s->score / 10.0);
+		cJSON_AddNumberToObject(j, "buchholz", (double)s->tb[ARENA_TB_BUCHHOLZ] / 10.0);
+		cJSON_AddNumberToObject(j, "buchholz_cut1",
+		                        (double)s->tb[ARENA_TB_BUCHHOLZ_CUT1] / 10.0);
+		cJSON_AddNumberToObject(j, "sonneborn_berger",
+		                        (double)s->tb[ARENA_TB_SONNEBORN] / 100.0);
+		cJSON_AddNumberToObject(j, "direct", (double)s->tb[ARENA_TB_DIRECT] / 10.0);
+		cJSON_AddNumberToObject(j, "wins", (double)s->tb[ARENA_TB_WINS]);
+		cJSON_AddBoolToObject(j, "withdrawn", !p->active);
+		cJSON_AddItemToArray(a, j);
+		if (text != NULL)
+			xappend(text,
+			        "%s%2d. %-20s %4.1f  BH %.1f BH-1 %.1f SB %.2f DE %.1f W %d%s",
+			        *text ? "\n" : "", i + 1, p->name, s->score / 10.0,
+			        (double)s->tb[ARENA_TB_BUCHHOLZ] / 10.0,
+			        (double)s->tb[ARENA_TB_BUCHHOLZ_CUT1] / 10.0,
+			        (double)s->tb[ARENA_TB_SONNEBORN] / 100.0,
+			        (double)s->tb[ARENA_TB_DIRECT] / 10.0, (int)s->tb[ARENA_TB_WINS],
+			        p->active ? "" : " (withdrawn)");
+	}
+	return a;
+}
+
+static const char *pair_result_text(char r)
+{
+	switch (r) {
+	case '1':
+		return "1-0";
+	case '0':
+		return "0-1";
+	case '=':
+		return "1/2-1/2";
+	case '+':
+		return "1-0 (forfeit)";
+	case '-':
+		return "0-1 (forfeit)";
+	case 'Z':
+		return "0-0 (both absent)";
+	case 'U':
+		return "bye";
+	default:
+		return "*";
+	}
+}
+
+/* The current round's pairings as JSON and text lines. */
+static cJSON *pairs_json(const struct tourney *t, char **text)
+{
+	cJSON *a = cJSON_CreateArray();
+	for (int i = 0; i < t->npairs; i++) {
+		const struct tpair *pr = &t->pairs[i];
+		cJSON *j = cJSON_CreateObject();
+		cJSON_AddNumberToObject(j, "board", i + 1);
+		cJSON_AddStringToObject(j, "white", t->p[pr->white].name);
+		if (pr->black >= 0)
+			cJSON_AddStringToObject(j, "black", t->p[pr->black].name);
+		else
+			cJSON_AddNullToObject(j, "black");
+		cJSON_AddNumberToObject(j, "game", (double)pr->game);
+		cJSON_AddStringToObject(j, "result",
+		                        pr->black < 0 ? "bye" : pair_result_text(pr->result));
+		cJSON_AddItemToArray(a, j);
+		if (text != NULL) {
+			if (pr->black < 0)
+				xappend(text, "%s  board %d: %s has the bye", *text ? "\n" : "",
+				        i + 1, t->p[pr->white].name);
+			else
+				xappend(text, "%s  board %d: %s - %s  game %" PRIu64 "  %s",
+				        *text ? "\n" : "", i + 1, t->p[pr->white].name,
+				        t->p[pr->black].name, pr->game,
+				        pair_result_text(pr->result));
+		}
+	}
+	return a;
+}
+
+/* ---- the stored document ------------------------------------------------------------- */
+
+static cJSON *summary_json(const struct tourney *t);
+
+/* The stored document: the summary (its "players" a list instead of a count), the rounds
+   asked for, every player's rounds and the current round's pairs. */
+static char *doc_of(const struct tourney *t)
+{
+	cJSON *d = summary_json(t);
+	cJSON_DeleteItemFromObjectCaseSensitive(d, "players");
+	cJSON_AddNumberToObject(d, "rounds_asked", t->rounds_asked);
+	cJSON *ps = cJSON_AddArrayToObject(d, "players");
+	for (int i = 0; i < t->n; i++) {
+		const struct tplayer *p = &t->p[i];
+		cJSON *j = cJSON_CreateObject();
+		cJSON_AddStringToObject(j, "name", p->name);
+		cJSON_AddBoolToObject(j, "registered", p->registered);
+		cJSON_AddBoolToObject(j, "active", p->active);
+		cJSON_AddNumberToObject(j, "absences", p->absences);
+		cJSON *gs = cJSON_AddArrayToObject(j, "games"); /* [opp, "color", "result", game] */
+		for (int r = 0; r < t->round; r++) {
+			const struct arena_game *g = &t->g[i][r];
+			char col[2] = {g->color ? g->color : '-', 0}, res[2] = {g->result, 0};
+			cJSON *e = cJSON_CreateArray();
+			cJSON_AddItemToArray(e, cJSON_CreateNumber(g->opp));
+			cJSON_AddItemToArray(e, cJSON_CreateString(col));
+			cJSON_AddItemToArray(e, cJSON_CreateString(res));
+			cJSON_AddItemToArray(e, cJSON_CreateNumber((double)t->gid[i][r]));
+			cJSON_AddItemToArray(gs, e);
+		}
+		cJSON_AddItemToArray(ps, j);
+	}
+	cJSON *pa = cJSON_AddArrayToObject(d, "pairs"); /* [white, black, game, "result"] */
+	for (int i = 0; i < t->npairs; i++) {
+		const struct tpair *pr = &t->pairs[i];
+		char res[2] = {pr->result, 0};
+		cJSON *e = cJSON_CreateArray();
+		cJSON_AddItemToArray(e, cJSON_CreateNumber(pr->white));
+		cJSON_AddItemToArray(e, cJSON_CreateNumber(pr->black));
+		cJSON_AddItemToArray(e, cJSON_CreateNumber((double)pr->game));
+		cJSON_AddItemToArray(e, cJSON_CreateString(res));
+		cJSON_AddItemToArray(pa, e);
+	}
+	char *s = cJSON_PrintUnformatted(d);
+	cJSON_Delete(d);
+	return s;
+}
+
+/* Queues t as it stands now to the store. */
+static void save(struct tourneys *ts, const struct tourney *t)
+{
+	char *doc = doc_of(t);
+	if (doc == NULL ||
+	    journal_tourney_put(ts->jn, (int64_t)t->id, state_names[t->state], doc) < 0)
+		log_error("tournament %" PRIu64 ": out of memory: not stored", t->id);
+}
+
+static int json_int(const cJSON *o, const char *k)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+	return cJSON_IsNumber(v) ? v->valueint : 0;
+}
+
+static const char *json_str(const cJSON *o, const char *k)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+	return cJSON_IsString(v) ? v->valuestring : "";
+}
+
+static int index_of(const char *const *names, int n, const char *s)
+{
+	for (int i = 0; i < n; i++)
+		if (strcmp(names[i], s) == 0)
+			return i;
+	return -1;
+}
+
+/* Parses the words of a game's options into t->so (its kind set); false when refused. */
+static bool parse_options(struct tourney *t, char *why, size_t len)
+{
+	char buf[STORE_OPTIONS_MAX];
+	char *argv[PROTO_MAX_ARGS];
+	int argc = 0;
+	snprintf(buf, sizeof buf, "%s", t->words);
+	for (char *save = NULL, *w = strtok_r(buf, " ", &save); w != NULL && argc < PROTO_MAX_ARGS;
+	     w = strtok_r(NULL, " ", &save))
+		argv[argc++] = w;
+	if (seek_opts_parse(t->ops, argc, argv, &t->so, why, len) < 0)
+		return false;
+	t->so.rated = t->rated;
+	t->so.color = 0;
+	return true;
+}
+
+/* A tournament from its stored document, or NULL (logged). */
+static struct tourney *from_doc(const char *doc)
+{
+	cJSON *d = cJSON_Parse(doc);
+	struct tourney *t = calloc(1, sizeof *t);
+	char why[160] = "malformed";
+	if (d == NULL || t == NULL)
+		goto bad;
+	t->id = (uint64_t)json_int(d, "tourney");
+	snprintf(t->name, sizeof t->name, "%s", json_str(d, "name"));
+	snprintf(t->words, sizeof t->words, "%s", json_str(d, "options"));
+	snprintf(t->director, sizeof t->director, "%s", json_str(d, "director"));
+	t->ops = game_find(json_str(d, "kind"));
+	int f = index_of(format_names, 4, json_str(d, "format"));
+	int s = index_of(state_names, 4, json_str(d, "state"));
+	t->rounds_asked = json_int(d, "rounds_asked");
+	t->rounds = json_int(d, "rounds");
+	t->max = json_int(d, "max");
+	t->rated = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(d, "rated"));
+	t->round = json_int(d, "round");
+	if (t->ops == NULL || f < 0 || s < 0 || t->round < 0 || t->round > TOURNEY_MAX_ROUNDS ||
+	    !parse_options(t, why, sizeof why))
+		goto bad;
+	t->format = (enum tformat)f;
+	t->state = (enum tstate)s;
+	const cJSON *p;
+	cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(d, "players"))
+	{
+		if (t->n == TOURNEY_MAX_PLAYERS)
+			goto bad;
+		struct tplayer *tp = &t->p[t->n];
+		snprintf(tp->name, sizeof tp->name, "%s", json_str(p, "name"));
+		tp->registered = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(p, "registered"));
+		tp->active = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(p, "active"));
+		tp->absences = json_int(p, "absences");
+		int r = 0;
+		const cJSON *e;
+		cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(p, "games"))
+		{
+			if (r == t->round || cJSON_GetArraySize(e) != 4)
+				goto bad;
+			const char *col = cJSON_GetArrayItem(e, 1)->valuestring;
+			const char *res = cJSON_GetArrayItem(e, 2)->valuestring;
+			if (col == NULL || res == NULL)
+				goto bad;
+			t->g[t->n][r] =
+			        (struct arena_game){.opp = cJSON_GetArrayItem(e, 0)->valueint,
+			                            .color = col[0],
+			                            .result = res[0]};
+			t->gid[t->n][r] = (uint64_t)cJSON_GetArrayItem(e, 3)->valuedouble;
+			r++;
+		}
+		t->n++;
+	}
+	const cJSON *e;
+	cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(d, "pairs"))
+	{
+		if (t->npairs == TOURNEY_MAX_PLAYERS / 2 + 1 || cJSON_GetArraySize(e) != 4)
+			goto bad;
+		struct tpair *pr = &t->pairs[t->npairs++];
+		pr->white = cJSON_GetArrayItem(e, 0)->valueint;
+		pr->black = cJSON_GetArrayItem(e, 1)->valueint;
+		pr->game = (uint64_t)cJSON_GetArrayItem(e, 2)->valuedouble;
+		const char *res = cJSON_GetArrayItem(e, 3)->valuestring;
+		pr->result = res != NULL ? res[0] : 0;
+		if (pr->white < 0 || pr->white >= t->n || pr->black < -1 || pr->black >= t->n)
+			goto bad;
+	}
+	cJSON_Delete(d);
+	return t;
+bad:
+	log_error("a stored tournament cannot be read back (%s); left as it is", why);
+	cJSON_Delete(d);
+	free(t);
+	return NULL;
+}
+
+/* ---- results ------------------------------------------------------------------------- */
+
+/* Writes pair pr's result (white's code r) into the table and the players' absences. */
+static void set_result(struct tourneys *ts, struct tourney *t, struct tpair *pr, char r,
+                       int absent_seat)
+{
+	int rd = t->round - 1;
+	pr->result = r;
+	if (pr->black < 0)
+		return;
+	if (r == 'Z') { /* both absent: no game, nothing scored, no opponent */
+		t->g[pr->white][rd] = (struct arena_game){.opp = -1, .color = '-', .result = 'Z'};
+		t->g[pr->black][rd] = (struct arena_game){.opp = -1, .color = '-', .result = 'Z'};
+	} else {
+		t->g[pr->white][rd].result = r;
+		t->g[pr->black][rd].result = opposite(r);
+	}
+	for (int s = 0; s < 2; s++) {
+		struct tplayer *p = &t->p[s == 0 ? pr->white : pr->black];
+		bool absent = r == 'Z' || absent_seat == s;
+		p->absences = absent ? p->absences + 1 : 0;
+		if (absent && p->absences >= 2 && p->active) {
+			p->active = false;
+			tell(ts, t, "withdrawn", NULL,
+			     xasprintf("%s is withdrawn after two absences in a row", p->name));
+		}
+	}
+}
+
+/* White's code for a game that ended as res (winner seat, reason) after plies moves;
+ *absent_seat the seat that forfeited by absence, or -1. */
+static char code_of(int winner, const char *reason, int plies, bool loser_absent,
+                    bool winner_absent, int *absent_seat)
+{
+	*absent_seat = -1;
+	if (winner >= 0 && plies == 0 && strcmp(reason, "abandoned") == 0 && loser_absent) {
+		if (winner_absent)
+			return 'Z';
+		*absent_seat = 1 - winner;
+		return winner == 0 ? '+' : '-';
+	}
+	return winner == 0 ? '1' : winner == 1 ? '0' : '=';
+}
+
+static void pump_soon(struct tourneys *ts);
+
+/* Tells a result and the standings after it. */
+static void tell_result(struct tourneys *ts, struct tourney *t, const struct tpair *pr)
+{
+	cJSON *j = cJSON_CreateObject();
+	cJSON_AddNumberToObject(j, "round", t->round);
+	cJSON_AddNumberToObject(j, "game", (double)pr->game);
+	cJSON_AddStringToObject(j, "white", t->p[pr->white].name);
+	cJSON_AddStringToObject(j, "black", t->p[pr->black].name);
+	cJSON_AddStringToObject(j, "result", pair_result_text(pr->result));
+	tell(ts, t, "result", j,
+	     xasprintf("round %d: %s - %s %s", t->round, t->p[pr->white].name, t->p[pr->black].name,
+	               pair_result_text(pr->result)));
+	char *text = NULL;
+	cJSON *s = cJSON_CreateObject();
+	cJSON_AddNumberToObject(s, "round", t->round);
+	cJSON_AddNumberToObject(s, "played", played(t));
+	cJSON_AddItemToObject(s, "standings", standings_json(t, &text));
+	tell(ts, t, "standings", s,
+	     xasprintf("after %d round(s)\n%s", played(t), text ? text : ""));
+	free(text);
+}
+
+/* Pair pr's game g is over: its result into the table. */
+static void count_end(struct tourneys *ts, struct tourney *t, struct tpair *pr,
+                      const struct game *g)
+{
+	struct session_result res = session_result(g);
+	int absent_seat = -1;
+	char r = '=';
+	if (res.winner >= 0)
+		r = code_of(res.winner, res.reason, session_ply(g),
+		            session_seat(g, 1 - res.winner)->absent,
+		            session_seat(g, res.winner)->absent, &absent_seat);
+	set_result(ts, t, pr, r, absent_seat);
+}
+
+/* The journal's news: game g ended (inside its hook: nothing here calls the sessions). */
+static void on_game_end(void *ud, const struct game *g)
+{
+	struct tourneys *ts = ud;
+	uint64_t id = session_id(g);
+	for (struct tourney *t = ts->list; t != NULL; t = t->next) {
+		if (t->state != TS_RUNNING)
+			continue;
+		for (int i = 0; i < t->npairs; i++) {
+			struct tpair *pr = &t->pairs[i];
+			if (pr->game != id || pr->result != 0)
+				continue;
+			count_end(ts, t, pr, g);
+			save(ts, t);
+			tell_result(ts, t, pr);
+			pump_soon(ts);
+			return;
+		}
+	}
+}
+
+/* ---- rounds -------------------------------------------------------------------------- */
+
+/* Starts pair pr's game through the game-start path of an accepted seek; false when it
+   could not be (the pump tries again). */
+static bool start_game(struct tourneys *ts, struct tourney *t, struct tpair *pr)
+{
+	struct game_spec spec = {
+	        .ops = t->ops, .so = t->so, .seed = session_new_seed(t->ops, &t->so.params)};
+	int who[2] = {pr->white, pr->black};
+	for (int s = 0; s < 2; s++) {
+		const struct tplayer *p = &t->p[who[s]];
+		struct client *c = lobby_find_user(ts->lobby, p->name);
+		spec.names[s] = p->name;
+		spec.clients[s] = c; /* NULL: absent, the grace runs from now */
+		spec.registered[s] = c != NULL ? c->registered : p->registered;
+	}
+	struct game *g = session_create(ts->sess, &spec);
+	if (g == NULL) {
+		log_error("tournament %" PRIu64 ": a game could not be started; tried again",
+		          t->id);
+		return false;
+	}
+	pr->game = session_id(g);
+	int rd = t->round - 1;
+	t->gid[pr->white][rd] = t->gid[pr->black][rd] = pr->game;
+	session_begin(g);
+	return true;
+}
+
+/* Writes round t->round's pairing (already in t->pairs) into the table; byes and games
+   with a withdrawn player are decided at once. */
+static void enter_round(struct tourneys *ts, struct tourney *t)
+{
+	int rd = t->round - 1;
+	bool paired[TOURNEY_MAX_PLAYERS] = {false};
+	for (int i = 0; i < t->npairs; i++) {
+		struct tpair *pr = &t->pairs[i];
+		pr->game = 0;
+		pr->result = 0;
+		paired[pr->white] = true;
+		if (pr->black < 0) {
+			/* the Swiss's pairing-allocated bye is worth a win; a round-robin's odd
+			   player out scores nothing */
+			char code = t->format == TF_SWISS ? 'U' : 'Z';
+			t->g[pr->white][rd] =
+			        (struct arena_game){.opp = -1, .color = '-', .result = code};
+			pr->result = 'U';
+			continue;
+		}
+		paired[pr->black] = true;
+		t->g[pr->white][rd] = (struct arena_game){.opp = pr->black, .color = 'w'};
+		t->g[pr->black][rd] = (struct arena_game){.opp = pr->white, .color = 'b'};
+		bool wa = t->p[pr->white].active, ba = t->p[pr->black].active;
+		if (!wa || !ba) /* a withdrawn player's game is forfeited */
+			set_result(ts, t, pr, wa ? '+' : ba ? '-' : 'Z', -1);
+	}
+	for (int i = 0; i < t->n; i++)
+		if (!paired[i]) /* not paired (withdrawn, in a Swiss): absent */
+			t->g[i][rd] = (struct arena_game){.opp = -1, .color = '-', .result = 'Z'};
+}
+
+/* Pairs the next round into t->pairs; the number of pairs or a negative arena_err. */
+static int pair_next(struct tourney *t)
+{
+	struct arena_pair out[TOURNEY_MAX_PLAYERS];
+	int r = t->round, n;
+	switch (t->format) {
+	case TF_ROUNDROBIN:
+	case TF_DOUBLE:
+		n = arena_rr_round(t->n, t->format == TF_DOUBLE ? 2 : 1, r, 0, out,
+		                   TOURNEY_MAX_PLAYERS);
+		break;
+	case TF_GAUNTLET:
+		n = arena_gauntlet_round(t->n, 1, r, out);
+		break;
+	case TF_SWISS:
+	default: {
+		struct arena_player pl[TOURNEY_MAX_PLAYERS];
+		struct arena_swiss sw;
+		as_swiss(t, r, &sw, pl);
+		n = arena_dutch_pair(&sw, out, TOURNEY_MAX_PLAYERS);
+		break;
+	}
+	}
+	if (n < 0)
+		return n;
+	t->npairs = n;
+	for (int i = 0; i < n; i++)
+		t->pairs[i] = (struct tpair){.white = out[i].white, .black = out[i].black};
+	t->round = r + 1;
+	return n;
+}
+
+static void finish(struct tourneys *ts, struct tourney *t)
+{
+	t->state = TS_FINISHED;
+	save(ts, t);
+	char *text = NULL;
+	cJSON *j = cJSON_CreateObject();
+	cJSON_AddNumberToObject(j, "rounds", played(t));
+	cJSON_AddItemToObject(j, "standings", standings_json(t, &text));
+	tell(ts, t, "finished", j, xasprintf("final standings\n%s", text ? text : ""));
+	free(text);
+}
+
+/* Pairs round t->round + 1 and starts its games, or finishes t. */
+static void next_round(struct tourneys *ts, struct tourney *t)
+{
+	int active = 0;
+	for (int i = 0; i < t->n; i++)
+		active += t->p[i].active;
+	if (t->round >= t->rounds || (t->format == TF_SWISS && active < 2)) {
+		finish(ts, t);
+		return;
+	}
+	int r = pair_next(t);
+	if (r < 0) { /* a Swiss with no legal pairing left ends there */
+		log_info("tournament %" PRIu64 ": round %d cannot be paired (%s); it ends", t->id,
+		         t->round + 1, arena_strerror(r));
+		finish(ts, t);
+		return;
+	}
+	enter_round(ts, t);
+	for (int i = 0; i < t->npairs; i++)
+		if (t->pairs[i].result == 0)
+			start_game(ts, t, &t->pairs[i]);
+	save(ts, t);
+	char *text = NULL;
+	cJSON *j = cJSON_CreateObject();
+	cJSON_AddNumberToObject(j, "round", t->round);
+	cJSON_AddNumberToObject(j, "rounds", t->rounds);
+	cJSON_AddItemToObject(j, "pairs", pairs_json(t, &text));
+	tell(ts, t, "round", j,
+	     xasprintf("round %d of %d paired\n%s", t->round, t->rounds, text ? text : ""));
+	free(text);
+}
+
+/* Out of the hooks' way: rounds over are followed by the next; games not started are. */
+static void pump(uv_timer_t *h)
+{
+	struct tourneys *ts = h->data;
+	for (struct tourney *t = ts->list; t != NULL; t = t->next) {
+		if (t->state != TS_RUNNING)
+			continue;
+		bool started = false;
+		for (int i = 0; i < t->npairs; i++) {
+			struct tpair *pr = &t->pairs[i];
+			if (pr->result == 0 && pr->game == 0) {
+				if (!start_game(ts, t, pr)) {
+					uv_timer_start(&ts->pump, pump, 1000, 0);
+					return;
+				}
+				started = true;
+			}
+		}
+		if (started)
+			save(ts, t);
+		/* several rounds may be decided at once (every game forfeited) */
+		for (int guard = 0;
+		     t->state == TS_RUNNING && round_over(t) && guard < 2 * TOURNEY_MAX_ROUNDS;
+		     guard++)
+			next_round(ts, t);
+	}
+}
+
+static void pump_soon(struct tourneys *ts)
+{
+	uv_timer_start(&ts->pump, pump, 0, 0);
+}
+
+/* ---- the verbs ----------------------------------------------------------------------- */
+
+static bool id_arg(struct tourneys *ts, struct client *c, const struct proto_req *rq,
+                   struct tourney **out)
+{
+	uint64_t id;
+	if (rq->argc < 2 || !proto_parse_id(rq->argv[1], &id)) {
+		reply_err(c, rq, ERR_BAD_ARGS, "usage: tourney %s <id>", rq->argv[0]);
+		return false;
+	}
+	if ((*out = find(ts, id)) == NULL) {
+		reply_err(c, rq, ERR_NO_SUCH_TOURNEY, "no tournament %" PRIu64, id);
+		return false;
+	}
+	return true;
+}
+
+static bool need_login(struct client *c, const struct proto_req *rq)
+{
+	if (c->logged_in)
+		return true;
+	reply_err(c, rq, ERR_NOT_LOGGED_IN, "log in first: login <name>");
+	return false;
+}
+
+static bool in_state(struct tourney *t, struct client *c, const struct proto_req *rq,
+                     enum tstate want)
+{
+	if (t->state == want)
+		return true;
+	reply_err(c, rq, ERR_TOURNEY_STATE, "tournament %" PRIu64 " is %s", t->id,
+	          state_names[t->state]);
+	return false;
+}
+
+static bool director(struct tourney *t, struct client *c, const struct proto_req *rq)
+{
+	if (strcasecmp(t->director, c->name) == 0)
+		return true;
+	reply_err(c, rq, ERR_NOT_DIRECTOR, "only %s, its director, may %s tournament %" PRIu64,
+	          t->director, rq->argv[0], t->id);
+	return false;
+}
+
+/* Drops finished and cancelled tournaments past the TOURNEY_KEEP_OVER newest. */
+static void trim(struct tourneys *ts)
+{
+	int over = 0;
+	for (struct tourney **pp = &ts->list; *pp != NULL;) {
+		struct tourney *t = *pp;
+		if ((t->state == TS_FINISHED || t->state == TS_CANCELLED) &&
+		    ++over > TOURNEY_KEEP_OVER) {
+			*pp = t->next;
+			free(t);
+		} else {
+			pp = &t->next;
+		}
+	}
+}
+
+static cJSON *summary_json(const struct tourney *t)
+{
+	cJSON *j = cJSON_CreateObject();
+	cJSON_AddNumberToObject(j, "tourney", (double)t->id);
+	cJSON_AddStringToObject(j, "name", t->name);
+	cJSON_AddStringToObject(j, "kind", t->ops->name);
+	cJSON_AddStringToObject(j, "options", t->words);
+	cJSON_AddStringToObject(j, "format", format_names[t->format]);
+	cJSON_AddStringToObject(j, "state", state_names[t->state]);
+	cJSON_AddStringToObject(j, "director", t->director);
+	cJSON_AddBoolToObject(j, "rated", t->rated);
+	cJSON_AddNumberToObject(j, "players", t->n);
+	cJSON_AddNumberToObject(j, "max", t->max);
+	cJSON_AddNumberToObject(j, "round", t->round);
+	cJSON_AddNumberToObject(j, "rounds", t->rounds);
+	return j;
+}
+
+static char *summary_text(const struct tourney *t)
+{
+	return xasprintf("%" PRIu64 " %s: %s %s%s%s, %s, %d player(s), round %d of %d, "
+	                 "director %s",
+	                 t->id, t->name, format_names[t->format], t->ops->name,
+	                 t->words[0] ? " " : "", t->words, state_names[t->state], t->n, t->round,
+	                 t->rounds, t->director);
+}
+
+static void do_create(struct tourneys *ts, struct client *c, const struct proto_req *rq)
+{
+	if (!need_login(c, rq))
+		return;
+	if (rq->argc < 2) {
+		reply_err(c, rq, ERR_BAD_ARGS,
+		          "usage: tourney create <kind> [game opts] format=roundrobin|double|"
+		          "gauntlet|swiss [rounds=N] [max=N] [rated=0|1] [name=...]");
+		return;
+	}
+	struct tourney *t = calloc(1, sizeof *t);
+	if (t == NULL) {
+		reply_oom(c, rq);
+		return;
+	}
+	t->ops = game_find(rq->argv[1]);
+	if (t->ops == NULL || t->ops->nplayers != 2 || (t->ops->flags & GAME_SIMULTANEOUS)) {
+		reply_err(c, rq, ERR_UNKNOWN_GAME,
+		          "tournaments are of two-player games of alternate moves: 'games' "
+		          "lists them");
+		free(t);
+		return;
+	}
+	int format = -1;
+	t->max = TOURNEY_MAX_PLAYERS;
+	size_t wl = 0;
+	for (int i = 2; i < rq->argc; i++) {
+		const char *w = rq->argv[i];
+		const char *eq = strchr(w, '=');
+		const char *v = eq ? eq + 1 : "";
+		size_t kl = eq ? (size_t)(eq - w) : strlen(w);
+		char *end;
+		long x = strtol(v, &end, 10);
+		bool num = *v != '\0' && *end == '\0';
+		if (kl == 6 && strncmp(w, "format", 6) == 0) {
+			format = index_of(format_names, 4, v);
+		} else if (kl == 6 && strncmp(w, "rounds", 6) == 0 && num && x >= 1 &&
+		           x <= TOURNEY_MAX_ROUNDS) {
+			t->rounds_asked = (int)x;
+		} else if (kl == 3 && strncmp(w, "max", 3) == 0 && num && x >= 2 &&
+		           x <= TOURNEY_MAX_PLAYERS) {
+			t->max = (int)x;
+		} else if (kl == 4 && strncmp(w, "name", 4) == 0 && *v != '\0' &&
+		           strlen(v) <= TOURNEY_NAME_MAX) {
+			snprintf(t->name, sizeof t->name, "%s", v);
+		} else if (kl == 5 && strncmp(w, "rated", 5) == 0 && num && (x == 0 || x == 1)) {
+			t->rated = x == 1;
+		} else if ((kl == 5 && strncmp(w, "color", 5) == 0) ||
+		           (kl == 6 &&
+		            (strncmp(w, "rounds", 6) == 0 || strncmp(w, "format", 6) == 0)) ||
+		           (kl == 3 && strncmp(w, "max", 3) == 0) ||
+		           (kl == 4 && strncmp(w, "name", 4) == 0)) {
+			reply_err(c, rq, ERR_BAD_OPTION,
+			          "'%.40s': format=roundrobin|double|gauntlet|swiss, rounds=1..%d, "
+			          "max=2..%d, rated=0|1, name=1..%d characters; colours are the "
+			          "pairing's",
+			          w, TOURNEY_MAX_ROUNDS, TOURNEY_MAX_PLAYERS, TOURNEY_NAME_MAX);
+			free(t);
+			return;
+		} else { /* the game's own option words, as seek takes them */
+			int k = snprintf(t->words + wl, sizeof t->words - wl, "%s%s", wl ? " " : "",
+			                 w);
+			if (k < 0 || (size_t)k >= sizeof t->words - wl) {
+				reply_err(c, rq, ERR_BAD_OPTION, "the game's options are too long");
+				free(t);
+				return;
+			}
+			wl += (size_t)k;
+		}
+	}
+	char why[160];
+	if (format < 0) {
+		reply_err(c, rq, ERR_BAD_OPTION,
+		          "format=roundrobin|double|gauntlet|swiss is needed");
+		free(t);
+		return;
+	}
+	t->format = (enum tformat)format;
+	if (t->rated && !c->registered) {
+		reply_err(c, rq, ERR_RATED_NEEDS_ACCOUNT, "rated tournaments are for accounts");
+		free(t);
+		return;
+	}
+	if (!parse_options(t, why, sizeof why)) {
+		reply_err(c, rq, ERR_BAD_OPTION, "%s", why);
+		free(t);
+		return;
+	}
+	t->id = ++ts->last_id;
+	if (t->name[0] == '\0')
+		snprintf(t->name, sizeof t->name, "%s %s #%" PRIu64, t->ops->name,
+		         format_names[t->format], t->id);
+	snprintf(t->director, sizeof t->director, "%s", c->name);
+	t->state = TS_CREATED;
+	t->next = ts->list;
+	ts->list = t;
+	save(ts, t);
+	trim(ts);
+	cJSON *f = summary_json(t);
+	reply_ok(c, rq, f, NULL,
+	         "tournament %" PRIu64 " created: tourney join %" PRIu64
+	         " to play, tourney start %" PRIu64 " (you) to begin",
+	         t->id, t->id, t->id);
+	tell(ts, t, "created", summary_json(t), summary_text(t));
+}
+
+static void do_list(struct tourneys *ts, struct client *c, const struct proto_req *rq)
+{
+	cJSON *f = cJSON_CreateObject();
+	cJSON *a = cJSON_AddArrayToObject(f, "tourneys");
+	char *extra = NULL;
+	int k = 0;
+	for (struct tourney *t = ts->list; t != NULL && k < TOURNEY_LIST_MAX; t = t->next, k++) {
+		cJSON_AddItemToArray(a, summary_json(t));
+		char *line = summary_text(t);
+		xappend(&extra, "%s  %s", extra ? "\n" : "", line ? line : "");
+		free(line);
+	}
+	reply_ok(c, rq, f, extra, "%d tournament(s)", k);
+}
+
+static void do_show(struct tourneys *ts, struct client *c, const struct proto_req *rq)
+{
+	struct tourney *t;
+	if (!id_arg(ts, c, rq, &t))
+		return;
+	char *st = NULL, *pt = NULL;
+	cJSON *f = summary_json(t);
+	cJSON_AddNumberToObject(f, "played", played(t));
+	cJSON_AddItemToObject(f, "standings", standings_json(t, &st));
+	cJSON_AddItemToObject(f, "pairs", pairs_json(t, &pt));
+	char *head = summary_text(t);
+	char *extra = xasprintf("standings after %d round(s):\n%s%s%s", played(t), st ? st : "",
+	                        t->npairs ? "\nround's pairings:\n" : "", pt ? pt : "");
+	free(st);
+	free(pt);
+	reply_ok(c, rq, f, extra, "%s", head ? head : "");
+	free(head);
+}
+
+static void do_join(struct tourneys *ts, struct client *c, const struct proto_req *rq)
+{
+	struct tourney *t;
+	if (!need_login(c, rq) || !id_arg(ts, c, rq, &t) || !in_state(t, c, rq, TS_CREATED))
+		return;
+	if (player_of(t, c->name) >= 0) {
+		reply_err(c, rq, ERR_TOURNEY_STATE, "you are in tournament %" PRIu64 " already",
+		          t->id);
+		return;
+	}
+	if (t->n >= t->max) {
+		reply_err(c, rq, ERR_TOURNEY_FULL, "tournament %" PRIu64 " has its %d players",
+		          t->id, t->max);
+		return;
+	}
+	if (t->rated && !c->registered) {
+		reply_err(c, rq, ERR_RATED_NEEDS_ACCOUNT,
+		          "tournament %" PRIu64 " is rated: rated games are between accounts",
+		          t->id);
+		return;
+	}
+	struct tplayer *p = &t->p[t->n++];
+	snprintf(p->name, sizeof p->name, "%s", c->name);
+	p->registered = c->registered;
+	p->active = true;
+	save(ts, t);
+	cJSON *f = cJSON_CreateObject();
+	cJSON_AddNumberToObject(f, "tourney", (double)t->id);
+	cJSON_AddNumberToObject(f, "players", t->n);
+	reply_ok(c, rq, f, NULL, "you joined tournament %" PRIu64 " (%d player(s))", t->id, t->n);
+	cJSON *j = cJSON_CreateObject();
+	cJSON_AddStringToObject(j, "name", c->name);
+	cJSON_AddNumberToObject(j, "players", t->n);
+	tell(ts, t, "joined", j, xasprintf("%s joined (%d player(s))", c->name, t->n));
+}
+
+static void do_withdraw(struct tourneys *ts, struct client *c, const struct proto_req *rq)
+{
+	struct tourney *t;
+	if (!need_login(c, rq) || !id_arg(ts, c, rq, &t))
+		return;
+	int i = player_of(t, c->name);
+	if (i < 0 || (t->state != TS_CREATED && t->state != TS_RUNNING) ||
+	    (t->state == TS_RUNNING && !t->p[i].active)) {
+		reply_err(c, rq, ERR_TOURNEY_STATE, "you do not play in tournament %" PRIu64,
+		          t->id);
+		return;
+	}
+	if (t->state == TS_CREATED) { /* not started: the entry goes */
+		memmove(&t->p[i], &t->p[i + 1], (size_t)(t->n - i - 1) * sizeof t->p[0]);
+		t->n--;
+	} else { /* its games from the next round on are forfeits; a game on goes on */
+		t->p[i].active = false;
+	}
+	save(ts, t);
+	cJSON *f = cJSON_CreateObject();
+	cJSON_AddNumberToObject(f, "tourney", (double)t->id);
+	reply_ok(c, rq, f, NULL, "you withdrew from tournament %" PRIu64, t->id);
+	cJSON *j = cJSON_CreateObject();
+	cJSON_AddStringToObject(j, "name", c->name);
+	tell(ts, t, "withdrawn", j, xasprintf("%s withdrew", c->name));
+}
+
+static void do_start(struct tourneys *ts, struct client *c, const struct proto_req *rq)
+{
+	struct tourney *t;
+	if (!need_login(c, rq) || !id_arg(ts, c, rq, &t) || !director(t, c, rq) ||
+	    !in_state(t, c, rq, TS_CREATED))
+		return;
+	if (t->n < 2 || (t->format == TF_SWISS && t->n < 3)) {
+		reply_err(c, rq, ERR_TOURNEY_STATE,
+		          "tournament %" PRIu64 " has %d player(s); it needs %d", t->id, t->n,
+		          t->format == TF_SWISS ? 3 : 2);
+		return;
+	}
+	switch (t->format) {
+	case TF_ROUNDROBIN:
+		t->rounds = arena_rr_rounds(t->n, 1);
+		break;
+	case TF_DOUBLE:
+		t->rounds = arena_rr_rounds(t->n, 2);
+		break;
+	case TF_GAUNTLET:
+		t->rounds = arena_gauntlet_rounds(t->n, 1);
+		break;
+	case TF_SWISS: {
+		int r = 1;
+		while ((1 << r) < t->n)
+			r++;
+		t->rounds = t->rounds_asked ? t->rounds_asked : r; /* ceil(log2 n) by default */
+		if (t->rounds > t->n - 1)
+			t->rounds = t->n - 1; /* more would need a rematch */
+		break;
+	}
+	}
+	if (t->rounds > TOURNEY_MAX_ROUNDS)
+		t->rounds = TOURNEY_MAX_ROUNDS;
+	t->state = TS_RUNNING;
+	cJSON *f = cJSON_CreateObject();
+	cJSON_AddNumberToObject(f, "tourney", (double)t->id);
+	cJSON_AddNumberToObject(f, "rounds", t->rounds);
+	reply_ok(c, rq, f, NULL, "tournament %" PRIu64 " starts: %d round(s)", t->id, t->rounds);
+	tell(ts, t, "started", summary_json(t), summary_text(t));
+	next_round(ts, t); /* stores it */
+}
+
+static void do_cancel(struct tourneys *ts, struct client *c, const struct proto_req *rq)
+{
+	struct tourney *t;
+	if (!need_login(c, rq) || !id_arg(ts, c, rq, &t) || !director(t, c, rq))
+		return;
+	if (t->state != TS_CREATED && t->state != TS_RUNNING) {
+		in_state(t, c, rq, TS_RUNNING);
+		return;
+	}
+	t->state = TS_CANCELLED; /* games on are played out, not counted */
+	save(ts, t);
+	cJSON *f = cJSON_CreateObject();
+	cJSON_AddNumberToObject(f, "tourney", (double)t->id);
+	reply_ok(c, rq, f, NULL, "tournament %" PRIu64 " cancelled", t->id);
+	tell(ts, t, "cancelled", NULL, xasprintf("cancelled by %s", c->name));
+}
+
+static void do_games(struct tourneys *ts, struct client *c, const struct proto_req *rq)
+{
+	struct tourney *t;
+	if (!id_arg(ts, c, rq, &t))
+		return;
+	cJSON *f = cJSON_CreateObject();
+	cJSON_AddNumberToObject(f, "tourney", (double)t->id);
+	cJSON *a = cJSON_AddArrayToObject(f, "games");
+	char *extra = NULL;
+	int k = 0;
+	for (int r = 0; r < t->round; r++)
+		for (int i = 0; i < t->n; i++) {
+			const struct arena_game *g = &t->g[i][r];
+			if (g->opp < 0 || g->color != 'w')
+				continue; /* each game once, from white's row */
+			cJSON *j = cJSON_CreateObject();
+			cJSON_AddNumberToObject(j, "round", r + 1);
+			cJSON_AddNumberToObject(j, "game", (double)t->gid[i][r]);
+			cJSON_AddStringToObject(j, "white", t->p[i].name);
+			cJSON_AddStringToObject(j, "black", t->p[g->opp].name);
+			cJSON_AddStringToObject(j, "result", pair_result_text(g->result));
+			cJSON_AddItemToArray(a, j);
+			xappend(&extra, "%s  round %d: game %" PRIu64 " %s - %s %s",
+			        extra ? "\n" : "", r + 1, t->gid[i][r], t->p[i].name,
+			        t->p[g->opp].name, pair_result_text(g->result));
+			k++;
+		}
+	reply_ok(c, rq, f, extra, "tournament %" PRIu64 ": %d game(s)", t->id, k);
+}
+
+static void do_trf(struct tourneys *ts, struct client *c, const struct proto_req *rq)
+{
+	struct tourney *t;
+	if (!id_arg(ts, c, rq, &t))
+		return;
+	if (t->format != TF_SWISS) {
+		reply_err(c, rq, ERR_TOURNEY_STATE, "tournament %" PRIu64 " is no Swiss", t->id);
+		return;
+	}
+	struct arena_player pl[TOURNEY_MAX_PLAYERS];
+	struct arena_swiss sw;
+	as_swiss(t, played(t), &sw, pl);
+	struct arena_trf_info info = {.name = t->name, .arbiter = t->director};
+	char *buf = malloc(TRF_MAX);
+	int n = buf != NULL ? arena_trf_write(&sw, &info, buf, TRF_MAX) : ARENA_ENOMEM;
+	if (n < 0) {
+		free(buf);
+		reply_err(c, rq, ERR_INTERNAL, "the TRF could not be written (%s)",
+		          arena_strerror(n));
+		return;
+	}
+	while (n > 0 && buf[n - 1] == '\n')
+		buf[--n] = '\0';
+	cJSON *f = cJSON_CreateObject();
+	cJSON_AddNumberToObject(f, "tourney", (double)t->id);
+	cJSON_AddStringToObject(f, "trf", buf);
+	reply_ok(c, rq, f, buf, "tournament %" PRIu64 " as FIDE TRF-16:", t->id);
+}
+
+void tourney_command(struct tourneys *ts, struct client *c, const struct proto_req *rq)
+{
+	static const struct {
+		const char *name;
+		void (*fn)(struct tourneys *, struct client *, const struct proto_req *);
+	} subs[] = {{"create", do_create}, {"list", do_list},         {"show", do_show},
+	            {"join", do_join},     {"withdraw", do_withdraw}, {"start", do_start},
+	            {"cancel", do_cancel}, {"games", do_games},       {"trf", do_trf}};
+	for (size_t i = 0; i < sizeof subs / sizeof subs[0]; i++)
+		if (strcasecmp(rq->argv[0], subs[i].name) == 0) {
+			subs[i].fn(ts, c, rq);
+			return;
+		}
+	reply_usage(c, rq);
+}
+
+/* ---- life-cycle ---------------------------------------------------------------------- */
+
+void tourneys_init(struct tourneys *ts, uv_loop_t *loop, struct sessions *sess, struct lobby *lobby,
+                   struct journal *jn)
+{
+	*ts = (struct tourneys){.sess = sess, .lobby = lobby, .jn = jn};
+	uv_timer_init(loop, &ts->pump);
+	ts->pump.data = ts;
+	ts->pump_open = true;
+	journal_set_on_end(jn, on_game_end, ts);
+}
+
+/* A pair of a tournament that came back, whose game is not in memory: its end is read
+   from the store (counted now if it finished), else it is played again. */
+static void recover_pair(struct tourneys *ts, struct tourney *t, struct tpair *pr)
+{
+	if (pr->game == 0)
+		return; /* not started: the pump starts it */
+	const struct game *g = session_find(ts->sess, pr->game);
+	if (g != NULL) { /* restored: on, or ended by its records as it came back */
+		if (session_over(g))
+			count_end(ts, t, pr, g);
+		return;
+	}
+	struct store_game sg;
+	int r = journal_game_read(ts->jn, (int64_t)pr->game, &sg);
+	if (r == STORE_OK && sg.status == STORE_FINISHED) {
+		int absent_seat = -1;
+		char code = sg.winner < 0 ? '='
+		                          : code_of(sg.winner, sg.reason, sg.plies, true, false,
+		                                    &absent_seat);
+		set_result(ts, t, pr, code, absent_seat);
+		log_info("tournament %" PRIu64 ": game %" PRIu64 " ended before the restart: %s",
+		         t->id, pr->game, pair_result_text(code));
+	} else {
+		pr->game = 0; /* aborted or lost: played again */
+	}
+	store_game_clear(&sg);
+}
+
+int tourneys_recover(struct tourneys *ts)
+{
+	struct store_tourney *v;
+	size_t n;
+	int64_t max_id;
+	int r = journal_tourneys_open(ts->jn, &v, &n, &max_id);
+	if (r < 0)
+		return r;
+	ts->last_id = (uint64_t)max_id;
+	int back = 0;
+	for (size_t i = 0; i < n; i++) {
+		struct tourney *t = from_doc(v[i].doc);
+		if (t == NULL)
+			continue;
+		t->next = ts->list;
+		ts->list = t;
+		back++;
+		if (t->state != TS_RUNNING)
+			continue;
+		for (int k = 0; k < t->npairs; k++)
+			if (t->pairs[k].result == 0)
+				recover_pair(ts, t, &t->pairs[k]);
+		save(ts, t);
+	}
+	store_tourneys_free(v, n);
+	if (back > 0)
+		pump_soon(ts);
+	return back;
+}
+
+static void pump_closed(uv_handle_t *h)
+{
+	(void)h;
+}
+
+void tourneys_close(struct tourneys *ts)
+{
+	if (ts->jn != NULL)
+		journal_set_on_end(ts->jn, NULL, NULL);
+	while (ts->list != NULL) {
+		struct tourney *t = ts->list;
+		ts->list = t->next;
+		free(t);
+	}
+	if (ts->pump_open) {
+		uv_close((uv_handle_t *)&ts->pump, pump_closed);
+		ts->pump_open = false;
+	}
+}

@@ -1,0 +1,89 @@
+/*
+ * events/ - what starts games by itself: tournaments (issue 21; pools and the
+ * ladder to come). Below cmd/, above records/ (the order of the folders:
+ * DEVELOPERS.md, Layout; tests/layers.py checks it). It calls the journal
+ * (records/: a tournament is stored through the journal's queue, behind the
+ * games whose results it counts), the play layer (the game-start path of an
+ * accepted seek: session_create() and session_begin(); the lobby's presence),
+ * the messages, the pure pairing library (src/arena) and util; cmd/ and
+ * server.c call it. News from below: every game's end, through the callback
+ * it registers with the journal (journal_set_on_end()).
+ *   tourney.c   tournaments: create, join, start, the rounds, results, standings
+ *
+ * tourney.h - tournaments run by the server on a single node: round-robin
+ * (single, double: Berger tables), gauntlet and Swiss (FIDE Dutch), paired by
+ * src/arena. A director creates one (`tourney create`), players join, the
+ * director starts it; each round is paired and its games start by themselves,
+ * exactly as an accepted seek's do (game_start to both players); each game's end
+ * is counted as it comes; the next round is paired once every game of the round
+ * is over; the last round's end finishes the tournament with its standings and
+ * tie-breaks. Subscribers (`set tourneys on`) get every event pushed, as JSON
+ * ("type":"tourney") or a text line.
+ *
+ * Absence: a player absent when a game of theirs starts has the server's
+ * disconnect grace (--grace, the seat's grace of any game) to come; a game
+ * that ends "abandoned" before its first move is a forfeit ('+'/'-' in the
+ * TRF), and a player who forfeits two games in a row is withdrawn.
+ *
+ * Durability: the whole tournament is one stored document (store.h,
+ * store_tourney), queued through the journal after every change; a game's end
+ * is queued before the tournament that counts it, so after a crash either both
+ * are stored or the game's end alone, which recovery (tourneys_recover()) then
+ * reads from the game's row: every finished game counts once. Games in
+ * progress come back as every game does (journal_recover(), which runs first).
+ *
+ * Cluster: not yet (a clustered server refuses `tourney create`; commands.c).
+ */
+#ifndef BITARENA_SERVER_TOURNEY_H
+#define BITARENA_SERVER_TOURNEY_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <uv.h>
+
+#include "server/msg/client.h"
+#include "server/msg/proto.h"
+
+#define TOURNEY_MAX_PLAYERS 32 /* a tournament's entries at most (max= caps it lower) */
+#define TOURNEY_MAX_ROUNDS  64 /* a double round-robin of 32 needs 62 */
+#define TOURNEY_NAME_MAX    40
+#define TOURNEY_LIST_MAX    100 /* tournaments `tourney list` shows, newest first */
+#define TOURNEY_KEEP_OVER   32  /* finished or cancelled ones kept in memory */
+
+struct sessions;
+struct lobby;
+struct journal;
+struct tourney;
+
+struct tourneys {
+	struct sessions *sess;
+	struct lobby *lobby;
+	struct journal *jn;   /* the store: tournaments are only run by a server that keeps one */
+	struct tourney *list; /* newest first */
+	uint64_t last_id;
+	uv_timer_t pump; /* pairs rounds and starts games out of the session hooks' way */
+	bool pump_open;
+};
+
+/* The tournaments of a server whose games are journalled by jn; tourneys_close() ends. */
+void tourneys_init(struct tourneys *ts, uv_loop_t *loop, struct sessions *sess, struct lobby *lobby,
+                   struct journal *jn);
+/*
+ * After journal_recover(): the tournaments not over come back from the store; a game of
+ * theirs that ended while its end was not yet counted is counted now, and rounds go on.
+ * Returns how many came back, or a negative enum store_err.
+ */
+int tourneys_recover(struct tourneys *ts);
+/* Frees every tournament (shutdown; their state is in the store). */
+void tourneys_close(struct tourneys *ts);
+
+/*
+ * tourney <sub> [args...]: create, list, show, join, withdraw, start, cancel, games, trf
+ * (PROTOCOL.md, §Tournaments). Answers rq.
+ */
+void tourney_command(struct tourneys *ts, struct client *c, const struct proto_req *rq);
+/* set tourneys on|off (word): whether c hears tournament events; answers rq. */
+void tourney_set_events(struct client *c, const struct proto_req *rq, const char *word);
+
+#endif

@@ -1,0 +1,427 @@
+/*
+ * check_tourney.c - tournaments over real sockets (issue 21; events/tourney.h):
+ * the real bitarenad, a director who subscribes to the events (set tourneys
+ * on) and scripted players who play each game the pairing starts for them
+ * (a scripted result: the loser resigns, a draw is agreed). Whole
+ * round-robins and a whole Swiss of 4 and 5 players, with the final standings
+ * and tie-breaks checked against values computed by hand; a kill -9 in the
+ * middle of a round (the tournament comes back, its game in progress too,
+ * every result counted once); a player absent from the start who loses two
+ * games by the grace and is withdrawn; the director's verbs refused to others.
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "testserver.h"
+
+#include "check_main.h"
+
+#define MAXP 6
+
+struct field {
+	struct ts_srv s;
+	struct ts_cli dir;
+	int n;
+	const char *names[MAXP];
+	struct ts_cli p[MAXP];
+	bool here[MAXP];
+	int id; /* the tournament's */
+};
+
+static int index_of(const struct field *f, const char *name)
+{
+	for (int i = 0; i < f->n; i++)
+		if (strcmp(f->names[i], name) == 0)
+			return i;
+	ck_abort_msg("no player %s", name);
+	return -1;
+}
+
+/* The director's connection, subscribed. */
+static void director(struct field *f, const char *name)
+{
+	ts_join(&f->dir, f->s.port, name);
+	ts_send(&f->dir, "set tourneys on");
+	ts_expect0(&f->dir, "{\"type\":\"ok\",\"cmd\":\"set\",\"tourneys\":true}");
+}
+
+/* The director creates a tournament (words after the kind) and the players join. */
+static void create_and_join(struct field *f, const char *what)
+{
+	ts_send(&f->dir, "tourney create %s", what);
+	cJSON *ok =
+	        ts_until(&f->dir, "{\"type\":\"ok\",\"cmd\":\"tourney\",\"state\":\"created\"}");
+	f->id = ts_jint(ok, "tourney");
+	cJSON_Delete(ok);
+	for (int i = 0; i < f->n; i++) {
+		ts_join(&f->p[i], f->s.port, f->names[i]);
+		f->here[i] = true;
+		ts_send(&f->p[i], "tourney join %d", f->id);
+		cJSON_Delete(ts_expectf(
+		        &f->p[i], "{\"type\":\"ok\",\"cmd\":\"tourney\",\"players\":%d}", i + 1));
+	}
+}
+
+/* Scripted results: 'w' white wins, 'b' black wins, 'd' a draw. */
+typedef char (*result_fn)(const char *white, const char *black);
+
+/* Plays one game: the loser resigns, or both offer a draw. */
+static void play(struct field *f, int game, int w, int b, char r)
+{
+	if (r == 'd') {
+		ts_send(&f->p[w], "draw %d", game);
+		ts_until0(&f->p[w], "{\"type\":\"ok\",\"cmd\":\"draw\"}");
+		ts_send(&f->p[b], "draw %d", game);
+		ts_until0(&f->p[b], "{\"type\":\"ok\",\"cmd\":\"draw\"}");
+		return;
+	}
+	int loser = r == 'w' ? b : w;
+	ts_send(&f->p[loser], "resign %d", game);
+	ts_until0(&f->p[loser], "{\"type\":\"ok\",\"cmd\":\"resign\"}");
+}
+
+/*
+ * Waits for the next round's pairing (or the end: returns false, *end the finished event)
+ * and plays each game started between players who are here.
+ */
+static bool play_round(struct field *f, result_fn fn, cJSON **end)
+{
+	for (;;) {
+		cJSON *e = ts_until(&f->dir, "{\"type\":\"tourney\"}");
+		const char *ev = ts_jstr(e, "event");
+		if (strcmp(ev, "finished") == 0) {
+			*end = e;
+			return false;
+		}
+		if (strcmp(ev, "round") != 0) {
+			cJSON_Delete(e);
+			continue;
+		}
+		const cJSON *pr;
+		cJSON_ArrayForEach(pr, cJSON_GetObjectItem(e, "pairs"))
+		{
+			int game = ts_jint(pr, "game");
+			const cJSON *black = cJSON_GetObjectItem(pr, "black");
+			if (game == 0 || !cJSON_IsString(black))
+				continue; /* a bye, or decided without a game */
+			int w = index_of(f, ts_jstr(pr, "white")),
+			    b = index_of(f, black->valuestring);
+			if (f->here[w] && f->here[b])
+				play(f, game, w, b, fn(f->names[w], f->names[b]));
+		}
+		cJSON_Delete(e);
+		return true;
+	}
+}
+
+static cJSON *play_all(struct field *f, result_fn fn)
+{
+	cJSON *end = NULL;
+	while (play_round(f, fn, &end))
+		;
+	return end;
+}
+
+/* One row of the standings: rank (1-based), name, score, SB, direct encounter, Buchholz. */
+struct row {
+	const char *name;
+	double score, sb, de, bh;
+};
+
+static void check_standings(const cJSON *st, const struct row *want, int n)
+{
+	ck_assert_int_eq(cJSON_GetArraySize(st), n);
+	for (int i = 0; i < n; i++) {
+		const cJSON *r = cJSON_GetArrayItem(st, i);
+		ck_assert_int_eq(ts_jint(r, "rank"), i + 1);
+		ck_assert_str_eq(ts_jstr(r, "name"), want[i].name);
+		ck_assert_double_eq_tol(ts_jnum(r, "score"), want[i].score, 1e-9);
+		ck_assert_double_eq_tol(ts_jnum(r, "sonneborn_berger"), want[i].sb, 1e-9);
+		ck_assert_double_eq_tol(ts_jnum(r, "direct"), want[i].de, 1e-9);
+		ck_assert_double_eq_tol(ts_jnum(r, "buchholz"), want[i].bh, 1e-9);
+	}
+}
+
+static void field_down(struct field *f)
+{
+	for (int i = 0; i < f->n; i++)
+		if (f->here[i])
+			ts_close(&f->p[i]);
+	ts_close(&f->dir);
+	ts_down(&f->s);
+}
+
+/*
+ * The round-robin of alice, bob, carol, dave (Berger: 1-4 2-3, 4-3 1-2, 2-4 3-1):
+ * alice beats dave, bob and carol draw; dave beats carol, alice and bob draw; bob beats
+ * dave, carol beats alice. Scores: bob 2, alice 1.5, carol 1.5, dave 1. Sonneborn-Berger
+ * (defeated opponents' scores, half of those drawn): bob 1 + (1.5 + 1.5) / 2 = 2.5, carol
+ * 1.5 + 2 / 2 = 2.5, alice 1 + 2 / 2 = 2, dave 1.5: carol before alice. Direct encounter
+ * between the two on 1.5: carol 1, alice 0. Buchholz (opponents' scores): bob 1.5 + 1.5 +
+ * 1 = 4, carol 2 + 1 + 1.5 = 4.5, alice 1 + 2 + 1.5 = 4.5, dave 1.5 + 1.5 + 2 = 5.
+ */
+static char rr_result(const char *white, const char *black)
+{
+	static const struct {
+		const char *w, *b;
+		char r;
+	} t[] = {{"alice", "dave", 'w'}, {"bob", "carol", 'd'}, {"dave", "carol", 'w'},
+	         {"alice", "bob", 'd'},  {"bob", "dave", 'w'},  {"carol", "alice", 'w'}};
+	for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
+		if (strcmp(t[i].w, white) == 0 && strcmp(t[i].b, black) == 0)
+			return t[i].r;
+	ck_abort_msg("an unexpected pairing: %s - %s", white, black);
+	return 'd';
+}
+
+static const struct row rr_want[] = {{"bob", 2, 2.5, 0, 4},
+                                     {"carol", 1.5, 2.5, 1, 4.5},
+                                     {"alice", 1.5, 2, 0, 4.5},
+                                     {"dave", 1, 1.5, 0, 5}};
+
+static void rr_field(struct field *f)
+{
+	static const char *const names[] = {"alice", "bob", "carol", "dave"};
+	f->n = 4;
+	for (int i = 0; i < 4; i++)
+		f->names[i] = names[i];
+}
+
+START_TEST(test_roundrobin)
+{
+	struct field f = {0};
+	rr_field(&f);
+	ts_up(&f.s, NULL, 0);
+	director(&f, "td");
+	create_and_join(&f, "ttt format=roundrobin name=Club");
+	/* only the director starts or cancels it */
+	ts_send(&f.p[0], "tourney start %d", f.id);
+	ts_expect_err(&f.p[0], "NOT_DIRECTOR");
+	ts_send(&f.p[0], "tourney cancel %d", f.id);
+	ts_expect_err(&f.p[0], "NOT_DIRECTOR");
+	ts_send(&f.dir, "tourney show 999");
+	ts_until0(&f.dir, "{\"type\":\"error\",\"code\":\"NO_SUCH_TOURNEY\"}");
+	ts_send(&f.dir, "tourney start %d", f.id);
+	cJSON_Delete(ts_expect(&f.dir, "{\"type\":\"ok\",\"cmd\":\"tourney\",\"rounds\":3}"));
+	ts_send(&f.p[0], "tourney join %d", f.id); /* nobody joins once it runs */
+	ts_until0(&f.p[0], "{\"type\":\"error\",\"code\":\"TOURNEY_STATE\"}");
+	cJSON *end = play_all(&f, rr_result);
+	check_standings(cJSON_GetObjectItem(end, "standings"), rr_want, 4);
+	cJSON_Delete(end);
+	/* show and games say the same; the games are stored, each with its result */
+	ts_send(&f.dir, "tourney show %d", f.id);
+	cJSON *show =
+	        ts_until(&f.dir, "{\"type\":\"ok\",\"cmd\":\"tourney\",\"state\":\"finished\"}");
+	ck_assert_int_eq(ts_jint(show, "played"), 3);
+	check_standings(cJSON_GetObjectItem(show, "standings"), rr_want, 4);
+	cJSON_Delete(show);
+	ts_send(&f.dir, "tourney games %d", f.id);
+	cJSON *games = ts_until(&f.dir, "{\"type\":\"ok\",\"cmd\":\"tourney\"}");
+	const cJSON *gs = cJSON_GetObjectItem(games, "games");
+	ck_assert_int_eq(cJSON_GetArraySize(gs), 6);
+	const cJSON *g;
+	cJSON_ArrayForEach(g, gs)
+	{
+		char r = rr_result(ts_jstr(g, "white"), ts_jstr(g, "black"));
+		ck_assert_str_eq(ts_jstr(g, "result"), r == 'w'   ? "1-0"
+		                                       : r == 'b' ? "0-1"
+		                                                  : "1/2-1/2");
+		ts_send(&f.dir, "record %d", ts_jint(g, "game"));
+		ts_until0(&f.dir, "{\"type\":\"ok\",\"cmd\":\"record\"}");
+	}
+	cJSON_Delete(games);
+	ts_send(&f.dir, "tourney trf %d", f.id);
+	ts_until0(&f.dir, "{\"type\":\"error\",\"code\":\"TOURNEY_STATE\"}");
+	field_down(&f);
+}
+END_TEST
+
+/*
+ * A kill -9 in round 1 after one game's end was told: the server comes back with the
+ * tournament and the game still on, the players come back with their tokens, and the rest
+ * is played: the final standings are the round-robin's above (each result counted once).
+ */
+START_TEST(test_kill9_in_a_round)
+{
+	struct field f = {0};
+	rr_field(&f);
+	ts_up(&f.s, NULL, 0);
+	director(&f, "td");
+	create_and_join(&f, "ttt format=roundrobin");
+	ts_send(&f.dir, "tourney start %d", f.id);
+	cJSON *e = ts_until(&f.dir, "{\"type\":\"tourney\",\"event\":\"round\",\"round\":1}");
+	const cJSON *pairs = cJSON_GetObjectItem(e, "pairs");
+	int g1 = ts_jint(cJSON_GetArrayItem(pairs, 0), "game"); /* alice - dave */
+	int g2 = ts_jint(cJSON_GetArrayItem(pairs, 1), "game"); /* bob - carol */
+	cJSON_Delete(e);
+	play(&f, g1, 0, 3, 'w');
+	cJSON_Delete(
+	        ts_untilf(&f.dir, "{\"type\":\"tourney\",\"event\":\"result\",\"game\":%d}", g1));
+	ts_kill9(&f.s);
+	for (int i = 0; i < f.n; i++)
+		ts_close(&f.p[i]);
+	ts_close(&f.dir);
+	ts_start(&f.s, f.s.datadir, NULL, 0);
+	/* bob and carol's seats wait for their tokens; alice and dave log in afresh */
+	for (int i = 0; i < f.n; i++)
+		if (i == 1 || i == 2)
+			ts_rejoin(&f.p[i], f.s.port, f.names[i]);
+		else
+			ts_join(&f.p[i], f.s.port, f.names[i]);
+	ts_join(&f.dir, f.s.port, "td");
+	ts_send(&f.dir, "set tourneys on");
+	ts_until0(&f.dir, "{\"type\":\"ok\",\"cmd\":\"set\",\"tourneys\":true}");
+	ts_send(&f.dir, "tourney show %d", f.id);
+	cJSON *show =
+	        ts_until(&f.dir, "{\"type\":\"ok\",\"cmd\":\"tourney\",\"state\":\"running\"}");
+	ck_assert_int_eq(ts_jint(show, "round"), 1);
+	pairs = cJSON_GetObjectItem(show, "pairs");
+	ck_assert_str_eq(ts_jstr(cJSON_GetArrayItem(pairs, 0), "result"), "1-0");
+	ck_assert_str_eq(ts_jstr(cJSON_GetArrayItem(pairs, 1), "result"), "*");
+	ck_assert_int_eq(ts_jint(cJSON_GetArrayItem(pairs, 1), "game"), g2);
+	cJSON_Delete(show);
+	play(&f, g2, 1, 2, 'd'); /* the game that came back */
+	cJSON *end = play_all(&f, rr_result);
+	check_standings(cJSON_GetObjectItem(end, "standings"), rr_want, 4);
+	cJSON_Delete(end);
+	field_down(&f);
+}
+END_TEST
+
+/*
+ * dave joins and leaves before the start: with --grace-ms 300 he loses round 1 (alice)
+ * and round 2 (carol) by forfeit (abandoned before a move), is withdrawn after the second,
+ * and round 3's game against bob is a forfeit decided without a game. bob beats carol,
+ * alice and bob draw, carol beats alice: bob 1 + 0.5 + 1 = 2.5, carol 1 + 1 = 2, alice
+ * 1 + 0.5 = 1.5, dave 0 and withdrawn.
+ */
+static char absent_result(const char *white, const char *black)
+{
+	if (strcmp(white, "bob") == 0 && strcmp(black, "carol") == 0)
+		return 'w';
+	if (strcmp(white, "alice") == 0 && strcmp(black, "bob") == 0)
+		return 'd';
+	if (strcmp(white, "carol") == 0 && strcmp(black, "alice") == 0)
+		return 'w';
+	ck_abort_msg("an unexpected game: %s - %s", white, black);
+	return 'd';
+}
+
+START_TEST(test_absent_player)
+{
+	struct field f = {0};
+	rr_field(&f);
+	ts_up_list(&f.s, "--grace-ms", "300", NULL);
+	director(&f, "td");
+	create_and_join(&f, "ttt format=roundrobin");
+	ts_close(&f.p[3]);
+	f.here[3] = false;
+	ts_send(&f.dir, "tourney start %d", f.id);
+	cJSON *end = play_all(&f, absent_result);
+	const cJSON *st = cJSON_GetObjectItem(end, "standings");
+	static const char *const order[] = {"bob", "carol", "alice", "dave"};
+	static const double score[] = {2.5, 2, 1.5, 0};
+	for (int i = 0; i < 4; i++) {
+		const cJSON *r = cJSON_GetArrayItem(st, i);
+		ck_assert_str_eq(ts_jstr(r, "name"), order[i]);
+		ck_assert_double_eq_tol(ts_jnum(r, "score"), score[i], 1e-9);
+		ck_assert(cJSON_IsTrue(cJSON_GetObjectItem(r, "withdrawn")) == (i == 3));
+	}
+	cJSON_Delete(end);
+	/* the forfeits: two games abandoned before a move, one decided without a game */
+	ts_send(&f.dir, "tourney games %d", f.id);
+	cJSON *games = ts_until(&f.dir, "{\"type\":\"ok\",\"cmd\":\"tourney\"}");
+	int forfeits = 0, unplayed = 0;
+	const cJSON *g;
+	cJSON_ArrayForEach(g, cJSON_GetObjectItem(games, "games"))
+	{
+		if (strstr(ts_jstr(g, "result"), "forfeit") != NULL) {
+			forfeits++;
+			unplayed += ts_jint(g, "game") == 0;
+		}
+	}
+	ck_assert_int_eq(forfeits, 3);
+	ck_assert_int_eq(unplayed, 1);
+	cJSON_Delete(games);
+	field_down(&f);
+}
+END_TEST
+
+/*
+ * A Swiss of p1..p5 (pairing numbers in the order they joined), 3 rounds, the lower number
+ * winning every game. The Dutch system pairs (by hand, C.04.3: S1 against S2 in the score
+ * group, the bye to the lowest-ranked without one): round 1 p1-p3, p4-p2, p5 bye; round 2
+ * p5-p1, p2-p3, p4 bye; round 3 p1-p2, p5-p4, p3 bye. Scores: p1 3, p2 2, p4 2, p3 1, p5 1.
+ * Tie-breaks (FIDE C.07 until 2023): an opponent's unplayed round counts as a draw in his
+ * score for the others (adjusted: p3 0.5, p4 1.5, p5 0.5), one's own bye is a game against
+ * a virtual opponent with S(before) + (1 - 1) + 0.5 (rounds after): p4's r2 0.5, p3's r3 0,
+ * p5's r1 1. Buchholz: p1 0.5 + 0.5 + 2 = 3, p2 1.5 + 0.5 + 3 = 5, p4 2 + 0.5 + 0.5 = 3,
+ * p3 3 + 2 + 0 = 5, p5 1 + 3 + 1.5 = 5.5; cut-1 takes away the lowest: 2.5, 4.5, 2.5, 5,
+ * 4.5. Sonneborn-Berger: p1 3, p2 1.5 + 0.5 = 2, p4 0.5 + 0.5 = 1, p3 0, p5 1. p2 ahead of
+ * p4 and p3 ahead of p5 by Buchholz cut-1; direct encounter p2 1 (he beat p4).
+ */
+static const struct row swiss_want[] = {{"p1", 3, 3, 0, 3},
+                                        {"p2", 2, 2, 1, 5},
+                                        {"p4", 2, 1, 0, 3},
+                                        {"p3", 1, 0, 0, 5},
+                                        {"p5", 1, 1, 0, 5.5}};
+
+static const char *swiss_names[] = {"p1", "p2", "p3", "p4", "p5"};
+static char swiss_result(const char *white, const char *black)
+{
+	return strcmp(white, black) < 0 ? 'w' : 'b';
+}
+
+START_TEST(test_swiss)
+{
+	struct field f = {0};
+	f.n = 5;
+	for (int i = 0; i < 5; i++)
+		f.names[i] = swiss_names[i];
+	ts_up(&f.s, NULL, 0);
+	director(&f, "td");
+	create_and_join(&f, "ttt format=swiss rounds=3 name=Open");
+	ts_send(&f.dir, "tourney start %d", f.id);
+	cJSON *end = play_all(&f, swiss_result);
+	const cJSON *st = cJSON_GetObjectItem(end, "standings");
+	check_standings(st, swiss_want, 5);
+	static const double cut1[] = {2.5, 4.5, 2.5, 5, 4.5};
+	for (int i = 0; i < 5; i++)
+		ck_assert_double_eq_tol(ts_jnum(cJSON_GetArrayItem(st, i), "buchholz_cut1"),
+		                        cut1[i], 1e-9);
+	cJSON_Delete(end);
+	/* the pairings as a TRF-16 file: every round's opponent, colour and result */
+	ts_send(&f.dir, "tourney trf %d", f.id);
+	cJSON *trf = ts_until(&f.dir, "{\"type\":\"ok\",\"cmd\":\"tourney\"}");
+	const char *t = ts_jstr(trf, "trf");
+	static const char *const lines[] = {
+	        "    3 w 1     5 b 1     2 w 1",  "    4 b 1     3 w 1     1 b 0",
+	        "    1 b 0     2 b 0  0000 - U",  "    2 w 0  0000 - U     5 b 1",
+	        "  0000 - U     1 w 0     4 w 0", "XXR 3"};
+	for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++)
+		ck_assert_msg(strstr(t, lines[i]) != NULL, "no '%s' in\n%s", lines[i], t);
+	cJSON_Delete(trf);
+	field_down(&f);
+}
+END_TEST
+
+static Suite *tourney_suite(void)
+{
+	Suite *s = suite_create("tourney");
+	TCase *tc = tcase_create("loopback");
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, test_roundrobin);
+	tcase_add_test(tc, test_kill9_in_a_round);
+	tcase_add_test(tc, test_absent_player);
+	tcase_add_test(tc, test_swiss);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	signal(SIGPIPE, SIG_IGN);
+	return check_run(tourney_suite());
+}
