@@ -319,7 +319,7 @@ int server_listen_playtak(struct server *s, const char *host, int port, int *bou
 			return UV_ENOMEM;
 		playtak_port_init(s->pt, &s->cmds);
 	}
-	return playtak_port_listen(s->pt, host, port, bound);
+	return playtak_port_listen(s->pt, host, port, s->cfg.sndbuf, bound);
 }
 
 static void close_if_open(uv_handle_t *h)
