@@ -191,6 +191,7 @@ int server_init(struct server *s, uv_loop_t *loop, const struct server_config *c
 	memset(s, 0, sizeof *s);
 	s->loop = loop;
 	s->cfg = *cfg;
+	metrics_init(&s->metrics);
 	log_set_verbose(cfg->verbose);
 	const struct conn_events ev = {.ud = s,
 	                               .on_open = ev_open,
@@ -305,7 +306,9 @@ int server_listen_http(struct server *s, const struct ws_config *cfg, int *bound
                        size_t len)
 {
 #if HAVE_WEBSOCKETS
-	return ws_listen(&s->ws, &s->hub, cfg, bound, why, len);
+	struct ws_config c = *cfg;
+	c.metrics = &s->metrics;
+	return ws_listen(&s->ws, &s->hub, &c, bound, why, len);
 #else
 	snprintf(why, len, "this bitarenad was built without WebSocket support (libwebsockets)");
 	return -1;

@@ -38,6 +38,7 @@
 #include "server/play/session.h"
 #include "server/net/tcp.h"
 #include "server/net/ws.h"
+#include "server/util/metrics.h"
 
 #define SERVER_PROTOCOL      PROTO_VERSION
 #define SERVER_GRACE_DEFAULT 120                          /* seconds (--grace) */
@@ -90,6 +91,7 @@ struct server {
 	struct archive arch;
 	struct cluster *cluster; /* --cluster: this node's; NULL: a single server */
 	struct commands cmds;
+	struct metrics metrics; /* every layer's counters and gauges (metrics.h) */
 	uv_signal_t sig_int, sig_term;
 	bool stopping;
 };
