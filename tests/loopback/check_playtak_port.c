@@ -946,7 +946,9 @@ START_TEST(test_flood_closed)
 		if (end)
 			break;
 	}
-	ck_assert_int_eq(refused, 9);
+	/* nine refusals in a row before it, more if a busy machine let the strikes be forgiven
+	   (a refill, 30 ms here, without one) */
+	ck_assert_int_ge(refused, 9);
 	ck_assert(ts_eof(&x.io));
 	ptc_close(&x);
 	ptc_send(&r, "PING"); /* r heard a fraction of them, and is served */

@@ -2,17 +2,20 @@
  * ws.c - the HTTP listener and the WebSocket transport (see ws.h and conn.h): one lws context on
  * the server's libuv loop with one vhost that serves the page's directory and upgrades /ws.
  *
- * Per connection (the conn's transport area, struct ws_conn): the wsi while lws has it, the
+ * Per connection (the conn's transport area, struct ws_conn): the wsi while lws has it, our
+ * own descriptor of its socket and the reader of its frames (see "the reader" below), the
  * queue of outbufs to send (one reference each; each line of an outbuf goes as one message, one
- * message per writable callback), the input lws delivered that the connection's buffer could not
- * take yet (bounded: reading is paused until it is taken), and whether a close is under way.
- * conn_closed() is called from lws's CLOSED callback, or, when lws let the connection go first,
- * from the listener's reaper on a later loop pass, never from inside close().
+ * message per writable callback), the input read that the connection's buffer could not take
+ * yet (bounded: reading is paused until it is taken), and whether a close is under way.
+ * conn_closed() is called once the reader's handle has closed, after lws's CLOSED callback or,
+ * when lws let the connection go first, the listener's reaper on a later loop pass; never from
+ * inside close().
  */
 #include "server/net/ws.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -100,8 +103,8 @@ struct ws_conn {
 	uv_poll_t poll;
 	bool poll_open;
 	struct ws_rx f;
-	int close_status; /* told in our close frame: 1000, or 1002 when the client broke the
-	                     protocol */
+	int close_status; /* the reason lws is given when it closes: 1000, or 1002 when the
+	                     client broke the protocol */
 	size_t pong_len;  /* a ping's payload to answer with a pong (pong_pending) */
 	bool pong_pending;
 	unsigned char pong[LWS_PRE + 125];
@@ -308,7 +311,8 @@ static int control(struct ws_conn *wc)
 {
 	struct ws_rx *f = &wc->f;
 	switch (f->op) {
-	case 0x9: /* ping: its pong, before any further message (writable) */
+	case 0x9: /* ping: its pong when the socket takes it (writable); of pings that come
+	             before it goes, the last is answered (RFC 6455 5.5.3 allows it) */
 		memcpy(wc->pong + LWS_PRE, f->ctl, f->clen);
 		wc->pong_len = f->clen;
 		wc->pong_pending = true;
@@ -715,7 +719,7 @@ static int opened(struct ws_listener *l, struct lws *wsi, struct ws_pss *pss)
 	wc->close_status = LWS_CLOSE_STATUS_NORMAL;
 	wc->f.need = 2;
 	/* from now on the frames are ours to read (see the reader above) */
-	wc->fd = dup(lws_get_socket_fd(wsi));
+	wc->fd = fcntl(lws_get_socket_fd(wsi), F_DUPFD_CLOEXEC, 0);
 	if (wc->fd < 0 || uv_poll_init(l->hub->loop, &wc->poll, wc->fd) != 0) {
 		if (wc->fd >= 0)
 			close(wc->fd);
