@@ -16,9 +16,10 @@ libsqlite3-dev libsodium-dev libwebsockets-dev libwebsockets-evlib-uv libpq-dev 
 # For `./run.sh test` only: the browser tests' headless Chromium and its driver; the servers
 # the storage and cluster tests start for themselves (throw-away PostgreSQL, redis-server);
 # telnet (tests/check_telnet); clang and its runtime (libFuzzer is in libclang-rt-14-dev, only
-# a recommendation of clang) for the fuzz targets (.ci/run: make fuzz-smoke).
+# a recommendation of clang) for the fuzz targets (.ci/run: make fuzz-smoke); jsonschema and
+# yaml for the HTTP API's check against protocol/openapi.yaml (tests/loopback/check-api.sh).
 [ "${1:-run}" = test ] && PKGS="$PKGS chromium chromium-driver python3-selenium postgresql \
-redis-server telnet clang libclang-rt-14-dev"
+redis-server telnet clang libclang-rt-14-dev python3-jsonschema python3-yaml"
 
 missing=""
 for p in $PKGS; do

@@ -61,7 +61,7 @@ struct bot {
 	struct tak_search *tak; /* made at the first Tak move, cleared at each game */
 	struct xmas_bot_memory xmas;
 
-	int played, wins, losses, draws;
+	struct cli_tally tally;
 	bool seek_open, accept_pending, in_game;
 	long long game; /* current game id */
 	int seat;
@@ -329,7 +329,7 @@ static bool seek_matches(const struct bot *b, const cJSON *seek)
 
 static bool want_more(const struct bot *b)
 {
-	return b->played < b->want_games;
+	return b->tally.played < b->want_games;
 }
 
 static void try_accept(struct bot *b, const cJSON *seek)
@@ -383,26 +383,8 @@ static int on_game_over(void *ud, const cJSON *m)
 	b->last_progress = net_now_ms();
 	if (!b->in_game || cli_jint(m, "game", -1) != b->game)
 		return 0;
-	const cJSON *res = cJSON_GetObjectItemCaseSensitive(m, "result");
-	const cJSON *w = cJSON_GetObjectItemCaseSensitive(res, "winner");
-	const char *outcome;
-	if (cJSON_IsNumber(w) && (int)w->valuedouble == b->seat) {
-		b->wins++;
-		outcome = "win";
-	} else if (cJSON_IsNumber(w)) {
-		b->losses++;
-		outcome = "loss";
-	} else {
-		b->draws++;
-		outcome = "draw";
-	}
-	b->played++;
+	cli_tally_game(&b->tally, m, b->game, b->seat, b->quiet);
 	b->in_game = false;
-	if (!b->quiet)
-		printf("game %lld: %s as seat %d (%s, %s)\n", b->game, outcome, b->seat,
-		       cli_jstr(res, "score") ? cli_jstr(res, "score") : "?",
-		       cli_jstr(res, "reason") ? cli_jstr(res, "reason") : "?");
-	fflush(stdout);
 	cJSON_Delete(b->last_state);
 	b->last_state = NULL;
 	post_seek(b);
@@ -632,7 +614,7 @@ int cmd_bot(int argc, char **argv)
 		fprintf(stderr,
 		        "%s: %lld of %lld moves were random (no engine position for them)\n",
 		        b.prog, b.random_moves, b.random_moves + b.engine_moves);
-	printf("games %d wins %d losses %d draws %d\n", b.played, b.wins, b.losses, b.draws);
+	cli_tally_print(&b.tally);
 	net_close(&b.c);
 	history_clear(&b);
 	free(b.history);

@@ -95,14 +95,17 @@ static int on_bot_line(void *ud, char *line, bool cut)
 	return 0;
 }
 
-/* Why the bot stopped, with its last stderr words, into buf. */
-static const char *bot_end_text(const struct bridge *b, char *buf, size_t len)
+/*
+ * Why the bot stopped, with its last stderr words, into buf. Its output closes a moment
+ * before it can be reaped: proc_end_text() waits for that, or a crashed bot could be told
+ * as one that "is running".
+ */
+static const char *bot_end_text(struct bridge *b, char *buf, size_t len)
 {
 	char ex[128], tail[PROC_ERR_TAIL + 1];
-	proc_exit_text(&b->bot, ex, sizeof ex);
+	proc_end_text(&b->bot, ex, sizeof ex);
 	proc_err_tail(&b->bot, tail, sizeof tail);
-	snprintf(buf, len, "it %s%s%s", proc_alive(&b->bot) ? "closed its output" : ex,
-	         tail[0] ? "; its last words: " : "", tail);
+	snprintf(buf, len, "it %s%s%s", ex, tail[0] ? "; its last words: " : "", tail);
 	return buf;
 }
 

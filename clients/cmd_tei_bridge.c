@@ -95,7 +95,7 @@ struct tb {
 	long long last_poll, last_progress;
 	long long skipped[SKIP_MEMORY];
 	int nskipped;
-	int played, wins, losses, draws;
+	struct cli_tally tally;
 
 	/* the engine */
 	struct proc eng;
@@ -427,8 +427,9 @@ static void try_accept(struct tb *b, const cJSON *seek)
 {
 	const char *kind = cli_jstr(seek, "kind"), *by = cli_jstr(seek, "by");
 	long long id = cli_jint(seek, "id", 0);
-	if (b->g.active || b->accept_pending || b->est != ENG_IDLE || b->played >= b->want_games ||
-	    kind == NULL || strcmp(kind, "tak") != 0 || (by && strcmp(by, b->name) == 0))
+	if (b->g.active || b->accept_pending || b->est != ENG_IDLE ||
+	    b->tally.played >= b->want_games || kind == NULL || strcmp(kind, "tak") != 0 ||
+	    (by && strcmp(by, b->name) == 0))
 		return;
 	struct game_params p;
 	struct tak_state st;
@@ -449,7 +450,7 @@ static void try_accept(struct tb *b, const cJSON *seek)
 
 static void lobby_advance(struct tb *b)
 {
-	if (b->g.active || b->played >= b->want_games)
+	if (b->g.active || b->tally.played >= b->want_games)
 		return;
 	if (b->est == ENG_DEAD && !b->fatal)
 		eng_start(b); /* it crashed or hung in the last game */
@@ -502,26 +503,9 @@ static int on_game_over(void *ud, const cJSON *m)
 	struct tb_game *g = &b->g;
 	if (!g->active || cli_jint(m, "game", -1) != g->id)
 		return 0;
-	const cJSON *res = cJSON_GetObjectItemCaseSensitive(m, "result");
-	const cJSON *w = cJSON_GetObjectItemCaseSensitive(res, "winner");
-	const char *outcome;
-	if (cJSON_IsNumber(w) && (int)w->valuedouble == g->seat) {
-		b->wins++;
-		outcome = "win";
-	} else if (cJSON_IsNumber(w)) {
-		b->losses++;
-		outcome = "loss";
-	} else {
-		b->draws++;
-		outcome = "draw";
-	}
-	b->played++;
+	cli_tally_game(&b->tally, m, g->id, g->seat, false);
 	g->active = false;
 	b->last_progress = net_now_ms();
-	printf("game %lld: %s as seat %d (%s, %s)\n", g->id, outcome, g->seat,
-	       cli_jstr(res, "score") ? cli_jstr(res, "score") : "?",
-	       cli_jstr(res, "reason") ? cli_jstr(res, "reason") : "?");
-	fflush(stdout);
 	return 0;
 }
 
@@ -680,7 +664,7 @@ static int bridge_loop(struct tb *b)
 {
 	b->last_progress = b->last_poll = net_now_ms();
 	b->last_poll -= 1000;
-	while (b->played < b->want_games) {
+	while (b->tally.played < b->want_games) {
 		lobby_advance(b);
 		int r = pump(b);
 		if (r < 0)
@@ -844,7 +828,7 @@ int cmd_tei_bridge(int argc, char **argv)
 	rc = bridge_loop(&b);
 	if (rc == 0)
 		net_send_line(&b.c, "quit");
-	printf("games %d wins %d losses %d draws %d\n", b.played, b.wins, b.losses, b.draws);
+	cli_tally_print(&b.tally);
 out:
 	eng_quit(&b);
 	if (b.connected)

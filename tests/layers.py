@@ -45,10 +45,11 @@ LIBRARIES = [
                 (("main.c", "server.c"),
                  "the process: main.c reads the command line, server.c wires the layers "
                  "(registers their callbacks, opens the store, owns the loop); nothing calls them"),
-                (("ports",),
-                 "foreign protocols (playtak): a front door that turns their lines into the "
-                 "command table's and reads the lobby and sessions; only server.c calls it; "
-                 "above the cluster by choice, they never call each other"),
+                (("ports", "api"),
+                 "foreign protocols (playtak) and the HTTP API with the exports: front doors "
+                 "that turn their requests into the command table's or read the lobby, the "
+                 "sessions and the store; only main.c and server.c call them; above the "
+                 "cluster by choice, they never call each other"),
                 (("cluster",),
                  "a node of a cluster: it relays lines to the command table, takes games over "
                  "through the journal, and reaches every layer below; the layers below hear it "
@@ -88,8 +89,8 @@ LIBRARIES = [
         "ranks": {
             "src": [
                 (("games",), "the engines and what drives them"),
-                (("arena",), "a match's statistics (Elo, LOS, SPRT): arithmetic that calls "
-                 "nothing of the tree"),
+                (("arena",), "tournaments (pairing, tie-breaks, TRF) and a match's statistics "
+                 "(Elo, LOS, SPRT): pure arithmetic that calls nothing of the tree"),
                 (("core", "proto"),
                  "bitboard geometry, the RNG and the protocol's limits: header-only and pure "
                  "(no objects today); a source file here may call nothing above"),
@@ -106,6 +107,15 @@ LIBRARIES = [
                 (("game.c",),
                  "what every engine calls (options, the text buffer, scores, generic perft); "
                  "it calls no engine and not the table"),
+            ],
+            "src/arena": [
+                (("dutch.c", "trf.c", "tiebreak.c"),
+                 "the Swiss: the Dutch pairing (over the matching), the TRF-16 writer and the "
+                 "tie-breaks, each reading the state swiss.c derives"),
+                (("swiss.c",), "a Swiss tournament's state: scores, colours, floats, byes"),
+                (("matching.c", "roundrobin.c", "live.c", "arena.c", "stats.c"),
+                 "leaves: the blossom matching, Berger tables and gauntlet, the live arena, "
+                 "error names, a match's statistics"),
             ],
             "src/games/mnk": [
                 (("mnk_ops.c",), "game_ttt and game_mnk: the tables, the entries that join rules "

@@ -236,3 +236,32 @@ fail:
 	net_close(c);
 	return r < 0 ? r : NET_EIO;
 }
+
+void cli_tally_game(struct cli_tally *t, const cJSON *m, long long game, int seat, bool quiet)
+{
+	const cJSON *res = cJSON_GetObjectItemCaseSensitive(m, "result");
+	const cJSON *w = cJSON_GetObjectItemCaseSensitive(res, "winner");
+	const char *outcome;
+	if (cJSON_IsNumber(w) && (int)w->valuedouble == seat) {
+		t->wins++;
+		outcome = "win";
+	} else if (cJSON_IsNumber(w)) {
+		t->losses++;
+		outcome = "loss";
+	} else {
+		t->draws++;
+		outcome = "draw";
+	}
+	t->played++;
+	if (quiet)
+		return;
+	const char *score = cli_jstr(res, "score"), *reason = cli_jstr(res, "reason");
+	printf("game %lld: %s as seat %d (%s, %s)\n", game, outcome, seat, score ? score : "?",
+	       reason ? reason : "?");
+	fflush(stdout);
+}
+
+void cli_tally_print(const struct cli_tally *t)
+{
+	printf("games %d wins %d losses %d draws %d\n", t->played, t->wins, t->losses, t->draws);
+}

@@ -110,4 +110,16 @@ bool cli_to_move_has(const cJSON *state, int seat);
 /* Engine parameters from a JSON "options" object ({"m":5,...}); false if one is rejected. */
 bool cli_params_from_json(const struct game_ops *ops, const cJSON *opts, struct game_params *p);
 
+/* A player's games so far, as the bots and bridges count and print them. */
+struct cli_tally {
+	int played, wins, losses, draws;
+};
+/*
+ * Counts the game_over message m of game `game`, played in seat, into t and prints its line
+ * ("game 12: win as seat 0 (1-0, road)") to stdout unless quiet.
+ */
+void cli_tally_game(struct cli_tally *t, const cJSON *m, long long game, int seat, bool quiet);
+/* The summary line: "games N wins W losses L draws D". */
+void cli_tally_print(const struct cli_tally *t);
+
 #endif

@@ -272,6 +272,17 @@ const char *proc_exit_text(const struct proc *p, char *buf, size_t len)
 	return buf;
 }
 
+const char *proc_end_text(struct proc *p, char *buf, size_t len)
+{
+	for (int waited = 0; !proc_reap(p) && p->pid > 0 && waited < PROC_END_WAIT_MS; waited += 5)
+		usleep(5000);
+	if (!p->exited && p->pid > 0) {
+		snprintf(buf, len, "closed its output");
+		return buf;
+	}
+	return proc_exit_text(p, buf, len);
+}
+
 const char *proc_err_tail(const struct proc *p, char *buf, size_t len)
 {
 	size_t n = p->ntail < PROC_ERR_TAIL ? p->ntail : PROC_ERR_TAIL;

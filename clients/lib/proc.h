@@ -104,6 +104,17 @@ void proc_stop(struct proc *p, int grace_ms);
 /* "exited with status 1", "was killed by signal 6 (Aborted)", "is running". */
 const char *proc_exit_text(const struct proc *p, char *buf, size_t len);
 
+#define PROC_END_WAIT_MS 2000 /* how long proc_end_text() waits for a child to be reaped */
+
+/*
+ * Why a child whose output has closed stopped, once it is known: its output closes while it
+ * dies, a moment before the kernel lets it be reaped, so this waits for it (at most
+ * PROC_END_WAIT_MS) and says how it ended ("exited with status 1", "was killed by signal 6
+ * (Aborted)"), or "closed its output" when it runs on without it. Blocks the caller for that
+ * moment; for reports, once.
+ */
+const char *proc_end_text(struct proc *p, char *buf, size_t len);
+
 /* The last stderr line(s) it wrote, on one line ("" when none); for reports. */
 const char *proc_err_tail(const struct proc *p, char *buf, size_t len);
 

@@ -7,6 +7,7 @@
 #include "games/game.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -78,6 +79,33 @@ int game_opt_index(const struct game_ops *ops, const char *name)
 bool game_param_random(const struct game_ops *ops, const struct game_params *p, int i)
 {
 	return (ops->opts[i].flags & GAME_OPT_RANDOM) && !p->set[i];
+}
+
+const char *game_seed_text(uint64_t seed, char *buf)
+{
+	snprintf(buf, GAME_SEED_TEXT, "%" PRId64, (int64_t)seed);
+	return buf;
+}
+
+bool game_seed_parse(const char *text, uint64_t *seed)
+{
+	const char *p = text[0] == '-' ? text + 1 : text;
+	if (*p < '0' || *p > '9')
+		return false;
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(p, &end, 10);
+	if (*end != '\0' || errno != 0 || (text[0] == '-' && v > (1ULL << 63)))
+		return false;
+	*seed = text[0] == '-' ? 0 - (uint64_t)v : (uint64_t)v;
+	return true;
+}
+
+int game_ply_count(const struct game_ops *ops, int nmoves)
+{
+	if (ops != NULL && (ops->flags & GAME_SIMULTANEOUS) && ops->nplayers > 0)
+		return nmoves / ops->nplayers;
+	return nmoves;
 }
 
 int game_param_word(const struct game_ops *ops, struct game_params *p, const char *word,

@@ -205,6 +205,27 @@ int game_opt_index(const struct game_ops *ops, const char *name);
 bool game_param_random(const struct game_ops *ops, const struct game_params *p, int i);
 
 /*
+ * A game's seed in its one written form, everywhere (records, positions, seed= options,
+ * `bitarena xmas-replay --seed`): the 64 bits read as a signed decimal integer, a Java long
+ * ("-8526495043095935641"). Written into buf (at least GAME_SEED_TEXT bytes); returns buf.
+ */
+#define GAME_SEED_TEXT 24
+const char *game_seed_text(uint64_t seed, char *buf);
+/*
+ * Reads a seed written so; also the unsigned form records had before (2^63 and above, read
+ * as the same 64 bits). False when text is no such number.
+ */
+bool game_seed_parse(const char *text, uint64_t *seed);
+
+/*
+ * The game's ply count (what its positions call ply: moves made, or turns of a simultaneous
+ * game) after nmoves entries of its move list, which holds one entry per seat and turn for a
+ * simultaneous game (journal, record). The one count every reply shows (history, record,
+ * replay), so that none counts a turn twice.
+ */
+int game_ply_count(const struct game_ops *ops, int nmoves);
+
+/*
  * Scores. The text of a two-seat result by winner: "1-0" (seat 0 won), "0-1"
  * (seat 1) or "1/2-1/2" (a draw, -1). The value for ratings: what seat
  * scored, 1 for a win, 0 for a loss, 0.5 for a draw. A finished game's own

@@ -46,6 +46,9 @@ void record_clear(struct record *r)
 	for (size_t i = 0; i < r->nmoves; i++)
 		free(r->moves[i]);
 	free(r->moves);
+	for (size_t i = 0; i < r->cap_notes; i++)
+		free(r->notes[i]);
+	free(r->notes);
 	free(r->result);
 	record_init(r);
 }
@@ -126,6 +129,28 @@ int record_add_move(struct record *r, const char *text)
 	if (!t)
 		return RECORD_ENOMEM;
 	r->moves[r->nmoves++] = t;
+	return RECORD_OK;
+}
+
+int record_set_note(struct record *r, size_t i, const char *text)
+{
+	if (i >= r->nmoves ||
+	    (text != NULL && (strlen(text) > RECORD_VALUE_MAX || strpbrk(text, "{}\r\n") != NULL)))
+		return RECORD_EINVAL;
+	if (i >= r->cap_notes) {
+		size_t cap = r->cap_moves;
+		char **n = realloc(r->notes, cap * sizeof *n);
+		if (!n)
+			return RECORD_ENOMEM;
+		memset(n + r->cap_notes, 0, (cap - r->cap_notes) * sizeof *n);
+		r->notes = n;
+		r->cap_notes = cap;
+	}
+	char *t = NULL;
+	if (text != NULL && (t = strdup(text)) == NULL)
+		return RECORD_ENOMEM;
+	free(r->notes[i]);
+	r->notes[i] = t;
 	return RECORD_OK;
 }
 
@@ -266,6 +291,11 @@ int record_write(const struct record *r, char **out, size_t *len)
 			put_quoted(&b, m);
 		else
 			puts_(&b, m);
+		if (i < r->cap_notes && r->notes[i] != NULL) {
+			puts_(&b, " {");
+			puts_(&b, r->notes[i]);
+			puts_(&b, "}");
+		}
 	}
 	if (r->nmoves > 0)
 		puts_(&b, " ");
@@ -518,10 +548,8 @@ int record_set_game_tags(struct record *r, const struct record_game *g)
 	    (err = ops->record_tags(g->options, set_tag, r)) != 0)
 		return err;
 	TAG("Options", g->options);
-	if (!g->seed_hidden) {
-		snprintf(v, sizeof v, "%" PRIu64, g->seed);
-		TAG("Seed", v);
-	}
+	if (!g->seed_hidden)
+		TAG("Seed", game_seed_text(g->seed, v));
 	TAG("Result", result ? result : "*");
 	if (g->termination != NULL && g->termination[0])
 		TAG("Termination", g->termination);
@@ -573,7 +601,9 @@ int record_replay_start(const struct record *r, const struct game_ops *ops, void
 	if (!ops || record_params(r, ops, &p) != RECORD_OK)
 		return RECORD_EGAME;
 	const char *seed_tag = record_tag(r, "Seed");
-	uint64_t seed = seed_tag ? strtoull(seed_tag, NULL, 10) : 0;
+	uint64_t seed = 0;
+	if (seed_tag != NULL && !game_seed_parse(seed_tag, &seed))
+		return RECORD_EGAME;
 	return game_replay_start(rp, ops, st, &p, seed) == GAME_OK ? RECORD_OK : RECORD_EGAME;
 }
 

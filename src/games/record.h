@@ -16,10 +16,13 @@
  * seat 0's ply), one pair per line, then the result token ("*" when the game
  * has none). A move text that holds white space, quotes or braces, is empty,
  * or could be mistaken for a move number or a result is written in double
- * quotes ("PUSH 3 LEFT"), so any text survives a round trip. The parser also
+ * quotes ("PUSH 3 LEFT"), so any text survives a round trip. A move may carry
+ * a note, written after it as a {comment} (the clock after the move, in the
+ * exports of the HTTP API: {[%clk 0:04:58.2]}). The parser also
  * accepts PTN as other programs write it: {comments}, move numbers anywhere,
  * any white space, no result token; a trailing "!", "?" or "'" mark on a move
- * is kept as part of the move text.
+ * is kept as part of the move text; comments are skipped (notes are written,
+ * not read).
  *
  * Simultaneous games (Xmas Rush) list one move per seat per turn, in seat
  * order, so a numbered pair is one turn; a seat that sent nothing in time is
@@ -64,6 +67,8 @@ struct record {
 	size_t nmoves;
 	char *result; /* result token, or NULL for none ("*" when written) */
 	size_t cap_tags, cap_moves;
+	char **notes; /* NULL, or cap_notes entries: move i's note (NULL: none) */
+	size_t cap_notes;
 };
 
 /* An empty record (all zero); record_clear() frees everything and re-empties it. */
@@ -76,6 +81,8 @@ int record_set_tag(struct record *r, const char *key, const char *value);
 const char *record_tag(const struct record *r, const char *key);
 /* Appends a copy of one ply's text (at most GAME_MOVE_TEXT - 1 bytes, no newline). */
 int record_add_move(struct record *r, const char *text);
+/* Sets move i's note (a copy; at most RECORD_VALUE_MAX bytes, no brace or newline; NULL: none). */
+int record_set_note(struct record *r, size_t i, const char *text);
 /* Sets the result token (a copy); NULL or "*" means none. */
 int record_set_result(struct record *r, const char *result);
 

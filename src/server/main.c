@@ -14,7 +14,9 @@
  */
 #include "config.h"
 
+#include "server/api/export.h"
 #include "server/server.h"
+#include "server/util/conf.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -43,6 +45,9 @@ struct options {
 	bool fast_hash;
 	const char *cluster, *node; /* a cluster's node */
 	int64_t beat_ms;
+	const char *config; /* --config FILE */
+	bool verbose;       /* the same as --log-level debug */
+	const char *since, *format; /* bitarenad export */
 };
 
 /* The defaults: every option's value before the command line. */
@@ -51,7 +56,6 @@ static void options_default(struct options *o)
 	memset(o, 0, sizeof *o);
 	server_config_default(&o->cfg);
 	o->listen = "127.0.0.1:7777";
-	o->data = SERVER_DATA_DEFAULT;
 	o->busy_ms = STORE_BUSY_DEFAULT_MS;
 	o->beat_ms = CLUSTER_BEAT_MS;
 }
@@ -83,17 +87,19 @@ enum opt_type {
 	OPT_STRING,  /* text kept as given: a path, a name, a URL */
 	OPT_ADDRESS, /* HOST:PORT or [V6ADDR]:PORT, kept as given once it parses */
 	OPT_FSYNC,   /* always or batch=MS (store_fsync_parse()) */
+	OPT_LEVEL,   /* a level of the log: error, warn, info or debug (log.h), kept as an int */
 	OPT_HELP,    /* the actions: done at once, then bitarenad exits */
 	OPT_VERSION,
 	OPT_DUMP,
+	OPT_DUMP_CONFIG,
 };
 
 static const char *const type_names[] = {
         [OPT_SECTION] = "section", [OPT_FLAG] = "flag",     [OPT_COUNT] = "count",
         [OPT_LIMIT] = "limit",     [OPT_BYTES] = "bytes",   [OPT_SECONDS] = "seconds",
         [OPT_MS] = "ms",           [OPT_STRING] = "string", [OPT_ADDRESS] = "address",
-        [OPT_FSYNC] = "fsync",     [OPT_HELP] = "action",   [OPT_VERSION] = "action",
-        [OPT_DUMP] = "action",
+        [OPT_FSYNC] = "fsync",     [OPT_LEVEL] = "level",   [OPT_HELP] = "action",
+        [OPT_VERSION] = "action",  [OPT_DUMP] = "action",   [OPT_DUMP_CONFIG] = "action",
 };
 
 struct opt {
@@ -106,7 +112,8 @@ struct opt {
 	const char *help;    /* what it does; the range and the default are added */
 	const char *zero;    /* what 0 (or none) means: "no limit", "the system's"; or NULL */
 	enum part part;      /* the build part it needs */
-	bool runtime;        /* may change at run time (a config file re-read on SIGHUP) */
+	bool runtime;        /* may change at run time (SIGHUP): server_reconfigure() applies it */
+	bool cmdline;        /* only on the command line (--config, export's), not a key of the file */
 };
 
 #define AT(field)                                                                                  \
@@ -140,10 +147,16 @@ static const struct opt opts[] = {
                  "machine's names on any address"},
         {"http-root", 0, OPT_STRING, AT(http_root), .metavar = "DIR", .part = PART_WEBSOCKETS,
          .help = "the page's files",
-         .zero = "the source tree's web/ when run from the build, else " WEB_PKGDIR},
+         .zero = WEB_PKGDIR " when installed, the source tree's web/ when run from the build"},
         {"sndbuf", 0, OPT_BYTES, AT(cfg.sndbuf), 1024, 64 << 20, "BYTES",
-         "the socket send buffer of connections", "the system's"},
-        {"verbose", 'v', OPT_FLAG, AT(cfg.verbose), .help = "log connections to stderr",
+         "the socket send buffer of connections (and of HTTP API requests)", "the system's"},
+
+        {.type = OPT_SECTION, .help = "Log"},
+        {"log-level", 0, OPT_LEVEL, AT(cfg.log_level), .metavar = LOG_LEVEL_NAMES,
+         .help = "what the log on stderr says: error, warn (and errors), info (the service's "
+                 "life: listening, reloads, drops for a limit), debug (every connection)",
+         .runtime = true},
+        {"verbose", 'v', OPT_FLAG, AT(verbose), .help = "the same as --log-level debug",
          .runtime = true},
 
         {.type = OPT_SECTION, .help = "Games"},
@@ -159,6 +172,9 @@ static const struct opt opts[] = {
          "games one connection may watch at once", "no limit", .runtime = true},
         {"max-replays", 0, OPT_COUNT, AT(cfg.max_replays), 0, 100000, "N",
          "replays one connection may run at once", "no limit", .runtime = true},
+        {"replay-memory", 0, OPT_BYTES, AT(cfg.replay_memory), 0, INT64_C(1) << 40, "BYTES",
+         "what all running replays may hold together (each connection's at most 1 MiB)", "no limit",
+         .runtime = true},
 
         {.type = OPT_SECTION, .help = "Connections"},
         {"max-clients", 0, OPT_COUNT, AT(cfg.conn.max_clients), 0, 1000000, "N",
@@ -197,26 +213,27 @@ static const struct opt opts[] = {
         {"cmd-burst", 0, OPT_COUNT, AT(cfg.budget.burst), 1, 1000000, "N", "the budget's bucket",
          .runtime = true},
 
+        /* the accounts make their limiters once, at start (records/accounts.c): a restart */
         {.type = OPT_SECTION, .help = "Accounts"},
         {"login-limit", 0, OPT_LIMIT, AT(cfg.acct_limits.login_pair), 0, ACCOUNTS_LIMIT_MAX, "N",
-         "failed logins of one account from one address in a minute", "no limit", .runtime = true},
+         "failed logins of one account from one address in a minute", "no limit"},
         {"login-limit-address", 0, OPT_LIMIT, AT(cfg.acct_limits.login_addr), 0, ACCOUNTS_LIMIT_MAX,
-         "N", "failed logins from one address in 10 minutes, any accounts", "no limit",
-         .runtime = true},
+         "N", "failed logins from one address in 10 minutes, any accounts", "no limit"},
         {"login-limit-account", 0, OPT_LIMIT, AT(cfg.acct_limits.login_acct), 0, ACCOUNTS_LIMIT_MAX,
          "N",
          "failed logins of one account in 10 minutes from addresses it has not logged in "
          "from",
-         "no limit", .runtime = true},
+         "no limit"},
         {"register-limit", 0, OPT_LIMIT, AT(cfg.acct_limits.register_addr), 0, ACCOUNTS_LIMIT_MAX,
-         "N", "accounts registered from one address in an hour", "no limit", .runtime = true},
+         "N", "accounts registered from one address in an hour", "no limit"},
         {"fast-hash", 0, OPT_FLAG, AT(fast_hash),
          .help = "the weakest Argon2id cost for new passwords (tests only)"},
 
         {.type = OPT_SECTION, .help = "Storage"},
         {"data", 0, OPT_STRING, AT(data), .metavar = "DIR",
          .help = "accounts, ratings, games and the journal: DIR/bitarena.db, created when "
-                 "missing"},
+                 "missing",
+         .zero = STATE_DIR " when installed, ./data when run from the build"},
         {"db", 0, OPT_STRING, AT(db), .metavar = "postgresql://CONNINFO", .part = PART_POSTGRESQL,
          .help = "the store in PostgreSQL instead of --data (a libpq URI: "
                  "postgresql://user@host:port/db?...)"},
@@ -236,11 +253,27 @@ static const struct opt opts[] = {
         {"cluster-beat-ms", 0, OPT_MS, AT(beat_ms), 50, 60000, "MS",
          "heartbeats this often; a node silent 3 times as long is dead", .part = PART_REDIS},
 
+        {.type = OPT_SECTION, .help = "Configuration"},
+        {"config", 0, OPT_STRING, AT(config), .metavar = "FILE", .cmdline = true,
+         .help = "read options from FILE, one 'key value' a line whose keys are the long "
+                 "options (bitarenad.conf); options given here win; SIGHUP reads it again"},
+
+        {.type = OPT_SECTION, .help = "Exports (bitarenad export; bitarenad backup DEST)"},
+        {"since", 0, OPT_STRING, AT(since), .metavar = "TIME", .cmdline = true,
+         .help = "export: the games ended since TIME (ms since 1970-01-01 UTC, or a UTC date "
+                 "YYYY-MM-DD[THH:MM:SS])",
+         .zero = "every game"},
+        {"format", 0, OPT_STRING, AT(format), .metavar = "ndjson|ptn", .cmdline = true,
+         .help = "export: one JSON object a line, or one PTN archive", .zero = "ndjson"},
+
         {.type = OPT_SECTION, .help = "Information"},
         {"help", 'h', OPT_HELP, .help = "this help, and what this build has"},
         {"version", 'V', OPT_VERSION, .help = "the version, and the back ends this build has"},
         {"dump-options", 0, OPT_DUMP,
          .help = "every option as one line of JSON (for a man page or a config file)"},
+        {"dump-config", 0, OPT_DUMP_CONFIG,
+         .help = "a config file with every option at its default, commented out, and its "
+                 "help (the installed bitarenad.conf is made so)"},
 };
 
 #define NOPTS        (sizeof opts / sizeof opts[0])
@@ -270,7 +303,8 @@ static bool is_number(enum opt_type t)
 
 static bool takes_arg(enum opt_type t)
 {
-	return is_number(t) || t == OPT_STRING || t == OPT_ADDRESS || t == OPT_FSYNC;
+	return is_number(t) || t == OPT_STRING || t == OPT_ADDRESS || t == OPT_FSYNC ||
+	       t == OPT_LEVEL;
 }
 
 /* A number field (int, unsigned, int64_t, uint64_t or size_t: 4 or 8 bytes) of the row. */
@@ -323,6 +357,11 @@ static const char *show_value(const struct opt *r, const struct options *o, char
 	}
 	if (r->type == OPT_STRING || r->type == OPT_ADDRESS)
 		return load_string(r, o);
+	if (r->type == OPT_LEVEL) {
+		int lv;
+		memcpy(&lv, (const char *)o + r->off, sizeof lv);
+		return log_level_name((enum log_level)lv);
+	}
 	if (r->type == OPT_FSYNC) {
 		const struct store_fsync *f = (const void *)((const char *)o + r->off);
 		if (f->batch)
@@ -365,6 +404,9 @@ static int parse_listen(const char *s, char *host, size_t hlen, int *port)
 	return 0;
 }
 
+static const char *web_root(const char *given);
+static const char *data_dir(const char *given);
+
 /* ---- --help, --version, --dump-options ------------------------------------------------ */
 
 #define HELP_WIDTH 80
@@ -372,9 +414,9 @@ static int parse_listen(const char *s, char *host, size_t hlen, int *port)
 
 /*
  * Writes text from column col on (the cursor is at column at), its words
- * wrapped to HELP_WIDTH, the lines after the first indented to col + hang.
+ * wrapped to width, the lines after the first indented to col + hang.
  */
-static void wrap(FILE *f, int at, int col, int hang, const char *text)
+static void wrap(FILE *f, int width, int at, int col, int hang, const char *text)
 {
 	if (at > 0 && at > col - 2) { /* no room for the text beside what was written */
 		fputc('\n', f);
@@ -389,7 +431,7 @@ static void wrap(FILE *f, int at, int col, int hang, const char *text)
 		size_t n = strcspn(text, " ");
 		if (n == 0)
 			break;
-		if (!first && at + 1 + (int)n > HELP_WIDTH) {
+		if (!first && at + 1 + (int)n > width) {
 			fprintf(f, "\n%*s", col + hang, "");
 			at = col + hang;
 		} else if (!first) {
@@ -452,7 +494,11 @@ static void usage(FILE *f)
 {
 	struct options dflt;
 	options_default(&dflt);
-	fprintf(f, "usage: bitarenad [options]\n");
+	fprintf(f, "usage: bitarenad [options]\n"
+	           "       bitarenad export [--data DIR | --db URI] [--since TIME] [--format F]\n"
+	           "       bitarenad backup [--data DIR] DEST\n"
+	           "  export: every ended game, newest first, to stdout as /api/games gives them;\n"
+	           "  backup: a consistent copy of the SQLite store, while a server runs\n");
 	for (size_t i = 0; i < NOPTS; i++) {
 		const struct opt *r = &opts[i];
 		if (r->type == OPT_SECTION) {
@@ -466,12 +512,12 @@ static void usage(FILE *f)
 		                 r->letter ? r->letter : ' ', r->letter ? ", " : "  ", r->name,
 		                 r->metavar ? " " : "", r->metavar ? r->metavar : "");
 		fputs(left, f);
-		wrap(f, n, HELP_COL, 0, help_text(r, &dflt, text, sizeof text));
+		wrap(f, HELP_WIDTH, n, HELP_COL, 0, help_text(r, &dflt, text, sizeof text));
 	}
 	char list[300], text[600];
 	snprintf(text, sizeof text, "This build has: %s.", part_list(true, list, sizeof list));
 	fputc('\n', f);
-	wrap(f, 0, 0, 2, text);
+	wrap(f, HELP_WIDTH, 0, 0, 2, text);
 	if (*part_list(false, list, sizeof list) != '\0')
 		fprintf(f, "Not in this build:\n");
 	for (size_t p = 0; p < sizeof parts / sizeof parts[0]; p++) {
@@ -488,12 +534,10 @@ static void usage(FILE *f)
 				               opts[i].name);
 				sep = ", ";
 			}
-		wrap(f, 0, 2, 2, text);
+		wrap(f, HELP_WIDTH, 0, 2, 2, text);
 	}
-	fprintf(f,
-	        "Protocol: protocol/PROTOCOL.md; try 'nc 127.0.0.1 7777' and type 'help'.\n"
-	        "Report bugs to <%s>.\n",
-	        PACKAGE_BUGREPORT);
+	fprintf(f, "Protocol: bitarena-protocol(7); try 'nc 127.0.0.1 7777' and type 'help'.\n"
+	           "Manual: bitarenad(8). Vulnerabilities: privately, as SECURITY.md says.\n");
 }
 
 static void version(void)
@@ -503,6 +547,7 @@ static void version(void)
 	printf("built with: %s\n", part_list(true, list, sizeof list));
 	if (*part_list(false, list, sizeof list) != '\0')
 		printf("built without: %s\n", list);
+	printf("web page: %s\nstore: %s\n", web_root(NULL), data_dir(NULL));
 }
 
 /* A JSON string, or null for NULL. */
@@ -511,10 +556,13 @@ static cJSON *json_text(const char *s)
 	return s != NULL ? cJSON_CreateString(s) : cJSON_CreateNull();
 }
 
+static bool in_file(const struct opt *r);
+
 /*
  * Every option as one line of JSON: name, letter, type, metavar, default (in the option's
  * unit), zero (what 0 or none means), min and max (numbers), needs (the optional part it
- * needs, or null), built (whether this build has it), runtime, section, help.
+ * needs, or null), built (whether this build has it), runtime, file (a key of the config
+ * file), section, help, and text (the help as --help says it, with range and default).
  */
 static int dump_options(void)
 {
@@ -549,8 +597,11 @@ static int dump_options(void)
 		                      json_text(r->part != PART_CORE ? parts[r->part].name : NULL));
 		cJSON_AddBoolToObject(j, "built", parts[r->part].built);
 		cJSON_AddBoolToObject(j, "runtime", r->runtime);
+		cJSON_AddBoolToObject(j, "file", in_file(r));
 		cJSON_AddStringToObject(j, "section", section ? section : "");
 		cJSON_AddStringToObject(j, "help", r->help);
+		char text[700];
+		cJSON_AddStringToObject(j, "text", help_text(r, &dflt, text, sizeof text));
 		char *line = cJSON_PrintUnformatted(j);
 		cJSON_Delete(j);
 		if (line == NULL)
@@ -561,74 +612,159 @@ static int dump_options(void)
 	return 0;
 }
 
-/* ---- parsing ------------------------------------------------------------------------ */
+/* text as comment lines of a config file: "# " and the text wrapped to fit 80 columns. */
+static void comment(const char *text)
+{
+	char *buf = NULL;
+	size_t n = 0;
+	FILE *m = open_memstream(&buf, &n);
+	if (m == NULL)
+		return;
+	wrap(m, HELP_WIDTH - 2, 0, 0, 0, text);
+	fclose(m);
+	for (char *l = buf, *nl; l != NULL && *l != '\0'; l = nl + 1) {
+		nl = strchr(l, '\n');
+		if (nl == NULL)
+			break;
+		printf("# %.*s\n", (int)(nl - l), l);
+	}
+	free(buf);
+}
 
 /*
- * Applies r with its argument (NULL for a flag or an action) to o. -1: go
- * on; else the exit status: 0 after an action, 2 for a bad argument or an
- * option this build lacks (said on stderr in one line).
+ * A config file (the installed bitarenad.conf): what the format is, then
+ * every key of the file by section, each with its help as --help gives it
+ * and the key at its default, commented out ("#max-seeks 10000"; a key
+ * without a default shows its argument: "#port-file PATH").
  */
-static int opt_apply(const struct opt *r, struct options *o, const char *arg)
+static int dump_config(void)
+{
+	struct options dflt;
+	options_default(&dflt);
+	printf("# bitarenad.conf - the configuration of bitarenad, read with --config FILE\n"
+	       "# (bitarenad(8)). One setting a line: a long option of bitarenad without its\n"
+	       "# --, blanks, then its value, the rest of the line as it is (no quotes):\n"
+	       "#     max-seeks 5000\n"
+	       "# A flag is its key alone (yes), or with yes or no. Lines starting with # are\n"
+	       "# comments. Options on the command line win over this file.\n"
+	       "#\n"
+	       "# SIGHUP (systemctl reload bitarena) reads the file again and applies at once\n"
+	       "# the settings marked [run time] below; the log says what changed and what\n"
+	       "# waits for a restart. A file with a mistake is refused whole, with the line\n"
+	       "# and why: at start bitarenad does not start, on SIGHUP it keeps its settings.\n"
+	       "#\n"
+	       "# Every setting is shown at its default, commented out.\n"
+	       "# Made by bitarenad --dump-config from its table of options.\n");
+	for (size_t i = 0; i < NOPTS; i++) {
+		const struct opt *r = &opts[i];
+		if (r->type == OPT_SECTION) {
+			bool any = false; /* a section of actions only has no key */
+			for (size_t k = i + 1; k < NOPTS && opts[k].type != OPT_SECTION; k++)
+				any |= in_file(&opts[k]);
+			if (any)
+				printf("\n## %s\n", r->help);
+			continue;
+		}
+		if (!in_file(r))
+			continue;
+		char text[700], v[64], more[160] = "";
+		help_text(r, &dflt, text, sizeof text);
+		if (r->runtime || r->part != PART_CORE)
+			snprintf(more, sizeof more, "%s%s%s%s", r->runtime ? " [run time]" : "",
+			         r->part != PART_CORE ? " [needs " : "",
+			         r->part != PART_CORE ? parts[r->part].name : "",
+			         r->part != PART_CORE ? "]" : "");
+		size_t at = strlen(text);
+		snprintf(text + at, sizeof text - at, "%s", more);
+		fputc('\n', stdout);
+		comment(text);
+		const char *value = r->type == OPT_FLAG ? NULL : show_value(r, &dflt, v, sizeof v);
+		if (is_number(r->type) && number_value(r, &dflt) < r->min)
+			value = NULL; /* the default is none of its values ("the system's") */
+		if (r->type == OPT_FLAG)
+			printf("#%s no\n", r->name);
+		else
+			printf("#%s %s\n", r->name, value != NULL ? value : r->metavar);
+	}
+	return 0;
+}
+
+/* ---- parsing: the command line and the config file ------------------------------------ */
+
+/*
+ * Sets r's field in o from arg (a flag: NULL is yes); true, or false with
+ * what is wrong in why, to follow the option's name ("takes 0..86400
+ * seconds"). Sections and actions never come here.
+ */
+static bool opt_set(const struct opt *r, struct options *o, const char *arg, char *why, size_t len)
 {
 	const struct part_info *pt = &parts[r->part];
 	if (!pt->built) {
-		fprintf(stderr,
-		        "bitarenad: --%s: this bitarenad was built without %s support (%s); "
-		        "rebuild "
-		        "with ./configure %s\n",
-		        r->name, pt->name, pt->lib, pt->with);
-		return 2;
+		snprintf(why, len,
+		         "needs %s support (%s), which this bitarenad was built without; rebuild "
+		         "with ./configure %s",
+		         pt->name, pt->lib, pt->with);
+		return false;
 	}
 	char *field = (char *)o + r->off;
 	switch (r->type) {
-	case OPT_FLAG:
-		*(bool *)(void *)field = true;
-		return -1;
+	case OPT_FLAG: {
+		static const char *const yes[] = {"yes", "true", "on", "1"};
+		static const char *const no[] = {"no", "false", "off", "0"};
+		bool on = arg == NULL, known = arg == NULL;
+		for (size_t i = 0; i < 4 && !known; i++)
+			if (strcmp(arg, yes[i]) == 0 || strcmp(arg, no[i]) == 0)
+				known = true, on = strcmp(arg, yes[i]) == 0;
+		if (!known) {
+			snprintf(why, len, "takes yes or no (or nothing, for yes), not '%.64s'",
+			         arg);
+			return false;
+		}
+		*(bool *)(void *)field = on;
+		return true;
+	}
 	case OPT_ADDRESS:
 	case OPT_STRING: {
 		char host[128];
 		int port;
 		if (r->type == OPT_ADDRESS && parse_listen(arg, host, sizeof host, &port) < 0) {
-			fprintf(stderr,
-			        "bitarenad: --%s wants HOST:PORT or [V6ADDR]:PORT, not '%s'\n",
-			        r->name, arg);
-			return 2;
+			snprintf(why, len, "wants HOST:PORT or [V6ADDR]:PORT, not '%.200s'", arg);
+			return false;
 		}
 		memcpy(field, &arg, sizeof arg); /* kept as given */
-		return -1;
+		return true;
+	}
+	case OPT_LEVEL: {
+		int lv = log_level_parse(arg);
+		if (lv < 0) {
+			snprintf(why, len, "takes %s, not '%.64s'", LOG_LEVEL_NAMES, arg);
+			return false;
+		}
+		memcpy(field, &lv, sizeof lv);
+		return true;
 	}
 	case OPT_FSYNC:
 		if (store_fsync_parse(arg, (struct store_fsync *)(void *)field) < 0) {
-			fprintf(stderr,
-			        "bitarenad: --%s takes always or batch=MS (%" PRId64 "..%" PRId64
-			        ")\n",
-			        r->name, r->min, r->max);
-			return 2;
+			snprintf(why, len, "takes always or batch=MS (%" PRId64 "..%" PRId64 ")",
+			         r->min, r->max);
+			return false;
 		}
-		return -1;
-	case OPT_HELP:
-		usage(stdout);
-		return 0;
-	case OPT_VERSION:
-		version();
-		return 0;
-	case OPT_DUMP:
-		return dump_options();
+		return true;
 	default:
 		break;
 	}
 	int64_t v;
 	if (!parse_int(arg, r->min, r->max, &v)) {
-		fprintf(stderr, "bitarenad: --%s takes %" PRId64 "..%" PRId64 "%s\n", r->name,
-		        r->min, r->max, unit_word(r->type));
-		return 2;
+		snprintf(why, len, "takes %" PRId64 "..%" PRId64 "%s", r->min, r->max,
+		         unit_word(r->type));
+		return false;
 	}
 	if (r->type == OPT_SECONDS)
 		v *= 1000;
 	else if (r->type == OPT_LIMIT && v == 0)
 		v = -1; /* no limit */
 	store_number(r, o, v);
-	return -1;
+	return true;
 }
 
 /* Whether each row's field has the size its type writes (a table that lies fails at once). */
@@ -640,6 +776,7 @@ static bool table_ok(void)
 		              : r->type == OPT_FLAG                             ? sizeof(bool)
 		              : r->type == OPT_STRING || r->type == OPT_ADDRESS ? sizeof(char *)
 		              : r->type == OPT_FSYNC ? sizeof(struct store_fsync)
+		              : r->type == OPT_LEVEL ? sizeof(int)
 		                                     : 0;
 		if (r->size != want || (is_number(r->type) && want != 4 && want != 8)) {
 			fprintf(stderr,
@@ -651,9 +788,39 @@ static bool table_ok(void)
 	return true;
 }
 
-/* Parses the command line into o: -1 to start the server, else the exit status. */
-static int parse_args(struct options *o, int argc, char **argv)
+/* Whether r is a key of the config file: an option that is not an action nor --config. */
+static bool in_file(const struct opt *r)
 {
+	return r->type != OPT_SECTION && r->type < OPT_HELP && !r->cmdline;
+}
+
+/* What the command line said: each option with its argument, in order; and --config. */
+struct cmdline {
+	struct setting {
+		const struct opt *r;
+		const char *arg; /* argv's; NULL for a flag */
+	} * v;
+	size_t n;
+	const char *config; /* --config FILE, or NULL */
+	enum sub { SUB_SERVER, SUB_EXPORT, SUB_BACKUP } sub; /* the first word, if any */
+	const char *dest;                                   /* bitarenad backup's DEST */
+};
+
+/*
+ * Reads the command line into cl (its settings checked on a scratch copy of
+ * the options; cl->v is malloc'd, argc entries): -1 to go on, else the exit
+ * status: 0 after an action (--help ...), 2 for a bad argument or an
+ * option this build lacks (said on stderr in one line).
+ */
+static int parse_args(struct cmdline *cl, int argc, char **argv)
+{
+	cl->sub = SUB_SERVER;
+	if (argc > 1 && (strcmp(argv[1], "export") == 0 || strcmp(argv[1], "backup") == 0)) {
+		cl->sub = argv[1][0] == 'e' ? SUB_EXPORT : SUB_BACKUP;
+		argv[1] = argv[0];
+		argv++;
+		argc--;
+	}
 	if (!table_ok())
 		return 1;
 	struct option longopts[NOPTS + 1];
@@ -674,6 +841,10 @@ static int parse_args(struct options *o, int argc, char **argv)
 	}
 	longopts[n] = (struct option){0};
 	letters[nl] = '\0';
+	if ((cl->v = calloc((size_t)argc, sizeof *cl->v)) == NULL)
+		return 1;
+	struct options scratch;
+	options_default(&scratch);
 	int v;
 	while ((v = getopt_long(argc, argv, letters, longopts, NULL)) != -1) {
 		const struct opt *r = NULL;
@@ -686,15 +857,179 @@ static int parse_args(struct options *o, int argc, char **argv)
 			usage(stderr);
 			return 2;
 		}
-		int st = opt_apply(r, o, optarg);
-		if (st >= 0)
-			return st;
+		switch (r->type) {
+		case OPT_HELP:
+			usage(stdout);
+			return 0;
+		case OPT_VERSION:
+			version();
+			return 0;
+		case OPT_DUMP:
+			return dump_options();
+		case OPT_DUMP_CONFIG:
+			return dump_config();
+		default:
+			break;
+		}
+		char why[300];
+		if (!opt_set(r, &scratch, optarg, why, sizeof why)) {
+			fprintf(stderr, "bitarenad: --%s %s\n", r->name, why);
+			return 2;
+		}
+		if (r->off == offsetof(struct options, config)) /* --config */
+			cl->config = optarg;
+		else
+			cl->v[cl->n++] = (struct setting){r, optarg};
 	}
-	if (optind != argc) {
+	if (cl->sub == SUB_BACKUP && optind == argc - 1) {
+		cl->dest = argv[optind];
+		return -1;
+	}
+	if (optind != argc || cl->sub == SUB_BACKUP) {
 		usage(stderr);
 		return 2;
 	}
 	return -1;
+}
+
+/* bitarenad export and backup: the store of --data or --db, read while a server may run. */
+static int subcommand(const struct options *o, enum sub sub, const char *dest)
+{
+	const struct store_options so = {.dir = o->data,
+	                                 .backend = o->db != NULL ? "postgresql" : NULL,
+	                                 .conninfo = o->db,
+	                                 .busy_timeout_ms = (int)o->busy_ms};
+	char why[600];
+	int64_t n = 0;
+	int st = sub == SUB_EXPORT
+	                 ? api_export(&so, o->since, o->format, stdout, &n, why, sizeof why)
+	                 : api_backup(&so, dest, why, sizeof why);
+	if (st != 0)
+		fprintf(stderr, "bitarenad: %s\n", why);
+	else if (sub == SUB_EXPORT)
+		fprintf(stderr, "bitarenad: %lld game%s exported\n", (long long)n,
+		        n == 1 ? "" : "s");
+	else
+		fprintf(stderr, "bitarenad: %s is a copy of the store\n", dest);
+	return st;
+}
+
+/* The row of the long option name, or NULL. */
+static const struct opt *opt_find(const char *name)
+{
+	for (size_t i = 0; i < NOPTS; i++)
+		if (opts[i].type != OPT_SECTION && strcmp(opts[i].name, name) == 0)
+			return &opts[i];
+	return NULL;
+}
+
+/*
+ * The options in force: the defaults, then the config file's settings (file
+ * may be NULL), then the command line's, which win. 0, or -1 with the file's
+ * first mistake in why ("line 3: max-seeks takes 0..1000000"). o's strings
+ * point into argv and file.
+ */
+static int options_build(struct options *o, const struct cmdline *cl, const struct conf *file,
+                         char *why, size_t len)
+{
+	options_default(o);
+	for (size_t i = 0; file != NULL && i < file->n; i++) {
+		const struct conf_entry *e = &file->v[i];
+		const struct opt *r = opt_find(e->key);
+		char what[300];
+		if (r == NULL || !in_file(r)) {
+			snprintf(why, len, "line %d: %s is %s", e->line, e->key,
+			         r == NULL ? "not an option of bitarenad (bitarenad --help)"
+			                   : "for the command line only");
+			return -1;
+		}
+		if (e->value == NULL && takes_arg(r->type)) {
+			snprintf(why, len, "line %d: %s needs a value (%s)", e->line, e->key,
+			         r->metavar);
+			return -1;
+		}
+		if (!opt_set(r, o, e->value, what, sizeof what)) {
+			snprintf(why, len, "line %d: %s %s", e->line, e->key, what);
+			return -1;
+		}
+	}
+	for (size_t i = 0; i < cl->n; i++) {
+		char what[300];
+		opt_set(cl->v[i].r, o, cl->v[i].arg, what, sizeof what); /* checked by parse_args */
+	}
+	if (o->verbose)
+		o->cfg.log_level = LOG_LEVEL_DEBUG;
+	return 0;
+}
+
+/* ---- SIGHUP: the config file read again ----------------------------------------------- */
+
+/*
+ * What a re-reading needs: the command line (it still wins), the options as
+ * last configured (before start-up fitted them to the system: max-clients),
+ * and the file last read, whose strings those options point to (the file read
+ * at start is kept for the life of the process: the settings that need a
+ * restart keep pointing into it).
+ */
+struct reloader {
+	const struct cmdline *cl;
+	struct options asked;
+	struct conf boot, file;
+};
+
+/* r's value in o as the log shows it: its argument's form, yes or no, or - for none. */
+static const char *shown(const struct opt *r, const struct options *o, char *buf, size_t len)
+{
+	if (r->type == OPT_FLAG)
+		return *(const bool *)(const void *)((const char *)o + r->off) ? "yes" : "no";
+	const char *v = show_value(r, o, buf, len);
+	return v != NULL ? v : "-";
+}
+
+/*
+ * SIGHUP: reads the file again and builds the options as at start. A file
+ * that cannot be read or has a mistake changes nothing (logged, with why).
+ * Else each option whose value differs is logged: applied at once when it
+ * may change at run time (server_reconfigure()), else left as it is until a
+ * restart.
+ */
+static void reload(void *ud, struct server *srv)
+{
+	struct reloader *rl = ud;
+	struct conf file;
+	struct options fresh;
+	char why[400];
+	if (conf_read(rl->cl->config, &file, why, sizeof why) < 0 ||
+	    options_build(&fresh, rl->cl, &file, why, sizeof why) < 0) {
+		log_error("config not reloaded file=%s why=%s kept=\"the settings in force\"",
+		          LOG_Q(rl->cl->config), LOG_Q(why));
+		conf_free(&file);
+		return;
+	}
+	int changed = 0, restart = 0;
+	for (size_t i = 0; i < NOPTS; i++) {
+		const struct opt *r = &opts[i];
+		char a[64], b[64];
+		const char *was = in_file(r) ? shown(r, &rl->asked, a, sizeof a) : NULL,
+		           *now = was != NULL ? shown(r, &fresh, b, sizeof b) : NULL;
+		if (was == NULL || strcmp(was, now) == 0)
+			continue;
+		if (r->runtime) {
+			log_info("option changed key=%s old=%s new=%s", r->name, LOG_Q(was),
+			         LOG_Q(now));
+			memcpy((char *)&rl->asked + r->off, (char *)&fresh + r->off, r->size);
+			changed++;
+		} else {
+			log_warn("option needs a restart key=%s running=%s file=%s", r->name,
+			         LOG_Q(was), LOG_Q(now));
+			restart++;
+		}
+	}
+	server_reconfigure(srv, &rl->asked.cfg);
+	log_info("config reloaded file=%s changed=%d restart=%d", LOG_Q(rl->cl->config), changed,
+	         restart);
+	conf_free(&rl->file); /* the runtime settings point into the new one now */
+	rl->file = file;
 }
 
 /* ---- start-up ------------------------------------------------------------------------ */
@@ -719,10 +1054,9 @@ static void fit_fd_limit(struct server_config *cfg)
 	}
 	if (rl.rlim_cur < want) {
 		unsigned fit = rl.rlim_cur > reserve ? (unsigned)(rl.rlim_cur - reserve) : 1;
-		fprintf(stderr,
-		        "bitarenad: the file descriptor limit is %lu: at most %u connections "
-		        "(--max-clients %u asked; raise ulimit -n)\n",
-		        (unsigned long)rl.rlim_cur, fit, cfg->conn.max_clients);
+		log_warn("max-clients lowered to fit the file descriptor limit max_clients=%u "
+		         "asked=%u nofile=%lu hint=\"raise ulimit -n (LimitNOFILE= in the unit)\"",
+		         fit, cfg->conn.max_clients, (unsigned long)rl.rlim_cur);
 		cfg->conn.max_clients = fit;
 	}
 	/*
@@ -741,13 +1075,59 @@ static void fit_fd_limit(struct server_config *cfg)
 	}
 }
 
-/* The page's directory: --http-root, else the source tree's web/ (a build), else the
- * installed one. */
+/*
+ * Where the files of a bitarenad are when no option names them. Run from its
+ * build directory (make, make check, ./run.sh), it serves the source tree's
+ * web/ and keeps its store in ./data. Installed, it finds them where make
+ * install put them ($(pkgdatadir)/web, $(localstatedir)/lib/bitarena) under
+ * the root it runs from: a bitarenad run as DESTDIR/usr/sbin/bitarenad
+ * (make install DESTDIR=..., a package unpacked with dpkg -x) serves
+ * DESTDIR/usr/share/bitarena/web, never the source tree's; one run from
+ * anywhere else uses the configured paths as they are.
+ */
+static struct {
+	bool resolved, build;
+	char root[PATH_MAX]; /* what comes before the configured paths: "" or DESTDIR */
+	char web[PATH_MAX + sizeof WEB_PKGDIR], data[PATH_MAX + sizeof STATE_DIR];
+} where;
+
+static void where_resolve(void)
+{
+	if (where.resolved)
+		return;
+	where.resolved = true;
+	char exe[PATH_MAX], build[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	exe[n > 0 ? n : 0] = '\0';
+	char *slash = strrchr(exe, '/');
+	if (slash != NULL)
+		*slash = '\0'; /* its directory */
+	size_t len = strlen(exe), sb = strlen(BITARENA_SBINDIR);
+	if (realpath(BITARENA_BUILDDIR, build) != NULL && strcmp(exe, build) == 0)
+		where.build = true;
+	else if (len >= sb && strcmp(exe + len - sb, BITARENA_SBINDIR) == 0)
+		snprintf(where.root, sizeof where.root, "%.*s", (int)(len - sb), exe);
+	if (where.build) {
+		snprintf(where.web, sizeof where.web, "%s", WEB_SRCDIR);
+		snprintf(where.data, sizeof where.data, "data");
+	} else {
+		snprintf(where.web, sizeof where.web, "%s%s", where.root, WEB_PKGDIR);
+		snprintf(where.data, sizeof where.data, "%s%s", where.root, STATE_DIR);
+	}
+}
+
+/* The page's directory: --http-root, else this bitarenad's own (above). */
 static const char *web_root(const char *given)
 {
-	if (given != NULL)
-		return given;
-	return access(WEB_SRCDIR "/index.html", R_OK) == 0 ? WEB_SRCDIR : WEB_PKGDIR;
+	where_resolve();
+	return given != NULL ? given : where.web;
+}
+
+/* The store's directory: --data, else this bitarenad's own (above). */
+static const char *data_dir(const char *given)
+{
+	where_resolve();
+	return given != NULL ? given : where.data;
 }
 
 /* Writes "port\n" to path; false when it cannot. */
@@ -758,7 +1138,7 @@ static bool write_port(const char *path, int port)
 	if (f != NULL && fclose(f) != 0)
 		ok = false;
 	if (!ok)
-		fprintf(stderr, "bitarenad: cannot write %s\n", path);
+		log_error("cannot write the port file path=%s", LOG_Q(path));
 	return ok;
 }
 
@@ -801,11 +1181,29 @@ static void tune_malloc(void)
 
 int main(int argc, char **argv)
 {
-	struct options o;
-	options_default(&o);
-	int st = parse_args(&o, argc, argv);
+	/* static: what the options point into lives as long as the process */
+	static struct cmdline cl;
+	static struct reloader rl = {.cl = &cl};
+	int st = parse_args(&cl, argc, argv);
 	if (st >= 0)
 		return st;
+	struct options o;
+	char why[400];
+	if ((cl.config != NULL && conf_read(cl.config, &rl.boot, why, sizeof why) < 0) ||
+	    options_build(&o, &cl, cl.config != NULL ? &rl.boot : NULL, why, sizeof why) < 0) {
+		log_error("config refused file=%s why=%s", LOG_Q(cl.config), LOG_Q(why));
+		return 2;
+	}
+	log_set_level((enum log_level)o.cfg.log_level);
+	if (cl.config != NULL)
+		log_info("config read file=%s settings=%zu", LOG_Q(cl.config), rl.boot.n);
+	if (cl.sub != SUB_SERVER)
+		return subcommand(&o, cl.sub, cl.dest);
+	if (o.since != NULL || o.format != NULL) {
+		fprintf(stderr, "bitarenad: --since and --format are bitarenad export's\n");
+		return 2;
+	}
+	rl.asked = o;
 	char host[128];
 	int port;
 	parse_listen(o.listen, host, sizeof host, &port); /* the table checked it */
@@ -817,7 +1215,7 @@ int main(int argc, char **argv)
 	int playtak_port = 0;
 	if (o.playtak != NULL)
 		parse_listen(o.playtak, playtak_host, sizeof playtak_host, &playtak_port);
-	const char *db = o.db, *cluster = o.cluster, *node = o.node, *data = o.data;
+	const char *db = o.db, *cluster = o.cluster, *node = o.node, *data = data_dir(o.data);
 	if (db != NULL && strncmp(db, "postgresql://", 13) != 0 &&
 	    strncmp(db, "postgres://", 11) != 0) {
 		fprintf(stderr, "bitarenad: --db wants postgresql://CONNINFO, not '%s'\n", db);
@@ -848,11 +1246,15 @@ int main(int argc, char **argv)
 
 	uv_loop_t loop;
 	if (uv_loop_init(&loop) != 0) {
-		fprintf(stderr, "bitarenad: cannot start the event loop\n");
+		log_error("cannot start the event loop");
 		return 1;
 	}
 	struct server *srv = malloc(sizeof *srv);
 	int r = srv ? server_init(srv, &loop, &o.cfg) : UV_ENOMEM;
+	if (r == 0 && cl.config != NULL) {
+		srv->on_reload = reload;
+		srv->reload_ud = &rl;
+	}
 	const struct store_options so = {.dir = data,
 	                                 .backend = db != NULL ? "postgresql" : NULL,
 	                                 .conninfo = db,
@@ -861,7 +1263,6 @@ int main(int argc, char **argv)
 	if (r == 0 && server_open_store(srv, &so, o.fast_hash) < 0)
 		return start_failed(&loop, srv);
 	if (r == 0 && cluster != NULL) {
-		char why[300];
 		const struct cluster_config cc = {.redis = cluster,
 		                                  .node = node,
 		                                  .instance = instance,
@@ -869,75 +1270,79 @@ int main(int argc, char **argv)
 		                                  .expiry_ms = 3 * (int)o.beat_ms,
 		                                  .store = &so};
 		if (server_join_cluster(srv, &cc, why, sizeof why) < 0) {
-			fprintf(stderr, "bitarenad: %s\n", why);
+			log_error("cluster join failed why=%s", LOG_Q(why));
 			return start_failed(&loop, srv);
 		}
-		fprintf(stderr, "bitarenad: node %s (%s) of the cluster on %s\n", node, instance,
-		        cluster);
+		log_info("cluster node node=%s instance=%s redis=%s", node, instance,
+		         LOG_Q(cluster));
 	}
 	if (r == 0) {
 		int n = server_recover(srv);
 		if (n < 0 && cluster != NULL)
 			return start_failed(&loop, srv);
 		if (n > 0)
-			fprintf(stderr, "bitarenad: %d game%s in progress restored from %s\n", n,
-			        n == 1 ? "" : "s", db != NULL ? "PostgreSQL" : data);
+			log_info("games restored count=%d from=%s", n,
+			         db != NULL ? "postgresql" : LOG_Q(data));
 	}
 	int bound = 0;
 	if (r == 0)
 		r = server_listen(srv, host, port, &bound);
 	if (r != 0) {
-		fprintf(stderr, "bitarenad: cannot listen on %s: %s\n", o.listen, uv_strerror(r));
+		log_error("cannot listen addr=%s why=%s", LOG_Q(o.listen), LOG_Q(uv_strerror(r)));
 		return start_failed(&loop, srv);
 	}
 	if (o.port_file != NULL && !write_port(o.port_file, bound))
 		return start_failed(&loop, srv);
-	fprintf(stderr, "bitarenad %s listening on %s%s%s:%d\n", PACKAGE_VERSION,
-	        strchr(host, ':') ? "[" : "", host, strchr(host, ':') ? "]" : "", bound);
+	log_info("listening addr=%s%s%s:%d version=%s store=%s", strchr(host, ':') ? "[" : "", host,
+	         strchr(host, ':') ? "]" : "", bound, PACKAGE_VERSION,
+	         db != NULL ? "postgresql" : LOG_Q(data));
 	if (o.http != NULL) {
-		char why[200];
 		const struct ws_config wc = {.host = http_host,
 		                             .port = http_port,
 		                             .webroot = web_root(o.http_root),
 		                             .origin = o.http_origin,
 		                             .hosts = o.http_host,
-		                             .verbose = o.cfg.verbose};
+		                             .verbose = o.cfg.log_level >= LOG_LEVEL_DEBUG,
+		                             .sndbuf = o.cfg.sndbuf};
 		char index[PATH_MAX];
-		snprintf(index, sizeof index, "%s/index.html", wc.webroot);
-		if (access(index, R_OK) != 0) {
-			fprintf(stderr, "bitarenad: no web page in %s (--http-root)\n", wc.webroot);
+		if (snprintf(index, sizeof index, "%s/index.html", wc.webroot) >= (int)sizeof index ||
+		    access(index, R_OK) != 0) {
+			log_error("no web page root=%s hint=--http-root", LOG_Q(wc.webroot));
 			return start_failed(&loop, srv);
 		}
 		if (server_listen_http(srv, &wc, &bound, why, sizeof why) != 0) {
-			fprintf(stderr, "bitarenad: %s\n", why);
+			log_error("cannot serve http addr=%s why=%s", LOG_Q(o.http), LOG_Q(why));
 			return start_failed(&loop, srv);
 		}
 		if (o.http_port_file != NULL && !write_port(o.http_port_file, bound))
 			return start_failed(&loop, srv);
-		fprintf(stderr, "bitarenad: the web page on http://%s%s%s:%d/ (files in %s)\n",
-		        strchr(http_host, ':') ? "[" : "", http_host,
-		        strchr(http_host, ':') ? "]" : "", bound, wc.webroot);
+		log_info("web page url=http://%s%s%s:%d/ root=%s",
+		         strchr(http_host, ':') ? "[" : "", http_host,
+		         strchr(http_host, ':') ? "]" : "", bound, LOG_Q(wc.webroot));
 	}
 	if (o.playtak != NULL) {
 		if ((r = server_listen_playtak(srv, playtak_host, playtak_port, &bound)) != 0) {
-			fprintf(stderr, "bitarenad: cannot listen on %s (playtak): %s\n", o.playtak,
-			        uv_strerror(r));
+			log_error("cannot listen addr=%s port=playtak why=%s", LOG_Q(o.playtak),
+			          LOG_Q(uv_strerror(r)));
 			return start_failed(&loop, srv);
 		}
 		if (o.playtak_port_file != NULL && !write_port(o.playtak_port_file, bound))
 			return start_failed(&loop, srv);
-		fprintf(stderr, "bitarenad: the playtak protocol on %s%s%s:%d\n",
-		        strchr(playtak_host, ':') ? "[" : "", playtak_host,
-		        strchr(playtak_host, ':') ? "]" : "", bound);
+		log_info("listening addr=%s%s%s:%d port=playtak",
+		         strchr(playtak_host, ':') ? "[" : "", playtak_host,
+		         strchr(playtak_host, ':') ? "]" : "", bound);
 	}
 	uv_run(&loop, UV_RUN_DEFAULT);
 	server_free(srv);
 	r = uv_loop_close(&loop);
 	free(srv);
 	if (r != 0) {
-		fprintf(stderr, "bitarenad: handles left open at exit\n");
+		log_error("handles left open at exit");
 		return 1;
 	}
-	fprintf(stderr, "bitarenad: stopped\n");
+	conf_free(&rl.boot);
+	conf_free(&rl.file);
+	free(cl.v);
+	log_info("stopped");
 	return 0;
 }

@@ -2,8 +2,8 @@
  * server.c - wires the layers of bitarenad together (see server.h): each
  * layer is set up on those below it, the connection layer's events go to the
  * layers that own what they concern, signals start the clean shutdown. The
- * cluster (HAVE_REDIS) and the web page (HAVE_WEBSOCKETS) are wired only in
- * builds that have them; main.c refuses their options in the others.
+ * cluster (HAVE_REDIS) and the web page with the HTTP API (HAVE_WEBSOCKETS) are
+ * wired only in builds that have them; main.c refuses their options in the others.
  */
 #include "config.h"
 
@@ -13,8 +13,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
+
+#include <sodium.h>
 
 #include "server/play/direct.h"
 #include "server/play/offers.h"
@@ -36,6 +36,12 @@ static void ev_open(void *ud, struct conn *c)
 	if (relay_is(c)) /* stands for a client of another node, greeted there */
 		return;
 #endif
+#if HAVE_WEBSOCKETS
+	if (api_owns(c)) { /* an HTTP request under /api: the API's front-end */
+		api_open(&s->api, cl);
+		return;
+	}
+#endif
 	if (playtak_port_owns(s->pt, c)) { /* it speaks playtak: the port's front-end */
 		playtak_port_open(s->pt, cl);
 		return;
@@ -50,6 +56,12 @@ static void ev_open(void *ud, struct conn *c)
 static void ev_refuse(void *ud, struct conn *c, enum conn_refusal why)
 {
 	struct server *s = ud;
+#if HAVE_WEBSOCKETS
+	if (api_owns(c)) { /* an HTTP request: an HTTP answer */
+		api_refuse(&s->api, c, why);
+		return;
+	}
+#endif
 	char *t;
 	if (why == CONN_REFUSED_FULL)
 		t = xasprintf("error %s: the server has %u connections, the most it takes "
@@ -74,6 +86,10 @@ static bool ev_timeout(void *ud, struct conn *c, enum conn_timeout what)
 		return true;
 	if (what == CONN_TIMEOUT_LOGIN && (cl->logged_in || cl->nwatching > 0))
 		return false; /* logged in, or an anonymous spectator */
+#if HAVE_WEBSOCKETS
+	if (what == CONN_TIMEOUT_LOGIN && api_owns(c))
+		return false; /* an HTTP request (a list being streamed) has no login */
+#endif
 	bool login = what == CONN_TIMEOUT_LOGIN;
 	uint64_t ms = login ? s->hub.lim.login_ms : s->hub.lim.idle_ms;
 	bool whole = ms % 1000 == 0;
@@ -133,6 +149,10 @@ static void ev_drain(void *ud, struct conn *c)
 #if HAVE_REDIS
 	cluster_drain(s->cluster, cl);
 #endif
+#if HAVE_WEBSOCKETS
+	if (api_owns(c))
+		api_drain(&s->api, cl);
+#endif
 }
 
 static void ev_close(void *ud, struct conn *c)
@@ -141,8 +161,8 @@ static void ev_close(void *ud, struct conn *c)
 	struct client *cl = client_of(c);
 	if (cl == NULL)
 		return;
-	log_info("conn %llu (%s) closed", (unsigned long long)c->id,
-	         cl->logged_in ? cl->name : "-");
+	log_debug("connection closed conn=%llu user=%s", (unsigned long long)c->id,
+	          cl->logged_in ? cl->name : "-");
 	/* Leave everything while still able to tell the others. */
 	direct_client_gone(&s->lobby, cl);
 	lobby_client_gone(&s->lobby, cl);
@@ -162,6 +182,7 @@ static void ev_close(void *ud, struct conn *c)
 void server_config_default(struct server_config *cfg)
 {
 	memset(cfg, 0, sizeof *cfg);
+	cfg->log_level = LOG_LEVEL_DEFAULT;
 	cfg->grace_ms = SERVER_GRACE_DEFAULT * 1000LL;
 	cfg->ping_ms = RTT_PING_DEFAULT_MS;
 	cfg->ping_timeout_ms = SERVER_PING_TIMEOUT_DEFAULT * 1000LL;
@@ -174,6 +195,7 @@ void server_config_default(struct server_config *cfg)
 	cfg->sess.max_watches = SESSION_MAX_WATCHES;
 	cfg->sess.max_plies = SESSION_MAX_PLIES;
 	cfg->max_replays = SERVER_MAX_REPLAYS_DEFAULT;
+	cfg->replay_memory = ARCHIVE_REPLAY_MEMORY;
 	budget_config_default(&cfg->budget);
 	cfg->seek_feed_ms = LOBBY_FEED_MS;
 	cfg->max_seeks = LOBBY_MAX_SEEKS_TOTAL;
@@ -182,8 +204,52 @@ void server_config_default(struct server_config *cfg)
 static void signal_cb(uv_signal_t *h, int signum)
 {
 	struct server *s = h->data;
-	log_info("signal %d: shutting down", signum);
+	if (signum == SIGHUP) {
+		if (s->on_reload != NULL)
+			s->on_reload(s->reload_ud, s);
+		else
+			log_info("reload skipped signal=SIGHUP why=\"no configuration file\"");
+		return;
+	}
+	log_info("shutting down signal=%s", signum == SIGINT ? "SIGINT" : "SIGTERM");
 	server_stop(s);
+}
+
+/* The connection limits cfg gives, the defaults of the output limits resolved. */
+static struct conn_limits conn_limits_of(const struct server_config *cfg)
+{
+	struct conn_limits lim = cfg->conn;
+	if (lim.out_soft == 0)
+		lim.out_soft = CONN_OUT_SOFT;
+	if (lim.out_hard == 0) /* the hard limit is always there */
+		lim.out_hard = CONN_OUT_HARD_FACTOR * lim.out_soft;
+	return lim;
+}
+
+void server_reconfigure(struct server *s, const struct server_config *cfg)
+{
+	struct server_config c = s->cfg; /* what only a restart changes stays */
+	c.log_level = cfg->log_level;
+	c.grace_ms = cfg->grace_ms;
+	c.ping_ms = cfg->ping_ms;
+	c.ping_timeout_ms = cfg->ping_timeout_ms;
+	c.conn = cfg->conn;
+	c.conn.max_clients = s->cfg.conn.max_clients; /* fitted to the descriptors at start */
+	c.sess = cfg->sess;
+	c.max_replays = cfg->max_replays;
+	c.budget = cfg->budget;
+	c.max_seeks = cfg->max_seeks;
+	s->cfg = c;
+	log_set_level((enum log_level)c.log_level);
+	s->sess.grace_ms = c.grace_ms;
+	s->sess.lim = c.sess;
+	s->lobby.max_seeks = c.max_seeks;
+	if (s->stored)
+		s->arch.max_replays = c.max_replays;
+	s->cmds.budget = c.budget;
+	rtt_configure(&s->rtt, c.ping_ms, c.ping_timeout_ms);
+	struct conn_limits lim = conn_limits_of(&c);
+	conn_hub_set_limits(&s->hub, &lim);
 }
 
 int server_init(struct server *s, uv_loop_t *loop, const struct server_config *cfg)
@@ -192,7 +258,12 @@ int server_init(struct server *s, uv_loop_t *loop, const struct server_config *c
 	s->loop = loop;
 	s->cfg = *cfg;
 	metrics_init(&s->metrics);
-	log_set_verbose(cfg->verbose);
+	log_set_level((enum log_level)cfg->log_level);
+	if (sodium_init() < 0) { /* every seed, seat and token comes from its CSPRNG */
+		log_error("random source failed lib=libsodium why=%s",
+		          LOG_Q("no random numbers for seeds and tokens"));
+		return UV_EIO;
+	}
 	const struct conn_events ev = {.ud = s,
 	                               .on_open = ev_open,
 	                               .on_refuse = ev_refuse,
@@ -202,11 +273,7 @@ int server_init(struct server *s, uv_loop_t *loop, const struct server_config *c
 	                               .on_telnet = ev_telnet,
 	                               .on_drain = ev_drain,
 	                               .on_close = ev_close};
-	struct conn_limits lim = cfg->conn;
-	if (lim.out_soft == 0)
-		lim.out_soft = CONN_OUT_SOFT;
-	if (lim.out_hard == 0) /* the hard limit is always there */
-		lim.out_hard = CONN_OUT_HARD_FACTOR * lim.out_soft;
+	struct conn_limits lim = conn_limits_of(cfg);
 	int r;
 	if ((r = conn_hub_init(&s->hub, loop, &lim, &ev)) != 0)
 		return r;
@@ -214,19 +281,21 @@ int server_init(struct server *s, uv_loop_t *loop, const struct server_config *c
 	sessions_init(&s->sess, loop, cfg->grace_ms);
 	s->sess.bar = &s->bar;
 	s->sess.lim = cfg->sess;
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	rng_seed(&s->sess.rng, (uint64_t)ts.tv_sec * 1000000007ULL ^ (uint64_t)ts.tv_nsec ^
-	                               ((uint64_t)getpid() << 32));
 	offers_init(&s->sess);
 	lobby_init(&s->lobby, &s->hub, &s->sess, cfg->seek_feed_ms, cfg->max_seeks);
 	s->cmds = (struct commands){
 	        .lobby = &s->lobby, .sess = &s->sess, .bar = &s->bar, .budget = cfg->budget};
+#if HAVE_WEBSOCKETS
+	if ((r = api_init(&s->api, loop, &s->hub, &s->sess, &s->lobby, &cfg->budget)) != 0)
+		return r;
+#endif
 	uv_signal_init(loop, &s->sig_int);
 	uv_signal_init(loop, &s->sig_term);
-	s->sig_int.data = s->sig_term.data = s;
+	uv_signal_init(loop, &s->sig_hup);
+	s->sig_int.data = s->sig_term.data = s->sig_hup.data = s;
 	uv_signal_start(&s->sig_int, signal_cb, SIGINT);
 	uv_signal_start(&s->sig_term, signal_cb, SIGTERM);
+	uv_signal_start(&s->sig_hup, signal_cb, SIGHUP);
 	return 0;
 }
 
@@ -237,17 +306,18 @@ int server_open_store(struct server *s, const struct store_options *o, bool fast
 	struct store *db = NULL;
 	int r = store_open_opts(&wo, &db);
 	if (r < 0) {
-		log_error("cannot open the store in %s: %s%s", o->dir, store_strerror(r),
+		log_error("store cannot open dir=%s why=%s%s", LOG_Q(o->dir),
+		          LOG_Q(store_strerror(r)),
 		          r == STORE_EGONE
-		                  ? " (a 0-byte database, or a WAL without its database, is "
-		                    "what is left of a lost store: restore it from a "
-		                    "backup, or move it away to start an empty store)"
+		                  ? " hint=\"a 0-byte database, or a WAL without its database, is "
+		                    "what is left of a lost store: restore it from a backup, or "
+		                    "move it away to start an empty store\""
 		                  : "");
 		return r;
 	}
 	/* readers open their own connections once the writer's made the schema */
 	if ((r = store_reader_start(s->loop, &wo, 0, &s->rd)) < 0) {
-		log_error("cannot start the store's readers: %s", store_strerror(r));
+		log_error("store readers cannot start why=%s", LOG_Q(store_strerror(r)));
 		store_close(db);
 		return r;
 	}
@@ -266,9 +336,14 @@ int server_open_store(struct server *s, const struct store_options *o, bool fast
 	}
 	archive_init(&s->arch, s->rd, &s->lobby, &s->hub, s->loop);
 	s->arch.max_replays = s->cfg.max_replays;
+	s->arch.max_bytes = s->cfg.replay_memory;
+	s->arch.budget = &s->cmds.budget;
 	s->stored = true;
 	s->cmds.acct = &s->acct;
 	s->cmds.arch = &s->arch;
+#if HAVE_WEBSOCKETS
+	api_set_store(&s->api, s->rd);
+#endif
 	return 0;
 }
 
@@ -341,9 +416,11 @@ void server_stop(struct server *s)
 		playtak_port_stop(s->pt);
 #if HAVE_WEBSOCKETS
 	ws_stop(s->ws);
+	api_stop(&s->api);
 #endif
 	close_if_open((uv_handle_t *)&s->sig_int);
 	close_if_open((uv_handle_t *)&s->sig_term);
+	close_if_open((uv_handle_t *)&s->sig_hup);
 	rtt_stop(&s->rtt);
 	struct msg m;
 	cJSON *j = cJSON_CreateObject();
@@ -361,6 +438,9 @@ void server_stop(struct server *s)
 	journal_close(&s->journal);
 	store_reader_stop(s->rd);
 	s->rd = NULL;
+#if HAVE_WEBSOCKETS
+	api_set_store(&s->api, NULL);
+#endif
 #if HAVE_REDIS
 	/* then the cluster: our games are the others' to take over */
 	cluster_stop(s->cluster);

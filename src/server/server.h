@@ -26,6 +26,7 @@
 #include <uv.h>
 
 #include "proto/limits.h"
+#include "server/api/api.h"
 #include "server/records/accounts.h"
 #include "server/cluster/cluster.h"
 #include "server/records/archive.h"
@@ -43,7 +44,6 @@
 #define SERVER_PROTOCOL      PROTO_VERSION
 #define SERVER_GRACE_DEFAULT 120                          /* seconds (--grace) */
 #define SERVER_PING_DEFAULT  (RTT_PING_DEFAULT_MS / 1000) /* seconds (--ping) */
-#define SERVER_DATA_DEFAULT  "data" /* --data default: ./data beside the server */
 
 /*
  * What bitarenad is started with. A zeroed config is a server without limits
@@ -52,15 +52,16 @@
 struct server_config {
 	int64_t grace_ms;         /* disconnect forfeit grace */
 	int sndbuf;               /* SO_SNDBUF of accepted sockets; 0 = the system's */
-	bool verbose;             /* log connections to stderr */
+	int log_level;            /* enum log_level (util/log.h): what the log says */
 	int64_t ping_ms;          /* between pings (set ping on); 0 = RTT_PING_DEFAULT_MS */
 	struct store_fsync fsync; /* --fsync: always (default) or batch=MS */
 	struct accounts_limits acct_limits; /* --login-limit*, --register-limit */
-	int64_t ping_timeout_ms;  /* a ping unanswered this long drops the client; 0: never */
-	struct conn_limits conn;  /* output, clients, per address, login and idle timeouts;
-	                             conn.out_soft 0 = CONN_OUT_SOFT, out_hard 0 = 16 x that */
+	int64_t ping_timeout_ms;     /* a ping unanswered this long drops the client; 0: never */
+	struct conn_limits conn;     /* output, clients, per address, login and idle timeouts;
+	                                conn.out_soft 0 = CONN_OUT_SOFT, out_hard 0 = 16 x that */
 	struct session_limits sess;  /* watches per connection, plies per game */
 	unsigned max_replays;        /* replays running per connection; 0: no limit */
+	size_t replay_memory;        /* what all running replays may hold; 0: no limit */
 	struct budget_config budget; /* each connection's command budget; rate 0: none */
 	uint64_t seek_feed_ms;       /* seek news goes out at most this often; 0: next pass */
 	unsigned max_seeks;          /* open seeks in all; 0: no limit */
@@ -78,7 +79,8 @@ struct server {
 	/* the layers, bottom up */
 	struct conn_hub hub;
 	struct tcp_listener tcp;
-	struct ws_listener *ws; /* --http: the page and /ws; NULL without */
+	struct ws_listener *ws;  /* --http: the page and /ws; NULL without */
+	struct api api;          /* the HTTP API of --http's /api (HAVE_WEBSOCKETS) */
 	struct playtak_port *pt; /* --playtak: the playtak protocol's port; NULL without */
 	struct rtt rtt;
 	struct sessions sess;
@@ -92,7 +94,10 @@ struct server {
 	struct cluster *cluster; /* --cluster: this node's; NULL: a single server */
 	struct commands cmds;
 	struct metrics metrics; /* every layer's counters and gauges (metrics.h) */
-	uv_signal_t sig_int, sig_term;
+	uv_signal_t sig_int, sig_term, sig_hup;
+	/* SIGHUP: main.c's re-reading of the config file (NULL: the signal is only logged) */
+	void (*on_reload)(void *ud, struct server *s);
+	void *reload_ud;
 	bool stopping;
 };
 
@@ -111,8 +116,7 @@ int server_open_store(struct server *s, const struct store_options *o, bool fast
  * instance): shared state in Redis, commands forwarded to the games' nodes.
  * 0, or -1 with a sentence in why.
  */
-int server_join_cluster(struct server *s, const struct cluster_config *cfg, char *why,
-                        size_t len);
+int server_join_cluster(struct server *s, const struct cluster_config *cfg, char *why, size_t len);
 /*
  * Brings back the games in progress in the store: how many, or a negative
  * enum store_err. In a cluster: the node's own games (those of any earlier
@@ -132,6 +136,14 @@ int server_listen_http(struct server *s, const struct ws_config *cfg, int *bound
  * 0 picks a free one, written to *bound. 0 or a libuv error code.
  */
 int server_listen_playtak(struct server *s, const char *host, int port, int *bound);
+/*
+ * Applies what may change while the server runs (the options marked so in
+ * main.c's table): the log level, the grace, the game and connection limits,
+ * the output limits, pings, the command budget. Each applies from now on;
+ * what cfg holds beyond these (addresses, the store, max_clients, the
+ * accounts' limits) is kept as the server started with it. cfg is copied.
+ */
+void server_reconfigure(struct server *s, const struct server_config *cfg);
 /* Begins a clean shutdown: tells everyone, closes every handle; uv_run then returns. */
 void server_stop(struct server *s);
 /* After uv_run() has returned: frees what is left and closes the store (every handle is

@@ -21,7 +21,9 @@
  * node coming back to the game's node, only with their tokens; Redis killed and started
  * again while games run (moves between nodes refused meanwhile with
  * CLUSTER_DOWN, games of one node going on, everything back by itself,
- * every acknowledged move stored).
+ * every acknowledged move stored); the limits of a node for clients of
+ * another (the per-address limit counts them at their own node only, a
+ * remote player's moves cost nothing, as a local one's).
  */
 #include <check.h>
 #include <signal.h>
@@ -81,26 +83,34 @@ static void setup(void)
 	}
 }
 
+/* Node name of the cluster on the test's schema, with nmore options more. */
+static void up_node(struct ts_srv *s, const char *name, const char *const *more, int nmore)
+{
+	const char *argv[16] = {"--db",       uri,    "--cluster",         redis_uri,
+	                        "--node",     name,   "--cluster-beat-ms", BEAT_MS,
+	                        "--grace-ms", "60000"};
+	int n = 10;
+	ck_assert_int_le(n + nmore, 16);
+	for (int i = 0; i < nmore; i++)
+		argv[n++] = more[i];
+	ts_up(s, argv, n);
+}
+
 /* A server on the test's schema (one node, or node `name` of the cluster). */
 static void up(struct ts_srv *s, const char *name)
 {
 	const char *single[] = {"--db", uri, "--grace-ms", "60000"};
-	const char *node[] = {"--db",       uri,    "--cluster",         redis_uri,
-	                      "--node",     name,   "--cluster-beat-ms", BEAT_MS,
-	                      "--grace-ms", "60000"};
 	if (name == NULL)
 		ts_up(s, single, 4);
 	else
-		ts_up(s, node, 10);
+		up_node(s, name, NULL, 0);
 }
 
 /* Node name with --login-limit 1: a second failed login of a name from one address is throttled. */
 static void up_strict(struct ts_srv *s, const char *name)
 {
-	const char *node[] = {"--db",       uri,     "--cluster",         redis_uri,
-	                      "--node",     name,    "--cluster-beat-ms", BEAT_MS,
-	                      "--grace-ms", "60000", "--login-limit",     "1"};
-	ts_up(s, node, 12);
+	const char *more[] = {"--login-limit", "1"};
+	up_node(s, name, more, 2);
 }
 
 /* The stored moves of game id, as "m1 m2 ..." (a query of its own on the schema). */
@@ -822,6 +832,56 @@ START_TEST(test_redis_restart)
 END_TEST
 
 /*
+ * The limits of a node hold for a client of another node as for its own
+ * (PROTOCOL.md, 13): the relay clients that stand at the game's node for
+ * clients admitted at their home's door are not counted per address (here 2
+ * at most: a player and three spectators come from n2), and a remote
+ * player's moves cost nothing, as a local one's (here a bucket of 8 tokens
+ * refilled at 1 a second, which six moves charged at the home would put in
+ * debt).
+ */
+START_TEST(test_limits_across_nodes)
+{
+	const char *lim[] = {"--max-per-address", "2", "--cmd-rate", "1", "--cmd-burst", "8"};
+	struct ts_srv n1, n2;
+	up_node(&n1, "n1", lim, 6);
+	up_node(&n2, "n2", lim, 6);
+	struct ts_cli a, b, w[3];
+	ts_join(&a, n1.port, "alice");
+	ts_join(&b, n2.port, "bob");
+	int id = ts_begin_game(&a, &b, "mnk m=5 n=5 k=5"); /* on n1 */
+	for (int i = 0; i < 3; i++) {
+		ts_connect_json(&w[i], n2.port);
+		ts_send(&w[i], "watch %d", id);
+		cJSON *r = ts_until(&w[i], "{\"cmd\":\"watch\"}");
+		ck_assert_msg(strcmp(ts_jstr(r, "type"), "ok") == 0, "spectator %d: %s", i,
+		              cJSON_GetStringValue(cJSON_GetObjectItem(r, "code")));
+		cJSON_Delete(r);
+		ts_until0(&w[i], "{\"type\":\"state\",\"seq\":1}");
+	}
+	const char *xs[] = {"a1", "c1", "e1", "b2", "d2", "a3"};
+	const char *os[] = {"b1", "d1", "a2", "c2", "e2", "b3"}; /* no five in a row */
+	for (int k = 0; k < 6; k++) {
+		cJSON_Delete(ts_play(&a, &b, id, xs[k]));
+		ts_send(&b, "move %d %s", id, os[k]);
+		cJSON *r = ts_until(&b, "{\"cmd\":\"move\"}");
+		ck_assert_msg(strcmp(ts_jstr(r, "type"), "ok") == 0, "bob's move %d: %s", k + 1,
+		              cJSON_GetStringValue(cJSON_GetObjectItem(r, "code")));
+		cJSON_Delete(r);
+		cJSON_Delete(ts_untilf(&a, "{\"type\":\"state\",\"seq\":%d}", 3 + 2 * k));
+	}
+	for (int i = 0; i < 3; i++) {
+		cJSON_Delete(ts_untilf(&w[i], "{\"type\":\"state\",\"game\":%d,\"seq\":13}", id));
+		ts_close(&w[i]);
+	}
+	ts_close(&a);
+	ts_close(&b);
+	ts_down(&n1);
+	ts_down(&n2);
+}
+END_TEST
+
+/*
  * PostgreSQL stopped (as a crash) and started again under three nodes while
  * a game runs across n1 and n2 and n3 watches: the remote player's move
  * waits, every member on every node is told store_failing, the nodes keep
@@ -925,6 +985,7 @@ static Suite *cluster_suite(void)
 	tcase_add_test(tc, test_tokens_across_nodes);
 	tcase_add_test(tc, test_redis_restart);
 	tcase_add_test(tc, test_pg_down_cluster);
+	tcase_add_test(tc, test_limits_across_nodes);
 	suite_add_tcase(s, tc);
 	return s;
 }

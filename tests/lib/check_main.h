@@ -15,6 +15,7 @@
  *     svctest     what the service harnesses share: ports, users, a watchdog
  *     pgtest      a throw-away PostgreSQL server (libpq)
  *     redistest   a throw-away redis-server
+ *     wsclient    a WebSocket client on a plain socket (bitarenad's /ws)
  *   libtestserver.a, on the server library:
  *     fakeconn    the in-process harness: the whole server on a fake transport
  *     storetest   the store suites' cases on every back end (SQLite, PostgreSQL)

@@ -59,6 +59,28 @@ static void expect_next(struct ts_cli *c, const char *fmt, ...)
 	cJSON_Delete(j);
 }
 
+/*
+ * While the store fails, the people of held game g (n of them, their output held behind the
+ * game's unstored move) are still answered: each one's ping, a chat line from the first that
+ * everyone in the game hears, the lobby (who) and a read (history: an answer, whatever the
+ * store says) from the last (PROTOCOL.md §10).
+ */
+static void held_game_answers(int g, struct ts_cli *const *who, int n)
+{
+	for (int i = 0; i < n; i++) {
+		ts_send(who[i], "#held%d ping", i);
+		expect_next(who[i], "{\"type\":\"pong\",\"id\":\"held%d\"}", i);
+	}
+	ts_send(who[0], "say %d still here?", g);
+	expect_next(who[0], "{\"type\":\"ok\",\"cmd\":\"say\",\"game\":%d}", g);
+	for (int i = 0; i < n; i++)
+		expect_next(who[i], "{\"type\":\"chat\",\"game\":%d,\"text\":\"still here?\"}", g);
+	ts_send(who[n - 1], "who");
+	expect_next(who[n - 1], "{\"type\":\"ok\",\"cmd\":\"who\"}");
+	ts_send(who[n - 1], "history ann");
+	expect_next(who[n - 1], "{\"cmd\":\"history\"}");
+}
+
 /* Another process takes the database's write lock and holds it. */
 static sqlite3 *lock_store(const struct ts_srv *s)
 {
@@ -133,6 +155,9 @@ START_TEST(test_locked_store)
 	expect_next(b, FAILING, g1);
 	expect_next(a, FAILING, g1);
 	expect_next(v, FAILING, g1);
+	/* its people are answered still: the mover, the other player, the spectator */
+	struct ts_cli *held[] = {b, a, v};
+	held_game_answers(g1, held, 3);
 	/* the rest of the server answers: pings, the lobby, reads */
 	ts_send(c, "#p1 ping");
 	expect_next(c, "{\"type\":\"pong\",\"id\":\"p1\"}");
@@ -233,6 +258,8 @@ START_TEST(test_full_disk)
 	cJSON_Delete(n);
 	expect_next(&a, "{\"type\":\"info\",\"event\":\"store_failing\",\"game\":%d}", g1);
 	expect_next(&v, "{\"type\":\"info\",\"event\":\"store_failing\",\"game\":%d}", g1);
+	struct ts_cli *held[] = {&b, &a, &v};
+	held_game_answers(g1, held, 3);
 	if (tmpfs)
 		ck_assert_int_eq(unlink(filler), 0);
 	else
@@ -255,7 +282,8 @@ END_TEST
 
 /*
  * The store is gone under two_games(): b's move in g1 waits and b is told why,
- * a is told store_failing, d's move in g2 is refused.
+ * a and the spectator are told store_failing, d's move in g2 is refused, and the
+ * people of g1 are answered still.
  */
 static void store_gone_told(struct ts_cli *cl, int g1, int g2)
 {
@@ -265,8 +293,14 @@ static void store_gone_told(struct ts_cli *cl, int g1, int g2)
 	ck_assert_ptr_nonnull(strstr(ts_jstr(n, "message"), "removed, replaced or emptied"));
 	cJSON_Delete(n);
 	expect_next(a, "{\"type\":\"info\",\"event\":\"store_failing\",\"game\":%d}", g1);
+	expect_next(&cl[2], "{\"type\":\"info\",\"event\":\"store_failing\",\"game\":%d}", g1);
 	ts_send(c, "move %d b2", g2);
 	expect_next(c, "{\"type\":\"error\",\"code\":\"INTERNAL\",\"cmd\":\"move\"}");
+	/* the store never comes back, and the game's people are answered all the same */
+	struct ts_cli *held[] = {b, a, &cl[2]};
+	held_game_answers(g1, held, 3);
+	ts_send(a, "#later ping");
+	expect_next(a, "{\"type\":\"pong\",\"id\":\"later\"}");
 }
 
 /*
@@ -421,6 +455,9 @@ START_TEST(test_clocks_stop)
 	sqlite3 *db = lock_store(&s);
 	ts_send(&b, "move %d a1", g1);
 	expect_next(&a, "{\"type\":\"info\",\"event\":\"store_failing\",\"game\":%d}", g1);
+	expect_next(&b, "{\"type\":\"info\",\"event\":\"store_failing\",\"game\":%d}", g1);
+	struct ts_cli *held[] = {&b, &a};
+	held_game_answers(g1, held, 2);
 	ts_msleep(1500); /* longer than ann's whole clock */
 	unlock_store(db);
 	expect_next(&a, "{\"type\":\"info\",\"event\":\"store_ok\",\"game\":%d}", g1);

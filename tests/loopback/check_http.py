@@ -59,7 +59,7 @@ class Server:
     def quiet(self):
         """Waits until the log has its start-up lines; returns its size."""
         for _ in range(500):
-            if "the web page on" in open(self.log).read():
+            if "web page url=" in open(self.log).read():
                 break
             time.sleep(0.01)
         return os.path.getsize(self.log)

@@ -251,11 +251,39 @@ static const char *pick_legal(const cJSON *state, int pick)
 	return mv;
 }
 
+/* who, as q asks it in JSON (caller frees). */
+static cJSON *who_of(struct ts_cli *q)
+{
+	ts_send(q, "who");
+	return ts_until(q, "{\"type\":\"ok\",\"cmd\":\"who\"}");
+}
+
+/* The ids who lists for user name under key ("playing", "watching"), comma-separated. */
+static const char *who_says(const cJSON *who, const char *name, const char *key)
+{
+	static char ids[256];
+	const cJSON *u, *id;
+	ids[0] = '\0';
+	bool found = false;
+	cJSON_ArrayForEach(u, cJSON_GetObjectItem(who, "users"))
+	{
+		if (strcmp(ts_jstr(u, "name"), name) != 0)
+			continue;
+		found = true;
+		cJSON_ArrayForEach(id, cJSON_GetObjectItem(u, key))
+		        snprintf(ids + strlen(ids), sizeof ids - strlen(ids), "%s%d",
+		                 ids[0] ? "," : "", id->valueint);
+	}
+	ck_assert_msg(found, "who does not list %s", name);
+	return ids;
+}
+
 START_TEST(test_games_with_spectator)
 {
 	struct ts_srv s;
-	struct ts_cli a, b, w;
+	struct ts_cli a, b, w, q;
 	setup(&s, NULL, 0, &a, &b, &w);
+	ts_join(&q, s.port, "quincy"); /* asks who */
 	for (int round = 0; round < 4; round++) {
 		int id = ts_start_game(&a, &b, "ttt", NULL);
 		ts_until0(&w, "{\"type\":\"seek\",\"event\":\"gone\"}");
@@ -264,6 +292,14 @@ START_TEST(test_games_with_spectator)
 		cJSON *ws = ts_expect(&w, "{\"type\":\"state\",\"seq\":1,\"seat\":null}");
 		ck_assert_ptr_null(cJSON_GetObjectItem(ws, "legal")); /* spectators get no list */
 		cJSON_Delete(ws);
+		/* who: this game only, watched and played (the ended ones neither) */
+		char one[16];
+		snprintf(one, sizeof one, "%d", id);
+		cJSON *who = who_of(&q);
+		ck_assert_str_eq(who_says(who, "wendy", "watching"), one);
+		ck_assert_str_eq(who_says(who, "alice", "playing"), one);
+		ck_assert_str_eq(who_says(who, "alice", "watching"), "");
+		cJSON_Delete(who);
 		/* the mover's own state for the next move */
 		ts_send(&a, "watch %d", id); /* a player's watch just resends the state */
 		ts_expect0(&a, "{\"type\":\"ok\",\"cmd\":\"watch\"}");
@@ -316,8 +352,25 @@ START_TEST(test_games_with_spectator)
 		ts_expect0(&a, "{\"type\":\"error\",\"code\":\"GAME_OVER\",\"cmd\":\"move\"}");
 		ts_send(&w, "list");
 		ts_expect0(&w, "{\"type\":\"ok\",\"cmd\":\"list\",\"games\":[]}");
+		/* the game is over: who lists it as neither played nor watched (w still follows
+		 * it, for its chat and a rematch) */
+		who = who_of(&q);
+		ck_assert_str_eq(who_says(who, "wendy", "watching"), "");
+		ck_assert_str_eq(who_says(who, "alice", "playing"), "");
+		ck_assert_str_eq(who_says(who, "bob", "watching"), "");
+		cJSON_Delete(who);
+		ts_send(&q, "set format text");
+		ts_until0(&q, "ok format text");
+		ts_send(&q, "who");
+		char *l;
+		while ((l = ts_line(&q)) != NULL && strstr(l, "wendy") == NULL)
+			free(l);
+		ck_assert_msg(l != NULL && strstr(l, "watches") == NULL, "who: %s", l);
+		free(l);
+		ts_send(&q, "set format json");
+		ts_until0(&q, "{\"type\":\"ok\",\"cmd\":\"set\"}");
 	}
-	teardown(&s, &a, &b, &w, NULL);
+	teardown(&s, &a, &b, &w, &q, NULL);
 }
 END_TEST
 

@@ -129,6 +129,31 @@ START_TEST(test_budget_bucket)
 }
 END_TEST
 
+/* A stream the server paces (a replay's positions) spends without strikes, or waits. */
+START_TEST(test_budget_spend)
+{
+	struct budget_config cfg = {.rate = 10, .burst = 5, .strikes = 2};
+	struct budget b = {0};
+	uint64_t wait;
+	budget_init(&b, &cfg, 0);
+	ck_assert(budget_spend(&b, &cfg, 0, 2, &wait));
+	ck_assert(budget_spend(&b, &cfg, 0, 2, &wait));
+	for (int i = 0; i < 10; i++) { /* a token short: wait 100 ms, again and again */
+		ck_assert(!budget_spend(&b, &cfg, 0, 2, &wait));
+		ck_assert_uint_eq(wait, 100);
+	}
+	/* no strike counted: a command is refused once, not disconnected */
+	ck_assert_int_eq(budget_take(&b, &cfg, 0, 2, &wait), BUDGET_LIMITED);
+	ck_assert(budget_spend(&b, &cfg, 100, 2, &wait));
+	/* a bucket in debt waits until repaid */
+	budget_charge(&b, &cfg, 5);
+	ck_assert(!budget_spend(&b, &cfg, 100, 1, &wait));
+	ck_assert_uint_eq(wait, 600);
+	struct budget_config none = {.rate = 0, .burst = 5, .strikes = 2};
+	ck_assert(budget_spend(&b, &none, 100, 1000, &wait));
+}
+END_TEST
+
 /* ---- the table of addresses ------------------------------------------------------------ */
 
 START_TEST(test_address_keys)
@@ -664,14 +689,17 @@ END_TEST
 
 START_TEST(test_idle_timeout)
 {
-	struct server_config cfg = {.conn = {.idle_ms = 300}, .grace_ms = 60000};
+	/* an idle time ten times b's pace, so that a loaded machine's stall does not take b too
+	   (300 ms flaked once under make -j2 check beside other builds) */
+	struct server_config cfg = {.conn = {.idle_ms = 1000}, .grace_ms = 60000};
 	start(&cfg, false);
 	struct fk_cli a, b;
 	fk_join(&fs, &a, "alice");
 	fk_join(&fs, &b, "bob");
 	int id = fk_start_game(&a, &b, "ttt");
-	/* b keeps talking, a says nothing: a goes, its seat waits through the grace */
-	for (int i = 0; i < 6; i++) {
+	/* b keeps talking, a says nothing: a goes (within the idle time and a sweep's period,
+	   a quarter of it), its seat waits through the grace */
+	for (int i = 0; i < 15; i++) {
 		fk_wait(&fs, 100);
 		fk_send(&b, "ping");
 	}
@@ -1005,6 +1033,7 @@ int main(void)
 	Suite *s = suite_create("limits");
 	TCase *pure = tcase_create("pure");
 	tcase_add_test(pure, test_budget_bucket);
+	tcase_add_test(pure, test_budget_spend);
 	tcase_add_test(pure, test_address_keys);
 	suite_add_tcase(s, pure);
 	TCase *tc = tcase_create("server");

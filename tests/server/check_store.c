@@ -6,8 +6,11 @@
  * (also after a child process holding the store is killed with SIGKILL
  * mid-stream), ratings, history, reopening, transactions, game ids, reader
  * connections, guest seats' token hashes kept with their games, a store of
- * schema 2 migrated to them. Each back end's own: SQLite's schema versions and migrations
- * and its database file removed or emptied under a running store;
+ * schema 2 migrated to them, pages of ended games by filter with their moves,
+ * a player's counts, a reader's snapshot that writes made meanwhile do not
+ * change. Each back end's own: SQLite's schema versions and migrations
+ * and its database file removed or emptied under a running store, the
+ * online backup of a store being written;
  * PostgreSQL's schema versions, its tables dropped or the store replaced
  * under a running store, sessions broken and the server stopped and started
  * again, text that is not UTF-8, ids reserved by many connections at once,
@@ -574,6 +577,173 @@ START_TEST(test_history)
 }
 END_TEST
 
+/* Ends game id with a result (finished: winner seat or -1 for a draw; aborted) at ended. */
+static void end_game(struct store *s, int64_t id, enum store_status st, int winner, int64_t ended)
+{
+	struct store_finish fin = {.status = st,
+	                           .result = st == STORE_ABORTED ? ""
+	                                     : winner < 0        ? "1/2-1/2"
+	                                     : winner == 0       ? "1-0"
+	                                                         : "0-1",
+	                           .winner = winner,
+	                           .reason = st == STORE_ABORTED ? "abort" : "line",
+	                           .ended = ended};
+	ck_assert_int_eq(store_game_finish(s, id, &fin), STORE_OK);
+}
+
+/* Pages of ended games by player, kind, rated, end time and cursor; counts of a player. */
+START_TEST(test_find_and_counts)
+{
+	struct store *s = open_fast();
+	struct store_game g;
+	struct store_move m;
+	int64_t ids[8];
+	/* game k: tak between amy and bob (k odd: ttt between bob and cy), k plies, rated when
+	   k % 3 == 0, ended at 100 + k; game 6 aborted, game 7 in progress */
+	for (int k = 0; k < 8; k++) {
+		new_game(&g, k % 2 ? "ttt" : "tak", k % 2 ? "cy" : "Amy", "bob", k);
+		g.rated = k % 3 == 0;
+		ck_assert_int_eq(store_game_begin(s, &g, &ids[k]), STORE_OK);
+		for (int i = 0; i < k; i++) {
+			make_move(&m, i, i % 2 ? "b2" : "a1");
+			ck_assert_int_eq(store_move_append(s, ids[k], &m), STORE_OK);
+		}
+		if (k < 6)
+			end_game(s, ids[k], STORE_FINISHED, k == 4 ? -1 : k % 2, 100 + k);
+		else if (k == 6)
+			end_game(s, ids[k], STORE_ABORTED, -1, 106);
+	}
+	struct store_game_query q = {.rated = -1};
+	struct store_game *v;
+	size_t n;
+	ck_assert_int_eq(store_games_find(s, &q, 10, &v, &n), STORE_OK);
+	ck_assert_uint_eq(n, 7); /* not the one in progress */
+	for (size_t i = 0; i < n; i++) {
+		ck_assert_int_eq(v[i].id, ids[6 - i]); /* newest first */
+		ck_assert_int_eq(v[i].plies, 6 - (int)i);
+		ck_assert_ptr_null(v[i].moves);
+	}
+	store_games_free(v, n);
+	/* pages of 3 with their moves, each after the last id of the one before */
+	q.moves = true;
+	int seen = 0;
+	for (int page = 0; page < 4; page++) {
+		ck_assert_int_eq(store_games_find(s, &q, 3, &v, &n), STORE_OK);
+		ck_assert_uint_eq(n, page < 2 ? 3 : page == 2 ? 1 : 0);
+		for (size_t i = 0; i < n; i++, seen++) {
+			ck_assert_int_eq(v[i].id, ids[6 - seen]);
+			ck_assert_int_eq(v[i].plies, 6 - seen);
+			if (v[i].plies > 0) {
+				ck_assert_ptr_nonnull(v[i].moves);
+				ck_assert_str_eq(v[i].moves[v[i].plies - 1].text,
+				                 (v[i].plies - 1) % 2 ? "b2" : "a1");
+				ck_assert_int_eq(v[i].moves[0].clock_ms[0], 300000);
+			}
+		}
+		if (n > 0)
+			q.before = v[n - 1].id;
+		store_games_free(v, n);
+	}
+	ck_assert_int_eq(seen, 7);
+	/* filters: a seat (either, any case), a kind, rated, the end's bounds */
+	struct store_game_query f = {.player = "AMY", .rated = -1};
+	ck_assert_int_eq(store_games_find(s, &f, 10, &v, &n), STORE_OK);
+	ck_assert_uint_eq(n, 4); /* 6 (aborted), 4, 2, 0 */
+	ck_assert_int_eq(v[0].id, ids[6]);
+	ck_assert_int_eq(v[3].id, ids[0]);
+	store_games_free(v, n);
+	f = (struct store_game_query){.player = "bob", .kind = "ttt", .rated = -1};
+	ck_assert_int_eq(store_games_find(s, &f, 10, &v, &n), STORE_OK);
+	ck_assert_uint_eq(n, 3); /* 5, 3, 1 */
+	for (size_t i = 0; i < n; i++)
+		ck_assert_str_eq(v[i].kind, "ttt");
+	store_games_free(v, n);
+	f = (struct store_game_query){.rated = 1};
+	ck_assert_int_eq(store_games_find(s, &f, 10, &v, &n), STORE_OK);
+	ck_assert_uint_eq(n, 3); /* 6, 3, 0 */
+	ck_assert_int_eq(v[0].id, ids[6]);
+	ck_assert(v[1].rated);
+	store_games_free(v, n);
+	f = (struct store_game_query){.rated = 0, .since = 102, .until = 104};
+	ck_assert_int_eq(store_games_find(s, &f, 10, &v, &n), STORE_OK);
+	ck_assert_uint_eq(n, 2); /* 4 and 2 (3 is rated) */
+	ck_assert_int_eq(v[0].id, ids[4]);
+	ck_assert_int_eq(v[1].id, ids[2]);
+	store_games_free(v, n);
+	f = (struct store_game_query){.player = "nobody", .rated = -1};
+	ck_assert_int_eq(store_games_find(s, &f, 10, &v, &n), STORE_OK);
+	ck_assert_uint_eq(n, 0);
+	ck_assert_ptr_null(v);
+	f.player = "a name far too long to be anybody's seat at all";
+	ck_assert_int_eq(store_games_find(s, &f, 10, &v, &n), STORE_OK);
+	ck_assert_uint_eq(n, 0);
+	ck_assert_int_eq(store_games_find(s, &f, 0, &v, &n), STORE_EINVAL);
+	ck_assert_int_eq(store_games_find(s, &f, STORE_FIND_MAX + 1, &v, &n), STORE_EINVAL);
+	f = (struct store_game_query){.rated = 2};
+	ck_assert_int_eq(store_games_find(s, &f, 10, &v, &n), STORE_EINVAL);
+	/* counts: finished games only; bob won 1, 3, 5 as seat 1 of ttt and lost 0, 2 (seat 1
+	   of tak), drew 4 */
+	struct store_counts c;
+	ck_assert_int_eq(store_player_counts(s, "BOB", &c), STORE_OK);
+	ck_assert_int_eq(c.games, 6);
+	ck_assert_int_eq(c.rated, 2); /* 0 and 3 */
+	ck_assert_int_eq(c.wins, 3);
+	ck_assert_int_eq(c.losses, 2);
+	ck_assert_int_eq(c.draws, 1);
+	ck_assert_int_eq(store_player_counts(s, "amy", &c), STORE_OK);
+	ck_assert_int_eq(c.games, 3);
+	ck_assert_int_eq(c.wins, 2);
+	ck_assert_int_eq(c.losses, 0);
+	ck_assert_int_eq(c.draws, 1);
+	ck_assert_int_eq(store_player_counts(s, "nobody", &c), STORE_OK);
+	ck_assert_int_eq(c.games, 0);
+	store_close(s);
+}
+END_TEST
+
+/* A reader's snapshot sees the store as it was when it began, whatever is written after. */
+START_TEST(test_snapshot)
+{
+	struct store *s = open_fast();
+	struct store_game g;
+	int64_t id;
+	new_game(&g, "ttt", "ann", "ben", 1);
+	ck_assert_int_eq(store_game_begin(s, &g, &id), STORE_OK);
+	end_game(s, id, STORE_FINISHED, 0, 10);
+	struct store *r = open_store(true);
+	ck_assert_int_eq(store_snapshot_begin(s), STORE_EINVAL); /* a connection that writes */
+	ck_assert_int_eq(store_snapshot_begin(r), STORE_OK);
+	ck_assert_int_eq(store_snapshot_begin(r), STORE_EINVAL);
+	struct store_game_query q = {.rated = -1};
+	struct store_game *v;
+	size_t n;
+	ck_assert_int_eq(store_games_find(r, &q, 10, &v, &n), STORE_OK);
+	ck_assert_uint_eq(n, 1);
+	store_games_free(v, n);
+	/* the writer goes on meanwhile (it does not wait for the reader) */
+	ck_assert_int_eq(store_game_begin(s, &g, &id), STORE_OK);
+	end_game(s, id, STORE_FINISHED, 1, 20);
+	ck_assert_int_eq(store_games_find(r, &q, 10, &v, &n), STORE_OK);
+	ck_assert_uint_eq(n, 1); /* the snapshot's */
+	store_games_free(v, n);
+	struct store_counts c;
+	ck_assert_int_eq(store_player_counts(r, "ann", &c), STORE_OK);
+	ck_assert_int_eq(c.games, 1);
+	ck_assert_int_eq(store_snapshot_end(r), STORE_OK);
+	ck_assert_int_eq(store_snapshot_end(r), STORE_EINVAL);
+	ck_assert_int_eq(store_games_find(r, &q, 10, &v, &n), STORE_OK);
+	ck_assert_uint_eq(n, 2); /* now */
+	store_games_free(v, n);
+	if (st_is_pg()) { /* pg_dump makes its backups (README) */
+		char dest[600];
+		snprintf(dest, sizeof dest, "%s/copy.db", ste.tmpdir);
+		ck_assert_int_eq(store_backup(r, dest), STORE_EINVAL);
+	}
+	store_close(r);
+	store_close(s);
+}
+END_TEST
+
 /* A database from a newer program is refused, not migrated backwards. */
 START_TEST(test_newer_schema_refused)
 {
@@ -864,6 +1034,55 @@ START_TEST(test_store_gone)
 	ck_assert_ptr_null(s);
 	ck_assert_str_eq(store_strerror(STORE_EGONE),
 	                 "the database file was removed, replaced or emptied");
+}
+END_TEST
+
+/* A backup made while the store is written is a whole store of its own, never half of one. */
+START_TEST(test_backup)
+{
+	struct store *s = open_fast();
+	struct store_game g;
+	struct store_move m;
+	int64_t id;
+	ck_assert_int_eq(store_account_create(s, "Kim", "password", 1), STORE_OK);
+	new_game(&g, "tak", "Kim", "lee", 1);
+	ck_assert_int_eq(store_game_begin(s, &g, &id), STORE_OK);
+	for (int i = 0; i < 40; i++) {
+		make_move(&m, i, "a1");
+		ck_assert_int_eq(store_move_append(s, id, &m), STORE_OK);
+	}
+	char dest[600];
+	snprintf(dest, sizeof dest, "%s/copy.db", ste.tmpdir);
+	struct store *r = open_store(true);
+	ck_assert_int_eq(store_backup(r, dest), STORE_OK);
+	ck_assert_int_eq(store_backup(r, dest), STORE_EEXISTS); /* never over a file */
+	char part[640];
+	snprintf(part, sizeof part, "%s.partial", dest);
+	ck_assert_int_ne(access(part, F_OK), 0);
+	/* the writer goes on; the copy keeps what it had */
+	make_move(&m, 40, "a1");
+	ck_assert_int_eq(store_move_append(s, id, &m), STORE_OK);
+	char copydir[600];
+	snprintf(copydir, sizeof copydir, "%s/restored", ste.tmpdir);
+	ck_assert_int_eq(mkdir(copydir, 0700), 0);
+	char restored[700];
+	snprintf(restored, sizeof restored, "%s/" STORE_DB_FILE, copydir);
+	ck_assert_int_eq(rename(dest, restored), 0);
+	struct store *c = NULL;
+	ck_assert_int_eq(store_open(copydir, &c), STORE_OK);
+	store_set_hash_cost(c, crypto_pwhash_OPSLIMIT_MIN, crypto_pwhash_MEMLIMIT_MIN);
+	char canon[STORE_NAME_MAX + 1];
+	ck_assert_int_eq(store_account_verify(c, "kim", "password", canon), STORE_OK);
+	struct store_game got;
+	ck_assert_int_eq(store_game_fetch(c, id, &got), STORE_OK);
+	ck_assert_int_eq(got.plies, 40);
+	store_game_clear(&got);
+	store_close(c);
+	snprintf(dest, sizeof dest, "%s/no/such/dir/copy.db", ste.tmpdir);
+	ck_assert_int_ne(store_backup(r, dest), STORE_OK);
+	ck_assert_int_ne(access(dest, F_OK), 0);
+	store_close(r);
+	store_close(s);
 }
 END_TEST
 
@@ -1371,9 +1590,11 @@ static Suite *store_suite(void)
 	                             test_reader_connection,
 	                             test_token_hashes,
 	                             test_migration_to_token_hashes,
+	                             test_find_and_counts,
+	                             test_snapshot,
 	                             NULL};
 	const TTest *const sqlite_only[] = {test_newer_schema_refused, test_migration_to_id_counter,
-	                                    test_store_gone, NULL};
+	                                    test_store_gone, test_backup, NULL};
 #if HAVE_POSTGRESQL
 	const TTest *const pg_only[] = {test_pg_versions,
 	                                test_pg_store_gone,

@@ -2,7 +2,8 @@
  * check_record.c - game records (src/games/record.c, and the record of a
  * stored game, src/server/stored_record.c): the exact text written, quoting
  * of awkward move texts, parsing PTN as other programs write it, syntax
- * errors with their line, the tags of a stored game, and the round trip that
+ * errors with their line, notes after moves (the clocks of the exports) that
+ * the parser skips, the tags of a stored game, and the round trip that
  * matters: play a game in every engine (Xmas Rush with timeouts and invalid
  * lines too), journal it in a real store, export the record, re-import it,
  * replay it and compare the final position with the one played.
@@ -18,6 +19,7 @@
 #include "games/game.h"
 #include "games/game_replay.h"
 #include "games/record.h"
+#include "games/xmas/xmas.h"
 #include "server/store/store.h"
 #include "server/records/stored_record.h"
 #include "tmpdir.h"
@@ -111,6 +113,45 @@ START_TEST(test_quoting_round_trip)
 	ck_assert_str_eq(back.result, "-1-5");
 	free(text);
 	record_clear(&back);
+	record_clear(&r);
+}
+END_TEST
+
+/* A move's note is written as a comment after it, and the text still reads back as itself. */
+START_TEST(test_notes)
+{
+	struct record r, back;
+	record_init(&r);
+	const char *mv[] = {"a1", "e5", "c3"};
+	for (int i = 0; i < 3; i++)
+		ck_assert_int_eq(record_add_move(&r, mv[i]), RECORD_OK);
+	ck_assert_int_eq(record_set_note(&r, 0, "[%clk 0:04:58.2]"), RECORD_OK);
+	ck_assert_int_eq(record_set_note(&r, 2, "first"), RECORD_OK);
+	ck_assert_int_eq(record_set_note(&r, 2, "[%clk 0:00:01.0]"), RECORD_OK); /* replaced */
+	ck_assert_int_eq(record_set_note(&r, 3, "x"), RECORD_EINVAL);            /* no move 3 */
+	ck_assert_int_eq(record_set_note(&r, 1, "a } b"), RECORD_EINVAL);
+	ck_assert_int_eq(record_set_note(&r, 1, "two\nlines"), RECORD_EINVAL);
+	ck_assert_int_eq(record_set_result(&r, "R-0"), RECORD_OK);
+	char *text;
+	ck_assert_int_eq(record_write(&r, &text, NULL), RECORD_OK);
+	ck_assert_str_eq(text, "1. a1 {[%clk 0:04:58.2]} e5\n2. c3 {[%clk 0:00:01.0]} R-0\n");
+	ck_assert_int_eq(record_parse(text, strlen(text), &back, NULL), RECORD_OK);
+	ck_assert_uint_eq(back.nmoves, 3);
+	for (int i = 0; i < 3; i++)
+		ck_assert_str_eq(back.moves[i], mv[i]);
+	ck_assert_str_eq(back.result, "R-0");
+	ck_assert_ptr_null(back.notes);
+	free(text);
+	record_clear(&back);
+	/* a note set before more moves come keeps its place */
+	ck_assert_int_eq(record_set_note(&r, 2, NULL), RECORD_OK);
+	for (int i = 0; i < 100; i++)
+		ck_assert_int_eq(record_add_move(&r, "a1"), RECORD_OK);
+	ck_assert_int_eq(record_set_note(&r, 102, "last"), RECORD_OK);
+	ck_assert_int_eq(record_write(&r, &text, NULL), RECORD_OK);
+	ck_assert_ptr_nonnull(strstr(text, "1. a1 {[%clk 0:04:58.2]} e5\n2. c3 a1\n"));
+	ck_assert_ptr_nonnull(strstr(text, "a1 {last} R-0\n"));
+	free(text);
 	record_clear(&r);
 }
 END_TEST
@@ -475,6 +516,47 @@ START_TEST(test_export_import_replay)
 END_TEST
 
 /* Replay of foreign Tak PTN (no Game or Options tag: Size decides), when Tak is built in. */
+/* A seed's one form: signed; the unsigned form records had before reads as the same 64 bits. */
+START_TEST(test_seed_forms)
+{
+	char buf[GAME_SEED_TEXT];
+	ck_assert_str_eq(game_seed_text(0xFFFFFFFFFFFFFFFBULL, buf), "-5");
+	ck_assert_str_eq(game_seed_text(42, buf), "42");
+	ck_assert_str_eq(game_seed_text(1ULL << 63, buf), "-9223372036854775808");
+	uint64_t v;
+	ck_assert(game_seed_parse("-5", &v) && v == 0xFFFFFFFFFFFFFFFBULL);
+	ck_assert(game_seed_parse("18446744073709551611", &v) && v == 0xFFFFFFFFFFFFFFFBULL);
+	ck_assert(game_seed_parse("-9223372036854775808", &v) && v == 1ULL << 63);
+	ck_assert(!game_seed_parse("-9223372036854775809", &v));
+	ck_assert(!game_seed_parse("18446744073709551616", &v));
+	ck_assert(!game_seed_parse("", &v) && !game_seed_parse("-", &v) &&
+	          !game_seed_parse("5x", &v));
+	ck_assert(!game_seed_parse("+5", &v) && !game_seed_parse(" 5", &v));
+	/* a dealt Xmas Rush game replays alike from either form of its Seed tag */
+	struct xmas_state a, b;
+	const char *forms[2] = {"-5", "18446744073709551611"};
+	for (int k = 0; k < 2; k++) {
+		struct record r;
+		record_init(&r);
+		ck_assert_int_eq(record_set_tag(&r, "Game", "xmas"), RECORD_OK);
+		ck_assert_int_eq(record_set_tag(&r, "Options", "seed=random pool=3"), RECORD_OK);
+		ck_assert_int_eq(record_set_tag(&r, "Seed", forms[k]), RECORD_OK);
+		ck_assert_int_eq(record_replay(&r, NULL, k == 0 ? &a : &b, NULL, NULL), RECORD_OK);
+		record_clear(&r);
+	}
+	ck_assert_mem_eq(&a, &b, sizeof a);
+	ck_assert_int_eq(a.seed, -5);
+	ck_assert_int_eq(a.dealt, 1);
+	/* and one that is no seed is refused */
+	struct record r;
+	record_init(&r);
+	ck_assert_int_eq(record_set_tag(&r, "Game", "xmas"), RECORD_OK);
+	ck_assert_int_eq(record_set_tag(&r, "Seed", "0x10"), RECORD_OK);
+	ck_assert_int_eq(record_replay(&r, NULL, &a, NULL, NULL), RECORD_EGAME);
+	record_clear(&r);
+}
+END_TEST
+
 START_TEST(test_replay_plain_ptn)
 {
 	const struct game_ops *tak = game_find("tak");
@@ -502,12 +584,14 @@ static Suite *record_suite(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_write_exact);
 	tcase_add_test(tc, test_quoting_round_trip);
+	tcase_add_test(tc, test_notes);
 	tcase_add_test(tc, test_parse_foreign_ptn);
 	tcase_add_test(tc, test_parse_errors);
 	tcase_add_test(tc, test_random_round_trip_and_garbage);
 	tcase_add_test(tc, test_tags_of_stored_game);
 	tcase_add_test(tc, test_export_import_replay);
 	tcase_add_test(tc, test_replay_plain_ptn);
+	tcase_add_test(tc, test_seed_forms);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/rng.h"
 #include "games/xmas/jrandom.h"
 #include "games/xmas/xmas.h"
 #include "check_main.h"
@@ -371,27 +372,145 @@ START_TEST(test_seed0_pool3)
 }
 END_TEST
 
+/* The public part of a game at its start: board, hands, cells, items (names and places). */
+static void same_map(const struct xmas_state *a, const struct xmas_state *b)
+{
+	ck_assert_mem_eq(&a->b, &b->b, sizeof a->b);
+	ck_assert_int_eq(a->nitems, b->nitems);
+	ck_assert_mem_eq(a->items, b->items, sizeof a->items);
+	for (int s = 0; s < 2; s++)
+		ck_assert_int_eq(a->pl[s].cell, b->pl[s].cell);
+}
+
 START_TEST(test_seed_from_server)
 {
-	/* no seed option: the server's seed, read as a Java long, is used and reported */
+	/* no seed option: the server's seed, its high half the map's Java long, its low half
+	 * the deal of the quests; reported whole once the game has ended */
 	struct game_params p;
 	struct xmas_state a, b;
 	game_params_default(&game_xmas, &p);
-	ck_assert_int_eq(game_xmas.init(&a, &p, 0xFFFFFFFFFFFFFFFFULL), 0);
-	ck_assert_int_eq(a.seed, -1);
+	const uint64_t seed = 0x89ABCDEF01234567ULL;
+	ck_assert_int_eq(game_xmas.init(&a, &p, seed), 0);
+	ck_assert_int_eq(a.seed, (int64_t)seed);
+	ck_assert_int_eq(a.dealt, 1);
 	ck_assert_int_eq(a.pool, 3);
-	new_game(&b, -1, 3);
-	ck_assert_mem_eq(&a, &b, sizeof a);
-	/* reported once the game has ended (test_view_hides_seed_and_deck) */
+	ck_assert_int_eq(xmas_map_seed(seed), 0x89ABCDEF);
+	new_game(&b, 0x89ABCDEF, 3);
+	ck_assert_int_eq(b.dealt, 0);
+	same_map(&a, &b); /* the referee's map of that Java long */
+	/* the deck: the same names, in the deal's order (rank 0x01234567 mod 12!) */
+	uint8_t want[XMAS_NAMES], left[XMAS_NAMES];
+	memcpy(left, b.names, sizeof left);
+	uint32_t rank = 0x01234567u % 479001600u, f = 39916800u; /* 11! */
+	for (int i = 0, n = XMAS_NAMES; i < XMAS_NAMES; i++, n--) {
+		int j = (int)(rank / f);
+		rank %= f;
+		want[i] = left[j];
+		memmove(left + j, left + j + 1, (size_t)(n - 1 - j));
+		if (n > 1)
+			f /= (uint32_t)(n - 1);
+	}
+	ck_assert_mem_eq(a.names, want, sizeof want);
 	a.over = 1;
 	cJSON *j = game_xmas.to_json(&a, -1);
-	ck_assert_str_eq(cJSON_GetObjectItem(j, "seed")->valuestring, "-1");
+	ck_assert_str_eq(cJSON_GetObjectItem(j, "seed")->valuestring, "-8526495043095935641");
+	ck_assert(cJSON_IsTrue(cJSON_GetObjectItem(j, "dealt")));
 	cJSON_Delete(j);
 	/* pools are 1..3 (pool 1 is the low leagues', check_xmas_league) */
 	p.v[1] = 4;
 	ck_assert_int_eq(game_xmas.init(&a, &p, 1), GAME_EOPT);
 	p.v[1] = 0;
 	ck_assert_int_eq(game_xmas.init(&a, &p, 1), GAME_EOPT);
+}
+END_TEST
+
+START_TEST(test_deal_ranks)
+{
+	/* the deal is a bijection of the ranks 0 .. n!-1 onto the orders of the n names */
+	struct xmas_state st;
+	struct xmas_league lg;
+	ck_assert_int_eq(xmas_league(0, &lg), GAME_OK); /* the demo: 3 quests */
+	ck_assert_int_eq(lg.ncards, 3);
+	bool seen[3][3][3] = {{{false}}};
+	for (uint64_t r = 0; r < 6; r++) {
+		ck_assert_int_eq(xmas_setup_league(&st, 5, &lg), GAME_OK);
+		uint8_t set[3] = {st.names[0], st.names[1], st.names[2]};
+		xmas_deal(&st, (7ULL << 32) | (r + 6 * 1000)); /* the rank is taken mod 3! */
+		int k[3];
+		for (int i = 0; i < 3; i++) {
+			k[i] = -1;
+			for (int m = 0; m < 3; m++)
+				if (st.names[i] == set[m])
+					k[i] = m;
+			ck_assert_int_ge(k[i], 0);
+		}
+		ck_assert(!seen[k[0]][k[1]][k[2]]);
+		seen[k[0]][k[1]][k[2]] = true;
+	}
+	/* rank 0 keeps the order; the names the map did not place are left alone */
+	ck_assert_int_eq(xmas_setup_league(&st, 5, &lg), GAME_OK);
+	struct xmas_state before = st;
+	xmas_deal(&st, 0);
+	ck_assert_mem_eq(st.names, before.names, sizeof st.names);
+}
+END_TEST
+
+/*
+ * The attack the deal stops. The board a game lays out tells the state of the referee's
+ * generator (48 bits, far fewer than the board's own information), so the most an observer
+ * can learn from a published board is the map's Java long. Given that, with a seed= game
+ * the whole hidden quest order follows (the referee's game of that seed); with a dealt one
+ * it does not: over many games the next hidden quest, guessed from the map, is right about
+ * as often as a blind guess among the 9 left.
+ */
+START_TEST(test_dealt_map_tells_nothing)
+{
+	uint64_t x = 0x5EED;
+	int games = 900, referee_hits = 0, dealt_hits = 0;
+	for (int i = 0; i < games; i++) {
+		uint64_t seed = rng_splitmix64(&x);
+		struct game_params p;
+		game_params_default(&game_xmas, &p);
+		struct xmas_state dealt, map, ref;
+		ck_assert_int_eq(game_xmas.init(&dealt, &p, seed), 0);
+		/* the observer's best: the map's seed, and the referee's game of it */
+		new_game(&map, xmas_map_seed(seed), 3);
+		same_map(&dealt, &map);
+		/* the next quest each will reveal: names[ndeck - 1] */
+		int next = dealt.pl[0].ndeck - 1;
+		dealt_hits += map.names[next] == dealt.names[next];
+		/* a referee's game (seed= given): its board pins the generator's 48 bits, and
+		 * any Java long with those bits lays out the same board and the same deck */
+		new_game(&ref, (int64_t)seed, 3);
+		struct xmas_state guess;
+		new_game(&guess, (int64_t)(seed & ((1ULL << 48) - 1)), 3);
+		same_map(&ref, &guess);
+		referee_hits += guess.names[next] == ref.names[next];
+	}
+	ck_assert_int_eq(referee_hits, games);
+	/* 1/9 of 900 is 100 (sd about 9.4): far from what the map would tell if it told */
+	ck_assert_int_lt(dealt_hits, 160);
+	ck_assert_int_gt(dealt_hits, 50);
+}
+END_TEST
+
+/* Every one of the 12 names comes first in a deal about as often (12,000 deals of one map). */
+START_TEST(test_deal_uniform)
+{
+	int count[XMAS_NAMES] = {0};
+	struct game_params p;
+	game_params_default(&game_xmas, &p);
+	uint64_t x = 42;
+	for (int i = 0; i < 12000; i++) {
+		struct xmas_state st;
+		uint64_t seed = (0x1234ULL << 32) | (uint32_t)rng_splitmix64(&x);
+		ck_assert_int_eq(game_xmas.init(&st, &p, seed), 0);
+		count[st.names[st.pl[0].ndeck - 1]]++; /* the next to be revealed */
+	}
+	for (int k = 0; k < XMAS_NAMES; k++) { /* 1000 each, sd about 30 */
+		ck_assert_int_gt(count[k], 1000 - 200);
+		ck_assert_int_lt(count[k], 1000 + 200);
+	}
 }
 END_TEST
 
@@ -1242,6 +1361,9 @@ static Suite *xmas_suite(void)
 	tcase_add_test(tc, test_seed0_push_check);
 	tcase_add_test(tc, test_seed0_pool3);
 	tcase_add_test(tc, test_seed_from_server);
+	tcase_add_test(tc, test_deal_ranks);
+	tcase_add_test(tc, test_dealt_map_tells_nothing);
+	tcase_add_test(tc, test_deal_uniform);
 	tcase_add_test(tc, test_push_every_direction);
 	tcase_add_test(tc, test_reach_matches_bfs);
 	tcase_add_test(tc, test_moves_for_cover_reach);

@@ -409,7 +409,8 @@ int xmas_resolve(void *vst, const game_move *moves, const enum game_act *acts)
 
 const struct game_optdef xmas_opts[XMAS_NOPTS] = {
         {"seed", 0, INT64_MIN, INT64_MAX,
-         "map seed, a Java long (random if not given: shown once the game has ended)",
+         "the referee's seed (a Java long): its map and quests, known to whoever knows it; "
+         "not given: the server's random seed, map and quests apart (published after the end)",
          GAME_OPT_RANDOM},
         {"pool", 3, 1, 3, "tile pool: 1 (Wood, Bronze), 2 (Silver, Gold) or 3 (Legend)"},
         {"league", 0, 0, 6,
@@ -417,11 +418,38 @@ const struct game_optdef xmas_opts[XMAS_NOPTS] = {
          "items on 3+-way tiles), 3 pool 1, 4-5 pool 2, 6 pool 3; 0: 12 quests on pool="},
 };
 
+int64_t xmas_map_seed(uint64_t seed)
+{
+	return (int64_t)(seed >> 32);
+}
+
+void xmas_deal(struct xmas_state *st, uint64_t seed)
+{
+	int n = st->ncards;
+	uint32_t fact[XMAS_NAMES + 1] = {1}; /* 12! < 2^32 */
+	for (int i = 1; i <= n; i++)
+		fact[i] = fact[i - 1] * (uint32_t)i;
+	uint32_t rank = (uint32_t)seed % fact[n];
+	uint8_t left[XMAS_NAMES];
+	memcpy(left, st->names, (size_t)n);
+	for (int i = 0; i < n; i++) {
+		uint32_t f = fact[n - 1 - i];
+		int j = (int)(rank / f);
+		rank %= f;
+		st->names[i] = left[j];
+		memmove(left + j, left + j + 1, (size_t)(n - i - 1 - j));
+	}
+	st->seed = (int64_t)seed;
+	st->dealt = 1;
+}
+
 int xmas_init(void *vst, const struct game_params *p, uint64_t seed)
 {
 	struct xmas_state *st = vst;
-	/* a seed the user did not set: the server's random seed, read as a Java long */
-	int64_t s = p->set[0] ? p->v[0] : (int64_t)seed;
+	/* seed= given: the referee's game of that Java long; else the map from the high half of
+	 * the server's seed and the quests dealt by its low half (see xmas.h) */
+	bool dealt = !p->set[0];
+	int64_t s = dealt ? xmas_map_seed(seed) : p->v[0];
 	struct xmas_league lg = {(uint8_t)p->v[1], 12, 3, false};
 	if (p->v[2] > 0) { /* a league sets the pool; a pool= that says otherwise is refused */
 		xmas_league((int)p->v[2], &lg);
@@ -430,6 +458,8 @@ int xmas_init(void *vst, const struct game_params *p, uint64_t seed)
 	}
 	int rc = xmas_setup_league(st, s, &lg);
 	if (rc == GAME_OK) {
+		if (dealt)
+			xmas_deal(st, seed);
 		flip_cards(st); /* once at init, like the referee */
 		begin_turn(st);
 	}

@@ -88,7 +88,7 @@ struct xmas_player {
  */
 struct xmas_state {
 	struct xmas_board b;
-	int64_t seed;                           /* the Java long given to new Random(seed) */
+	int64_t seed;                           /* the Java long of new Random(seed); or dealt */
 	uint8_t pool;                           /* tile pool 2 or 3 */
 	uint8_t ncards;                         /* quests per player (12) */
 	uint8_t nvisible;                       /* revealed at once (3) */
@@ -104,6 +104,7 @@ struct xmas_state {
 	uint8_t reason;     /* enum xmas_reason */
 	uint8_t pending;    /* 1 while this turn's post-input collection check has not run */
 	uint8_t hidden;     /* 1 in a view (xmas_view) of a game on: seed and names erased */
+	uint8_t dealt;      /* 1: a seed the server drew, map and quests apart (xmas_init) */
 };
 
 /*
@@ -185,10 +186,32 @@ bool xmas_move_fits_turn(const struct xmas_state *st, game_move m);
 /* The index in st->items of the item at loc (a cell or XMAS_LOC_HAND(seat)), or -1. */
 int xmas_item_at(const struct xmas_state *st, int loc);
 
-/* The options (seed, pool, league) and the rules as game_ops entries (state as void *). */
+/*
+ * The options (seed, pool, league) and the rules as game_ops entries (state as void *).
+ *
+ * xmas_init() and the seed. With seed= given (a Java long) the game is the referee's for
+ * that seed, map and quests alike: whoever knows the seed knows the order of the hidden
+ * quests, so such a game suits practice and replaying CodinGame games, not a contest. Without
+ * it the game's own seed (init's, 64 bits the server draws from the OS and publishes once the
+ * game has ended) is read as two independent halves, because the referee's generator
+ * (java.util.Random, 48 bits of state) can be rebuilt from the board it lays out: its high 32
+ * bits are the Java long (0 .. 2^32-1) of the map (tiles, hands, items, the item order: the
+ * referee's for that seed), and its low 32 bits deal the quests (xmas_deal): the order of
+ * the quest names is the permutation of rank (low 32 bits) mod n! (n quests per player) of
+ * the names the map placed, so nothing the board shows tells it.
+ */
 #define XMAS_NOPTS 3
 extern const struct game_optdef xmas_opts[XMAS_NOPTS];
 int xmas_init(void *st, const struct game_params *p, uint64_t seed);
+/* The Java long of the map of a game dealt from seed (xmas_init without seed=): seed >> 32. */
+int64_t xmas_map_seed(uint64_t seed);
+/*
+ * Deals st's quests (a set-up game, before its first quests are shown) from seed: the names
+ * of st->names[0 .. ncards) in the order of the permutation of rank (uint32_t)seed mod
+ * ncards! (Lehmer code: the first name is the (rank / (n-1)!)-th of the names left, ...).
+ * Sets st->seed to seed and st->dealt.
+ */
+void xmas_deal(struct xmas_state *st, uint64_t seed);
 unsigned xmas_to_move(const void *st);
 int xmas_legal_moves(const void *st, game_move *out, size_t cap);
 int xmas_resolve(void *st, const game_move *moves, const enum game_act *acts);

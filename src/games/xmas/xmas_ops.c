@@ -31,13 +31,15 @@ static cJSON *xmas_to_json(const void *vst, int viewer)
 	struct xmas_state view;
 	xmas_view(vst, viewer, &view);
 	const struct xmas_state *st = &view;
-	char t[5], num[24];
+	char t[5], num[GAME_SEED_TEXT];
 	cJSON *o = cJSON_CreateObject(), *a, *row;
 	if (o == NULL)
 		return NULL;
 	if (!st->hidden) { /* the seed is published once the game has ended */
-		snprintf(num, sizeof num, "%lld", (long long)st->seed);
-		cJSON_AddStringToObject(o, "seed", num); /* a Java long: a string keeps 64 bits */
+		/* a Java long: a string keeps 64 bits */
+		cJSON_AddStringToObject(o, "seed", game_seed_text((uint64_t)st->seed, num));
+		if (st->dealt) /* the server's seed: map and quests from its halves (xmas.h) */
+			cJSON_AddBoolToObject(o, "dealt", true);
 	}
 	cJSON_AddNumberToObject(o, "pool", st->pool);
 	cJSON_AddNumberToObject(o, "turn", st->turn);
@@ -152,10 +154,11 @@ static int xmas_render_text(const void *vst, int viewer, char *buf, size_t len)
 	xmas_view(vst, viewer, &view);
 	const struct xmas_state *st = &view;
 	struct game_text o;
+	char num[GAME_SEED_TEXT];
 	game_text_init(&o, buf, len);
 	game_text_put(&o, "Xmas Rush");
 	if (!st->hidden)
-		game_text_put(&o, "  seed %lld", (long long)st->seed);
+		game_text_put(&o, "  seed %s", game_seed_text((uint64_t)st->seed, num));
 	game_text_put(&o, "  pool %d  turn %d/%d %s", st->pool, st->turn, XMAS_MAX_TURNS,
 	              st->turn_type == XMAS_TURN_PUSH ? "PUSH" : "MOVE");
 	if (st->over)

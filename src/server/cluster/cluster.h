@@ -1,8 +1,39 @@
 /*
  * cluster.h - a node of a cluster (bitarenad --cluster redis://HOST:PORT
  * --db postgresql://... --node NAME): several servers on one PostgreSQL and
- * one Redis that a player sees as one. The design, with the keys, the bus
- * and its messages, is docs/cluster.md; in short:
+ * one Redis that a player sees as one. This header is the folder's public
+ * face: the rest of the server includes it and relay.h (server.c tells a
+ * relay connection from a socket), nothing else of src/server/cluster/.
+ *
+ * The folder, part by part (cluster_internal.h, its private header, says in
+ * which order they call each other and why they are cut so):
+ *   cluster.c           the node's life-cycle (this header's functions): start,
+ *                       recovery, stop, free; the tick; the inbox's messages
+ *                       handed to the part they are for
+ *   cluster_redis.c     the Redis connections: commands, publishing,
+ *                       subscriptions, the nodes alive
+ *   cluster_remote.c    remote games at the home: the games owned elsewhere that
+ *                       our clients play or watch, fed from their channels
+ *   cluster_home.c      the home side of a request: forwarded to the game's (or
+ *                       the seek's) node, its answer back
+ *   cluster_owner.c     the owner side of a game: relay clients and relay
+ *                       watchers standing for other nodes' clients and
+ *                       spectators, the session hooks around the journal's
+ *   cluster_shared.c    the lobby shared through Redis: seeks, users, games in
+ *                       progress; who, seeks and list for the whole cluster
+ *   cluster_takeover.c  heartbeats, dead nodes, takeovers, the live state
+ *                       written again when Redis is back
+ *   relay.c, relay.h    the relay transport (a struct conn_transport)
+ *
+ * Its layer: below the ports (ports/) and main/server.c, above the command
+ * table (cmd/) and everything under it. It calls down into cmd, records,
+ * play, msg and net, and hears from them only through the callbacks it
+ * registers (the router of commands.h, the lobby's hooks, the session hooks
+ * around the journal's, the relay sink); what a command does across nodes it
+ * reads from the row's flags (commands.h), never from the verb's name.
+ *
+ * The design, with the keys, the bus and its messages, is docs/cluster.md;
+ * in short:
  *  - a game has one owner node, which runs it as a single server would; a
  *    client acting on a game owned elsewhere has its command line forwarded
  *    there and run by a relay client standing for it (relay.h), whose output
@@ -18,12 +49,11 @@
  *    games whose players are on their owner go on, and everything is
  *    written again when Redis is back.
  *
- * Above the layers it works with (commands, lobby, sessions, journal, the
- * connection hub): it registers upward callbacks with them (the router of
- * commands.h, the lobby's hooks, the session hooks around the journal's),
- * and server.c wires it. Redis is reached through hiredis on the server's
- * own loop (its libuv adapter); PostgreSQL through the storage interface on
- * a worker thread (takeovers). The loop never waits for either.
+ * server.c wires it. Redis is reached through hiredis on the server's own
+ * loop (its libuv adapter); PostgreSQL through the storage interface on a
+ * worker thread (takeovers). The loop never waits for either. No global:
+ * every callback finds its cluster through its own data (the hooks' ud, a
+ * hiredis context's data, a timer's data).
  */
 #ifndef BITARENA_SERVER_CLUSTER_H
 #define BITARENA_SERVER_CLUSTER_H

@@ -12,13 +12,12 @@
 /* The transport's part of a connection. */
 struct relay {
 	struct relay_id id;
+	const struct relay_sink *sink; /* the cluster's: where the output goes */
 	size_t backlog;    /* bytes handed to the sink and not reported taken */
 	uv_timer_t closer; /* conn_closed() from here, after close() returned */
 	bool closer_started;
 	bool muted;
 };
-
-static struct relay_sink sink;
 
 static struct relay *rl_of(const struct conn *c)
 {
@@ -28,7 +27,7 @@ static struct relay *rl_of(const struct conn *c)
 static int relay_write(struct conn *c, struct outbuf *b)
 {
 	struct relay *r = rl_of(c);
-	if (!r->muted && sink.send != NULL && sink.send(sink.ud, c, &r->id, b))
+	if (!r->muted && r->sink->send(r->sink->ud, c, &r->id, b))
 		r->backlog += b->len;
 	conn_wrote(c, b, 0); /* the sink has its copy: the backlog counts it from here */
 	return 0;
@@ -74,6 +73,7 @@ static void relay_close(struct conn *c, bool graceful)
 
 const struct conn_transport relay_transport = {
         .name = "relay",
+        .no_address = true, /* its clients were counted at their home's door */
         .write = relay_write,
         .backlog = relay_backlog,
         .pause = relay_pause,
@@ -81,12 +81,8 @@ const struct conn_transport relay_transport = {
         .close = relay_close,
 };
 
-void relay_set_sink(const struct relay_sink *s)
-{
-	sink = *s;
-}
-
-struct client *relay_open(struct conn_hub *hub, const struct relay_id *id)
+struct client *relay_open(struct conn_hub *hub, const struct relay_id *id,
+                          const struct relay_sink *sink)
 {
 	struct conn *c = conn_new(hub, &relay_transport, sizeof(struct relay));
 	if (c == NULL)
@@ -94,6 +90,7 @@ struct client *relay_open(struct conn_hub *hub, const struct relay_id *id)
 	struct relay *r = rl_of(c);
 	memset(r, 0, sizeof *r);
 	r->id = *id;
+	r->sink = sink;
 	char peer[CONN_PEER_MAX];
 	if (id->kind == RELAY_CLIENT)
 		snprintf(peer, sizeof peer, "%.40s/%" PRIu64, id->home, id->conn);

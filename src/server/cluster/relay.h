@@ -56,14 +56,14 @@ struct relay_sink {
 
 extern const struct conn_transport relay_transport;
 
-/* Sets where every relay's output goes (once, before the first relay_open). */
-void relay_set_sink(const struct relay_sink *sink);
 /*
- * Opens a relay connection on hub for id: its struct client exists on
- * return (the server's on_open made it; no welcome goes out). NULL when it
- * cannot (memory, the hub stopping).
+ * Opens a relay connection on hub for id, its output going to sink (the
+ * cluster's, which outlives every relay connection): its struct client
+ * exists on return (the server's on_open made it; no welcome goes out).
+ * NULL when it cannot (memory, the hub stopping).
  */
-struct client *relay_open(struct conn_hub *hub, const struct relay_id *id);
+struct client *relay_open(struct conn_hub *hub, const struct relay_id *id,
+                          const struct relay_sink *sink);
 /* True when c is a relay connection, and then what it stands for. */
 bool relay_is(const struct conn *c);
 const struct relay_id *relay_id_of(const struct conn *c);

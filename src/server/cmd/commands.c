@@ -83,17 +83,9 @@ static void cmd_seek(struct cmd *x)
 	lobby_seek(x->cx->lobby, x->cl, x->rq);
 }
 
-/* seeks, who, list: the router answers them for the whole cluster. */
-static bool routed(struct cmd *x)
-{
-	const struct router *rt = x->cx->router;
-	return rt != NULL && rt->verb(rt->ud, x);
-}
-
 static void cmd_seeks(struct cmd *x)
 {
-	if (!routed(x))
-		lobby_seeks(x->cx->lobby, x->cl, x->rq);
+	lobby_seeks(x->cx->lobby, x->cl, x->rq);
 }
 
 static void cmd_unseek(struct cmd *x)
@@ -134,16 +126,14 @@ static void cmd_accept(struct cmd *x)
 
 static void cmd_who(struct cmd *x)
 {
-	if (!routed(x))
-		lobby_who(x->cx->lobby, x->cl, x->rq);
+	lobby_who(x->cx->lobby, x->cl, x->rq);
 }
 
 /* ---- handlers: games ---------------------------------------------------------------- */
 
 static void cmd_list(struct cmd *x)
 {
-	if (!routed(x))
-		session_view_list(x->cx->sess, x->cl, x->rq);
+	session_view_list(x->cx->sess, x->cl, x->rq);
 }
 
 static void cmd_move(struct cmd *x)
@@ -341,15 +331,15 @@ static const struct proto_cmd table[] = {
         {"seek", 1, PROTO_MAX_ARGS, LOGIN, 3, cmd_seek, "seek <kind> [opt=value ...]",
          "offer a game: time=MIN+INC color=white|black|random turn_ms=N rated=0|1 and the "
          "game's options"},
-        {"seeks", 0, 0, 0, 3, cmd_seeks, "seeks", "open seeks"},
+        {"seeks", 0, 0, CMD_SHARED_SEEKS, 3, cmd_seeks, "seeks", "open seeks"},
         {"unseek", 1, 1, LOGIN | CMD_SEEK, 1, cmd_unseek, "unseek <seek-id>", "withdraw your seek"},
-        {"accept", 1, 1, LOGIN | CMD_SEEK, 2, cmd_accept, "accept <seek-id>",
+        {"accept", 1, 1, LOGIN | CMD_SEEK | CMD_TAKES_SEEK, 2, cmd_accept, "accept <seek-id>",
          "accept a seek or a challenge to you: the game starts"},
         {"match", 2, PROTO_MAX_ARGS, LOGIN, 3, cmd_match, "match <user> <kind> [opt=value ...]",
          "challenge one user (the options of seek): only they see it, and accept or decline"},
         {"decline", 1, 1, LOGIN | CMD_SEEK, 1, cmd_decline, "decline <seek-id>",
          "turn down a challenge made to you"},
-        {"list", 0, 0, 0, 3, cmd_list, "list", "games in progress"},
+        {"list", 0, 0, CMD_SHARED_GAMES, 3, cmd_list, "list", "games in progress"},
         {"move", 2, 2, PLAYER | CMD_LIVE | REST | PACED, 1, cmd_move, "move <game> <move>",
          "play a move; the move is the rest of the line"},
         {"resign", 1, 1, PLAYER | CMD_LIVE, 1, cmd_resign, "resign <game>", "resign a game"},
@@ -362,11 +352,13 @@ static const struct proto_cmd table[] = {
          "end a game with no result before both sides have moved"},
         {"rematch", 1, 2, PLAYER | CMD_OVER, 2, cmd_rematch, "rematch <game> [decline|withdraw]",
          "after a game: offer it again with seats swapped; the opponent's rematch accepts"},
-        {"watch", 1, 1, GAME, 2, cmd_watch, "watch <game>", "follow a game's moves, chat and end"},
-        {"unwatch", 1, 1, GAME, 1, cmd_unwatch, "unwatch <game>", "stop watching a game"},
+        {"watch", 1, 1, GAME | CMD_SPECTATE, 2, cmd_watch, "watch <game>",
+         "follow a game's moves, chat and end"},
+        {"unwatch", 1, 1, GAME | CMD_UNSPECTATE, 1, cmd_unwatch, "unwatch <game>",
+         "stop watching a game"},
         {"refresh", 1, 1, GAME | CMD_MEMBER, 2, cmd_refresh, "refresh <game>",
          "your game, or one you watch, drawn again as it stands (clocks now)"},
-        {"who", 0, 0, 0, 5, cmd_who, "who", "connected users and their games"},
+        {"who", 0, 0, CMD_SHARED_USERS, 5, cmd_who, "who", "connected users and their games"},
         {"ratings", 1, 1, STORE, 5, cmd_ratings, "ratings <kind>",
          "the best rated players of a game kind"},
         {"finger", 1, 1, STORE, 5, cmd_finger, "finger <name>",
@@ -377,8 +369,8 @@ static const struct proto_cmd table[] = {
          "a game's record: tags and moves (PTN for Tak)"},
         {"replay", 1, 2, STORE | CMD_GAME_ID, 10, cmd_replay, "replay <game-id> [delay_ms]",
          "the game's positions one by one, every delay_ms (default 1000, 0..60000)"},
-        {"say", 2, 2, LOGIN | GAME | CMD_MEMBER | REST, 1, cmd_say, "say <game> <text>",
-         "talk to a game's players and spectators"},
+        {"say", 2, 2, LOGIN | GAME | CMD_MEMBER | REST | CMD_VOUCHED, 1, cmd_say,
+         "say <game> <text>", "talk to a game's players and spectators"},
         {"tell", 2, 2, LOGIN | REST, 1, cmd_tell, "tell <user> <text>",
          "a private message to a user who is online"},
         {"set", 2, 2, 0, 1, cmd_set, "set format text|json / set ping|watchers|seeks on|off",
@@ -396,6 +388,14 @@ static const struct proto_cmd table[] = {
 };
 
 const struct proto_table commands_table = {table, sizeof table / sizeof table[0]};
+
+const struct proto_cmd *commands_flagged(unsigned flag)
+{
+	for (size_t i = 0; i < commands_table.n; i++)
+		if (commands_table.cmds[i].flags & flag)
+			return &commands_table.cmds[i];
+	return NULL;
+}
 
 /* ---- the dispatcher ------------------------------------------------------------------ */
 
@@ -470,6 +470,9 @@ static bool resolve(struct cmd *x)
 			return false;
 		}
 	}
+	const struct router *rt = x->cx->router;
+	if ((fl & CMD_SHARED) && rt != NULL && rt->shared(rt->ud, x))
+		return false; /* answered for the whole cluster */
 	return true;
 }
 
@@ -566,8 +569,15 @@ static void line_run(struct commands *cx, struct client *cl, char *line, size_t 
 		break;
 	}
 	struct cmd x = {.cx = cx, .cl = cl, .rq = &rq, .seat = -1};
-	if (!resolve(&x)) {
-		if (paced)
+	bool ok = resolve(&x);
+	/* a player's command on a game whose last write waits for the store: what it sends
+	 * follows that write (a resignation's ok after the move it answers), even while the
+	 * store fails and output that waits for nothing passes what is held (client.h) */
+	if (ok && (rq.cmd->flags & CMD_SEAT) && x.g != NULL)
+		session_follow_stored(x.g);
+	if (!ok) {
+		/* refused here (a move passed on to another node is charged there if refused) */
+		if (paced && !x.forwarded)
 			budget_charge(&cl->budget, &cx->budget, rq.cmd->cost);
 	} else if (!paced) {
 		rq.cmd->handler(&x);

@@ -40,13 +40,34 @@
  *   CMD_PACED   a move runs whenever the budget is not in debt, and pays its cost
  *               after the fact only when refused: the game paces moves that are
  *               played (one per turn), so they cost nothing and a client out of
- *               tokens still plays; refused ones run the budget into debt.
+ *               tokens still plays; refused ones run the budget into debt;
+ *   CMD_SHARED_SEEKS, CMD_SHARED_USERS, CMD_SHARED_GAMES (CMD_SHARED: any of them)
+ *               in a cluster, answered for the whole cluster from what every
+ *               node shares of its open seeks, users, games in progress: the
+ *               router's shared() takes the request; on one node the handler
+ *               answers.
+ *
+ * Flags that only a cluster reads (cluster/): what happens to a command that
+ * crosses nodes, named for what the cluster does, so that it never tells
+ * verbs apart by their spelling; one node ignores them:
+ *   CMD_SPECTATE   joins the game's spectators: the home subscribes to a remote
+ *                  game's channel before it forwards the line, and counts the
+ *                  client among the game's spectators once it is answered; the
+ *                  owner hands the relay client's place to the node's relay
+ *                  watcher of the game (and joins one as this row does);
+ *   CMD_UNSPECTATE leaves them: the home answers for a spectator of a remote game;
+ *   CMD_VOUCHED    a spectator's line (CMD_MEMBER) whose membership its home
+ *                  checked: the owner runs it for the relay client, which watches
+ *                  nothing there, without checking again;
+ *   CMD_TAKES_SEEK takes a seek: forwarded to the seek's node, the seek's end
+ *                  reaches the client after the answer, as on one node.
  *
  * "The game named by the first argument" is resolved in one function,
  * commands_resolve_game(). A cluster router (several nodes, each owning some
- * games: struct router, cluster.c) intercepts exactly there: a game this
- * node does not own is not an error but a command to forward, whole, to the
- * node that owns it, whose answer goes back to the client (CMD_FORWARDED).
+ * games: struct router, cluster/cluster_home.c) intercepts exactly there: a
+ * game this node does not own is not an error but a command to forward,
+ * whole, to the node that owns it, whose answer goes back to the client
+ * (CMD_FORWARDED).
  */
 #ifndef BITARENA_SERVER_COMMANDS_H
 #define BITARENA_SERVER_COMMANDS_H
@@ -76,16 +97,26 @@ enum cmd_flags {
 	CMD_LIVE = 1 << 7,
 	CMD_OVER = 1 << 8,
 	CMD_SEEK = 1 << 9,
-	CMD_PACED = 1 << 10
+	CMD_PACED = 1 << 10,
+	CMD_SHARED_SEEKS = 1 << 11,
+	CMD_SHARED_USERS = 1 << 12,
+	CMD_SHARED_GAMES = 1 << 13,
+	CMD_SHARED = CMD_SHARED_SEEKS | CMD_SHARED_USERS | CMD_SHARED_GAMES,
+	CMD_SPECTATE = 1 << 14,
+	CMD_UNSPECTATE = 1 << 15,
+	CMD_VOUCHED = 1 << 16,
+	CMD_TAKES_SEEK = 1 << 17
 };
 
 struct cmd;
 
 /*
- * A cluster router (cluster.c), registered by server.c: upward callbacks the
- * dispatcher calls where a single node answers from its own memory. Each
+ * A cluster router (cluster/cluster_home.c and cluster_shared.c), set by
+ * cluster_start(): upward callbacks the dispatcher calls where a single node
+ * answers from its own memory. Each
  * returns true when it took the request (answered it, or forwarded it to
- * the node that holds what it names); false: answered as on a single node.
+ * the node that holds what it names: then it sets x->forwarded); false:
+ * answered as on a single node.
  */
 struct router {
 	void *ud;
@@ -93,8 +124,8 @@ struct router {
 	bool (*game)(void *ud, struct cmd *x);
 	/* The seek of argv[0] (id) is not this node's. */
 	bool (*seek)(void *ud, struct cmd *x, uint64_t id);
-	/* seeks, who, list: answered for the whole cluster. */
-	bool (*verb)(void *ud, struct cmd *x);
+	/* A CMD_SHARED row: answered for the whole cluster. */
+	bool (*shared)(void *ud, struct cmd *x);
 };
 
 /* What the handlers reach: the layers below. */
@@ -117,10 +148,19 @@ struct cmd {
 	struct game *g;    /* CMD_GAME */
 	int seat;          /* CMD_GAME: the caller's seat in g, or -1 */
 	struct seek *seek; /* CMD_SEEK */
+	bool forwarded;    /* set by the router: passed on to another node, the caller's input
+	                      held until the answer; a CMD_PACED row refused there is charged
+	                      there (its relay client's budget), not again here */
 };
 
 /* The server's command table, in the order "help" lists it. */
 extern const struct proto_table commands_table;
+/*
+ * The first row with flag, or NULL: for a layer that acts as a command of
+ * that kind without a line (a cluster's relay watcher joins a game as the
+ * CMD_SPECTATE row does).
+ */
+const struct proto_cmd *commands_flagged(unsigned flag);
 
 /* Handles one complete input line of cl (framing done; content not yet checked). */
 void commands_line(struct commands *cx, struct client *cl, char *line, size_t len);

@@ -108,6 +108,12 @@ void client_barrier_durable(struct client_barrier *b, uint64_t upto)
 	}
 }
 
+void client_barrier_stuck(struct client_barrier *b, bool stuck)
+{
+	if (b != NULL)
+		b->stuck = stuck;
+}
+
 struct client *client_new(struct conn *c)
 {
 	struct client *cl = calloc(1, sizeof *cl);
@@ -140,8 +146,8 @@ void client_send(struct client *cl, struct outbuf *b)
 	struct client_barrier *bar = cl->bar;
 	if (b == NULL)
 		return;
-	if (bar == NULL || (cl->held_n == 0 && bar->need <= bar->durable)) {
-		conn_send(cl->conn, b);
+	if (bar == NULL || ((cl->held_n == 0 || bar->stuck) && bar->need <= bar->durable)) {
+		conn_send(cl->conn, b); /* waits for nothing, and nothing held it must follow */
 		return;
 	}
 	/* Held behind the move it follows, counted as the connection's output (past the hard

@@ -47,6 +47,14 @@
  *    still waiting to conn_send(), in order;
  *  - client_send_now() skips the held output: for notices that concern it
  *    (the journal telling players their move waits on a failing store);
+ *  - while the store fails (client_barrier_stuck: a batch is tried again and
+ *    again, maybe for ever when the database file was removed), output that
+ *    waits for nothing goes out at once even to a client with output held:
+ *    otherwise a game's players and spectators, whose output is held behind
+ *    the game's unstored move, would get no answer to a ping, a chat line or
+ *    a read until the store came back (PROTOCOL.md §10: those go on). What
+ *    waits for the store still waits, in order; only the order between the
+ *    two is given up, and only meanwhile;
  *  - held output counts as the connection's output, against its limits, as
  *    if it were queued (conn_out_hold): a client cannot pile up memory
  *    behind a slow journal;
@@ -118,8 +126,10 @@ struct client {
 	struct game **games;
 	unsigned ngames, capgames;
 	unsigned nwatching; /* of them, watched (--max-watches) */
-	/* the archive's (archive.c): replays running for this client (--max-replays) */
+	/* the archive's (archive.c): replays running for this client (--max-replays) and the
+	   bytes they hold (ARCHIVE_REPLAY_CONN_BYTES) */
 	unsigned nreplays;
+	size_t replay_bytes;
 };
 
 /* The journal's barrier: one per server (see the top of this file). */
@@ -127,6 +137,7 @@ struct client_barrier {
 	uint64_t need;       /* output sent from now on waits for this seq (0: nothing) */
 	uint64_t durable;    /* every seq up to here is durable */
 	struct client *held; /* the clients with held output */
+	bool stuck;          /* the store fails: what waits for nothing passes what is held */
 };
 
 /* Output sent from now on waits until seq is durable (the watermark only rises). */
@@ -142,6 +153,8 @@ void client_barrier_pop(struct client_barrier *b, uint64_t saved);
 void client_barrier_clear(struct client_barrier *b);
 /* Every seq up to upto is durable: held output up to there goes out, in order. */
 void client_barrier_durable(struct client_barrier *b, uint64_t upto);
+/* The store fails (true) or works again (false): see the top of this file. */
+void client_barrier_stuck(struct client_barrier *b, bool stuck);
 
 /* A client for c (c->data points to it); NULL out of memory. */
 struct client *client_new(struct conn *c);

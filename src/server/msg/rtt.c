@@ -58,8 +58,8 @@ static void ping_timeout(struct rtt *r, struct client *cl)
 	send_info(cl, ERR_PING_TIMEOUT,
 	          "ping %" PRIu64 " got no pong within %" PRIu64 " ms; this connection closes",
 	          cl->rtt.token, r->timeout_ms);
-	log_info("conn %llu: no pong within %" PRIu64 " ms; closed",
-	         (unsigned long long)cl->conn->id, r->timeout_ms);
+	log_debug("connection closed conn=%llu why=ping-timeout ms=%" PRIu64,
+	          (unsigned long long)cl->conn->id, r->timeout_ms);
 	client_close(cl, true);
 }
 
@@ -80,9 +80,9 @@ static void ping_cb(uv_timer_t *t)
 	}
 }
 
-int rtt_init(struct rtt *r, struct conn_hub *hub, int64_t period_ms, int64_t timeout_ms)
+/* Sets the period and the timeout, and (re)starts the timer: a quarter of the shorter. */
+static int rtt_arm(struct rtt *r, int64_t period_ms, int64_t timeout_ms)
 {
-	r->hub = hub;
 	r->period_ms = period_ms > 0 ? (uint64_t)period_ms : RTT_PING_DEFAULT_MS;
 	r->timeout_ms = timeout_ms > 0 ? (uint64_t)timeout_ms : 0;
 	uint64_t tick = r->period_ms / 4;
@@ -90,11 +90,23 @@ int rtt_init(struct rtt *r, struct conn_hub *hub, int64_t period_ms, int64_t tim
 		tick = r->timeout_ms / 4;
 	if (tick == 0)
 		tick = 1;
+	return uv_timer_start(&r->timer, ping_cb, tick, tick);
+}
+
+int rtt_init(struct rtt *r, struct conn_hub *hub, int64_t period_ms, int64_t timeout_ms)
+{
+	r->hub = hub;
 	int e = uv_timer_init(hub->loop, &r->timer);
 	if (e != 0)
 		return e;
 	r->timer.data = r;
-	return uv_timer_start(&r->timer, ping_cb, tick, tick);
+	return rtt_arm(r, period_ms, timeout_ms);
+}
+
+void rtt_configure(struct rtt *r, int64_t period_ms, int64_t timeout_ms)
+{
+	if (!uv_is_closing((uv_handle_t *)&r->timer))
+		rtt_arm(r, period_ms, timeout_ms);
 }
 
 void rtt_stop(struct rtt *r)

@@ -34,6 +34,8 @@ struct rtt {
  * seats wait through the grace as for any disconnection.
  */
 int rtt_init(struct rtt *r, struct conn_hub *hub, int64_t period_ms, int64_t timeout_ms);
+/* A new period and timeout for a running pinger (a configuration re-read); from now on. */
+void rtt_configure(struct rtt *r, int64_t period_ms, int64_t timeout_ms);
 /* Closes its timer (shutdown). */
 void rtt_stop(struct rtt *r);
 /* set ping on|off (word): answers rq; on sends the first ping at once. */

@@ -41,6 +41,17 @@ static uint64_t sweep_period(const struct conn_limits *l)
 	return p < 10 ? 10 : p;
 }
 
+/* The sweep runs while some limit has a time: every sweep_period(). */
+static void sweep_arm(struct conn_hub *h)
+{
+	if (h->lim.out_soft_ms > 0 || h->lim.login_ms > 0 || h->lim.idle_ms > 0) {
+		uint64_t p = sweep_period(&h->lim);
+		uv_timer_start(&h->sweep_timer, sweep_cb, p, p);
+	} else {
+		uv_timer_stop(&h->sweep_timer);
+	}
+}
+
 int conn_hub_init(struct conn_hub *h, uv_loop_t *loop, const struct conn_limits *lim,
                   const struct conn_events *ev)
 {
@@ -69,11 +80,18 @@ int conn_hub_init(struct conn_hub *h, uv_loop_t *loop, const struct conn_limits 
 		}
 		ts[i]->data = h;
 	}
-	if (h->lim.out_soft_ms > 0 || h->lim.login_ms > 0 || h->lim.idle_ms > 0) {
-		uint64_t p = sweep_period(&h->lim);
-		uv_timer_start(&h->sweep_timer, sweep_cb, p, p);
-	}
+	sweep_arm(h);
 	return 0;
+}
+
+void conn_hub_set_limits(struct conn_hub *h, const struct conn_limits *lim)
+{
+	h->lim = *lim;
+	if (h->lim.out_soft == 0)
+		h->lim.out_soft = CONN_OUT_SOFT;
+	h->out_soft = h->lim.out_soft;
+	if (!h->stopping)
+		sweep_arm(h);
 }
 
 static void close_if_open(uv_handle_t *h)
@@ -397,6 +415,8 @@ static int door(struct conn_hub *h, struct conn *c, bool loopback)
 {
 	if (h->lim.max_clients > 0 && h->nclients >= h->lim.max_clients)
 		return CONN_REFUSED_FULL;
+	if (c->t->no_address)
+		return 0;
 	if (h->lim.max_per_addr > 0 && !loopback &&
 	    addrcount_get(&h->addrs, &c->addr) >= h->lim.max_per_addr)
 		return CONN_REFUSED_ADDRESS;
@@ -422,9 +442,9 @@ int conn_open(struct conn *c, const char *peer)
 	bool loopback = addr_key_of(c->peer, &c->addr);
 	int refused = door(h, c, loopback);
 	if (refused) {
-		log_info("conn %llu from %s refused: %s", (unsigned long long)c->id, c->peer,
-		         refused == CONN_REFUSED_FULL ? "the server is full"
-		                                      : "too many connections from its address");
+		log_debug("connection refused conn=%llu peer=%s why=%s", (unsigned long long)c->id,
+		          LOG_Q(c->peer),
+		          refused == CONN_REFUSED_FULL ? "max-clients" : "max-per-address");
 		if (h->ev.on_refuse != NULL)
 			h->ev.on_refuse(h->ev.ud, c, (enum conn_refusal)refused);
 		conn_close(c, true);
@@ -434,7 +454,8 @@ int conn_open(struct conn *c, const char *peer)
 	c->out_counted = true;
 	h->nclients++;
 	c->login_due = h->lim.login_ms > 0;
-	log_info("conn %llu from %s", (unsigned long long)c->id, c->peer);
+	log_debug("connection opened conn=%llu peer=%s transport=%s", (unsigned long long)c->id,
+	          LOG_Q(c->peer), c->t->name);
 	h->ev.on_open(h->ev.ud, c);
 	if (!c->closing)
 		c->reading = c->t->resume(c) == 0;
@@ -457,7 +478,7 @@ void conn_input(struct conn *c, size_t n)
 	if (c->closing)
 		return;
 	if (c->in == NULL) { /* no block could be had: nothing can be read */
-		log_info("conn %llu: out of memory for its input; dropped",
+		log_warn("connection dropped conn=%llu why=\"out of memory for its input\"",
 		         (unsigned long long)c->id);
 		read_pause(c);
 		conn_doom(c);
@@ -733,8 +754,7 @@ static void out_total_check(struct conn_hub *h)
 				big = c;
 		if (big == NULL)
 			return;
-		log_info("conn %llu: holds %zu bytes of output while all hold more than %zu; "
-		         "dropped",
+		log_info("connection dropped conn=%llu why=out-total held=%zu out_total=%zu",
 		         (unsigned long long)big->id, big->out_bytes, h->lim.out_total);
 		conn_doom(big);
 	}
@@ -748,7 +768,7 @@ static bool out_add(struct conn *c, const struct outbuf *b)
 	struct conn_hub *h = c->hub;
 	size_t cost = conn_out_cost(b);
 	if (h->lim.out_hard > 0 && c->out_bytes + cost > h->lim.out_hard) {
-		log_info("conn %llu: does not read its output (%zu bytes held); dropped",
+		log_info("connection dropped conn=%llu why=out-hard held=%zu",
 		         (unsigned long long)c->id, c->out_bytes);
 		conn_doom(c);
 		return false;
@@ -765,7 +785,7 @@ static void out_check(struct conn *c)
 	struct conn_hub *h = c->hub;
 	size_t held = out_held(c);
 	if (h->lim.out_hard > 0 && held > h->lim.out_hard) { /* a transport's own backlog */
-		log_info("conn %llu: does not read its output (%zu bytes held); dropped",
+		log_info("connection dropped conn=%llu why=out-hard held=%zu",
 		         (unsigned long long)c->id, held);
 		conn_doom(c);
 		return;
@@ -837,7 +857,8 @@ void conn_close(struct conn *c, bool graceful)
 	if (c->counted) {
 		c->counted = false;
 		h->nclients--;
-		addrcount_del(&h->addrs, &c->addr);
+		if (!c->t->no_address)
+			addrcount_del(&h->addrs, &c->addr);
 	}
 	if (c->defer_at != 0) {
 		heap_remove(h, c);
@@ -868,10 +889,10 @@ static void sweep_cb(uv_timer_t *t)
 			continue;
 		if (l->out_soft_ms > 0 && c->soft_since != 0 &&
 		    now - c->soft_since >= l->out_soft_ms) {
-			log_info(
-			        "conn %llu: its output stayed above %zu bytes for %llu ms; dropped",
-			        (unsigned long long)c->id, h->out_soft,
-			        (unsigned long long)l->out_soft_ms);
+			log_info("connection dropped conn=%llu why=out-soft-seconds out_cap=%zu "
+			         "ms=%llu",
+			         (unsigned long long)c->id, h->out_soft,
+			         (unsigned long long)l->out_soft_ms);
 			conn_doom(c);
 			continue;
 		}

@@ -9,6 +9,7 @@
  *   framing.c    the line framer: telnet, terminators, the length cap (pure)
  *   tcp.c        the TCP transport
  *   ws.c         the HTTP listener and the WebSocket transport (libwebsockets)
+ *   http.c       an HTTP request under /api as a connection (http.h; the API's)
  *   addrcount.c  connections counted per peer address (--max-per-address)
  *
  * conn.h - the connection layer, the bottom of the server: one struct conn per
@@ -76,8 +77,8 @@
  *    that holds the most is dropped (Redis: client-output-buffer-limit,
  *    maxmemory-clients);
  *  - at the door: max_clients open connections, max_per_addr per address
- *    (addrcount.h; loopback is not limited); one over is told why
- *    (on_refuse) and closed;
+ *    (addrcount.h; loopback and a transport without addresses are not
+ *    limited); one over is told why (on_refuse) and closed;
  *  - time: a connection that has not settled login_ms after it opened is
  *    asked about (on_timeout LOGIN: the layer above says whether it has
  *    logged in or watches) and closed if not; one that sends nothing for
@@ -160,6 +161,9 @@ enum conn_timeout { CONN_TIMEOUT_LOGIN = 1, CONN_TIMEOUT_IDLE };
 struct conn_transport {
 	const char *name; /* "tcp", "ws" */
 	bool telnet;      /* a byte stream telnet may use: its negotiation is answered */
+	/* its connections have no network address (a cluster's relay clients, which stand for
+	   clients that another node's door admitted): max_per_addr does not count them */
+	bool no_address;
 	/* Queues b to the peer: takes its own reference and, once b is written, calls
 	   conn_wrote(c, b, status) before dropping it (which may happen inside write()).
 	   0, or < 0 when it cannot (the connection is then dropped). */
@@ -280,6 +284,12 @@ struct conn_hub {
 /* Sets up h on loop with lim (NULL: the defaults). 0 or a libuv error. */
 int conn_hub_init(struct conn_hub *h, uv_loop_t *loop, const struct conn_limits *lim,
                   const struct conn_events *ev);
+/*
+ * New limits for a running hub (a configuration re-read): each applies from
+ * now on to every connection (the door, the output limits, the sweep); a
+ * login deadline is given only to connections opened from now on.
+ */
+void conn_hub_set_limits(struct conn_hub *h, const struct conn_limits *lim);
 /*
  * Shutdown: no new connection is opened; every open one is closed gracefully
  * (on_close first), and those whose output has not drained in CONN_STOP_MS are

@@ -78,7 +78,8 @@ static void read_cb(uv_stream_t *st, ssize_t nread, const uv_buf_t *buf)
 	} else if (nread == UV_ENOBUFS) {
 		conn_input(c, 0); /* the buffer is full: the connection layer pauses reading */
 	} else if (nread < 0) {
-		log_info("conn %llu: read: %s", (unsigned long long)c->id, uv_strerror((int)nread));
+		log_debug("connection read failed conn=%llu why=%s", (unsigned long long)c->id,
+		          LOG_Q(uv_strerror((int)nread)));
 		conn_close(c, false);
 	} else {
 		conn_input(c, (size_t)nread);

@@ -1,6 +1,7 @@
 /*
  * ws.c - the HTTP listener and the WebSocket transport (see ws.h and conn.h): one lws context on
- * the server's libuv loop with one vhost that serves the page's directory and upgrades /ws.
+ * the server's libuv loop with one vhost that serves the page's directory and upgrades /ws;
+ * paths under /api are http.c's exchanges (HTTP_MOUNT), counted here until freed.
  *
  * Per connection (the conn's transport area, struct ws_conn): the wsi while lws has it, our
  * own descriptor of its socket and the reader of its frames (see "the reader" below), the
@@ -25,6 +26,7 @@
 
 #include "server/net/framing.h"
 #include "server/util/metrics.h"
+#include "server/net/http_lws.h"
 #include "server/util/text.h"
 
 #define WS_RX_CHUNK 4096 /* what lws hands over per RECEIVE callback */
@@ -48,13 +50,14 @@ struct ws_listener {
 	char bind[64];              /* the address it listens on, as given */
 	char hosts[WS_HOSTS_MAX];   /* --http-host */
 	int port;                   /* the bound port */
-	bool verbose, listening;    /* listening: lws's log is counted, not printed */
+	bool listening; /* lws's log is counted, not printed */
 	/* what anyone can cause, counted instead of logged (ws.h) */
 	struct metric refused, errors, protocol_errors;
 	char *webroot;
-	struct lws_http_mount mount;
-	struct lws_protocols protocols[2];
-	uv_idle_t reaper; /* conn_closed() for connections lws let go, and the last teardown */
+	struct lws_http_mount mount, api_mount; /* the page's files; HTTP_MOUNT: http.c's */
+	struct lws_protocols protocols[3];
+	struct http_side http; /* the exchanges under HTTP_MOUNT (http.c) */
+	uv_idle_t reaper;      /* conn_closed() for connections lws let go, and the last teardown */
 	bool reaper_open;
 	struct ws_conn *dead; /* waiting for the reaper */
 	size_t live;          /* connections not yet freed */
@@ -177,7 +180,7 @@ static void reaper_cb(uv_idle_t *h)
 		finish(wc);
 	}
 	uv_idle_stop(h);
-	if (l->stopping && l->live == 0 && !l->destroyed) {
+	if (l->stopping && l->live == 0 && l->http.live == 0 && !l->destroyed) {
 		/* every WebSocket connection is gone: lws goes too (from a libuv callback, never
 		   from inside one of its own), and then its handles leave the loop */
 		l->destroyed = true;
@@ -192,6 +195,12 @@ static void reaper_kick(struct ws_listener *l)
 {
 	if (l->reaper_open)
 		uv_idle_start(&l->reaper, reaper_cb);
+}
+
+/* The last HTTP exchange is gone while stopping: lws may go too. */
+static void http_idle(void *ud)
+{
+	reaper_kick(ud);
 }
 
 /* wc's conn is freed on the next loop pass. */
@@ -300,8 +309,8 @@ static int ws_resume(struct conn *c)
 static void protocol_error(struct ws_conn *wc, const char *why)
 {
 	metric_inc(&wc->l->protocol_errors);
-	if (wc->l->verbose)
-		log_info("conn %llu: WebSocket: %s; closed", (unsigned long long)wc->c->id, why);
+	log_debug("websocket protocol error conn=%llu why=%s", (unsigned long long)wc->c->id,
+	          LOG_Q(why));
 	wc->close_status = LWS_CLOSE_STATUS_PROTOCOL_ERR; /* lws's reason (writable) */
 	conn_close(wc->c, true);
 }
@@ -693,16 +702,17 @@ static bool handshake_ok(struct ws_listener *l, struct lws *wsi)
 	return strcasecmp(origin, own) == 0;
 }
 
-/* A request refused: counted; a line only with --verbose. */
+/* A request refused: counted; a line only at --log-level debug. */
 static int refuse(struct ws_listener *l, struct lws *wsi, const char *what)
 {
 	char host[128] = "", peer[64] = "";
 	metric_inc(&l->refused);
-	if (l->verbose) {
+	if (log_enabled(LOG_LEVEL_DEBUG)) {
 		lws_hdr_copy(wsi, host, sizeof host, WSI_TOKEN_HOST);
 		lws_get_peer_simple(wsi, peer, sizeof peer);
-		log_info("http: %s from %s refused (Host '%.*s')", what, peer,
-		         (int)text_cut(host, 100), host);
+		host[text_cut(host, 100)] = '\0';
+		log_debug("http request refused what=%s peer=%s host=%s", LOG_Q(what), LOG_Q(peer),
+		          LOG_Q(host));
 	}
 	return -1;
 }
@@ -808,7 +818,7 @@ static struct ws_listener *log_to;
 /*
  * Once the listener is up, what lws logs is a request it could not take ("Ran out of header
  * data space", a bad frame, ...), which anyone can cause as often as they like: counted,
- * and printed only with --verbose. Before (starting: a port it cannot bind), printed.
+ * and printed only at --log-level debug. Before (starting: a port it cannot bind), an error.
  */
 static void lws_log(int level, const char *line)
 {
@@ -818,8 +828,8 @@ static void lws_log(int level, const char *line)
 		n--;
 	if (log_to != NULL && log_to->listening) {
 		metric_inc(&log_to->errors);
-		if (!log_to->verbose)
-			return;
+		log_debug("libwebsockets: %.*s", (int)n, line);
+		return;
 	}
 	log_error("libwebsockets: %.*s", (int)n, line);
 }
@@ -835,7 +845,6 @@ int ws_listen(struct ws_listener **out, struct conn_hub *hub, const struct ws_co
 		return -1;
 	}
 	l->hub = hub;
-	l->verbose = cfg->verbose;
 	metric_init(&l->refused, METRIC_COUNTER, "bitarena_http_refused_total",
 	            "HTTP requests and WebSocket handshakes refused: a Host that is none of the "
 	            "listener's names, a WebSocket path or Origin not allowed");
@@ -855,7 +864,15 @@ int ws_listen(struct ws_listener **out, struct conn_hub *hub, const struct ws_co
 	snprintf(l->origin, sizeof l->origin, "%s", cfg->origin ? cfg->origin : "");
 	snprintf(l->hosts, sizeof l->hosts, "%s", cfg->hosts ? cfg->hosts : "");
 	snprintf(l->bind, sizeof l->bind, "%s", cfg->host);
+	l->http = (struct http_side){.hub = hub, .sndbuf = cfg->sndbuf, .idle = http_idle, .ud = l};
+	l->api_mount = (struct lws_http_mount){
+	        .mountpoint = HTTP_MOUNT,
+	        .mountpoint_len = sizeof HTTP_MOUNT - 1,
+	        .origin = HTTP_PROTOCOL,
+	        .origin_protocol = LWSMPRO_CALLBACK,
+	};
 	l->mount = (struct lws_http_mount){
+	        .mount_next = &l->api_mount,
 	        .mountpoint = "/",
 	        .mountpoint_len = 1,
 	        .origin = l->webroot,
@@ -869,6 +886,7 @@ int ws_listen(struct ws_listener **out, struct conn_hub *hub, const struct ws_co
 	        .rx_buffer_size = WS_RX_CHUNK,
 	};
 	log_to = l;
+	l->protocols[1] = http_protocol(&l->http);
 	lws_set_log_level(LLL_ERR | (cfg->verbose ? LLL_WARN | LLL_NOTICE : 0), lws_log);
 
 	void *loops[1] = {hub->loop};
@@ -927,6 +945,7 @@ void ws_stop(struct ws_listener *l)
 	if (l == NULL || l->stopping)
 		return;
 	l->stopping = true;
+	l->http.stopping = true;
 	reaper_kick(l);
 }
 

@@ -1,6 +1,7 @@
 /*
  * ws.h - the HTTP listener of bitarenad (--http): the web page's static files and the WebSocket
- * endpoint /ws, through libwebsockets on the server's own libuv loop (a foreign loop for lws).
+ * endpoint /ws, through libwebsockets on the server's own libuv loop (a foreign loop for lws);
+ * requests under /api are HTTP exchanges (http.h), each a connection of the hub.
  *
  * /ws is a transport of the connection layer (conn.h) beside TCP: each text (or binary) message
  * from the client is one command line, exactly as on TCP (the framer, the line limit and every
@@ -48,7 +49,8 @@ struct ws_config {
 	   separated, each NAME (any port) or NAME:PORT; NULL: none */
 	const char *hosts;
 	struct metrics *metrics; /* where the listener's counts go (NULL: not registered) */
-	bool verbose;            /* libwebsockets' notices, and each refusal, to stderr too */
+	bool verbose;            /* libwebsockets' notices, and each refusal, to the log too */
+	int sndbuf;              /* SO_SNDBUF of the /api exchanges' sockets (http.h); 0: the system's */
 };
 
 /*

@@ -68,8 +68,8 @@ void identity_take_over(struct lobby *l, struct client *c, const char *name)
 		return;
 	send_info(old, ERR_SESSION_TAKEN,
 	          "%s logged in from elsewhere (%s); this connection closes", name, c->conn->peer);
-	log_info("conn %llu takes over %s from conn %llu", (unsigned long long)c->conn->id, name,
-	         (unsigned long long)old->conn->id);
+	log_debug("session taken over conn=%llu user=%s from=%llu", (unsigned long long)c->conn->id,
+	          name, (unsigned long long)old->conn->id);
 	client_close(old, true);
 }
 

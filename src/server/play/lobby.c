@@ -424,7 +424,8 @@ void lobby_login_checked(struct lobby *l, struct client *c, const struct proto_r
 			xappend(&back, "%s %.0f", i ? "," : "",
 			        cJSON_GetArrayItem(resumed, i)->valuedouble);
 	}
-	log_info("conn %llu is %s", (unsigned long long)c->conn->id, c->name);
+	log_debug("logged in conn=%llu user=%s account=%s", (unsigned long long)c->conn->id,
+	          c->name, registered ? "yes" : "no");
 	reply_ok(c, rq, f, NULL, "logged in as %s%s%s%s%s", c->name, registered ? "" : " (guest)",
 	         back ? back : "", !registered && c->token[0] ? "; token " : "",
 	         registered ? "" : c->token);
@@ -438,7 +439,7 @@ void lobby_login_checked(struct lobby *l, struct client *c, const struct proto_r
 
 void lobby_logout(struct lobby *l, struct client *c, const struct proto_req *rq)
 {
-	log_info("conn %llu (%s) logs out", (unsigned long long)c->conn->id, c->name);
+	log_debug("logged out conn=%llu user=%s", (unsigned long long)c->conn->id, c->name);
 	lobby_client_gone(l, c);
 	session_client_gone(l->sess, c);
 	cJSON *f = cJSON_CreateObject();
@@ -453,11 +454,17 @@ void lobby_logout(struct lobby *l, struct client *c, const struct proto_req *rq)
 	l->epoch++;
 }
 
-/* What who says u does in game g: WHO_PLAYS, WHO_WATCHES, or nothing (0). */
+/*
+ * What who says u does in game g: WHO_PLAYS, WHO_WATCHES, or nothing (0). A game that has
+ * ended is neither played nor watched, though it stays in memory a while and its spectators
+ * are still in it (for its chat and rematch): who lists only live games.
+ */
 enum { WHO_PLAYS = 1, WHO_WATCHES };
 static int who_role(const struct game *g, const struct client *u)
 {
-	if (!session_over(g) && session_seat_of(g, u) >= 0)
+	if (session_over(g))
+		return 0;
+	if (session_seat_of(g, u) >= 0)
 		return WHO_PLAYS;
 	return session_watch_has(g, u) ? WHO_WATCHES : 0;
 }
@@ -767,8 +774,9 @@ void lobby_accept(struct lobby *l, struct client *c, const struct proto_req *rq,
 		          "seek %" PRIu64 " is rated: rated games are between accounts", id);
 		return;
 	}
-	int seeker = k->so.color >= 0 ? k->so.color : (int)(rng_next(&s->rng) & 1);
-	struct game_spec spec = {.ops = k->ops, .so = k->so, .seed = rng_next(&s->rng)};
+	int seeker = k->so.color >= 0 ? k->so.color : session_random_seat();
+	struct game_spec spec = {
+	        .ops = k->ops, .so = k->so, .seed = session_new_seed(k->ops, &k->so.params)};
 	spec.names[seeker] = k->by->name;
 	spec.clients[seeker] = k->by;
 	spec.registered[seeker] = k->by->registered;

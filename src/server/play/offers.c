@@ -297,7 +297,8 @@ static void rematch_agree(struct client *c, const struct proto_req *rq, struct g
 	struct sessions *s = g->sess;
 	if (!opponent_here(c, rq, g, seat))
 		return;
-	struct game_spec spec = {.ops = g->ops, .so = g->so, .seed = rng_next(&s->rng)};
+	struct game_spec spec = {
+	        .ops = g->ops, .so = g->so, .seed = session_new_seed(g->ops, &g->so.params)};
 	for (int i = 0; i < g->ops->nplayers; i++) {
 		const struct player *p = &g->pl[g->ops->nplayers - 1 - i]; /* seats swapped */
 		spec.names[i] = p->name;

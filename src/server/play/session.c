@@ -69,6 +69,12 @@ static void journal_after(struct game *g)
 		g->jseq = bar->need;
 }
 
+void session_follow_stored(struct game *g)
+{
+	if (g->sess->bar != NULL && session_journal_pending(g))
+		client_barrier_need(g->sess->bar, g->jseq);
+}
+
 /* The turn just begun starts for real once its state is sent (it may wait for the store). */
 static void turn_begins(struct game *g)
 {
@@ -151,6 +157,21 @@ static void game_free(struct game *g)
 		s->nfinished--;
 	g->freeing = true;
 	uv_close((uv_handle_t *)&g->timer, game_free_cb);
+}
+
+uint64_t session_new_seed(const struct game_ops *ops, const struct game_params *p)
+{
+	int i = game_opt_index(ops, "seed");
+	if (i >= 0 && p->set[i])
+		return (uint64_t)p->v[i];
+	uint64_t seed;
+	randombytes_buf(&seed, sizeof seed);
+	return seed;
+}
+
+int session_random_seat(void)
+{
+	return (int)randombytes_uniform(2);
 }
 
 struct game *session_create(struct sessions *s, const struct game_spec *spec)
@@ -388,14 +409,15 @@ static void sim_resolve(struct game *g)
 		}
 		journal_before(g);
 		if (s->hooks.on_move != NULL && s->hooks.on_move(s->hooks.ud, g, &rec) < 0)
-			log_info("game %" PRIu64 ": the move hook failed", g->id);
+			log_warn("move hook failed game=%" PRIu64, g->id);
 		journal_after(g);
 		append_move(g, &rec);
 	}
 	memcpy(g->tmp, g->st, g->ops->state_size);
 	int r = g->ops->resolve(g->tmp, moves, acts);
 	if (r < 0)
-		log_info("game %" PRIu64 ": resolve: %s", g->id, game_strerror(r));
+		log_warn("turn does not resolve game=%" PRIu64 " why=%s", g->id,
+		         LOG_Q(game_strerror(r)));
 	else
 		memcpy(g->st, g->tmp, g->ops->state_size);
 	g->ply++;
@@ -620,12 +642,13 @@ struct game *session_restore(struct sessions *s, const struct game_spec *spec, i
 		struct game_ply e = ply_of(&rec);
 		int r = game_replay_step(&rp, &e, NULL);
 		if (r < 0) {
-			log_error("game %" PRIu64 " ply %d does not replay (%s)", g->id, rec.ply,
-			          game_strerror(r));
+			log_error("game does not replay game=%" PRIu64 " ply=%d why=%s", g->id,
+			          rec.ply, LOG_Q(game_strerror(r)));
 			break;
 		}
 		if (!append_move(g, &rec)) {
-			log_error("game %" PRIu64 ": out of memory restoring it", g->id);
+			log_error("game not restored game=%" PRIu64 " why=\"out of memory\"",
+			          g->id);
 			break;
 		}
 		if (r == GAME_REPLAY_MADE && g->so.timed && !session_simultaneous(g))
@@ -646,7 +669,7 @@ void session_restart(struct game *g)
 	/* the downtime is nobody's: the mover's clock waits until the mover is back */
 	g->clock_held = g->so.timed && !session_simultaneous(g);
 	session_begin(g);
-	log_info("game %" PRIu64 " restored at ply %d", g->id, g->ply);
+	log_info("game restored game=%" PRIu64 " ply=%d", g->id, g->ply);
 	/* the crash came between the last move and the end being written */
 	struct game_result r;
 	unsigned most = g->sess->lim.max_plies;

@@ -68,7 +68,6 @@
 #include <cjson/cJSON.h>
 #include <uv.h>
 
-#include "core/rng.h"
 #include "server/msg/client.h"
 #include "server/play/session_hooks.h"
 #include "server/msg/msg.h"
@@ -139,7 +138,6 @@ struct sessions {
 	uint64_t epoch; /* bumped when a seat or a watch is taken or left or a game ends (what
 	                   who shows: the lobby's cache of it) */
 	uint64_t next_game_id;
-	struct rng rng;             /* seeds and random seats */
 	struct session_hooks hooks; /* the journal's (hooks.h); none: games in memory only */
 	struct session_news news;   /* a front-end's (above) */
 	struct client_barrier *bar; /* the journal's barrier (client.h), lifted after a
@@ -154,6 +152,17 @@ struct sessions {
 	void (*on_deadline)(struct game *g);              /* session.c, for session_clock.c */
 	void (*on_moved)(struct game *g, unsigned seats); /* offers.c, for session.c */
 };
+
+/*
+ * A new game's seed: the value of its kind's seed= option when the user gave one (so the
+ * record's Seed, the state and the options say the same number), else 64 bits of the
+ * operating system's CSPRNG (libsodium's randombytes), drawn for this game alone: no
+ * generator whose state published seeds could rebuild (issue 27). Published only once the
+ * game has ended (the record's Seed tag, the final state).
+ */
+uint64_t session_new_seed(const struct game_ops *ops, const struct game_params *p);
+/* A seat drawn at random (color=random), from the same CSPRNG: 0 or 1. */
+int session_random_seat(void);
 
 /* Everything needed to start a game. */
 struct game_spec {
@@ -253,6 +262,12 @@ void sessions_pause(struct sessions *s, bool paused);
  * out: the turns that waited for it start now (their players were just told).
  */
 void session_journal_released(struct sessions *s, uint64_t upto);
+/*
+ * What is sent from now until the end of the event waits behind g's last write to the
+ * store, if one is pending: a player's command on g (the dispatcher's), so that its answer
+ * (a resignation's ok) follows the move it answers, when the store fails too (client.h).
+ */
+void session_follow_stored(struct game *g);
 /* A new state of g to players and spectators (seq + 1), and the timer re-armed. */
 void session_push_state(struct game *g);
 /*
@@ -294,28 +309,5 @@ void session_sort_games(struct client *c);
 void session_client_gone(struct sessions *s, struct client *c);
 /* Ends and frees every game (shutdown). */
 void sessions_free_all(struct sessions *s);
-
-/*
- * To be removed: the cluster (src/server/cluster/, being split into parts, not edited by the
- * change that made struct game the session's own) still reads struct game and its snapshot,
- * calls the layer's functions by their old names and includes only this header. No other
- * file needs what follows (without it only the cluster does not build); the cluster's
- * conversion to the functions above replaces each old name with the one it stands for and
- * drops this block.
- */
-#include "server/play/session_clock.h"
-#include "server/play/session_internal.h"
-#include "server/play/session_view.h"
-#include "server/play/session_watch.h"
-
-#define clock_left(g, out)                 session_clock_left(g, out)
-#define watch_current(g)                   session_watch_current(g)
-#define watch_send_state(g, sn, c, viewer) session_watch_send_state(g, sn, c, viewer)
-#define watch_count_changed(g)             session_watch_count_changed(g)
-#define watch_add(g, c)                    session_watch_add(g, c)
-#define watch_drop(g, c)                   session_watch_drop(g, c)
-#define session_is_watching(g, c)          session_watch_has(g, c)
-#define session_watch(c, rq, g, seat)      session_watch_start(c, rq, g, seat)
-#define session_say(c, rq, g, text)        session_watch_say(c, rq, g, text)
 
 #endif

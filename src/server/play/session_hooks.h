@@ -20,8 +20,8 @@
  *    sent. Reason "aborted" (the abort command, before the second ply) means
  *    no result: winner -1, score "*"; such a game is not rated.
  *  - on_undo runs when the players agreed to take back moves (offers.c): the
- *    last nplies records of g->moves are to be removed (they are still in
- *    g->moves while it runs). It runs after the position without them was
+ *    last nplies records of session_moves(g) are to be removed (they are
+ *    still among them while it runs). It runs after the position without them was
  *    rebuilt and before anyone is told; a negative return refuses the takeback
  *    (INTERNAL, nothing changes). Storage removes the journalled moves (e.g.
  *    store_move_remove_last nplies times).

@@ -4,9 +4,9 @@
  * chat and timer), the snapshots of its states, its spectators and its chat
  * lines. Only the session's files (session*.c, offers.c) read and write
  * these; every other file asks through the functions of session.h,
- * session_clock.h, session_view.h and session_watch.h (the cluster still
- * reads them until its conversion: see the end of session.h). The bottom of
- * the layer: it calls nothing.
+ * session_clock.h, session_view.h and session_watch.h (only the session's
+ * own unit suite, tests/server/check_session.c, includes it to assert on
+ * them). The bottom of the layer: it calls nothing.
  */
 #ifndef BITARENA_SERVER_SESSION_INTERNAL_H
 #define BITARENA_SERVER_SESSION_INTERNAL_H

@@ -17,14 +17,30 @@
 #include "server/play/session_clock.h"
 #include "server/play/session_internal.h"
 
+/*
+ * Option i of p as JSON shows it: a number; but a seed (a GAME_OPT_RANDOM option) is a
+ * string, "random" or the number in a seed's one form (game_seed_text: 64 bits, which a
+ * JSON number, a double, does not keep). Into buf (GAME_SEED_TEXT bytes); NULL: a number.
+ */
+static const char *option_string(const struct game_ops *ops, const struct game_params *p, int i,
+                                 char *buf)
+{
+	if (!(ops->opts[i].flags & GAME_OPT_RANDOM))
+		return NULL;
+	return p->set[i] ? game_seed_text((uint64_t)p->v[i], buf) : GAME_OPT_RANDOM_WORD;
+}
+
 cJSON *session_view_options_json(const struct game_ops *ops, const struct game_params *p)
 {
 	cJSON *o = cJSON_CreateObject();
-	for (int i = 0; i < ops->nopts; i++)
-		if (game_param_random(ops, p, i))
-			cJSON_AddStringToObject(o, ops->opts[i].name, GAME_OPT_RANDOM_WORD);
+	char buf[GAME_SEED_TEXT];
+	for (int i = 0; i < ops->nopts; i++) {
+		const char *str = option_string(ops, p, i, buf);
+		if (str != NULL)
+			cJSON_AddStringToObject(o, ops->opts[i].name, str);
 		else
 			cJSON_AddNumberToObject(o, ops->opts[i].name, (double)p->v[i]);
+	}
 	return o;
 }
 
@@ -231,10 +247,12 @@ static cJSON *game_head(const char *type, const struct game *g)
 static void jw_options(struct jw *w, const struct game_ops *ops, const struct game_params *p)
 {
 	jw_obj(w);
+	char buf[GAME_SEED_TEXT];
 	for (int i = 0; i < ops->nopts; i++) {
 		jw_key(w, ops->opts[i].name);
-		if (game_param_random(ops, p, i))
-			jw_str(w, GAME_OPT_RANDOM_WORD);
+		const char *str = option_string(ops, p, i, buf);
+		if (str != NULL)
+			jw_str(w, str);
 		else
 			jw_num(w, (double)p->v[i]);
 	}
@@ -586,45 +604,62 @@ void session_view_game_over(const struct game *g, cJSON **json, char **text)
 
 /* ---- list ---------------------------------------------------------------------------- */
 
+bool session_view_list_row(const struct game *g, bool as_stored, cJSON **json, char **text)
+{
+	/* a game whose latest records wait for the store is listed as stored */
+	bool stored = as_stored && session_journal_pending(g);
+	int ply = stored ? g->stored_ply : g->ply;
+	unsigned mask = stored ? g->stored_to_move : g->ops->to_move(g->st);
+	if ((stored ? g->stored_over : g->over) || g->freeing)
+		return false;
+	cJSON *j = cJSON_CreateObject();
+	cJSON_AddNumberToObject(j, "id", (double)g->id);
+	cJSON_AddStringToObject(j, "kind", g->ops->name);
+	cJSON *pl = cJSON_AddArrayToObject(j, "players");
+	for (int i = 0; i < g->ops->nplayers; i++)
+		cJSON_AddItemToArray(pl, cJSON_CreateString(g->pl[i].name));
+	cJSON_AddNumberToObject(j, "ply", ply);
+	cJSON *tm = cJSON_AddArrayToObject(j, "to_move");
+	for (int i = 0; i < g->ops->nplayers; i++)
+		if (mask & (1u << i))
+			cJSON_AddItemToArray(tm, cJSON_CreateNumber(i));
+	cJSON_AddNumberToObject(j, "watchers", (double)session_watchers(g));
+	int64_t left[GAME_MAX_PLAYERS];
+	session_clock_left(g, left);
+	cJSON_AddItemToObject(j, "clocks", clocks_json(g, left));
+	cJSON_AddItemToObject(j, "time", time_json(g));
+	if (session_simultaneous(g))
+		cJSON_AddNumberToObject(j, "turn_ms", (double)g->so.turn_ms);
+	else
+		cJSON_AddNullToObject(j, "turn_ms");
+	*json = j;
+	*text = xasprintf("  %" PRIu64 " %s: %s (%s) vs %s (%s), ply %d, %zu watching", g->id,
+	                  g->ops->name, g->pl[0].name, g->ops->seat_names[0], g->pl[1].name,
+	                  g->ops->seat_names[1], ply, session_watchers(g));
+	return true;
+}
+
+void session_view_list_reply(struct client *c, const struct proto_req *rq, cJSON *f, char *extra,
+                             size_t n)
+{
+	reply_ok(c, rq, f, extra, "%zu game%s in progress", n, n == 1 ? "" : "s");
+}
+
 void session_view_list(struct sessions *s, struct client *c, const struct proto_req *rq)
 {
 	cJSON *f = cJSON_CreateObject();
 	cJSON *arr = cJSON_AddArrayToObject(f, "games");
 	char *extra = NULL;
-	int n = 0;
+	size_t n = 0;
 	for (struct game *g = s->games; g != NULL; g = g->next) {
-		/* a game whose latest records wait for the store is listed as stored */
-		bool stored = session_journal_pending(g);
-		int ply = stored ? g->stored_ply : g->ply;
-		unsigned mask = stored ? g->stored_to_move : g->ops->to_move(g->st);
-		if ((stored ? g->stored_over : g->over) || g->freeing)
+		cJSON *j;
+		char *t;
+		if (!session_view_list_row(g, true, &j, &t))
 			continue;
 		n++;
-		cJSON *j = cJSON_CreateObject();
-		cJSON_AddNumberToObject(j, "id", (double)g->id);
-		cJSON_AddStringToObject(j, "kind", g->ops->name);
-		cJSON *pl = cJSON_AddArrayToObject(j, "players");
-		for (int i = 0; i < g->ops->nplayers; i++)
-			cJSON_AddItemToArray(pl, cJSON_CreateString(g->pl[i].name));
-		cJSON_AddNumberToObject(j, "ply", ply);
-		cJSON *tm = cJSON_AddArrayToObject(j, "to_move");
-		for (int i = 0; i < g->ops->nplayers; i++)
-			if (mask & (1u << i))
-				cJSON_AddItemToArray(tm, cJSON_CreateNumber(i));
-		cJSON_AddNumberToObject(j, "watchers", (double)session_watchers(g));
-		int64_t left[GAME_MAX_PLAYERS];
-		session_clock_left(g, left);
-		cJSON_AddItemToObject(j, "clocks", clocks_json(g, left));
-		cJSON_AddItemToObject(j, "time", time_json(g));
-		if (session_simultaneous(g))
-			cJSON_AddNumberToObject(j, "turn_ms", (double)g->so.turn_ms);
-		else
-			cJSON_AddNullToObject(j, "turn_ms");
 		cJSON_AddItemToArray(arr, j);
-		xappend(&extra, "%s  %" PRIu64 " %s: %s (%s) vs %s (%s), ply %d, %zu watching",
-		        extra ? "\n" : "", g->id, g->ops->name, g->pl[0].name,
-		        g->ops->seat_names[0], g->pl[1].name, g->ops->seat_names[1], ply,
-		        session_watchers(g));
+		xappend(&extra, "%s%s", extra ? "\n" : "", t ? t : "");
+		free(t);
 	}
-	reply_ok(c, rq, f, extra, "%d game%s in progress", n, n == 1 ? "" : "s");
+	session_view_list_reply(c, rq, f, extra, n);
 }

@@ -41,5 +41,18 @@ void session_view_game_start(const struct game *g, int seat, cJSON **json, char 
 void session_view_game_over(const struct game *g, cJSON **json, char **text);
 /* `list`: the games in progress of s, as the reply to rq. */
 void session_view_list(struct sessions *s, struct client *c, const struct proto_req *rq);
+/*
+ * One game's row of `list`, for one node's answer and for the row a cluster
+ * node shares (cluster/cluster_shared.c): its JSON and its text line
+ * ("  <id> <kind>: ..."), both the caller's. as_stored: a game whose latest
+ * records wait for the store is shown as stored (one node's answer, given
+ * now); false: as it is (a cluster node writes the row when the game changes
+ * and nothing writes it again when the records are stored). False (nothing
+ * made) when the game is not listed: over, or being freed.
+ */
+bool session_view_list_row(const struct game *g, bool as_stored, cJSON **json, char **text);
+/* The answer to `list` of f (its "games" array) and extra (their lines, both taken): n games. */
+void session_view_list_reply(struct client *c, const struct proto_req *rq, cJSON *f, char *extra,
+                             size_t n);
 
 #endif

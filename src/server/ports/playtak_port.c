@@ -449,8 +449,8 @@ static void catch_up(struct pt_out *o, const struct game *g, struct pt_seen *e, 
 		if (pt_from_ptn(moves[e->told].text, mv, sizeof mv) > 0)
 			say(o, "Game#%" PRIu64 " %s", id, mv);
 		else
-			log_error("game %" PRIu64 ": '%s' has no playtak form", id,
-			          moves[e->told].text);
+			log_error("move has no playtak form game=%" PRIu64 " move=%s", id,
+			          LOG_Q(moves[e->told].text));
 	}
 }
 
@@ -1370,7 +1370,7 @@ void playtak_port_init(struct playtak_port *p, struct commands *cx)
 	if (p->guest_rl == NULL)
 		log_error("playtak: out of memory: new guests are not limited per address");
 	if (sodium_init() < 0)
-		log_error("playtak: libsodium did not start; Register will fail");
+		log_error("libsodium did not start port=playtak effect=\"Register fails\"");
 	cx->lobby->news =
 	        (struct lobby_news){.ud = p, .on_seek = on_seek, .on_presence = on_presence};
 	struct session_news news = {.ud = p, .on_begin = on_begin, .on_over = on_over};

@@ -195,6 +195,24 @@ void archive_ratings(struct archive *a, struct client *c, const struct proto_req
 
 /* ---- games: history and finger ----------------------------------------------------- */
 
+/* The game's plies as its positions count them (turns of a simultaneous game), not its rows. */
+static int plies_of(const struct store_game *g)
+{
+	return game_ply_count(game_find(g->kind), g->plies);
+}
+
+/* "23 plies", "1 ply", "66 turns" (a simultaneous game's) of g, into buf. */
+static const char *plies_text(const struct store_game *g, char *buf, size_t len)
+{
+	const struct game_ops *ops = game_find(g->kind);
+	int n = plies_of(g);
+	if (ops != NULL && (ops->flags & GAME_SIMULTANEOUS))
+		snprintf(buf, len, "%d turn%s", n, n == 1 ? "" : "s");
+	else
+		snprintf(buf, len, "%d pl%s", n, n == 1 ? "y" : "ies");
+	return buf;
+}
+
 static cJSON *game_row_json(const struct store_game *g)
 {
 	cJSON *j = cJSON_CreateObject();
@@ -222,7 +240,7 @@ static cJSON *game_row_json(const struct store_game *g)
 	else
 		cJSON_AddNullToObject(j, "winner");
 	cJSON_AddStringToObject(j, "reason", g->reason);
-	cJSON_AddNumberToObject(j, "plies", g->plies);
+	cJSON_AddNumberToObject(j, "plies", plies_of(g));
 	cJSON_AddNumberToObject(j, "started", (double)g->started);
 	cJSON_AddNumberToObject(j, "ended", (double)g->ended);
 	return j;
@@ -231,12 +249,12 @@ static cJSON *game_row_json(const struct store_game *g)
 /* "  12 tak: alice vs bob, R-0 (road), 23 plies, rated, 2026-11-21 13:05" (malloc'd). */
 static char *game_row_text(const struct store_game *g)
 {
-	char when[32];
+	char when[32], plies[32];
 	fmt_date(g->ended ? g->ended : g->started, when, sizeof when);
-	return xasprintf("  %" PRId64 " %s: %s vs %s, %s (%s), %d pl%s, %s, %s", g->id, g->kind,
+	return xasprintf("  %" PRId64 " %s: %s vs %s, %s (%s), %s, %s, %s", g->id, g->kind,
 	                 g->players[0], g->players[1], g->result[0] ? g->result : "-",
-	                 g->reason[0] ? g->reason : store_status_name(g->status), g->plies,
-	                 g->plies == 1 ? "y" : "ies", g->rated ? "rated" : "unrated", when);
+	                 g->reason[0] ? g->reason : store_status_name(g->status),
+	                 plies_text(g, plies, sizeof plies), g->rated ? "rated" : "unrated", when);
 }
 
 /* Appends the rows to arr and to *extra. */
@@ -393,8 +411,9 @@ static void record_done(struct read_job *j, struct client *c)
 	cJSON_AddNumberToObject(f, "game", (double)g->id);
 	cJSON_AddStringToObject(f, "kind", g->kind);
 	cJSON_AddStringToObject(f, "record", text);
-	reply_ok(c, &j->rq, f, text, "record of game %" PRId64 " (%s, %d pl%s)", g->id, g->kind,
-	         g->plies, g->plies == 1 ? "y" : "ies");
+	char plies[32];
+	reply_ok(c, &j->rq, f, text, "record of game %" PRId64 " (%s, %s)", g->id, g->kind,
+	         plies_text(g, plies, sizeof plies));
 }
 
 void archive_record(struct archive *a, struct client *c, const struct proto_req *rq, uint64_t id)
@@ -408,31 +427,39 @@ void archive_record(struct archive *a, struct client *c, const struct proto_req 
 
 /* ---- replay ------------------------------------------------------------------------ */
 
+/*
+ * A running replay. What it keeps is counted (bytes) against its connection's share and the
+ * server's total (archive.h): the stored game's header, its moves packed (per ply a seat
+ * byte, the text and a NUL: a few bytes where the store's rows take 200) and the position.
+ */
 struct replay {
 	uv_timer_t timer; /* data = this; the replay is freed in its close callback */
 	struct replay *next;
 	struct archive *a;
 	struct client *c;
-	struct store_game g; /* with its moves (owned) */
+	struct store_game g; /* the header only: g.moves is NULL */
 	const struct game_ops *ops;
 	void *state; /* ops->state_size bytes (owned) */
 	struct game_replay gr;
-	int at;  /* journal rows applied */
-	int ply; /* positions shown after the first (plies, or turns) */
+	char *moves;    /* g.plies packed moves (owned) */
+	size_t next_at; /* where the next one starts in moves */
+	int at;         /* journal rows applied */
+	int ply;        /* positions shown after the first (plies, or turns) */
 	bool started, failed;
 	char last[GAME_MAX_PLAYERS][GAME_MOVE_TEXT];
 	uint64_t delay_ms;
+	size_t bytes; /* counted: this struct, the position and the packed moves */
 };
 
 static void replay_free_cb(uv_handle_t *h)
 {
 	struct replay *rp = h->data;
-	store_game_clear(&rp->g);
+	free(rp->moves);
 	free(rp->state);
 	free(rp);
 }
 
-/* Unlinks rp and frees it once its timer is closed. */
+/* Unlinks rp, gives its bytes back and frees it once its timer is closed. */
 static void replay_stop(struct replay *rp)
 {
 	for (struct replay **pp = &rp->a->replays; *pp != NULL; pp = &(*pp)->next)
@@ -442,6 +469,8 @@ static void replay_stop(struct replay *rp)
 		}
 	if (rp->c->nreplays > 0)
 		rp->c->nreplays--;
+	rp->c->replay_bytes -= rp->bytes;
+	rp->a->replay_bytes -= rp->bytes;
 	uv_timer_stop(&rp->timer);
 	uv_close((uv_handle_t *)&rp->timer, replay_free_cb);
 }
@@ -463,80 +492,97 @@ static bool replay_step(struct replay *rp)
 	bool sim = (rp->ops->flags & GAME_SIMULTANEOUS) != 0;
 	memset(rp->last, 0, sizeof rp->last);
 	while (rp->at < rp->g.plies) {
-		const struct store_move *m = &rp->g.moves[rp->at++];
-		struct game_ply e = {
-		        .seat = m->seat, .act = game_act_of_text(m->text), .text = m->text};
+		int seat = (unsigned char)rp->moves[rp->next_at];
+		const char *text = rp->moves + rp->next_at + 1;
+		rp->next_at += strlen(text) + 2;
+		rp->at++;
+		struct game_ply e = {.seat = seat, .act = game_act_of_text(text), .text = text};
 		int r = game_replay_step(&rp->gr, &e, NULL);
 		if (r < 0)
 			return false;
 		if (e.act == GAME_ACT_MOVE)
-			snprintf(rp->last[sim ? m->seat : 0], GAME_MOVE_TEXT, "%s", m->text);
+			snprintf(rp->last[sim ? seat : 0], GAME_MOVE_TEXT, "%s", text);
 		if (r == GAME_REPLAY_MADE)
 			return true;
 	}
 	return false; /* a turn cut short: not shown */
 }
 
+/* The position in what rp's client reads, and only that (a front-end reads the JSON). */
 static void replay_send(struct replay *rp, bool done)
 {
 	const struct game_ops *ops = rp->ops;
 	bool sim = (ops->flags & GAME_SIMULTANEOUS) != 0;
-	cJSON *j = cJSON_CreateObject();
-	cJSON_AddStringToObject(j, "type", "replay");
-	cJSON_AddNumberToObject(j, "game", (double)rp->g.id);
-	cJSON_AddStringToObject(j, "kind", ops->name);
-	cJSON *pl = cJSON_AddArrayToObject(j, "players");
-	for (int i = 0; i < STORE_SEATS; i++)
-		cJSON_AddItemToArray(pl, cJSON_CreateString(rp->g.players[i]));
-	cJSON_AddNumberToObject(j, "ply", rp->ply);
-	char *t = xasprintf("replay game %" PRId64 ", %s %d:", rp->g.id, sim ? "turn" : "ply",
-	                    rp->ply);
+	bool want_json = rp->c->json || rp->c->fe != NULL, want_text = !rp->c->json;
+	cJSON *j = want_json ? cJSON_CreateObject() : NULL;
+	char *t = NULL;
+	if (j != NULL) {
+		cJSON_AddStringToObject(j, "type", "replay");
+		cJSON_AddNumberToObject(j, "game", (double)rp->g.id);
+		cJSON_AddStringToObject(j, "kind", ops->name);
+		cJSON *pl = cJSON_AddArrayToObject(j, "players");
+		for (int i = 0; i < STORE_SEATS; i++)
+			cJSON_AddItemToArray(pl, cJSON_CreateString(rp->g.players[i]));
+		cJSON_AddNumberToObject(j, "ply", rp->ply);
+	}
+	if (want_text)
+		t = xasprintf("replay game %" PRId64 ", %s %d:", rp->g.id, sim ? "turn" : "ply",
+		              rp->ply);
 	if (rp->ply == 0) {
-		cJSON_AddNullToObject(j, "last_move");
+		if (j != NULL)
+			cJSON_AddNullToObject(j, "last_move");
 	} else if (sim) {
-		cJSON *lm = cJSON_AddObjectToObject(j, "last_move");
+		cJSON *lm = j != NULL ? cJSON_AddObjectToObject(j, "last_move") : NULL;
 		for (int i = 0; i < ops->nplayers; i++) {
 			char k[12];
 			snprintf(k, sizeof k, "%d", i);
-			if (rp->last[i][0])
+			if (lm != NULL && rp->last[i][0])
 				cJSON_AddStringToObject(lm, k, rp->last[i]);
-			else
+			else if (lm != NULL)
 				cJSON_AddNullToObject(lm, k);
-			xappend(&t, "%s %s %s", i ? ";" : " last actions:", ops->seat_names[i],
-			        rp->last[i][0] ? rp->last[i] : "(none)");
+			if (want_text)
+				xappend(&t, "%s %s %s",
+				        i ? ";" : " last actions:", ops->seat_names[i],
+				        rp->last[i][0] ? rp->last[i] : "(none)");
 		}
 	} else {
-		cJSON_AddStringToObject(j, "last_move", rp->last[0]);
-		xappend(&t, " last move %s", rp->last[0]);
+		if (j != NULL)
+			cJSON_AddStringToObject(j, "last_move", rp->last[0]);
+		if (want_text)
+			xappend(&t, " last move %s", rp->last[0]);
 	}
-	cJSON *pos = ops->to_json(rp->state, -1);
-	cJSON_AddItemToObject(j, "position", pos ? pos : cJSON_CreateNull());
-	cJSON_AddBoolToObject(j, "done", done);
+	if (j != NULL) {
+		cJSON *pos = ops->to_json(rp->state, -1);
+		cJSON_AddItemToObject(j, "position", pos ? pos : cJSON_CreateNull());
+		cJSON_AddBoolToObject(j, "done", done);
+	}
 	char board[16384];
-	if (ops->render_text(rp->state, -1, board, sizeof board) >= 0) {
+	if (want_text && ops->render_text(rp->state, -1, board, sizeof board) >= 0) {
 		size_t n = strlen(board);
 		while (n > 0 && board[n - 1] == '\n')
 			board[--n] = '\0';
 		xappend(&t, "\n%s", board);
 	}
 	if (done) {
-		cJSON *r = cJSON_AddObjectToObject(j, "result");
-		cJSON_AddStringToObject(r, "status", store_status_name(rp->g.status));
-		cJSON_AddStringToObject(r, "score", rp->g.result);
-		if (rp->g.winner >= 0)
-			cJSON_AddNumberToObject(r, "winner", rp->g.winner);
-		else
-			cJSON_AddNullToObject(r, "winner");
-		cJSON_AddStringToObject(r, "reason", rp->g.reason);
-		if (rp->failed)
+		cJSON *r = j != NULL ? cJSON_AddObjectToObject(j, "result") : NULL;
+		if (r != NULL) {
+			cJSON_AddStringToObject(r, "status", store_status_name(rp->g.status));
+			cJSON_AddStringToObject(r, "score", rp->g.result);
+			if (rp->g.winner >= 0)
+				cJSON_AddNumberToObject(r, "winner", rp->g.winner);
+			else
+				cJSON_AddNullToObject(r, "winner");
+			cJSON_AddStringToObject(r, "reason", rp->g.reason);
+		}
+		if (want_text && rp->failed)
 			xappend(&t,
 			        "\nreplay game %" PRId64 " stops: the next move does not replay",
 			        rp->g.id);
-		else if (rp->g.status == STORE_IN_PROGRESS)
+		else if (want_text && rp->g.status == STORE_IN_PROGRESS)
 			xappend(&t,
 			        "\nreplay game %" PRId64 " done: the game is still being played",
 			        rp->g.id);
-		else
+		else if (want_text)
 			xappend(&t, "\nreplay game %" PRId64 " done: %s (%s)", rp->g.id,
 			        rp->g.result[0] ? rp->g.result : "-", rp->g.reason);
 	}
@@ -552,6 +598,15 @@ static void replay_tick(uv_timer_t *t)
 	}
 	if (client_slow(rp->c)) /* a slow reader: wait for the next tick */
 		return;
+	/* each position is paid from the client's command budget, as it goes out: a replay
+	 * costs by the size of its game, and one faster than the budget waits for it */
+	uint64_t wait;
+	if (rp->a->budget != NULL &&
+	    !budget_spend(&rp->c->budget, rp->a->budget, uv_now(rp->a->loop),
+	                  ARCHIVE_REPLAY_POSITION_COST, &wait)) {
+		uv_timer_start(&rp->timer, replay_tick, wait, rp->delay_ms > 0 ? rp->delay_ms : 1);
+		return;
+	}
 	if (rp->started) {
 		if (replay_step(rp))
 			rp->ply++;
@@ -567,30 +622,82 @@ static void replay_tick(uv_timer_t *t)
 		replay_stop(rp);
 }
 
+/* REPLAY_LIMIT with retry_after_ms: the server's replays hold all they may. */
+static void refuse_replay_memory(struct archive *a, struct client *c, const struct proto_req *rq)
+{
+	cJSON *f = cJSON_CreateObject();
+	cJSON_AddNumberToObject(f, "retry_after_ms", ARCHIVE_REPLAY_RETRY_MS);
+	reply_err_fields(c, rq, ERR_REPLAY_LIMIT, f,
+	                 "the replays running hold %zu bytes, the most the server gives them "
+	                 "(--replay-memory); retry after %d ms",
+	                 a->replay_bytes, ARCHIVE_REPLAY_RETRY_MS);
+}
+
+/* The moves of g packed as struct replay keeps them (malloc'd; *len its size), or NULL. */
+static char *pack_moves(const struct store_game *g, size_t *len)
+{
+	size_t n = 0;
+	for (int i = 0; i < g->plies; i++)
+		n += strlen(g->moves[i].text) + 2;
+	char *p = malloc(n + 1), *at = p;
+	if (p == NULL)
+		return NULL;
+	for (int i = 0; i < g->plies; i++) {
+		size_t k = strlen(g->moves[i].text);
+		*at++ = (char)(unsigned char)g->moves[i].seat;
+		memcpy(at, g->moves[i].text, k + 1);
+		at += k + 1;
+	}
+	*len = n;
+	return p;
+}
+
 static void replay_done(struct read_job *j, struct client *c)
 {
 	if (!fetched(j, c))
 		return;
 	struct archive *a = j->a;
-	struct replay *rp = calloc(1, sizeof *rp);
-	if (rp == NULL) {
-		reply_oom(c, &j->rq);
+	struct seek_opts so;
+	const struct game_ops *ops = game_find(j->g.kind);
+	if (ops == NULL || journal_seek_opts(ops, &j->g, &so) != 0) {
+		reply_err(c, &j->rq, ERR_INTERNAL, "game %" PRId64 " cannot be replayed", j->g.id);
 		return;
 	}
-	rp->g = j->g; /* the moves are the replay's now */
-	memset(&j->g, 0, sizeof j->g);
-	struct seek_opts so;
-	rp->ops = game_find(rp->g.kind);
-	if (rp->ops != NULL && journal_seek_opts(rp->ops, &rp->g, &so) == 0)
-		rp->state = calloc(1, rp->ops->state_size);
-	if (rp->state == NULL ||
-	    game_replay_start(&rp->gr, rp->ops, rp->state, &so.params, rp->g.seed) != 0) {
-		reply_err(c, &j->rq, ERR_INTERNAL, "game %" PRId64 " cannot be replayed", rp->g.id);
-		store_game_clear(&rp->g);
-		free(rp->state);
+	size_t packed = 0;
+	size_t bytes = sizeof(struct replay) + ops->state_size;
+	for (int i = 0; i < j->g.plies; i++)
+		bytes += strlen(j->g.moves[i].text) + 2;
+	if (c->replay_bytes + bytes > ARCHIVE_REPLAY_CONN_BYTES) {
+		reply_err(c, &j->rq, ERR_REPLAY_LIMIT,
+		          "replaying game %" PRId64
+		          " takes %zu bytes, and one connection's replays "
+		          "may hold %d; its record is text",
+		          j->g.id, bytes, ARCHIVE_REPLAY_CONN_BYTES);
+		return;
+	}
+	if (a->max_bytes > 0 && a->replay_bytes + bytes > a->max_bytes) {
+		refuse_replay_memory(a, c, &j->rq);
+		return;
+	}
+	struct replay *rp = calloc(1, sizeof *rp);
+	if (rp != NULL) {
+		rp->moves = pack_moves(&j->g, &packed);
+		rp->state = calloc(1, ops->state_size);
+	}
+	if (rp == NULL || rp->moves == NULL || rp->state == NULL ||
+	    game_replay_start(&rp->gr, ops, rp->state, &so.params, j->g.seed) != 0) {
+		reply_err(c, &j->rq, ERR_INTERNAL, "game %" PRId64 " cannot be replayed", j->g.id);
+		if (rp != NULL) {
+			free(rp->moves);
+			free(rp->state);
+		}
 		free(rp);
 		return;
 	}
+	rp->g = j->g; /* the header; the store's rows stay the job's (freed with it) */
+	rp->g.moves = NULL;
+	rp->ops = ops;
+	rp->bytes = bytes;
 	rp->a = a;
 	rp->c = c;
 	rp->delay_ms = j->delay_ms;
@@ -599,13 +706,15 @@ static void replay_done(struct read_job *j, struct client *c)
 	rp->next = a->replays;
 	a->replays = rp;
 	c->nreplays++;
+	c->replay_bytes += bytes;
+	a->replay_bytes += bytes;
+	char plies[32];
 	cJSON *f = cJSON_CreateObject();
 	cJSON_AddNumberToObject(f, "game", (double)rp->g.id);
-	cJSON_AddNumberToObject(f, "plies", rp->g.plies);
+	cJSON_AddNumberToObject(f, "plies", plies_of(&rp->g));
 	cJSON_AddNumberToObject(f, "delay_ms", (double)rp->delay_ms);
-	reply_ok(c, &j->rq, f, NULL,
-	         "replaying game %" PRId64 ": %d journalled pl%s, one every %" PRIu64 " ms",
-	         rp->g.id, rp->g.plies, rp->g.plies == 1 ? "y" : "ies", rp->delay_ms);
+	reply_ok(c, &j->rq, f, NULL, "replaying game %" PRId64 ": %s, one every %" PRIu64 " ms",
+	         rp->g.id, plies_text(&rp->g, plies, sizeof plies), rp->delay_ms);
 	uv_timer_start(&rp->timer, replay_tick, 0, rp->delay_ms > 0 ? rp->delay_ms : 1);
 }
 
@@ -628,6 +737,10 @@ void archive_replay(struct archive *a, struct client *c, const struct proto_req 
 		          "%u replays of yours are running, the most one connection may; wait for "
 		          "one to end",
 		          c->nreplays);
+		return;
+	}
+	if (a->max_bytes > 0 && a->replay_bytes >= a->max_bytes) { /* not even worth a read */
+		refuse_replay_memory(a, c, rq);
 		return;
 	}
 	struct read_job *j = job_new(a, c, rq, fetch_work, replay_done);

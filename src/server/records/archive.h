@@ -10,7 +10,10 @@
  *
  * Memory: a replay is owned by the archive until its last position is sent
  * or its client goes (archive_client_gone); its timer's close callback frees
- * it, so every replay is gone once the loop has run out.
+ * it, so every replay is gone once the loop has run out. What replays hold is
+ * counted, per connection and in all, and bounded (below). A replay pays for
+ * its size: each position it sends takes tokens from its client's command
+ * budget, and waits for them.
  */
 #ifndef BITARENA_SERVER_ARCHIVE_H
 #define BITARENA_SERVER_ARCHIVE_H
@@ -28,6 +31,14 @@
 #define ARCHIVE_FINGER_GAMES  10   /* recent games in a finger */
 #define ARCHIVE_REPLAY_DEF_MS 1000 /* replay pace when none is given */
 #define ARCHIVE_REPLAY_MAX_MS 60000
+/* A replay's cost and memory (PROTOCOL.md §13): each position it sends takes this many tokens
+ * of its connection's command budget (the stream waits for them), one connection's replays
+ * hold at most ARCHIVE_REPLAY_CONN_BYTES, all of them at most --replay-memory (refused with a
+ * retry after ARCHIVE_REPLAY_RETRY_MS past it). */
+#define ARCHIVE_REPLAY_POSITION_COST 2
+#define ARCHIVE_REPLAY_CONN_BYTES    (1 << 20)
+#define ARCHIVE_REPLAY_MEMORY        (64 << 20) /* --replay-memory's default */
+#define ARCHIVE_REPLAY_RETRY_MS      1000
 
 struct replay;
 
@@ -36,8 +47,11 @@ struct archive {
 	struct lobby *lobby;     /* who is online (finger) */
 	struct conn_hub *hub;    /* a read finds its client again */
 	uv_loop_t *loop;
-	struct replay *replays; /* running replays */
-	unsigned max_replays;   /* running at once per connection; 0: no limit */
+	struct replay *replays;             /* running replays */
+	unsigned max_replays;               /* running at once per connection; 0: no limit */
+	size_t replay_bytes;                /* what the running replays hold */
+	size_t max_bytes;                   /* --replay-memory: at most this in all; 0: no limit */
+	const struct budget_config *budget; /* the command budget replays pay from; NULL: free */
 };
 
 void archive_init(struct archive *a, struct store_reader *rd, struct lobby *l, struct conn_hub *hub,

@@ -263,6 +263,7 @@ static void batch_failing(struct journal *jn, const struct store_batch *b)
 		          "new moves, games and accounts are refused and clocks stop meanwhile",
 		          store_strerror(b->err), b->why, JOURNAL_RETRY_MS);
 		sessions_pause(jn->sess, true);
+		client_barrier_stuck(jn->bar, true); /* pings, chat and reads go on (§10) */
 	}
 	char *sentence = xasprintf("the server cannot store this game right now (%s); what "
 	                           "happened since its last stored move is told once it is "
@@ -296,6 +297,7 @@ static void failure_over(struct journal *jn)
 		tell_game(jn, jn->told[i], "store_ok", ERR_STORE_OK,
 		          "the server stores this game again; what waited follows");
 	sessions_pause(jn->sess, false);
+	client_barrier_stuck(jn->bar, false);
 	jn->failing = false;
 	jn->fail_err = STORE_OK;
 	jn->fail_why[0] = '\0';

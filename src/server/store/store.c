@@ -3,15 +3,20 @@
  * (store_backend.h): argument checks done once for every back end, the
  * file-moved guard before writes, password hashing (libsodium), error
  * names, and the few operations built from the back end's primitives
- * (store_game_begin, account creation and login checks).
+ * (store_game_begin, account creation and login checks, a backup's file
+ * written under another name and renamed once complete).
  */
 #include "server/store/store.h"
 
+#include <fcntl.h>
 #include <sodium.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "games/game.h"
 #include "server/store/store_backend.h"
@@ -534,4 +539,97 @@ int store_games_claim(struct store *s, const char *from, struct store_game **out
 		return STORE_EINVAL;
 	int err = writable(s);
 	return err ? err : s->be->games_claim(s, from, out, n);
+}
+
+/* ---- finding and counting games, snapshots, backups ------------------------------------ */
+
+int store_games_find(struct store *s, const struct store_game_query *q, int limit,
+                     struct store_game **out, size_t *n)
+{
+	*out = NULL;
+	*n = 0;
+	if (q == NULL || limit < 1 || limit > STORE_FIND_MAX || q->rated < -1 || q->rated > 1 ||
+	    q->since < 0 || q->until < 0 || q->before < 0 ||
+	    (q->kind != NULL && strnlen(q->kind, STORE_KIND_MAX) >= STORE_KIND_MAX))
+		return STORE_EINVAL;
+	if (q->player != NULL && !player_valid(q->player))
+		return STORE_OK; /* no seat has such a name */
+	struct store_game_query b = *q;
+	if (b.before == 0)
+		b.before = INT64_MAX;
+	return s->be->games_find(s, &b, limit, out, n);
+}
+
+int store_player_counts(struct store *s, const char *name, struct store_counts *out)
+{
+	memset(out, 0, sizeof *out);
+	if (!player_valid(name))
+		return name != NULL ? STORE_OK : STORE_EINVAL;
+	return s->be->player_counts(s, name, out);
+}
+
+int store_snapshot_begin(struct store *s)
+{
+	if (!s->opts.reader || s->in_txn)
+		return STORE_EINVAL;
+	int err = s->be->snapshot_begin(s);
+	if (err == STORE_OK)
+		s->in_txn = true; /* the back end's reads join it */
+	return err;
+}
+
+int store_snapshot_end(struct store *s)
+{
+	if (!s->opts.reader || !s->in_txn)
+		return STORE_EINVAL;
+	s->in_txn = false;
+	int err = s->be->snapshot_end(s);
+	if (err)
+		s->be->rollback(s);
+	return err;
+}
+
+/* fsync of the directory holding path (a rename in it made durable). */
+static int sync_dir_of(const char *path)
+{
+	char *dir = strdup(path);
+	if (dir == NULL)
+		return STORE_ENOMEM;
+	char *slash = strrchr(dir, '/');
+	if (slash == dir)
+		slash[1] = '\0';
+	else if (slash != NULL)
+		*slash = '\0';
+	int fd = open(slash != NULL ? dir : ".", O_RDONLY | O_DIRECTORY);
+	free(dir);
+	if (fd < 0)
+		return STORE_EIO;
+	int r = fsync(fd);
+	close(fd);
+	return r == 0 ? STORE_OK : STORE_EIO;
+}
+
+int store_backup(struct store *s, const char *dest)
+{
+	if (dest == NULL || dest[0] == '\0' || s->be->backup == NULL || s->in_txn)
+		return STORE_EINVAL;
+	size_t len = strlen(dest) + sizeof ".partial";
+	char *part = malloc(len);
+	if (part == NULL)
+		return STORE_ENOMEM;
+	snprintf(part, len, "%s.partial", dest);
+	struct stat sb;
+	int err = STORE_OK;
+	if (lstat(dest, &sb) == 0 || lstat(part, &sb) == 0)
+		err = STORE_EEXISTS;
+	if (err == STORE_OK && (err = s->be->backup(s, part)) != STORE_OK)
+		unlink(part);
+	if (err == STORE_OK && rename(part, dest) != 0) {
+		unlink(part);
+		err = STORE_EIO;
+	}
+	if (err == STORE_OK)
+		err = sync_dir_of(dest);
+	free(part);
+	return err;
 }

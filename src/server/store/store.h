@@ -402,6 +402,57 @@ int store_games_in_progress(struct store *s, struct store_game **out, size_t *n)
  */
 int store_history(struct store *s, const char *name, int limit, struct store_game **out, size_t *n);
 
+/* ---- finding and counting games, snapshots, backups (the API and the exports) ---------- */
+
+/* Which ended games store_games_find() lists; a zeroed query (rated -1) is every one. */
+struct store_game_query {
+	const char *player;   /* NULL: anyone; else games with a seat of this name (any case) */
+	const char *kind;     /* NULL: any kind; else this engine's games */
+	int rated;            /* -1: either; 0: unrated only; 1: rated only */
+	int64_t since, until; /* the game's end (ms since the epoch) at or after since and at
+	                         or before until; 0: no bound */
+	int64_t before;       /* only ids below this one (where the last page ended); 0: none */
+	bool moves;           /* load each game's moves */
+};
+#define STORE_FIND_MAX 1000 /* games one store_games_find() returns at most */
+
+/*
+ * One page of the ended games (finished or aborted) that q matches, highest
+ * id first (the order they started, newest first), at most limit
+ * (1..STORE_FIND_MAX): the next page is the same query with before set to
+ * the last id of this one. Each page is one read; a game that ends while a
+ * caller pages through may or may not be listed. Same ownership as
+ * store_games_in_progress(); plies is always set, moves only with q->moves.
+ */
+int store_games_find(struct store *s, const struct store_game_query *q, int limit,
+                     struct store_game **out, size_t *n);
+
+/* A player's finished games (aborted ones not counted). */
+struct store_counts {
+	int64_t games, rated, wins, losses, draws;
+};
+/* The counts of name's games (any letter case; a name nobody played under: all 0). */
+int store_player_counts(struct store *s, const char *name, struct store_counts *out);
+
+/*
+ * A reader connection's reads between these two see one snapshot of the
+ * store (SQLite: one read transaction, which never blocks the writer in WAL
+ * mode; PostgreSQL: REPEATABLE READ, READ ONLY). STORE_EINVAL on a
+ * connection that writes, or inside a snapshot already.
+ */
+int store_snapshot_begin(struct store *s);
+int store_snapshot_end(struct store *s);
+
+/*
+ * A consistent copy of the whole store into the new file dest (SQLite's
+ * online backup API, one read snapshot: a running server's writes go on
+ * meanwhile and are not in the copy), written as dest.partial, fsync'd and
+ * renamed: dest exists only once it is complete. STORE_EEXISTS when dest (or
+ * dest.partial) exists; STORE_EINVAL on a back end without one (PostgreSQL:
+ * pg_dump does it, README).
+ */
+int store_backup(struct store *s, const char *dest);
+
 /*
  * Cluster (PostgreSQL only; STORE_EINVAL elsewhere or without a node): the
  * games in progress owned by instance `from` become this connection's

@@ -102,6 +102,17 @@ struct store_backend {
 
 	/* Cluster (NULL where a back end has none): see store_games_claim(). */
 	int (*games_claim)(struct store *s, const char *from, struct store_game **out, size_t *n);
+
+	/* The API's and the exports' reads (store.h). find(): q->before is never 0 here (no
+	 * bound is INT64_MAX) and q->player, when set, fits a seat's name. */
+	int (*games_find)(struct store *s, const struct store_game_query *q, int limit,
+	                  struct store_game **out, size_t *n);
+	int (*player_counts)(struct store *s, const char *name, struct store_counts *out);
+	/* A read snapshot on a reader connection: begin, then end (commit) or rollback(). */
+	int (*snapshot_begin)(struct store *s);
+	int (*snapshot_end)(struct store *s);
+	/* A copy of the store into the new file dest (NULL where a back end has none). */
+	int (*backup)(struct store *s, const char *dest);
 };
 
 /* The back ends built in. */

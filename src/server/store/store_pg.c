@@ -49,6 +49,7 @@
 
 #include "server/store/store.h"
 #include "server/store/store_backend.h"
+#include "server/util/log.h"
 
 #define PG_LOCK_CLASS   1651078241 /* "bita": the advisory locks of bitarena */
 #define PG_LOCK_MIGRATE 1
@@ -165,6 +166,24 @@ static const char *const migrations[] = {
 #define PLIES_OF_1    "(SELECT coalesce(max(ply) + 1, 0) FROM moves WHERE game = $1::bigint)"
 #define GAME_EXISTS_1 "EXISTS (SELECT 1 FROM games WHERE id = $1::bigint)"
 
+/*
+ * A page of store_games_find(): $1 kind (NULL any), $2 rated (-1 any), $3 $4 the end's bounds
+ * (0 none), $5 below this id, $6 the page's size; $7 a seat's name key (the _PLAYER ones).
+ */
+#define FIND_WHERE                                                                                 \
+	"g.status <> 'in_progress' AND ($1::text IS NULL OR g.kind = $1::text)"                    \
+	" AND ($2::int < 0 OR g.rated = ($2::int = 1))"                                            \
+	" AND ($3::bigint = 0 OR g.ended >= $3::bigint)"                                           \
+	" AND ($4::bigint = 0 OR g.ended <= $4::bigint) AND g.id < $5::bigint"
+#define FIND_PLAYER " AND (g.player0_key = $7::text OR g.player1_key = $7::text)"
+#define FIND_PAGE   " ORDER BY g.id DESC LIMIT $6::int"
+#define FIND_COUNT                                                                                 \
+	"SELECT " GAME_COLS ", (SELECT count(*) FROM moves m WHERE m.game = g.id) FROM games g"
+/* with the moves: the page, then its games' moves in ply order */
+#define FIND_MOVES(where)                                                                          \
+	"SELECT " GAME_COLS ", " MOVE_COLS " FROM (SELECT * FROM games g WHERE " where FIND_PAGE   \
+	") g LEFT JOIN moves m ON m.game = g.id ORDER BY g.id DESC, m.ply"
+
 enum stmt_id {
 	S_ACC_INSERT,
 	S_ACC_GET,
@@ -182,6 +201,11 @@ enum stmt_id {
 	S_IN_PROGRESS,
 	S_HISTORY,
 	S_CLAIM,
+	S_FIND,
+	S_FIND_PLAYER,
+	S_FIND_MOVES,
+	S_FIND_PLAYER_MOVES,
+	S_COUNTS,
 	S_COUNT
 };
 
@@ -254,6 +278,17 @@ static const char *const stmt_sql[S_COUNT] = {
                     " OR starts_with(owner, left($2, -1))))) RETURNING id)"
                     " SELECT " GAME_COLS ", " MOVE_COLS " FROM games g JOIN c ON c.id = g.id"
                     " LEFT JOIN moves m ON m.game = g.id ORDER BY g.id, m.ply",
+        [S_FIND] = FIND_COUNT " WHERE " FIND_WHERE FIND_PAGE,
+        [S_FIND_PLAYER] = FIND_COUNT " WHERE " FIND_WHERE FIND_PLAYER FIND_PAGE,
+        [S_FIND_MOVES] = FIND_MOVES(FIND_WHERE),
+        [S_FIND_PLAYER_MOVES] = FIND_MOVES(FIND_WHERE FIND_PLAYER),
+        /* finished games of the seat named $1: all, rated, won, lost, drawn */
+        [S_COUNTS] = "SELECT count(*), count(*) FILTER (WHERE rated),"
+                     " count(*) FILTER (WHERE winner = CASE WHEN player0_key = $1 THEN 0 ELSE 1"
+                     " END), count(*) FILTER (WHERE winner >= 0 AND winner <> CASE WHEN"
+                     " player0_key = $1 THEN 0 ELSE 1 END), count(*) FILTER (WHERE winner < 0)"
+                     " FROM games WHERE status = 'finished'"
+                     " AND (player0_key = $1 OR player1_key = $1)",
 };
 
 /* The writes of one transaction, as calls (a hash of the statement and its arguments) and
@@ -476,9 +511,11 @@ static void quiet(void *arg, const char *message)
 }
 
 static const char *const stmt_names[S_COUNT] = {
-        "acc_insert",  "acc_get",     "rating_get",  "rating_put", "rating_top",  "ratings_of",
-        "reserve",     "game_insert", "game_exists", "game_fetch", "move_insert", "moves_drop",
-        "game_finish", "in_progress", "history",     "claim",
+        "acc_insert",  "acc_get",    "rating_get",  "rating_put",  "rating_top",
+        "ratings_of",  "reserve",    "game_insert", "game_exists", "game_fetch",
+        "move_insert", "moves_drop", "game_finish", "in_progress", "history",
+        "claim",       "find",       "find_player", "find_moves",  "find_player_moves",
+        "counts",
 };
 
 /* Settings of a new session: durability, lock wait, encoding, read-only for readers. */
@@ -1026,7 +1063,7 @@ static int pg_open(const struct store_options *o, struct store **out)
 	s->session_ok = err == STORE_OK;
 	if (err != STORE_OK) {
 		if (s->conn != NULL && s->why[0])
-			fprintf(stderr, "bitarenad: postgresql: %s\n", s->why);
+			log_error("postgresql failed why=%s", LOG_Q(s->why));
 		pg_close(&s->base);
 		return err;
 	}
@@ -1551,6 +1588,26 @@ static int pg_games_in_progress(struct store *bs, struct store_game **out, size_
 	return err;
 }
 
+/* Games of a GAME_COLS + move count result (no moves), in the order of the result. */
+static int game_list_counted(const PGresult *r, struct store_game **out, size_t *n)
+{
+	struct store_game *v = NULL, g;
+	size_t len = 0, cap = 0;
+	int err = STORE_OK;
+	for (int row = 0; row < PQntuples(r) && err == STORE_OK; row++) {
+		read_game(r, row, &g);
+		g.plies = (int)col_i64(r, row, NGAME_COLS);
+		err = store_games_push(&v, &len, &cap, &g);
+	}
+	if (err) {
+		store_games_free(v, len);
+		return err;
+	}
+	*out = v;
+	*n = len;
+	return STORE_OK;
+}
+
 static int pg_history(struct store *bs, const char *name, int limit, struct store_game **out,
                       size_t *n)
 {
@@ -1565,21 +1622,9 @@ static int pg_history(struct store *bs, const char *name, int limit, struct stor
 	int err = run(impl(bs), S_HISTORY, &p, &r);
 	if (err)
 		return err;
-	struct store_game *v = NULL, g;
-	size_t len = 0, cap = 0;
-	for (int row = 0; row < PQntuples(r) && err == STORE_OK; row++) {
-		read_game(r, row, &g);
-		g.plies = (int)col_i64(r, row, NGAME_COLS);
-		err = store_games_push(&v, &len, &cap, &g);
-	}
+	err = game_list_counted(r, out, n);
 	PQclear(r);
-	if (err) {
-		store_games_free(v, len);
-		return err;
-	}
-	*out = v;
-	*n = len;
-	return STORE_OK;
+	return err;
 }
 
 static int pg_games_claim(struct store *bs, const char *from, struct store_game **out, size_t *n)
@@ -1610,6 +1655,76 @@ static int pg_games_claim(struct store *bs, const char *from, struct store_game 
 	return err;
 }
 
+static int pg_games_find(struct store *bs, const struct store_game_query *q, int limit,
+                         struct store_game **out, size_t *n)
+{
+	char key[STORE_PLAYER_MAX + 1];
+	if (q->player != NULL)
+		name_key(q->player, key, sizeof key);
+	if ((q->player != NULL && !utf8_valid(key)) || (q->kind != NULL && !utf8_valid(q->kind)))
+		return STORE_OK; /* text no row holds */
+	struct params p = {0};
+	p.v[p.n++] = q->kind; /* NULL: SQL NULL */
+	p_i64(&p, q->rated);
+	p_i64(&p, q->since);
+	p_i64(&p, q->until);
+	p_i64(&p, q->before);
+	p_i64(&p, limit);
+	if (q->player != NULL)
+		p_str(&p, key);
+	enum stmt_id id = q->player != NULL ? (q->moves ? S_FIND_PLAYER_MOVES : S_FIND_PLAYER)
+	                                    : (q->moves ? S_FIND_MOVES : S_FIND);
+	PGresult *r;
+	int err = run(impl(bs), id, &p, &r);
+	if (err)
+		return err;
+	err = q->moves ? game_list_moves(r, out, n) : game_list_counted(r, out, n);
+	PQclear(r);
+	return err;
+}
+
+static int pg_player_counts(struct store *bs, const char *name, struct store_counts *out)
+{
+	char key[STORE_PLAYER_MAX + 1];
+	name_key(name, key, sizeof key);
+	if (!utf8_valid(key))
+		return STORE_OK;
+	struct params p = {0};
+	p_str(&p, key);
+	PGresult *r;
+	int err = run(impl(bs), S_COUNTS, &p, &r);
+	if (err)
+		return err;
+	if (PQntuples(r) == 1) {
+		out->games = col_i64(r, 0, 0);
+		out->rated = col_i64(r, 0, 1);
+		out->wins = col_i64(r, 0, 2);
+		out->losses = col_i64(r, 0, 3);
+		out->draws = col_i64(r, 0, 4);
+	}
+	PQclear(r);
+	return STORE_OK;
+}
+
+/* A read snapshot: the session made ready first, and not made again inside it. */
+static int pg_snapshot_begin(struct store *bs)
+{
+	struct pg_store *s = impl(bs);
+	int err = ready(s);
+	if (err == STORE_OK)
+		err = exec_cmd(s, "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
+	s->txn = err == STORE_OK;
+	return err;
+}
+
+static int pg_snapshot_end(struct store *bs)
+{
+	struct pg_store *s = impl(bs);
+	int err = exec_cmd(s, "COMMIT");
+	s->txn = false;
+	return err;
+}
+
 const struct store_backend store_pg = {
         .name = "postgresql",
         .open = pg_open,
@@ -1637,4 +1752,8 @@ const struct store_backend store_pg = {
         .games_in_progress = pg_games_in_progress,
         .history = pg_history,
         .games_claim = pg_games_claim,
+        .games_find = pg_games_find,
+        .player_counts = pg_player_counts,
+        .snapshot_begin = pg_snapshot_begin,
+        .snapshot_end = pg_snapshot_end,
 };

@@ -100,6 +100,11 @@ static const char *const migrations[] = {
 
 #define RATING_COLS "a.name, r.kind, r.rating, r.rd, r.volatility, r.games, r.updated"
 
+/* The games store_games_find() lists (its statements' parameters ?2..?6). */
+#define FIND_WHERE                                                                                 \
+	"g.status <> 'in_progress' AND (?2 IS NULL OR g.kind = ?2) AND (?3 < 0 OR g.rated = ?3)"   \
+	" AND (?4 = 0 OR g.ended >= ?4) AND (?5 = 0 OR g.ended <= ?5) AND g.id < ?6"
+
 /* The number of moves journalled for game ?1 (plies are 0, 1, ... without holes). */
 #define PLIES_OF_1 "(SELECT coalesce(max(ply) + 1, 0) FROM moves WHERE game = ?1)"
 
@@ -127,6 +132,9 @@ enum stmt_id {
 	S_MOVES_OF,
 	S_IN_PROGRESS,
 	S_HISTORY,
+	S_FIND,
+	S_FIND_PLAYER,
+	S_COUNTS,
 	S_COUNT
 };
 
@@ -185,6 +193,20 @@ static const char *const stmt_sql[S_COUNT] = {
         [S_HISTORY] = "SELECT " GAME_COLS " FROM games g WHERE g.status <> 'in_progress'"
                       " AND (g.player0_key = ?1 OR g.player1_key = ?1)"
                       " ORDER BY g.ended DESC, g.id DESC LIMIT ?2",
+        /* a page of ended games, newest first: ?2 kind (NULL any), ?3 rated (-1 any), ?4 ?5
+         * the end's bounds (0 none), ?6 below this id (the rowid range), ?7 the page's size;
+         * with ?1, a seat's name key (the two seats' indexes) */
+        [S_FIND] = "SELECT " GAME_COLS " FROM games g WHERE " FIND_WHERE
+                   " ORDER BY g.id DESC LIMIT ?7",
+        [S_FIND_PLAYER] = "SELECT " GAME_COLS " FROM games g WHERE " FIND_WHERE
+                          " AND (g.player0_key = ?1 OR g.player1_key = ?1)"
+                          " ORDER BY g.id DESC LIMIT ?7",
+        /* finished games of the seat named ?1: all, rated, won, lost, drawn */
+        [S_COUNTS] = "SELECT count(*), coalesce(sum(rated <> 0), 0),"
+                     " coalesce(sum(winner = CASE WHEN player0_key = ?1 THEN 0 ELSE 1 END), 0),"
+                     " coalesce(sum(winner >= 0 AND winner <> CASE WHEN player0_key = ?1"
+                     " THEN 0 ELSE 1 END), 0), coalesce(sum(winner < 0), 0) FROM games"
+                     " WHERE status = 'finished' AND (player0_key = ?1 OR player1_key = ?1)",
 };
 
 struct sqlite_store {
@@ -1011,6 +1033,94 @@ static int sq_history(struct store *bs, const char *name, int limit, struct stor
 	return game_list(s, st, false, out, n);
 }
 
+static int sq_games_find(struct store *bs, const struct store_game_query *q, int limit,
+                         struct store_game **out, size_t *n)
+{
+	struct sqlite_store *s = impl(bs);
+	char key[STORE_PLAYER_MAX + 1];
+	sqlite3_stmt *st = stmt(s, q->player != NULL ? S_FIND_PLAYER : S_FIND);
+	if (q->player != NULL) {
+		name_key(q->player, key, sizeof key);
+		sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
+	}
+	if (q->kind != NULL)
+		sqlite3_bind_text(st, 2, q->kind, -1, SQLITE_STATIC);
+	sqlite3_bind_int(st, 3, q->rated);
+	sqlite3_bind_int64(st, 4, q->since);
+	sqlite3_bind_int64(st, 5, q->until);
+	sqlite3_bind_int64(st, 6, q->before);
+	sqlite3_bind_int(st, 7, limit);
+	int err = snapshot_begin(s); /* the page and its moves in one snapshot */
+	if (err)
+		return err;
+	err = game_list(s, st, q->moves, out, n);
+	int cerr = snapshot_end(s);
+	if (err == STORE_OK && cerr != STORE_OK) {
+		store_games_free(*out, *n);
+		*out = NULL;
+		*n = 0;
+		err = cerr;
+	}
+	return err;
+}
+
+static int sq_player_counts(struct store *bs, const char *name, struct store_counts *out)
+{
+	struct sqlite_store *s = impl(bs);
+	char key[STORE_PLAYER_MAX + 1];
+	name_key(name, key, sizeof key);
+	sqlite3_stmt *st = stmt(s, S_COUNTS);
+	sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
+	int rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		out->games = sqlite3_column_int64(st, 0);
+		out->rated = sqlite3_column_int64(st, 1);
+		out->wins = sqlite3_column_int64(st, 2);
+		out->losses = sqlite3_column_int64(st, 3);
+		out->draws = sqlite3_column_int64(st, 4);
+	}
+	sqlite3_reset(st);
+	return rc == SQLITE_ROW ? STORE_OK : sql_err(rc);
+}
+
+static int sq_snapshot_begin(struct store *bs)
+{
+	return run(impl(bs), S_BEGIN_READ);
+}
+
+static int sq_snapshot_end(struct store *bs)
+{
+	return end(impl(bs), STORE_OK);
+}
+
+/*
+ * sqlite3_backup_* from this connection into a new file: one step for every
+ * page, so the copy is one read snapshot (in WAL mode the writer goes on
+ * meanwhile; a step at a time would start again at each of its commits).
+ */
+static int sq_backup(struct store *bs, const char *dest)
+{
+	struct sqlite_store *s = impl(bs);
+	sqlite3 *to = NULL;
+	int rc = sqlite3_open_v2(dest, &to, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_exec(to, "PRAGMA synchronous = FULL", NULL, NULL, NULL);
+	sqlite3_backup *b = rc == SQLITE_OK ? sqlite3_backup_init(to, "main", s->db, "main") : NULL;
+	if (b == NULL && rc == SQLITE_OK)
+		rc = sqlite3_errcode(to);
+	if (b != NULL) {
+		rc = sqlite3_backup_step(b, -1);
+		int frc = sqlite3_backup_finish(b);
+		rc = rc == SQLITE_DONE ? frc : rc;
+	}
+	if (rc != SQLITE_OK)
+		snprintf(s->why, sizeof s->why, "backup into %s: %s", dest,
+		         to != NULL ? sqlite3_errmsg(to) : "cannot open it");
+	if (sqlite3_close(to) != SQLITE_OK && rc == SQLITE_OK)
+		rc = SQLITE_IOERR;
+	return rc == SQLITE_OK ? STORE_OK : sql_err(rc);
+}
+
 const struct store_backend store_sqlite = {
         .name = "sqlite",
         .open = sq_open,
@@ -1037,4 +1147,9 @@ const struct store_backend store_sqlite = {
         .game_fetch = sq_game_fetch,
         .games_in_progress = sq_games_in_progress,
         .history = sq_history,
+        .games_find = sq_games_find,
+        .player_counts = sq_player_counts,
+        .snapshot_begin = sq_snapshot_begin,
+        .snapshot_end = sq_snapshot_end,
+        .backup = sq_backup,
 };

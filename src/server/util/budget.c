@@ -73,6 +73,24 @@ enum budget_result budget_take(struct budget *b, const struct budget_config *cfg
 	return BUDGET_LIMITED;
 }
 
+bool budget_spend(struct budget *b, const struct budget_config *cfg, uint64_t now, unsigned cost,
+                  uint64_t *wait_ms)
+{
+	*wait_ms = 0;
+	if (cfg->rate == 0)
+		return true;
+	refill(b, cfg, now);
+	int64_t need = (int64_t)cost * 1000;
+	if (need > cap_milli(cfg))
+		need = cap_milli(cfg);
+	if (b->milli >= need) {
+		b->milli -= need;
+		return true;
+	}
+	*wait_ms = ((uint64_t)(need - b->milli) + cfg->rate - 1) / cfg->rate;
+	return false;
+}
+
 void budget_charge(struct budget *b, const struct budget_config *cfg, unsigned cost)
 {
 	if (cfg->rate == 0)

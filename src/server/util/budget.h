@@ -62,6 +62,13 @@ bool budget_heavy(const struct budget *b, const struct budget_config *cfg);
 /* True when more than a twentieth of the bucket is spent: a client spending its budget now,
    whose lines the server handles after reading everyone's (conn_set_spending). */
 bool budget_spending(const struct budget *b, const struct budget_config *cfg);
+/*
+ * Takes cost tokens at now if the bucket holds them, for work the server paces itself (a
+ * replay's positions, archive.c): true when taken; else false with *wait_ms, the time until
+ * it holds them. Never a strike: the client asked for nothing, the stream waits.
+ */
+bool budget_spend(struct budget *b, const struct budget_config *cfg, uint64_t now, unsigned cost,
+                  uint64_t *wait_ms);
 /* Takes cost tokens after the fact (a command that was let run because the bucket was not
    in debt, a move, and turned out to cost): the bucket may go into debt, a bucket's worth
    at most; a bucket in debt refuses everything (budget_take with any cost) until repaid. */

@@ -1,6 +1,6 @@
 /*
- * text.c - the check of text entering the server, malloc'd printf, the wall
- * clock and the log (see text.h).
+ * text.c - the check of text entering the server, malloc'd printf and the
+ * wall clock (see text.h).
  */
 #include "server/util/text.h"
 
@@ -133,36 +133,4 @@ int64_t wall_ms(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_REALTIME, &ts);
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static bool verbose;
-
-void log_set_verbose(bool on)
-{
-	verbose = on;
-}
-
-static void vlog(const char *fmt, va_list ap)
-{
-	fputs("bitarenad: ", stderr);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
-}
-
-void log_info(const char *fmt, ...)
-{
-	if (!verbose)
-		return;
-	va_list ap;
-	va_start(ap, fmt);
-	vlog(fmt, ap);
-	va_end(ap);
-}
-
-void log_error(const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vlog(fmt, ap);
-	va_end(ap);
 }

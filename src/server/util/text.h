@@ -2,7 +2,9 @@
  * util/ - leaves every layer of the server uses: the bottom of the order of
  * the folders (DEVELOPERS.md, Layout; tests/layers.py checks it). They call
  * nothing of the server and hear nothing from it (no callbacks).
- *   text.c       checked text, malloc'd printf, the wall clock, the log
+ *   text.c       checked text, malloc'd printf, the wall clock
+ *   log.c        the log: one line per event, a level, a key=value tail (log.h)
+ *   conf.c       a config file read into key value pairs (conf.h)
  *   outbuf.c     reference-counted output blocks, shared by every receiver
  *   json_out.c   cJSON trees as one line, as cJSON prints them, faster
  *   budget.c     a connection's command budget: a token bucket and strikes
@@ -11,8 +13,9 @@
  *   glicko.c     Glicko-2 rating updates
  *
  * text.h - text entering the server checked by one function, printf into
- * malloc'd strings, and the server's log. Every layer of src/server uses
- * these; they call nothing of the server.
+ * malloc'd strings, and (through log.h, included here for every layer) the
+ * server's log. Every layer of src/server uses these; they call nothing of
+ * the server.
  */
 #ifndef BITARENA_SERVER_TEXT_H
 #define BITARENA_SERVER_TEXT_H
@@ -21,6 +24,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "server/util/log.h"
 
 /*
  * The one check of text that enters the server: every command line (chat,
@@ -64,15 +69,5 @@ void xappend(char **s, const char *fmt, ...) __attribute__((format(printf, 2, 3)
 
 /* The wall clock in ms since the Unix epoch. */
 int64_t wall_ms(void);
-
-/*
- * The log on stderr, "bitarenad: ..." lines. log_info() writes only when
- * verbose (--verbose: connections, logins, games restored); log_error() always
- * (storage failures and the like are worth an operator's attention). The
- * verbosity is one flag of the process.
- */
-void log_set_verbose(bool on);
-void log_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-void log_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 #endif
