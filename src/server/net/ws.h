@@ -23,7 +23,7 @@
  * Nothing is logged per request: what anyone can cause (a refused request, a request
  * libwebsockets could not parse, its "Ran out of header data space" and the like) is counted
  * in the server's metrics (metrics.h: bitarena_http_refused_total, bitarena_http_errors_total)
- * and written to the log only with --verbose.
+ * and written to the log only at --log-level debug (--verbose).
  *
  * Memory: ws_listen() allocates the listener; ws_stop() begins the shutdown (no new connection;
  * the lws context is destroyed once every WebSocket connection has been freed, so uv_run()
@@ -49,7 +49,7 @@ struct ws_config {
 	   separated, each NAME (any port) or NAME:PORT; NULL: none */
 	const char *hosts;
 	struct metrics *metrics; /* where the listener's counts go (NULL: not registered) */
-	bool verbose;            /* libwebsockets' notices, and each refusal, to the log too */
+	bool verbose;            /* libwebsockets' warnings and notices too (--log-level debug) */
 	int sndbuf;              /* SO_SNDBUF of the /api exchanges' sockets (http.h); 0: the system's */
 };
 
