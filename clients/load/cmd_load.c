@@ -28,6 +28,12 @@
  * connect->welcome time, and the server's RSS and CPU time (from /proc; its
  * pid is --server-pid or the owner of the listening port).
  *
+ * Paced by the server: a command refused with RATE_LIMITED (the server's
+ * command budget, PROTOCOL.md section 13) is sent again once its
+ * retry_after_ms has passed, whatever it was (a login, a seek, an accept, a
+ * rematch, a move, a watch, a ping), as `bitarena bot` does; the report says
+ * how many were refused and how long they waited.
+ *
  * Checked all along; any violation stops the run with exit status 1: every
  * move gets its `ok` (with the move's text) before the state it causes,
  * every player and spectator receives every state of its game in seq
@@ -99,7 +105,25 @@ struct lconn {
 	int64_t now_ns;   /* when the line being handled was read */
 	/* pingers */
 	int64_t ping_ns; /* when the outstanding ping went (0: none) */
+	/* commands refused with RATE_LIMITED (enum pace), sent again at paced_at */
+	unsigned paced;
+	int64_t paced_at;
+	struct lconn *pace_next; /* l->paced, while paced != 0 */
 };
+
+/* What a connection sends again once the server's wait is over (a bit each). */
+enum pace {
+	PACE_SET = 1,
+	PACE_LOGIN = 2,
+	PACE_SEEK = 4,
+	PACE_ACCEPT = 8,
+	PACE_REMATCH = 16,
+	PACE_MOVE = 32,
+	PACE_WATCH = 64,
+	PACE_PING = 128
+};
+static const char *const pace_verbs[] = {"set",     "login", "seek",  "accept",
+                                         "rematch", "move",  "watch", "ping"};
 
 struct slot {
 	struct lconn *p[2]; /* [0] seeks, [1] accepts; seats come from game_start */
@@ -144,7 +168,8 @@ struct load {
 	struct slot *slots;
 	struct lconn **rateq; /* players waiting for a rate token (ring) */
 	int rq_head, rq_len;
-	uv_timer_t tick, dur, deadline, flush, wait, pingt;
+	struct lconn *paced; /* connections waiting out a RATE_LIMITED */
+	uv_timer_t tick, dur, deadline, flush, wait, pingt, pacet;
 	bool tick_on;
 	double tokens;
 	int64_t last_tick_ns;
@@ -162,6 +187,7 @@ struct load {
 	long long moves_window, acked, refused, games_done, states_spec;
 	long long reseeks; /* new games sought because a rematch was refused */
 	long long violations;
+	long long rate_limited, waited_ms, waited_max_ms; /* the server's pacing */
 	struct ls_samples lat, fan, ping, greet;
 };
 
@@ -519,7 +545,8 @@ static void finish(struct load *l)
 
 static void close_timers(struct load *l)
 {
-	uv_timer_t *ts[] = {&l->tick, &l->dur, &l->deadline, &l->flush, &l->wait, &l->pingt};
+	uv_timer_t *ts[] = {&l->tick, &l->dur,   &l->deadline, &l->flush,
+	                    &l->wait, &l->pingt, &l->pacet};
 	for (size_t i = 0; i < sizeof ts / sizeof ts[0]; i++)
 		if (!uv_is_closing((uv_handle_t *)ts[i]))
 			uv_close((uv_handle_t *)ts[i], NULL);
@@ -569,6 +596,117 @@ static void close_all(struct load *l)
 	}
 	if (l->closed == l->nconns)
 		close_timers(l);
+}
+
+/* ---- pacing: what the server refused with RATE_LIMITED, sent again when it says ------- */
+
+static void pace_cb(uv_timer_t *t);
+
+static void pace_arm(struct load *l)
+{
+	int64_t first = 0, now = uvl_now_ns();
+	for (struct lconn *c = l->paced; c != NULL; c = c->pace_next)
+		if (first == 0 || c->paced_at < first)
+			first = c->paced_at;
+	if (first == 0 || l->finishing)
+		uv_timer_stop(&l->pacet);
+	else
+		uv_timer_start(&l->pacet, pace_cb,
+		               first > now ? (uint64_t)(first - now) / 1000000 + 1 : 0, 0);
+}
+
+/*
+ * m (an error to c) is a RATE_LIMITED: counted, and its command (cmd, or for a text one
+ * the verb given) sent again after retry_after_ms (the server reads nothing more of c
+ * until then: every command refused meanwhile goes at the same time). False for any other
+ * error.
+ */
+static bool pace(struct load *l, struct lconn *c, const char *code, const char *cmd, long long ms)
+{
+	if (code == NULL || strcmp(code, "RATE_LIMITED") != 0)
+		return false;
+	l->rate_limited++;
+	l->waited_ms += ms;
+	if (ms > l->waited_max_ms)
+		l->waited_max_ms = ms;
+	for (size_t i = 0; cmd != NULL && i < sizeof pace_verbs / sizeof pace_verbs[0]; i++)
+		if (strcmp(cmd, pace_verbs[i]) == 0)
+			c->paced |= 1u << i;
+	if (c->paced & PACE_MOVE) { /* nothing happened: the same move, then */
+		c->awaiting_ok = c->awaiting_state = false;
+		c->want_seq = c->sent_seq;
+		c->want_ply = c->sent_ply;
+	}
+	int64_t at = uvl_now_ns() + ms * 1000000LL;
+	if (at > c->paced_at)
+		c->paced_at = at;
+	bool listed = false;
+	for (struct lconn *o = l->paced; o != NULL && !listed; o = o->pace_next)
+		listed = o == c;
+	if (!listed && c->paced != 0) {
+		c->pace_next = l->paced;
+		l->paced = c;
+	}
+	pace_arm(l);
+	return true;
+}
+
+/* c's wait is over: what the server refused goes again. */
+static void pace_resend(struct load *l, struct lconn *c)
+{
+	unsigned what = c->paced;
+	struct slot *s =
+	        c->role == ROLE_PLAYER || c->role == ROLE_SPECTATOR ? &l->slots[c->slot] : NULL;
+	c->paced = 0;
+	if (c->closed || c->quitting)
+		return;
+	if (what & PACE_SET)
+		send_line(c, "set format json");
+	if (what & PACE_LOGIN)
+		send_line(c, "login %s", c->name);
+	if ((what & PACE_SEEK) && s != NULL && !l->stopping) {
+		s->seek_id = 0;
+		s->accept_sent = false;
+		send_line(c, "seek %s", l->kind_arg);
+	}
+	if ((what & PACE_ACCEPT) && s != NULL) {
+		s->accept_sent = false;
+		try_accept(l, s);
+	}
+	if ((what & PACE_REMATCH) && s != NULL && s->again && !l->stopping)
+		send_line(c, "rematch %lld", s->ended);
+	if ((what & PACE_WATCH) && s != NULL && s->game > 0)
+		send_line(c, "watch %lld", s->game);
+	if (what & PACE_PING)
+		c->ping_ns = 0; /* the next round of pings asks again */
+	if (what & PACE_MOVE) {
+		c->want_move = true;
+		try_move(l, c);
+	}
+}
+
+static void pace_cb(uv_timer_t *t)
+{
+	struct load *l = t->data;
+	int64_t now = uvl_now_ns();
+	struct lconn **pp = &l->paced, *due = NULL;
+	while (*pp != NULL) { /* the due ones out of the list first: resending may pace again */
+		struct lconn *c = *pp;
+		if (c->paced_at <= now) {
+			*pp = c->pace_next;
+			c->pace_next = due;
+			due = c;
+		} else {
+			pp = &c->pace_next;
+		}
+	}
+	while (due != NULL) {
+		struct lconn *c = due;
+		due = c->pace_next;
+		c->pace_next = NULL;
+		pace_resend(l, c);
+	}
+	pace_arm(l);
 }
 
 /* ---- messages ------------------------------------------------------------------------ */
@@ -727,6 +865,8 @@ static int on_player_error(void *ud, const cJSON *m)
 	struct load *l = c->l;
 	const char *cmd = cli_jstr(m, "cmd"), *code = cli_jstr(m, "code");
 	const char *msg = cli_jstr(m, "message");
+	if (pace(l, c, code, cmd, cli_jint(m, "retry_after_ms", 100)))
+		return 0;
 	cmd = cmd ? cmd : "?";
 	code = code ? code : "?";
 	if (strcmp(cmd, "login") == 0 && strcmp(code, "NAME_TAKEN") == 0 && c->name_try < 5) {
@@ -838,7 +978,12 @@ static void on_spectator_line(struct load *l, struct lconn *c, const char *line,
 		return;
 	}
 	if (strcmp(t.type, "error") == 0) {
-		violation(l, "%s: server error: %.200s", who(c), line);
+		cJSON *e = cJSON_ParseWithLength(line, len);
+		bool paced = pace(l, c, cli_jstr(e, "code"), cli_jstr(e, "cmd"),
+		                  cli_jint(e, "retry_after_ms", 100));
+		cJSON_Delete(e);
+		if (!paced)
+			violation(l, "%s: server error: %.200s", who(c), line);
 		return;
 	}
 	if (strcmp(t.type, "state") != 0)
@@ -918,7 +1063,14 @@ static void on_line(struct uvl_conn *u, char *line, size_t len, int64_t now)
 				ls_add(&l->ping, now - c->ping_ns);
 			c->ping_ns = 0;
 		} else if (strncmp(line, "error", 5) == 0) {
-			violation(l, "%s: %.200s", who(c), line);
+			/* text mode: "error RATE_LIMITED: ...: retry after 50 ms" */
+			const char *after = strstr(line, "retry after ");
+			long long ms = after != NULL ? atoll(after + 12) : 100;
+			if (!pace(l, c,
+			          strncmp(line, "error RATE_LIMITED:", 19) == 0 ? "RATE_LIMITED"
+			                                                        : NULL,
+			          "ping", ms))
+				violation(l, "%s: %.200s", who(c), line);
 		}
 		break;
 	case ROLE_IDLE:
@@ -1034,6 +1186,9 @@ static void report(struct load *l)
 		cJSON_AddNumberToObject(o, "acknowledged", (double)l->acked);
 		cJSON_AddNumberToObject(o, "refused", (double)l->refused);
 		cJSON_AddNumberToObject(o, "new_seeks", (double)l->reseeks);
+		cJSON_AddNumberToObject(o, "rate_limited", (double)l->rate_limited);
+		cJSON_AddNumberToObject(o, "waited_ms", (double)l->waited_ms);
+		cJSON_AddNumberToObject(o, "waited_max_ms", (double)l->waited_max_ms);
 		cJSON_AddNumberToObject(o, "spectator_states", (double)l->states_spec);
 		summary_json(o, "latency_ms", &lat);
 		summary_json(o, "fanout_ms", &fan);
@@ -1108,6 +1263,9 @@ static void report(struct load *l)
 			printf("; CPU %.2f of a core", srv_cpu);
 		printf("\n");
 	}
+	printf("paced by the server: %lld commands refused (RATE_LIMITED) and sent again, "
+	       "%.3f s waited in all (the longest wait %lld ms)\n",
+	       l->rate_limited, (double)l->waited_ms / 1000, l->waited_max_ms);
 	printf("checks: %lld moves acknowledged, %lld refused, %lld spectator states in order; "
 	       "%s\n",
 	       l->acked, l->refused, l->states_spec, l->failed ? "FAILED" : "no violation");
@@ -1336,6 +1494,7 @@ static int run(struct load *l)
 	timer_init(l, &l->flush);
 	timer_init(l, &l->wait);
 	timer_init(l, &l->pingt);
+	timer_init(l, &l->pacet);
 	uv_timer_start(&l->deadline, deadline_cb, (uint64_t)l->timeout_s * 1000, 0);
 	if (l->ack)
 		uv_timer_start(&l->flush, flush_cb, 100, 100);

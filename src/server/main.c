@@ -39,6 +39,7 @@ struct options {
 	const char *listen, *port_file;                              /* TCP */
 	const char *playtak, *playtak_port_file;                     /* the playtak protocol */
 	const char *http, *http_port_file, *http_origin, *http_root; /* the web page */
+	const char *http_host;                                       /* its names behind a proxy */
 	const char *data, *db; /* the store: SQLite in data, or PostgreSQL */
 	int64_t busy_ms;
 	bool fast_hash;
@@ -137,6 +138,13 @@ static const struct opt opts[] = {
         {"http-origin", 0, OPT_STRING, AT(http_origin), .metavar = "URL", .part = PART_WEBSOCKETS,
          .help = "the Origin allowed to open /ws",
          .zero = "the page's own, http://<the Host the browser asked for>"},
+        {"http-host", 0, OPT_STRING, AT(http_host), .metavar = "NAME[,NAME...]",
+         .part = PART_WEBSOCKETS,
+         .help = "the names (a request's Host) the page and /ws answer to besides the "
+                 "listener's own, such as a proxy's public name; NAME:PORT for that port "
+                 "only",
+         .zero = "the listener's address, localhost on a loopback or any address, the "
+                 "machine's names on any address"},
         {"http-root", 0, OPT_STRING, AT(http_root), .metavar = "DIR", .part = PART_WEBSOCKETS,
          .help = "the page's files",
          .zero = WEB_PKGDIR " when installed, the source tree's web/ when run from the build"},
@@ -1293,6 +1301,7 @@ int main(int argc, char **argv)
 		                             .port = http_port,
 		                             .webroot = web_root(o.http_root),
 		                             .origin = o.http_origin,
+		                             .hosts = o.http_host,
 		                             .verbose = o.cfg.log_level >= LOG_LEVEL_DEBUG,
 		                             .sndbuf = o.cfg.sndbuf};
 		char index[PATH_MAX];

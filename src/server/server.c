@@ -257,6 +257,7 @@ int server_init(struct server *s, uv_loop_t *loop, const struct server_config *c
 	memset(s, 0, sizeof *s);
 	s->loop = loop;
 	s->cfg = *cfg;
+	metrics_init(&s->metrics);
 	log_set_level((enum log_level)cfg->log_level);
 	if (sodium_init() < 0) { /* every seed, seat and token comes from its CSPRNG */
 		log_error("random source failed lib=libsodium why=%s",
@@ -389,7 +390,9 @@ int server_listen_http(struct server *s, const struct ws_config *cfg, int *bound
                        size_t len)
 {
 #if HAVE_WEBSOCKETS
-	return ws_listen(&s->ws, &s->hub, cfg, bound, why, len);
+	struct ws_config c = *cfg;
+	c.metrics = &s->metrics;
+	return ws_listen(&s->ws, &s->hub, &c, bound, why, len);
 #else
 	snprintf(why, len, "this bitarenad was built without WebSocket support (libwebsockets)");
 	return -1;
@@ -403,7 +406,7 @@ int server_listen_playtak(struct server *s, const char *host, int port, int *bou
 			return UV_ENOMEM;
 		playtak_port_init(s->pt, &s->cmds);
 	}
-	return playtak_port_listen(s->pt, host, port, bound);
+	return playtak_port_listen(s->pt, host, port, s->cfg.sndbuf, bound);
 }
 
 static void close_if_open(uv_handle_t *h)

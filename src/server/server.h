@@ -40,6 +40,7 @@
 #include "server/play/session.h"
 #include "server/net/tcp.h"
 #include "server/net/ws.h"
+#include "server/util/metrics.h"
 
 #define SERVER_PROTOCOL      PROTO_VERSION
 #define SERVER_GRACE_DEFAULT 120                          /* seconds (--grace) */
@@ -94,6 +95,7 @@ struct server {
 	struct tourneys tourneys; /* tournaments (with a store only) */
 	struct cluster *cluster; /* --cluster: this node's; NULL: a single server */
 	struct commands cmds;
+	struct metrics metrics; /* every layer's counters and gauges (metrics.h) */
 	uv_signal_t sig_int, sig_term, sig_hup;
 	/* SIGHUP: main.c's re-reading of the config file (NULL: the signal is only logged) */
 	void (*on_reload)(void *ud, struct server *s);

@@ -6,6 +6,9 @@
  * Checked:
  *  - text fields are NUL-terminated within their buffers, a Move has 1..8
  *    drops of 0..9, a Place a piece of none, C or W;
+ *  - the port's reader: a line the port takes (frame_line_valid: UTF-8
+ *    without control bytes) leaves every field it fills valid text too, cut
+ *    or not (what other users are sent of it: a Shout, a room, a Tell);
  *  - a Place or Move that converts to PTN converts back to the same playtak
  *    move (squares, piece, drops), which pt_parse() reads again alike;
  *  - a PTN move pt_from_ptn() accepts becomes a playtak move that pt_parse()
@@ -14,7 +17,9 @@
 #include <string.h>
 
 #include "fuzz.h"
+#include "server/net/framing.h"
 #include "server/ports/playtak.h"
+#include "server/util/text.h"
 
 const char fuzz_target_name[] = "playtak";
 
@@ -46,6 +51,11 @@ static void check_line(const char *line)
 	FUZZ_CHECK(cmd == l.cmd);
 	FUZZ_CHECK(bounded(l.name, sizeof l.name) && bounded(l.pass, sizeof l.pass));
 	FUZZ_CHECK(bounded(l.text, sizeof l.text) && bounded(l.seek.opponent, PT_NAME_MAX + 1));
+	if (frame_line_valid(line, strlen(line))) {
+		const char *fields[] = {l.name, l.pass, l.text, l.seek.opponent};
+		for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++)
+			FUZZ_CHECK(text_check(fields[i], strlen(fields[i]), NULL) == TEXT_OK);
+	}
 	if (cmd == PT_MOVE)
 		FUZZ_CHECK(l.ndrops >= 1 && l.ndrops <= 8);
 	for (int i = 0; i < l.ndrops; i++)

@@ -170,6 +170,16 @@ void ts_open(struct ts_cli *c, int port)
 	ck_assert_msg(r == NET_OK, "%s", err);
 }
 
+void ts_open_rcvbuf(struct ts_cli *c, int port, int rcvbuf)
+{
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+	ck_assert_int_eq(setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof rcvbuf), 0);
+	struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	ck_assert_int_eq(connect(fd, (struct sockaddr *)&sa, sizeof sa), 0);
+	ts_open_fd(c, fd);
+}
+
 void ts_open_from(struct ts_cli *c, int port, const char *from)
 {
 	int fd = socket(AF_INET, SOCK_STREAM, 0);

@@ -83,6 +83,10 @@ void ts_open_fd(struct ts_cli *c, int fd);
 /* Connects c to 127.0.0.1:port. */
 void ts_open(struct ts_cli *c, int port);
 
+/* ts_open() with a receive buffer of rcvbuf bytes (SO_RCVBUF, set before connecting): a
+   client that stops reading fills it soon, and the server holds the rest. */
+void ts_open_rcvbuf(struct ts_cli *c, int port, int rcvbuf);
+
 /* ts_open() from the loopback address from (127.0.0.2, ...: the server sees another address). */
 void ts_open_from(struct ts_cli *c, int port, const char *from);
 

@@ -478,6 +478,47 @@ START_TEST(real_xmas)
 }
 END_TEST
 
+/*
+ * The server's command budget, tight (5 tokens a second, bursts of 10): every kind of command
+ * the tool sends (logins, seeks, accepts, rematches, watches, pings) is refused now and then
+ * with RATE_LIMITED; the tool waits each out, sends it again and finishes every game, saying
+ * how often and how long it waited. Before, the first RATE_LIMITED (a rematch) ended the run.
+ */
+START_TEST(real_paced)
+{
+	struct ts_srv s;
+	const char *extra[] = {"--cmd-rate", "5", "--cmd-burst", "10"};
+	ts_up(&s, extra, 4);
+	char server[64];
+	snprintf(server, sizeof server, "127.0.0.1:%d", s.port);
+	const char *args[] = {"load",      "--server",     server, "--kind",    "ttt", "--games",
+	                      "3",         "--spectators", "1",    "--pingers", "1",   "--ping-ms",
+	                      "50",        "--rounds",     "5",    "--seed",    "7",   "--json",
+	                      "--timeout", "100",          NULL};
+	int rc = tool_run(s.datadir, args, 110);
+	ts_down(&s);
+	ck_assert_msg(rc == 0, "exit %d\n%s%s", rc, tool_out, tool_err);
+	cJSON *o = cJSON_Parse(tool_out);
+	ck_assert_msg(o != NULL, "%s", tool_out);
+	ck_assert(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "ok")));
+	ck_assert_double_eq(jnum(o, "games_finished"), 3 * 5);
+	ck_assert_double_eq(jnum(o, "latency_ms.n"), jnum(o, "moves"));
+	ck_assert_msg(jnum(o, "rate_limited") > 0, "%s", tool_out);
+	ck_assert(jnum(o, "waited_ms") > 0);
+	ck_assert(jnum(o, "waited_max_ms") <= jnum(o, "waited_ms"));
+	cJSON_Delete(o);
+	/* and the text report says it */
+	const char *text[] = {"load", "--server", server, "--kind",    "ttt", "--games",
+	                      "2",    "--rounds", "3",    "--timeout", "100", NULL};
+	ts_up(&s, extra, 4);
+	snprintf(server, sizeof server, "127.0.0.1:%d", s.port);
+	rc = tool_run(s.datadir, text, 110);
+	ts_down(&s);
+	ck_assert_msg(rc == 0, "exit %d\n%s%s", rc, tool_out, tool_err);
+	ck_assert_msg(strstr(tool_out, "paced by the server: ") != NULL, "%s", tool_out);
+}
+END_TEST
+
 /* --ws: the same run and checks over the WebSocket endpoint, every role or spectators only. */
 START_TEST(real_ws_ttt)
 {
@@ -642,6 +683,7 @@ static Suite *load_suite(void)
 	tcase_add_test(tc, real_mnk);
 	tcase_add_test(tc, real_tak);
 	tcase_add_test(tc, real_xmas);
+	tcase_add_test(tc, real_paced);
 	if (HAVE_WEBSOCKETS) {
 		tcase_add_test(tc, real_ws_ttt);
 		tcase_add_test(tc, real_ws_tak_spectators);

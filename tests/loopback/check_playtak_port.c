@@ -1,5 +1,5 @@
 /*
- * check_playtak_port.c - the playtak port (src/server/playtak_port.h) over
+ * check_playtak_port.c - the playtak port (src/server/ports/playtak_port.h) over
  * the real bitarenad started with --playtak: a playtak client written here
  * plays a player of the main port through the listener, with a playtak
  * spectator and a JSON spectator. The client keeps its own board (the Tak
@@ -8,7 +8,14 @@
  * included. Then offers (draw, undo, their removal), resignation, leaving
  * and coming back within the grace (Login Guest with the same token) and not
  * (abandoned), accounts (Register, Login, a second window), what is not Tak,
- * and bad input of every kind, each leaving the server serving.
+ * and bad input of every kind, each leaving the server serving. And the
+ * port under the server's limits: 3,000 PINGs or Shouts in one write are
+ * refused (NOK, Error:) past the command budget and a client that keeps on
+ * is closed; new guests are limited per address; a stream of new guest
+ * tokens from many addresses, more than the port remembers, leaves an away
+ * guest its token, name and game; --sndbuf and --out-hard drop a playtak
+ * client that does not read; text past playtak's limits is cut on a UTF-8
+ * boundary.
  *
  * Waits are bounded (testserver.h); nothing asserts how fast anything is.
  */
@@ -26,6 +33,8 @@
 #include "games/tak/tak.h"
 #include "server/net/framing.h"
 #include "server/ports/playtak.h"
+#include "server/ports/playtak_port.h"
+#include "server/util/text.h"
 
 /* ---- the server ------------------------------------------------------------------------ */
 
@@ -823,6 +832,341 @@ START_TEST(test_challenges)
 }
 END_TEST
 
+/* ---- one budget: the port's lines pay as the main port's verbs -------------------------- */
+
+/* n copies of line (a newline each) in one write. */
+static void blast(struct ptc *c, const char *line, int n)
+{
+	size_t len = strlen(line);
+	char *buf = malloc((size_t)n * (len + 1));
+	ck_assert_ptr_nonnull(buf);
+	for (int i = 0; i < n; i++) {
+		memcpy(buf + (size_t)i * (len + 1), line, len);
+		buf[(size_t)i * (len + 1) + len] = '\n';
+	}
+	ts_write(&c->io, buf, (size_t)n * (len + 1));
+	free(buf);
+}
+
+/* Reads c up to its first refusal (NOK, then the budget's Error:); returns how many lines
+   matching pat came before it. */
+static int until_refused(struct ptc *c, const char *pat)
+{
+	int n = 0;
+	for (;;) {
+		char *l = ptc_line(c);
+		bool nok = strcmp(l, "NOK") == 0;
+		n += fnmatch(pat, l, 0) == 0;
+		free(l);
+		if (nok)
+			break;
+	}
+	ptc_expect(c, "Error:too many commands (20 a second, bursts of 100)*retry after * ms");
+	return n;
+}
+
+/* Reads c up to an OK; returns how many lines matching pat came before it. */
+static int count_until_ok(struct ptc *c, const char *pat)
+{
+	int n = 0;
+	for (;;) {
+		char *l = ptc_line(c);
+		bool ok = strcmp(l, "OK") == 0;
+		n += fnmatch(pat, l, 0) == 0;
+		free(l);
+		if (ok)
+			return n;
+	}
+}
+
+START_TEST(test_flood_budget)
+{
+	struct pt_srv ps;
+	struct ptc p, r, x;
+	pt_up(&ps, NULL, 0); /* the default budget: 20 a second, bursts of 100 */
+	ptc_open(&p, ps.pt, 0, "p");
+	ptc_guest(&p, NULL); /* 2 (login) */
+	ptc_open(&r, ps.pt, 0, "r");
+	ptc_guest(&r, NULL);
+	/* 3,000 PINGs in one write: the bucket's worth is answered, then NOK and why; nothing
+	   more is read from p meanwhile, and another client is answered at once */
+	blast(&p, "PING", 3000);
+	int oks = until_refused(&p, "OK");
+	ck_assert_int_ge(oks, 95);
+	ck_assert_int_le(oks, 100);
+	ptc_send(&r, "PING");
+	free(ptc_until(&r, "OK"));
+	/* 3,000 Shouts: a Shout, heard by every user of the port, pays what a seek does (3) */
+	ptc_open(&x, ps.pt, 0, "x");
+	ptc_guest(&x, NULL);
+	blast(&x, "Shout hello everyone", 3000);
+	int own = until_refused(&x, "Shout <*> hello everyone");
+	ck_assert_int_ge(own, 30);
+	ck_assert_int_le(own, 33);
+	ptc_close(&x);
+	ptc_send(&r, "PING"); /* what r heard of them: as few */
+	int heard = count_until_ok(&r, "Shout <*> hello everyone");
+	ck_assert_int_ge(heard, own);
+	ck_assert_int_le(heard, own + 3);
+	/* List and GameList pay as seeks and list (3): 33 of them and a refusal */
+	struct ptc y;
+	ptc_open(&y, ps.pt, 0, "y");
+	ptc_guest(&y, NULL);
+	blast(&y, "GameList", 50); /* nothing listed: the answers are the refusals */
+	free(ptc_until(&y, "NOK"));
+	ptc_expect(&y, "Error:too many commands*");
+	ptc_close(&y);
+	ptc_close(&p);
+	ptc_close(&r);
+	ts_down(&ps.s);
+}
+END_TEST
+
+START_TEST(test_flood_closed)
+{
+	/* a client that keeps overrunning the budget is closed (FLOODING), as on the main port;
+	   a fast budget makes the strikes quick */
+	static const char *const args[] = {"--cmd-rate", "1000", "--cmd-burst", "30"};
+	struct pt_srv ps;
+	struct ptc x, r;
+	pt_up(&ps, args, 4);
+	ptc_open(&r, ps.pt, 0, "r");
+	ptc_guest(&r, NULL);
+	ptc_open(&x, ps.pt, 0, "x");
+	ptc_guest(&x, NULL);
+	blast(&x, "Shout again and again", 3000);
+	int refused = 0;
+	for (;;) {
+		char *l = ptc_line(&x);
+		bool end = fnmatch("Error:10 commands in a row came faster than allowed*; "
+		                   "disconnected",
+		                   l, 0) == 0;
+		refused += fnmatch("Error:too many commands*", l, 0) == 0;
+		free(l);
+		if (end)
+			break;
+	}
+	/* nine refusals in a row before it, more if a busy machine let the strikes be forgiven
+	   (a refill, 30 ms here, without one) */
+	ck_assert_int_ge(refused, 9);
+	ck_assert(ts_eof(&x.io));
+	ptc_close(&x);
+	ptc_send(&r, "PING"); /* r heard a fraction of them, and is served */
+	int heard = count_until_ok(&r, "Shout <*> again and again");
+	ck_assert_int_lt(heard, 1000);
+	ptc_close(&r);
+	ts_down(&ps.s);
+}
+END_TEST
+
+/* ---- guests: new ones limited per address, tokens in use never forgotten ----------------- */
+
+/* A playtak client from address from: the welcome read; Login Guest with token (or none)
+   sent. */
+static void guest_from(struct ts_cli *c, int port, const char *from, const char *token)
+{
+	ts_open_from(c, port, from);
+	ts_expect0(c, "Welcome!");
+	ts_expect0(c, "Login or Register");
+	ts_send(c, "Login Guest%s%s", token ? " " : "", token ? token : "");
+}
+
+/* The name of "Welcome <name>!" (lines before it skipped), into name. */
+static void welcomed(struct ts_cli *c, char *name, size_t len)
+{
+	for (;;) {
+		char *l = ts_line(c);
+		ck_assert_ptr_nonnull(l);
+		bool w = fnmatch("Welcome *!", l, 0) == 0;
+		if (w)
+			snprintf(name, len, "%.*s", (int)strlen(l) - 9, l + 8);
+		free(l);
+		if (w)
+			return;
+	}
+}
+
+/* The token of guest i: 20 lower-case letters. */
+static void token_of(int i, char tok[21])
+{
+	for (int k = 0; k < 20; k++, i /= 26)
+		tok[k] = (char)('a' + (k < 8 ? i % 26 : (k * 7) % 26));
+	tok[20] = '\0';
+}
+
+START_TEST(test_guests_per_address)
+{
+	struct pt_srv ps;
+	struct ts_cli c[PLAYTAK_GUEST_LIMIT + 1], o;
+	char name[32], tok[21], first[32] = "";
+	pt_up(&ps, NULL, 0);
+	for (int i = 0; i < PLAYTAK_GUEST_LIMIT; i++) {
+		token_of(i, tok);
+		guest_from(&c[i], ps.pt, "127.0.0.2", tok);
+		welcomed(&c[i], name, sizeof name);
+		if (i == 0)
+			snprintf(first, sizeof first, "%s", name);
+	}
+	/* one more new guest from that address: refused, told when to try again */
+	token_of(PLAYTAK_GUEST_LIMIT, tok);
+	guest_from(&c[PLAYTAK_GUEST_LIMIT], ps.pt, "127.0.0.2", tok);
+	ts_expect0(&c[PLAYTAK_GUEST_LIMIT], "Message Too many new guests from your address (20 a "
+	                                    "minute); try again in * s");
+	ts_expect0(&c[PLAYTAK_GUEST_LIMIT], "Authentication failure");
+	ts_send(&c[PLAYTAK_GUEST_LIMIT], "Login Guest");
+	ts_expect0(&c[PLAYTAK_GUEST_LIMIT], "Message Too many new guests*");
+	ts_expect0(&c[PLAYTAK_GUEST_LIMIT], "Authentication failure");
+	/* a guest coming back with its token is no new guest: its name again */
+	ts_close(&c[0]);
+	token_of(0, tok);
+	ts_send(&c[PLAYTAK_GUEST_LIMIT], "Login Guest %s", tok);
+	welcomed(&c[PLAYTAK_GUEST_LIMIT], name, sizeof name);
+	ck_assert_str_eq(name, first);
+	/* another address is another count */
+	guest_from(&o, ps.pt, "127.0.0.3", NULL);
+	welcomed(&o, name, sizeof name);
+	ts_close(&o);
+	for (int i = 1; i <= PLAYTAK_GUEST_LIMIT; i++)
+		ts_close(&c[i]);
+	ts_down(&ps.s);
+}
+END_TEST
+
+START_TEST(test_guest_tokens_kept)
+{
+	/* a guest away from its game (within the grace): a stranger's stream of new tokens,
+	   more than the table remembers, from many addresses, does not make its own forgotten */
+	static const char token[] = "victimtokenvictimtok";
+	struct pt_srv ps;
+	struct ptc v;
+	struct ts_cli b;
+	pt_up(&ps, NULL, 0);
+	ptc_open(&v, ps.pt, 0, "v");
+	ptc_guest(&v, token);
+	char name[32];
+	snprintf(name, sizeof name, "%s", v.name);
+	ts_join(&b, ps.s.port, "bob");
+	cJSON_Delete(p_accepts_b(&v, &b, "size=4", "4 0 0 B 0 15 0 1 0 0 0 "));
+	uint64_t id = v.game;
+	ptc_close(&v);
+	ts_until0(&b, "{\"type\":\"info\",\"event\":\"gone\"}");
+	enum { BATCH = 64, N = PLAYTAK_GUESTS_MAX + 2 * BATCH };
+	static struct ts_cli g[BATCH];
+	for (int done = 0; done < N; done += BATCH) {
+		for (int k = 0; k < BATCH; k++) {
+			int a = (done + k) / PLAYTAK_GUEST_LIMIT; /* its address */
+			char from[32], tok[21];
+			snprintf(from, sizeof from, "127.1.%d.%d", a / 200, a % 200 + 1);
+			token_of(done + k + 1000, tok);
+			guest_from(&g[k], ps.pt, from, tok);
+		}
+		for (int k = 0; k < BATCH; k++) {
+			char who[32];
+			welcomed(&g[k], who, sizeof who);
+			ck_assert_str_ne(who, name);
+			ts_close(&g[k]);
+		}
+	}
+	/* the victim comes back with its token: its name and its game */
+	ptc_open(&v, ps.pt, 0, "v");
+	ptc_guest(&v, token);
+	ck_assert_str_eq(v.name, name);
+	free(ptc_until(&v, "Game Start %" PRIu64 " *", id));
+	free(ptc_until(&v, "Message Your game is resumed"));
+	ts_until0(&b, "{\"type\":\"info\",\"event\":\"back\"}");
+	ptc_close(&v);
+	ts_close(&b);
+	ts_down(&ps.s);
+}
+END_TEST
+
+/* ---- output: --sndbuf and the output limits hold on the port too ------------------------- */
+
+START_TEST(test_output_limits)
+{
+	/* the shouts below run without the budget; the output cap high, the hard limit low */
+	static const char *const args[] = {"--sndbuf",   "8192",  "--out-cap",  "1048576",
+	                                   "--out-hard", "65536", "--cmd-rate", "0"};
+	struct pt_srv ps;
+	struct ptc s;
+	struct ts_cli v;
+	pt_up(&ps, args, 8);
+	/* v's receive buffer is small and it stops reading once logged in */
+	ts_open_rcvbuf(&v, ps.pt, 4096);
+	ts_expect0(&v, "Welcome!");
+	ts_expect0(&v, "Login or Register");
+	ts_send(&v, "Login Guest");
+	char name[32];
+	welcomed(&v, name, sizeof name);
+	/* 4,000 Shouts of 250 bytes, a megabyte for v: the server holds what its socket
+	   (SO_SNDBUF 8192) does not take, and drops v past --out-hard */
+	ptc_open(&s, ps.pt, 0, "s");
+	ptc_guest(&s, NULL);
+	char text[251];
+	memset(text, 'z', 250);
+	text[250] = '\0';
+	for (int round = 0; round < 80; round++) {
+		for (int i = 0; i < 50; i++)
+			ptc_send(&s, "Shout %s", text);
+		for (int i = 0; i < 50;) { /* s reads its own */
+			char *l = ptc_line(&s);
+			i += strncmp(l, "Shout <", 7) == 0;
+			free(l);
+		}
+	}
+	size_t bytes = 0;
+	char *l;
+	int n;
+	while ((n = net_read_line(&v.nc, TS_LINE_WAIT_MS, &l)) >= 0)
+		bytes += (size_t)n + 1;
+	ck_assert_int_eq(n, NET_ECLOSED);
+	ck_assert_uint_lt(bytes, 256 * 1024);
+	ts_close(&v);
+	ptc_send(&s, "PING");
+	free(ptc_until(&s, "OK"));
+	ptc_close(&s);
+	ts_down(&ps.s);
+}
+END_TEST
+
+/* ---- text past its limit: cut on a UTF-8 boundary ---------------------------------------- */
+
+START_TEST(test_utf8_cut)
+{
+	static const char euro[] = "\xe2\x82\xac"; /* 3 bytes: no limit is a multiple of it */
+	struct pt_srv ps;
+	struct ptc p, r;
+	struct ts_cli b;
+	pt_up(&ps, NULL, 0);
+	ptc_open(&p, ps.pt, 0, "p");
+	ptc_guest(&p, NULL);
+	ptc_open(&r, ps.pt, 0, "r");
+	ptc_guest(&r, NULL);
+	ts_join(&b, ps.s.port, "bob");
+	char text[400] = "", want[400] = "";
+	for (int i = 0; i < 100; i++)
+		strcat(text, euro);
+	for (int i = 0; i < PT_TEXT_MAX / 3; i++)
+		strcat(want, euro); /* 85 of them: 255 bytes */
+	ptc_send(&p, "Shout %s", text);
+	free(ptc_until(&r, "Shout <%s> %s", p.name, want));
+	ptc_send(&p, "Tell bob %s", text);
+	free(ptc_until(&p, "Told <bob> %s", want));
+	cJSON *t = ts_until(&b, "{\"type\":\"tell\"}");
+	ck_assert_str_eq(ts_jstr(t, "text"), want);
+	cJSON_Delete(t);
+	ptc_send(&p, "JoinRoom %.90s", text); /* 30 of them; a room is 64 bytes at most */
+	char *l = ptc_until(&p, "Joined room *");
+	ck_assert_uint_eq(strlen(l), strlen("Joined room ") + 63);
+	ck_assert_int_eq(text_check(l, strlen(l), NULL), TEXT_OK);
+	free(l);
+	ptc_close(&p);
+	ptc_close(&r);
+	ts_close(&b);
+	ts_down(&ps.s);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("playtak_port");
@@ -834,6 +1178,12 @@ int main(void)
 	tcase_add_test(tc, test_accounts);
 	tcase_add_test(tc, test_bad_input);
 	tcase_add_test(tc, test_challenges);
+	tcase_add_test(tc, test_flood_budget);
+	tcase_add_test(tc, test_flood_closed);
+	tcase_add_test(tc, test_guests_per_address);
+	tcase_add_test(tc, test_guest_tokens_kept);
+	tcase_add_test(tc, test_output_limits);
+	tcase_add_test(tc, test_utf8_cut);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }

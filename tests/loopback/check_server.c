@@ -721,13 +721,7 @@ START_TEST(test_slow_readers)
 	struct ts_cli a, b, w, v;
 	setup(&s, args, 8, &a, &b, NULL);
 	/* the spectator's socket buffers are small, and it stops reading for a while */
-	int wfd = socket(AF_INET, SOCK_STREAM, 0);
-	int small = 4096;
-	ck_assert_int_eq(setsockopt(wfd, SOL_SOCKET, SO_RCVBUF, &small, sizeof small), 0);
-	struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)s.port)};
-	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	ck_assert_int_eq(connect(wfd, (struct sockaddr *)&sa, sizeof sa), 0);
-	ts_open_fd(&w, wfd);
+	ts_open_rcvbuf(&w, s.port, 4096);
 	ts_expect0(&w, "bitarenad *");
 	ts_send(&w, "set format json");
 	ts_expect0(&w, "{\"type\":\"ok\"}");

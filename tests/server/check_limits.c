@@ -4,7 +4,7 @@
  * fake transport): the command budget (token bucket, RATE_LIMITED with
  * retry_after_ms and the input held meanwhile, FLOODING for a client that
  * keeps overrunning, played moves free, a client spending fast served after
- * the others), output counted as the memory it
+ * the others, one line a turn), output counted as the memory it
  * holds (tiny replies included), the soft limit over time, the hard limit and
  * the total, the limits at the door (clients in all, per address, an IPv6
  * /64 as one, loopback free), the login, idle and ping timeouts (seats wait
@@ -361,6 +361,43 @@ START_TEST(test_heavy_served_last)
 	ck_assert_uint_eq(conn_input_copy(f.c, "#b ping\n", 8), 8);
 	fk_expect0(&f, "#b pong");
 	stop(&f, &h, &s, NULL);
+}
+END_TEST
+
+/*
+ * A spending connection is served one line a turn: the pump's slice is checked between
+ * turns, so four costly lines of one client cannot make a pass long. A quiet client's lines
+ * run as they are read until one makes it spending; the rest wait for its turns.
+ */
+START_TEST(test_spending_one_line_a_turn)
+{
+	/* bursts of 20: spending once more than one token is spent */
+	struct server_config cfg = {.budget = {.rate = 2, .burst = 20, .strikes = 10}};
+	start(&cfg, false);
+	struct fk_cli s;
+	fk_connect(&fs, &s);
+	fk_expect0(&s, "bitarenad * ready*");
+	/* 19 left after #a, 18 after #b: spending; #c waits */
+	const char three[] = "#a ping\n#b ping\n#c ping\n";
+	ck_assert_uint_eq(conn_input_copy(s.c, three, sizeof three - 1), sizeof three - 1);
+	fk_expect0(&s, "#a pong");
+	fk_expect0(&s, "#b pong");
+	fk_nothing(&s);
+	ck_assert(s.c->spending);
+	uv_run(&fs.loop, UV_RUN_NOWAIT);
+	fk_expect0(&s, "#c pong");
+	/* spending: one line a pass */
+	const char more[] = "#d ping\n#e ping\n#f ping\n";
+	ck_assert_uint_eq(conn_input_copy(s.c, more, sizeof more - 1), sizeof more - 1);
+	fk_nothing(&s);
+	for (char id = 'd'; id <= 'f'; id++) {
+		uv_run(&fs.loop, UV_RUN_NOWAIT);
+		char want[16];
+		snprintf(want, sizeof want, "#%c pong", id);
+		fk_expect0(&s, want);
+		fk_nothing(&s);
+	}
+	stop(&s, NULL);
 }
 END_TEST
 
@@ -1004,6 +1041,7 @@ int main(void)
 	tcase_add_test(tc, test_rate_limited);
 	tcase_add_test(tc, test_full_input_read_at_half);
 	tcase_add_test(tc, test_heavy_served_last);
+	tcase_add_test(tc, test_spending_one_line_a_turn);
 	tcase_add_test(tc, test_flooding_disconnects);
 	tcase_add_test(tc, test_played_moves_free);
 	tcase_add_test(tc, test_output_counts_memory);

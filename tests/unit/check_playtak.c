@@ -4,13 +4,16 @@
  * moves with a blank, tiltak's `M C2 C3 1` is PTN `c2+`, the three Seek
  * shapes, PING and quit only as whole lines; moves both ways with PTN; and the
  * server's seek, game and Game Start lines in each protocol version's shape,
- * as the playtak server's code writes them (trailing blank included).
+ * as the playtak server's code writes them (trailing blank included); text
+ * past its limit cut on a UTF-8 boundary.
  */
 #include <check.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "check_main.h"
 #include "server/ports/playtak.h"
+#include "server/util/text.h"
 
 START_TEST(test_client_lines)
 {
@@ -65,6 +68,40 @@ START_TEST(test_client_lines)
 	/* playtak-ui's Rematch: the old game's id, then a seek's fields */
 	ck_assert_int_eq(pt_parse("Rematch 41 5 600 10 B 0 21 1 0 0 0 0 bob", &l), PT_REMATCH);
 	ck_assert_int_eq(l.game, 41);
+}
+END_TEST
+
+/* Text past its limit is cut before a UTF-8 sequence the cut would split, never inside one. */
+START_TEST(test_utf8_cuts)
+{
+	static const char euro[] = "\xe2\x82\xac"; /* 3 bytes: 256 is no multiple of it */
+	char line[1024], *at;
+	struct pt_line l;
+	for (int shape = 0; shape < 4; shape++) {
+		static const char *const heads[] = {"Shout ", "Tell bob ", "ShoutRoom a-b ",
+		                                    "JoinRoom "};
+		at = line + sprintf(line, "%s", heads[shape]);
+		for (int i = 0; i < 100; i++)
+			at += sprintf(at, "%s", euro);
+		ck_assert_int_ne(pt_parse(line, &l), PT_UNKNOWN);
+		const char *field = shape == 3 ? l.name : l.text;
+		size_t max = shape == 3 ? 64 : PT_TEXT_MAX, n = strlen(field);
+		ck_assert_uint_eq(n, max / 3 * 3); /* whole characters only: 255, 63 */
+		ck_assert_int_eq(text_check(field, n, NULL), TEXT_OK);
+	}
+	/* a password of 2-byte characters past 50 bytes: 25 of them */
+	at = line + sprintf(line, "Login alice ");
+	for (int i = 0; i < 40; i++)
+		at += sprintf(at, "\xc3\xa9");
+	ck_assert_int_eq(pt_parse(line, &l), PT_LOGIN);
+	ck_assert_uint_eq(strlen(l.pass), 50);
+	ck_assert_int_eq(text_check(l.pass, 50, NULL), TEXT_OK);
+	/* a cut at 3 bytes of a 4-byte character keeps none of it */
+	at = line + sprintf(line, "Shout ");
+	memset(at, 'x', 254);
+	strcpy(at + 254, "\xf0\x9f\x98\x80!");
+	ck_assert_int_eq(pt_parse(line, &l), PT_SHOUT);
+	ck_assert_uint_eq(strlen(l.text), 254);
 }
 END_TEST
 
@@ -207,6 +244,7 @@ int main(void)
 	Suite *s = suite_create("playtak");
 	TCase *tc = tcase_create("lines");
 	tcase_add_test(tc, test_client_lines);
+	tcase_add_test(tc, test_utf8_cuts);
 	tcase_add_test(tc, test_seeks);
 	tcase_add_test(tc, test_moves);
 	tcase_add_test(tc, test_server_lines);

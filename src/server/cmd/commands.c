@@ -611,7 +611,8 @@ static bool bare_move(const struct client *cl, const struct proto_req *rq, int p
 	return n > 0 && (size_t)n < len;
 }
 
-void commands_line(struct commands *cx, struct client *cl, char *line, size_t len)
+/* One line of cl; charged: its cost is taken from the budget here (else its caller took it). */
+static void line_run(struct commands *cx, struct client *cl, char *line, size_t len, bool charged)
 {
 	size_t at = 0;
 	while (at < len && (line[at] == ' ' || line[at] == '\t'))
@@ -620,7 +621,7 @@ void commands_line(struct commands *cx, struct client *cl, char *line, size_t le
 		return; /* an empty line: no reply, no cost */
 	int bad = text_check(line, len, NULL);
 	if (bad != TEXT_OK) {
-		if (!charge(cx, cl, NULL, 1))
+		if (charged && !charge(cx, cl, NULL, 1))
 			return;
 		reply_err(cl, NULL, ERR_BAD_INPUT, "%s; it was ignored", text_strerror(bad));
 		return;
@@ -637,9 +638,11 @@ void commands_line(struct commands *cx, struct client *cl, char *line, size_t le
 	if (bare_move(cl, &rq, parsed, short_line ? orig : NULL, bare, sizeof bare, &games))
 		parsed = proto_parse(bare, &commands_table, &rq);
 	/* a paced command (a move) runs unless the budget is in debt; it pays if refused */
-	bool paced = parsed == PROTO_OK && (rq.cmd->flags & CMD_PACED);
-	if (!charge(cx, cl, parsed == PROTO_EBADTAG ? NULL : &rq,
-	            paced ? 0 : parsed == PROTO_OK ? rq.cmd->cost : 1))
+	bool paced = charged && parsed == PROTO_OK && (rq.cmd->flags & CMD_PACED);
+	if (charged && !charge(cx, cl, parsed == PROTO_EBADTAG ? NULL : &rq,
+	                       paced                ? 0
+	                       : parsed == PROTO_OK ? rq.cmd->cost
+	                                            : 1))
 		return;
 	switch (parsed) {
 	case PROTO_EBADTAG:
@@ -687,4 +690,20 @@ void commands_line(struct commands *cx, struct client *cl, char *line, size_t le
 	}
 	/* what the command journalled held its output (client.h); the next one starts afresh */
 	client_barrier_clear(cx->bar);
+}
+
+void commands_line(struct commands *cx, struct client *cl, char *line, size_t len)
+{
+	line_run(cx, cl, line, len, true);
+}
+
+void commands_line_paid(struct commands *cx, struct client *cl, char *line, size_t len)
+{
+	line_run(cx, cl, line, len, false);
+}
+
+unsigned commands_cost(const char *verb)
+{
+	const struct proto_cmd *pc = verb != NULL ? proto_find(&commands_table, verb) : NULL;
+	return pc != NULL ? pc->cost : 1;
 }

@@ -168,10 +168,20 @@ const struct proto_cmd *commands_flagged(unsigned flag);
 void commands_line(struct commands *cx, struct client *cl, char *line, size_t len);
 /*
  * Takes cost from cl's budget for what is not a command line (a bad frame, a
- * telnet negotiation): true to go on; false when it was refused and answered
- * (cl may be gone then).
+ * telnet negotiation, a line of a port's own protocol): true to go on; false
+ * when it was refused and answered (RATE_LIMITED, or FLOODING and closed: cl
+ * may be gone then).
  */
 bool commands_charge(struct commands *cx, struct client *cl, unsigned cost);
+/*
+ * commands_line() for a line whose cost its caller took already (a port
+ * charges each line of its protocol as it reads it, commands_charge(), then
+ * runs the commands it stands for): nothing more is taken. A paced verb
+ * (a move) is not for this: it pays only when refused, in commands_line().
+ */
+void commands_line_paid(struct commands *cx, struct client *cl, char *line, size_t len);
+/* The cost of verb in the table; 1 (what a line that is no command costs) for NULL or none. */
+unsigned commands_cost(const char *verb);
 
 enum cmd_resolved {
 	CMD_RESOLVED = 0, /* x->g (or x->id alone: lookup false) is set */

@@ -296,11 +296,12 @@ int seek_opts_parse(const struct game_ops *ops, int argc, char *const argv[], st
 			int r = game_param_word(ops, &so->params, w, &why);
 			if (r == 0) {
 				snprintf(err, errlen, "%s has no option '%.*s' (see 'games')",
-				         ops->name, (int)(nlen > 32 ? 32 : nlen), w);
+				         ops->name, (int)text_cut(w, nlen > 32 ? 32 : nlen), w);
 				return -1;
 			}
 			if (r < 0) {
-				snprintf(err, errlen, "%.*s: %s", (int)(nlen > 32 ? 32 : nlen), w,
+				snprintf(err, errlen, "%.*s: %s",
+				         (int)text_cut(w, nlen > 32 ? 32 : nlen), w,
 				         why ? why : game_strerror(r));
 				return -1;
 			}

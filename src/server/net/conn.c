@@ -277,9 +277,14 @@ static void frame_other(struct conn *c, enum frame_event fe)
 }
 
 /*
- * Handles up to CONN_LINES_PER_PASS events of c's buffered input. Leaves c in
- * the pump when more is left and neither its output is backed up nor its
- * input held.
+ * Handles up to CONN_LINES_PER_PASS events of c's buffered input, one when c is
+ * spending or heavy (or becomes so with a line of this turn): the slice of
+ * the pump that serves such connections is checked between turns, so a turn
+ * is one line. Four costly lines (`who`, `list`: a quarter of a millisecond
+ * each under a thousand connections) in one turn made a pass a millisecond
+ * long whatever the slice; the honest moves read in that pass waited for it.
+ * Leaves c in the pump when more is left and neither its output is backed up
+ * nor its input held.
  */
 static void conn_process(struct conn *c)
 {
@@ -287,7 +292,8 @@ static void conn_process(struct conn *c)
 	size_t off = 0;
 	int lines = 0;
 	bool waits = false;
-	while (off < c->in_len && lines < CONN_LINES_PER_PASS && !c->closing) {
+	while (off < c->in_len && lines < CONN_LINES_PER_PASS && !c->closing &&
+	       !(lines > 0 && (c->heavy || c->spending))) {
 		if (conn_slow(c) || c->holds > 0) {
 			waits = true;
 			break;

@@ -109,7 +109,7 @@
 
 #define CONN_IN_CAP            8192 /* unparsed input held per connection (while any) */
 #define CONN_IN_RESUME         (CONN_IN_CAP / 2) /* a full one is read again at or under it */
-#define CONN_LINES_PER_PASS    4    /* lines handled per connection per loop pass */
+#define CONN_LINES_PER_PASS    4    /* lines of one connection per loop pass (spending: 1) */
 #define CONN_SLICE_US          100  /* the spending and heavy connections' share of a loop pass, µs */
 
 /* The pump's queues, served in this order each loop pass (conn_set_spending, _heavy). */
@@ -363,8 +363,8 @@ void conn_defer(struct conn *c, uint64_t until);
  * command budget fast. A heavy connection's input is never handled as it is
  * read but queued behind everyone else's: each loop pass, once the others'
  * input is handled, the heavy connections get what the spending ones left of
- * CONN_SLICE_US (at least one turn), one turn each in order, their output
- * written in it, and the rest waits for the next pass. Output sent to a heavy
+ * CONN_SLICE_US (at least one turn), one turn (one line) each in order, their
+ * output written in it, and the rest waits for the next pass. Output sent to a heavy
  * connection (a reply, a broadcast) is written in its turn too, on transports
  * that batch (flush). So a thousand connections flooding at once cost the
  * others' commands at most a slice of waiting, not a thousand replies.
@@ -374,9 +374,10 @@ void conn_set_heavy(struct conn *c, bool heavy);
  * Marks c spending (or not): the layer above says so of a client that spent
  * some of its budget lately. A spending connection's input is not handled
  * as it is read but in the pump, after the loop has read everyone's input,
- * in CONN_SLICE_US of each pass, before the heavy ones: what a client that
- * has been quiet sends is handled at once, and a pass in which hundreds of
- * clients spend costs it their reads, not their commands.
+ * in CONN_SLICE_US of each pass, one line a turn, before the heavy ones: what
+ * a client that has been quiet sends is handled at once (until a line of it
+ * makes it spending: the rest waits for its turns), and a pass in which
+ * hundreds of clients spend costs it their reads, not their commands.
  */
 void conn_set_spending(struct conn *c, bool spending);
 /*

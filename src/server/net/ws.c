@@ -3,23 +3,29 @@
  * the server's libuv loop with one vhost that serves the page's directory and upgrades /ws;
  * paths under /api are http.c's exchanges (HTTP_MOUNT), counted here until freed.
  *
- * Per connection (the conn's transport area, struct ws_conn): the wsi while lws has it, the
+ * Per connection (the conn's transport area, struct ws_conn): the wsi while lws has it, our
+ * own descriptor of its socket and the reader of its frames (see "the reader" below), the
  * queue of outbufs to send (one reference each; each line of an outbuf goes as one message, one
- * message per writable callback), the input lws delivered that the connection's buffer could not
- * take yet (bounded: reading is paused until it is taken), and whether a close is under way.
- * conn_closed() is called from lws's CLOSED callback, or, when lws let the connection go first,
- * from the listener's reaper on a later loop pass, never from inside close().
+ * message per writable callback), the input read that the connection's buffer could not take
+ * yet (bounded: reading is paused until it is taken), and whether a close is under way.
+ * conn_closed() is called once the reader's handle has closed, after lws's CLOSED callback or,
+ * when lws let the connection go first, the listener's reaper on a later loop pass; never from
+ * inside close().
  */
 #include "server/net/ws.h"
 
 #include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include <libwebsockets.h>
 
 #include "server/net/framing.h"
+#include "server/util/metrics.h"
 #include "server/net/http_lws.h"
 #include "server/util/text.h"
 
@@ -41,6 +47,12 @@ struct ws_listener {
 	struct lws_context *ctx; /* NULL once lws has destroyed it (pcontext) */
 	struct conn_hub *hub;
 	char origin[WS_ORIGIN_MAX]; /* "" = the page's own */
+	char bind[64];              /* the address it listens on, as given */
+	char hosts[WS_HOSTS_MAX];   /* --http-host */
+	int port;                   /* the bound port */
+	bool listening; /* lws's log is counted, not printed */
+	/* what anyone can cause, counted instead of logged (ws.h) */
+	struct metric refused, errors, protocol_errors;
 	char *webroot;
 	struct lws_http_mount mount, api_mount; /* the page's files; HTTP_MOUNT: http.c's */
 	struct lws_protocols protocols[3];
@@ -58,6 +70,21 @@ struct ws_out {
 	struct ws_out *next;
 };
 
+/* The client's frames as they are read (RFC 6455 section 5.2): the frame being read. */
+struct ws_rx {
+	unsigned char hdr[14]; /* its header so far */
+	size_t hlen, need;     /* bytes of it read; bytes it has (2 until the lengths are known) */
+	uint64_t left;         /* payload bytes still to come */
+	unsigned char mask[4];
+	unsigned mi;            /* where in the mask the next payload byte is */
+	int op;                 /* its opcode */
+	bool fin;               /* the last frame of its message */
+	bool message;           /* a data message is under way (its frames so far had no FIN) */
+	bool in_payload;        /* its header is read */
+	unsigned char ctl[125]; /* a control frame's payload */
+	size_t clen;
+};
+
 struct ws_conn {
 	struct conn *c;
 	struct ws_listener *l;
@@ -67,13 +94,23 @@ struct ws_conn {
 	unsigned char *rx; /* input not yet taken by the connection layer */
 	size_t rx_len;
 	bool reading; /* the connection layer wants input (resume) */
-	bool flow_on; /* lws reads the socket */
+	bool polling; /* our reader watches the socket */
 	bool draining;
 	bool closing, graceful;
 	bool reaping;
 	struct ws_conn *dead_next;
 	unsigned char *tx; /* LWS_PRE bytes, then the message being sent */
 	size_t tx_cap;
+	/* the reader: our own descriptor of the socket (lws reads nothing once it is ours) */
+	int fd;
+	uv_poll_t poll;
+	bool poll_open;
+	struct ws_rx f;
+	int close_status; /* the reason lws is given when it closes: 1000, or 1002 when the
+	                     client broke the protocol */
+	size_t pong_len;  /* a ping's payload to answer with a pong (pong_pending) */
+	bool pong_pending;
+	unsigned char pong[LWS_PRE + 125];
 };
 
 /* lws's per-session data: which connection a wsi is. */
@@ -102,9 +139,27 @@ static void drop_queue(struct ws_conn *wc)
 
 static void reaper_kick(struct ws_listener *l);
 
-/* The transport is done with wc: its buffers go, then the connection layer frees the conn. */
+static void finish(struct ws_conn *wc);
+
+/* Our reader's handle has closed: its descriptor goes (the socket with it, lws's being
+   closed), and the conn can be freed. */
+static void poll_closed(uv_handle_t *h)
+{
+	struct ws_conn *wc = h->data;
+	close(wc->fd);
+	wc->fd = -1;
+	finish(wc);
+}
+
+/* The transport is done with wc: its reader, its buffers, then the connection layer frees the
+   conn. */
 static void finish(struct ws_conn *wc)
 {
+	if (wc->poll_open) { /* the rest once libuv lets go of the handle */
+		wc->poll_open = false;
+		uv_close((uv_handle_t *)&wc->poll, poll_closed);
+		return;
+	}
 	struct ws_listener *l = wc->l;
 	drop_queue(wc);
 	free(wc->rx);
@@ -161,13 +216,18 @@ static void reap_later(struct ws_conn *wc)
 
 /* ---- input -------------------------------------------------------------------------- */
 
-/* lws reads the socket while the connection wants input and none is held. */
+static void poll_cb(uv_poll_t *h, int status, int events);
+
+/* Our reader reads the socket while the connection wants input and none is held. */
 static void flow(struct ws_conn *wc)
 {
-	bool on = wc->reading && wc->rx_len == 0;
-	if (wc->wsi && on != wc->flow_on) {
-		wc->flow_on = on;
-		lws_rx_flow_control(wc->wsi, on);
+	bool on = wc->reading && wc->rx_len == 0 && wc->poll_open && !wc->closing;
+	if (on != wc->polling) {
+		wc->polling = on;
+		if (on)
+			uv_poll_start(&wc->poll, UV_READABLE, poll_cb);
+		else
+			uv_poll_stop(&wc->poll);
 	}
 }
 
@@ -227,6 +287,167 @@ static int ws_resume(struct conn *c)
 	wc->reading = true;
 	drain(wc); /* when called from inside drain(), the outer one goes on */
 	return 0;
+}
+
+/* ---- the reader: the client's frames (RFC 6455 section 5) -----------------------------
+ *
+ * libwebsockets 4.1 (Debian's) takes a client's frame whether it is masked or not; RFC
+ * 6455 section 5.1 says a server must close the connection on an unmasked one (lws does
+ * since 4.2). So once the handshake is done lws reads nothing more from the socket
+ * (lws_rx_flow_control off for good) and the frames are read here, from our own descriptor
+ * of it, by RFC 6455 section 5.2: each header checked (masked, no reserved bit, a known
+ * opcode, a control frame short and whole, continuation only within a message), the payload
+ * unmasked into the line it makes (receive()), a ping answered with its pong, a close ending
+ * the input (the connection closes once its output is out). A frame that breaks the
+ * protocol closes the connection at once (section 7.1.7; lws 4.1 closes it without a close
+ * frame, which section 5.1 allows), counted in bitarena_ws_protocol_errors_total. lws still
+ * writes (lws_write), closes, and serves HTTP.
+ * A client that sends frames before it has the handshake's answer (section 4.1: it must
+ * wait) may find them lost: lws read them with the handshake.
+ */
+
+static void protocol_error(struct ws_conn *wc, const char *why)
+{
+	metric_inc(&wc->l->protocol_errors);
+	log_debug("websocket protocol error conn=%llu why=%s", (unsigned long long)wc->c->id,
+	          LOG_Q(why));
+	wc->close_status = LWS_CLOSE_STATUS_PROTOCOL_ERR; /* lws's reason (writable) */
+	conn_close(wc->c, true);
+}
+
+/* A whole control frame of wc's: 0, or -1 when wc is closing. */
+static int control(struct ws_conn *wc)
+{
+	struct ws_rx *f = &wc->f;
+	switch (f->op) {
+	case 0x9: /* ping: its pong when the socket takes it (writable); of pings that come
+	             before it goes, the last is answered (RFC 6455 5.5.3 allows it) */
+		memcpy(wc->pong + LWS_PRE, f->ctl, f->clen);
+		wc->pong_len = f->clen;
+		wc->pong_pending = true;
+		if (wc->wsi != NULL)
+			lws_callback_on_writable(wc->wsi);
+		return 0;
+	case 0xA: /* pong: nothing asked for it */
+		return 0;
+	default: /* close: no more input; ours goes back once our output is out */
+		conn_input_eof(wc->c);
+		return -1;
+	}
+}
+
+/* Reads the header byte c of wc's frame; 0, or -1 when it broke the protocol (handled). */
+static int header_byte(struct ws_conn *wc, unsigned char c)
+{
+	struct ws_rx *f = &wc->f;
+	f->hdr[f->hlen++] = c;
+	if (f->hlen == 2) {
+		int op = f->hdr[0] & 0x0f, len7 = f->hdr[1] & 0x7f;
+		bool ctl = op & 0x8;
+		f->op = op;
+		f->fin = f->hdr[0] & 0x80;
+		if (f->hdr[0] & 0x70) {
+			protocol_error(wc, "a reserved bit is set (no extension was agreed)");
+			return -1;
+		}
+		if (!(f->hdr[1] & 0x80)) {
+			protocol_error(
+			        wc, "an unmasked frame (RFC 6455 5.1: clients mask every frame)");
+			return -1;
+		}
+		if ((op > 0x2 && op < 0x8) || op > 0xA) {
+			protocol_error(wc, "an unknown opcode");
+			return -1;
+		}
+		if (ctl && (!f->fin || len7 > 125)) {
+			protocol_error(wc, "a control frame fragmented or longer than 125 bytes");
+			return -1;
+		}
+		if (!ctl && (op == 0) != f->message) {
+			protocol_error(wc, op == 0 ? "a continuation frame outside a message"
+			                           : "a new message within a fragmented one");
+			return -1;
+		}
+		f->need = 2 + (len7 == 126 ? 2 : len7 == 127 ? 8 : 0) + 4;
+	}
+	if (f->hlen < f->need)
+		return 0;
+	size_t lenb = f->need - 6, at = 2;
+	int len7 = f->hdr[1] & 0x7f;
+	f->left = lenb == 0 ? (uint64_t)len7 : 0;
+	for (size_t i = 0; i < lenb; i++)
+		f->left = f->left << 8 | f->hdr[at++];
+	if (lenb == 8 && (f->hdr[2] & 0x80)) {
+		protocol_error(wc, "a payload length with its top bit set");
+		return -1;
+	}
+	memcpy(f->mask, f->hdr + at, 4);
+	f->mi = 0;
+	f->clen = 0;
+	f->in_payload = true;
+	if (!(f->op & 0x8))
+		f->message = !f->fin;
+	return 0;
+}
+
+/*
+ * n bytes of the client's frames: headers checked, payloads unmasked in place and handed
+ * on. -1 when wc was closed meanwhile (a protocol error, a close, an overflow).
+ */
+static int frames(struct ws_conn *wc, unsigned char *p, size_t n)
+{
+	struct ws_rx *f = &wc->f;
+	while (n > 0 || (f->in_payload && f->left == 0)) {
+		if (!f->in_payload) {
+			if (header_byte(wc, *p++) < 0)
+				return -1;
+			n--;
+			continue;
+		}
+		size_t k = f->left < n ? (size_t)f->left : n;
+		for (size_t i = 0; i < k; i++)
+			p[i] ^= f->mask[f->mi++ & 3];
+		f->left -= k;
+		bool end = f->left == 0;
+		if (f->op & 0x8) {
+			memcpy(f->ctl + f->clen, p, k);
+			f->clen += k;
+		} else if ((k > 0 || (end && f->fin)) && receive(wc, p, k, end && f->fin) < 0) {
+			conn_close(wc->c, false); /* it ignored flow control */
+			return -1;
+		}
+		p += k;
+		n -= k;
+		if (end) {
+			f->in_payload = false;
+			f->hlen = 0;
+			f->need = 2;
+			if ((f->op & 0x8) && control(wc) < 0)
+				return -1;
+		}
+		if (wc->closing || wc->c->closing)
+			return -1;
+	}
+	return 0;
+}
+
+static void poll_cb(uv_poll_t *h, int status, int events)
+{
+	struct ws_conn *wc = h->data;
+	unsigned char buf[WS_RX_CHUNK];
+	(void)events;
+	if (wc->closing || wc->c->closing)
+		return;
+	ssize_t n = status < 0 ? -1 : read(wc->fd, buf, sizeof buf);
+	if (n < 0 && status == 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
+		return;
+	if (n <= 0) { /* the peer finished, or the socket failed: what it sent is handled */
+		wc->reading = false;
+		flow(wc);
+		conn_input_eof(wc->c);
+		return;
+	}
+	frames(wc, buf, (size_t)n);
 }
 
 /* ---- output ------------------------------------------------------------------------- */
@@ -310,6 +531,15 @@ static size_t ws_backlog(const struct conn *c)
  */
 static int writable(struct ws_conn *wc)
 {
+	if (wc->pong_pending) {
+		wc->pong_pending = false;
+		if (lws_write(wc->wsi, wc->pong + LWS_PRE, wc->pong_len, LWS_WRITE_PONG) <
+		    (int)wc->pong_len)
+			return -1;
+		if (wc->head != NULL || wc->closing)
+			lws_callback_on_writable(wc->wsi);
+		return 0;
+	}
 	if (wc->head == NULL)
 		return wc->closing ? -1 : 0;
 	if (send_line(wc) < 0)
@@ -351,11 +581,116 @@ static const struct conn_transport ws_transport = {
 
 /* ---- the lws callback --------------------------------------------------------------- */
 
-/* Is this handshake for /ws from the allowed origin? */
+/* ---- who may ask: Host and Origin ---------------------------------------------------- */
+
+/* Splits a Host header into its name (brackets of an IPv6 address removed) and port (80
+   when it has none); false when it is no host[:port]. */
+static bool host_split(const char *host, char *name, size_t len, int *port)
+{
+	const char *end, *colon;
+	if (host[0] == '[') {
+		end = strchr(host, ']');
+		if (end == NULL)
+			return false;
+		colon = end[1] == ':' ? end + 1 : NULL;
+		if (end[1] != '\0' && colon == NULL)
+			return false;
+		host++;
+	} else {
+		colon = strrchr(host, ':');
+		end = colon != NULL ? colon : host + strlen(host);
+	}
+	size_t n = (size_t)(end - host);
+	if (n == 0 || n >= len)
+		return false;
+	memcpy(name, host, n);
+	name[n] = '\0';
+	*port = 80;
+	if (colon != NULL) {
+		char *e;
+		long p = strtol(colon + 1, &e, 10);
+		if (colon[1] == '\0' || *e != '\0' || p < 1 || p > 65535)
+			return false;
+		*port = (int)p;
+	}
+	return true;
+}
+
+/* Is name (a Host's, no port) one of the machine's addresses or its host name? */
+static bool own_address(const char *name)
+{
+	char me[256];
+	if (gethostname(me, sizeof me) == 0 && strcasecmp(me, name) == 0)
+		return true;
+	uv_interface_address_t *ifs;
+	int n;
+	bool found = false;
+	if (uv_interface_addresses(&ifs, &n) != 0)
+		return false;
+	for (int i = 0; i < n && !found; i++) {
+		char a[INET6_ADDRSTRLEN] = "";
+		if (ifs[i].address.address4.sin_family == AF_INET)
+			uv_ip4_name(&ifs[i].address.address4, a, sizeof a);
+		else
+			uv_ip6_name(&ifs[i].address.address6, a, sizeof a);
+		found = strcasecmp(a, name) == 0;
+	}
+	uv_free_interface_addresses(ifs, n);
+	return found;
+}
+
+bool ws_host_ok(const char *host, const char *bind, int port, const char *hosts)
+{
+	char name[256], want[256];
+	int p, wp;
+	if (!host_split(host, name, sizeof name, &p))
+		return false;
+	/* --http-host: NAME (any port: a proxy forwards from its own) or NAME:PORT */
+	for (const char *h = hosts != NULL ? hosts : ""; *h != '\0';) {
+		size_t n = strcspn(h, ",");
+		char one[256];
+		if (n < sizeof one) {
+			memcpy(one, h, n);
+			one[n] = '\0';
+			bool with_port = one[0] == '[' ? strstr(one, "]:") != NULL
+			                               : strchr(one, ':') != NULL;
+			if (host_split(one, want, sizeof want, &wp) &&
+			    strcasecmp(want, name) == 0 && (!with_port || wp == p))
+				return true;
+		}
+		h += n + (h[n] == ',');
+	}
+	/* the listener's own names, on its port */
+	if (p != port)
+		return false;
+	if (strcasecmp(name, bind) == 0)
+		return true;
+	struct in_addr a4;
+	struct in6_addr a6;
+	bool v4 = inet_pton(AF_INET, bind, &a4) == 1,
+	     v6 = !v4 && inet_pton(AF_INET6, bind, &a6) == 1;
+	bool any = (v4 && a4.s_addr == htonl(INADDR_ANY)) || (v6 && IN6_IS_ADDR_UNSPECIFIED(&a6));
+	bool loop = (v4 && (ntohl(a4.s_addr) >> 24) == 127) || (v6 && IN6_IS_ADDR_LOOPBACK(&a6));
+	if ((any || loop) && strcasecmp(name, "localhost") == 0)
+		return true;
+	return any && own_address(name);
+}
+
+/* Is this request's Host one of the listener's names? */
+static bool host_ok(struct ws_listener *l, struct lws *wsi)
+{
+	char host[256];
+	return lws_hdr_copy(wsi, host, sizeof host, WSI_TOKEN_HOST) > 0 &&
+	       ws_host_ok(host, l->bind, l->port, l->hosts);
+}
+
+/* Is this handshake for /ws, to one of our names, from the allowed origin? */
 static bool handshake_ok(struct ws_listener *l, struct lws *wsi)
 {
 	char uri[16], origin[WS_ORIGIN_MAX], host[WS_ORIGIN_MAX], own[WS_ORIGIN_MAX + 8];
 	if (lws_hdr_copy(wsi, uri, sizeof uri, WSI_TOKEN_GET_URI) <= 0 || strcmp(uri, "/ws") != 0)
+		return false;
+	if (!host_ok(l, wsi))
 		return false;
 	if (lws_hdr_copy(wsi, origin, sizeof origin, WSI_TOKEN_ORIGIN) <= 0)
 		return false;
@@ -367,6 +702,21 @@ static bool handshake_ok(struct ws_listener *l, struct lws *wsi)
 	return strcasecmp(origin, own) == 0;
 }
 
+/* A request refused: counted; a line only at --log-level debug. */
+static int refuse(struct ws_listener *l, struct lws *wsi, const char *what)
+{
+	char host[128] = "", peer[64] = "";
+	metric_inc(&l->refused);
+	if (log_enabled(LOG_LEVEL_DEBUG)) {
+		lws_hdr_copy(wsi, host, sizeof host, WSI_TOKEN_HOST);
+		lws_get_peer_simple(wsi, peer, sizeof peer);
+		host[text_cut(host, 100)] = '\0';
+		log_debug("http request refused what=%s peer=%s host=%s", LOG_Q(what), LOG_Q(peer),
+		          LOG_Q(host));
+	}
+	return -1;
+}
+
 static int opened(struct ws_listener *l, struct lws *wsi, struct ws_pss *pss)
 {
 	struct conn *c = conn_new(l->hub, &ws_transport, sizeof(struct ws_conn));
@@ -376,7 +726,19 @@ static int opened(struct ws_listener *l, struct lws *wsi, struct ws_pss *pss)
 	wc->c = c;
 	wc->l = l;
 	wc->wsi = wsi;
-	wc->flow_on = true;
+	wc->close_status = LWS_CLOSE_STATUS_NORMAL;
+	wc->f.need = 2;
+	/* from now on the frames are ours to read (see the reader above) */
+	wc->fd = fcntl(lws_get_socket_fd(wsi), F_DUPFD_CLOEXEC, 0);
+	if (wc->fd < 0 || uv_poll_init(l->hub->loop, &wc->poll, wc->fd) != 0) {
+		if (wc->fd >= 0)
+			close(wc->fd);
+		free(c); /* nothing of it is known to anyone yet */
+		return -1;
+	}
+	wc->poll.data = wc;
+	wc->poll_open = true;
+	lws_rx_flow_control(wsi, 0);
 	pss->wc = wc;
 	l->live++;
 	char peer[CONN_PEER_MAX];
@@ -410,22 +772,29 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
 	struct ws_pss *pss = user;
 	switch (reason) {
 	case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION:
-		return l->stopping || !handshake_ok(l, wsi) ? -1 : 0;
+		if (l->stopping)
+			return -1;
+		return handshake_ok(l, wsi) ? 0 : refuse(l, wsi, "a WebSocket handshake");
+	case LWS_CALLBACK_FILTER_HTTP_CONNECTION:
+		if (host_ok(l, wsi))
+			return 0;
+		lws_return_http_status(wsi, 421, "not a name of this server");
+		return refuse(l, wsi, "a request");
 	case LWS_CALLBACK_ESTABLISHED:
 		return opened(l, wsi, pss);
 	case LWS_CALLBACK_RECEIVE:
-		if (pss->wc == NULL || pss->wc->closing)
-			return 0;
-		if (receive(pss->wc, in, len, lws_is_final_fragment(wsi)) < 0) {
-			conn_close(pss->wc->c, false);
-			return 0;
-		}
+		/* lws read a frame with the handshake, before the reader took the socket: the
+		   client did not wait for the answer (RFC 6455 4.1), and whether the frame was
+		   masked is not known here */
+		if (pss->wc != NULL && !pss->wc->closing)
+			protocol_error(pss->wc, "a frame sent before the handshake's answer");
 		return 0;
 	case LWS_CALLBACK_SERVER_WRITEABLE:
 		if (pss->wc == NULL)
 			return -1;
 		if (writable(pss->wc) < 0) {
-			lws_close_reason(wsi, LWS_CLOSE_STATUS_NORMAL, NULL, 0);
+			lws_close_reason(wsi, (enum lws_close_status)pss->wc->close_status, NULL,
+			                 0);
 			return -1;
 		}
 		return 0;
@@ -443,11 +812,25 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
 
 /* ---- the listener ------------------------------------------------------------------- */
 
+/* The listener whose counts lws's log goes to: lws's log is the process's, not a context's. */
+static struct ws_listener *log_to;
+
+/*
+ * Once the listener is up, what lws logs is a request it could not take ("Ran out of header
+ * data space", a bad frame, ...), which anyone can cause as often as they like: counted,
+ * and printed only at --log-level debug. Before (starting: a port it cannot bind), an error.
+ */
 static void lws_log(int level, const char *line)
 {
+	(void)level;
 	size_t n = strlen(line);
 	while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r'))
 		n--;
+	if (log_to != NULL && log_to->listening) {
+		metric_inc(&log_to->errors);
+		log_debug("libwebsockets: %.*s", (int)n, line);
+		return;
+	}
 	log_error("libwebsockets: %.*s", (int)n, line);
 }
 
@@ -462,12 +845,25 @@ int ws_listen(struct ws_listener **out, struct conn_hub *hub, const struct ws_co
 		return -1;
 	}
 	l->hub = hub;
-	if (cfg->origin && strlen(cfg->origin) >= sizeof l->origin) {
-		snprintf(why, len, "--http-origin is too long");
+	metric_init(&l->refused, METRIC_COUNTER, "bitarena_http_refused_total",
+	            "HTTP requests and WebSocket handshakes refused: a Host that is none of the "
+	            "listener's names, a WebSocket path or Origin not allowed");
+	metric_init(&l->errors, METRIC_COUNTER, "bitarena_http_errors_total",
+	            "what libwebsockets could not take and logged: malformed or oversized "
+	            "requests, frames that break the protocol");
+	metric_init(&l->protocol_errors, METRIC_COUNTER, "bitarena_ws_protocol_errors_total",
+	            "WebSocket connections closed for a frame that breaks RFC 6455 (unmasked, a "
+	            "reserved bit, an unknown opcode, a bad control frame or continuation)");
+	if ((cfg->origin && strlen(cfg->origin) >= sizeof l->origin) ||
+	    (cfg->hosts && strlen(cfg->hosts) >= sizeof l->hosts) ||
+	    strlen(cfg->host) >= sizeof l->bind) {
+		snprintf(why, len, "--http-origin, --http-host or --http is too long");
 		ws_free(l);
 		return -1;
 	}
 	snprintf(l->origin, sizeof l->origin, "%s", cfg->origin ? cfg->origin : "");
+	snprintf(l->hosts, sizeof l->hosts, "%s", cfg->hosts ? cfg->hosts : "");
+	snprintf(l->bind, sizeof l->bind, "%s", cfg->host);
 	l->http = (struct http_side){.hub = hub, .sndbuf = cfg->sndbuf, .idle = http_idle, .ud = l};
 	l->api_mount = (struct lws_http_mount){
 	        .mountpoint = HTTP_MOUNT,
@@ -489,6 +885,7 @@ int ws_listen(struct ws_listener **out, struct conn_hub *hub, const struct ws_co
 	        .per_session_data_size = sizeof(struct ws_pss),
 	        .rx_buffer_size = WS_RX_CHUNK,
 	};
+	log_to = l;
 	l->protocols[1] = http_protocol(&l->http);
 	lws_set_log_level(LLL_ERR | (cfg->verbose ? LLL_WARN | LLL_NOTICE : 0), lws_log);
 
@@ -531,8 +928,15 @@ int ws_listen(struct ws_listener **out, struct conn_hub *hub, const struct ws_co
 		snprintf(why, len, "cannot serve HTTP on %s port %d", cfg->host, cfg->port);
 		return -1;
 	}
+	l->port = lws_get_vhost_listen_port(vh);
 	if (bound)
-		*bound = lws_get_vhost_listen_port(vh);
+		*bound = l->port;
+	l->listening = true;
+	if (cfg->metrics != NULL) { /* they live as long as l, which the server frees last */
+		metrics_register(cfg->metrics, &l->refused);
+		metrics_register(cfg->metrics, &l->errors);
+		metrics_register(cfg->metrics, &l->protocol_errors);
+	}
 	return 0;
 }
 
@@ -551,6 +955,8 @@ void ws_free(struct ws_listener *l)
 		return;
 	if (l->ctx)
 		lws_context_destroy(l->ctx);
+	if (log_to == l)
+		log_to = NULL;
 	free(l->webroot);
 	free(l);
 }

@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "server/util/text.h"
+
 /* Matches the literal word at *p and moves past it. */
 static bool lit(const char **p, const char *word)
 {
@@ -44,7 +46,11 @@ static bool digits(const char **p, int max, long *v)
 	return true;
 }
 
-/* A run of characters from set (1..max of them) into out; false when none. */
+/*
+ * A run of bytes from a set (min..max of them) into out; false when too few. A
+ * run that the limit cuts ends before a UTF-8 sequence the cut would split
+ * (the sets of rooms and passwords take every byte above the blank).
+ */
 static bool run(const char **p, bool (*in)(int c), int min, int max, char *out, size_t outlen)
 {
 	const char *s = *p;
@@ -53,11 +59,20 @@ static bool run(const char **p, bool (*in)(int c), int min, int max, char *out, 
 		s++;
 		n++;
 	}
+	if (n == max)
+		n = (int)text_cut(*p, (size_t)n);
 	if (n < min)
 		return false;
 	snprintf(out, outlen, "%.*s", n, *p);
-	*p = s;
+	*p += n;
 	return true;
+}
+
+/* Text to the end of the line, at most PT_TEXT_MAX bytes, cut before a UTF-8 sequence a cut
+   would split (Shout, ShoutRoom, Tell: what everyone reads stays UTF-8). */
+static void text_rest(const char *p, char out[PT_TEXT_MAX + 1])
+{
+	snprintf(out, PT_TEXT_MAX + 1, "%.*s", (int)text_cut(p, PT_TEXT_MAX), p);
 }
 
 static bool is_client_char(int c)
@@ -214,7 +229,7 @@ enum pt_cmd pt_parse(const char *line, struct pt_line *l)
 		}
 	} else if (lit(&p, "Shout ")) {
 		if (*p != '\0') { /* ^Shout ([^\n\r]{1,256}) */
-			snprintf(l->text, sizeof l->text, "%s", p);
+			text_rest(p, l->text);
 			l->cmd = PT_SHOUT;
 		}
 	} else if (lit(&p, "JoinRoom ") || lit(&p, "LeaveRoom ")) {
@@ -225,7 +240,7 @@ enum pt_cmd pt_parse(const char *line, struct pt_line *l)
 		/* ^ShoutRoom ([^\n\r\s]{1,64}) ([^\n\r]{1,256}) */
 		if (run(&p, is_room_char, 1, 64, l->name, sizeof l->name) && lit(&p, " ") &&
 		    *p != '\0') {
-			snprintf(l->text, sizeof l->text, "%s", p);
+			text_rest(p, l->text);
 			l->cmd = PT_SHOUT_ROOM;
 		}
 	} else if (lit(&p, "Rematch ")) {
@@ -236,7 +251,7 @@ enum pt_cmd pt_parse(const char *line, struct pt_line *l)
 	} else if (lit(&p, "Tell ")) {
 		if (run(&p, is_name_char, 1, PT_NAME_MAX, l->name, sizeof l->name) &&
 		    lit(&p, " ") && *p != '\0') {
-			snprintf(l->text, sizeof l->text, "%s", p);
+			text_rest(p, l->text);
 			l->cmd = PT_TELL;
 		}
 	} else if (lit(&p, "Game#")) {

@@ -7,6 +7,10 @@
  * server's lines that carry a seek or a game, in the exact shapes (trailing
  * blanks included) of each protocol version. No I/O, no allocation. The
  * listener of `bitarenad --playtak` (playtak_port.h) is built on it.
+ *
+ * A field longer than its limit (a Shout's text past PT_TEXT_MAX bytes, a
+ * room past 64) is cut before any UTF-8 sequence the cut would split: what
+ * other users read stays valid UTF-8 when the line was.
  */
 #ifndef BITARENA_SERVER_PLAYTAK_H
 #define BITARENA_SERVER_PLAYTAK_H
@@ -45,7 +49,8 @@ enum pt_cmd {
 	PT_SHOUT_ROOM,   /* ShoutRoom <room> <text> */
 	PT_REMATCH,      /* Rematch <game> ... (the rest: a seek's fields, not kept) */
 	PT_PING,         /* PING (exactly) */
-	PT_QUIT          /* quit (exactly) */
+	PT_QUIT,         /* quit (exactly) */
+	PT_NCMDS
 };
 
 /* A seek in any of its shapes; fields a shape lacks hold playtak's defaults. */

@@ -225,6 +225,8 @@ struct news {
 	const struct seek *seek;
 	const struct game *game;
 	bool gone;
+	const struct client *from; /* a Shout's author, and its text */
+	const char *text;
 };
 
 /*
@@ -249,6 +251,13 @@ static void broadcast(struct playtak_port *p, const struct news *n)
 	}
 	outbuf_unref(shape[0]);
 	outbuf_unref(shape[1]);
+}
+
+static bool shout_news(const struct news *n, long protocol, struct pt_out *o)
+{
+	(void)protocol;
+	say(o, "Shout <%s> %s", n->from->name, n->text);
+	return true;
 }
 
 /* ---- games and seeks as playtak shows them ------------------------------------------------ */
@@ -532,7 +541,23 @@ static void welcome(struct pt_out *o, struct client *cl, struct pt_client *pc, c
 	lists(o, pc->port, cl, pc, true, true);
 }
 
-/* Remembers token as the guest name (the oldest token goes when the table is full). */
+/*
+ * Is g's token in use: its guest connected with it, or (gone) with seats in
+ * games not yet ended that wait for it? Such a token is never forgotten.
+ */
+static bool guest_in_use(struct playtak_port *p, const struct pt_guest *g)
+{
+	struct client *u = lobby_find_user(p->cx->lobby, g->name);
+	if (u != NULL) /* someone else has the name now: the token's guest is gone */
+		return pt_of(u) != NULL && strcmp(pt_of(u)->token, g->token) == 0;
+	return identity_guest_holds(p->cx->lobby, g->name, NULL, NULL);
+}
+
+/*
+ * Remembers token as the guest name. When PLAYTAK_GUESTS_MAX are remembered,
+ * the token used least recently that is not in use goes; when all are in use,
+ * the table grows (they are as many as such guests, which connections bound).
+ */
 static void guest_remember(struct playtak_port *p, const char *token, const char *name,
                            const char *ours)
 {
@@ -540,19 +565,23 @@ static void guest_remember(struct playtak_port *p, const char *token, const char
 	for (size_t i = 0; i < p->nguests && slot == NULL; i++)
 		if (strcmp(p->guests[i].token, token) == 0)
 			slot = &p->guests[i];
-	if (slot == NULL && p->nguests < PLAYTAK_GUESTS_MAX) {
-		struct pt_guest *n = realloc(p->guests, (p->nguests + 1) * sizeof *n);
+	struct pt_guest *old = NULL; /* full: the least recently used token not in use */
+	for (size_t i = 0; slot == NULL && p->nguests >= PLAYTAK_GUESTS_MAX && i < p->nguests; i++)
+		if ((old == NULL || p->guests[i].used < old->used) &&
+		    !guest_in_use(p, &p->guests[i]))
+			old = &p->guests[i];
+	if (slot == NULL)
+		slot = old;
+	if (slot == NULL && p->nguests == p->capguests) {
+		size_t cap = p->capguests ? 2 * p->capguests : 64;
+		struct pt_guest *n = realloc(p->guests, cap * sizeof *n);
 		if (n == NULL)
 			return;
 		p->guests = n;
+		p->capguests = cap;
+	}
+	if (slot == NULL)
 		slot = &p->guests[p->nguests++];
-	}
-	if (slot == NULL) { /* full: the token given out longest ago is forgotten */
-		slot = &p->guests[0];
-		for (size_t i = 1; i < p->nguests; i++)
-			if (p->guests[i].used < slot->used)
-				slot = &p->guests[i];
-	}
 	snprintf(slot->token, sizeof slot->token, "%s", token);
 	snprintf(slot->name, sizeof slot->name, "%s", name);
 	snprintf(slot->ours, sizeof slot->ours, "%s", ours != NULL ? ours : "");
@@ -859,23 +888,46 @@ static struct outbuf *fe_render_state(struct client *cl, struct game *g, struct 
 /* ---- input: playtak lines into the command table ----------------------------------------------
  */
 
-/* Runs one command line of the server's table for cl, tagged with op (printf after the tag). */
-static void run(struct client *cl, enum op op, const char *fmt, ...)
-        __attribute__((format(printf, 3, 4)));
-static void run(struct client *cl, enum op op, const char *fmt, ...)
+/*
+ * Runs one command line of the server's table for cl, tagged with op (printf
+ * after the tag). paid: the line that asked for it paid its cost (fe_line);
+ * else (a move) the table paces it and charges what it refuses.
+ */
+static void vrun(struct client *cl, bool paid, enum op op, const char *fmt, va_list ap)
+        __attribute__((format(printf, 4, 0)));
+static void vrun(struct client *cl, bool paid, enum op op, const char *fmt, va_list ap)
 {
 	struct pt_client *pc = cl->fe_data;
 	char line[FRAME_MAX];
 	int n = snprintf(line, sizeof line, "#%s ", op_tag[op]);
-	va_list ap;
-	va_start(ap, fmt);
 	int m = vsnprintf(line + n, sizeof line - (size_t)n, fmt, ap);
-	va_end(ap);
 	if (m < 0 || (size_t)(n + m) >= sizeof line) {
 		send_line(cl, "NOK");
 		return;
 	}
-	commands_line(pc->port->cx, cl, line, (size_t)(n + m));
+	if (paid)
+		commands_line_paid(pc->port->cx, cl, line, (size_t)(n + m));
+	else
+		commands_line(pc->port->cx, cl, line, (size_t)(n + m));
+}
+
+static void run(struct client *cl, enum op op, const char *fmt, ...)
+        __attribute__((format(printf, 3, 4)));
+static void run(struct client *cl, enum op op, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vrun(cl, true, op, fmt, ap);
+	va_end(ap);
+}
+
+static void run_move(struct client *cl, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void run_move(struct client *cl, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vrun(cl, false, OP_MOVE, fmt, ap);
+	va_end(ap);
 }
 
 /*
@@ -895,6 +947,26 @@ static bool guest_name_free(const struct playtak_port *p, const char *name)
 		if (strcasecmp(p->guests[i].name, name) == 0)
 			return false;
 	return true;
+}
+
+/*
+ * May cl's address have one more new guest now? Counted when it may (a new
+ * guest is never taken back); when not, cl is told when to try again.
+ */
+static bool new_guest_allowed(struct playtak_port *p, struct client *cl)
+{
+	char key[2 * ADDR_KEY_LEN + 1]; /* the address as --max-per-address counts it */
+	int64_t retry = 0;
+	sodium_bin2hex(key, sizeof key, cl->conn->addr.b, ADDR_KEY_LEN);
+	if (p->guest_rl == NULL ||
+	    ratelimit_attempt(p->guest_rl, key, (int64_t)uv_now(p->hub->loop), &retry) !=
+	            RATELIMIT_THROTTLED)
+		return true;
+	send_line(cl,
+	          "Message Too many new guests from your address (%d a minute); try again in "
+	          "%" PRId64 " s\nAuthentication failure",
+	          PLAYTAK_GUEST_LIMIT * 60000 / PLAYTAK_GUEST_WINDOW_MS, (retry + 999) / 1000);
+	return false;
 }
 
 /* Login Guest [token]: the token's guest name back (its other window closed), or a new one. */
@@ -917,6 +989,8 @@ static void login_guest(struct client *cl, struct pt_client *pc, const char *tok
 			snprintf(ours, sizeof ours, "%s", p->guests[i].ours);
 		break;
 	}
+	if (name[0] == '\0' && !new_guest_allowed(p, cl))
+		return;
 	for (int tries = 0; name[0] == '\0' && tries < 1000; tries++) {
 		char n[PROTO_NAME_MAX + 1];
 		snprintf(n, sizeof n, "Guest%" PRIu64, ++p->next_guest);
@@ -1100,11 +1174,11 @@ static void line_user(struct client *cl, struct pt_client *pc, const struct pt_l
 		return;
 	}
 	case PT_PLACE:
-	case PT_MOVE:
-		if (pt_to_ptn(l, ptn, sizeof ptn) < 0)
+	case PT_MOVE: /* paced by the table; one that is no move pays as a refused move */
+		if (pt_to_ptn(l, ptn, sizeof ptn) >= 0)
+			run_move(cl, "move %" PRIu64 " %s", id, ptn);
+		else if (commands_charge(p->cx, cl, commands_cost("move")))
 			send_line(cl, "NOK\nError:Invalid move");
-		else
-			run(cl, OP_MOVE, "move %" PRIu64 " %s", id, ptn);
 		return;
 	case PT_OBSERVE:
 		if (live_tak(p, id) == NULL)
@@ -1118,10 +1192,11 @@ static void line_user(struct client *cl, struct pt_client *pc, const struct pt_l
 		else
 			run(cl, OP_UNOBSERVE, "unwatch %" PRIu64, id);
 		return;
-	case PT_SHOUT:
-		for (struct client *c = NULL; (c = next_user(p, c, NULL)) != NULL;)
-			send_line(c, "Shout <%s> %s", cl->name, l->text);
+	case PT_SHOUT: { /* one line, rendered once, to every user of the port */
+		struct news n = {.line = shout_news, .from = cl, .text = l->text};
+		broadcast(p, &n);
 		return;
+	}
 	case PT_TELL:
 		snprintf(pc->told, sizeof pc->told, "%s", l->text);
 		run(cl, OP_TELL, "tell %s %s", l->name, l->text);
@@ -1152,11 +1227,16 @@ static void fe_line(struct client *cl, char *line, size_t len)
 {
 	struct pt_client *pc = cl->fe_data;
 	struct pt_line l;
-	if (!frame_line_valid(line, len)) {
+	bool valid = frame_line_valid(line, len);
+	/* the line pays first, whatever it turns out to be (playtak_port.h); a refusal is
+	   answered NOK, and a flood closes cl */
+	if (!commands_charge(pc->port->cx, cl, pc->port->cost[valid ? pt_parse(line, &l) : 0]))
+		return;
+	if (!valid) {
 		send_line(cl, "NOK\nError:Lines are UTF-8 text without control bytes");
 		return;
 	}
-	switch (pt_parse(line, &l)) {
+	switch (l.cmd) {
 	case PT_PING:
 		send_line(cl, "OK");
 		return;
@@ -1265,11 +1345,30 @@ static void on_over(void *ud, struct game *g)
 
 /* ---- the port ------------------------------------------------------------------------------- */
 
+/* The main port's verb each line stands for, whose cost it pays (NULL: a line that is no
+   command, 1); moves pay in the table (paced). See playtak_port.h. */
+static const char *const cost_verb[PT_NCMDS] = {
+        [PT_CLIENT] = "set",        [PT_PROTOCOL] = "set",      [PT_LOGIN] = "login",
+        [PT_LOGIN_GUEST] = "login", [PT_REGISTER] = "register", [PT_SEEK] = "seek",
+        [PT_ACCEPT] = "accept",     [PT_LIST] = "seeks",        [PT_GAMELIST] = "list",
+        [PT_OBSERVE] = "watch",     [PT_UNOBSERVE] = "unwatch", [PT_OFFER_DRAW] = "draw",
+        [PT_REMOVE_DRAW] = "draw",  [PT_REQUEST_UNDO] = "undo", [PT_REMOVE_UNDO] = "undo",
+        [PT_RESIGN] = "resign",     [PT_SHOUT] = "seek",        [PT_TELL] = "tell",
+        [PT_JOIN_ROOM] = "set",     [PT_LEAVE_ROOM] = "set",    [PT_SHOUT_ROOM] = "say",
+        [PT_REMATCH] = "rematch",   [PT_PING] = "ping",         [PT_QUIT] = "quit",
+};
+
 void playtak_port_init(struct playtak_port *p, struct commands *cx)
 {
 	memset(p, 0, sizeof *p);
 	p->cx = cx;
 	p->hub = cx->lobby->hub;
+	for (int i = 0; i < PT_NCMDS; i++)
+		p->cost[i] = i == PT_PLACE || i == PT_MOVE ? 0 : commands_cost(cost_verb[i]);
+	p->guest_rl =
+	        ratelimit_new(PLAYTAK_GUEST_LIMIT, PLAYTAK_GUEST_WINDOW_MS, RATELIMIT_MAX_ENTRIES);
+	if (p->guest_rl == NULL)
+		log_error("playtak: out of memory: new guests are not limited per address");
 	if (sodium_init() < 0)
 		log_error("libsodium did not start port=playtak effect=\"Register fails\"");
 	cx->lobby->news =
@@ -1278,9 +1377,9 @@ void playtak_port_init(struct playtak_port *p, struct commands *cx)
 	sessions_set_news(cx->sess, &news);
 }
 
-int playtak_port_listen(struct playtak_port *p, const char *host, int port, int *bound)
+int playtak_port_listen(struct playtak_port *p, const char *host, int port, int sndbuf, int *bound)
 {
-	return tcp_listen(&p->tcp, p->hub, host, port, 0, bound);
+	return tcp_listen(&p->tcp, p->hub, host, port, sndbuf, bound);
 }
 
 bool playtak_port_owns(const struct playtak_port *p, const struct conn *c)
@@ -1310,5 +1409,7 @@ void playtak_port_free(struct playtak_port *p)
 {
 	free(p->guests);
 	p->guests = NULL;
-	p->nguests = 0;
+	p->nguests = p->capguests = 0;
+	ratelimit_free(p->guest_rl);
+	p->guest_rl = NULL;
 }

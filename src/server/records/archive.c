@@ -182,8 +182,8 @@ void archive_ratings(struct archive *a, struct client *c, const struct proto_req
 {
 	const struct game_ops *ops = game_find(rq->argv[0]);
 	if (ops == NULL) {
-		reply_err(c, rq, ERR_UNKNOWN_GAME, "no game called '%.32s'; 'games' lists them",
-		          rq->argv[0]);
+		reply_err(c, rq, ERR_UNKNOWN_GAME, "no game called '%.*s'; 'games' lists them",
+		          (int)text_cut(rq->argv[0], 32), rq->argv[0]);
 		return;
 	}
 	struct read_job *j = job_new(a, c, rq, ratings_work, ratings_done);
@@ -303,7 +303,7 @@ void archive_history(struct archive *a, struct client *c, const struct proto_req
 	struct read_job *j = job_new(a, c, rq, history_work, history_done);
 	if (j == NULL)
 		return;
-	snprintf(j->name, sizeof j->name, "%s", name);
+	snprintf(j->name, sizeof j->name, "%.*s", (int)text_cut(name, sizeof j->name - 1), name);
 	job_submit(j, c);
 }
 
@@ -361,7 +361,8 @@ void archive_finger(struct archive *a, struct client *c, const struct proto_req 
 	struct read_job *j = job_new(a, c, rq, finger_work, finger_done);
 	if (j == NULL)
 		return;
-	snprintf(j->name, sizeof j->name, "%s", rq->argv[0]);
+	snprintf(j->name, sizeof j->name, "%.*s", (int)text_cut(rq->argv[0], sizeof j->name - 1),
+	         rq->argv[0]);
 	job_submit(j, c);
 }
 

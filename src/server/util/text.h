@@ -9,6 +9,7 @@
  *   json_out.c   cJSON trees as one line, as cJSON prints them, faster
  *   budget.c     a connection's command budget: a token bucket and strikes
  *   ratelimit.c  a limiter of failures per key (logins, registrations)
+ *   metrics.c    named counters and gauges every layer registers (rendered by a layer above)
  *   glicko.c     Glicko-2 rating updates
  *
  * text.h - text entering the server checked by one function, printf into
