@@ -56,6 +56,7 @@ START_TEST(test_lines)
 	fk_send(&a, "help move");
 	fk_expect0(&a, "ok move <game> <move>");
 	fk_expect0(&a, "  move <game> <move>*");
+	fk_expect0(&a, "                               *e5"); /* wrapped to 80 columns */
 	fk_send(&a, "help nothing");
 	fk_expect0(&a, "error UNKNOWN_COMMAND: no command 'nothing'");
 	fk_send(&a, "set format json");

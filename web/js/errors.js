@@ -56,6 +56,12 @@ export const MESSAGES = {
 	NO_OFFER: 'That offer is no longer standing.',
 	NOT_NOW: 'That cannot be offered now.',
 	NOT_SUPPORTED: 'Takebacks are not possible in this game.',
+	/* tournaments */
+	NO_SUCH_TOURNEY: 'There is no such tournament.',
+	NOT_DIRECTOR: 'Only the tournament\'s director can do that.',
+	TOURNEY_STATE: 'The tournament cannot do that now (it has started, ended, or you are not in it).',
+	TOURNEY_FULL: 'The tournament is full.',
+	TOURNEY_UNAVAILABLE: 'This server does not run tournaments.',
 	/* the server */
 	INTERNAL: 'The server could not do that; nothing happened. Try again.',
 	CLUSTER_DOWN: 'The server cannot reach the rest of its cluster. Try again soon.',
