@@ -163,8 +163,10 @@ def test_tak_slides_road_reconnect_phone():
         b.wait('the game again after a reload', lambda: b.q(b.square('d1') + '.legal'))
         b.play('d1'); moved()
         # alice's socket is lost: the page reconnects, logs in with her password, resumes
-        a.js('window.bitarena.conn.ws.close()')
-        a.wait('the page offline', lambda: a.text('#status') != 'connected')
+        # (the states are recorded: under load the page may be back before a poll sees it off)
+        a.js("window.__states = []; window.bitarena.conn.on('status', (s) => window.__states.push(s.state));"
+             "window.bitarena.conn.ws.close()")
+        a.wait('the page offline', lambda: 'closed' in a.js('return window.__states'))
         a.wait('the game again after a lost socket', lambda: a.q(a.square('a2') + '.legal'))
         a.play('a2'); moved()
         b.play('d2'); moved()
@@ -414,6 +416,9 @@ def test_player_page_leaderboard_viewer():
         x.click('#mute')
         x.d.refresh()
         x.wait('still muted', lambda: x.one('#mute').get_attribute('aria-pressed') == 'true')
+        # and the guest is herself again (without seats, her token gives way to her name)
+        x.wait('logged in again', lambda: x.text('#me') == 'vera (guest)')
+        assert x.one('#notice').get_attribute('hidden') is not None, x.text('#notice')
         # the online list: names link to player pages, ratings beside them
         x.wait('ratings in the online list', lambda: 'ttt 1' in x.text('section.online') and
                'tak 1' in x.text('section.online'))

@@ -1,8 +1,8 @@
 /*
  * api.js - the page's reads of the HTTP API (/api on the page's own host, PROTOCOL.md §14):
  * JSON and NDJSON answers, errors as ServerError with the protocol's codes, and the ratings
- * the page shows beside names (/api/user), each player's cached for a while so that a lobby
- * redrawn every few seconds asks again only every CACHE_MS.
+ * the page shows beside names (/api/user, for accounts only), each player's cached for a while
+ * so that a lobby redrawn every few seconds asks again only every CACHE_MS.
  */
 import {ServerError} from './conn.js';
 
@@ -51,6 +51,30 @@ export class Ratings {
 		this.onChange = onChange;
 		this.users = new Map(); /* lowercased name -> {at, ratings: {kind: rating} | null} */
 		this.busy = new Set();
+		this.registered = new Map(); /* lowercased name -> an account (true) or a guest (false) */
+		this.learnedAt = -Infinity;
+	}
+
+	/* Who is an account: [{name, registered}] (the lobby's `who`, /api/online, /api/games/live).
+	 * Only accounts are asked for (a guest has no rating, and one gone is a 404). */
+	note(users) {
+		for (const u of users)
+			this.registered.set(u.name.toLowerCase(), Boolean(u.registered));
+	}
+
+	/* Names not known yet: who is online and who plays, at most every 10 s. */
+	async learn() {
+		if (performance.now() - this.learnedAt < 10000)
+			return;
+		this.learnedAt = performance.now();
+		try {
+			const [online, live] = await Promise.all([apiJSON('/api/online'), apiJSON('/api/games/live')]);
+			this.note(online.users);
+			this.note(live.games.flatMap((g) => g.players));
+			this.onChange();
+		} catch (e) {
+			/* no HTTP API here: no ratings beside names */
+		}
 	}
 
 	fresh(entry) {
@@ -60,6 +84,11 @@ export class Ratings {
 	get(name, kind) {
 		if (!name || !kind)
 			return null;
+		const reg = this.registered.get(name.toLowerCase());
+		if (reg === undefined)
+			this.learn();
+		if (!reg)
+			return reg === false ? null : undefined;
 		const u = this.users.get(name.toLowerCase());
 		if (!this.fresh(u))
 			this.fetchUser(name);

@@ -62,8 +62,9 @@ class App {
 		const c = this.conn;
 		c.on('status', (s) => this.showStatus(s));
 		c.on('ready', () => this.ready());
-		c.on('login', ({resumed}) => {
+		c.on('login', ({user, resumed}) => {
 			this.resumed = new Set(resumed);
+			this.ratings.note([{name: user.name, registered: !user.guest}]);
 			this.showUser();
 			this.lobby.render();
 			this.lobby.refresh();

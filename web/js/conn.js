@@ -80,7 +80,7 @@ export class Conn {
 			this.emit('status', {state: 'open'});
 			this.emit('ready', {user: this.user});
 		} catch (e) {
-			this.emit('status', {state: 'open', error: e.message});
+			this.emit('status', {state: 'open', error: e});
 			this.ready = true;
 			this.emit('ready', {user: this.user});
 		}
@@ -183,7 +183,9 @@ export class Conn {
 	}
 
 	/* After a reconnection: the same identity again. A guest name still held by our previous,
-	 * not yet closed socket is retried for a while; a refused account is forgotten. */
+	 * not yet closed socket is retried for a while; a guest token the server no longer knows
+	 * (a guest without seats: nothing waits for it) gives way to the name alone; a refused
+	 * account is forgotten. */
 	async relogin() {
 		for (let i = 0;; i++) {
 			try {
@@ -191,6 +193,10 @@ export class Conn {
 			} catch (e) {
 				if (e.code === 'NAME_TAKEN' && i < NAME_TAKEN_RETRIES) {
 					await new Promise((r) => setTimeout(r, 500));
+					continue;
+				}
+				if (e.code === 'BAD_LOGIN' && this.auth.token && this.auth.password === undefined) {
+					this.auth = {name: this.auth.name};
 					continue;
 				}
 				if (e.code !== 'DISCONNECTED' && e.code !== 'LOGIN_THROTTLED')

@@ -62,6 +62,7 @@ export class Lobby {
 			this.seeks = new Map(seeks.seeks.map((s) => [s.id, s]));
 			this.games = list.games;
 			this.users = who.users;
+			this.app.ratings.note(who.users.map((u) => ({name: u.name, registered: !u.guest})));
 		} catch (e) {
 			return;
 		}
