@@ -1051,15 +1051,15 @@ START_TEST(test_tourneys)
 	int64_t id;
 	ck_assert_int_eq(store_game_begin(s, &g, &id), STORE_OK);
 	store_close(s);
-	/* back to schema 3, then up again: the table comes, the game stays */
+	/* back to schema 4, then up again: the table comes, the game stays */
 	struct st_other o;
 	st_other_open(&o);
 	st_other_sql(&o, st_is_pg() ? "DROP TABLE tourneys;"
-	                              " DELETE FROM bitarena_migrations WHERE version = 4"
-	                            : "DROP TABLE tourneys; PRAGMA user_version = 3");
+	                              " DELETE FROM bitarena_migrations WHERE version = 5"
+	                            : "DROP TABLE tourneys; PRAGMA user_version = 4");
 	st_other_close(&o);
 	s = open_fast();
-	ck_assert_int_eq(store_schema_version(s), 4);
+	ck_assert_int_eq(store_schema_version(s), 5);
 	ck_assert_int_eq(store_tourneys_open(s, &v, &n, &max), STORE_OK);
 	ck_assert_uint_eq(n, 0);
 	ck_assert_int_eq(max, 0);
