@@ -448,7 +448,10 @@ static void lws_log(int level, const char *line)
 	size_t n = strlen(line);
 	while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r'))
 		n--;
-	log_error("libwebsockets: %.*s", (int)n, line);
+	char what[LOG_Q_MAX];
+	snprintf(what, sizeof what, "%.*s", (int)n, line);
+	log_at(level & LLL_ERR ? LOG_LEVEL_ERROR : LOG_LEVEL_WARN, "libwebsockets said what=%s",
+	       LOG_Q(what));
 }
 
 int ws_listen(struct ws_listener **out, struct conn_hub *hub, const struct ws_config *cfg,
