@@ -33,6 +33,7 @@
 #include "server/cmd/commands.h"
 #include "server/net/conn.h"
 #include "server/records/journal.h"
+#include "server/records/moderation.h"
 #include "server/play/lobby.h"
 #include "server/ports/playtak_port.h"
 #include "server/msg/rtt.h"
@@ -64,6 +65,8 @@ struct server_config {
 	struct budget_config budget; /* each connection's command budget; rate 0: none */
 	uint64_t seek_feed_ms;       /* seek news goes out at most this often; 0: next pass */
 	unsigned max_seeks;          /* open seeks in all; 0: no limit */
+	const char *admins;          /* --admins: names split by commas (NULL: none; copied) */
+	const char *motd;            /* --motd: the message of the day (NULL: none; copied) */
 };
 
 #define SERVER_PING_TIMEOUT_DEFAULT 30 /* seconds (--ping-timeout) */
@@ -90,6 +93,7 @@ struct server {
 	struct journal journal;    /* the store's writes (its writer thread owns the store) */
 	struct accounts acct;
 	struct archive arch;
+	struct moderation mod;   /* admins, bans, mutes, blocks (records/moderation.h) */
 	struct cluster *cluster; /* --cluster: this node's; NULL: a single server */
 	struct commands cmds;
 	uv_signal_t sig_int, sig_term, sig_hup;

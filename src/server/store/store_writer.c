@@ -159,6 +159,8 @@ static int apply(struct store_writer *w, struct store_rec *r)
 	case STORE_REC_ACCOUNT:
 		return store_account_insert(w->db, r->u.account.name, r->u.account.hash,
 		                            r->u.account.created);
+	case STORE_REC_MOD:
+		return store_mod_write(w->db, &r->u.mod);
 	}
 	return STORE_EINVAL;
 }

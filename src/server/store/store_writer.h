@@ -86,7 +86,8 @@ enum store_rec_type {
 	STORE_REC_TAKEBACK, /* game takes back its moves from ply u.takeback.from on, provided
 	                       the journal holds exactly u.takeback.plies moves */
 	STORE_REC_FINISH,   /* game ends: u.finish */
-	STORE_REC_ACCOUNT   /* a new account: u.account (STORE_EEXISTS when the name is taken) */
+	STORE_REC_ACCOUNT,  /* a new account: u.account (STORE_EEXISTS when the name is taken) */
+	STORE_REC_MOD       /* a moderation change and its audit row: u.mod (store_mod_write) */
 };
 
 struct store_rec_finish {
@@ -126,6 +127,7 @@ struct store_rec {
 			char hash[STORE_HASH_MAX];
 			int64_t created;
 		} account;
+		struct store_mod mod;
 	} u;
 };
 
