@@ -12,6 +12,7 @@
  *   accounts.c       register, login, guests' tokens, taking a seat over
  *   archive.c        ratings, finger, history, record, replay: reads of the store
  *   stored_record.c  a stored game as a game record (games/record.h)
+ *   moderation.c     admins, bans, mutes, blocks in memory; bitarenad admin and audit
  *
  * journal.h - the game journal: the session hooks (hooks.h) that write every
  * game to the store through the journal queue (store_writer.h: one writer
