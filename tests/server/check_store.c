@@ -753,7 +753,7 @@ START_TEST(test_newer_schema_refused)
 	store_close(s);
 	sqlite3 *db;
 	ck_assert_int_eq(sqlite3_open(path, &db), SQLITE_OK);
-	/* The file is in WAL mode (persistent), at schema version 3. */
+	/* The file is in WAL mode (persistent), at schema version 4. */
 	sqlite3_stmt *st;
 	ck_assert_int_eq(sqlite3_prepare_v2(db, "PRAGMA journal_mode", -1, &st, NULL), SQLITE_OK);
 	ck_assert_int_eq(sqlite3_step(st), SQLITE_ROW);
@@ -761,7 +761,7 @@ START_TEST(test_newer_schema_refused)
 	sqlite3_finalize(st);
 	ck_assert_int_eq(sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, NULL), SQLITE_OK);
 	ck_assert_int_eq(sqlite3_step(st), SQLITE_ROW);
-	ck_assert_int_eq(sqlite3_column_int(st, 0), 3);
+	ck_assert_int_eq(sqlite3_column_int(st, 0), 4);
 	sqlite3_finalize(st);
 	ck_assert_int_eq(sqlite3_exec(db, "PRAGMA user_version = 99", NULL, NULL, NULL), SQLITE_OK);
 	sqlite3_close(db);
@@ -896,7 +896,7 @@ START_TEST(test_migration_to_id_counter)
 	                 SQLITE_OK);
 	sqlite3_close(db);
 	s = open_fast();
-	ck_assert_int_eq(store_schema_version(s), 3);
+	ck_assert_int_eq(store_schema_version(s), st_version());
 	ck_assert_int_eq(store_game_begin(s, &g, &id), STORE_OK);
 	ck_assert_int_eq(id, 41);
 	store_close(s);
@@ -983,11 +983,11 @@ START_TEST(test_migration_to_token_hashes)
 	st_other_open(&o);
 	st_other_sql(&o, st_is_pg() ? "ALTER TABLE games DROP COLUMN token_hash0,"
 	                              " DROP COLUMN token_hash1;"
-	                              " DELETE FROM bitarena_migrations WHERE version = 3"
+	                              " DELETE FROM bitarena_migrations WHERE version >= 3"
 	                            : DROP_TOKEN_HASHES " PRAGMA user_version = 2");
 	st_other_close(&o);
 	s = open_fast();
-	ck_assert_int_eq(store_schema_version(s), 3);
+	ck_assert_int_eq(store_schema_version(s), st_version());
 	ck_assert_int_eq(store_game_fetch(s, old, &f), STORE_OK);
 	ck_assert_str_eq(f.players[1], "hal");
 	ck_assert_str_eq(f.token_hash[0], "");
@@ -1140,7 +1140,7 @@ static void pg_drop_sessions(void)
 START_TEST(test_pg_versions)
 {
 	struct store *s = open_fast();
-	ck_assert_int_eq(store_schema_version(s), 3);
+	ck_assert_int_eq(store_schema_version(s), st_version());
 	ck_assert_ptr_nonnull(strstr(store_path(s), "postgresql://bitarena@"));
 	store_close(s);
 	s = open_fast(); /* the migration runs once */
@@ -1148,7 +1148,7 @@ START_TEST(test_pg_versions)
 	struct st_other o;
 	st_other_open(&o);
 	PGresult *r = PQexec(o.pg, "SELECT count(*) FROM bitarena_migrations");
-	ck_assert_str_eq(PQgetvalue(r, 0, 0), "3");
+	ck_assert_str_eq(PQgetvalue(r, 0, 0), "4");
 	PQclear(r);
 	st_other_sql(&o, "INSERT INTO bitarena_migrations(version) VALUES (99)");
 	st_other_close(&o);
@@ -1429,7 +1429,7 @@ START_TEST(test_pg_many_servers)
 	struct st_other o;
 	st_other_open(&o);
 	PGresult *r = PQexec(o.pg, "SELECT count(*), max(version) FROM bitarena_migrations");
-	ck_assert_str_eq(PQgetvalue(r, 0, 0), "3");
+	ck_assert_str_eq(PQgetvalue(r, 0, 0), "4");
 	PQclear(r);
 	st_other_close(&o);
 }

@@ -91,24 +91,25 @@ static const char *const migrations[] = {
         "ALTER TABLE games ADD COLUMN token_hash1 TEXT NOT NULL DEFAULT '';",
         /* 4: moderation (issue 25): admins, bans and mutes (sanctions), each account's
          * blocks, and the audit trail of what admins did. Keys are lowercased names (or
-         * "addr:" and an address); until 0 is no end. */
-        "CREATE TABLE admins ("
+         * "addr:" and an address); until 0 is no end. IF NOT EXISTS: a store whose version
+         * was set back by hand (tests of older schemas) runs it again. */
+        "CREATE TABLE IF NOT EXISTS admins ("
         "  name_key TEXT PRIMARY KEY, name TEXT NOT NULL,"
         "  by TEXT NOT NULL, added INTEGER NOT NULL"
         ") WITHOUT ROWID;"
-        "CREATE TABLE sanctions ("
+        "CREATE TABLE IF NOT EXISTS sanctions ("
         "  kind TEXT NOT NULL CHECK (kind IN ('ban', 'mute')),"
         "  target_key TEXT NOT NULL, target TEXT NOT NULL,"
         "  by TEXT NOT NULL, reason TEXT NOT NULL, since INTEGER NOT NULL,"
         "  until INTEGER NOT NULL,"
         "  PRIMARY KEY (kind, target_key)"
         ") WITHOUT ROWID;"
-        "CREATE TABLE blocks ("
+        "CREATE TABLE IF NOT EXISTS blocks ("
         "  blocker_key TEXT NOT NULL, blocked_key TEXT NOT NULL,"
         "  blocker TEXT NOT NULL, blocked TEXT NOT NULL, since INTEGER NOT NULL,"
         "  PRIMARY KEY (blocker_key, blocked_key)"
         ") WITHOUT ROWID;"
-        "CREATE TABLE audit ("
+        "CREATE TABLE IF NOT EXISTS audit ("
         "  id INTEGER PRIMARY KEY,"
         "  at INTEGER NOT NULL, actor TEXT NOT NULL, action TEXT NOT NULL,"
         "  target TEXT NOT NULL, reason TEXT NOT NULL, until INTEGER NOT NULL"
