@@ -15,6 +15,7 @@
 #include "config.h"
 
 #include "server/api/export.h"
+#include "server/records/moderation.h"
 #include "server/server.h"
 #include "server/util/conf.h"
 
@@ -252,6 +253,16 @@ static const struct opt opts[] = {
          .help = "this node's name in the cluster (1-32 of A-Z a-z 0-9 _ -)"},
         {"cluster-beat-ms", 0, OPT_MS, AT(beat_ms), 50, 60000, "MS",
          "heartbeats this often; a node silent 3 times as long is dead", .part = PART_REDIS},
+
+        {.type = OPT_SECTION, .help = "Moderation (bitarenad admin add NAME)"},
+        {"admins", 0, OPT_STRING, AT(cfg.admins), .metavar = "NAMES",
+         .help = "accounts that are admins besides those bitarenad admin add made (names "
+                 "split by commas)",
+         .runtime = true},
+        {"motd", 0, OPT_STRING, AT(cfg.motd), .metavar = "TEXT",
+         .help = "the message of the day, sent after each login (an admin's motd verb "
+                 "changes it until the file's changes on a reload)",
+         .runtime = true},
 
         {.type = OPT_SECTION, .help = "Configuration"},
         {"config", 0, OPT_STRING, AT(config), .metavar = "FILE", .cmdline = true,
@@ -497,8 +508,12 @@ static void usage(FILE *f)
 	fprintf(f, "usage: bitarenad [options]\n"
 	           "       bitarenad export [--data DIR | --db URI] [--since TIME] [--format F]\n"
 	           "       bitarenad backup [--data DIR] DEST\n"
+	           "       bitarenad admin add|remove NAME | admin list [--data DIR | --db URI]\n"
+	           "       bitarenad audit [--data DIR | --db URI]\n"
 	           "  export: every ended game, newest first, to stdout as /api/games gives them;\n"
-	           "  backup: a consistent copy of the SQLite store, while a server runs\n");
+	           "  backup: a consistent copy of the SQLite store, while a server runs;\n"
+	           "  admin: make an account an admin of the server (or no more), list them;\n"
+	           "  audit: what admins did, newest first\n");
 	for (size_t i = 0; i < NOPTS; i++) {
 		const struct opt *r = &opts[i];
 		if (r->type == OPT_SECTION) {
@@ -802,8 +817,16 @@ struct cmdline {
 	} * v;
 	size_t n;
 	const char *config; /* --config FILE, or NULL */
-	enum sub { SUB_SERVER, SUB_EXPORT, SUB_BACKUP } sub; /* the first word, if any */
-	const char *dest;                                   /* bitarenad backup's DEST */
+	enum sub {
+		SUB_SERVER,
+		SUB_EXPORT,
+		SUB_BACKUP,
+		SUB_ADMIN,
+		SUB_AUDIT
+	} sub;                /* the first
+	                          word */
+	const char *dest;     /* bitarenad backup's DEST */
+	const char *words[2]; /* bitarenad admin's: add|remove|list and NAME */
 };
 
 /*
@@ -814,9 +837,18 @@ struct cmdline {
  */
 static int parse_args(struct cmdline *cl, int argc, char **argv)
 {
+	static const struct {
+		const char *word;
+		enum sub sub;
+	} subs[] = {{"export", SUB_EXPORT},
+	            {"backup", SUB_BACKUP},
+	            {"admin", SUB_ADMIN},
+	            {"audit", SUB_AUDIT}};
 	cl->sub = SUB_SERVER;
-	if (argc > 1 && (strcmp(argv[1], "export") == 0 || strcmp(argv[1], "backup") == 0)) {
-		cl->sub = argv[1][0] == 'e' ? SUB_EXPORT : SUB_BACKUP;
+	for (size_t i = 0; argc > 1 && i < sizeof subs / sizeof subs[0]; i++)
+		if (strcmp(argv[1], subs[i].word) == 0)
+			cl->sub = subs[i].sub;
+	if (cl->sub != SUB_SERVER) {
 		argv[1] = argv[0];
 		argv++;
 		argc--;
@@ -885,22 +917,58 @@ static int parse_args(struct cmdline *cl, int argc, char **argv)
 		cl->dest = argv[optind];
 		return -1;
 	}
-	if (optind != argc || cl->sub == SUB_BACKUP) {
+	if (cl->sub == SUB_ADMIN && optind < argc && argc - optind <= 2) {
+		cl->words[0] = argv[optind];
+		cl->words[1] = optind + 1 < argc ? argv[optind + 1] : NULL;
+		return -1;
+	}
+	if (optind != argc || cl->sub == SUB_BACKUP || cl->sub == SUB_ADMIN) {
 		usage(stderr);
 		return 2;
 	}
 	return -1;
 }
 
-/* bitarenad export and backup: the store of --data or --db, read while a server may run. */
-static int subcommand(const struct options *o, enum sub sub, const char *dest)
+/*
+ * bitarenad export, backup, admin and audit: the store of --data or --db, read (admin:
+ * written) while a server may run.
+ */
+static int subcommand(const struct options *o, const struct cmdline *cl)
 {
-	const struct store_options so = {.dir = o->data,
+	enum sub sub = cl->sub;
+	const char *dest = cl->dest;
+	const struct store_options so = {.dir = sub >= SUB_ADMIN ? data_dir(o->data) : o->data,
 	                                 .backend = o->db != NULL ? "postgresql" : NULL,
 	                                 .conninfo = o->db,
 	                                 .busy_timeout_ms = (int)o->busy_ms};
 	char why[600];
 	int64_t n = 0;
+	if (sub == SUB_ADMIN || sub == SUB_AUDIT) {
+		static const struct {
+			const char *word;
+			enum moderation_offline op;
+		} ops[] = {{"add", MODERATION_ADD},
+		           {"remove", MODERATION_REMOVE},
+		           {"list", MODERATION_LIST}};
+		enum moderation_offline op = MODERATION_AUDIT;
+		for (size_t i = 0; sub == SUB_ADMIN; i++) {
+			if (i == sizeof ops / sizeof ops[0]) {
+				fprintf(stderr,
+				        "bitarenad: admin add NAME | admin remove NAME | admin "
+				        "list\n");
+				return 2;
+			}
+			if (strcmp(cl->words[0], ops[i].word) == 0) {
+				op = ops[i].op;
+				break;
+			}
+		}
+		int st = moderation_offline(&so, op, sub == SUB_AUDIT ? NULL : cl->words[1], 0,
+		                            stdout, why, sizeof why);
+		if (st != 0)
+			fprintf(stderr, "bitarenad: %s\n", why);
+		return st;
+	}
 	int st = sub == SUB_EXPORT
 	                 ? api_export(&so, o->since, o->format, stdout, &n, why, sizeof why)
 	                 : api_backup(&so, dest, why, sizeof why);
@@ -1198,7 +1266,7 @@ int main(int argc, char **argv)
 	if (cl.config != NULL)
 		log_info("config read file=%s settings=%zu", LOG_Q(cl.config), rl.boot.n);
 	if (cl.sub != SUB_SERVER)
-		return subcommand(&o, cl.sub, cl.dest);
+		return subcommand(&o, &cl);
 	if (o.since != NULL || o.format != NULL) {
 		fprintf(stderr, "bitarenad: --since and --format are bitarenad export's\n");
 		return 2;

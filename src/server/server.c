@@ -239,6 +239,14 @@ void server_reconfigure(struct server *s, const struct server_config *cfg)
 	c.max_replays = cfg->max_replays;
 	c.budget = cfg->budget;
 	c.max_seeks = cfg->max_seeks;
+	c.admins = cfg->admins;
+	c.motd = cfg->motd;
+	bool motd_changed = (s->cfg.motd == NULL) != (c.motd == NULL) ||
+	                    (c.motd != NULL && strcmp(s->cfg.motd, c.motd) != 0);
+	/* the file's motd replaces the motd verb's only when the file's changed */
+	if (motd_changed)
+		lobby_set_motd(&s->lobby, c.motd);
+	moderation_set_config_admins(&s->mod, c.admins);
 	s->cfg = c;
 	log_set_level((enum log_level)c.log_level);
 	s->sess.grace_ms = c.grace_ms;
@@ -283,8 +291,15 @@ int server_init(struct server *s, uv_loop_t *loop, const struct server_config *c
 	s->sess.lim = cfg->sess;
 	offers_init(&s->sess);
 	lobby_init(&s->lobby, &s->hub, &s->sess, cfg->seek_feed_ms, cfg->max_seeks);
-	s->cmds = (struct commands){
-	        .lobby = &s->lobby, .sess = &s->sess, .bar = &s->bar, .budget = cfg->budget};
+	s->cmds = (struct commands){.lobby = &s->lobby,
+	                            .sess = &s->sess,
+	                            .bar = &s->bar,
+	                            .mod = &s->mod,
+	                            .budget = cfg->budget};
+	moderation_set_config_admins(&s->mod, cfg->admins);
+	lobby_set_motd(&s->lobby, cfg->motd);
+	s->sess.hides = moderation_hides;
+	s->sess.hides_ud = &s->mod;
 #if HAVE_WEBSOCKETS
 	if ((r = api_init(&s->api, loop, &s->hub, &s->sess, &s->lobby, &cfg->budget)) != 0)
 		return r;
@@ -315,6 +330,17 @@ int server_open_store(struct server *s, const struct store_options *o, bool fast
 		                  : "");
 		return r;
 	}
+	/* what admins decided, read before the journal's writer owns the connection */
+	char *admins = s->mod.config_admins;
+	s->mod.config_admins = NULL;
+	if ((r = moderation_load(&s->mod, db)) < 0) {
+		free(admins);
+		log_error("moderation cannot load why=%s", LOG_Q(store_strerror(r)));
+		store_close(db);
+		return r;
+	}
+	s->mod.config_admins = admins;
+	s->mod.jn = &s->journal;
 	/* readers open their own connections once the writer's made the schema */
 	if ((r = store_reader_start(s->loop, &wo, 0, &s->rd)) < 0) {
 		log_error("store readers cannot start why=%s", LOG_Q(store_strerror(r)));
@@ -473,6 +499,7 @@ void server_free(struct server *s)
 	cluster_free(s->cluster);
 	s->cluster = NULL;
 #endif
+	moderation_free(&s->mod);
 	if (!s->stored)
 		return;
 	accounts_close(&s->acct);

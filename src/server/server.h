@@ -34,6 +34,7 @@
 #include "server/net/conn.h"
 #include "server/events/tourney.h"
 #include "server/records/journal.h"
+#include "server/records/moderation.h"
 #include "server/play/lobby.h"
 #include "server/ports/playtak_port.h"
 #include "server/msg/rtt.h"
@@ -66,6 +67,8 @@ struct server_config {
 	struct budget_config budget; /* each connection's command budget; rate 0: none */
 	uint64_t seek_feed_ms;       /* seek news goes out at most this often; 0: next pass */
 	unsigned max_seeks;          /* open seeks in all; 0: no limit */
+	const char *admins;          /* --admins: names split by commas (NULL: none; copied) */
+	const char *motd;            /* --motd: the message of the day (NULL: none; copied) */
 };
 
 #define SERVER_PING_TIMEOUT_DEFAULT 30 /* seconds (--ping-timeout) */
@@ -93,6 +96,7 @@ struct server {
 	struct accounts acct;
 	struct archive arch;
 	struct tourneys tourneys; /* tournaments (with a store only) */
+	struct moderation mod;   /* admins, bans, mutes, blocks (records/moderation.h) */
 	struct cluster *cluster; /* --cluster: this node's; NULL: a single server */
 	struct commands cmds;
 	struct metrics metrics; /* every layer's counters and gauges (metrics.h) */

@@ -11,10 +11,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 
 #include "server/events/tourney.h"
 #include "server/records/accounts.h"
 #include "server/records/archive.h"
+#include "server/records/moderation.h"
 #include "server/play/direct.h"
 #include "server/play/identity.h"
 #include "server/play/lobby.h"
@@ -24,6 +26,7 @@
 #include "server/play/session.h"
 #include "server/play/session_view.h"
 #include "server/play/session_watch.h"
+#include "server/store/store.h"
 
 /* ---- handlers: the lobby ------------------------------------------------------------ */
 
@@ -44,6 +47,9 @@ static bool name_arg(struct cmd *x, const char *name)
 	return false;
 }
 
+static bool refuse_banned(struct cmd *x, const char *name);
+static bool refuse_blocked(struct cmd *x, const char *by);
+
 static void cmd_login(struct cmd *x)
 {
 	struct client *c = x->cl;
@@ -53,7 +59,7 @@ static void cmd_login(struct cmd *x)
 		reply_err(c, rq, ERR_ALREADY_LOGGED_IN, "you are %s already", c->name);
 		return;
 	}
-	if (!name_arg(x, name))
+	if (!name_arg(x, name) || refuse_banned(x, name))
 		return;
 	if (x->cx->acct != NULL) { /* the store says whether the name is an account's */
 		if (rq->argc == 2) /* a password (or a guest's token), checked off the loop */
@@ -99,7 +105,7 @@ static void cmd_unseek(struct cmd *x)
 
 static void cmd_match(struct cmd *x)
 {
-	if (name_arg(x, x->rq->argv[0]))
+	if (name_arg(x, x->rq->argv[0]) && !refuse_blocked(x, x->rq->argv[0]))
 		direct_match(x->cx->lobby, x->cl, x->rq);
 }
 
@@ -110,7 +116,7 @@ static void cmd_decline(struct cmd *x)
 
 static void cmd_tell(struct cmd *x)
 {
-	if (name_arg(x, x->rq->argv[0]))
+	if (name_arg(x, x->rq->argv[0]) && !refuse_blocked(x, x->rq->argv[0]))
 		direct_tell(x->cx->lobby, x->cl, x->rq, x->rq->argv[0], x->rq->argv[1]);
 }
 
@@ -122,12 +128,18 @@ static void cmd_logout(struct cmd *x)
 
 static void cmd_accept(struct cmd *x)
 {
-	lobby_accept(x->cx->lobby, x->cl, x->rq, x->seek);
+	if (!refuse_blocked(x, x->seek->by->name))
+		lobby_accept(x->cx->lobby, x->cl, x->rq, x->seek);
 }
+
+static void who_addresses(struct cmd *x);
 
 static void cmd_who(struct cmd *x)
 {
-	lobby_who(x->cx->lobby, x->cl, x->rq);
+	if (x->admin)
+		who_addresses(x);
+	else
+		lobby_who(x->cx->lobby, x->cl, x->rq);
 }
 
 /* ---- handlers: games ---------------------------------------------------------------- */
@@ -157,9 +169,14 @@ static void cmd_undo(struct cmd *x)
 	offers_undo(x->cl, x->rq, x->g, x->seat);
 }
 
+static void admin_abort(struct cmd *x);
+
 static void cmd_abort(struct cmd *x)
 {
-	offers_abort(x->cl, x->rq, x->g, x->seat);
+	if (x->seat < 0) /* an admin's, of a game they do not play (CMD_ADMIN_MAY) */
+		admin_abort(x);
+	else
+		offers_abort(x->cl, x->rq, x->g, x->seat);
 }
 
 static void cmd_rematch(struct cmd *x)
@@ -226,6 +243,378 @@ static void cmd_tourney(struct cmd *x)
 		return;
 	}
 	tourney_command(x->cx->tourneys, x->cl, x->rq);
+}
+
+/* ---- handlers: moderation (records/moderation.h) ----------------------------------- */
+
+#define DURATION_MAX_S (10LL * 365 * 24 * 3600) /* a longer ban is one without an end */
+
+/* "30s", "15m", "2h", "7d", "4w": seconds into *s; false for anything else. */
+static bool duration_parse(const char *t, int64_t *s)
+{
+	char *end;
+	if (t[0] < '0' || t[0] > '9')
+		return false;
+	long long n = strtoll(t, &end, 10);
+	static const struct {
+		char unit;
+		int64_t s;
+	} units[] = {{'s', 1}, {'m', 60}, {'h', 3600}, {'d', 86400}, {'w', 7 * 86400}};
+	for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
+		if (end[0] == units[i].unit && end[1] == '\0' && n > 0 &&
+		    n <= DURATION_MAX_S / units[i].s) {
+			*s = n * units[i].s;
+			return true;
+		}
+	return false;
+}
+
+/* "until 2026-11-28 12:00 UTC" or "for good", for sentences. */
+static const char *until_text(int64_t until, char *buf, size_t len)
+{
+	if (until == 0)
+		return "for good";
+	time_t t = (time_t)(until / 1000);
+	struct tm tm;
+	gmtime_r(&t, &tm);
+	strftime(buf, len, "until %Y-%m-%d %H:%M UTC", &tm);
+	return buf;
+}
+
+/* {"reason":..,"until":ms (0: no end),"by":..}, what a refusal or a notice carries. */
+static cJSON *sanction_fields(const struct store_mod *r)
+{
+	cJSON *f = cJSON_CreateObject();
+	cJSON_AddStringToObject(f, "reason", r->reason);
+	cJSON_AddNumberToObject(f, "until", (double)r->until);
+	cJSON_AddStringToObject(f, "by", r->actor);
+	return f;
+}
+
+/* BANNED: a login of name from x's address while a ban holds it out. */
+static bool refuse_banned(struct cmd *x, const char *name)
+{
+	if (x->cx->mod == NULL)
+		return false;
+	const struct store_mod *b =
+	        moderation_banned(x->cx->mod, name, x->cl->conn->peer, store_now_ms());
+	if (b == NULL)
+		return false;
+	char u[48];
+	reply_err_fields(x->cl, x->rq, ERR_BANNED, sanction_fields(b), "%s is banned %s: %s",
+	                 strncmp(b->target, MODERATION_ADDR_PREFIX, 5) == 0 ? "your address" : name,
+	                 until_text(b->until, u, sizeof u), b->reason);
+	return true;
+}
+
+/* BLOCKED: the user `by` blocks the caller (tells, challenges). */
+static bool refuse_blocked(struct cmd *x, const char *by)
+{
+	if (x->cx->mod == NULL ||
+	    moderation_find(x->cx->mod, STORE_MOD_BLOCK, by, x->cl->name, 0) == NULL)
+		return false;
+	reply_err(x->cl, x->rq, ERR_BLOCKED, "%s does not take tells or challenges from you", by);
+	return true;
+}
+
+/* A row of x's caller about target, stamped now. */
+static struct store_mod mod_row(const struct cmd *x, enum store_mod_kind kind, const char *action,
+                                const char *target, const char *reason)
+{
+	struct store_mod r = {.kind = kind, .at = store_now_ms()};
+	snprintf(r.actor, sizeof r.actor, "%s", x->cl->name);
+	snprintf(r.action, sizeof r.action, "%s", action);
+	snprintf(r.target, sizeof r.target, "%s", target);
+	snprintf(r.reason, sizeof r.reason, "%s", reason != NULL ? reason : "");
+	return r;
+}
+
+/* Applies r and answers: false (answered) when it could not be. */
+static bool mod_apply(struct cmd *x, const struct store_mod *r, const char *missing)
+{
+	int err = moderation_apply(x->cx->mod, r);
+	if (err == STORE_ENOTFOUND)
+		reply_err(x->cl, x->rq, ERR_BAD_ARGS, "%s", missing);
+	else if (err < 0)
+		reply_err(x->cl, x->rq, ERR_INTERNAL,
+		          "it could not be stored (%s); nothing changed", store_strerror(err));
+	return err == 0;
+}
+
+/* A target as an argument: a user's name, or "addr:" and an address. */
+static bool target_arg(struct cmd *x, const char *t)
+{
+	size_t n = strlen(MODERATION_ADDR_PREFIX);
+	if (strncasecmp(t, MODERATION_ADDR_PREFIX, n) != 0)
+		return name_arg(x, t);
+	size_t len = strlen(t + n);
+	if (len > 0 && len + n <= STORE_TARGET_MAX &&
+	    strspn(t + n, "0123456789abcdefABCDEF.:") == len)
+		return true;
+	reply_err(x->cl, x->rq, ERR_BAD_ARGS, "an address target is addr:<IPv4 or IPv6 address>");
+	return false;
+}
+
+/* Closes every connection target names (a user, or an address's), telling each why. */
+static int close_target(struct cmd *x, const char *target, const char *why)
+{
+	int n = 0;
+	size_t plen = strlen(MODERATION_ADDR_PREFIX);
+	bool addr = strncasecmp(target, MODERATION_ADDR_PREFIX, plen) == 0;
+	for (struct conn *k = x->cl->conn->hub->conns, *next; k != NULL; k = next) {
+		next = k->next;
+		struct client *u = client_of(k);
+		if (u == NULL || u == x->cl || u->remote)
+			continue;
+		if (addr ? strcasecmp(k->peer, target + plen) != 0
+		         : !u->logged_in || strcasecmp(u->name, target) != 0)
+			continue;
+		send_info(u, ERR_KICKED, "%s; this connection closes", why);
+		client_close(u, true);
+		n++;
+	}
+	return n;
+}
+
+/*
+ * ban|mute <target> [duration] <reason>: argv[1] is the duration when it reads as one,
+ * else the reason's first word.
+ */
+static void sanction(struct cmd *x, enum store_mod_kind kind)
+{
+	const struct proto_req *rq = x->rq;
+	const char *target = rq->argv[0], *verb = kind == STORE_MOD_BAN ? "ban" : "mute";
+	if (!target_arg(x, target))
+		return;
+	int64_t secs = 0;
+	char *joined = NULL;
+	const char *reason = rq->argv[1];
+	if (rq->argc == 3 && duration_parse(rq->argv[1], &secs))
+		reason = rq->argv[2];
+	else if (rq->argc == 3)
+		reason = joined = xasprintf("%s %s", rq->argv[1], rq->argv[2]);
+	struct store_mod r = mod_row(x, kind, verb, target, reason ? reason : "");
+	free(joined);
+	r.until = secs > 0 ? r.at + secs * 1000 : 0;
+	/* a ban closes the target's connections first: what they are told is not held behind
+	   the ban's write (their output would go with them) */
+	char u[48], *why = xasprintf("banned by %s %s: %s", r.actor,
+	                             until_text(r.until, u, sizeof u), r.reason);
+	int closed = kind == STORE_MOD_BAN ? close_target(x, target, why ? why : "banned") : 0;
+	free(why);
+	if (!mod_apply(x, &r, ""))
+		return;
+	log_info("%s user=%s target=%s until=%lld reason=%s",
+	         kind == STORE_MOD_BAN ? "ban" : "mute", r.actor, LOG_Q(target), (long long)r.until,
+	         LOG_Q(r.reason));
+	cJSON *f = sanction_fields(&r);
+	cJSON_AddStringToObject(f, "target", target);
+	if (kind == STORE_MOD_BAN)
+		cJSON_AddNumberToObject(f, "closed", closed);
+	reply_ok(x->cl, rq, f, NULL, "%s %s %s: %s", kind == STORE_MOD_BAN ? "banned" : "muted",
+	         target, until_text(r.until, u, sizeof u), r.reason);
+}
+
+static void lift(struct cmd *x, enum store_mod_kind kind)
+{
+	const struct proto_req *rq = x->rq;
+	const char *target = rq->argv[0], *verb = kind == STORE_MOD_BAN ? "unban" : "unmute";
+	if (!target_arg(x, target))
+		return;
+	struct store_mod r = mod_row(x, kind, verb, target, rq->argc == 2 ? rq->argv[1] : "");
+	r.remove = true;
+	char *missing =
+	        xasprintf("%s is not %s", target, kind == STORE_MOD_BAN ? "banned" : "muted");
+	bool ok = mod_apply(x, &r, missing ? missing : "not there");
+	free(missing);
+	if (!ok)
+		return;
+	log_info("%s user=%s target=%s", verb, r.actor, LOG_Q(target));
+	cJSON *f = cJSON_CreateObject();
+	cJSON_AddStringToObject(f, "target", target);
+	reply_ok(x->cl, rq, f, NULL, "%s %s", kind == STORE_MOD_BAN ? "unbanned" : "unmuted",
+	         target);
+}
+
+static void cmd_ban(struct cmd *x)
+{
+	sanction(x, STORE_MOD_BAN);
+}
+
+static void cmd_unban(struct cmd *x)
+{
+	lift(x, STORE_MOD_BAN);
+}
+
+static void cmd_mute(struct cmd *x)
+{
+	sanction(x, STORE_MOD_MUTE);
+}
+
+static void cmd_unmute(struct cmd *x)
+{
+	lift(x, STORE_MOD_MUTE);
+}
+
+static void cmd_kick(struct cmd *x)
+{
+	const struct proto_req *rq = x->rq;
+	const char *target = rq->argv[0];
+	if (!target_arg(x, target))
+		return;
+	struct store_mod r =
+	        mod_row(x, STORE_MOD_AUDIT, "kick", target, rq->argc == 2 ? rq->argv[1] : "");
+	char *why = xasprintf("kicked by %s%s%s", r.actor, r.reason[0] ? ": " : "", r.reason);
+	int n = close_target(x, target, why ? why : "kicked");
+	free(why);
+	if (n == 0) {
+		reply_err(x->cl, rq, ERR_NO_SUCH_USER, "%s is not connected", target);
+		return;
+	}
+	if (!mod_apply(x, &r, ""))
+		return;
+	log_info("kick user=%s target=%s connections=%d", r.actor, LOG_Q(target), n);
+	cJSON *f = cJSON_CreateObject();
+	cJSON_AddStringToObject(f, "target", target);
+	cJSON_AddNumberToObject(f, "closed", n);
+	reply_ok(x->cl, rq, f, NULL, "kicked %s (%d connection%s)", target, n, n == 1 ? "" : "s");
+}
+
+static void admin_abort(struct cmd *x)
+{
+	char id[24];
+	snprintf(id, sizeof id, "%" PRIu64, x->id);
+	struct store_mod r = mod_row(x, STORE_MOD_AUDIT, "abort", id, "");
+	if (!mod_apply(x, &r, ""))
+		return;
+	cJSON *f = cJSON_CreateObject();
+	cJSON_AddNumberToObject(f, "game", (double)x->id);
+	reply_ok(x->cl, x->rq, f, NULL, "game %" PRIu64 " aborted", x->id);
+	cJSON *j = cJSON_CreateObject();
+	cJSON_AddStringToObject(j, "type", "info");
+	cJSON_AddStringToObject(j, "event", "aborted");
+	cJSON_AddNumberToObject(j, "game", (double)x->id);
+	cJSON_AddStringToObject(j, "by", r.actor);
+	session_watch_broadcast(
+	        x->g, j,
+	        xasprintf("info game %" PRIu64 ": an admin (%s) aborted the game", x->id, r.actor),
+	        NULL);
+	log_info("abort user=%s game=%" PRIu64, r.actor, x->id);
+	session_end(x->g, -1, "*", "aborted"); /* stored as aborted: no rating changes */
+}
+
+static void cmd_announce(struct cmd *x)
+{
+	const char *text = x->rq->argv[0];
+	struct store_mod r = mod_row(x, STORE_MOD_AUDIT, "announce", "*", text);
+	if (!mod_apply(x, &r, ""))
+		return;
+	cJSON *j = cJSON_CreateObject();
+	cJSON_AddStringToObject(j, "type", "announce");
+	cJSON_AddStringToObject(j, "from", r.actor);
+	cJSON_AddStringToObject(j, "text", text);
+	struct msg m;
+	msg_init(&m, j, xasprintf("announcement from %s: %s", r.actor, text));
+	int n = 0;
+	for (struct conn *k = x->cl->conn->hub->conns; k != NULL; k = k->next) {
+		struct client *u = client_of(k);
+		if (u != NULL && !u->remote) {
+			msg_send(&m, u);
+			n++;
+		}
+	}
+	msg_done(&m);
+	log_info("announce user=%s connections=%d", r.actor, n);
+	cJSON *f = cJSON_CreateObject();
+	cJSON_AddNumberToObject(f, "connections", n);
+	reply_ok(x->cl, x->rq, f, NULL, "announced to %d connection%s", n, n == 1 ? "" : "s");
+}
+
+static void cmd_motd(struct cmd *x)
+{
+	struct moderation *m = x->cx->mod;
+	if (x->rq->argc == 1) {
+		const char *text = strcmp(x->rq->argv[0], "-") == 0 ? "" : x->rq->argv[0];
+		struct store_mod r = mod_row(x, STORE_MOD_AUDIT, "motd", "*", text);
+		if (!mod_apply(x, &r, ""))
+			return;
+		lobby_set_motd(x->cx->lobby, text);
+		log_info("motd set user=%s text=%s", r.actor, LOG_Q(text));
+	}
+	const char *now = lobby_motd(x->cx->lobby);
+	(void)m;
+	cJSON *f = cJSON_CreateObject();
+	cJSON_AddStringToObject(f, "motd", now);
+	reply_ok(x->cl, x->rq, f, NULL, "motd: %s", now[0] ? now : "(none)");
+}
+
+/* who for an admin: every connection with its address, logged in or not. */
+static void who_addresses(struct cmd *x)
+{
+	cJSON *f = cJSON_CreateObject();
+	cJSON *arr = cJSON_AddArrayToObject(f, "users");
+	char *extra = NULL;
+	int n = 0;
+	for (struct conn *k = x->cl->conn->hub->conns; k != NULL; k = k->next) {
+		struct client *u = client_of(k);
+		if (u == NULL || u->remote)
+			continue;
+		cJSON *j = cJSON_CreateObject();
+		cJSON_AddStringToObject(j, "name", u->logged_in ? u->name : "");
+		cJSON_AddBoolToObject(j, "guest", u->logged_in && !u->registered);
+		cJSON_AddStringToObject(j, "address", k->peer);
+		cJSON_AddNumberToObject(j, "conn", (double)k->id);
+		cJSON_AddItemToArray(arr, j);
+		xappend(&extra, "%s  %-20s %-8s conn %llu  %s", extra ? "\n" : "",
+		        u->logged_in ? u->name : "-",
+		        !u->logged_in   ? ""
+		        : u->registered ? "account"
+		                        : "guest",
+		        (unsigned long long)k->id, k->peer);
+		n++;
+	}
+	reply_ok(x->cl, x->rq, f, extra, "%d connection%s", n, n == 1 ? "" : "s");
+}
+
+/* block|unblock <user>: an account's own list (stored), not audited. */
+static void blocking(struct cmd *x, bool on)
+{
+	const char *target = x->rq->argv[0];
+	if (!name_arg(x, target))
+		return;
+	if (!x->cl->registered || x->cx->mod == NULL) {
+		reply_err(x->cl, x->rq, ERR_NOT_LOGGED_IN,
+		          "blocks are kept for accounts: log in to yours (register one first)");
+		return;
+	}
+	if (strcasecmp(target, x->cl->name) == 0) {
+		reply_err(x->cl, x->rq, ERR_BAD_ARGS, "you cannot block yourself");
+		return;
+	}
+	struct store_mod r = mod_row(x, STORE_MOD_BLOCK, "", target, "");
+	r.remove = !on;
+	char *missing = xasprintf("you do not block %s", target);
+	bool ok = mod_apply(x, &r, missing ? missing : "not blocked");
+	free(missing);
+	if (!ok)
+		return;
+	cJSON *f = cJSON_CreateObject();
+	cJSON_AddStringToObject(f, "user", target);
+	cJSON_AddBoolToObject(f, "blocked", on);
+	reply_ok(x->cl, x->rq, f, NULL,
+	         on ? "blocked %s: no tells, chat or challenges from them reach you"
+	            : "unblocked %s",
+	         target);
+}
+
+static void cmd_block(struct cmd *x)
+{
+	blocking(x, true);
+}
+
+static void cmd_unblock(struct cmd *x)
+{
+	blocking(x, false);
 }
 
 /* ---- handlers: the connection ------------------------------------------------------- */
@@ -344,6 +733,7 @@ static void cmd_quit(struct cmd *x)
 #define GAME   CMD_GAME
 #define PLAYER (CMD_LOGIN | CMD_GAME | CMD_SEAT) /* the caller's own game */
 #define PACED  CMD_PACED
+#define ADMIN  (CMD_LOGIN | CMD_ADMIN)
 
 static const struct proto_cmd table[] = {
         {"login", 1, 2, REST, 2, cmd_login, "login <name> [password | token]",
@@ -373,8 +763,9 @@ static const struct proto_cmd table[] = {
          "offer a draw or answer one; two offers make a draw by agreement"},
         {"undo", 1, 2, PLAYER | CMD_LIVE, 1, cmd_undo, "undo <game> [decline|withdraw]",
          "ask to take back your last move; the opponent's undo accepts"},
-        {"abort", 1, 1, PLAYER | CMD_LIVE, 1, cmd_abort, "abort <game>",
-         "end a game with no result before both sides have moved"},
+        {"abort", 1, 1, PLAYER | CMD_LIVE | CMD_ADMIN_MAY, 1, cmd_abort, "abort <game>",
+         "end a game with no result before both sides have moved (an admin: any game, any "
+         "time)"},
         {"rematch", 1, 2, PLAYER | CMD_OVER, 2, cmd_rematch, "rematch <game> [decline|withdraw]",
          "after a game: offer it again with seats swapped; the opponent's rematch accepts"},
         {"watch", 1, 1, GAME | CMD_SPECTATE, 2, cmd_watch, "watch <game>",
@@ -383,7 +774,8 @@ static const struct proto_cmd table[] = {
          "stop watching a game"},
         {"refresh", 1, 1, GAME | CMD_MEMBER, 2, cmd_refresh, "refresh <game>",
          "your game, or one you watch, drawn again as it stands (clocks now)"},
-        {"who", 0, 0, CMD_SHARED_USERS, 5, cmd_who, "who", "connected users and their games"},
+        {"who", 0, 0, CMD_SHARED_USERS | CMD_ADMIN_MAY, 5, cmd_who, "who",
+         "connected users and their games (an admin: every connection and its address)"},
         {"ratings", 1, 1, STORE, 5, cmd_ratings, "ratings <kind>",
          "the best rated players of a game kind"},
         {"finger", 1, 1, STORE, 5, cmd_finger, "finger <name>",
@@ -400,10 +792,28 @@ static const struct proto_cmd table[] = {
          "tournaments: create <kind> [game opts] format=roundrobin|double|gauntlet|swiss "
          "[rounds=N] [max=N] [rated=0|1] [name=...]; list; show, join, withdraw, games, trf "
          "(a Swiss's FIDE TRF-16) <id>; start and cancel <id> (its director)"},
-        {"say", 2, 2, LOGIN | GAME | CMD_MEMBER | REST | CMD_VOUCHED, 1, cmd_say,
+        {"say", 2, 2, LOGIN | GAME | CMD_MEMBER | REST | CMD_VOUCHED | CMD_VOICE, 1, cmd_say,
          "say <game> <text>", "talk to a game's players and spectators"},
-        {"tell", 2, 2, LOGIN | REST, 1, cmd_tell, "tell <user> <text>",
+        {"tell", 2, 2, LOGIN | REST | CMD_VOICE, 1, cmd_tell, "tell <user> <text>",
          "a private message to a user who is online"},
+        {"block", 1, 1, LOGIN, 2, cmd_block, "block <user>",
+         "no tells, chat or challenges from that user reach you (kept with your account)"},
+        {"unblock", 1, 1, LOGIN, 2, cmd_unblock, "unblock <user>", "lift your block of a user"},
+        {"ban", 2, 3, ADMIN | REST, 1, cmd_ban, "ban <user|addr:ADDRESS> [duration] <reason>",
+         "admins: refuse logins of a user or an address, for a duration (30m, 12h, 7d, 2w) or "
+         "for good; their connections close"},
+        {"unban", 1, 2, ADMIN | REST, 1, cmd_unban, "unban <user|addr:ADDRESS> [note]",
+         "admins: lift a ban"},
+        {"mute", 2, 3, ADMIN | REST, 1, cmd_mute, "mute <user> [duration] <reason>",
+         "admins: refuse a user's say and tell, for a duration or for good"},
+        {"unmute", 1, 2, ADMIN | REST, 1, cmd_unmute, "unmute <user> [note]",
+         "admins: lift a mute"},
+        {"kick", 1, 2, ADMIN | REST, 1, cmd_kick, "kick <user|addr:ADDRESS> [reason]",
+         "admins: close a user's (or an address's) connections"},
+        {"announce", 1, 1, ADMIN | REST, 1, cmd_announce, "announce <text>",
+         "admins: a message to every connection"},
+        {"motd", 0, 1, ADMIN | REST, 1, cmd_motd, "motd [text | -]",
+         "admins: the message of the day shown at login: show it, set it, or clear it (-)"},
         {"set", 2, 2, 0, 1, cmd_set,
          "set format text|json / set ping|watchers|seeks|tourneys on|off",
          "choose how the server writes to you; ask for the server's pings (round-trip time) "
@@ -466,10 +876,28 @@ static bool resolve(struct cmd *x)
 		refuse_no_storage(c, rq);
 		return false;
 	}
+	if (fl & (CMD_ADMIN | CMD_ADMIN_MAY))
+		x->admin = c->logged_in && c->registered && x->cx->mod != NULL &&
+		           moderation_is_admin(x->cx->mod, c->name);
+	if ((fl & CMD_ADMIN) && !x->admin) {
+		reply_err(c, rq, ERR_NOT_ADMIN, "%s is not an admin of this server", c->name);
+		return false;
+	}
+	if ((fl & CMD_VOICE) && x->cx->mod != NULL) {
+		const struct store_mod *m =
+		        moderation_find(x->cx->mod, STORE_MOD_MUTE, NULL, c->name, store_now_ms());
+		if (m != NULL) {
+			char u[48];
+			reply_err_fields(c, rq, ERR_MUTED, sanction_fields(m),
+			                 "you are muted %s: %s", until_text(m->until, u, sizeof u),
+			                 m->reason);
+			return false;
+		}
+	}
 	if ((fl & (CMD_GAME | CMD_GAME_ID)) &&
 	    commands_resolve_game(x, (fl & CMD_GAME) != 0) != CMD_RESOLVED)
 		return false;
-	if ((fl & CMD_SEAT) && x->seat < 0) {
+	if ((fl & CMD_SEAT) && x->seat < 0 && !((fl & CMD_ADMIN_MAY) && x->admin)) {
 		reply_err(c, rq, ERR_NOT_YOUR_GAME, "you do not play in game %" PRIu64, x->id);
 		return false;
 	}
@@ -537,7 +965,7 @@ static bool charge(struct commands *cx, struct client *cl, const struct proto_re
 		          "%u commands in a row came faster than allowed, each after a "
 		          "RATE_LIMITED; disconnected",
 		          cx->budget.strikes);
-		log_info("conn %llu: kept overrunning its command budget; disconnected",
+		log_info("connection dropped conn=%llu why=flooding",
 		         (unsigned long long)cl->conn->id);
 		client_close(cl, true); /* cl is freed */
 		return false;

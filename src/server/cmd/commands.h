@@ -37,6 +37,11 @@
  *   CMD_LIVE    x->g is not over (GAME_OVER);
  *   CMD_OVER    x->g is over (NOT_NOW);
  *   CMD_SEEK    argv[0] names an open seek: x->seek (BAD_ARGS, NO_SUCH_SEEK);
+ *   CMD_ADMIN   the caller is logged in to an account that is an admin of the
+ *               server (moderation.h) (NOT_ADMIN);
+ *   CMD_ADMIN_MAY  x->admin says whether the caller is such an admin; with
+ *               CMD_SEAT, an admin passes it for any game (x->seat stays -1);
+ *   CMD_VOICE   the caller is not muted (MUTED);
  *   CMD_PACED   a move runs whenever the budget is not in debt, and pays its cost
  *               after the fact only when refused: the game paces moves that are
  *               played (one per turn), so they cost nothing and a client out of
@@ -81,6 +86,7 @@
 
 struct accounts;
 struct archive;
+struct moderation;
 struct lobby;
 struct sessions;
 struct game;
@@ -106,7 +112,10 @@ enum cmd_flags {
 	CMD_SPECTATE = 1 << 14,
 	CMD_UNSPECTATE = 1 << 15,
 	CMD_VOUCHED = 1 << 16,
-	CMD_TAKES_SEEK = 1 << 17
+	CMD_TAKES_SEEK = 1 << 17,
+	CMD_ADMIN = 1 << 18,
+	CMD_ADMIN_MAY = 1 << 19,
+	CMD_VOICE = 1 << 20
 };
 
 struct cmd;
@@ -136,6 +145,7 @@ struct commands {
 	struct accounts *acct;       /* NULL: the server keeps no store */
 	struct archive *arch;        /* NULL: the server keeps no store */
 	struct tourneys *tourneys;   /* NULL: the server keeps no store */
+	struct moderation *mod;      /* admins, bans, mutes, blocks; NULL: none (no admin) */
 	struct client_barrier *bar;  /* the journal's: lifted after each command (client.h) */
 	const struct router *router; /* NULL: a single node */
 	struct budget_config budget;  /* every client's command budget */
@@ -150,6 +160,7 @@ struct cmd {
 	struct game *g;    /* CMD_GAME */
 	int seat;          /* CMD_GAME: the caller's seat in g, or -1 */
 	struct seek *seek; /* CMD_SEEK */
+	bool admin;        /* CMD_ADMIN, CMD_ADMIN_MAY: the caller is an admin */
 	bool forwarded;    /* set by the router: passed on to another node, the caller's input
 	                      held until the answer; a CMD_PACED row refused there is charged
 	                      there (its relay client's budget), not again here */

@@ -822,16 +822,18 @@ static struct ws_listener *log_to;
  */
 static void lws_log(int level, const char *line)
 {
-	(void)level;
 	size_t n = strlen(line);
 	while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r'))
 		n--;
+	char what[LOG_Q_MAX];
+	snprintf(what, sizeof what, "%.*s", (int)n, line);
 	if (log_to != NULL && log_to->listening) {
 		metric_inc(&log_to->errors);
-		log_debug("libwebsockets: %.*s", (int)n, line);
+		log_debug("libwebsockets said what=%s", LOG_Q(what));
 		return;
 	}
-	log_error("libwebsockets: %.*s", (int)n, line);
+	log_at(level & LLL_ERR ? LOG_LEVEL_ERROR : LOG_LEVEL_WARN, "libwebsockets said what=%s",
+	       LOG_Q(what));
 }
 
 int ws_listen(struct ws_listener **out, struct conn_hub *hub, const struct ws_config *cfg,

@@ -385,10 +385,23 @@ void lobby_free(struct lobby *l)
 		seek_remove(l, l->seeks, false, 0);
 	free(l->feed);
 	l->feed = NULL;
+	free(l->motd);
+	l->motd = NULL;
 	l->capfeed = 0;
 	who_clear(&l->who);
 	if (l->feed_open && !uv_is_closing((uv_handle_t *)&l->feed_timer))
 		uv_close((uv_handle_t *)&l->feed_timer, NULL);
+}
+
+void lobby_set_motd(struct lobby *l, const char *text)
+{
+	free(l->motd);
+	l->motd = text != NULL && text[0] != '\0' ? strdup(text) : NULL;
+}
+
+const char *lobby_motd(const struct lobby *l)
+{
+	return l->motd != NULL ? l->motd : "";
 }
 
 /* ---- presence ------------------------------------------------------------------------ */
@@ -431,6 +444,12 @@ void lobby_login_checked(struct lobby *l, struct client *c, const struct proto_r
 	         registered ? "" : c->token);
 	free(back);
 	session_resume_send(l->sess, c);
+	if (l->motd != NULL) {
+		cJSON *j = cJSON_CreateObject();
+		cJSON_AddStringToObject(j, "type", "motd");
+		cJSON_AddStringToObject(j, "text", l->motd);
+		send_msg(c, j, xasprintf("motd: %s", l->motd));
+	}
 	if (l->news.on_presence != NULL)
 		l->news.on_presence(l->news.ud, c, true);
 	if (l->hooks.on_login != NULL)

@@ -128,6 +128,7 @@ struct lobby {
 	uv_timer_t feed_timer;
 	bool feed_armed, feed_open;
 	struct lobby_hooks hooks;
+	char *motd; /* the message of the day, sent after each login (NULL: none) */
 	/* accounts.c's (NULL: none): c's guest login of name with a token was refused by the
 	 * cluster after accounts.c had let it go on (hooks.guest): it counts as a failed login */
 	void (*login_failed)(void *ud, struct client *c, const char *name);
@@ -174,6 +175,10 @@ void lobby_login_checked(struct lobby *l, struct client *c, const struct proto_r
                          const char *name, bool registered);
 /* The connected, logged-in client with this name (case-insensitive), or NULL. */
 struct client *lobby_find_user(struct lobby *l, const char *name);
+/* The message of the day ("" or NULL: none; copied), sent to each login from now on. */
+void lobby_set_motd(struct lobby *l, const char *text);
+/* The message of the day, "" when none. */
+const char *lobby_motd(const struct lobby *l);
 /* c is going: its seeks and the challenges to it are withdrawn (open seeks told to the others). */
 void lobby_client_gone(struct lobby *l, struct client *c);
 /* who: the logged-in clients (LOBBY_WHO_MAX of them, the rest counted), with their games

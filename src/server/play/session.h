@@ -151,6 +151,10 @@ struct sessions {
 	/* Upward news inside the layer (see the top of this file). */
 	void (*on_deadline)(struct game *g);              /* session.c, for session_clock.c */
 	void (*on_moved)(struct game *g, unsigned seats); /* offers.c, for session.c */
+	/* Upward, registered by server.c (records/moderation.c's blocks): true when `to` does
+	   not want to hear `from`'s chat (say); NULL: everyone hears everyone. */
+	bool (*hides)(void *ud, const struct client *to, const char *from);
+	void *hides_ud;
 };
 
 /*

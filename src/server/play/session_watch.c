@@ -157,19 +157,22 @@ void session_watch_flush(struct sessions *s, struct client *c)
  * state is sent before it: the game's order holds.
  */
 static void broadcast(struct game *g, cJSON *json, char *text, const struct client *except,
-                      bool asked)
+                      bool asked, const char *from)
 {
+	const struct sessions *s = g->sess;
+	/* chat (from set) skips those who block its author (the hides callback) */
+#define HIDES(c) (from != NULL && s->hides != NULL && s->hides(s->hides_ud, (c), from))
 	struct msg m;
 	msg_init(&m, json, text);
 	for (int i = 0; i < g->ops->nplayers; i++) {
 		struct client *c = g->pl[i].c;
-		if (c != NULL && c != except && (!asked || c->want_watchers))
+		if (c != NULL && c != except && (!asked || c->want_watchers) && !HIDES(c))
 			msg_send(&m, c);
 	}
 	for (size_t i = 0; i < g->nw; i++) {
 		struct watcher *w = &g->w[i];
 		if (session_seat_of(g, w->c) >= 0 || w->c == except ||
-		    (asked && !w->c->want_watchers))
+		    (asked && !w->c->want_watchers) || HIDES(w->c))
 			continue;
 		if (w->pending != NULL) {
 			session_watch_send_state(g, w->pending, w->c, -1);
@@ -179,6 +182,7 @@ static void broadcast(struct game *g, cJSON *json, char *text, const struct clie
 		msg_send(&m, w->c);
 	}
 	msg_done(&m);
+#undef HIDES
 }
 
 void session_watch_notify(struct game *g, cJSON *json, char *text)
@@ -196,7 +200,7 @@ void session_watch_notify(struct game *g, cJSON *json, char *text)
 
 void session_watch_broadcast(struct game *g, cJSON *json, char *text, const struct client *except)
 {
-	broadcast(g, json, text, except, false);
+	broadcast(g, json, text, except, false, NULL);
 }
 
 /* ---- the spectator count -------------------------------------------------------------- */
@@ -213,7 +217,7 @@ void session_watch_tell_count(struct game *g)
 	cJSON_AddStringToObject(j, "type", "watchers");
 	cJSON_AddNumberToObject(j, "game", (double)g->id);
 	cJSON_AddNumberToObject(j, "watchers", (double)nw);
-	broadcast(g, j, xasprintf("watchers game %" PRIu64 ": %zu", g->id, nw), NULL, true);
+	broadcast(g, j, xasprintf("watchers game %" PRIu64 ": %zu", g->id, nw), NULL, true, NULL);
 }
 
 void session_watch_count_changed(struct game *g)
@@ -391,8 +395,8 @@ void session_watch_say(struct client *c, const struct proto_req *rq, struct game
 	cJSON_AddNumberToObject(j, "game", (double)g->id);
 	cJSON_AddStringToObject(j, "from", c->name);
 	cJSON_AddStringToObject(j, "text", text);
-	session_watch_broadcast(g, j, xasprintf("[%" PRIu64 "] %s: %s", g->id, c->name, text),
-	                        NULL);
+	broadcast(g, j, xasprintf("[%" PRIu64 "] %s: %s", g->id, c->name, text), NULL, false,
+	          c->name);
 }
 
 /* ---- leaving and coming back ------------------------------------------------------- */

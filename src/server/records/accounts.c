@@ -86,7 +86,7 @@ int accounts_init(struct accounts *a, struct store_reader *rd, struct journal *j
 	            : store_password_hash(pw, a->opslimit, a->memlimit, a->dummy_hash);
 	sodium_memzero(pw, sizeof pw);
 	if (r < 0) {
-		log_error("cannot set up accounts: %s", store_strerror(r));
+		log_error("accounts cannot start err=%s", LOG_Q(store_strerror(r)));
 		accounts_close(a);
 		return r;
 	}
@@ -491,11 +491,11 @@ static void on_account(void *ud, const struct store_rec *r)
 	} else if (c->logged_in) {
 		cJSON *f = cJSON_CreateObject();
 		cJSON_AddStringToObject(f, "name", j->name);
-		log_info("account %s registered", j->name);
+		log_info("account registered user=%s", j->name);
 		reply_ok(c, rq, f, NULL, "registered %s; log in with it: login %s <password>",
 		         j->name, j->name);
 	} else {
-		log_info("account %s registered", j->name);
+		log_info("account registered user=%s", j->name);
 		char abuf[2 * ADDR_KEY_LEN + 1];
 		pair_key(j, addr_of(c, abuf));
 		known_add(j->a, j->pair, (int64_t)uv_now(j->a->hub->loop));

@@ -25,7 +25,8 @@ _Static_assert(STORE_TOKEN_HASH == SESSION_TOKEN_HASH, "a seat's token hash fits
 void journal_log_failure(const char *what, int r, const char *why)
 {
 	/* always logged: a storage failure is worth an operator's attention */
-	log_error("storage: %s: %s (%s)", what, store_strerror(r), why ? why : "");
+	log_error("storage failed what=%s err=%s why=%s", LOG_Q(what), LOG_Q(store_strerror(r)),
+	          LOG_Q(why ? why : ""));
 }
 
 bool journal_failing(const struct journal *jn, const char **why)
@@ -148,7 +149,8 @@ static void hook_end(void *ud, const struct game *g)
 	struct journal *jn = ud;
 	struct store_rec *rec = store_writer_rec(jn->w, STORE_REC_FINISH);
 	if (rec == NULL) {
-		log_error("game %" PRIu64 ": out of memory: its end is not stored", session_id(g));
+		log_error("game end not stored game=%" PRIu64 " why=\"out of memory\"",
+		          session_id(g));
 		return;
 	}
 	struct store_rec_finish *fin = &rec->u.finish;
@@ -227,6 +229,20 @@ int journal_add_account(struct journal *jn, const char *name, const char *hash, 
 	return STORE_OK;
 }
 
+int journal_add_mod(struct journal *jn, const struct store_mod *m)
+{
+	if (jn->w == NULL)
+		return STORE_EINVAL;
+	if (jn->failing)
+		return jn->fail_err;
+	struct store_rec *rec = store_writer_rec(jn->w, STORE_REC_MOD);
+	if (rec == NULL)
+		return STORE_ENOMEM;
+	rec->u.mod = *m;
+	queue(jn, rec); /* what the command sends from now on (the admin's ok) waits for it */
+	return STORE_OK;
+}
+
 /* ---- what the writer reports ------------------------------------------------------------- */
 
 /* One notice to g's players and spectators, ahead of what they have held. */
@@ -262,9 +278,9 @@ static void batch_failing(struct journal *jn, const struct store_batch *b)
 		jn->failing = true;
 		jn->fail_err = b->err;
 		snprintf(jn->fail_why, sizeof jn->fail_why, "%s", b->why);
-		log_error("storage: %s (%s): the journal waits and tries again every %d ms; "
-		          "new moves, games and accounts are refused and clocks stop meanwhile",
-		          store_strerror(b->err), b->why, JOURNAL_RETRY_MS);
+		/* meanwhile new moves, games and accounts are refused and clocks stop */
+		log_error("storage failing, the journal waits err=%s why=%s retry_ms=%d",
+		          LOG_Q(store_strerror(b->err)), LOG_Q(b->why), JOURNAL_RETRY_MS);
 		sessions_pause(jn->sess, true);
 		client_barrier_stuck(jn->bar, true); /* pings, chat and reads go on (§10) */
 	}
@@ -275,7 +291,8 @@ static void batch_failing(struct journal *jn, const struct store_batch *b)
 	                           store_strerror(b->err));
 	for (const struct store_rec *r = b->recs; r != NULL; r = r->next) {
 		uint64_t id = (uint64_t)r->game;
-		if (r->type == STORE_REC_ACCOUNT || r->type == STORE_REC_TOURNEY || told(jn, id))
+		if (r->type == STORE_REC_ACCOUNT || r->type == STORE_REC_TOURNEY ||
+		    r->type == STORE_REC_MOD || told(jn, id))
 			continue;
 		if (jn->ntold == jn->cap_told) {
 			size_t cap = jn->cap_told ? 2 * jn->cap_told : 16;
@@ -294,8 +311,7 @@ static void batch_failing(struct journal *jn, const struct store_batch *b)
 /* A batch committed after a failure: the failure ends, the games told are told. */
 static void failure_over(struct journal *jn)
 {
-	log_error("storage: works again after %" PRIu64 " failed tr%s", jn->fail_batches,
-	          jn->fail_batches == 1 ? "y" : "ies");
+	log_error("storage works again failed_batches=%" PRIu64, jn->fail_batches);
 	for (size_t i = 0; i < jn->ntold; i++)
 		tell_game(jn, jn->told[i], "store_ok", ERR_STORE_OK,
 		          "the server stores this game again; what waited follows");
@@ -330,12 +346,17 @@ static void rec_what(const struct store_rec *r, char *buf, size_t len)
 	case STORE_REC_TOURNEY:
 		snprintf(buf, len, "tournament %" PRId64, r->game);
 		break;
+	case STORE_REC_MOD:
+		snprintf(buf, len, "moderation %.15s %.30s", r->u.mod.action, r->u.mod.target);
+		break;
 	}
 }
 
+/* A game's record (not an account's, a tournament's or a moderation change) the store refused. */
 static bool refused_game_rec(const struct store_rec *r)
 {
-	return r->type != STORE_REC_ACCOUNT && r->err != STORE_OK;
+	return r->type != STORE_REC_ACCOUNT && r->type != STORE_REC_TOURNEY &&
+	       r->type != STORE_REC_MOD && r->err != STORE_OK;
 }
 
 /* The records of a committed batch the store refused: what waited for each is dropped (or
@@ -383,8 +404,8 @@ static void on_sync(void *ud, uint64_t upto, int err, const char *why)
 {
 	(void)ud;
 	if (err != STORE_OK)
-		log_error("storage: fsync of the journal up to record %" PRIu64 " failed: %s (%s)",
-		          upto, store_strerror(err), why);
+		log_error("journal fsync failed upto=%" PRIu64 " err=%s why=%s", upto,
+		          LOG_Q(store_strerror(err)), LOG_Q(why));
 }
 
 /* ---- open, close ---------------------------------------------------------------------- */
@@ -409,7 +430,7 @@ int journal_open(struct journal *jn, uv_loop_t *loop, struct store *db,
 	                                  .rate = rate};
 	int r = store_writer_start(loop, db, &cfg, &jn->w);
 	if (r < 0) {
-		log_error("cannot start the journal: %s", store_strerror(r));
+		log_error("journal cannot start err=%s", LOG_Q(store_strerror(r)));
 		return r;
 	}
 	struct session_hooks h = {.ud = jn,
@@ -522,7 +543,7 @@ int journal_seek_opts(const struct game_ops *ops, const struct store_game *sg, s
 /* Ends a stored game that cannot be played on (unknown kind, bad options). */
 static void give_up(struct journal *jn, const struct store_game *sg, const char *why)
 {
-	log_error("game %" PRId64 " cannot be restored (%s); aborted", sg->id, why);
+	log_error("game not restored, aborted game=%" PRId64 " why=%s", sg->id, LOG_Q(why));
 	struct store_rec *rec = store_writer_rec(jn->w, STORE_REC_FINISH);
 	if (rec == NULL)
 		return;

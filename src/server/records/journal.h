@@ -12,6 +12,7 @@
  *   accounts.c       register, login, guests' tokens, taking a seat over
  *   archive.c        ratings, finger, history, record, replay: reads of the store
  *   stored_record.c  a stored game as a game record (games/record.h)
+ *   moderation.c     admins, bans, mutes, blocks in memory; bitarenad admin and audit
  *
  * journal.h - the game journal: the session hooks (hooks.h) that write every
  * game to the store through the journal queue (store_writer.h: one writer
@@ -130,6 +131,12 @@ bool journal_failing(const struct journal *jn, const char **why);
  * STORE_EEXISTS (name taken) or a failure (dropped at shutdown).
  */
 int journal_add_account(struct journal *jn, const char *name, const char *hash, void *ud);
+/*
+ * Queues a moderation change with its audit row (store_mod_write); what the
+ * current command sends from now on is held until it is durable. A failure
+ * to store it later is logged. 0, or the store's failure now (nothing queued).
+ */
+int journal_add_mod(struct journal *jn, const struct store_mod *m);
 /* The seek options of a stored game: its option words, then its clock and rating; 0 or -1. */
 int journal_seek_opts(const struct game_ops *ops, const struct store_game *sg,
                       struct seek_opts *so);

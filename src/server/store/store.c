@@ -315,6 +315,31 @@ int store_account_insert(struct store *s, const char *name, const char *hash, in
 	return err ? err : s->be->account_insert(s, name, hash, now);
 }
 
+/* ---- moderation ---------------------------------------------------------------------- */
+
+int store_mod_write(struct store *s, const struct store_mod *m)
+{
+	if (m == NULL || (unsigned)m->kind > STORE_MOD_AUDIT || !fits(m->actor, sizeof m->actor) ||
+	    !fits(m->action, sizeof m->action) || !fits(m->target, sizeof m->target) ||
+	    !fits(m->reason, sizeof m->reason) || m->target[0] == '\0' ||
+	    (m->kind == STORE_MOD_AUDIT && m->action[0] == '\0'))
+		return STORE_EINVAL;
+	int err = writable(s);
+	return err ? err : s->be->mod_write(s, m);
+}
+
+int store_mod_list(struct store *s, enum store_mod_kind kind, int limit, struct store_mod **out,
+                   size_t *n)
+{
+	*out = NULL;
+	*n = 0;
+	if ((unsigned)kind > STORE_MOD_AUDIT)
+		return STORE_EINVAL;
+	if (limit <= 0 || limit > 100000)
+		limit = 100000;
+	return s->be->mod_list(s, kind, limit, out, n);
+}
+
 int store_account_create(struct store *s, const char *name, const char *password, int64_t now)
 {
 	if (!store_name_valid(name))

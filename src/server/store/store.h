@@ -269,6 +269,52 @@ int store_rating_top(struct store *s, const char *kind, struct store_rating_row 
 /* Every rating of one account (for "finger"), by kind name; count or < 0. */
 int store_ratings_of(struct store *s, const char *name, struct store_rating_row *out, size_t cap);
 
+/* ---- moderation (schema 4): admins, bans, mutes, blocks, the audit trail ------- */
+
+#define STORE_TARGET_MAX     64  /* a name, or "addr:" and an address */
+#define STORE_MOD_REASON_MAX 200 /* a ban's or a mute's reason, an announcement (cut) */
+#define STORE_ACTION_MAX     16  /* an audit row's action: "ban", "kick", "abort", ... */
+
+enum store_mod_kind {
+	STORE_MOD_ADMIN, /* target is an admin (actor: who made them one) */
+	STORE_MOD_BAN,   /* target (a name or "addr:ADDRESS") may not log in until `until` */
+	STORE_MOD_MUTE,  /* target may not say or tell until `until` */
+	STORE_MOD_BLOCK, /* actor blocks target (an account's list, not audited) */
+	STORE_MOD_AUDIT  /* an audit row only (kick, abort, announce, motd) */
+};
+
+/*
+ * One change of the moderation state and its audit row, written as one unit:
+ * the row of (kind, target) (for a block: (actor, target)) is put, or with
+ * remove taken away (STORE_ENOTFOUND when there was none), and when action is
+ * not "" an audit row (at, actor, action, target, reason, until) is added.
+ * Names compare case-insensitively (keys are ASCII lowercase). Listed rows
+ * come back in the same struct: admins (target, actor, at), bans and mutes
+ * (all fields but action), blocks (actor, target, at), audit rows (all,
+ * newest first).
+ */
+struct store_mod {
+	enum store_mod_kind kind;
+	bool remove;
+	char actor[STORE_PLAYER_MAX + 1];
+	char action[STORE_ACTION_MAX];
+	char target[STORE_TARGET_MAX + 1];
+	char reason[STORE_MOD_REASON_MAX + 1];
+	int64_t at;
+	int64_t until; /* 0: no end */
+};
+/* Validates m (texts NUL-terminated, kind known) and writes it. */
+int store_mod_write(struct store *s, const struct store_mod *m);
+/*
+ * The rows of kind (the audit trail: the latest limit, newest first; the
+ * others: all, limit ignored) into a malloc'd array *out of *n (NULL when
+ * none; the caller frees it). 0 or < 0.
+ */
+int store_mod_list(struct store *s, enum store_mod_kind kind, int limit, struct store_mod **out,
+                   size_t *n);
+/* Appends m to a growing array (*v, *len, *cap: 0 and NULL to start). 0 or STORE_ENOMEM. */
+int store_mod_push(struct store_mod **v, size_t *len, size_t *cap, const struct store_mod *m);
+
 /* ---- games and the move journal ------------------------------------------------- */
 
 enum store_status { STORE_IN_PROGRESS = 0, STORE_FINISHED = 1, STORE_ABORTED = 2 };

@@ -100,6 +100,11 @@ struct store_backend {
 	int (*history)(struct store *s, const char *name, int limit, struct store_game **out,
 	               size_t *n);
 
+	/* Moderation (store.h): m is valid. */
+	int (*mod_write)(struct store *s, const struct store_mod *m);
+	int (*mod_list)(struct store *s, enum store_mod_kind kind, int limit,
+	                struct store_mod **out, size_t *n);
+
 	/* Cluster (NULL where a back end has none): see store_games_claim(). */
 	int (*games_claim)(struct store *s, const char *from, struct store_game **out, size_t *n);
 

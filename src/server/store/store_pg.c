@@ -164,6 +164,29 @@ static const char *const migrations[] = {
         "  updated bigint NOT NULL"
         ");"
         "CREATE INDEX tourneys_state ON tourneys(state);",
+        /* 4: moderation (issue 25), as SQLite's version 6: admins, bans and mutes
+         * (sanctions), each account's blocks, the audit trail of what admins did. */
+        "CREATE TABLE IF NOT EXISTS admins ("
+        "  name_key text PRIMARY KEY, name text NOT NULL,"
+        "  by text NOT NULL, added bigint NOT NULL"
+        ");"
+        "CREATE TABLE IF NOT EXISTS sanctions ("
+        "  kind text NOT NULL CHECK (kind IN ('ban', 'mute')),"
+        "  target_key text NOT NULL, target text NOT NULL,"
+        "  by text NOT NULL, reason text NOT NULL, since bigint NOT NULL,"
+        "  until bigint NOT NULL,"
+        "  PRIMARY KEY (kind, target_key)"
+        ");"
+        "CREATE TABLE IF NOT EXISTS blocks ("
+        "  blocker_key text NOT NULL, blocked_key text NOT NULL,"
+        "  blocker text NOT NULL, blocked text NOT NULL, since bigint NOT NULL,"
+        "  PRIMARY KEY (blocker_key, blocked_key)"
+        ");"
+        "CREATE TABLE IF NOT EXISTS audit ("
+        "  id bigserial PRIMARY KEY,"
+        "  at bigint NOT NULL, actor text NOT NULL, action text NOT NULL,"
+        "  target text NOT NULL, reason text NOT NULL, until bigint NOT NULL"
+        ");",
 };
 #define NMIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))
 
@@ -224,8 +247,18 @@ enum stmt_id {
 	S_TOURNEY_PUT,
 	S_TOURNEYS_OPEN,
 	S_TOURNEY_MAX,
+	S_ADMIN_PUT,
+	S_ADMIN_DEL,
+	S_SANCTION_PUT,
+	S_SANCTION_DEL,
+	S_BLOCK_PUT,
+	S_BLOCK_DEL,
+	S_AUDIT_ADD,
+	S_MOD_LIST,
+	S_AUDIT_LIST,
 	S_COUNT
 };
+_Static_assert(S_COUNT <= 32, "struct pg_store's prepared is a bit per statement");
 
 static const char *const stmt_sql[S_COUNT] = {
         [S_ACC_INSERT] = "INSERT INTO accounts(name, name_key, pwhash, created)"
@@ -315,6 +348,28 @@ static const char *const stmt_sql[S_COUNT] = {
         [S_TOURNEYS_OPEN] = "SELECT id, state, doc, updated FROM tourneys"
                             " WHERE state NOT IN ('finished', 'cancelled') ORDER BY id",
         [S_TOURNEY_MAX] = "SELECT coalesce(max(id), 0) FROM tourneys",
+        /* moderation: $1 the target, $2 its key, $3 the actor, ... (pg_mod_write) */
+        [S_ADMIN_PUT] = "INSERT INTO admins(name_key, name, by, added) VALUES ($2, $1, $3,"
+                        " $4::bigint) ON CONFLICT (name_key) DO UPDATE SET name = $1, by = $3,"
+                        " added = $4::bigint",
+        [S_ADMIN_DEL] = "DELETE FROM admins WHERE name_key = $1",
+        [S_SANCTION_PUT] = "INSERT INTO sanctions VALUES ($5, $2, $1, $3, $6, $4::bigint,"
+                           " $7::bigint) ON CONFLICT (kind, target_key) DO UPDATE SET"
+                           " target = $1, by = $3, reason = $6, since = $4::bigint,"
+                           " until = $7::bigint",
+        [S_SANCTION_DEL] = "DELETE FROM sanctions WHERE kind = $1 AND target_key = $2",
+        [S_BLOCK_PUT] = "INSERT INTO blocks VALUES ($5, $2, $3, $1, $4::bigint)"
+                        " ON CONFLICT (blocker_key, blocked_key) DO NOTHING",
+        [S_BLOCK_DEL] = "DELETE FROM blocks WHERE blocker_key = $1 AND blocked_key = $2",
+        [S_AUDIT_ADD] = "INSERT INTO audit(at, actor, action, target, reason, until)"
+                        " VALUES ($1::bigint, $2, $3, $4, $5, $6::bigint)",
+        /* every list gives: actor, action, target, reason, at, until */
+        [S_MOD_LIST] = "SELECT by, '', name, '', added, 0::bigint FROM admins WHERE $1 = 'admin'"
+                       " UNION ALL SELECT by, '', target, reason, since, until FROM sanctions"
+                       " WHERE kind = $1 UNION ALL SELECT blocker, '', blocked, '', since,"
+                       " 0::bigint FROM blocks WHERE $1 = 'block' ORDER BY 5, 1, 3",
+        [S_AUDIT_LIST] = "SELECT actor, action, target, reason, at, until FROM audit"
+                         " ORDER BY id DESC LIMIT $1::int",
 };
 
 /* The writes of one transaction, as calls (a hash of the statement and its arguments) and
@@ -537,11 +592,13 @@ static void quiet(void *arg, const char *message)
 }
 
 static const char *const stmt_names[S_COUNT] = {
-        "acc_insert",  "acc_get",     "rating_get",    "rating_put",  "rating_top",
-        "ratings_of",  "reserve",     "game_insert",   "game_exists", "game_fetch",
-        "move_insert", "moves_drop",  "game_finish",   "in_progress", "history",
-        "claim",       "find",        "find_player",   "find_moves",  "find_player_moves",
-        "counts",      "tourney_put", "tourneys_open", "tourney_max",
+        "acc_insert",  "acc_get",     "rating_get",    "rating_put",   "rating_top",
+        "ratings_of",  "reserve",     "game_insert",   "game_exists",  "game_fetch",
+        "move_insert", "moves_drop",  "game_finish",   "in_progress",  "history",
+        "claim",       "find",        "find_player",   "find_moves",   "find_player_moves",
+        "counts",      "tourney_put", "tourneys_open", "tourney_max",  "admin_put",
+        "admin_del",   "sanction_put", "sanction_del", "block_put",    "block_del",
+        "audit_add",   "mod_list",    "audit_list",
 };
 
 /* Settings of a new session: durability, lock wait, encoding, read-only for readers. */
@@ -1809,6 +1866,100 @@ static int pg_snapshot_end(struct store *bs)
 	return err;
 }
 
+/* ---- moderation ------------------------------------------------------------------------ */
+
+static const char *const mod_kinds[] = {"admin", "ban", "mute", "block", "audit"};
+
+static int pg_mod_write(struct store *bs, const struct store_mod *m)
+{
+	struct pg_store *s = impl(bs);
+	if (!utf8_valid(m->actor) || !utf8_valid(m->action) || !utf8_valid(m->target) ||
+	    !utf8_valid(m->reason))
+		return STORE_EINVAL;
+	char tkey[STORE_TARGET_MAX + 1], akey[STORE_PLAYER_MAX + 1];
+	name_key(m->target, tkey, sizeof tkey);
+	name_key(m->actor, akey, sizeof akey);
+	struct unit u;
+	int err = unit_begin(s, &u, true);
+	if (err)
+		return err;
+	struct params p = {0};
+	enum stmt_id id = S_AUDIT_ADD;
+	if (m->remove && m->kind != STORE_MOD_AUDIT) {
+		id = m->kind == STORE_MOD_ADMIN   ? S_ADMIN_DEL
+		     : m->kind == STORE_MOD_BLOCK ? S_BLOCK_DEL
+		                                  : S_SANCTION_DEL;
+		if (id == S_SANCTION_DEL)
+			p_str(&p, mod_kinds[m->kind]);
+		if (id == S_BLOCK_DEL)
+			p_str(&p, akey);
+		p_str(&p, tkey);
+	} else if (m->kind != STORE_MOD_AUDIT) {
+		id = m->kind == STORE_MOD_ADMIN   ? S_ADMIN_PUT
+		     : m->kind == STORE_MOD_BLOCK ? S_BLOCK_PUT
+		                                  : S_SANCTION_PUT;
+		p_str(&p, m->target);
+		p_str(&p, tkey);
+		p_str(&p, m->actor);
+		p_i64(&p, m->at);
+		if (id != S_ADMIN_PUT)
+			p_str(&p, id == S_BLOCK_PUT ? akey : mod_kinds[m->kind]);
+		if (id == S_SANCTION_PUT) {
+			p_str(&p, m->reason);
+			p_i64(&p, m->until);
+		}
+	}
+	/* a block put again is no change, and no refusal either */
+	if (id != S_AUDIT_ADD)
+		err = write1(s, id, &p, id == S_BLOCK_PUT ? NONE_GUARD : NONE_NOTFOUND);
+	if (err == STORE_ESTATE)
+		err = STORE_OK;
+	if (err == STORE_OK && m->action[0] != '\0') {
+		struct params a = {0};
+		p_i64(&a, m->at);
+		p_str(&a, m->actor);
+		p_str(&a, m->action);
+		p_str(&a, m->target);
+		p_str(&a, m->reason);
+		p_i64(&a, m->until);
+		err = write1(s, S_AUDIT_ADD, &a, NONE_NOTFOUND);
+	}
+	return unit_end(s, &u, err);
+}
+
+static int pg_mod_list(struct store *bs, enum store_mod_kind kind, int limit,
+                       struct store_mod **out, size_t *n)
+{
+	struct pg_store *s = impl(bs);
+	struct params p = {0};
+	if (kind == STORE_MOD_AUDIT)
+		p_i64(&p, limit);
+	else
+		p_str(&p, mod_kinds[kind]);
+	PGresult *r;
+	int err = run(s, kind == STORE_MOD_AUDIT ? S_AUDIT_LIST : S_MOD_LIST, &p, &r);
+	if (err)
+		return err;
+	size_t cap = 0;
+	for (int i = 0; i < PQntuples(r) && err == STORE_OK; i++) {
+		struct store_mod m = {.kind = kind};
+		col_str(r, i, 0, m.actor, sizeof m.actor);
+		col_str(r, i, 1, m.action, sizeof m.action);
+		col_str(r, i, 2, m.target, sizeof m.target);
+		col_str(r, i, 3, m.reason, sizeof m.reason);
+		m.at = col_i64(r, i, 4);
+		m.until = col_i64(r, i, 5);
+		err = store_mod_push(out, n, &cap, &m);
+	}
+	PQclear(r);
+	if (err != STORE_OK) {
+		free(*out);
+		*out = NULL;
+		*n = 0;
+	}
+	return err;
+}
+
 const struct store_backend store_pg = {
         .name = "postgresql",
         .open = pg_open,
@@ -1842,4 +1993,6 @@ const struct store_backend store_pg = {
         .tourneys_open = pg_tourneys_open,
         .snapshot_begin = pg_snapshot_begin,
         .snapshot_end = pg_snapshot_end,
+        .mod_write = pg_mod_write,
+        .mod_list = pg_mod_list,
 };

@@ -71,3 +71,17 @@ void store_tourneys_free(struct store_tourney *v, size_t n)
 		free(v[i].doc);
 	free(v);
 }
+
+int store_mod_push(struct store_mod **v, size_t *len, size_t *cap, const struct store_mod *m)
+{
+	if (*len == *cap) {
+		size_t ncap = *cap ? *cap * 2 : 8;
+		struct store_mod *nv = realloc(*v, ncap * sizeof(*nv));
+		if (!nv)
+			return STORE_ENOMEM;
+		*v = nv;
+		*cap = ncap;
+	}
+	(*v)[(*len)++] = *m;
+	return STORE_OK;
+}

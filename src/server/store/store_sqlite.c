@@ -104,6 +104,31 @@ static const char *const migrations[] = {
         "  updated INTEGER NOT NULL"
         ");"
         "CREATE INDEX tourneys_state ON tourneys(state);",
+        /* 6: moderation (issue 25): admins, bans and mutes (sanctions), each account's
+         * blocks, and the audit trail of what admins did. Keys are lowercased names (or
+         * "addr:" and an address); until 0 is no end. IF NOT EXISTS: a store whose version
+         * was set back by hand (tests of older schemas) runs it again. */
+        "CREATE TABLE IF NOT EXISTS admins ("
+        "  name_key TEXT PRIMARY KEY, name TEXT NOT NULL,"
+        "  by TEXT NOT NULL, added INTEGER NOT NULL"
+        ") WITHOUT ROWID;"
+        "CREATE TABLE IF NOT EXISTS sanctions ("
+        "  kind TEXT NOT NULL CHECK (kind IN ('ban', 'mute')),"
+        "  target_key TEXT NOT NULL, target TEXT NOT NULL,"
+        "  by TEXT NOT NULL, reason TEXT NOT NULL, since INTEGER NOT NULL,"
+        "  until INTEGER NOT NULL,"
+        "  PRIMARY KEY (kind, target_key)"
+        ") WITHOUT ROWID;"
+        "CREATE TABLE IF NOT EXISTS blocks ("
+        "  blocker_key TEXT NOT NULL, blocked_key TEXT NOT NULL,"
+        "  blocker TEXT NOT NULL, blocked TEXT NOT NULL, since INTEGER NOT NULL,"
+        "  PRIMARY KEY (blocker_key, blocked_key)"
+        ") WITHOUT ROWID;"
+        "CREATE TABLE IF NOT EXISTS audit ("
+        "  id INTEGER PRIMARY KEY,"
+        "  at INTEGER NOT NULL, actor TEXT NOT NULL, action TEXT NOT NULL,"
+        "  target TEXT NOT NULL, reason TEXT NOT NULL, until INTEGER NOT NULL"
+        ");",
 };
 #define NMIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))
 
@@ -1217,6 +1242,118 @@ static int sq_backup(struct store *bs, const char *dest)
 	return rc == SQLITE_OK ? STORE_OK : sql_err(rc);
 }
 
+/* ---- moderation ----------------------------------------------------------------------- */
+
+/*
+ * The moderation statements are prepared on each call, not once: they run a few
+ * times a day, and the prepared set stays the journal's.
+ */
+static int mod_exec(struct sqlite_store *s, const char *sql, const struct store_mod *m)
+{
+	sqlite3_stmt *st = NULL;
+	int rc = sqlite3_prepare_v2(s->db, sql, -1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return sql_err(rc);
+	char tkey[STORE_TARGET_MAX + 1], akey[STORE_PLAYER_MAX + 1];
+	name_key(m->target, tkey, sizeof tkey);
+	name_key(m->actor, akey, sizeof akey);
+	/* the parameters every statement may name: ?1 kind, ?2 target, ?3 its key, ?4 actor,
+	 * ?5 its key, ?6 action, ?7 reason, ?8 at, ?9 until */
+	static const char *const kinds[] = {"admin", "ban", "mute", "block", "audit"};
+	sqlite3_bind_text(st, 1, kinds[m->kind], -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, m->target, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 3, tkey, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 4, m->actor, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 5, akey, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 6, m->action, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 7, m->reason, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 8, m->at);
+	sqlite3_bind_int64(st, 9, m->until);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return sql_err(rc);
+	return sqlite3_changes(s->db) > 0 ? STORE_OK : STORE_ENOTFOUND;
+}
+
+static int sq_mod_write(struct store *bs, const struct store_mod *m)
+{
+	static const char *const put[] = {
+	        [STORE_MOD_ADMIN] = "INSERT OR REPLACE INTO admins(name_key, name, by, added)"
+	                            " VALUES (?3, ?2, ?4, ?8)",
+	        [STORE_MOD_BAN] =
+	                "INSERT OR REPLACE INTO sanctions VALUES (?1, ?3, ?2, ?4, ?7, ?8, ?9)",
+	        [STORE_MOD_MUTE] =
+	                "INSERT OR REPLACE INTO sanctions VALUES (?1, ?3, ?2, ?4, ?7, ?8, ?9)",
+	        [STORE_MOD_BLOCK] = "INSERT OR REPLACE INTO blocks VALUES (?5, ?3, ?4, ?2, ?8)",
+	};
+	static const char *const del[] = {
+	        [STORE_MOD_ADMIN] = "DELETE FROM admins WHERE name_key = ?3",
+	        [STORE_MOD_BAN] = "DELETE FROM sanctions WHERE kind = ?1 AND target_key = ?3",
+	        [STORE_MOD_MUTE] = "DELETE FROM sanctions WHERE kind = ?1 AND target_key = ?3",
+	        [STORE_MOD_BLOCK] =
+	                "DELETE FROM blocks WHERE blocker_key = ?5 AND blocked_key = ?3",
+	};
+	struct sqlite_store *s = impl(bs);
+	int err = unit_begin(s);
+	if (err)
+		return err;
+	if (m->kind != STORE_MOD_AUDIT)
+		err = mod_exec(s, m->remove ? del[m->kind] : put[m->kind], m);
+	if (err == STORE_OK && m->action[0] != '\0')
+		err = mod_exec(s,
+		               "INSERT INTO audit(at, actor, action, target, reason, until)"
+		               " VALUES (?8, ?4, ?6, ?2, ?7, ?9)",
+		               m);
+	return unit_end(s, err);
+}
+
+static int sq_mod_list(struct store *bs, enum store_mod_kind kind, int limit,
+                       struct store_mod **out, size_t *n)
+{
+	/* every query gives: actor, action, target, reason, at, until */
+	static const char *const sql[] = {
+	        [STORE_MOD_ADMIN] =
+	                "SELECT by, '', name, '', added, 0 FROM admins ORDER BY name_key",
+	        [STORE_MOD_BAN] = "SELECT by, '', target, reason, since, until FROM sanctions"
+	                          " WHERE kind = 'ban' ORDER BY since",
+	        [STORE_MOD_MUTE] = "SELECT by, '', target, reason, since, until FROM sanctions"
+	                           " WHERE kind = 'mute' ORDER BY since",
+	        [STORE_MOD_BLOCK] = "SELECT blocker, '', blocked, '', since, 0 FROM blocks"
+	                            " ORDER BY blocker_key, blocked_key",
+	        [STORE_MOD_AUDIT] = "SELECT actor, action, target, reason, at, until FROM audit"
+	                            " ORDER BY id DESC LIMIT ?1",
+	};
+	struct sqlite_store *s = impl(bs);
+	sqlite3_stmt *st = NULL;
+	int rc = sqlite3_prepare_v2(s->db, sql[kind], -1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return sql_err(rc);
+	if (kind == STORE_MOD_AUDIT)
+		sqlite3_bind_int(st, 1, limit);
+	size_t cap = 0;
+	int err = STORE_OK;
+	while (err == STORE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct store_mod m = {.kind = kind};
+		copy_col(st, 0, m.actor, sizeof m.actor);
+		copy_col(st, 1, m.action, sizeof m.action);
+		copy_col(st, 2, m.target, sizeof m.target);
+		copy_col(st, 3, m.reason, sizeof m.reason);
+		m.at = sqlite3_column_int64(st, 4);
+		m.until = sqlite3_column_int64(st, 5);
+		err = store_mod_push(out, n, &cap, &m);
+	}
+	if (err == STORE_OK && rc != SQLITE_DONE)
+		err = sql_err(rc);
+	sqlite3_finalize(st);
+	if (err != STORE_OK) {
+		free(*out);
+		*out = NULL;
+		*n = 0;
+	}
+	return err;
+}
+
 const struct store_backend store_sqlite = {
         .name = "sqlite",
         .open = sq_open,
@@ -1250,4 +1387,6 @@ const struct store_backend store_sqlite = {
         .snapshot_begin = sq_snapshot_begin,
         .snapshot_end = sq_snapshot_end,
         .backup = sq_backup,
+        .mod_write = sq_mod_write,
+        .mod_list = sq_mod_list,
 };

@@ -162,6 +162,8 @@ static int apply(struct store_writer *w, struct store_rec *r)
 	case STORE_REC_TOURNEY:
 		return store_tourney_put(w->db, r->game, r->u.tourney.state, r->u.tourney.doc,
 		                         r->u.tourney.at);
+	case STORE_REC_MOD:
+		return store_mod_write(w->db, &r->u.mod);
 	}
 	return STORE_EINVAL;
 }

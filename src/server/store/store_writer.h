@@ -87,9 +87,10 @@ enum store_rec_type {
 	                       the journal holds exactly u.takeback.plies moves */
 	STORE_REC_FINISH,   /* game ends: u.finish */
 	STORE_REC_ACCOUNT,  /* a new account: u.account (STORE_EEXISTS when the name is taken) */
-	STORE_REC_TOURNEY   /* tournament `game` as it stands now: u.tourney (store_tourney_put);
+	STORE_REC_TOURNEY,  /* tournament `game` as it stands now: u.tourney (store_tourney_put);
 	                       u.tourney.doc is malloc'd by the caller and owned by the record
 	                       from store_writer_queue() on (freed once written or dropped) */
+	STORE_REC_MOD       /* a moderation change and its audit row: u.mod (store_mod_write) */
 };
 
 struct store_rec_finish {
@@ -134,6 +135,7 @@ struct store_rec {
 			char *doc;
 			int64_t at;
 		} tourney;
+		struct store_mod mod;
 	} u;
 };
 
