@@ -56,6 +56,11 @@ export const MESSAGES = {
 	NO_OFFER: 'That offer is no longer standing.',
 	NOT_NOW: 'That cannot be offered now.',
 	NOT_SUPPORTED: 'Takebacks are not possible in this game.',
+	/* moderation */
+	NOT_ADMIN: 'Only the server\'s admins can do that.',
+	BANNED: 'This account or address is banned from the server.',
+	MUTED: 'An admin has muted you: you cannot chat or send messages for now.',
+	BLOCKED: 'That player does not take messages or challenges from you.',
 	/* tournaments */
 	NO_SUCH_TOURNEY: 'There is no such tournament.',
 	NOT_DIRECTOR: 'Only the tournament\'s director can do that.',
@@ -71,6 +76,7 @@ export const MESSAGES = {
 	LOGIN_TIMEOUT: 'Disconnected: no login in time.',
 	IDLE_TIMEOUT: 'Disconnected after a long time without activity.',
 	PING_TIMEOUT: 'The connection stopped answering.',
+	KICKED: 'An admin closed your connection.',
 	STORE_FAILING: 'The server cannot save this game right now; your moves wait until it can.',
 	STORE_OK: 'The game is being saved again.',
 };

@@ -258,7 +258,7 @@ enum stmt_id {
 	S_AUDIT_LIST,
 	S_COUNT
 };
-_Static_assert(S_COUNT <= 32, "struct pg_store's prepared is a bit per statement");
+_Static_assert(S_COUNT <= 64, "struct pg_store's prepared is a bit per statement");
 
 static const char *const stmt_sql[S_COUNT] = {
         [S_ACC_INSERT] = "INSERT INTO accounts(name, name_key, pwhash, created)"
@@ -394,7 +394,7 @@ struct pg_store {
 	int busy_ms;
 	bool reader;
 	bool session_ok;    /* the session is set up: settings made, the store checked */
-	unsigned prepared;  /* bit i: statement i is prepared on this session */
+	uint64_t prepared;  /* bit i: statement i is prepared on this session */
 	bool txn;           /* a transaction is open on the session (the caller's or a unit's) */
 	int64_t xid;        /* its id (txid_current) */
 	struct wlog log;    /* its writes and their answers */
@@ -627,13 +627,13 @@ static int session_setup(struct pg_store *s)
  */
 static int prepare(struct pg_store *s, enum stmt_id id)
 {
-	if (s->prepared & (1u << id))
+	if (s->prepared & (UINT64_C(1) << id))
 		return STORE_OK;
 	PGresult *r = PQprepare(s->conn, stmt_names[id], stmt_sql[id], 0, NULL);
 	int err = result_err(s, r);
 	PQclear(r);
 	if (err == STORE_OK)
-		s->prepared |= 1u << id;
+		s->prepared |= UINT64_C(1) << id;
 	return err;
 }
 
