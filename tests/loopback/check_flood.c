@@ -9,19 +9,16 @@
  * server before these limits every test here fails
  * (everything was answered, every replay ran, nobody was refused).
  */
-#include <arpa/inet.h>
 #include <check.h>
-#include <netinet/in.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include "check_main.h"
 #include "testserver.h"
+#include "wsclient.h"
 
 /* Counts, among the next n lines of c, pongs and RATE_LIMITED errors (the first kept in e). */
 static void count_replies(struct ts_cli *c, int n, int *pongs, int *limited, cJSON **e)
@@ -191,60 +188,7 @@ START_TEST(test_fd_table_grown)
 }
 END_TEST
 
-/* ---- a raw WebSocket client ---------------------------------------------------------------- */
-
-struct ws {
-	int fd;
-	unsigned char buf[1 << 16];
-	size_t len;
-};
-
-static bool ws_fill(struct ws *w, size_t need)
-{
-	while (w->len < need) {
-		struct pollfd pf = {.fd = w->fd, .events = POLLIN};
-		if (poll(&pf, 1, TS_LINE_WAIT_MS) <= 0)
-			return false;
-		ssize_t k = read(w->fd, w->buf + w->len, sizeof w->buf - w->len);
-		if (k <= 0)
-			return false;
-		w->len += (size_t)k;
-	}
-	return true;
-}
-
-static void ws_take(struct ws *w, size_t n)
-{
-	memmove(w->buf, w->buf + n, w->len - n);
-	w->len -= n;
-}
-
-/* Connects to /ws on port with the page's own origin; the handshake must succeed. */
-static void ws_open(struct ws *w, int port)
-{
-	w->len = 0;
-	w->fd = socket(AF_INET, SOCK_STREAM, 0);
-	struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
-	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	ck_assert_int_eq(connect(w->fd, (struct sockaddr *)&sa, sizeof sa), 0);
-	char req[512];
-	int n = snprintf(req, sizeof req,
-	                 "GET /ws HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nUpgrade: websocket\r\n"
-	                 "Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
-	                 "Sec-WebSocket-Version: 13\r\nOrigin: http://127.0.0.1:%d\r\n\r\n",
-	                 port, port);
-	ck_assert_int_eq(write(w->fd, req, (size_t)n), n);
-	for (;;) {
-		ck_assert(ws_fill(w, w->len + 1));
-		unsigned char *end = memmem(w->buf, w->len, "\r\n\r\n", 4);
-		if (end != NULL) {
-			ck_assert_msg(memcmp(w->buf, "HTTP/1.1 101", 12) == 0, "handshake: %.*s",
-			              (int)w->len, w->buf);
-			ws_take(w, (size_t)(end + 4 - w->buf));
-			return;
-		}
-	}
-}
+/* ---- over WebSocket (tests/lib/wsclient.h), the pings written as one burst ---------------- */
 
 /* Appends one masked text frame of text to out (at *at). */
 static void ws_frame(unsigned char *out, size_t *at, const char *text)
@@ -258,37 +202,6 @@ static void ws_frame(unsigned char *out, size_t *at, const char *text)
 	*at += 4;
 	for (size_t i = 0; i < n; i++)
 		out[(*at)++] = (unsigned char)text[i] ^ mask[i % 4];
-}
-
-/* The next text message (malloc'd), or NULL. */
-static char *ws_recv(struct ws *w)
-{
-	for (;;) {
-		if (!ws_fill(w, 2))
-			return NULL;
-		size_t n = w->buf[1] & 0x7f, head = 2;
-		if (n == 126) {
-			if (!ws_fill(w, 4))
-				return NULL;
-			n = (size_t)w->buf[2] << 8 | w->buf[3];
-			head = 4;
-		}
-		ck_assert_uint_lt(n, 127 * 512);
-		if (!ws_fill(w, head + n))
-			return NULL;
-		int op = w->buf[0] & 0x0f;
-		char *m = NULL;
-		if (op == 1) {
-			m = malloc(n + 1);
-			memcpy(m, w->buf + head, n);
-			m[n] = '\0';
-		}
-		ws_take(w, head + n);
-		if (op == 8)
-			return NULL;
-		if (m != NULL)
-			return m;
-	}
 }
 
 START_TEST(test_budget_websocket)
@@ -317,9 +230,9 @@ START_TEST(test_budget_websocket)
 	}
 	unlink(hpf);
 	ck_assert_int_gt(hport, 0);
-	static struct ws w;
-	ws_open(&w, hport);
-	char *m = ws_recv(&w);
+	struct ws_cli w;
+	wsc_open(&w, hport);
+	char *m = wsc_recv(&w);
 	ck_assert_msg(m != NULL && strncmp(m, "bitarenad ", 10) == 0, "welcome: %s", m);
 	free(m);
 	static unsigned char out[300 * 24];
@@ -331,11 +244,11 @@ START_TEST(test_budget_websocket)
 		ws_frame(out, &at, t);
 	}
 	ck_assert_int_eq(write(w.fd, out, at), (ssize_t)at);
-	m = ws_recv(&w);
+	m = wsc_recv(&w);
 	ck_assert_ptr_nonnull(m);
 	free(m);
 	int pongs = 0, limited = 0;
-	while (limited == 0 && (m = ws_recv(&w)) != NULL) {
+	while (limited == 0 && (m = wsc_recv(&w)) != NULL) {
 		if (strstr(m, "\"pong\"") != NULL)
 			pongs++;
 		if (strstr(m, "\"RATE_LIMITED\"") != NULL) {
@@ -353,7 +266,7 @@ START_TEST(test_budget_websocket)
 	ts_send(&b, "#b ping");
 	ts_expect0(&b, "{\"type\":\"pong\",\"id\":\"b\"}");
 	ts_close(&b);
-	close(w.fd);
+	wsc_close(&w);
 	ts_down(&s);
 }
 END_TEST
