@@ -1089,7 +1089,12 @@ START_TEST(test_cli_table)
 	ck_assert_int_eq(run_out(cmd, help, sizeof help), 0);
 	for (const char *l = help; *l;) {
 		size_t len = strcspn(l, "\n");
-		ck_assert_msg(len <= 80, "--help line of %zu columns: %.*s", len, (int)len, l);
+		/* past the margin only as one word alone on its line: a configured path
+		 * (the install prefix of a distcheck) longer than any line can hold */
+		size_t indent = strspn(l, " ");
+		int one_word = memchr(l + indent, ' ', len - indent) == NULL;
+		ck_assert_msg(len <= 80 || one_word, "--help line of %zu columns: %.*s", len,
+			      (int)len, l);
 		l += len + (l[len] == '\n');
 	}
 	snprintf(cmd, sizeof cmd, "'%s' --dump-options", bin);
