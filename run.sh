@@ -17,9 +17,11 @@ libsqlite3-dev libsodium-dev libwebsockets-dev libwebsockets-evlib-uv libpq-dev 
 # the storage and cluster tests start for themselves (throw-away PostgreSQL, redis-server);
 # telnet (tests/check_telnet); clang and its runtime (libFuzzer is in libclang-rt-14-dev, only
 # a recommendation of clang) for the fuzz targets (.ci/run: make fuzz-smoke); jsonschema and
-# yaml for the HTTP API's check against protocol/openapi.yaml (tests/loopback/check-api.sh).
+# yaml for the HTTP API's check against protocol/openapi.yaml (tests/loopback/check-api.sh);
+# prometheus for its promtool, which checks the /metrics page (tests/loopback/check_metrics.py;
+# only the tool is used: the package's service may be stopped and disabled).
 [ "${1:-run}" = test ] && PKGS="$PKGS chromium chromium-driver python3-selenium postgresql \
-redis-server telnet clang libclang-rt-14-dev python3-jsonschema python3-yaml"
+redis-server telnet clang libclang-rt-14-dev python3-jsonschema python3-yaml prometheus"
 
 missing=""
 for p in $PKGS; do

@@ -149,6 +149,13 @@ static const struct opt opts[] = {
         {"http-root", 0, OPT_STRING, AT(http_root), .metavar = "DIR", .part = PART_WEBSOCKETS,
          .help = "the page's files",
          .zero = WEB_PKGDIR " when installed, the source tree's web/ when run from the build"},
+        {"metrics-from", 0, OPT_STRING, AT(cfg.metrics_from), .metavar = "ADDR[/PREFIX][,...]",
+         .part = PART_WEBSOCKETS,
+         .help = "the addresses that may GET /metrics (Prometheus's text format) on --http; "
+                 "others get 403. The page tells the load, the players and the store's "
+                 "failures: name your Prometheus (e.g. 10.0.0.5 or 10.0.0.0/24). A proxy on "
+                 "this machine comes from loopback: keep /metrics from its public side",
+         .zero = "loopback only (127.0.0.0/8, ::1)"},
         {"sndbuf", 0, OPT_BYTES, AT(cfg.sndbuf), 1024, 64 << 20, "BYTES",
          "the socket send buffer of connections (and of HTTP API requests)", "the system's"},
 

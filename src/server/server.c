@@ -285,17 +285,20 @@ int server_init(struct server *s, uv_loop_t *loop, const struct server_config *c
 	int r;
 	if ((r = conn_hub_init(&s->hub, loop, &lim, &ev)) != 0)
 		return r;
+	conn_hub_register_metrics(&s->hub, &s->metrics);
 	rtt_init(&s->rtt, &s->hub, cfg->ping_ms, cfg->ping_timeout_ms);
 	sessions_init(&s->sess, loop, cfg->grace_ms);
 	s->sess.bar = &s->bar;
 	s->sess.lim = cfg->sess;
 	offers_init(&s->sess);
+	session_metrics_register(&s->sess.met, &s->metrics);
 	lobby_init(&s->lobby, &s->hub, &s->sess, cfg->seek_feed_ms, cfg->max_seeks);
 	s->cmds = (struct commands){.lobby = &s->lobby,
 	                            .sess = &s->sess,
 	                            .bar = &s->bar,
 	                            .mod = &s->mod,
 	                            .budget = cfg->budget};
+	commands_register_metrics(&s->cmds, &s->metrics);
 	moderation_set_config_admins(&s->mod, cfg->admins);
 	lobby_set_motd(&s->lobby, cfg->motd);
 	s->sess.hides = moderation_hides;
@@ -353,6 +356,7 @@ int server_open_store(struct server *s, const struct store_options *o, bool fast
 		s->rd = NULL;
 		return r;
 	}
+	journal_register_metrics(&s->journal, &s->metrics);
 	if ((r = accounts_init(&s->acct, s->rd, &s->journal, &s->lobby, &s->hub, fast_hash,
 	                       &s->cfg.acct_limits)) < 0) {
 		journal_close(&s->journal);
@@ -418,6 +422,8 @@ int server_listen_http(struct server *s, const struct ws_config *cfg, int *bound
 #if HAVE_WEBSOCKETS
 	struct ws_config c = *cfg;
 	c.metrics = &s->metrics;
+	if (api_set_metrics(&s->api, &s->metrics, s->cfg.metrics_from, why, len) < 0)
+		return -1;
 	return ws_listen(&s->ws, &s->hub, &c, bound, why, len);
 #else
 	snprintf(why, len, "this bitarenad was built without WebSocket support (libwebsockets)");

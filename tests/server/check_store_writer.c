@@ -251,8 +251,9 @@ static void on_batch(void *ud, const struct store_batch *b)
 	ck_assert_uint_eq(n, b->n);
 }
 
-static void on_sync(void *ud, uint64_t upto, int err, const char *why)
+static void on_sync(void *ud, uint64_t upto, int err, const char *why, uint64_t ns)
 {
+	(void)ns;
 	struct harness *h = ud;
 	ck_assert_int_eq(err, STORE_OK);
 	ck_assert_uint_ge(upto, h->synced_upto);

@@ -58,6 +58,7 @@ export const MESSAGES = {
 	NOT_SUPPORTED: 'Takebacks are not possible in this game.',
 	/* moderation */
 	NOT_ADMIN: 'Only the server\'s admins can do that.',
+	ADDRESS_NOT_ALLOWED: 'The server\'s metrics are not for your address.',
 	BANNED: 'This account or address is banned from the server.',
 	MUTED: 'An admin has muted you: you cannot chat or send messages for now.',
 	BLOCKED: 'That player does not take messages or challenges from you.',

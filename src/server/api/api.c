@@ -80,6 +80,36 @@ static void r_tv(struct api_x *x, const char *arg, const char *q)
 	api_tv(x);
 }
 
+/* GET /metrics: the page, to the addresses of --metrics-from only (and never to another
+   origin's page: no CORS header). */
+static void r_metrics(struct api_x *x, const char *arg, const char *q)
+{
+	(void)arg, (void)q;
+	struct api *a = x->a;
+	x->private_ = true;
+	if (!api_metrics_acl_allows(&a->metrics_from, x->cl->conn->peer)) {
+		api_error(x, 403, ERR_ADDRESS_NOT_ALLOWED, NULL, 0,
+		          "/metrics is not served to your address (%.64s): see --metrics-from",
+		          x->cl->conn->peer);
+		return;
+	}
+	struct api_process p;
+	bool proc = api_metrics_process(&p);
+	size_t n = api_metrics_render(a->metrics, proc ? &p : NULL, NULL, 0);
+	char *page = malloc(n + 1);
+	struct outbuf *b = NULL;
+	if (page != NULL) {
+		api_metrics_render(a->metrics, proc ? &p : NULL, page, n + 1);
+		b = outbuf_new(page, n);
+		free(page);
+	}
+	if (b == NULL) {
+		api_error(x, 500, ERR_INTERNAL, NULL, 0, "out of memory");
+		return;
+	}
+	api_answer(x, 200, API_METRICS_TYPE, b);
+}
+
 /* The costs are those of the verbs that read the same: replay 10, record, finger, ratings,
    who 5, list 3, watch 2. */
 static const struct route routes[] = {
@@ -92,6 +122,7 @@ static const struct route routes[] = {
         {"/api/online", false, false, 5, r_online},
         {"/api/stream/game/", true, false, 2, r_stream},
         {"/api/tv", false, false, 2, r_tv},
+        {"/metrics", false, false, 1, r_metrics},
 };
 
 static const struct route *route_of(const char *path, const char **arg)
@@ -171,6 +202,7 @@ static bool charge(struct api_x *x, unsigned cost)
 	                               : BUDGET_OK;
 	if (r == BUDGET_OK)
 		return true;
+	metric_inc(&a->rate_limited);
 	cJSON *f = cJSON_CreateObject();
 	cJSON_AddNumberToObject(f, "retry_after_ms", (double)wait);
 	cJSON_AddNumberToObject(f, "cost", cost);
@@ -221,7 +253,7 @@ static void route(struct api_x *x, const struct http_request *rq)
 		          "the API is read-only: GET (and OPTIONS for a preflight)");
 		return;
 	}
-	if (r == NULL) {
+	if (r == NULL || (r->fn == r_metrics && x->a->metrics == NULL)) {
 		api_error(x, 404, ERR_UNKNOWN_COMMAND, NULL, 0,
 		          "no endpoint %.100s; protocol/openapi.yaml lists them", rq->path);
 		return;
@@ -318,6 +350,18 @@ int api_init(struct api *a, uv_loop_t *loop, struct conn_hub *hub, struct sessio
 	uv_timer_init(loop, &a->recheck);
 	a->recheck.data = a;
 	a->later_open = true;
+	/* a member of the family whose help the command table's gives (commands.c) */
+	metric_init_labelled(&a->rate_limited, METRIC_COUNTER, "bitarena_rate_limited_total", NULL,
+	                     "what", "http");
+	return 0;
+}
+
+int api_set_metrics(struct api *a, struct metrics *r, const char *from, char *why, size_t len)
+{
+	if (api_metrics_acl_parse(from, &a->metrics_from, why, len) < 0)
+		return -1;
+	a->metrics = r;
+	metrics_register(r, &a->rate_limited);
 	return 0;
 }
 

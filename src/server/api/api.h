@@ -16,6 +16,7 @@
  *   api_query.c   query strings against each endpoint's parameters (400s), times
  *   api_limit.c   the command budget per address
  *   api_render.c  a stored game as JSON or as PTN with clocks (the API and the exports)
+ *   api_metrics.c GET /metrics: the registry in Prometheus's text format, --metrics-from
  *   export.c      bitarenad export and bitarenad backup
  *
  * api.h - the HTTP API of bitarenad. Each request is a connection of the hub (an HTTP
@@ -49,7 +50,9 @@
 #include "server/play/lobby.h"
 #include "server/play/session.h"
 #include "server/store/store_reader.h"
+#include "server/api/api_metrics.h"
 #include "server/util/budget.h"
+#include "server/util/metrics.h"
 
 struct api_x;
 struct api_limit;
@@ -78,6 +81,9 @@ struct api {
 	struct api_x *ending; /* exchanges to close once their output is out */
 	uv_timer_t recheck;   /* an ending one's output is held behind the journal: look again */
 	struct api_tv tv;
+	const struct metrics *metrics;       /* GET /metrics' (NULL: 404) */
+	struct api_metrics_acl metrics_from; /* who may read it (--metrics-from) */
+	struct metric rate_limited;          /* requests answered 429 */
 	bool stopping;
 };
 
@@ -86,6 +92,11 @@ int api_init(struct api *a, uv_loop_t *loop, struct conn_hub *hub, struct sessio
              struct lobby *lobby, const struct budget_config *budget);
 /* The store's readers (NULL: none). */
 void api_set_store(struct api *a, struct store_reader *rd);
+/*
+ * GET /metrics renders r, for the addresses of from (api_metrics.h: NULL, loopback only);
+ * the API's own counts join r. 0, or -1 with a sentence in why (from does not parse).
+ */
+int api_set_metrics(struct api *a, struct metrics *r, const char *from, char *why, size_t len);
 /* Whether connection c is an exchange of the API (an HTTP request under /api). */
 bool api_owns(const struct conn *c);
 /* c's exchange opens (on_open): its request is read and answered, or begun. */

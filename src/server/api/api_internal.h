@@ -1,7 +1,7 @@
 /*
  * api_internal.h - what the API's files share (api.h has the folder): one exchange's state,
  * and each file's entries. Calls go down this list, never up: api.c > api_games.c,
- * api_live.c > api_out.c > api_query.c, api_limit.c, api_render.c.
+ * api_live.c > api_out.c > api_query.c, api_limit.c, api_render.c, api_metrics.c.
  */
 #ifndef BITARENA_SERVER_API_INTERNAL_H
 #define BITARENA_SERVER_API_INTERNAL_H
@@ -37,6 +37,7 @@ struct api_x {
 	struct client *cl;
 	enum api_kind kind;
 	bool answered;                   /* its head is out */
+	bool private_;                   /* no CORS header: not for other origins' pages */
 	bool ending;                     /* it closes once its output is out (api_out.c) */
 	struct api_x *end_next;          /* a->ending */
 	struct api_list *list;           /* API_LIST's (api_games.c) */

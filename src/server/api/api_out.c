@@ -18,8 +18,10 @@ static bool head(struct api_x *x, int status, const char *type, int64_t length, 
 	char retry[16];
 	struct http_head h = {.status = status, .type = type, .length = length};
 	int n = 0;
-	h.headers[n][0] = "access-control-allow-origin";
-	h.headers[n++][1] = "*";
+	if (!x->private_) {
+		h.headers[n][0] = "access-control-allow-origin";
+		h.headers[n++][1] = "*";
+	}
 	h.headers[n][0] = "cache-control";
 	h.headers[n++][1] = "no-store";
 	if (retry_s > 0) {

@@ -958,6 +958,7 @@ static bool charge(struct commands *cx, struct client *cl, const struct proto_re
 		                 "run: retry after %" PRIu64 " ms",
 		                 cx->budget.rate, cx->budget.burst, wait);
 		conn_defer(cl->conn, now + wait); /* nothing more is read from it until then */
+		metric_inc(&cx->rate_limited);
 		return false;
 	}
 	case BUDGET_FLOOD:
@@ -967,10 +968,23 @@ static bool charge(struct commands *cx, struct client *cl, const struct proto_re
 		          cx->budget.strikes);
 		log_info("connection dropped conn=%llu why=flooding",
 		         (unsigned long long)cl->conn->id);
+		metric_inc(&cx->flooding);
 		client_close(cl, true); /* cl is freed */
 		return false;
 	}
 	return false;
+}
+
+void commands_register_metrics(struct commands *cx, struct metrics *r)
+{
+	metric_init_labelled(&cx->rate_limited, METRIC_COUNTER, "bitarena_rate_limited_total",
+	                     "requests refused for a spent budget: commands answered RATE_LIMITED, "
+	                     "connections dropped for FLOODING, HTTP API requests answered 429",
+	                     "what", "command");
+	metric_init_labelled(&cx->flooding, METRIC_COUNTER, "bitarena_rate_limited_total", NULL,
+	                     "what", "flooding");
+	metrics_register(r, &cx->rate_limited);
+	metrics_register(r, &cx->flooding);
 }
 
 bool commands_charge(struct commands *cx, struct client *cl, unsigned cost)

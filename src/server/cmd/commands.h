@@ -81,6 +81,7 @@
 #include <stdint.h>
 
 #include "server/util/budget.h"
+#include "server/util/metrics.h"
 #include "server/msg/client.h"
 #include "server/msg/proto.h"
 
@@ -149,7 +150,12 @@ struct commands {
 	struct client_barrier *bar;  /* the journal's: lifted after each command (client.h) */
 	const struct router *router; /* NULL: a single node */
 	struct budget_config budget;  /* every client's command budget */
+	/* bitarena_rate_limited_total's what="command" (RATE_LIMITED) and what="flooding" */
+	struct metric rate_limited, flooding;
 };
+
+/* cx's counts join r (commands_register_metrics sets them up). */
+void commands_register_metrics(struct commands *cx, struct metrics *r);
 
 /* One request, resolved for its handler (see the flags above). */
 struct cmd {

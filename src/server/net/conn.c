@@ -52,6 +52,83 @@ static void sweep_arm(struct conn_hub *h)
 	}
 }
 
+/* ---- metrics -------------------------------------------------------------------------- */
+
+static const char *const kind_names[CONN_KINDS] = {
+        [CONN_KIND_TCP] = "tcp",         [CONN_KIND_WS] = "ws",       [CONN_KIND_HTTP] = "http",
+        [CONN_KIND_PLAYTAK] = "playtak", [CONN_KIND_RELAY] = "relay", [CONN_KIND_OTHER] = "other"};
+
+static void metrics_setup(struct conn_metrics *m)
+{
+	static const char *const drops[CONN_DROPS] = {[CONN_DROP_OUT_HARD] = "out-hard",
+	                                              [CONN_DROP_OUT_TOTAL] = "out-total",
+	                                              [CONN_DROP_OUT_SOFT] = "out-soft-seconds"};
+	for (int k = 0; k < CONN_KINDS; k++) {
+		metric_init_labelled(&m->open[k], METRIC_GAUGE, "bitarena_connections",
+		                     "connections open, by transport (tcp: the text protocol, "
+		                     "telnet included; ws: the page's WebSocket; http: HTTP API "
+		                     "requests; playtak: the playtak port; relay: other nodes' "
+		                     "clients in a cluster)",
+		                     "transport", kind_names[k]);
+		metric_init_labelled(&m->accepted[k], METRIC_COUNTER,
+		                     "bitarena_connections_accepted_total",
+		                     "connections accepted (not refused at the door), by transport",
+		                     "transport", kind_names[k]);
+	}
+	metric_init_labelled(&m->refused[0], METRIC_COUNTER, "bitarena_connections_refused_total",
+	                     "connections refused at the door, by the limit: --max-clients, "
+	                     "--max-per-address",
+	                     "limit", "max-clients");
+	metric_init_labelled(&m->refused[1], METRIC_COUNTER, "bitarena_connections_refused_total",
+	                     NULL, "limit", "max-per-address");
+	metric_init(&m->out_bytes, METRIC_COUNTER, "bitarena_output_bytes_total",
+	            "bytes of output the transports took from the server (written, or in the "
+	            "socket's buffer)");
+	for (int d = 0; d < CONN_DROPS; d++)
+		metric_init_labelled(
+		        &m->drops[d], METRIC_COUNTER, "bitarena_output_drops_total",
+		        "slow readers dropped, by the limit their unread output passed: "
+		        "the hard cap (16 x --out-cap), --out-total, --out-cap for "
+		        "--out-cap-seconds",
+		        "limit", drops[d]);
+}
+
+void conn_hub_register_metrics(struct conn_hub *h, struct metrics *r)
+{
+	struct conn_metrics *m = &h->met;
+	for (int k = 0; k < CONN_KINDS; k++)
+		metrics_register(r, &m->open[k]);
+	for (int k = 0; k < CONN_KINDS; k++)
+		metrics_register(r, &m->accepted[k]);
+	for (int i = 0; i < 2; i++)
+		metrics_register(r, &m->refused[i]);
+	metrics_register(r, &m->out_bytes);
+	for (int d = 0; d < CONN_DROPS; d++)
+		metrics_register(r, &m->drops[d]);
+}
+
+static unsigned char kind_of(const struct conn_transport *t)
+{
+	for (unsigned char k = 0; k < CONN_KIND_OTHER; k++)
+		if (strcmp(t->name, kind_names[k]) == 0)
+			return k;
+	return CONN_KIND_OTHER;
+}
+
+void conn_count_as(struct conn *c, enum conn_kind k)
+{
+	struct conn_metrics *m = &c->hub->met;
+	if (!c->counted || c->kind == k)
+		return;
+	metric_add(&m->open[c->kind], -1);
+	metric_add(&m->accepted[c->kind], -1); /* in the same loop pass: never seen */
+	c->kind = (unsigned char)k;
+	metric_inc(&m->open[k]);
+	metric_inc(&m->accepted[k]);
+}
+
+/* ---- the hub ---------------------------------------------------------------------------- */
+
 int conn_hub_init(struct conn_hub *h, uv_loop_t *loop, const struct conn_limits *lim,
                   const struct conn_events *ev)
 {
@@ -65,6 +142,7 @@ int conn_hub_init(struct conn_hub *h, uv_loop_t *loop, const struct conn_limits 
 		h->lim.out_soft = CONN_OUT_SOFT;
 	h->out_soft = h->lim.out_soft;
 	h->ev = *ev;
+	metrics_setup(&h->met);
 	addrcount_init(&h->addrs);
 	int r;
 	if ((r = uv_idle_init(loop, &h->pump)) != 0)
@@ -445,6 +523,7 @@ int conn_open(struct conn *c, const char *peer)
 		log_debug("connection refused conn=%llu peer=%s why=%s", (unsigned long long)c->id,
 		          LOG_Q(c->peer),
 		          refused == CONN_REFUSED_FULL ? "max-clients" : "max-per-address");
+		metric_inc(&h->met.refused[refused == CONN_REFUSED_FULL ? 0 : 1]);
 		if (h->ev.on_refuse != NULL)
 			h->ev.on_refuse(h->ev.ud, c, (enum conn_refusal)refused);
 		conn_close(c, true);
@@ -453,6 +532,9 @@ int conn_open(struct conn *c, const char *peer)
 	c->counted = true;
 	c->out_counted = true;
 	h->nclients++;
+	c->kind = kind_of(c->t);
+	metric_inc(&h->met.open[c->kind]);
+	metric_inc(&h->met.accepted[c->kind]);
 	c->login_due = h->lim.login_ms > 0;
 	log_debug("connection opened conn=%llu peer=%s transport=%s", (unsigned long long)c->id,
 	          LOG_Q(c->peer), c->t->name);
@@ -566,6 +648,8 @@ static void out_sub(struct conn *c, const struct outbuf *b)
 void conn_wrote(struct conn *c, const struct outbuf *b, int status)
 {
 	out_sub(c, b);
+	if (status == 0)
+		metric_add(&c->hub->met.out_bytes, (int64_t)b->len);
 	if (c->closing)
 		return;
 	if (status < 0) {
@@ -756,6 +840,7 @@ static void out_total_check(struct conn_hub *h)
 			return;
 		log_info("connection dropped conn=%llu why=out-total held=%zu out_total=%zu",
 		         (unsigned long long)big->id, big->out_bytes, h->lim.out_total);
+		metric_inc(&h->met.drops[CONN_DROP_OUT_TOTAL]);
 		conn_doom(big);
 	}
 }
@@ -770,6 +855,7 @@ static bool out_add(struct conn *c, const struct outbuf *b)
 	if (h->lim.out_hard > 0 && c->out_bytes + cost > h->lim.out_hard) {
 		log_info("connection dropped conn=%llu why=out-hard held=%zu",
 		         (unsigned long long)c->id, c->out_bytes);
+		metric_inc(&h->met.drops[CONN_DROP_OUT_HARD]);
 		conn_doom(c);
 		return false;
 	}
@@ -787,6 +873,7 @@ static void out_check(struct conn *c)
 	if (h->lim.out_hard > 0 && held > h->lim.out_hard) { /* a transport's own backlog */
 		log_info("connection dropped conn=%llu why=out-hard held=%zu",
 		         (unsigned long long)c->id, held);
+		metric_inc(&h->met.drops[CONN_DROP_OUT_HARD]);
 		conn_doom(c);
 		return;
 	}
@@ -857,6 +944,7 @@ void conn_close(struct conn *c, bool graceful)
 	if (c->counted) {
 		c->counted = false;
 		h->nclients--;
+		metric_add(&h->met.open[c->kind], -1);
 		if (!c->t->no_address)
 			addrcount_del(&h->addrs, &c->addr);
 	}
@@ -893,6 +981,7 @@ static void sweep_cb(uv_timer_t *t)
 			         "ms=%llu",
 			         (unsigned long long)c->id, h->out_soft,
 			         (unsigned long long)l->out_soft_ms);
+			metric_inc(&h->met.drops[CONN_DROP_OUT_SOFT]);
 			conn_doom(c);
 			continue;
 		}

@@ -105,6 +105,7 @@
 
 #include "server/net/addrcount.h"
 #include "server/net/framing.h"
+#include "server/util/metrics.h"
 #include "server/util/outbuf.h"
 
 #define CONN_IN_CAP            8192 /* unparsed input held per connection (while any) */
@@ -242,11 +243,36 @@ struct conn {
 	uint64_t soft_since;         /* uv_now when out_bytes passed out_soft; 0: below */
 	uint64_t defer_until;        /* conn_defer(): input waits until then (uv_now) */
 	size_t defer_at;             /* index in the hub's deferral heap + 1; 0: not in it */
+	unsigned char kind;          /* enum conn_kind: what the metrics count it as */
 
 	/* The layer above's per-connection object (struct client); set in on_open. */
 	void *data;
 
 	_Alignas(max_align_t) unsigned char tarea[]; /* tdata points here */
+};
+
+/*
+ * What the metrics call a connection (the label transport=): its transport's name, or
+ * playtak for a TCP connection of the playtak port (conn_count_as()).
+ */
+enum conn_kind {
+	CONN_KIND_TCP,
+	CONN_KIND_WS,
+	CONN_KIND_HTTP,
+	CONN_KIND_PLAYTAK,
+	CONN_KIND_RELAY,
+	CONN_KIND_OTHER,
+	CONN_KINDS
+};
+enum conn_drop { CONN_DROP_OUT_HARD, CONN_DROP_OUT_TOTAL, CONN_DROP_OUT_SOFT, CONN_DROPS };
+
+/* The connection layer's metrics (conn_hub_register_metrics()). */
+struct conn_metrics {
+	struct metric open[CONN_KINDS];     /* gauge: counted connections now, per kind */
+	struct metric accepted[CONN_KINDS]; /* counted connections opened, per kind */
+	struct metric refused[2];           /* at the door: max-clients, max-per-address */
+	struct metric out_bytes;            /* output bytes the transports took */
+	struct metric drops[CONN_DROPS];    /* slow readers dropped, per limit */
 };
 
 /* Every connection of a server, and the pump that serves their input. */
@@ -279,7 +305,13 @@ struct conn_hub {
 	size_t nbyid, capbyid, holes;
 	bool byid_lost; /* out of memory once: conn_find() walks the list instead */
 	bool stopping;
+	struct conn_metrics met;
 };
+
+/* h's metrics join r (connections per transport, the door, output bytes, drops). */
+void conn_hub_register_metrics(struct conn_hub *h, struct metrics *r);
+/* c (open, counted) is counted as a connection of kind k from now on (a port's). */
+void conn_count_as(struct conn *c, enum conn_kind k);
 
 /* Sets up h on loop with lim (NULL: the defaults). 0 or a libuv error. */
 int conn_hub_init(struct conn_hub *h, uv_loop_t *loop, const struct conn_limits *lim,

@@ -1,7 +1,7 @@
 /*
  * http.h - an HTTP exchange of the --http listener as a connection (conn.h): each request
- * under /api (the HTTP API's, src/server/api/) becomes a struct conn of the hub whose
- * transport is "http", so it gets what every connection gets: the limits at the door, its
+ * under /api or of /metrics (the HTTP API's, src/server/api/) becomes a struct conn of the hub
+ * whose transport is "http", so it gets what every connection gets: the limits at the door, its
  * output counted against the output caps (a slow reader of a stream is bounded as a slow
  * spectator is), the journal's barrier, the clean shutdown. The other paths are the page's
  * files and /ws (ws.c).

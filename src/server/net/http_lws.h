@@ -10,8 +10,9 @@
 
 #include "server/net/http.h"
 
-#define HTTP_MOUNT    "/api"          /* the paths served as exchanges */
-#define HTTP_PROTOCOL "bitarena-http" /* the lws protocol mounted there */
+#define HTTP_MOUNT         "/api"          /* the paths served as exchanges */
+#define HTTP_MOUNT_METRICS "/metrics"      /* and this one (the API's GET /metrics) */
+#define HTTP_PROTOCOL      "bitarena-http" /* the lws protocol mounted there */
 
 /* The listener's part of the exchanges: the lws protocol's user data. */
 struct http_side {

@@ -1,7 +1,8 @@
 /*
  * ws.c - the HTTP listener and the WebSocket transport (see ws.h and conn.h): one lws context on
  * the server's libuv loop with one vhost that serves the page's directory and upgrades /ws;
- * paths under /api are http.c's exchanges (HTTP_MOUNT), counted here until freed.
+ * paths under /api and /metrics are http.c's exchanges (HTTP_MOUNT, HTTP_MOUNT_METRICS),
+ * counted here until freed.
  *
  * Per connection (the conn's transport area, struct ws_conn): the wsi while lws has it, our
  * own descriptor of its socket and the reader of its frames (see "the reader" below), the
@@ -54,7 +55,8 @@ struct ws_listener {
 	/* what anyone can cause, counted instead of logged (ws.h) */
 	struct metric refused, errors, protocol_errors;
 	char *webroot;
-	struct lws_http_mount mount, api_mount; /* the page's files; HTTP_MOUNT: http.c's */
+	/* the page's files; HTTP_MOUNT and HTTP_MOUNT_METRICS: http.c's */
+	struct lws_http_mount mount, api_mount, metrics_mount;
 	struct lws_protocols protocols[3];
 	struct http_side http; /* the exchanges under HTTP_MOUNT (http.c) */
 	uv_idle_t reaper;      /* conn_closed() for connections lws let go, and the last teardown */
@@ -867,7 +869,14 @@ int ws_listen(struct ws_listener **out, struct conn_hub *hub, const struct ws_co
 	snprintf(l->hosts, sizeof l->hosts, "%s", cfg->hosts ? cfg->hosts : "");
 	snprintf(l->bind, sizeof l->bind, "%s", cfg->host);
 	l->http = (struct http_side){.hub = hub, .sndbuf = cfg->sndbuf, .idle = http_idle, .ud = l};
+	l->metrics_mount = (struct lws_http_mount){
+	        .mountpoint = HTTP_MOUNT_METRICS,
+	        .mountpoint_len = sizeof HTTP_MOUNT_METRICS - 1,
+	        .origin = HTTP_PROTOCOL,
+	        .origin_protocol = LWSMPRO_CALLBACK,
+	};
 	l->api_mount = (struct lws_http_mount){
+	        .mount_next = &l->metrics_mount,
 	        .mountpoint = HTTP_MOUNT,
 	        .mountpoint_len = sizeof HTTP_MOUNT - 1,
 	        .origin = HTTP_PROTOCOL,

@@ -422,6 +422,7 @@ void lobby_login_checked(struct lobby *l, struct client *c, const struct proto_r
 	snprintf(c->name, sizeof c->name, "%s", name);
 	c->logged_in = true;
 	c->registered = registered;
+	metric_inc(&l->sess->met.logins[registered]);
 	cJSON *f = cJSON_CreateObject();
 	cJSON_AddStringToObject(f, "name", c->name);
 	cJSON_AddBoolToObject(f, "guest", !registered);

@@ -156,6 +156,8 @@ static void game_free(struct game *g)
 		}
 	if (g->over && s->nfinished > 0)
 		s->nfinished--;
+	if (!g->over)
+		session_metrics_over(&s->met, g->ops, false);
 	g->freeing = true;
 	uv_close((uv_handle_t *)&g->timer, game_free_cb);
 }
@@ -229,6 +231,7 @@ struct game *session_create(struct sessions *s, const struct game_spec *spec)
 	session_clock_init(g);
 	g->next = s->games;
 	s->games = g;
+	session_metrics_begun(&s->met, ops, spec->id == 0);
 	return g;
 fail:
 	free(g->st);
@@ -298,6 +301,8 @@ static void set_result(struct game *g, int winner, const char *score, const char
 	journal_before(g);
 	if (!g->over)
 		session_clock_left(g, g->left);
+	if (!g->over)
+		session_metrics_over(&g->sess->met, g->ops, true);
 	g->over = true;
 	g->draw_offer = g->undo_offer = 0; /* offers end with the game (rematch offers come after) */
 	g->winner = winner;
@@ -419,6 +424,7 @@ static void sim_resolve(struct game *g)
 		if (s->hooks.on_move != NULL && s->hooks.on_move(s->hooks.ud, g, &rec) < 0)
 			log_warn("move hook failed game=%" PRIu64, g->id);
 		journal_after(g);
+		metric_inc(&s->met.moves);
 		append_move(g, &rec);
 	}
 	memcpy(g->tmp, g->st, g->ops->state_size);
@@ -559,6 +565,7 @@ void session_move(struct client *c, const struct proto_req *rq, struct game *g, 
 		reply_err(c, rq, ERR_INTERNAL, "out of memory; the move was not played");
 		return;
 	}
+	metric_inc(&s->met.moves);
 	void *t = g->st;
 	g->st = g->tmp;
 	g->tmp = t;

@@ -70,6 +70,7 @@
 
 #include "server/msg/client.h"
 #include "server/play/session_hooks.h"
+#include "server/play/session_metrics.h"
 #include "server/msg/msg.h"
 #include "server/msg/proto.h"
 
@@ -155,6 +156,7 @@ struct sessions {
 	   not want to hear `from`'s chat (say); NULL: everyone hears everyone. */
 	bool (*hides)(void *ud, const struct client *to, const char *from);
 	void *hides_ud;
+	struct session_metrics met; /* games, moves, logins (session_metrics.h) */
 };
 
 /*

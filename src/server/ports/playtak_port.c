@@ -1395,6 +1395,7 @@ void playtak_port_open(struct playtak_port *p, struct client *cl)
 		return;
 	}
 	pc->port = p;
+	conn_count_as(cl->conn, CONN_KIND_PLAYTAK);
 	cl->fe = &pt_frontend;
 	cl->fe_data = pc;
 	send_line(cl, "Welcome!\nLogin or Register");

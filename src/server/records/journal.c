@@ -371,9 +371,25 @@ static void refused(struct journal *jn, const struct store_batch *b)
 			jn->on_lost(jn->lost_ud, (uint64_t)r->game);
 }
 
+/* What a transaction's report tells the metrics: the writer's clock, read on the loop. */
+static void count_batch(struct journal_metrics *m, const struct store_batch *b, bool synced)
+{
+	if (b->err != STORE_OK) {
+		metric_inc(&m->failures);
+		return;
+	}
+	metric_inc(&m->batches);
+	metric_add(&m->records, (int64_t)b->n);
+	metric_observe(&m->size, (double)b->n);
+	metric_observe(&m->wait, (double)b->wait_ns / 1e9);
+	if (synced)
+		metric_observe(&m->sync, (double)b->commit_ns / 1e9);
+}
+
 static void on_batch(void *ud, const struct store_batch *b)
 {
 	struct journal *jn = ud;
+	count_batch(&jn->met, b, b->synced);
 	if (b->retrying) {
 		batch_failing(jn, b);
 		return;
@@ -400,9 +416,13 @@ static void on_batch(void *ud, const struct store_batch *b)
 	}
 }
 
-static void on_sync(void *ud, uint64_t upto, int err, const char *why)
+static void on_sync(void *ud, uint64_t upto, int err, const char *why, uint64_t ns)
 {
-	(void)ud;
+	struct journal *jn = ud;
+	if (err == STORE_OK)
+		metric_observe(&jn->met.sync, (double)ns / 1e9);
+	else
+		metric_inc(&jn->met.failures);
 	if (err != STORE_OK)
 		log_error("journal fsync failed upto=%" PRIu64 " err=%s why=%s", upto,
 		          LOG_Q(store_strerror(err)), LOG_Q(why));
@@ -410,11 +430,55 @@ static void on_sync(void *ud, uint64_t upto, int err, const char *why)
 
 /* ---- open, close ---------------------------------------------------------------------- */
 
+/* Seconds: 100 us to 10 s (an fsync on an SSD takes tens of microseconds to milliseconds, on
+   a disk or a busy network volume tens of milliseconds and more). */
+static const double seconds_le[] = {0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025,
+                                    0.05,   0.1,     0.25,   0.5,   1,      2.5,   5,    10};
+/* Records per transaction: powers of two up to STORE_WRITER_MAX_BATCH. */
+static const double records_le[] = {1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192};
+
+static void metrics_setup(struct journal_metrics *m)
+{
+	metric_init(&m->batches, METRIC_COUNTER, "bitarena_journal_batches_total",
+	            "the journal's transactions committed (group commit: each holds every write "
+	            "queued while the one before it ran)");
+	metric_init(&m->records, METRIC_COUNTER, "bitarena_journal_records_total",
+	            "records committed: games begun and ended, moves, takebacks, accounts, "
+	            "tournaments, moderation");
+	metric_init(&m->failures, METRIC_COUNTER, "bitarena_store_failures_total",
+	            "the journal's transactions and fsyncs the store failed (each try of a batch "
+	            "retried)");
+	metric_histogram_init(&m->size, "bitarena_journal_batch_records",
+	                      "records per committed transaction", records_le,
+	                      sizeof records_le / sizeof records_le[0]);
+	metric_histogram_init(
+	        &m->wait, "bitarena_journal_commit_seconds",
+	        "from the oldest record of a transaction queued to its commit: what a "
+	        "move waits to be durable before its reply goes out",
+	        seconds_le, sizeof seconds_le / sizeof seconds_le[0]);
+	metric_histogram_init(&m->sync, "bitarena_journal_fsync_seconds",
+	                      "the fsync: the commit of a transaction under --fsync always (SQLite "
+	                      "and PostgreSQL sync in their commit), the fsync under batch=MS",
+	                      seconds_le, sizeof seconds_le / sizeof seconds_le[0]);
+}
+
+void journal_register_metrics(struct journal *jn, struct metrics *r)
+{
+	struct journal_metrics *m = &jn->met;
+	metrics_register(r, &m->batches);
+	metrics_register(r, &m->records);
+	metrics_register(r, &m->failures);
+	metrics_register(r, &m->size.m);
+	metrics_register(r, &m->wait.m);
+	metrics_register(r, &m->sync.m);
+}
+
 int journal_open(struct journal *jn, uv_loop_t *loop, struct store *db,
                  const struct store_options *o, const struct store_fsync *fsync, struct sessions *s,
                  struct client_barrier *bar)
 {
 	memset(jn, 0, sizeof *jn);
+	metrics_setup(&jn->met);
 	jn->sess = s;
 	jn->bar = bar;
 	jn->opts = *o;

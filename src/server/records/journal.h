@@ -60,6 +60,17 @@
 #include "server/play/session.h"
 #include "server/store/store.h"
 #include "server/store/store_writer.h"
+#include "server/util/metrics.h"
+
+/* What the journal counts of its writer's batches (journal_register_metrics()). */
+struct journal_metrics {
+	struct metric batches;        /* transactions committed */
+	struct metric records;        /* records in them */
+	struct metric failures;       /* store failures: transactions and fsyncs that failed */
+	struct metric_histogram size; /* records per committed transaction */
+	struct metric_histogram wait; /* oldest record queued -> its transaction committed, s */
+	struct metric_histogram sync; /* the fsync: the commit under always, else the fsync, s */
+};
 
 #define JOURNAL_RETRY_MS 200 /* a failed batch is tried again this often */
 
@@ -90,7 +101,11 @@ struct journal {
 	/* upward news of every game's end (journal_set_on_end), or NULL */
 	void (*on_end)(void *ud, const struct game *g);
 	void *end_ud;
+	struct journal_metrics met; /* set up by journal_open() */
 };
+
+/* jn's metrics (after journal_open()) join r. */
+void journal_register_metrics(struct journal *jn, struct metrics *r);
 
 /*
  * Journals the games of s in db through a writer thread it starts on loop

@@ -35,6 +35,7 @@ struct report {
 	bool is_sync;
 	uint64_t sync_upto; /* is_sync: everything up to here is fsync'd, or not (sync_err) */
 	int sync_err;
+	uint64_t sync_ns; /* is_sync: how long the fsync took */
 	bool ids_tried; /* the batch tried to reserve the next block of ids */
 	int64_t ids_first, ids_n;
 	struct store_batch b;
@@ -188,8 +189,13 @@ static void write_batch(struct store_writer *w, struct report *rep, bool ids, bo
 		err = store_reserve_ids(w->db, w->cfg.id_block, &rep->ids_first);
 		rep->ids_n = err == STORE_OK ? w->cfg.id_block : 0;
 	}
-	if (err == STORE_OK)
+	if (err == STORE_OK) {
+		uint64_t t0 = uv_hrtime();
 		err = store_commit(w->db);
+		b->commit_ns = uv_hrtime() - t0;
+	}
+	if (b->recs != NULL)
+		b->wait_ns = uv_hrtime() - b->recs->queued_ns;
 	if (err != STORE_OK) {
 		snprintf(b->why, sizeof b->why, "%s", store_last_error(w->db));
 		store_rollback(w->db);
@@ -216,7 +222,9 @@ static void do_sync(struct store_writer *w, struct report *rep)
 {
 	rep->is_sync = true;
 	rep->sync_upto = w->committed;
+	uint64_t t0 = uv_hrtime();
 	rep->sync_err = store_sync(w->db);
+	rep->sync_ns = uv_hrtime() - t0;
 	if (rep->sync_err != STORE_OK)
 		snprintf(rep->b.why, sizeof rep->b.why, "%s", store_last_error(w->db));
 	w->sync_pending = false;
@@ -503,8 +511,8 @@ static bool deliver(struct store_writer *w, bool wait)
 		struct report *next = rep->next;
 		if (rep->is_sync) {
 			if (w->cfg.on_sync != NULL)
-				w->cfg.on_sync(w->cfg.ud, rep->sync_upto, rep->sync_err,
-				               rep->b.why);
+				w->cfg.on_sync(w->cfg.ud, rep->sync_upto, rep->sync_err, rep->b.why,
+				               rep->sync_ns);
 		} else {
 			if (rep->ids_tried) {
 				w->ids_asked = false;
@@ -710,6 +718,7 @@ void store_writer_drop(struct store_writer *w, struct store_rec *r)
 uint64_t store_writer_queue(struct store_writer *w, struct store_rec *r)
 {
 	r->seq = ++w->last_seq;
+	r->queued_ns = uv_hrtime();
 	r->next = NULL;
 	r->err = STORE_OK;
 	*w->out_tail = r;

@@ -113,6 +113,7 @@ struct store_rec_finish {
 struct store_rec {
 	struct store_rec *next; /* the writer's */
 	uint64_t seq;           /* given by store_writer_queue() */
+	uint64_t queued_ns;     /* uv_hrtime() then (the batch's wait_ns) */
 	enum store_rec_type type;
 	int64_t game; /* the game's id (every record but an account) */
 	uint64_t tag; /* the caller's, untouched (a connection id, ...) */
@@ -148,6 +149,10 @@ struct store_batch {
 	size_t n;               /* records */
 	struct store_rec *recs; /* first..last in order, linked by next; valid in the callback */
 	char why[160];          /* the store's own words for err ("" when err is 0) */
+	/* the writer's clock (uv_hrtime), for the metrics: from the oldest record's queueing to
+	   the end of the commit (what a move waits for its batch), the commit alone (its fsync,
+	   under always) */
+	uint64_t wait_ns, commit_ns;
 };
 
 struct store_writer_config {
@@ -159,8 +164,8 @@ struct store_writer_config {
 	/* Loop thread, once per transaction, in seq order. Required. */
 	void (*on_batch)(void *ud, const struct store_batch *b);
 	/* Loop thread, batch=MS only: everything up to seq upto is fsync'd (err 0) or the
-	 * fsync failed (err, why). Optional. */
-	void (*on_sync)(void *ud, uint64_t upto, int err, const char *why);
+	 * fsync failed (err, why); the fsync took ns nanoseconds. Optional. */
+	void (*on_sync)(void *ud, uint64_t upto, int err, const char *why, uint64_t ns);
 	/* Writer thread: the new ratings of a rated game's two accounts (see store_rec_finish).
 	 * Pure: it must not touch anything the loop uses. Optional (no rating without it). */
 	void (*rate)(void *ud, const struct store_rec_finish *fin,
