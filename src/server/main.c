@@ -155,7 +155,7 @@ static const struct opt opts[] = {
                  "others get 403. The page tells the load, the players and the store's "
                  "failures: name your Prometheus (e.g. 10.0.0.5 or 10.0.0.0/24). A proxy on "
                  "this machine comes from loopback: keep /metrics from its public side",
-         .zero = "loopback only (127.0.0.0/8, ::1)"},
+         .zero = "loopback only: 127.0.0.0/8 and ::1"},
         {"sndbuf", 0, OPT_BYTES, AT(cfg.sndbuf), 1024, 64 << 20, "BYTES",
          "the socket send buffer of connections (and of HTTP API requests)", "the system's"},
 

@@ -391,7 +391,10 @@ int server_join_cluster(struct server *s, const struct cluster_config *cfg, char
 	                                  .lobby = &s->lobby,
 	                                  .sess = &s->sess,
 	                                  .journal = &s->journal};
-	return cluster_start(cfg, &ly, &s->cluster, why, len);
+	int r = cluster_start(cfg, &ly, &s->cluster, why, len);
+	if (r == 0)
+		cluster_register_metrics(s->cluster, &s->metrics);
+	return r;
 #endif
 }
 

@@ -86,7 +86,6 @@ static void r_metrics(struct api_x *x, const char *arg, const char *q)
 {
 	(void)arg, (void)q;
 	struct api *a = x->a;
-	x->private_ = true;
 	if (!api_metrics_acl_allows(&a->metrics_from, x->cl->conn->peer)) {
 		api_error(x, 403, ERR_ADDRESS_NOT_ALLOWED, NULL, 0,
 		          "/metrics is not served to your address (%.64s): see --metrics-from",
@@ -236,6 +235,7 @@ static void route(struct api_x *x, const struct http_request *rq)
 {
 	const char *arg;
 	const struct route *r = rq->too_long ? NULL : route_of(rq->path, &arg);
+	x->private_ = r != NULL && r->fn == r_metrics; /* every answer of /metrics: no CORS */
 	if (!charge(x, r != NULL ? r->cost : API_COST_MISS))
 		return;
 	if (rq->too_long) {

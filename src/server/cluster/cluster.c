@@ -325,6 +325,19 @@ void cluster_stop(struct cluster *c)
 		redisAsyncDisconnect(c->sub);
 }
 
+void cluster_register_metrics(struct cluster *c, struct metrics *r)
+{
+	metric_init(&c->m_forwards, METRIC_COUNTER, "bitarena_cluster_forwards_total",
+	            "commands forwarded to the node of their game or seek");
+	metric_init(&c->m_takeovers, METRIC_COUNTER, "bitarena_cluster_takeovers_total",
+	            "takeovers of a dead node's games done by this node");
+	metric_init(&c->m_taken, METRIC_COUNTER, "bitarena_cluster_games_taken_over_total",
+	            "games in progress this node took over from dead nodes");
+	metrics_register(r, &c->m_forwards);
+	metrics_register(r, &c->m_takeovers);
+	metrics_register(r, &c->m_taken);
+}
+
 void cluster_free(struct cluster *c)
 {
 	if (c == NULL)

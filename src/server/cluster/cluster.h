@@ -65,6 +65,7 @@
 #include <uv.h>
 
 #include "server/store/store.h"
+#include "server/util/metrics.h"
 
 #define CLUSTER_NODE_MAX   32    /* a node's name: 1..32 of [A-Za-z0-9_-] */
 #define CLUSTER_BEAT_MS    1000  /* heartbeats */
@@ -128,6 +129,8 @@ int cluster_recover(struct cluster *c);
 void cluster_stop(struct cluster *c);
 /* After the loop ended. NULL is fine. */
 void cluster_free(struct cluster *c);
+/* c's counts (commands forwarded, takeovers and the games they brought) join r. */
+void cluster_register_metrics(struct cluster *c, struct metrics *r);
 
 /* The server's connection events, passed on. */
 void cluster_client_gone(struct cluster *c, struct client *cl);

@@ -130,6 +130,7 @@ static bool forward(struct cluster *c, struct client *cl, const struct proto_req
 	char flags[16], h[256];
 	cluster_identity(cl, watching, flags, sizeof flags);
 	s->fwd = ++c->next_fwd;
+	metric_inc(&c->m_forwards);
 	s->deadline = cluster_now(c) + (uint64_t)c->forward_ms;
 	snprintf(s->fwd_node, sizeof s->fwd_node, "%s", node);
 	s->rq = cluster_rq_keep(rq);

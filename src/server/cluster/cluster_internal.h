@@ -205,6 +205,7 @@ struct cluster {
 	bool resync;      /* Redis came back: write our live state again, ask for states */
 	uint64_t next_fwd;
 	unsigned takeovers; /* running */
+	struct metric m_forwards, m_takeovers, m_taken; /* cluster_register_metrics() */
 
 	struct rgame *rgames;
 	struct cstate *cs[CS_BUCKETS];

@@ -161,6 +161,8 @@ static void takeover_done(uv_work_t *req, int status)
 		c->list_dirty = true;
 		journal_settle(c->ly.journal, false);
 		log_info("cluster takeover node=%s games=%d from=%s", c->name, restored, t->from);
+		metric_inc(&c->m_takeovers);
+		metric_add(&c->m_taken, restored);
 	}
 	store_games_free(t->v, t->n);
 	free(t);
