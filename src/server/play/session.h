@@ -27,6 +27,7 @@
  *                    file outside the layer reads it
  *   session_game.c   a game as the other layers read it: id, kind, seats,
  *                    ply, result, moves... (this header)
+ *   session_metrics.c  the layer's counts: logins, games, moves (session_metrics.h)
  *   session_clock.c  clocks and deadlines: the clocks as they stand, the next
  *                    deadline, the game timer (-> sessions.on_deadline)
  *                    (session_clock.h)
