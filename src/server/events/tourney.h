@@ -13,12 +13,13 @@
  * tourney.h - tournaments run by the server on a single node: round-robin
  * (single, double: Berger tables), gauntlet, Swiss (FIDE Dutch) and lichess'
  * arena (no rounds: free players paired again at once for minutes=), paired by
- * src/arena; started by their director or at their start= time. A director creates one (`tourney
- * create`), players join, the director starts it; each round is paired and its games start by
- * themselves, exactly as an accepted seek's do (game_start to both players); each game's end is
- * counted as it comes; the next round is paired once every game of the round is over; the last
- * round's end finishes the tournament with its standings and tie-breaks. Subscribers (`set tourneys
- * on`) get every event pushed, as JSON
+ * src/arena. A director creates one (`tourney create`), players join, the
+ * director starts it (or it starts by itself at its start= time); each round is
+ * paired and its games start by themselves, exactly as an accepted seek's do
+ * (game_start to both players); each game's end is counted as it comes; the
+ * next round is paired once every game of the round is over; the last round's
+ * end (an arena's time) finishes the tournament with its standings and
+ * tie-breaks. Subscribers (`set tourneys on`) get every event pushed, as JSON
  * ("type":"tourney") or a text line.
  *
  * Absence: a player absent when a game of theirs starts has the server's
