@@ -15,6 +15,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "testproc.h"
 #include "testserver.h"
 
 #include "check_main.h"
@@ -600,6 +601,52 @@ START_TEST(test_start_time)
 }
 END_TEST
 
+/*
+ * Bots join by themselves: four `bitarena bot --tourney ID --random` processes join a Swiss
+ * that starts at its start= time, play every game its pairing gives them (three each: four
+ * players, three rounds, no bye) and exit 0 at its end, each with its three games counted.
+ */
+START_TEST(test_bots_join_by_themselves)
+{
+	const char *tool = getenv("BITARENA");
+	ck_assert_ptr_nonnull(tool);
+	struct field f = {0};
+	ts_up(&f.s, NULL, 0);
+	director(&f, "td");
+	ts_send(&f.dir, "tourney create ttt format=swiss rounds=3 start=+0.08");
+	cJSON *ok = ts_until(&f.dir, "{\"type\":\"ok\",\"cmd\":\"tourney\",\"state\":\"created\"}");
+	char id[24], addr[64];
+	snprintf(id, sizeof id, "%d", ts_jint(ok, "tourney"));
+	cJSON_Delete(ok);
+	snprintf(addr, sizeof addr, "127.0.0.1:%d", f.s.port);
+	static const char *const names[] = {"rb1", "rb2", "rb3", "rb4"};
+	char out[4][300], err[4][300];
+	pid_t pid[4];
+	for (int i = 0; i < 4; i++) {
+		const char *argv[] = {tool,     "bot",       "--server", addr,       "--name",
+		                      names[i], "--tourney", id,         "--random", NULL};
+		snprintf(out[i], sizeof out[i], "%s.bot%d.out", f.s.datadir, i);
+		snprintf(err[i], sizeof err[i], "%s.bot%d.err", f.s.datadir, i);
+		pid[i] = tp_spawn(argv, out[i], err[i]);
+	}
+	cJSON *end = ts_untilf(&f.dir,
+	                       "{\"type\":\"tourney\",\"event\":\"finished\",\"tourney\":%s}", id);
+	ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItem(end, "standings")), 4);
+	cJSON_Delete(end);
+	for (int i = 0; i < 4; i++) {
+		static char buf[1 << 14];
+		int st = tp_wait(pid[i], 60);
+		ck_assert_msg(st == 0, "bot %s exited %d: %s", names[i], st,
+		              tp_slurp(err[i], buf, sizeof buf));
+		ck_assert_msg(strstr(tp_slurp(out[i], buf, sizeof buf), "games 3 ") != NULL,
+		              "bot %s: %s", names[i], buf);
+		remove(out[i]);
+		remove(err[i]);
+	}
+	field_down(&f);
+}
+END_TEST
+
 static Suite *tourney_suite(void)
 {
 	Suite *s = suite_create("tourney");
@@ -612,6 +659,7 @@ static Suite *tourney_suite(void)
 	tcase_add_test(tc, test_swiss_late_entry);
 	tcase_add_test(tc, test_arena);
 	tcase_add_test(tc, test_start_time);
+	tcase_add_test(tc, test_bots_join_by_themselves);
 	suite_add_tcase(s, tc);
 	return s;
 }
