@@ -25,10 +25,12 @@ static const struct cli_cmd cli_cmds[] = {
          "count move sequences to a depth, with nodes/s"},
         {"bot", cmd_bot,
          "[--server HOST:PORT] [--name NAME] [--games N] (--seek \"<kind> [opt=value ...]\" | "
-         "--accept [--kind K]) [--movetime MS] [--depth D] [--nodes N] [--hash MB] [--seed S] "
+         "--accept [--kind K] | --tourney ID) [--movetime MS] [--depth D] [--nodes N] [--hash MB] "
+         "[--seed S] "
          "[--greedy | --random] [--timeout SEC] [--quiet]",
-         "connect to bitarenad, seek or accept games of any kind and play them: Tak and Xmas "
-         "Rush with their own players, m,n,k with the engine's search"},
+         "connect to bitarenad, seek or accept games of any kind, or join a tournament, and "
+         "play them: Tak and Xmas Rush with their own players, m,n,k with the engine's "
+         "search"},
         {"load", cmd_load,
          "[--server HOST:PORT] [--kind \"ttt|mnk|tak|xmas [opt=value ...]\"] [--games N] "
          "[--spectators M] [--idle K] [--pingers P [--ping-ms MS]] [--duration S | --rounds R] "
@@ -55,7 +57,8 @@ static const struct cli_cmd cli_cmds[] = {
          "play one game on bitarenad with a CodinGame Xmas Rush bot, under the referee's "
          "conditions (leagues, 1000/50 ms turns)"},
         {"tei-bridge", cmd_tei_bridge,
-         "[--server HOST:PORT] [--name NAME] (--seek \"tak [opt=value ...]\" | --accept) "
+         "[--server HOST:PORT] [--name NAME] (--seek \"tak [opt=value ...]\" | --accept | "
+         "--tourney ID) "
          "[--games N] [--sizes 4-6] [--margin PCT] [--untimed-ms MS] [--timeout SEC] [--quiet] "
          "[--verbose] -- <engine command ...>",
          "play Tak on bitarenad with an engine that speaks TEI (Tiltak, Taktician, takbag, ...)"},

@@ -45,8 +45,10 @@ struct bot {
 	const char *prog;
 	struct net_conn c;
 	char name[PROTO_NAME_MAX + 1];
-	const char *seek; /* seek text, or NULL when accepting */
-	const char *kind; /* accept only this kind (NULL: any sequential kind we know) */
+	const char *seek;  /* seek text, or NULL when accepting or in a tournament */
+	long long tourney; /* --tourney: the tournament it plays (0: none) */
+	bool tourney_over; /* its end came: the game on is the last */
+	const char *kind;  /* accept only this kind (NULL: any sequential kind we know) */
 	int want_games;
 	int depth; /* 0: automatic */
 	uint64_t nodes;
@@ -75,7 +77,8 @@ struct bot {
 	int move_errors;
 	long long engine_moves, random_moves; /* how moves were chosen */
 	long long last_progress, last_poll;
-	long long seek_gap_ms;  /* the server's budget, learnt from RATE_LIMITED: seeks this far apart */
+	long long seek_gap_ms;  /* the server's budget, learnt from RATE_LIMITED: seeks this far
+	                           apart */
 	long long last_seek_ms; /* when the last seek went */
 };
 
@@ -329,6 +332,8 @@ static bool seek_matches(const struct bot *b, const cJSON *seek)
 
 static bool want_more(const struct bot *b)
 {
+	if (b->tourney != 0) /* every game the pairing gives, until its end */
+		return !b->tourney_over || b->in_game;
 	return b->tally.played < b->want_games;
 }
 
@@ -348,7 +353,8 @@ static void post_seek(struct bot *b)
 	   after each refusal is refused every game, and refusals in a row add up (§13) */
 	long long wait = b->last_seek_ms + b->seek_gap_ms - net_now_ms();
 	if (wait > 0)
-		nanosleep(&(struct timespec){.tv_sec = wait / 1000, .tv_nsec = (wait % 1000) * 1000000},
+		nanosleep(&(struct timespec){.tv_sec = wait / 1000,
+		                             .tv_nsec = (wait % 1000) * 1000000},
 		          NULL);
 	b->last_seek_ms = net_now_ms();
 	if (send_cmd(b, "seek %s", b->seek) == 0)
@@ -393,6 +399,17 @@ static int on_game_over(void *ud, const cJSON *m)
 	   tokens (PROTOCOL.md §13), more than the game's accept */
 	b->last_poll = net_now_ms();
 	return want_more(b) ? 0 : BOT_DONE;
+}
+
+/* A tournament's news: progress (others' games count as the bot's waiting); its end. */
+static int on_tourney(void *ud, const cJSON *m)
+{
+	struct bot *b = ud;
+	b->last_progress = net_now_ms();
+	if (b->tourney == 0 || !cli_tourney_over(m, b->tourney))
+		return 0;
+	b->tourney_over = true;
+	return b->in_game ? 0 : BOT_DONE;
 }
 
 static int on_seek(void *ud, const cJSON *m)
@@ -456,6 +473,8 @@ static int on_error(void *ud, const cJSON *m)
 		b->seek_open = false;
 		return BOT_FAIL; /* a seek the server refuses will be refused again */
 	}
+	if (strcmp(cmd, "tourney") == 0 || (strcmp(cmd, "set") == 0 && b->tourney != 0))
+		return BOT_FAIL; /* not in the tournament: nothing will start */
 	if (strcmp(cmd, "accept") == 0) {
 		b->accept_pending = false; /* someone was quicker: look again */
 		return 0;
@@ -481,6 +500,7 @@ static const struct cli_route bot_routes[] = {
         {"game_over", NULL, on_game_over},
         {"seek", NULL, on_seek},
         {"ok", "seeks", on_seeks},
+        {"tourney", NULL, on_tourney},
         {"error", NULL, on_error},
         {"info", NULL, on_info},
         {NULL, NULL, NULL},
@@ -491,7 +511,8 @@ static int bot_loop(struct bot *b)
 {
 	b->last_progress = b->last_poll = net_now_ms();
 	post_seek(b);
-	if (b->seek == NULL && send_cmd(b, "seeks") < 0)
+	if (b->tourney != 0 ? cli_tourney_join(&b->c, b->tourney) < 0
+	                    : b->seek == NULL && send_cmd(b, "seeks") < 0)
 		return 1;
 	while (want_more(b)) {
 		int r = cli_pump(&b->c, b->prog, 1000, bot_routes, b);
@@ -510,7 +531,7 @@ static int bot_loop(struct bot *b)
 			        b->timeout_ms / 1000, b->in_game ? "game stalled" : "no opponent");
 			return 1;
 		}
-		if (b->seek == NULL && !b->in_game && !b->accept_pending &&
+		if (b->seek == NULL && b->tourney == 0 && !b->in_game && !b->accept_pending &&
 		    now - b->last_poll >= 1000) {
 			b->last_poll = now;
 			if (send_cmd(b, "seeks") < 0)
@@ -558,6 +579,10 @@ int cmd_bot(int argc, char **argv)
 			name = argv[++i];
 		} else if (strcmp(a, "--seek") == 0 && has) {
 			b.seek = argv[++i];
+		} else if (strcmp(a, "--tourney") == 0 && has &&
+		           parse_long(val, 1, 1LL << 53, &v) == 0) {
+			b.tourney = v;
+			i++;
 		} else if (strcmp(a, "--kind") == 0 && has) {
 			b.kind = argv[++i];
 		} else if (strcmp(a, "--games") == 0 && has &&
@@ -592,10 +617,11 @@ int cmd_bot(int argc, char **argv)
 			return cli_usage("bot");
 		}
 	}
-	if ((b.seek == NULL) == !accept || (b.seek != NULL && b.kind != NULL)) {
+	if ((b.seek != NULL) + accept + (b.tourney != 0) != 1 ||
+	    (b.seek != NULL && b.kind != NULL)) {
 		fprintf(stderr,
-		        "%s: give either --seek \"<kind> [opt=value ...]\" or --accept [--kind "
-		        "K]\n",
+		        "%s: give one of --seek \"<kind> [opt=value ...]\", --accept [--kind K] or "
+		        "--tourney ID\n",
 		        b.prog);
 		return cli_usage("bot");
 	}

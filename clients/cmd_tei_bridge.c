@@ -1,6 +1,6 @@
 /*
  * cmd_tei_bridge.c - `bitarena tei-bridge [--server H:P] [--name NAME]
- * (--seek "tak ..." | --accept) [--games N] [--sizes LIST] [--margin PCT]
+ * (--seek "tak ..." | --accept | --tourney ID) [--games N] [--sizes LIST] [--margin PCT]
  * [--untimed-ms MS] [--timeout SEC] [--quiet] [--verbose] -- <engine ...>`:
  * plays a Tak engine that speaks TEI (Tiltak, Taktician, takbag, Topaz, ...)
  * as a player of bitarenad.
@@ -29,6 +29,10 @@
  * The moves of the game come from the states in order (`last_move`); if our
  * copy ever disagrees with the server's position (a takeback, a missed state)
  * the whole game is fetched again with `record <game>`.
+ *
+ * With --tourney ID it joins that tournament once the engine is ready and plays
+ * every game the pairing starts for it, until the tournament's end (PROTOCOL.md
+ * §15); --games is then not used.
  *
  * Prints one line per game and a summary; exits 0 when every game was played,
  * 1 on failure, 2 on a usage error or a seek the engine cannot play.
@@ -80,7 +84,9 @@ struct tb_game {
 
 struct tb {
 	/* settings */
-	const char *seek; /* "tak ..." or NULL to accept */
+	const char *seek;  /* "tak ..." or NULL to accept (or to play a tournament) */
+	long long tourney; /* --tourney: the tournament it plays (0: none) */
+	bool tourney_joined, tourney_over;
 	int want_games, margin_pct, timeout_ms;
 	long long untimed_ms;
 	unsigned user_sizes;
@@ -450,13 +456,16 @@ static void try_accept(struct tb *b, const cJSON *seek)
 
 static void lobby_advance(struct tb *b)
 {
-	if (b->g.active || b->tally.played >= b->want_games)
+	if (b->g.active || (b->tourney == 0 && b->tally.played >= b->want_games))
 		return;
 	if (b->est == ENG_DEAD && !b->fatal)
 		eng_start(b); /* it crashed or hung in the last game */
 	if (b->est != ENG_IDLE)
 		return;
-	if (b->seek != NULL && !b->seek_open) {
+	if (b->tourney != 0) { /* joined once, with the engine ready: its games come */
+		if (!b->tourney_joined && cli_tourney_join(&b->c, b->tourney) == 0)
+			b->tourney_joined = true;
+	} else if (b->seek != NULL && !b->seek_open) {
 		if (net_sendf(&b->c, "seek %s", b->seek) == 0)
 			b->seek_open = true;
 	} else if (b->seek == NULL && !b->accept_pending && net_now_ms() - b->last_poll >= 1000) {
@@ -574,6 +583,16 @@ static int on_record(void *ud, const cJSON *m)
 	return 0;
 }
 
+/* A tournament's news: progress while others play; its end stops the bridge after its game. */
+static int on_tourney(void *ud, const cJSON *m)
+{
+	struct tb *b = ud;
+	b->last_progress = net_now_ms();
+	if (b->tourney != 0 && cli_tourney_over(m, b->tourney))
+		b->tourney_over = true;
+	return 0;
+}
+
 static int on_seek(void *ud, const cJSON *m)
 {
 	const char *ev = cli_jstr(m, "event");
@@ -602,8 +621,8 @@ static int on_error(void *ud, const cJSON *m)
 	        cmd ? cmd : "", cli_jstr(m, "message") ? cli_jstr(m, "message") : "");
 	if (cmd == NULL)
 		return 0;
-	if (strcmp(cmd, "seek") == 0)
-		return BRIDGE_STOP; /* it would be refused again */
+	if (strcmp(cmd, "seek") == 0 || strcmp(cmd, "tourney") == 0)
+		return BRIDGE_STOP; /* it would be refused again; not in the tournament */
 	if (strcmp(cmd, "accept") == 0)
 		b->accept_pending = false;
 	if (strcmp(cmd, "move") == 0 && code != NULL && strcmp(code, "GAME_OVER") != 0)
@@ -629,6 +648,7 @@ static const struct cli_route routes[] = {
         {"seek", NULL, on_seek},
         {"ok", "seeks", on_seeks},
         {"ok", "record", on_record},
+        {"tourney", NULL, on_tourney},
         {"error", NULL, on_error},
         {"info", NULL, on_info},
         {NULL, NULL, NULL},
@@ -664,7 +684,8 @@ static int bridge_loop(struct tb *b)
 {
 	b->last_progress = b->last_poll = net_now_ms();
 	b->last_poll -= 1000;
-	while (b->tally.played < b->want_games) {
+	while (b->tourney != 0 ? !b->tourney_over || b->g.active
+	                       : b->tally.played < b->want_games) {
 		lobby_advance(b);
 		int r = pump(b);
 		if (r < 0)
@@ -745,6 +766,10 @@ int cmd_tei_bridge(int argc, char **argv)
 		} else if (strcmp(a, "--sizes") == 0 &&
 		           (b.user_sizes = tei_parse_sizes(val)) != 0) {
 			i++;
+		} else if (strcmp(a, "--tourney") == 0 &&
+		           cli_parse_num(val, 1, 1LL << 53, &v) == 0) {
+			b.tourney = v;
+			i++;
 		} else if (strcmp(a, "--games") == 0 && cli_parse_num(val, 1, 1000000, &v) == 0) {
 			b.want_games = (int)v;
 			i++;
@@ -763,8 +788,9 @@ int cmd_tei_bridge(int argc, char **argv)
 			return cli_usage(argv[0]);
 		}
 	}
-	if ((b.seek == NULL) == !accept) {
-		fprintf(stderr, PROG ": give either --seek \"tak [opt=value ...]\" or --accept\n");
+	if ((b.seek != NULL) + accept + (b.tourney != 0) != 1) {
+		fprintf(stderr, PROG ": give one of --seek \"tak [opt=value ...]\", --accept or "
+		                     "--tourney ID\n");
 		return cli_usage(argv[0]);
 	}
 	if (i >= argc) {

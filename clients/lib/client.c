@@ -265,3 +265,15 @@ void cli_tally_print(const struct cli_tally *t)
 {
 	printf("games %d wins %d losses %d draws %d\n", t->played, t->wins, t->losses, t->draws);
 }
+
+int cli_tourney_join(struct net_conn *c, long long id)
+{
+	return net_send_line(c, "set tourneys on") < 0 ? -1 : net_sendf(c, "tourney join %lld", id);
+}
+
+bool cli_tourney_over(const cJSON *m, long long id)
+{
+	const char *type = cli_jstr(m, "type"), *ev = cli_jstr(m, "event");
+	return type != NULL && strcmp(type, "tourney") == 0 && cli_jint(m, "tourney", 0) == id &&
+	       ev != NULL && (strcmp(ev, "finished") == 0 || strcmp(ev, "cancelled") == 0);
+}

@@ -122,4 +122,14 @@ void cli_tally_game(struct cli_tally *t, const cJSON *m, long long game, int sea
 /* The summary line: "games N wins W losses L draws D". */
 void cli_tally_print(const struct cli_tally *t);
 
+/*
+ * A player of a tournament (PROTOCOL.md §15): cli_tourney_join() subscribes to the
+ * tournaments' events and joins tournament id (the replies come as "ok"/"error" with cmd
+ * "set" and "tourney"); the tournament's games then start by themselves (game_start).
+ * cli_tourney_over() says whether message m ends tournament id (its "finished" or
+ * "cancelled" event): no game of it starts after that.
+ */
+int cli_tourney_join(struct net_conn *c, long long id);
+bool cli_tourney_over(const cJSON *m, long long id);
+
 #endif

@@ -13,7 +13,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
+#include "testproc.h"
 #include "testserver.h"
 
 #include "check_main.h"
@@ -407,6 +409,244 @@ START_TEST(test_swiss)
 }
 END_TEST
 
+/*
+ * Late entry in a Swiss: a fourth player joins during round 1 (not paired in it: an
+ * absence, no points) and is paired from round 2 on; the TRF shows its round 1 as absent.
+ */
+static char white_wins(const char *white, const char *black)
+{
+	(void)white;
+	(void)black;
+	return 'w';
+}
+
+START_TEST(test_swiss_late_entry)
+{
+	static const char *const names[] = {"s1", "s2", "s3", "s4"};
+	struct field f = {0};
+	f.n = 3;
+	for (int i = 0; i < 4; i++)
+		f.names[i] = names[i];
+	ts_up(&f.s, NULL, 0);
+	director(&f, "td");
+	create_and_join(&f, "ttt format=swiss rounds=2");
+	ts_send(&f.dir, "tourney start %d", f.id);
+	cJSON_Delete(ts_until(&f.dir, "{\"type\":\"tourney\",\"event\":\"round\",\"round\":1}"));
+	ts_join(&f.p[3], f.s.port, "s4");
+	f.here[3] = true;
+	ts_send(&f.p[3], "tourney join %d", f.id);
+	cJSON_Delete(ts_expect(&f.p[3], "{\"type\":\"ok\",\"cmd\":\"tourney\",\"players\":4}"));
+	f.n = 4;
+	/* round 1 was announced before the entry: its game is played here */
+	ts_send(&f.dir, "tourney show %d", f.id);
+	cJSON *show = ts_until(&f.dir, "{\"type\":\"ok\",\"cmd\":\"tourney\",\"round\":1}");
+	const cJSON *pr;
+	cJSON_ArrayForEach(pr, cJSON_GetObjectItem(show, "pairs"))
+	{
+		const cJSON *black = cJSON_GetObjectItem(pr, "black");
+		if (cJSON_IsString(black))
+			play(&f, ts_jint(pr, "game"), index_of(&f, ts_jstr(pr, "white")),
+			     index_of(&f, black->valuestring), 'w');
+	}
+	cJSON_Delete(show);
+	cJSON *end = play_all(&f, white_wins);
+	const cJSON *st = cJSON_GetObjectItem(end, "standings");
+	ck_assert_int_eq(cJSON_GetArraySize(st), 4);
+	cJSON_Delete(end);
+	ts_send(&f.dir, "tourney games %d", f.id);
+	cJSON *g = ts_until(&f.dir, "{\"type\":\"ok\",\"cmd\":\"tourney\"}");
+	int s4_games = 0;
+	const cJSON *e;
+	cJSON_ArrayForEach(e, cJSON_GetObjectItem(g, "games"))
+	{
+		ck_assert(ts_jint(e, "round") == 2 || (strcmp(ts_jstr(e, "white"), "s4") != 0 &&
+		                                       strcmp(ts_jstr(e, "black"), "s4") != 0));
+		s4_games += strcmp(ts_jstr(e, "white"), "s4") == 0 ||
+		            strcmp(ts_jstr(e, "black"), "s4") == 0;
+	}
+	ck_assert_int_eq(s4_games, 1); /* round 2 */
+	cJSON_Delete(g);
+	field_down(&f);
+}
+END_TEST
+
+/*
+ * An arena of hero, bob and carol for 0.2 minutes: every game a pairing starts is played at
+ * once (hero wins each of its games; of the others, white resigns), so games follow each
+ * other until the end. Checked: no player meets the same opponent twice in a row (the
+ * rematch rule with three players), white goes to the one who had it less often, the final
+ * points are lichess' (hero: 2 + 2, then 4 for every win on fire), every game is won once,
+ * `tourney games` lists exactly the games counted (the one on at the end is not), and a
+ * late entrant joins while it runs.
+ */
+START_TEST(test_arena)
+{
+	static const char *const names[] = {"hero", "bob", "carol", "late"};
+	struct field f = {0};
+	f.n = 3;
+	for (int i = 0; i < 4; i++)
+		f.names[i] = names[i];
+	ts_up(&f.s, NULL, 0);
+	director(&f, "td");
+	/* an arena has no rounds; minutes= belongs to arenas only */
+	ts_send(&f.dir, "tourney create ttt format=arena rounds=3");
+	ts_until0(&f.dir, "{\"type\":\"error\",\"code\":\"BAD_OPTION\"}");
+	ts_send(&f.dir, "tourney create ttt format=swiss minutes=5");
+	ts_until0(&f.dir, "{\"type\":\"error\",\"code\":\"BAD_OPTION\"}");
+	ts_send(&f.dir, "tourney create ttt format=arena minutes=0");
+	ts_until0(&f.dir, "{\"type\":\"error\",\"code\":\"BAD_OPTION\"}");
+	create_and_join(&f, "ttt format=arena minutes=0.2 name=Blitz");
+	ts_send(&f.dir, "tourney start %d", f.id);
+	cJSON *ok = ts_until(&f.dir, "{\"type\":\"ok\",\"cmd\":\"tourney\"}");
+	double ends_at = ts_jnum(ok, "ends_at");
+	ck_assert(ends_at > 0);
+	cJSON_Delete(ok);
+	int last_opp[4] = {-1, -1, -1, -1}, whites[4] = {0}, blacks[4] = {0}, paired = 0;
+	cJSON *end = NULL;
+	while (end == NULL) {
+		cJSON *e = ts_until(&f.dir, "{\"type\":\"tourney\"}");
+		const char *ev = ts_jstr(e, "event");
+		if (strcmp(ev, "finished") == 0) {
+			end = e;
+			break;
+		}
+		if (strcmp(ev, "paired") == 0) {
+			int w = index_of(&f, ts_jstr(e, "white")),
+			    b = index_of(&f, ts_jstr(e, "black"));
+			ck_assert_msg(last_opp[w] != b && last_opp[b] != w, "%s and %s again",
+			              f.names[w], f.names[b]);
+			last_opp[w] = b;
+			last_opp[b] = w;
+			/* white to the one who had white less often */
+			ck_assert_int_le(whites[w] - blacks[w], whites[b] - blacks[b]);
+			whites[w]++;
+			blacks[b]++;
+			if (++paired == 3 && f.n == 3) { /* a late entrant */
+				ts_join(&f.p[3], f.s.port, "late");
+				f.here[3] = true;
+				ts_send(&f.p[3], "tourney join %d", f.id);
+				cJSON_Delete(ts_expectf(
+				        &f.p[3],
+				        "{\"type\":\"ok\",\"cmd\":\"tourney\",\"players\":%d}", 4));
+				f.n = 4;
+			}
+			struct timespec now;
+			clock_gettime(CLOCK_REALTIME, &now);
+			/* the games paired in the last 3 s stay on past the end */
+			if (now.tv_sec * 1000.0 + now.tv_nsec / 1e6 < ends_at - 3000)
+				play(&f, ts_jint(e, "game"), w, b, w == 0 ? 'w' : 'b');
+		}
+		cJSON_Delete(e);
+	}
+	const cJSON *st = cJSON_GetObjectItem(end, "standings");
+	ck_assert_int_eq(cJSON_GetArraySize(st), 4);
+	const cJSON *top = cJSON_GetArrayItem(st, 0);
+	ck_assert_str_eq(ts_jstr(top, "name"), "hero");
+	int wins = ts_jint(top, "wins"), games_total = 0, wins_total = 0;
+	ck_assert_int_ge(wins, 3);
+	ck_assert_int_eq(ts_jint(top, "games"), wins);
+	ck_assert_int_eq(ts_jint(top, "score"), 2 + 2 + 4 * (wins - 2));
+	ck_assert(cJSON_IsTrue(cJSON_GetObjectItem(top, "fire")));
+	for (int i = 0; i < 4; i++) {
+		const cJSON *r = cJSON_GetArrayItem(st, i);
+		games_total += ts_jint(r, "games");
+		wins_total += ts_jint(r, "wins");
+	}
+	ck_assert_int_eq(wins_total * 2, games_total); /* every game won by someone, once */
+	cJSON_Delete(end);
+	ts_send(&f.dir, "tourney games %d", f.id);
+	cJSON *g = ts_until(&f.dir, "{\"type\":\"ok\",\"cmd\":\"tourney\"}");
+	ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItem(g, "games")) * 2, games_total);
+	ck_assert_int_lt(games_total / 2, paired); /* the game on at the end is not counted */
+	cJSON_Delete(g);
+	field_down(&f);
+}
+END_TEST
+
+/*
+ * start=: a tournament with its players starts by itself at its time (both players get
+ * their game); one without enough players is cancelled then; times that are not to come
+ * are refused.
+ */
+START_TEST(test_start_time)
+{
+	struct field f = {0};
+	f.n = 2;
+	f.names[0] = "early";
+	f.names[1] = "bird";
+	ts_up(&f.s, NULL, 0);
+	director(&f, "td");
+	ts_send(&f.dir, "tourney create ttt format=roundrobin start=25:00");
+	ts_until0(&f.dir, "{\"type\":\"error\",\"code\":\"BAD_OPTION\"}");
+	ts_send(&f.dir, "tourney create ttt format=roundrobin start=2001-01-01T10:00");
+	ts_until0(&f.dir, "{\"type\":\"error\",\"code\":\"BAD_OPTION\"}");
+	ts_send(&f.dir, "tourney create ttt format=roundrobin start=+0.03");
+	cJSON *ok = ts_until(&f.dir, "{\"type\":\"ok\",\"cmd\":\"tourney\",\"state\":\"created\"}");
+	int lonely = ts_jint(ok, "tourney");
+	ck_assert(ts_jnum(ok, "start_at") > 0);
+	cJSON_Delete(ok);
+	create_and_join(&f, "ttt format=roundrobin start=+0.05");
+	cJSON_Delete(ts_untilf(
+	        &f.dir, "{\"type\":\"tourney\",\"event\":\"cancelled\",\"tourney\":%d}", lonely));
+	cJSON_Delete(ts_untilf(
+	        &f.dir, "{\"type\":\"tourney\",\"event\":\"started\",\"tourney\":%d}", f.id));
+	cJSON *r = ts_untilf(&f.dir, "{\"type\":\"tourney\",\"event\":\"round\",\"tourney\":%d}",
+	                     f.id);
+	int game = ts_jint(cJSON_GetArrayItem(cJSON_GetObjectItem(r, "pairs"), 0), "game");
+	ck_assert_int_gt(game, 0);
+	cJSON_Delete(r);
+	for (int i = 0; i < 2; i++)
+		cJSON_Delete(ts_untilf(&f.p[i], "{\"type\":\"game_start\",\"game\":%d}", game));
+	field_down(&f);
+}
+END_TEST
+
+/*
+ * Bots join by themselves: four `bitarena bot --tourney ID --random` processes join a Swiss
+ * that starts at its start= time, play every game its pairing gives them (three each: four
+ * players, three rounds, no bye) and exit 0 at its end, each with its three games counted.
+ */
+START_TEST(test_bots_join_by_themselves)
+{
+	const char *tool = getenv("BITARENA");
+	ck_assert_ptr_nonnull(tool);
+	struct field f = {0};
+	ts_up(&f.s, NULL, 0);
+	director(&f, "td");
+	ts_send(&f.dir, "tourney create ttt format=swiss rounds=3 start=+0.08");
+	cJSON *ok = ts_until(&f.dir, "{\"type\":\"ok\",\"cmd\":\"tourney\",\"state\":\"created\"}");
+	char id[24], addr[64];
+	snprintf(id, sizeof id, "%d", ts_jint(ok, "tourney"));
+	cJSON_Delete(ok);
+	snprintf(addr, sizeof addr, "127.0.0.1:%d", f.s.port);
+	static const char *const names[] = {"rb1", "rb2", "rb3", "rb4"};
+	char out[4][300], err[4][300];
+	pid_t pid[4];
+	for (int i = 0; i < 4; i++) {
+		const char *argv[] = {tool,     "bot",       "--server", addr,       "--name",
+		                      names[i], "--tourney", id,         "--random", NULL};
+		snprintf(out[i], sizeof out[i], "%s.bot%d.out", f.s.datadir, i);
+		snprintf(err[i], sizeof err[i], "%s.bot%d.err", f.s.datadir, i);
+		pid[i] = tp_spawn(argv, out[i], err[i]);
+	}
+	cJSON *end = ts_untilf(&f.dir,
+	                       "{\"type\":\"tourney\",\"event\":\"finished\",\"tourney\":%s}", id);
+	ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItem(end, "standings")), 4);
+	cJSON_Delete(end);
+	for (int i = 0; i < 4; i++) {
+		static char buf[1 << 14];
+		int st = tp_wait(pid[i], 60);
+		ck_assert_msg(st == 0, "bot %s exited %d: %s", names[i], st,
+		              tp_slurp(err[i], buf, sizeof buf));
+		ck_assert_msg(strstr(tp_slurp(out[i], buf, sizeof buf), "games 3 ") != NULL,
+		              "bot %s: %s", names[i], buf);
+		remove(out[i]);
+		remove(err[i]);
+	}
+	field_down(&f);
+}
+END_TEST
+
 static Suite *tourney_suite(void)
 {
 	Suite *s = suite_create("tourney");
@@ -416,6 +656,10 @@ static Suite *tourney_suite(void)
 	tcase_add_test(tc, test_kill9_in_a_round);
 	tcase_add_test(tc, test_absent_player);
 	tcase_add_test(tc, test_swiss);
+	tcase_add_test(tc, test_swiss_late_entry);
+	tcase_add_test(tc, test_arena);
+	tcase_add_test(tc, test_start_time);
+	tcase_add_test(tc, test_bots_join_by_themselves);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -9,7 +9,9 @@
  * player (in the order they joined: their pairing numbers) and one column per
  * round, exactly as the pairing library, its tie-breaks and its TRF writer read
  * them; the game id of each entry sits beside it. The current round's pairings
- * are kept in board order (struct tpair).
+ * are kept in board order (struct tpair). An arena has no rounds: a player's
+ * row is its own games in order (ngames of them over, the next one its game
+ * on), and its pairs are the games on.
  */
 #include "server/events/tourney.h"
 
@@ -18,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 
 #include <cjson/cJSON.h>
 
@@ -31,8 +34,8 @@
 #include "server/util/log.h"
 #include "server/util/text.h"
 
-enum tformat { TF_ROUNDROBIN, TF_DOUBLE, TF_GAUNTLET, TF_SWISS };
-static const char *const format_names[] = {"roundrobin", "double", "gauntlet", "swiss"};
+enum tformat { TF_ROUNDROBIN, TF_DOUBLE, TF_GAUNTLET, TF_SWISS, TF_ARENA, NFORMATS };
+static const char *const format_names[] = {"roundrobin", "double", "gauntlet", "swiss", "arena"};
 enum tstate { TS_CREATED, TS_RUNNING, TS_FINISHED, TS_CANCELLED };
 static const char *const state_names[] = {"created", "running", "finished", "cancelled"};
 
@@ -43,6 +46,10 @@ struct tplayer {
 	bool registered;
 	bool active;  /* false: withdrawn (not paired again; games left are forfeits) */
 	int absences; /* forfeits in a row by absence */
+	/* an arena's: its games over (its row's entries; the one at ngames is its game on) and
+	   since when it waits for one (wall clock, not stored: a restart starts it again) */
+	int ngames;
+	int64_t free_since;
 };
 
 /* A game of the current round: player indexes; black -1 is a bye. */
@@ -61,6 +68,9 @@ struct tourney {
 	struct seek_opts so;
 	enum tformat format;
 	int rounds_asked; /* rounds= (Swiss), 0: by the field */
+	int64_t start_at; /* start=: wall clock ms when it starts by itself; 0: by its director */
+	int64_t length;   /* an arena's minutes=, in ms */
+	int64_t ends_at;  /* a running arena's end, wall clock ms */
 	int rounds;       /* planned, set at the start */
 	int max;
 	bool rated;
@@ -68,8 +78,8 @@ struct tourney {
 	enum tstate state;
 	int n;
 	struct tplayer p[TOURNEY_MAX_PLAYERS];
-	struct arena_game g[TOURNEY_MAX_PLAYERS][TOURNEY_MAX_ROUNDS];
-	uint64_t gid[TOURNEY_MAX_PLAYERS][TOURNEY_MAX_ROUNDS];
+	struct arena_game g[TOURNEY_MAX_PLAYERS][TOURNEY_MAX_GAMES];
+	uint64_t gid[TOURNEY_MAX_PLAYERS][TOURNEY_MAX_GAMES];
 	int round; /* rounds paired: the current one is round - 1 */
 	struct tpair pairs[TOURNEY_MAX_PLAYERS / 2 + 1];
 	int npairs;
@@ -91,6 +101,12 @@ static int player_of(const struct tourney *t, const char *name)
 		if (strcasecmp(t->p[i].name, name) == 0)
 			return i;
 	return -1;
+}
+
+/* The column of player i's current game: the round's, or an arena player's next entry. */
+static int row_of(const struct tourney *t, int i)
+{
+	return t->format == TF_ARENA ? t->p[i].ngames : t->round - 1;
 }
 
 /* Whether every game of the current round is decided. */
@@ -213,9 +229,54 @@ static int by_standing(const void *a, const void *b)
 	return x->player - y->player;
 }
 
+/*
+ * An arena's standings: lichess' points (arena_live_score: 2/1/0, double after two wins in a
+ * row) over each player's games over, a forfeit won counted as a win; ties by wins, then by
+ * fewer games (the same points in fewer games), then by entry. tb[ARENA_TB_WINS] holds the
+ * wins, tb[0] the games, tb[1] whether the next game is played on fire.
+ */
+static int by_arena(const void *a, const void *b)
+{
+	const struct standing *x = a, *y = b;
+	if (x->score != y->score)
+		return y->score - x->score;
+	if (x->tb[ARENA_TB_WINS] != y->tb[ARENA_TB_WINS])
+		return x->tb[ARENA_TB_WINS] > y->tb[ARENA_TB_WINS] ? -1 : 1;
+	if (x->tb[0] != y->tb[0])
+		return x->tb[0] < y->tb[0] ? -1 : 1;
+	return x->player - y->player;
+}
+
+static void arena_standings(const struct tourney *t, struct standing *st)
+{
+	for (int i = 0; i < t->n; i++) {
+		char res[TOURNEY_MAX_GAMES + 1];
+		int k = 0, wins = 0;
+		for (int r = 0; r < t->p[i].ngames; r++) {
+			char c = t->g[i][r].result;
+			c = c == '+' ? '1' : c == '-' ? '0' : c;
+			if (c != '1' && c != '0' && c != '=')
+				continue; /* both absent: nothing */
+			res[k++] = c;
+			wins += c == '1';
+		}
+		res[k] = '\0';
+		int fire = 0;
+		st[i] = (struct standing){.player = i, .score = arena_live_score(res, &fire)};
+		st[i].tb[0] = k;
+		st[i].tb[1] = fire;
+		st[i].tb[ARENA_TB_WINS] = wins;
+	}
+	qsort(st, (size_t)t->n, sizeof *st, by_arena);
+}
+
 /* The standings after the rounds played, best first, into st (t->n of them). */
 static void standings(const struct tourney *t, struct standing *st)
 {
+	if (t->format == TF_ARENA) {
+		arena_standings(t, st);
+		return;
+	}
 	struct arena_player pl[TOURNEY_MAX_PLAYERS];
 	struct arena_swiss sw;
 	int upto = played(t);
@@ -246,6 +307,20 @@ static cJSON *standings_json(const struct tourney *t, char **text)
 		cJSON *j = cJSON_CreateObject();
 		cJSON_AddNumberToObject(j, "rank", i + 1);
 		cJSON_AddStringToObject(j, "name", p->name);
+		if (t->format == TF_ARENA) {
+			cJSON_AddNumberToObject(j, "score", s->score);
+			cJSON_AddNumberToObject(j, "games", (double)s->tb[0]);
+			cJSON_AddNumberToObject(j, "wins", (double)s->tb[ARENA_TB_WINS]);
+			cJSON_AddBoolToObject(j, "fire", s->tb[1] != 0);
+			cJSON_AddBoolToObject(j, "withdrawn", !p->active);
+			cJSON_AddItemToArray(a, j);
+			if (text != NULL)
+				xappend(text, "%s%2d. %-20s %4d  games %d wins %d%s%s",
+				        *text ? "\n" : "", i + 1, p->name, s->score, (int)s->tb[0],
+				        (int)s->tb[ARENA_TB_WINS], s->tb[1] ? " (on fire)" : "",
+				        p->active ? "" : " (paused)");
+			continue;
+		}
 		cJSON_AddNumberToObject(j, "score", s->score / 10.0);
 		cJSON_AddNumberToObject(j, "buchholz", (double)s->tb[ARENA_TB_BUCHHOLZ] / 10.0);
 		cJSON_AddNumberToObject(j, "buchholz_cut1",
@@ -342,7 +417,8 @@ static char *doc_of(const struct tourney *t)
 		cJSON_AddBoolToObject(j, "active", p->active);
 		cJSON_AddNumberToObject(j, "absences", p->absences);
 		cJSON *gs = cJSON_AddArrayToObject(j, "games"); /* [opp, "color", "result", game] */
-		for (int r = 0; r < t->round; r++) {
+		int rows = t->format == TF_ARENA ? p->ngames : t->round;
+		for (int r = 0; r < rows; r++) {
 			const struct arena_game *g = &t->g[i][r];
 			char col[2] = {g->color ? g->color : '-', 0}, res[2] = {g->result, 0};
 			cJSON *e = cJSON_CreateArray();
@@ -429,13 +505,20 @@ static struct tourney *from_doc(const char *doc)
 	snprintf(t->words, sizeof t->words, "%s", json_str(d, "options"));
 	snprintf(t->director, sizeof t->director, "%s", json_str(d, "director"));
 	t->ops = game_find(json_str(d, "kind"));
-	int f = index_of(format_names, 4, json_str(d, "format"));
+	int f = index_of(format_names, NFORMATS, json_str(d, "format"));
 	int s = index_of(state_names, 4, json_str(d, "state"));
 	t->rounds_asked = json_int(d, "rounds_asked");
 	t->rounds = json_int(d, "rounds");
 	t->max = json_int(d, "max");
 	t->rated = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(d, "rated"));
 	t->round = json_int(d, "round");
+	const cJSON *num;
+	if (cJSON_IsNumber(num = cJSON_GetObjectItemCaseSensitive(d, "start_at")))
+		t->start_at = (int64_t)num->valuedouble;
+	if (cJSON_IsNumber(num = cJSON_GetObjectItemCaseSensitive(d, "ends_at")))
+		t->ends_at = (int64_t)num->valuedouble;
+	if (cJSON_IsNumber(num = cJSON_GetObjectItemCaseSensitive(d, "minutes")))
+		t->length = (int64_t)(num->valuedouble * 60000.0 + 0.5);
 	if (t->ops == NULL || f < 0 || s < 0 || t->round < 0 || t->round > TOURNEY_MAX_ROUNDS ||
 	    !parse_options(t, why, sizeof why))
 		goto bad;
@@ -453,9 +536,10 @@ static struct tourney *from_doc(const char *doc)
 		tp->absences = json_int(p, "absences");
 		int r = 0;
 		const cJSON *e;
+		int rows = t->format == TF_ARENA ? TOURNEY_MAX_GAMES : t->round;
 		cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(p, "games"))
 		{
-			if (r == t->round || cJSON_GetArraySize(e) != 4)
+			if (r == rows || cJSON_GetArraySize(e) != 4)
 				goto bad;
 			const char *col = cJSON_GetArrayItem(e, 1)->valuestring;
 			const char *res = cJSON_GetArrayItem(e, 2)->valuestring;
@@ -468,6 +552,8 @@ static struct tourney *from_doc(const char *doc)
 			t->gid[t->n][r] = (uint64_t)cJSON_GetArrayItem(e, 3)->valuedouble;
 			r++;
 		}
+		tp->ngames = t->format == TF_ARENA ? r : 0;
+		tp->free_since = wall_ms();
 		t->n++;
 	}
 	const cJSON *e;
@@ -483,6 +569,15 @@ static struct tourney *from_doc(const char *doc)
 		pr->result = res != NULL ? res[0] : 0;
 		if (pr->white < 0 || pr->white >= t->n || pr->black < -1 || pr->black >= t->n)
 			goto bad;
+		if (t->format == TF_ARENA) { /* an arena's game on: its entries again */
+			int w = pr->white, b = pr->black;
+			if (b < 0 || t->p[w].ngames >= TOURNEY_MAX_GAMES ||
+			    t->p[b].ngames >= TOURNEY_MAX_GAMES)
+				goto bad;
+			t->g[w][t->p[w].ngames] = (struct arena_game){.opp = b, .color = 'w'};
+			t->g[b][t->p[b].ngames] = (struct arena_game){.opp = w, .color = 'b'};
+			t->gid[w][t->p[w].ngames] = t->gid[b][t->p[b].ngames] = pr->game;
+		}
 	}
 	cJSON_Delete(d);
 	return t;
@@ -499,17 +594,23 @@ bad:
 static void set_result(struct tourneys *ts, struct tourney *t, struct tpair *pr, char r,
                        int absent_seat)
 {
-	int rd = t->round - 1;
+	int wr = row_of(t, pr->white), br = pr->black < 0 ? 0 : row_of(t, pr->black);
 	pr->result = r;
 	if (pr->black < 0)
 		return;
 	if (r == 'Z') { /* both absent: no game, nothing scored, no opponent */
-		t->g[pr->white][rd] = (struct arena_game){.opp = -1, .color = '-', .result = 'Z'};
-		t->g[pr->black][rd] = (struct arena_game){.opp = -1, .color = '-', .result = 'Z'};
+		t->g[pr->white][wr] = (struct arena_game){.opp = -1, .color = '-', .result = 'Z'};
+		t->g[pr->black][br] = (struct arena_game){.opp = -1, .color = '-', .result = 'Z'};
 	} else {
-		t->g[pr->white][rd].result = r;
-		t->g[pr->black][rd].result = opposite(r);
+		t->g[pr->white][wr].result = r;
+		t->g[pr->black][br].result = opposite(r);
+		if (t->format == TF_ARENA) { /* the entries are the players' games over now */
+			t->p[pr->white].ngames++;
+			t->p[pr->black].ngames++;
+		}
 	}
+	if (t->format == TF_ARENA)
+		t->p[pr->white].free_since = t->p[pr->black].free_since = wall_ms();
 	for (int s = 0; s < 2; s++) {
 		struct tplayer *p = &t->p[s == 0 ? pr->white : pr->black];
 		bool absent = r == 'Z' || absent_seat == s;
@@ -517,7 +618,8 @@ static void set_result(struct tourneys *ts, struct tourney *t, struct tpair *pr,
 		if (absent && p->absences >= 2 && p->active) {
 			p->active = false;
 			tell(ts, t, "withdrawn", NULL,
-			     xasprintf("%s is withdrawn after two absences in a row", p->name));
+			     xasprintf("%s is %s after two absences in a row", p->name,
+			               t->format == TF_ARENA ? "paused" : "withdrawn"));
 		}
 	}
 }
@@ -542,22 +644,31 @@ static void pump_soon(struct tourneys *ts);
 /* Tells a result and the standings after it. */
 static void tell_result(struct tourneys *ts, struct tourney *t, const struct tpair *pr)
 {
+	bool arena = t->format == TF_ARENA;
 	cJSON *j = cJSON_CreateObject();
 	cJSON_AddNumberToObject(j, "round", t->round);
 	cJSON_AddNumberToObject(j, "game", (double)pr->game);
 	cJSON_AddStringToObject(j, "white", t->p[pr->white].name);
 	cJSON_AddStringToObject(j, "black", t->p[pr->black].name);
 	cJSON_AddStringToObject(j, "result", pair_result_text(pr->result));
+	char where[32];
+	if (arena)
+		snprintf(where, sizeof where, "game %" PRIu64, pr->game);
+	else
+		snprintf(where, sizeof where, "round %d", t->round);
 	tell(ts, t, "result", j,
-	     xasprintf("round %d: %s - %s %s", t->round, t->p[pr->white].name, t->p[pr->black].name,
+	     xasprintf("%s: %s - %s %s", where, t->p[pr->white].name, t->p[pr->black].name,
 	               pair_result_text(pr->result)));
 	char *text = NULL;
 	cJSON *s = cJSON_CreateObject();
 	cJSON_AddNumberToObject(s, "round", t->round);
 	cJSON_AddNumberToObject(s, "played", played(t));
 	cJSON_AddItemToObject(s, "standings", standings_json(t, &text));
-	tell(ts, t, "standings", s,
-	     xasprintf("after %d round(s)\n%s", played(t), text ? text : ""));
+	if (arena)
+		snprintf(where, sizeof where, "now");
+	else
+		snprintf(where, sizeof where, "after %d round(s)", played(t));
+	tell(ts, t, "standings", s, xasprintf("%s\n%s", where, text ? text : ""));
 	free(text);
 }
 
@@ -619,8 +730,8 @@ static bool start_game(struct tourneys *ts, struct tourney *t, struct tpair *pr)
 		return false;
 	}
 	pr->game = session_id(g);
-	int rd = t->round - 1;
-	t->gid[pr->white][rd] = t->gid[pr->black][rd] = pr->game;
+	t->gid[pr->white][row_of(t, pr->white)] = t->gid[pr->black][row_of(t, pr->black)] =
+	        pr->game;
 	session_begin(g);
 	return true;
 }
@@ -692,6 +803,8 @@ static int pair_next(struct tourney *t)
 static void finish(struct tourneys *ts, struct tourney *t)
 {
 	t->state = TS_FINISHED;
+	if (t->format == TF_ARENA)
+		t->npairs = 0; /* as lichess: games still on at the end are played, not counted */
 	save(ts, t);
 	char *text = NULL;
 	cJSON *j = cJSON_CreateObject();
@@ -733,32 +846,132 @@ static void next_round(struct tourneys *ts, struct tourney *t)
 	free(text);
 }
 
-/* Out of the hooks' way: rounds over are followed by the next; games not started are. */
+/* Player i's whites minus blacks over its games over (an arena gives white to the lower). */
+static int colour_lean(const struct tourney *t, int i)
+{
+	int k = 0;
+	for (int r = 0; r < t->p[i].ngames; r++)
+		k += t->g[i][r].color == 'w' ? 1 : t->g[i][r].color == 'b' ? -1 : 0;
+	return k;
+}
+
+/*
+ * An arena at `now`: its decided games leave the board, and its free players (here, not
+ * paused, below the games cap) are paired by src/arena (arena_live_pair: the one waiting
+ * longest picks the closest-ranked free player other than its last opponent, who is taken
+ * again only after TOURNEY_REMATCH_MS of waiting); the games start at once.
+ */
+static void arena_pump(struct tourneys *ts, struct tourney *t, int64_t now)
+{
+	int k = 0;
+	for (int i = 0; i < t->npairs; i++)
+		if (t->pairs[i].result == 0)
+			t->pairs[k++] = t->pairs[i];
+	bool changed = k != t->npairs;
+	t->npairs = k;
+	bool busy[TOURNEY_MAX_PLAYERS] = {false};
+	for (int i = 0; i < t->npairs; i++) {
+		busy[t->pairs[i].white] = busy[t->pairs[i].black] = true;
+		if (t->pairs[i].game == 0) /* not started: tried again */
+			changed |= start_game(ts, t, &t->pairs[i]);
+	}
+	struct standing st[TOURNEY_MAX_PLAYERS];
+	int rank[TOURNEY_MAX_PLAYERS];
+	standings(t, st);
+	for (int i = 0; i < t->n; i++)
+		rank[st[i].player] = i;
+	struct arena_live_player fr[TOURNEY_MAX_PLAYERS];
+	int nf = 0;
+	for (int i = 0; i < t->n; i++) {
+		const struct tplayer *p = &t->p[i];
+		if (!p->active || busy[i] || p->ngames >= TOURNEY_MAX_GAMES ||
+		    lobby_find_user(ts->lobby, p->name) == NULL)
+			continue;
+		fr[nf++] = (struct arena_live_player){
+		        .id = i,
+		        .rank = rank[i],
+		        .last_opp = p->ngames ? t->g[i][p->ngames - 1].opp : -1,
+		        .waiting = now > p->free_since ? now - p->free_since : 0};
+	}
+	struct arena_pair out[TOURNEY_MAX_PLAYERS / 2];
+	int n = arena_live_pair(fr, nf, TOURNEY_REMATCH_MS, out, TOURNEY_MAX_PLAYERS / 2);
+	for (int i = 0; i < n && t->npairs < TOURNEY_MAX_PLAYERS / 2 + 1; i++) {
+		int w = out[i].white, b = out[i].black;
+		if (colour_lean(t, w) > colour_lean(t, b)) {
+			w = out[i].black;
+			b = out[i].white;
+		}
+		struct tpair *pr = &t->pairs[t->npairs++];
+		*pr = (struct tpair){.white = w, .black = b};
+		t->g[w][t->p[w].ngames] = (struct arena_game){.opp = b, .color = 'w'};
+		t->g[b][t->p[b].ngames] = (struct arena_game){.opp = w, .color = 'b'};
+		start_game(ts, t, pr);
+		changed = true;
+		cJSON *j = cJSON_CreateObject();
+		cJSON_AddNumberToObject(j, "game", (double)pr->game);
+		cJSON_AddStringToObject(j, "white", t->p[w].name);
+		cJSON_AddStringToObject(j, "black", t->p[b].name);
+		tell(ts, t, "paired", j,
+		     xasprintf("%s - %s  game %" PRIu64, t->p[w].name, t->p[b].name, pr->game));
+	}
+	if (changed)
+		save(ts, t);
+}
+
+static void start_on_time(struct tourneys *ts, struct tourney *t);
+
+/*
+ * Out of the hooks' way, and at each tournament's next moment: a tournament whose start=
+ * came starts (or is cancelled, too few players); rounds over are followed by the next;
+ * games not started are; a running arena pairs its free players (every second, since a
+ * player may come back or a rematch become allowed) and ends at its time.
+ */
 static void pump(uv_timer_t *h)
 {
 	struct tourneys *ts = h->data;
+	int64_t now = wall_ms(), next = INT64_MAX;
 	for (struct tourney *t = ts->list; t != NULL; t = t->next) {
+		if (t->state == TS_CREATED && t->start_at != 0) {
+			if (now < t->start_at) {
+				next = t->start_at < next ? t->start_at : next;
+				continue;
+			}
+			start_on_time(ts, t);
+		}
 		if (t->state != TS_RUNNING)
 			continue;
-		bool started = false;
-		for (int i = 0; i < t->npairs; i++) {
+		if (t->format == TF_ARENA) {
+			if (now >= t->ends_at) {
+				finish(ts, t);
+				continue;
+			}
+			arena_pump(ts, t, now);
+			int64_t at = t->ends_at < now + 1000 ? t->ends_at : now + 1000;
+			next = at < next ? at : next;
+			continue;
+		}
+		bool started = false, failed = false;
+		for (int i = 0; i < t->npairs && !failed; i++) {
 			struct tpair *pr = &t->pairs[i];
 			if (pr->result == 0 && pr->game == 0) {
-				if (!start_game(ts, t, pr)) {
-					uv_timer_start(&ts->pump, pump, 1000, 0);
-					return;
-				}
-				started = true;
+				failed = !start_game(ts, t, pr);
+				started |= !failed;
 			}
 		}
 		if (started)
 			save(ts, t);
+		if (failed) {
+			next = now + 1000 < next ? now + 1000 : next;
+			continue;
+		}
 		/* several rounds may be decided at once (every game forfeited) */
 		for (int guard = 0;
 		     t->state == TS_RUNNING && round_over(t) && guard < 2 * TOURNEY_MAX_ROUNDS;
 		     guard++)
 			next_round(ts, t);
 	}
+	if (next != INT64_MAX)
+		uv_timer_start(&ts->pump, pump, (uint64_t)(next > now ? next - now : 0), 0);
 }
 
 static void pump_soon(struct tourneys *ts)
@@ -841,16 +1054,87 @@ static cJSON *summary_json(const struct tourney *t)
 	cJSON_AddNumberToObject(j, "max", t->max);
 	cJSON_AddNumberToObject(j, "round", t->round);
 	cJSON_AddNumberToObject(j, "rounds", t->rounds);
+	if (t->format == TF_ARENA)
+		cJSON_AddNumberToObject(j, "minutes", (double)t->length / 60000.0);
+	cJSON_AddNumberToObject(j, "start_at", (double)t->start_at);
+	cJSON_AddNumberToObject(j, "ends_at", (double)t->ends_at);
 	return j;
+}
+
+/* "2026-11-28 12:00 UTC" for when (wall clock ms), into buf. */
+static const char *utc_text(int64_t when, char *buf, size_t len)
+{
+	time_t secs = (time_t)(when / 1000);
+	struct tm tm;
+	if (gmtime_r(&secs, &tm) == NULL || strftime(buf, len, "%Y-%m-%d %H:%M UTC", &tm) == 0)
+		snprintf(buf, len, "?");
+	return buf;
 }
 
 static char *summary_text(const struct tourney *t)
 {
-	return xasprintf("%" PRIu64 " %s: %s %s%s%s, %s, %d player(s), round %d of %d, "
-	                 "director %s",
-	                 t->id, t->name, format_names[t->format], t->ops->name,
-	                 t->words[0] ? " " : "", t->words, state_names[t->state], t->n, t->round,
-	                 t->rounds, t->director);
+	char when[64], at[40];
+	if (t->format == TF_ARENA && t->state == TS_RUNNING)
+		snprintf(when, sizeof when, "until %s", utc_text(t->ends_at, at, sizeof at));
+	else if (t->format == TF_ARENA)
+		snprintf(when, sizeof when, "%g minute(s)", (double)t->length / 60000.0);
+	else
+		snprintf(when, sizeof when, "round %d of %d", t->round, t->rounds);
+	if (t->state == TS_CREATED && t->start_at != 0)
+		snprintf(when + strlen(when), sizeof when - strlen(when), ", starts %s",
+		         utc_text(t->start_at, at, sizeof at));
+	return xasprintf("%" PRIu64 " %s: %s %s%s%s, %s, %d player(s), %s, director %s", t->id,
+	                 t->name, format_names[t->format], t->ops->name, t->words[0] ? " " : "",
+	                 t->words, state_names[t->state], t->n, when, t->director);
+}
+
+/* minutes= as ms (0.1 to 1440 minutes, decimals allowed), or 0. */
+static int64_t minutes_ms(const char *v)
+{
+	char *end;
+	double m = strtod(v, &end);
+	if (*v == '\0' || *end != '\0' || !(m >= 0.1 && m <= 1440))
+		return 0;
+	return (int64_t)(m * 60000.0 + 0.5);
+}
+
+/*
+ * start= as wall clock ms, or 0: `+M` minutes from now (as minutes=), `HH:MM` the next such
+ * time of day (UTC), or `YYYY-MM-DDTHH:MM` (UTC, a trailing Z allowed) within a year ahead.
+ */
+static int64_t start_time(const char *v, int64_t now)
+{
+	if (v[0] == '+') { /* any time to come within a year */
+		char *end;
+		double m = strtod(v + 1, &end);
+		if (v[1] == '\0' || *end != '\0' || !(m > 0 && m <= 366 * 24 * 60))
+			return 0;
+		return now + (int64_t)(m * 60000.0 + 0.5);
+	}
+	struct tm tm = {0};
+	int y, mo, d, h, mi, k = 0;
+	time_t secs = (time_t)(now / 1000);
+	if (sscanf(v, "%2d:%2d%n", &h, &mi, &k) == 2 && v[k] == '\0') {
+		if (gmtime_r(&secs, &tm) == NULL)
+			return 0;
+	} else if (sscanf(v, "%4d-%2d-%2dT%2d:%2d%n", &y, &mo, &d, &h, &mi, &k) == 5 &&
+	           (v[k] == '\0' || (v[k] == 'Z' && v[k + 1] == '\0')) && mo >= 1 && mo <= 12 &&
+	           d >= 1 && d <= 31) {
+		tm.tm_year = y - 1900;
+		tm.tm_mon = mo - 1;
+		tm.tm_mday = d;
+	} else {
+		return 0;
+	}
+	if (h < 0 || h > 23 || mi < 0 || mi > 59)
+		return 0;
+	tm.tm_hour = h;
+	tm.tm_min = mi;
+	tm.tm_sec = 0;
+	int64_t at = (int64_t)timegm(&tm) * 1000;
+	if (strchr(v, 'T') == NULL && at <= now)
+		at += 24 * 3600 * 1000; /* HH:MM past today: tomorrow's */
+	return at > now && at - now <= (int64_t)366 * 24 * 3600 * 1000 ? at : 0;
 }
 
 static void do_create(struct tourneys *ts, struct client *c, const struct proto_req *rq)
@@ -860,7 +1144,8 @@ static void do_create(struct tourneys *ts, struct client *c, const struct proto_
 	if (rq->argc < 2) {
 		reply_err(c, rq, ERR_BAD_ARGS,
 		          "usage: tourney create <kind> [game opts] format=roundrobin|double|"
-		          "gauntlet|swiss [rounds=N] [max=N] [rated=0|1] [name=...]");
+		          "gauntlet|swiss|arena [rounds=N] [minutes=M] [start=+M|HH:MM|"
+		          "YYYY-MM-DDTHH:MM] [max=N] [rated=0|1] [name=...]");
 		return;
 	}
 	struct tourney *t = calloc(1, sizeof *t);
@@ -888,7 +1173,7 @@ static void do_create(struct tourneys *ts, struct client *c, const struct proto_
 		long x = strtol(v, &end, 10);
 		bool num = *v != '\0' && *end == '\0';
 		if (kl == 6 && strncmp(w, "format", 6) == 0) {
-			format = index_of(format_names, 4, v);
+			format = index_of(format_names, NFORMATS, v);
 		} else if (kl == 6 && strncmp(w, "rounds", 6) == 0 && num && x >= 1 &&
 		           x <= TOURNEY_MAX_ROUNDS) {
 			t->rounds_asked = (int)x;
@@ -900,13 +1185,21 @@ static void do_create(struct tourneys *ts, struct client *c, const struct proto_
 			snprintf(t->name, sizeof t->name, "%s", v);
 		} else if (kl == 5 && strncmp(w, "rated", 5) == 0 && num && (x == 0 || x == 1)) {
 			t->rated = x == 1;
+		} else if (kl == 7 && strncmp(w, "minutes", 7) == 0 &&
+		           (t->length = minutes_ms(v)) > 0) {
+		} else if (kl == 5 && strncmp(w, "start", 5) == 0 &&
+		           (t->start_at = start_time(v, wall_ms())) > 0) {
 		} else if ((kl == 5 && strncmp(w, "color", 5) == 0) ||
 		           (kl == 6 &&
 		            (strncmp(w, "rounds", 6) == 0 || strncmp(w, "format", 6) == 0)) ||
 		           (kl == 3 && strncmp(w, "max", 3) == 0) ||
-		           (kl == 4 && strncmp(w, "name", 4) == 0)) {
+		           (kl == 4 && strncmp(w, "name", 4) == 0) ||
+		           (kl == 7 && strncmp(w, "minutes", 7) == 0) ||
+		           (kl == 5 && strncmp(w, "start", 5) == 0)) {
 			reply_err(c, rq, ERR_BAD_OPTION,
-			          "'%.40s': format=roundrobin|double|gauntlet|swiss, rounds=1..%d, "
+			          "'%.40s': format=roundrobin|double|gauntlet|swiss|arena, "
+			          "rounds=1..%d, minutes=0.1..1440 (an arena's length), start=+M "
+			          "(minutes from now), HH:MM or YYYY-MM-DDTHH:MM (UTC, to come), "
 			          "max=2..%d, rated=0|1, name=1..%d characters; colours are the "
 			          "pairing's",
 			          w, TOURNEY_MAX_ROUNDS, TOURNEY_MAX_PLAYERS, TOURNEY_NAME_MAX);
@@ -926,11 +1219,25 @@ static void do_create(struct tourneys *ts, struct client *c, const struct proto_
 	char why[160];
 	if (format < 0) {
 		reply_err(c, rq, ERR_BAD_OPTION,
-		          "format=roundrobin|double|gauntlet|swiss is needed");
+		          "format=roundrobin|double|gauntlet|swiss|arena is needed");
 		free(t);
 		return;
 	}
 	t->format = (enum tformat)format;
+	if (t->format != TF_ARENA && t->length != 0) {
+		reply_err(c, rq, ERR_BAD_OPTION,
+		          "minutes= is an arena's length; rounds are played "
+		          "out");
+		free(t);
+		return;
+	}
+	if (t->format == TF_ARENA && t->rounds_asked != 0) {
+		reply_err(c, rq, ERR_BAD_OPTION, "an arena has no rounds: minutes= is its length");
+		free(t);
+		return;
+	}
+	if (t->format == TF_ARENA && t->length == 0)
+		t->length = TOURNEY_ARENA_MINUTES * 60000;
 	if (t->rated && !c->registered) {
 		reply_err(c, rq, ERR_RATED_NEEDS_ACCOUNT, "rated tournaments are for accounts");
 		free(t);
@@ -951,6 +1258,8 @@ static void do_create(struct tourneys *ts, struct client *c, const struct proto_
 	ts->list = t;
 	save(ts, t);
 	trim(ts);
+	if (t->start_at != 0)
+		pump_soon(ts); /* arms the pump for the start */
 	cJSON *f = summary_json(t);
 	reply_ok(c, rq, f, NULL,
 	         "tournament %" PRIu64 " created: tourney join %" PRIu64
@@ -985,8 +1294,12 @@ static void do_show(struct tourneys *ts, struct client *c, const struct proto_re
 	cJSON_AddItemToObject(f, "standings", standings_json(t, &st));
 	cJSON_AddItemToObject(f, "pairs", pairs_json(t, &pt));
 	char *head = summary_text(t);
-	char *extra = xasprintf("standings after %d round(s):\n%s%s%s", played(t), st ? st : "",
-	                        t->npairs ? "\nround's pairings:\n" : "", pt ? pt : "");
+	char *extra =
+	        t->format == TF_ARENA
+	                ? xasprintf("standings:\n%s%s%s", st ? st : "",
+	                            t->npairs ? "\ngames on:\n" : "", pt ? pt : "")
+	                : xasprintf("standings after %d round(s):\n%s%s%s", played(t), st ? st : "",
+	                            t->npairs ? "\nround's pairings:\n" : "", pt ? pt : "");
 	free(st);
 	free(pt);
 	reply_ok(c, rq, f, extra, "%s", head ? head : "");
@@ -996,9 +1309,31 @@ static void do_show(struct tourneys *ts, struct client *c, const struct proto_re
 static void do_join(struct tourneys *ts, struct client *c, const struct proto_req *rq)
 {
 	struct tourney *t;
-	if (!need_login(c, rq) || !id_arg(ts, c, rq, &t) || !in_state(t, c, rq, TS_CREATED))
+	if (!need_login(c, rq) || !id_arg(ts, c, rq, &t))
 		return;
-	if (player_of(t, c->name) >= 0) {
+	/* late entry: a Swiss (the rounds missed count as absences, no points) and an arena */
+	bool late = t->state == TS_RUNNING && (t->format == TF_SWISS || t->format == TF_ARENA);
+	if (!late && !in_state(t, c, rq, TS_CREATED))
+		return;
+	int was = player_of(t, c->name);
+	if (was >= 0 && late && t->format == TF_ARENA && !t->p[was].active) {
+		/* a paused arena player comes back */
+		t->p[was].active = true;
+		t->p[was].absences = 0;
+		t->p[was].free_since = wall_ms();
+		save(ts, t);
+		pump_soon(ts);
+		cJSON *f = cJSON_CreateObject();
+		cJSON_AddNumberToObject(f, "tourney", (double)t->id);
+		cJSON_AddNumberToObject(f, "players", t->n);
+		reply_ok(c, rq, f, NULL, "you are back in tournament %" PRIu64, t->id);
+		cJSON *j = cJSON_CreateObject();
+		cJSON_AddStringToObject(j, "name", c->name);
+		cJSON_AddNumberToObject(j, "players", t->n);
+		tell(ts, t, "joined", j, xasprintf("%s is back (%d player(s))", c->name, t->n));
+		return;
+	}
+	if (was >= 0) {
 		reply_err(c, rq, ERR_TOURNEY_STATE, "you are in tournament %" PRIu64 " already",
 		          t->id);
 		return;
@@ -1014,11 +1349,16 @@ static void do_join(struct tourneys *ts, struct client *c, const struct proto_re
 		          t->id);
 		return;
 	}
-	struct tplayer *p = &t->p[t->n++];
+	int me = t->n++;
+	struct tplayer *p = &t->p[me];
+	*p = (struct tplayer){.registered = c->registered, .active = true, .free_since = wall_ms()};
 	snprintf(p->name, sizeof p->name, "%s", c->name);
-	p->registered = c->registered;
-	p->active = true;
+	if (late && t->format == TF_SWISS)
+		for (int r = 0; r < t->round; r++) /* not paired in the rounds gone by */
+			t->g[me][r] = (struct arena_game){.opp = -1, .color = '-', .result = 'Z'};
 	save(ts, t);
+	if (late)
+		pump_soon(ts);
 	cJSON *f = cJSON_CreateObject();
 	cJSON_AddNumberToObject(f, "tourney", (double)t->id);
 	cJSON_AddNumberToObject(f, "players", t->n);
@@ -1056,18 +1396,17 @@ static void do_withdraw(struct tourneys *ts, struct client *c, const struct prot
 	tell(ts, t, "withdrawn", j, xasprintf("%s withdrew", c->name));
 }
 
-static void do_start(struct tourneys *ts, struct client *c, const struct proto_req *rq)
+/* Why t cannot start now (too few players), or NULL. */
+static const char *cannot_start(const struct tourney *t)
 {
-	struct tourney *t;
-	if (!need_login(c, rq) || !id_arg(ts, c, rq, &t) || !director(t, c, rq) ||
-	    !in_state(t, c, rq, TS_CREATED))
-		return;
-	if (t->n < 2 || (t->format == TF_SWISS && t->n < 3)) {
-		reply_err(c, rq, ERR_TOURNEY_STATE,
-		          "tournament %" PRIu64 " has %d player(s); it needs %d", t->id, t->n,
-		          t->format == TF_SWISS ? 3 : 2);
-		return;
-	}
+	if (t->format == TF_SWISS && t->n < 3)
+		return "a Swiss needs 3 players";
+	return t->n < 2 ? "it needs 2 players" : NULL;
+}
+
+/* t (created, with its players) planned: its rounds, or an arena's end; running from now. */
+static void plan(struct tourney *t)
+{
 	switch (t->format) {
 	case TF_ROUNDROBIN:
 		t->rounds = arena_rr_rounds(t->n, 1);
@@ -1087,16 +1426,81 @@ static void do_start(struct tourneys *ts, struct client *c, const struct proto_r
 			t->rounds = t->n - 1; /* more would need a rematch */
 		break;
 	}
+	case TF_ARENA:
+	default: {
+		int64_t now = wall_ms();
+		t->rounds = 0;
+		t->ends_at = now + t->length;
+		for (int i = 0; i < t->n; i++)
+			t->p[i].free_since = now;
+		break;
+	}
 	}
 	if (t->rounds > TOURNEY_MAX_ROUNDS)
 		t->rounds = TOURNEY_MAX_ROUNDS;
 	t->state = TS_RUNNING;
+}
+
+/* A planned t told started, and its first round paired (an arena: its players at once). */
+static void launch(struct tourneys *ts, struct tourney *t)
+{
+	tell(ts, t, "started", summary_json(t), summary_text(t));
+	if (t->format == TF_ARENA) {
+		save(ts, t);
+		pump_soon(ts);
+	} else {
+		next_round(ts, t); /* stores it */
+	}
+}
+
+static void cancel(struct tourneys *ts, struct tourney *t, char *why);
+
+/* start= came: t starts, or is cancelled when it cannot (the reason in the event). */
+static void start_on_time(struct tourneys *ts, struct tourney *t)
+{
+	const char *why = cannot_start(t);
+	if (why != NULL) {
+		cancel(ts, t, xasprintf("not started at its time: %s", why));
+		return;
+	}
+	plan(t);
+	launch(ts, t);
+}
+
+static void do_start(struct tourneys *ts, struct client *c, const struct proto_req *rq)
+{
+	struct tourney *t;
+	if (!need_login(c, rq) || !id_arg(ts, c, rq, &t) || !director(t, c, rq) ||
+	    !in_state(t, c, rq, TS_CREATED))
+		return;
+	const char *why = cannot_start(t);
+	if (why != NULL) {
+		reply_err(c, rq, ERR_TOURNEY_STATE, "tournament %" PRIu64 " has %d player(s): %s",
+		          t->id, t->n, why);
+		return;
+	}
+	plan(t);
 	cJSON *f = cJSON_CreateObject();
 	cJSON_AddNumberToObject(f, "tourney", (double)t->id);
 	cJSON_AddNumberToObject(f, "rounds", t->rounds);
-	reply_ok(c, rq, f, NULL, "tournament %" PRIu64 " starts: %d round(s)", t->id, t->rounds);
-	tell(ts, t, "started", summary_json(t), summary_text(t));
-	next_round(ts, t); /* stores it */
+	char when[40];
+	if (t->format == TF_ARENA) {
+		cJSON_AddNumberToObject(f, "ends_at", (double)t->ends_at);
+		reply_ok(c, rq, f, NULL, "tournament %" PRIu64 " starts: an arena until %s", t->id,
+		         utc_text(t->ends_at, when, sizeof when));
+	} else {
+		reply_ok(c, rq, f, NULL, "tournament %" PRIu64 " starts: %d round(s)", t->id,
+		         t->rounds);
+	}
+	launch(ts, t);
+}
+
+/* t (created or running) cancelled, why (taken) in the event. */
+static void cancel(struct tourneys *ts, struct tourney *t, char *why)
+{
+	t->state = TS_CANCELLED; /* games on are played out, not counted */
+	save(ts, t);
+	tell(ts, t, "cancelled", NULL, why);
 }
 
 static void do_cancel(struct tourneys *ts, struct client *c, const struct proto_req *rq)
@@ -1108,12 +1512,10 @@ static void do_cancel(struct tourneys *ts, struct client *c, const struct proto_
 		in_state(t, c, rq, TS_RUNNING);
 		return;
 	}
-	t->state = TS_CANCELLED; /* games on are played out, not counted */
-	save(ts, t);
 	cJSON *f = cJSON_CreateObject();
 	cJSON_AddNumberToObject(f, "tourney", (double)t->id);
 	reply_ok(c, rq, f, NULL, "tournament %" PRIu64 " cancelled", t->id);
-	tell(ts, t, "cancelled", NULL, xasprintf("cancelled by %s", c->name));
+	cancel(ts, t, xasprintf("cancelled by %s", c->name));
 }
 
 static void do_games(struct tourneys *ts, struct client *c, const struct proto_req *rq)
@@ -1126,21 +1528,27 @@ static void do_games(struct tourneys *ts, struct client *c, const struct proto_r
 	cJSON *a = cJSON_AddArrayToObject(f, "games");
 	char *extra = NULL;
 	int k = 0;
-	for (int r = 0; r < t->round; r++)
+	bool arena = t->format == TF_ARENA;
+	int rows = arena ? TOURNEY_MAX_GAMES : t->round;
+	for (int r = 0; r < rows; r++)
 		for (int i = 0; i < t->n; i++) {
 			const struct arena_game *g = &t->g[i][r];
-			if (g->opp < 0 || g->color != 'w')
-				continue; /* each game once, from white's row */
+			if ((arena && r >= t->p[i].ngames) || g->opp < 0 || g->color != 'w')
+				continue; /* each game over once, from white's row */
 			cJSON *j = cJSON_CreateObject();
-			cJSON_AddNumberToObject(j, "round", r + 1);
+			if (!arena)
+				cJSON_AddNumberToObject(j, "round", r + 1);
 			cJSON_AddNumberToObject(j, "game", (double)t->gid[i][r]);
 			cJSON_AddStringToObject(j, "white", t->p[i].name);
 			cJSON_AddStringToObject(j, "black", t->p[g->opp].name);
 			cJSON_AddStringToObject(j, "result", pair_result_text(g->result));
 			cJSON_AddItemToArray(a, j);
-			xappend(&extra, "%s  round %d: game %" PRIu64 " %s - %s %s",
-			        extra ? "\n" : "", r + 1, t->gid[i][r], t->p[i].name,
-			        t->p[g->opp].name, pair_result_text(g->result));
+			char rd[24] = "";
+			if (!arena)
+				snprintf(rd, sizeof rd, "round %d: ", r + 1);
+			xappend(&extra, "%s  %sgame %" PRIu64 " %s - %s %s", extra ? "\n" : "", rd,
+			        t->gid[i][r], t->p[i].name, t->p[g->opp].name,
+			        pair_result_text(g->result));
 			k++;
 		}
 	reply_ok(c, rq, f, extra, "tournament %" PRIu64 ": %d game(s)", t->id, k);

@@ -11,12 +11,14 @@
  *   tourney.c   tournaments: create, join, start, the rounds, results, standings
  *
  * tourney.h - tournaments run by the server on a single node: round-robin
- * (single, double: Berger tables), gauntlet and Swiss (FIDE Dutch), paired by
+ * (single, double: Berger tables), gauntlet, Swiss (FIDE Dutch) and lichess'
+ * arena (no rounds: free players paired again at once for minutes=), paired by
  * src/arena. A director creates one (`tourney create`), players join, the
- * director starts it; each round is paired and its games start by themselves,
- * exactly as an accepted seek's do (game_start to both players); each game's end
- * is counted as it comes; the next round is paired once every game of the round
- * is over; the last round's end finishes the tournament with its standings and
+ * director starts it (or it starts by itself at its start= time); each round is
+ * paired and its games start by themselves, exactly as an accepted seek's do
+ * (game_start to both players); each game's end is counted as it comes; the
+ * next round is paired once every game of the round is over; the last round's
+ * end (an arena's time) finishes the tournament with its standings and
  * tie-breaks. Subscribers (`set tourneys on`) get every event pushed, as JSON
  * ("type":"tourney") or a text line.
  *
@@ -47,9 +49,16 @@
 
 #define TOURNEY_MAX_PLAYERS 32 /* a tournament's entries at most (max= caps it lower) */
 #define TOURNEY_MAX_ROUNDS  64 /* a double round-robin of 32 needs 62 */
-#define TOURNEY_NAME_MAX    40
-#define TOURNEY_LIST_MAX    100 /* tournaments `tourney list` shows, newest first */
-#define TOURNEY_KEEP_OVER   32  /* finished or cancelled ones kept in memory */
+/* an arena player's games at most (not paired again after); each player's row holds this
+   many entries, of which a round format uses its rounds: 32 x 200 x 16 bytes a tournament */
+#define TOURNEY_MAX_GAMES     200
+#define TOURNEY_NAME_MAX      40
+#define TOURNEY_LIST_MAX      100 /* tournaments `tourney list` shows, newest first */
+#define TOURNEY_KEEP_OVER     32  /* finished or cancelled ones kept in memory */
+#define TOURNEY_ARENA_MINUTES 30  /* an arena's length without minutes= */
+/* an arena player meets its last opponent again only after waiting this long (ms) for
+   anyone else */
+#define TOURNEY_REMATCH_MS 15000
 
 struct sessions;
 struct lobby;
