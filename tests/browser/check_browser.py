@@ -739,6 +739,16 @@ def test_xmas_missed_turn_vocabulary():
         assert not re.search(r'(^|[^\w-])-1\b', a.text('section.game')), a.text('section.game')
         t.until(lambda l: l.startswith(f'game {gid} over'), 'the end in text')
         a.shot('xmas-missed-turn-ivy')
+        # the stored game says it alike: jon's page, then the game in the viewer (a new page)
+        a.click('.seat-slot.top a.user')
+        a.wait('jon\'s game', lambda: a.q(f'section.player-page a.game-link[href="#/game/{gid}"]'))
+        row = a.one(f'section.player-page a.game-link[href="#/game/{gid}"]').find_element('xpath', './ancestor::tr').text
+        assert 'win out-0 (timeout)' in row, row
+        a.open(f'#/game/{gid}')
+        a.d.refresh()
+        a.wait('the viewer', lambda: a.text('.viewer .result'))
+        assert a.text('.viewer .result') == 'ivy (player0) out, jon (player1) 0: jon wins (timeout).', \
+            a.text('.viewer .result')
         no_errors(*bs)
     finally:
         t.close()

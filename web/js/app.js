@@ -117,6 +117,8 @@ class App {
 		for (const g of this.models.values())
 			g.watching = false; /* a new connection watches nothing yet */
 		this.route();
+		if (this.view)
+			this.view.render(); /* the seats' names, now that `games` has come */
 		if (this.page && this.page.ready)
 			this.page.ready();
 		this.lobby.render();

@@ -783,7 +783,7 @@ export function endSentence(r, players, seats, simultaneous) {
 
 /* Each seat's score in a game of scores (Xmas Rush): the result's "scores", else read from a
  * score such as "-1-3" (a stored game's); null for other games. */
-function seatScores(r) {
+export function seatScores(r) {
 	if (Array.isArray(r.scores))
 		return r.scores;
 	const two = /^(-?\d+)-(-?\d+)$/.exec(r.score || '');
