@@ -52,6 +52,19 @@ def start_game(a, b, kind, options=None, color='first', time_control='', rated=F
     return gid
 
 
+def telnet_seek_accepted(t, name, seek, b):
+    """Telnet user t logs in as name and seeks (`seek` the verb's arguments); browser b accepts
+    from its lobby. Returns the game id once both have it."""
+    t.send(f'login {name}')
+    t.until(lambda l: l.startswith(f'ok logged in as {name}'), 'logged in')
+    t.send(f'seek {seek}')
+    sid = int(re.search(r'ok seek (\d+)', t.until(lambda l: l.startswith('ok seek'), 'seek')).group(1))
+    b.wait('the telnet seek', lambda: b.q(f'button.accept[data-seek="{sid}"]'))
+    gid = b.accept(sid)
+    t.until(lambda l: l.startswith(f'game {gid} started'), 'game start')
+    return gid
+
+
 def test_tictactoe_watched_and_chat():
     a, b, c = bs = browsers('alice', 'bob', 'carol')
     try:
@@ -267,13 +280,7 @@ def test_telnet_user_against_browser_offers_rematch():
     try:
         a.open()
         a.login('ada')
-        t.send('login tom')
-        t.until(lambda l: l.startswith('ok logged in as tom'), 'logged in')
-        t.send('seek ttt color=second')
-        sid = int(re.search(r'ok seek (\d+)', t.until(lambda l: l.startswith('ok seek'), 'seek')).group(1))
-        a.wait('the telnet seek', lambda: a.q(f'button.accept[data-seek="{sid}"]'))
-        gid = a.accept(sid)
-        t.until(lambda l: l.startswith(f'game {gid} started'), 'game start')
+        gid = telnet_seek_accepted(t, 'tom', 'ttt color=second', a)
         a.play('b2')
         t.until(lambda l: l.startswith('last move: b2'), 'the browser move')
         t.send(f'move {gid} a1')
@@ -332,13 +339,7 @@ def test_tak_browser_against_telnet_watched():
         a.open()
         w.open()
         a.login('adatak')
-        t.send('login tomtak')
-        t.until(lambda l: l.startswith('ok logged in as tomtak'), 'logged in')
-        t.send('seek tak size=3 color=first')
-        sid = int(re.search(r'ok seek (\d+)', t.until(lambda l: l.startswith('ok seek'), 'seek')).group(1))
-        a.wait('the telnet seek', lambda: a.q(f'button.accept[data-seek="{sid}"]'))
-        gid = a.accept(sid)
-        t.until(lambda l: l.startswith(f'game {gid} started'), 'game start')
+        gid = telnet_seek_accepted(t, 'tomtak', 'tak size=3 color=first', a)
         w.wait('the game listed', lambda: w.q(f'a.watch[href="#/game/{gid}"]'))
         w.open(f'#/game/{gid}')
         assert w.in_game() == gid
@@ -713,13 +714,7 @@ def test_xmas_missed_turn_vocabulary():
     try:
         a.open()
         a.login('ivy')
-        t.send('login jon')
-        t.until(lambda l: l.startswith('ok logged in as jon'), 'logged in')
-        t.send('seek xmas color=second seed=1 turn_ms=6000')
-        sid = int(re.search(r'ok seek (\d+)', t.until(lambda l: l.startswith('ok seek'), 'seek')).group(1))
-        a.wait('the seek', lambda: a.q(f'button.accept[data-seek="{sid}"]'))
-        gid = a.accept(sid)
-        t.until(lambda l: l.startswith(f'game {gid} started'), 'game start')
+        gid = telnet_seek_accepted(t, 'jon', 'xmas color=second seed=1 turn_ms=6000', a)
         t.send(f'move {gid} PUSH 0 DOWN')
         a.wait('the pawns', lambda: len(a.q('svg.board g.pawn')) == 2)
         assert sorted(e.text for e in a.q('svg.board g.pawn text')) == ['0', '1']
