@@ -7,8 +7,11 @@ against a browser user while a second browser watches, and tic-tac-toe against a
 offers; a reloaded page and a lost socket put the player back into the game with what
 stood (an offer, an action already in, the chat); the spectator count follows spectators coming
 and going without polling; hostile chat and option text shows as text, resent chat too; the page
-fits a phone's width; no console errors (a CSP violation would be one). Screenshots of each game
-kind are kept in the screenshot directory.
+fits a phone's width; no console errors (a CSP violation would be one). Issue 24's page: black's
+turned board with both ratings, the end panel (the result said once) with the rating changes,
+offers as buttons, sounds and the mute remembered, looking back through a game in progress,
+the seek form's controls, Xmas Rush in the protocol's words with a missed turn. Screenshots of
+each game kind are kept in the screenshot directory.
 """
 
 import os
@@ -46,6 +49,19 @@ def start_game(a, b, kind, options=None, color='first', time_control='', rated=F
     b.wait(f'seek {sid} in the lobby', lambda: b.q(f'button.accept[data-seek="{sid}"]'))
     gid = b.accept(sid)
     assert a.in_game() == gid
+    return gid
+
+
+def telnet_seek_accepted(t, name, seek, b):
+    """Telnet user t logs in as name and seeks (`seek` the verb's arguments); browser b accepts
+    from its lobby. Returns the game id once both have it."""
+    t.send(f'login {name}')
+    t.until(lambda l: l.startswith(f'ok logged in as {name}'), 'logged in')
+    t.send(f'seek {seek}')
+    sid = int(re.search(r'ok seek (\d+)', t.until(lambda l: l.startswith('ok seek'), 'seek')).group(1))
+    b.wait('the telnet seek', lambda: b.q(f'button.accept[data-seek="{sid}"]'))
+    gid = b.accept(sid)
+    t.until(lambda l: l.startswith(f'game {gid} started'), 'game start')
     return gid
 
 
@@ -95,7 +111,7 @@ def test_tictactoe_watched_and_chat():
         a.wait('one spectator after the reload', lambda: re.search(r'\b1 spectator\b', a.text('p.watchers')))
         a.play('a3')
         for x in bs:
-            assert x.result() == '1-0: alice wins (line).', x.result()
+            assert x.result() == 'alice wins with a line, 1-0.', x.result()
             x.wait_moves(5)
         assert a.text('ol.moves') .split() == ['b2', 'a1', 'c1', 'b1', 'a3']
         for x in bs:
@@ -172,7 +188,7 @@ def test_tak_slides_road_reconnect_phone():
         b.play('d2'); moved()
         a.play('a1'); moved()
         for x in bs:
-            assert x.result() == 'R-0: alice_t wins (road).', x.result()
+            assert x.result() == 'alice_t wins by a road, R-0.', x.result()
             road = sorted(e.get_attribute('aria-label').split()[0] for e in x.q('svg.board g.cell.road'))
             assert road == ['a1', 'a2', 'a3', 'a4', 'a5'], road
         assert a.text('ol.moves').split() == \
@@ -252,7 +268,7 @@ def test_xmas_push_and_move():
         a.click('.actions button[data-cmd="resign"]')
         a.click('.actions button[data-cmd="resign"]')
         for x in bs:
-            assert x.result() == '0-1: ben wins (resign).', x.result()
+            assert x.result() == 'ben wins by resignation, 0-1.', x.result()
         no_errors(*bs)
     finally:
         quit_all(bs)
@@ -264,13 +280,7 @@ def test_telnet_user_against_browser_offers_rematch():
     try:
         a.open()
         a.login('ada')
-        t.send('login tom')
-        t.until(lambda l: l.startswith('ok logged in as tom'), 'logged in')
-        t.send('seek ttt color=second')
-        sid = int(re.search(r'ok seek (\d+)', t.until(lambda l: l.startswith('ok seek'), 'seek')).group(1))
-        a.wait('the telnet seek', lambda: a.q(f'button.accept[data-seek="{sid}"]'))
-        gid = a.accept(sid)
-        t.until(lambda l: l.startswith(f'game {gid} started'), 'game start')
+        gid = telnet_seek_accepted(t, 'tom', 'ttt color=second', a)
         a.play('b2')
         t.until(lambda l: l.startswith('last move: b2'), 'the browser move')
         t.send(f'move {gid} a1')
@@ -293,7 +303,7 @@ def test_telnet_user_against_browser_offers_rematch():
         a.click('.actions button[data-cmd="draw"]')
         t.until(lambda l: l.startswith(f'offer game {gid}: ada'), 'the offer')
         t.send(f'draw {gid} accept')
-        assert a.result() == '1/2-1/2: Draw (agreement).', a.result()
+        assert a.result() == 'Draw by agreement, 1/2-1/2.', a.result()
         # ada asks for a rematch; tom accepts; the page moves to the new game, which ada aborts
         a.click('.actions button[data-cmd="rematch"]')
         t.until(lambda l: 'rematch' in l, 'the rematch offer')
@@ -302,7 +312,7 @@ def test_telnet_user_against_browser_offers_rematch():
         new = a.in_game()
         t.until(lambda l: l.startswith(f'game {new} started'), 'the rematch start')
         a.click('.actions button[data-cmd="abort"]')
-        assert a.result() == 'Aborted, no result.', a.result()
+        assert a.result() == 'No result, no rating change.', a.result()
         t.until(lambda l: l.startswith(f'game {new} over: aborted'), 'the abort')
         a.shot('ttt-vs-telnet-ada')
         # a hostile word the server echoes in an error sentence stays text
@@ -329,13 +339,7 @@ def test_tak_browser_against_telnet_watched():
         a.open()
         w.open()
         a.login('adatak')
-        t.send('login tomtak')
-        t.until(lambda l: l.startswith('ok logged in as tomtak'), 'logged in')
-        t.send('seek tak size=3 color=first')
-        sid = int(re.search(r'ok seek (\d+)', t.until(lambda l: l.startswith('ok seek'), 'seek')).group(1))
-        a.wait('the telnet seek', lambda: a.q(f'button.accept[data-seek="{sid}"]'))
-        gid = a.accept(sid)
-        t.until(lambda l: l.startswith(f'game {gid} started'), 'game start')
+        gid = telnet_seek_accepted(t, 'tomtak', 'tak size=3 color=first', a)
         w.wait('the game listed', lambda: w.q(f'a.watch[href="#/game/{gid}"]'))
         w.open(f'#/game/{gid}')
         assert w.in_game() == gid
@@ -361,7 +365,7 @@ def test_tak_browser_against_telnet_watched():
         telnet_move('a3')   # a1-a2-a3: tom's road
         t.until(lambda l: l.startswith(f'game {gid} over'), 'the end')
         for x in bs:
-            assert x.result() == 'R-0: tomtak wins (road).', x.result()
+            assert x.result() == 'tomtak wins by a road, R-0.', x.result()
         assert 'black flat' in w.one(w.square('b3')).get_attribute('aria-label')
         w.shot('tak-vs-telnet-wes')
         no_errors(*bs)
@@ -524,7 +528,7 @@ def test_rated_tak_flip_offers_end_panel():
         b.wait('the first position', lambda: 'flat' not in b.one(b.square('a1')).get_attribute('aria-label'))
         assert 'black flat' in b.one(b.square('c3')).get_attribute('aria-label')
         assert 'after move 1' in b.text('.look-back') and not b.q(b.square('b3') + '.legal')
-        b.click('.look-back button')
+        b.click('.look-back button.back-to-game')
         b.wait('the game again', lambda: b.q(b.square('b3') + '.legal'))
         b.play('b3')
         a.wait_moves(4)
@@ -547,6 +551,204 @@ def test_rated_tak_flip_offers_end_panel():
         b.wait('the seek form on tak', lambda: b.js("return document.querySelector('#seek-kind').value") == 'tak')
         no_errors(*bs)
     finally:
+        quit_all(bs)
+
+
+def test_look_back_while_playing():
+    """The move list of a game in progress: a spectator who came late clicks the first move and
+    sees that position (the server replays what her page never saw), steps with the arrow keys
+    and the bar's buttons, stays where she is while a new move arrives, and comes back with End;
+    a player's arrow keys on the board still move between cells, off it they look back (the
+    board read-only) until "Back to the game"."""
+    a, b, c = bs = browsers('lena', 'mo', 'nia')
+    keys = lambda x, *k: ActionChains(x.d).send_keys(*k).perform()
+    mark = lambda x, sq: x.one(x.square(sq)).get_attribute('aria-label').split()[1]
+    looking = lambda x: x.one('section.game').get_attribute('data-looking')
+    try:
+        for x in bs:
+            x.open()
+        a.login('lena')
+        b.login('mo')
+        gid = start_game(a, b, 'ttt', color='first')
+        a.play('b2')
+        b.wait_moves(1)
+        b.play('a1')
+        a.wait_moves(2)
+        a.play('c1')
+        b.wait_moves(3)
+        c.open(f'#/game/{gid}')
+        assert c.in_game() == gid
+        c.wait_moves(3)
+        assert not c.q('.look-back:not([hidden])') and looking(c) == ''
+        c.click('ol.moves button[data-ply="1"]')
+        c.wait('the position after move 1', lambda: 'position after move 1;' in c.text('.look-back'))
+        assert (mark(c, 'b2'), mark(c, 'a1'), mark(c, 'c1')) == ('X', 'empty', 'empty')
+        assert c.one('ol.moves button[data-ply="1"]').get_attribute('aria-current') == 'step'
+        keys(c, Keys.ARROW_RIGHT)
+        c.wait('move 2', lambda: looking(c) == '2')
+        assert (mark(c, 'a1'), mark(c, 'c1')) == ('O', 'empty')
+        keys(c, Keys.ARROW_LEFT, Keys.ARROW_LEFT)
+        c.wait('the start', lambda: looking(c) == '0' and 'before the first move' in c.text('.look-back'))
+        assert mark(c, 'b2') == 'empty'
+        c.click('.look-back button.look-next')
+        c.click('.look-back button.look-next')
+        c.wait('move 2 again', lambda: looking(c) == '2')
+        # a new move while she looks back does not take her view away
+        b.wait('my move', lambda: b.q(b.square('b1') + '.legal'))
+        b.play('b1')
+        c.wait('the game at move 4', lambda: 'the game is at move 4' in c.text('.look-back'))
+        c.wait_moves(4)
+        assert looking(c) == '2' and mark(c, 'b1') == 'empty' and mark(c, 'a1') == 'O'
+        keys(c, Keys.END)
+        c.wait('the game as it stands', lambda: looking(c) == '' and mark(c, 'b1') == 'O')
+        assert not c.q('.look-back:not([hidden])')
+        # lena, to move: the arrow keys on the board move the focus, not the moves shown
+        a.wait('my move', lambda: a.q(a.square('c3') + '.legal'))
+        a.js('arguments[0].focus()', a.one(a.square('a1')))
+        a.d.switch_to.active_element.send_keys(Keys.ARROW_RIGHT)
+        a.wait('the focus on b1', lambda: a.js('return document.activeElement.getAttribute("aria-label")')
+               .startswith('b1 '))
+        assert looking(a) == ''
+        # off the board they look back: read-only, no move field, until "Back to the game"
+        a.js('document.activeElement.blur()')
+        keys(a, Keys.ARROW_LEFT)
+        a.wait('move 3', lambda: looking(a) == '3' and mark(a, 'b1') == 'empty')
+        assert not a.q('svg.board g.cell.legal') and not a.one('form.move-form').is_displayed()
+        a.shot('look-back-lena')
+        a.click('.look-back button.back-to-game')
+        a.wait('the game again', lambda: looking(a) == '' and a.q(a.square('c3') + '.legal'))
+        a.play('c3')
+        c.wait_moves(5)
+        no_errors(*bs)
+    finally:
+        quit_all(bs)
+
+
+def test_seek_form():
+    """The seek form's real controls make the seek the server lists: board size and komi as
+    buttons, a custom clock, only options that differ from their defaults (caps, pieces left
+    standard), rated for accounts only; Xmas Rush gets a time per turn instead of a clock, and a
+    choice of what a missed turn means when the server lists that option."""
+    (g,) = bs = browsers('gus')
+    (r,) = rs = browsers('ria', width=390, height=844)
+    bs += rs
+    mine = lambda x, sid: x.js('return window.bitarena.lobby.seeks.get(arguments[0])', sid)
+    # the lines the page sends, recorded
+    record = ("window.__sent = []; const c = window.bitarena.conn, req = c.request.bind(c);"
+              "c.request = (line, ...rest) => { window.__sent.push(line); return req(line, ...rest); };")
+    sent = lambda x: [l for l in x.js('return window.__sent') if l.startswith('seek ')][-1]
+    try:
+        for x in bs:
+            x.open()
+            x.js(record)
+        g.login('gus')
+        assert not g.one('#seek-rated').is_enabled() and 'account' in g.text('.seek-form')
+        r.login('ria_s', 'secret-pw', register=True)
+        assert r.one('#seek-rated').is_enabled()
+        r.js("const s = document.querySelector('#seek-kind'); s.value = 'tak'; s.dispatchEvent(new Event('change'))")
+        sizes = [e.text for e in r.q('button.opt-choice[data-opt="size"]')]
+        assert sizes == ['3', '4', '5', '6', '7', '8'], sizes
+        assert r.one('button.opt-choice[data-opt="size"][aria-pressed="true"]').text == '5'
+        assert r.q('button.opt-choice[data-opt="komi"]') and not r.q('button.opt-choice[data-opt="caps"]')
+        assert not r.one('#seek-turn').is_displayed() and r.q('button.time-choice[data-time="custom"]')
+        r.shot('seek-form-ria-phone')
+        assert r.js('return document.documentElement.scrollWidth <= window.innerWidth + 1')
+        r.click('button.opt-choice[data-opt="size"][data-value="6"]')
+        r.click('button.opt-choice[data-opt="komi"][data-value="4"]')
+        r.click('button.time-choice[data-time="custom"]')
+        r.type('#seek-base', '2')
+        r.type('#seek-inc', '1')
+        r.click('#seek-rated')
+        r.click('#seek-submit')
+        sid = int(r.wait('my seek', lambda: r._own_seek()))
+        line = sent(r).split()
+        assert set(line) == {'seek', 'tak', 'size=6', 'komi=4', 'time=2+1', 'color=random', 'rated=1'}, line
+        s = mine(r, sid)
+        assert s['kind'] == 'tak' and s['options']['size'] == 6 and s['options']['komi'] == 4, s
+        assert s['options']['caps'] == -1 and s['options']['pieces'] == 0, s  # left at the defaults
+        assert s['time'] == {'base_ms': 120000, 'inc_ms': 1000} and s['rated'], s
+        g.wait('the seek in the lobby', lambda: g.q(f'button.accept[data-seek="{sid}"]'))
+        row = g.one(f'button.accept[data-seek="{sid}"]').find_element('xpath', './ancestor::tr').text
+        assert 'size=6 komi=4' in row and 'caps' not in row and '2+1, rated' in row, row
+        assert not g.one(f'button.accept[data-seek="{sid}"]').is_enabled()  # a guest, a rated seek
+        r.click(f'button.unseek[data-seek="{sid}"]')
+        # Xmas Rush: a time per turn (presets, custom), no clock
+        g.js("const s = document.querySelector('#seek-kind'); s.value = 'xmas'; s.dispatchEvent(new Event('change'))")
+        assert not [e for e in g.q('button.time-choice') if e.is_displayed()]
+        turns = [e.text for e in g.q('button.turn-choice')]
+        assert turns[0] == 'default' and '60 s' in turns and 'custom' in turns, turns
+        kinds = g.js('return window.bitarena.kinds')
+        listed = any(o['name'] == 'timeout' for k in kinds if k['name'] == 'xmas' for o in k['options'])
+        assert bool(g.q('button.opt-choice[data-opt="timeout"]')) == listed
+        g.click('button.turn-choice[data-turn="60"]')
+        if listed:
+            g.click('button.opt-choice[data-opt="timeout"][data-value="pass"]')
+        g.shot('seek-form-xmas-gus')
+        g.click('#seek-submit')
+        sid = int(g.wait('my xmas seek', lambda: g._own_seek()))
+        s = mine(g, sid)
+        assert s['kind'] == 'xmas' and s['turn_ms'] == 60000 and not s.get('time'), s
+        assert 'turn_ms=60000' in sent(g).split() and 'time=' not in sent(g), sent(g)
+        if listed:
+            assert s['options'].get('timeout') == 'pass', s
+        g.click(f'button.unseek[data-seek="{sid}"]')
+        g.wait('the seek withdrawn', lambda: not g._own_seek())
+        # the default sends no turn_ms (nor the options left alone): the server's own
+        g.click('button.turn-choice[data-turn=""]')
+        g.click('#seek-submit')
+        s2 = mine(g, int(g.wait('a second seek', lambda: g._own_seek())))
+        assert sent(g).split() == ['seek', 'xmas', 'color=random'], sent(g)
+        assert s2['turn_ms'] > 0, s2
+        no_errors(*bs)
+    finally:
+        quit_all(bs)
+
+
+def test_xmas_missed_turn_vocabulary():
+    """Xmas Rush as the protocol says it: seats named player0 and player1 everywhere on the page
+    (pawns 0 and 1, items' owners, the seat bars, the sides), and a seat that missed its turn
+    is "out", never "-1"; the low-time sound warns before the turn runs out; the board, which
+    has no sides, has no flip button. (The turn is short: what is checked before it runs out
+    is only what a loaded machine surely does in time.)"""
+    (a,) = bs = browsers('ivy')
+    t = Telnet(server)
+    try:
+        a.open()
+        a.login('ivy')
+        gid = telnet_seek_accepted(t, 'jon', 'xmas color=second seed=1 turn_ms=6000', a)
+        t.send(f'move {gid} PUSH 0 DOWN')
+        a.wait('the pawns', lambda: len(a.q('svg.board g.pawn')) == 2)
+        assert sorted(e.text for e in a.q('svg.board g.pawn text')) == ['0', '1']
+        owners = {e.get_attribute('textContent').split('(')[1].split("'")[0] for e in a.q('svg.board g.item title')}
+        assert owners == {'player0', 'player1'}, owners
+        assert a.text('.seat-slot.bottom .seat-note') == '(player0, you)', a.text('.seat-slot.bottom')
+        assert a.text('.seat-slot.top .seat-note') == '(player1)', a.text('.seat-slot.top')
+        assert not a.one('button.flip').is_displayed()
+        # ivy lets the turn run out: the warning, then the end
+        a.wait('the low-time sound', lambda: 'low' in a.js('return window.bitarena.sounds.played'))
+        how = a.result()
+        assert how == 'jon wins: ivy missed a turn; ivy (player0) out, jon (player1) 0.', how
+        assert a.text('.end-panel h2') == 'You lost'
+        side = a.text('.xmas-side.p0')
+        assert 'ivy (player0) — out of the game (missed a turn)' in side, side
+        side = a.text('.xmas-side.p1')
+        assert 'jon (player1) — 0 quests done, 12 to do' in side, side
+        assert not re.search(r'(^|[^\w-])-1\b', a.text('section.game')), a.text('section.game')
+        t.until(lambda l: l.startswith(f'game {gid} over'), 'the end in text')
+        a.shot('xmas-missed-turn-ivy')
+        # the stored game says it alike: jon's page, then the game in the viewer (a new page)
+        a.click('.seat-slot.top a.user')
+        a.wait('jon\'s game', lambda: a.q(f'section.player-page a.game-link[href="#/game/{gid}"]'))
+        row = a.one(f'section.player-page a.game-link[href="#/game/{gid}"]').find_element('xpath', './ancestor::tr').text
+        assert 'win out-0 (timeout)' in row, row
+        a.open(f'#/game/{gid}')
+        a.d.refresh()
+        a.wait('the viewer', lambda: a.text('.viewer .result'))
+        assert a.text('.viewer .result') == 'ivy (player0) out, jon (player1) 0: jon wins (timeout).', \
+            a.text('.viewer .result')
+        no_errors(*bs)
+    finally:
+        t.close()
         quit_all(bs)
 
 
@@ -622,7 +824,8 @@ def test_ws_frames_limits_origin_csp():
 TESTS = [test_ws_frames_limits_origin_csp, test_tictactoe_watched_and_chat, test_tak_slides_road_reconnect_phone,
          test_xmas_push_and_move, test_telnet_user_against_browser_offers_rematch,
          test_tak_browser_against_telnet_watched, test_player_page_leaderboard_viewer,
-         test_rated_tak_flip_offers_end_panel]
+         test_rated_tak_flip_offers_end_panel, test_look_back_while_playing, test_seek_form,
+         test_xmas_missed_turn_vocabulary]
 
 if __name__ == '__main__':
     # without the command budget: test_ws_frames_limits_origin_csp pipelines hundreds of

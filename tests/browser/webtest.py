@@ -240,7 +240,12 @@ class Browser:
         self.wait(f'{n} plies in the move list', lambda: self.ply() == n)
 
     def result(self):
-        return self.wait('a result', lambda: self.text('p.result'))
+        """The end panel's sentence of a game that has ended, once the panel is shown; the
+        result is said there only (no status line, no second result line)."""
+        how = self.wait('a result', lambda: self.text('.end-panel .end-how'))
+        assert not [e for e in self.q('section.game .game-status, section.game p.result') if e.is_displayed()], \
+            f'{self.who}: the result said twice'
+        return how
 
 
 class Telnet:

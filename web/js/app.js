@@ -51,6 +51,13 @@ class App {
 		return Object.fromEntries((k ? k.options : []).map((o) => [o.name, o.default]));
 	}
 
+	/* The seats' names of a game kind as `games` gives them (["white", "black"], ["player0",
+	 * "player1"]): the one vocabulary of the protocol, the page's too; null before it came. */
+	seatNames(kind) {
+		const k = (this.kinds || []).find((g) => g.name === kind);
+		return k && Array.isArray(k.seats) ? k.seats : null;
+	}
+
 	model(id) {
 		id = Number(id);
 		if (!this.models.has(id))
@@ -79,7 +86,12 @@ class App {
 				this.notice(`Game ${m.game} has started: open it from the lobby or finish this one.`);
 		});
 		c.on('state', (m) => this.model(m.game).onState(m));
-		c.on('replay', (m) => this.page && this.page.onReplay && this.page.onReplay(m));
+		c.on('replay', (m) => {
+			if (this.page && this.page.onReplay)
+				this.page.onReplay(m);
+			if (this.models.has(m.game))
+				this.models.get(m.game).onReplay(m);
+		});
 		c.on('game_over', (m) => this.model(m.game).onGameOver(m));
 		c.on('chat', (m) => this.model(m.game).onChat(m));
 		c.on('chat_history', (m) => this.model(m.game).onChatHistory(m));
@@ -105,6 +117,8 @@ class App {
 		for (const g of this.models.values())
 			g.watching = false; /* a new connection watches nothing yet */
 		this.route();
+		if (this.view)
+			this.view.render(); /* the seats' names, now that `games` has come */
 		if (this.page && this.page.ready)
 			this.page.ready();
 		this.lobby.render();

@@ -11,6 +11,12 @@
  * the server resends on watch and on coming back (chat_history) fills in what the page has not
  * seen. Clocks tick in the page from the state's values and the time it arrived; the server's
  * clock is the one that counts.
+ *
+ * Looking back while the game goes on: the move list's buttons, the arrow keys (off the board
+ * and the text fields) and the look-back bar's buttons show the position after an earlier ply,
+ * read-only; the states the page saw serve, and those it did not (a page reloaded, a spectator
+ * come late) come from the server's `replay <id> 0` once. A new move leaves a look-back where
+ * it is (the bar says how far the game has gone); "Back to the game", Escape or End return.
  */
 import {apiJSON, apiList, ratingText} from './api.js';
 import {clockText, el, optionsText, put, timeControlText, userLink} from './dom.js';
@@ -28,6 +34,8 @@ const REASONS = {road: 'by a road', flats: 'on flats', line: 'with a line', resi
                  board_full: 'with a full board', draw: 'on equal flats or a stale position', max_plies: 'at the move limit',
                  max_turns: 'after the last turn', deadlock: 'by deadlock',
                  all_quests_completed: 'with all quests done', invalid_action: 'by an invalid action'};
+/* Simultaneous games: a seat's fault that ended it (the referee's), said of who made it. */
+const FAULTS = {timeout: 'missed a turn', invalid_action: 'made an invalid action'};
 
 export class GameModel {
 	constructor(id, conn) {
@@ -48,6 +56,9 @@ export class GameModel {
 		this.watching = false;
 		this.views = new Set();
 		this.fetching = false;
+		this.replaying = false; /* a `replay` of the positions the page has not seen: true while it
+		                         * runs, then 'done' (up to ply replayedTo) or 'failed' */
+		this.replayedTo = 0;
 	}
 
 	get seat() {
@@ -131,6 +142,28 @@ export class GameModel {
 		} finally {
 			this.fetching = false;
 		}
+		this.changed();
+	}
+
+	/* The positions of the plies this page has not seen, asked from the server (the game's
+	 * record replayed; the states seen stay as they are): once, or again for a gap left since
+	 * the last replay (a state missed). */
+	fillHistory() {
+		const ply = this.state ? this.state.ply : 0;
+		if (this.replaying === true || this.replaying === 'failed' || !this.conn.ready ||
+		    (this.replaying === 'done' && ply <= this.replayedTo))
+			return;
+		this.replaying = true;
+		this.replayedTo = ply;
+		this.conn.request(`replay ${this.id} 0`).catch(() => { this.replaying = 'failed'; this.changed(); });
+	}
+
+	onReplay(m) {
+		if (!this.history[m.ply] && this.state && m.ply < this.state.ply)
+			this.history[m.ply] = {game: this.id, kind: m.kind, players: m.players, position: m.position,
+			                       last_move: m.last_move, ply: m.ply, seq: -1 - m.ply, to_move: []};
+		if (m.done)
+			this.replaying = 'done';
 		this.changed();
 	}
 
@@ -232,13 +265,21 @@ export class GameView {
 		this.endPanel = el('section', {class: 'end-panel', 'aria-label': 'game over', hidden: true});
 		this.endRatings = null; /* [{after, delta}] per seat once fetched, or 'pending' */
 		this.endActions = el('div', {class: 'actions end-actions'});
-		this.lookBar = el('div', {class: 'look-back', role: 'status', hidden: true}, el('span', {}),
+		const step = (label, title, cls, fn) => el('button', {type: 'button', class: ['small-control', cls], title,
+		                                                      'aria-label': title, on: {click: fn}}, label);
+		this.lookText = el('span', {class: 'look-text'});
+		this.lookBar = el('div', {class: 'look-back', role: 'status', hidden: true}, this.lookText,
+		                  el('span', {class: 'look-steps'},
+		                     step('◀', 'previous move (←)', 'look-prev', () => this.step(-1)),
+		                     step('▶', 'next move (→)', 'look-next', () => this.step(1))),
 		                  el('button', {type: 'button', class: 'back-to-game', on: {click: () => this.look(null)}},
 		                     'Back to the game'));
-		this.onKey = (ev) => {
-			if (ev.key === 'Escape' && this.lookAt !== null)
-				this.look(null);
-		};
+		this.moveNav = el('div', {class: 'move-nav', role: 'group', 'aria-label': 'look back at the moves'},
+		                  step('|◀', 'the first position (Home)', 'look-first', () => this.look(0)),
+		                  step('◀', 'previous move (←)', 'look-prev', () => this.step(-1)),
+		                  step('▶', 'next move (→)', 'look-next', () => this.step(1)),
+		                  step('▶|', 'the game as it stands (End)', 'look-live', () => this.look(null)));
+		this.onKey = (ev) => this.key(ev);
 		document.addEventListener('keydown', this.onKey);
 		this.status = el('p', {class: 'game-status', 'aria-live': 'polite'});
 		this.boardBox = el('div', {class: 'board-area'});
@@ -265,14 +306,12 @@ export class GameView {
 			if (t)
 				this.app.run(this.conn.request(`say ${model.id} ${t}`)).then(() => { this.chatInput.value = ''; });
 		}}}, this.chatInput, el('button', {type: 'submit'}, 'Send'));
-		this.result = el('p', {class: 'result', role: 'status'});
-
 		this.el = el('section', {class: 'game', 'aria-label': `game ${model.id}`},
-		             el('div', {class: 'game-main'}, this.title, this.result, this.endPanel, this.status,
+		             el('div', {class: 'game-main'}, this.title, this.endPanel, this.status,
 		                this.offerBox, this.lookBar, this.seatTop, this.boardBox, this.seatBottom,
 		                this.moveForm, el('div', {class: 'actions'}, this.actions, this.flipButton)),
 		             el('aside', {class: 'game-side'},
-		                el('h2', {}, 'Moves'), this.moveList, this.watchers,
+		                el('h2', {}, 'Moves'), this.moveList, this.moveNav, this.watchers,
 		                el('h2', {}, 'Chat'), this.chatLog, this.chatForm));
 		model.views.add(this);
 		this.render();
@@ -283,11 +322,40 @@ export class GameView {
 		document.removeEventListener('keydown', this.onKey);
 	}
 
-	/* Shows the position after ply (null or the last: the game as it stands). */
+	/* Shows the position after ply (null or the last: the game as it stands); one the page has
+	 * not seen is asked for (model.fillHistory) and shown when it comes. */
 	look(ply) {
-		const st = this.model.state;
-		this.lookAt = ply === null || !st || ply >= st.ply ? null : ply;
+		const m = this.model, st = m.state;
+		this.lookAt = ply === null || !st || ply >= st.ply ? null : Math.max(0, ply);
+		if (this.lookAt !== null && !m.history[this.lookAt])
+			m.fillHistory();
 		this.render();
+	}
+
+	/* One ply back (-1) or forward (+1) from the position shown; forward from the last but one
+	 * is the game as it stands. */
+	step(d) {
+		const st = this.model.state;
+		if (!st)
+			return;
+		const at = this.lookAt === null ? st.ply : this.lookAt;
+		this.look(at + d >= st.ply ? null : at + d);
+	}
+
+	/* The arrow keys step (Home, End; Escape returns), except on the board (whose arrow keys
+	 * move between its cells) and in the text fields. */
+	key(ev) {
+		const t = ev.target;
+		if (ev.altKey || ev.ctrlKey || ev.metaKey || !this.el.isConnected)
+			return;
+		if (t && (/^(INPUT|TEXTAREA|SELECT)$/.test(t.tagName) || (t.closest && t.closest('svg.board'))))
+			return;
+		const go = {ArrowLeft: () => this.step(-1), ArrowRight: () => this.step(1), Home: () => this.look(0),
+		            End: () => this.look(null), Escape: () => this.look(null)}[ev.key];
+		if (!go || (ev.key === 'Escape' && this.lookAt === null) || !this.model.state)
+			return;
+		ev.preventDefault();
+		go();
 	}
 
 	send(text) {
@@ -315,6 +383,7 @@ export class GameView {
 		}
 		const players = st.players || [];
 		const seat = m.seat;
+		const seats = this.app.seatNames(st.kind);
 		this.el.dataset.kind = st.kind;
 		const time = st.turn_ms ? `${st.turn_ms / 1000} s/turn` : timeControlText(st.time);
 		put(this.title, `Game ${m.id}: ${st.kind}`,
@@ -328,7 +397,7 @@ export class GameView {
 			s.rating.title = typeof r === 'number' ? `${st.kind} rating` : '';
 			s.box.className = ['seat', `seat-${i}`, (st.to_move || []).includes(i) && !m.over && 'to-move',
 			                   seat === i && 'you'].filter(Boolean).join(' ');
-			s.note.textContent = seat === i ? ' (you)' : '';
+			s.note.textContent = seats ? ` (${seats[i]}${seat === i ? ', you' : ''})` : seat === i ? ' (you)' : '';
 		});
 		if (this.seatTop.firstChild !== this.seats[flip ? 0 : 1].box) {
 			this.seatTop.replaceChildren(this.seats[flip ? 0 : 1].box);
@@ -345,25 +414,32 @@ export class GameView {
 		} else if (!Board) {
 			this.boardBox.replaceChildren(el('pre', {class: 'raw-position'}, JSON.stringify(st.position, null, 1)));
 		}
-		/* nothing to play while offline or once over */
-		const past = this.lookAt !== null && this.lookAt < st.ply ? m.history[this.lookAt] : null;
-		if (!past)
+		/* Looking back: the position after ply lookAt (the live one while it is being asked
+		 * for), read-only; nothing to play either while offline or once over. */
+		if (this.lookAt !== null && this.lookAt >= st.ply)
 			this.lookAt = null;
-		const legal = (!past && this.conn.ready && !m.over && st.legal) || null;
+		const looking = this.lookAt !== null;
+		const past = looking ? m.history[this.lookAt] || null : null;
+		const legal = (!looking && this.conn.ready && !m.over && st.legal) || null;
 		if (this.board)
-			this.board.update({state: past || st, seat, legal, acted: past ? null : m.acted, over: m.over,
-			                   online: this.conn.ready, flip,
+			this.board.update({state: past || st, seat, legal, acted: looking ? null : m.acted, over: m.over,
+			                   online: this.conn.ready, flip, seats,
 			                   send: (t) => this.send(t)});
-		this.lookBar.hidden = !past;
-		if (past)
-			put(this.lookBar.firstChild, `You are looking at the position after ${this.lookAt === 0 ? 'no move' :
-			    `move ${this.lookAt}`}; the game is at move ${st.ply}.`);
+		this.flipButton.hidden = Boolean(Board && Board.fixed);
+		this.lookBar.hidden = !looking;
+		this.el.dataset.looking = looking ? String(this.lookAt) : '';
+		if (looking) {
+			const what = this.lookAt === 0 ? 'the position before the first move' :
+			             `the position after move ${this.lookAt}`;
+			this.lookText.textContent = past ? `You are looking at ${what}; the game is at move ${st.ply}.` :
+			        m.replaying === 'failed' || m.replaying === 'done' ? `The server did not give ${what}.` :
+			        `Loading ${what}…`;
+		}
 		this.legalList.replaceChildren(...(legal || []).map((t) => el('option', {value: t})));
-		this.moveForm.hidden = !m.playing || m.over || Boolean(past);
+		this.moveForm.hidden = !m.playing || m.over || looking;
 
 		put(this.status, this.statusText());
-		this.status.hidden = m.over && Boolean(m.result); /* the end panel says it */
-		this.result.textContent = m.result ? resultText(m.result, players) : '';
+		this.status.hidden = m.over && Boolean(m.result); /* the end panel says it, once */
 		this.renderEnd();
 		this.renderMoves();
 		this.sound();
@@ -415,30 +491,45 @@ export class GameView {
 		this.heard.over = m.over;
 	}
 
+	/* A simultaneous turn's deadline under 10 s while one's action is not in: the low-time
+	 * sound, once a turn (a missed turn may lose the game). */
+	soundTurn(left) {
+		const m = this.model, st = m.state;
+		if (!this.heard || !m.playing || m.over || m.acted || !(st.to_move || []).includes(m.seat) ||
+		    left >= 10000 || left <= 0 || this.heard.lowTurn === st.seq)
+			return;
+		this.heard.lowTurn = st.seq;
+		this.app.sounds.play('low');
+	}
+
 	/* Both clocks (and a simultaneous turn's deadline); called every 100 ms by the app. */
 	tick() {
 		const m = this.model;
 		const clocks = m.clocksNow();
+		const left = m.turnLeft();
 		if (clocks)
 			this.sound(clocks);
-		const left = m.turnLeft();
+		else if (left !== null)
+			this.soundTurn(left);
 		this.seats.forEach((s, i) => {
+			const turn = left !== null && (m.state.to_move || []).includes(i);
 			if (clocks)
 				s.clock.textContent = clockText(clocks[i]);
-			else if (left !== null && (m.state.to_move || []).includes(i))
+			else if (turn)
 				s.clock.textContent = `turn ${clockText(left)}`;
 			else
 				s.clock.textContent = '';
-			s.clock.classList.toggle('low', Boolean(clocks) && clocks[i] < 10000);
+			s.clock.classList.toggle('low', clocks ? clocks[i] < 10000 : turn && left < 10000);
 		});
 	}
 
-	/* The moves, each a button that shows the position after it (when this page saw it). */
+	/* The moves, each a button that shows the position after it (the live one for the last),
+	 * and the buttons that step through them. */
 	renderMoves() {
-		const m = this.model;
+		const m = this.model, st = m.state;
 		const shown = this.lookAt === null ? m.moves.length : this.lookAt;
 		const ply = (text, n) => el('button', {type: 'button', class: ['ply', n === shown && 'current'],
-		                                       dataset: {ply: n}, disabled: !m.history[n],
+		                                       dataset: {ply: n}, disabled: !m.history[n] && m.replaying === 'failed',
 		                                       'aria-current': n === shown ? 'step' : false,
 		                                       on: {click: () => this.look(n)}}, text);
 		const items = [];
@@ -452,6 +543,14 @@ export class GameView {
 		this.moveList.replaceChildren(...items);
 		if (this.lookAt === null)
 			this.moveList.scrollTop = this.moveList.scrollHeight;
+		else
+			scrollInto(this.moveList, this.moveList.querySelector('.current'));
+		const at = this.lookAt === null ? st.ply : this.lookAt;
+		for (const b of this.moveNav.querySelectorAll('button'))
+			b.disabled = b.classList.contains('look-first') || b.classList.contains('look-prev') ? at === 0 :
+			             this.lookAt === null;
+		for (const b of this.lookBar.querySelectorAll('.look-steps button'))
+			b.disabled = b.classList.contains('look-prev') ? at === 0 : this.lookAt === null;
 	}
 
 	button(label, line, cls) {
@@ -551,7 +650,7 @@ export class GameView {
 		const head = r.reason === 'aborted' ? 'Game aborted' : won === null ? 'Draw' :
 		             m.playing ? (won === m.seat ? 'You won' : 'You lost') : `${players[won]} won`;
 		const how = r.reason === 'aborted' ? 'No result, no rating change.' :
-		            `${won === null ? 'Draw' : `${players[won]} wins`} ${REASONS[r.reason] || `(${r.reason})`}, ${r.score}.`;
+		            endSentence(r, players, this.app.seatNames(st.kind), m.simultaneous);
 		const rows = Array.isArray(this.endRatings) ? this.endRatings.map((x, i) => x && el('li', {class: 'end-rating', dataset: {seat: i}},
 		        userLink(players[i]), ' ', el('strong', {}, ratingText(x.after)),
 		        typeof x.delta === 'number' ? el('span', {class: ['delta', x.delta >= 0 ? 'up' : 'down']},
@@ -629,6 +728,17 @@ export class GameView {
 	}
 }
 
+/* Scrolls list (only it, not the page) so that item shows. */
+function scrollInto(list, item) {
+	if (!item)
+		return;
+	const r = item.getBoundingClientRect(), l = list.getBoundingClientRect();
+	if (r.top < l.top)
+		list.scrollTop -= l.top - r.top;
+	else if (r.bottom > l.bottom)
+		list.scrollTop += r.bottom - l.bottom;
+}
+
 /* One plain line for an offer message: "bob offers a draw", "alice declines the draw offer". */
 export function offerLine(o) {
 	const what = OFFER_NAMES[o.what] || o.what;
@@ -648,13 +758,45 @@ export function offerLine(o) {
 	}
 }
 
-export function resultText(r, players) {
+/* The result in one line, as the viewer heads a finished game: "R-0: alice wins (road)." */
+export function resultText(r, players, seats) {
 	if (!r)
 		return '';
 	if (r.reason === 'aborted')
 		return 'Aborted, no result.';
 	const who = r.winner === null || r.winner === undefined ? 'Draw' :
 	            `${r.winner_name || players[r.winner] || `seat ${r.winner}`} wins`;
-	return `${r.score}: ${who} (${r.reason}).`;
+	return `${scoreText(r, players, seats)}: ${who} (${r.reason}).`;
+}
+
+/* The end panel's sentence: who won and how, and the score. "alice wins by a road, R-0.",
+ * "ben wins: ann missed a turn; ann (player0) out, ben (player1) 3." */
+export function endSentence(r, players, seats, simultaneous) {
+	const won = r.winner === null || r.winner === undefined ? null : r.winner;
+	const who = won === null ? 'Draw' : `${players[won]} wins`;
+	const sc = seatScores(r);
+	const out = sc ? players.filter((p, i) => sc[i] < 0) : won === null ? [] : [players[1 - won]];
+	const why = simultaneous && FAULTS[r.reason] && out.length ? `: ${out.join(' and ')} ${FAULTS[r.reason]};` :
+	            ` ${REASONS[r.reason] || `(${r.reason})`},`;
+	return `${who}${why} ${scoreText(r, players, seats)}.`;
+}
+
+/* Each seat's score in a game of scores (Xmas Rush): the result's "scores", else read from a
+ * score such as "-1-3" (a stored game's); null for other games. */
+export function seatScores(r) {
+	if (Array.isArray(r.scores))
+		return r.scores;
+	const two = /^(-?\d+)-(-?\d+)$/.exec(r.score || '');
+	return two && (two[1].startsWith('-') || two[2].startsWith('-')) ? [Number(two[1]), Number(two[2])] : null;
+}
+
+/* The score as people read it: "R-0", or in a game of scores each seat's by name and seat,
+ * a seat out of the game (the referee's -1) as "out": "ann (player0) out, ben (player1) 3". */
+export function scoreText(r, players, seats) {
+	const sc = seatScores(r);
+	if (!sc)
+		return r.score;
+	return sc.map((v, i) => `${players[i] || `seat ${i}`}${seats ? ` (${seats[i]})` : ''} ${v < 0 ? 'out' : v}`)
+		.join(', ');
 }
 

@@ -14,6 +14,10 @@ const TIMES = [['', 'untimed'], ['1+0', '1+0'], ['3+2', '3+2'], ['5+3', '5+3'], 
 /* Options one rarely changes, under "More options" (their defaults are the standard game). */
 const MORE = new Set(['pieces', 'caps', 'stale', 'seed', 'league', 'pool']);
 const COLORS = [['random', 'random seat'], ['first', 'first (white, X)'], ['second', 'second (black, O)']];
+/* Simultaneous games: seconds per turn ('' the server's default, which a human's seek gets). */
+const TURNS = [['', 'default'], ['30', '30 s'], ['60', '60 s'], ['120', '2 min'], ['300', '5 min'], ['custom', 'custom']];
+/* What words an option with named values (`values` in `games`) shows beside them. */
+const VALUE_HELP = {timeout: {lose: 'a missed turn loses (as CodinGame)', pass: 'a missed turn is a pass'}};
 
 export class Lobby {
 	constructor(app) {
@@ -120,10 +124,12 @@ export class Lobby {
 		this.seekKinds = null; /* drawn again */
 	}
 
-	/* The seek form: the kind, each option as buttons when it has few values (a board's size)
-	 * or a number field (under "More options" for those one rarely changes: their defaults
-	 * are the standard), the clock as presets or a custom base and increment, the seat, and
-	 * rated for accounts only. */
+	/* The seek form: the kind, each option as buttons when it has few values (a board's size,
+	 * or named values such as timeout=lose|pass when `games` lists them) or a number field
+	 * (under "More options" for those one rarely changes: their defaults are the standard),
+	 * the clock as presets or a custom base and increment (simultaneous games: seconds per
+	 * turn), the seat, and rated for accounts only. An option goes into the seek only when it
+	 * differs from its default. */
 	buildSeek() {
 		const kinds = this.app.kinds || [];
 		if (this.seekKinds === kinds && this.seekGuest === this.conn.user.guest)
@@ -147,13 +153,16 @@ export class Lobby {
 			values.clear();
 			const main = [], rare = [];
 			for (const o of k ? k.options : []) {
-				const few = o.max - o.min <= 8 && !MORE.has(o.name);
+				const named = Array.isArray(o.values) ? o.values : null;
+				const few = named || (o.max - o.min <= 8 && !MORE.has(o.name));
 				let control;
 				if (few) {
 					control = el('div', {class: 'choices', role: 'group', 'aria-label': o.name});
-					for (let v = o.min; v <= o.max; v++)
-						control.append(choice(control, {class: 'opt-choice', dataset: {opt: o.name, value: v}},
-						                      String(v), () => values.set(o.name, v)));
+					const pick = (v) => () => (v === o.default ? values.delete(o.name) : values.set(o.name, v));
+					const all = named || Array.from({length: o.max - o.min + 1}, (_, i) => o.min + i);
+					for (const v of all)
+						control.append(choice(control, {class: 'opt-choice', dataset: {opt: o.name, value: v},
+						                                title: (VALUE_HELP[o.name] || {})[v]}, String(v), pick(v)));
 					control.querySelector(`[data-value="${o.default}"]`)?.setAttribute('aria-pressed', 'true');
 				} else {
 					control = el('input', {type: 'text', inputmode: 'numeric', id: `opt-${o.name}`,
@@ -185,10 +194,20 @@ export class Lobby {
 		const color = el('select', {id: 'seek-color'}, COLORS.map(([v, t]) => el('option', {value: v}, t)));
 		const guest = this.conn.user.guest;
 		const rated = el('input', {type: 'checkbox', id: 'seek-rated', disabled: guest});
-		const turn = el('input', {type: 'number', id: 'seek-turn', min: 1, max: 3600, step: 1, placeholder: '30',
+		let turnTime = '';
+		const turn = el('input', {type: 'number', id: 'seek-turn', min: 1, max: 3600, step: 1, placeholder: 'seconds',
 		                          'aria-label': 'seconds per turn'});
+		const turnCustom = el('span', {class: 'custom-time', hidden: true}, turn, ' s');
+		const turns = el('div', {class: 'choices', role: 'group', 'aria-label': 'time per turn'});
+		for (const [v, label] of TURNS)
+			turns.append(choice(turns, {class: 'turn-choice', dataset: {turn: v},
+			                            title: v ? null : "the server's time per turn for people's games"}, label, () => {
+				turnTime = v;
+				turnCustom.hidden = v !== 'custom';
+			}));
+		turns.firstChild.setAttribute('aria-pressed', 'true');
 		const seqOnly = el('div', {class: 'row'}, el('span', {class: 'label'}, 'Clock'), el('div', {}, times, custom));
-		const simOnly = el('div', {class: 'row'}, el('label', {for: 'seek-turn'}, 'Seconds per turn'), turn);
+		const simOnly = el('div', {class: 'row'}, el('span', {class: 'label'}, 'Time per turn'), el('div', {}, turns, turnCustom));
 		kind.addEventListener('change', showOptions);
 		showOptions();
 		const submit = (ev) => {
@@ -204,8 +223,9 @@ export class Lobby {
 				words.push(`time=${Number(base.value || 0)}+${Number(inc.value || 0)}`);
 			else if (k && !k.simultaneous && time && time !== 'custom')
 				words.push(`time=${time}`);
-			if (k && k.simultaneous && turn.value)
-				words.push(`turn_ms=${Math.round(Number(turn.value) * 1000)}`);
+			const secs = turnTime === 'custom' ? turn.value : turnTime;
+			if (k && k.simultaneous && secs)
+				words.push(`turn_ms=${Math.round(Number(secs) * 1000)}`);
 			words.push(`color=${color.value}`);
 			if (rated.checked && !guest)
 				words.push('rated=1');

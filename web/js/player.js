@@ -6,6 +6,7 @@
  */
 import {apiJSON, apiList, ratingHistory, ratingText} from './api.js';
 import {cells, dateText, el, optionsText, parseOptions, put, svg, table, userLink} from './dom.js';
+import {seatScores} from './game.js';
 
 const CHART_W = 640, CHART_H = 240, PAD_L = 48, PAD_R = 12, PAD_T = 12, PAD_B = 28;
 const LINE_CLASSES = ['k0', 'k1', 'k2', 'k3'];
@@ -69,11 +70,13 @@ function gamesTable(app, name, games) {
 		const opp = g.players[1 - seat];
 		const res = outcome(g, seat);
 		const after = g.ratings && typeof g.ratings[seat] === 'number' ? ratingText(g.ratings[seat]) : '';
+		const sc = seatScores({score: g.result}); /* a seat out of the game: "out", not -1 */
+		const score = sc ? sc.map((v) => (v < 0 ? 'out' : v)).join('-') : g.result;
 		return el('tr', {class: `result-${res}`}, cells(
 		        el('a', {href: `#/game/${g.id}`, class: 'game-link'}, `${g.id}`),
 		        el('span', {}, el('strong', {}, g.kind), ' ',
 		           el('small', {}, optionsText(parseOptions(g.options), app.defaults(g.kind)))),
-		        userLink(opp), `${res}${g.result ? ` ${g.result}` : ''}${g.reason ? ` (${g.reason})` : ''}`,
+		        userLink(opp), `${res}${score ? ` ${score}` : ''}${g.reason ? ` (${g.reason})` : ''}`,
 		        after, `${g.plies}`, dateText(g.ended)));
 	});
 	return table('recent games', ['game', 'kind', 'opponent', 'result', 'rating', 'plies', 'ended'],

@@ -39,7 +39,7 @@ export class GameViewer {
 		             el('div', {class: 'game-main'},
 		                el('h1', {class: 'game-title'}, `Game ${id}: ${g.kind}`,
 		                   el('small', {}, ` ${optionsText(parseOptions(g.options), app.defaults(g.kind))} ${time}${g.rated ? ' rated' : ''}`)),
-		                el('p', {class: 'result'}, resultText(storedResult(g), g.players)),
+		                this.result = el('p', {class: 'result'}),
 		                el('p', {class: 'fine'}, `Played ${dateText(g.started)}, ${g.plies} plies.`),
 		                this.seatTop = el('div', {class: 'seat-slot'}), this.boardBox,
 		                this.seatBottom = el('div', {class: 'seat-slot'}), this.nav,
@@ -113,6 +113,10 @@ export class GameViewer {
 			    typeof r === 'number' ? el('span', {class: 'rating', title: 'rating after this game'}, ratingText(r)) : '',
 			    el('span', {class: 'clock'}, clocks ? clockText(clocks[i]) : ''));
 		});
+		/* the seats' names once `games` has come (after the page loaded, when it opened here) */
+		this.result.textContent = resultText(storedResult(g), g.players, this.app.seatNames(g.kind));
+		const fixed = Boolean(BOARDS[g.kind] && BOARDS[g.kind].fixed);
+		this.nav.querySelector('button.flip').hidden = fixed;
 		put(this.seatTop, this.seats[this.flip ? 0 : 1]);
 		put(this.seatBottom, this.seats[this.flip ? 1 : 0]);
 		if (p) {
@@ -125,7 +129,7 @@ export class GameViewer {
 			               last_move: p.last_move, seq: p.ply + 1, ply: p.ply, to_move: []};
 			if (this.board)
 				this.board.update({state, seat: null, legal: null, acted: null, over: true, online: false,
-				                   flip: this.flip, send: () => {}});
+				                   flip: this.flip, seats: this.app.seatNames(g.kind), send: () => {}});
 			else
 				this.boardBox.replaceChildren(el('pre', {class: 'raw-position'}, JSON.stringify(p.position, null, 1)));
 		} else {

@@ -8,6 +8,11 @@
  * stands for each listed push ("PUSH <id> <DIR>"); on a MOVE turn the tile each listed MOVE ends
  * on is marked (found by following the action's own steps from the pawn) and a click sends that
  * action, PASS on one's own tile or with the button.
+ *
+ * Players are named as the protocol names the seats (`games`: player0, player1; the pawns
+ * carry the seat's number, 0 or 1, as the text view's do); a seat out of the game (the
+ * referee's score of -1: a missed turn, an invalid action) is said so, never "-1". The board
+ * has no sides, so it never turns (fixed).
  */
 import {el, svg} from '../dom.js';
 import {Grid} from './grid.js';
@@ -16,6 +21,8 @@ const SIDES = [[0, -1], [1, 0], [0, 1], [-1, 0]]; /* UP, RIGHT, DOWN, LEFT */
 const STEP = {UP: [0, -1], RIGHT: [1, 0], DOWN: [0, 1], LEFT: [-1, 0]};
 const N = 7;
 const SEAT_CLASS = ['p0', 'p1'];
+const SEATS = ['player0', 'player1']; /* until `games` has told the page */
+const FAULTS = {timeout: 'missed a turn', invalid_action: 'an invalid action'};
 
 function opens(tile, d) {
 	return typeof tile === 'string' && tile[d] === '1';
@@ -78,22 +85,31 @@ function itemMark(name, r) {
 	                svg('text', {y: 4, 'text-anchor': 'middle'}, name.slice(0, 3))];
 }
 
-function drawItem(g, item, s, quest) {
+function drawItem(g, item, s, quest, seats) {
 	const cls = ['item', SEAT_CLASS[item.owner], quest && 'quest'].filter(Boolean).join(' ');
 	g.append(svg('g', {class: cls, dataset: {item: item.name}, transform: `translate(${s * 0.74} ${s * 0.26})`},
-	             svg('title', {}, `${item.name.toLowerCase()} (player ${item.owner + 1}'s${quest ? ', a quest' : ''})`),
+	             svg('title', {}, `${item.name.toLowerCase()} (${seats[item.owner]}'s${quest ? ', a quest' : ''})`),
 	             itemMark(item.name, s * 0.17)));
 }
 
 function drawPawn(g, seat, s, name) {
-	g.append(svg('g', {class: `pawn ${SEAT_CLASS[seat]}`,
+	g.append(svg('g', {class: `pawn ${SEAT_CLASS[seat]}`, dataset: {seat},
 	                   transform: `translate(${seat ? s * 0.7 : s * 0.3} ${s * 0.72})`},
 	             svg('title', {}, name),
 	             svg('circle', {r: s * 0.14}),
-	             svg('text', {y: 4, 'text-anchor': 'middle'}, String(seat + 1))));
+	             svg('text', {y: 4, 'text-anchor': 'middle'}, String(seat))));
+}
+
+/* A seat's standing: "2 quests done, 3 to do", or out of the game and why. */
+export function standingText(p, reason) {
+	if (p.score < 0)
+		return `out of the game${FAULTS[reason] ? ` (${FAULTS[reason]})` : ''}`;
+	return `${p.score} quest${p.score === 1 ? '' : 's'} done, ${p.quests_left} to do`;
 }
 
 export class XmasBoard {
+	static fixed = true; /* no sides: the board never turns */
+
 	constructor() {
 		this.grid = new Grid({cols: N, rows: N, size: 60, margin: 4, pad: 30, topDown: true,
 		                      labels: false, onActivate: (x, y) => this.click(x, y)});
@@ -125,6 +141,8 @@ export class XmasBoard {
 		const s = this.grid.size;
 		const players = pos.players || [];
 		const names = v.state.players || [];
+		const seats = v.seats || SEATS;
+		this.seats = seats;
 		const moveTurn = pos.turn_type === 'MOVE' && this.canAct();
 		const me = players[v.seat];
 		this.targets = moveTurn && me ? moveTargets(v.legal, me.x, me.y) : new Map();
@@ -143,13 +161,13 @@ export class XmasBoard {
 				const it = items.get(key);
 				const g = this.grid.content(x, y, {
 					cls: [reach.has(key) && 'legal'],
-					label: `${x},${y}${it ? ` ${it.name} of player ${it.owner + 1}` : ''}${here.map((i) => ` player ${i + 1}`).join('')}`,
+					label: `${x},${y}${it ? ` ${it.name} of ${seats[it.owner]}` : ''}${here.map((i) => ` ${seats[i]}`).join('')}`,
 				});
 				drawTile(g, tile, s);
 				if (it)
-					drawItem(g, it, s, myQuests.includes(it.owner) && quests(it.owner).has(it.name));
+					drawItem(g, it, s, myQuests.includes(it.owner) && quests(it.owner).has(it.name), seats);
 				for (const i of here)
-					drawPawn(g, i, s, names[i] || `player ${i + 1}`);
+					drawPawn(g, i, s, `${names[i] || seats[i]} (${seats[i]})`);
 			}
 		}
 		this.drawArrows(pos.turn_type === 'PUSH' && this.canAct() ? v.legal : []);
@@ -215,12 +233,12 @@ export class XmasBoard {
 			drawTile(hand, p.hand, s);
 			const it = (pos.items || []).find((t) => t.hand === i);
 			if (it)
-				drawItem(hand, it, s, false);
+				drawItem(hand, it, s, false, this.seats);
 			const showQuests = myQuests.includes(i);
 			return el('div', {class: `xmas-side ${SEAT_CLASS[i]}`},
 			          el('div', {class: 'who'}, el('span', {class: `swatch ${SEAT_CLASS[i]}`, 'aria-hidden': 'true'}),
-			             el('strong', {}, names[i] || `player ${i + 1}`),
-			             ` — ${p.score} done, ${p.quests_left} to do`),
+			             el('strong', {}, names[i] || this.seats[i]), ` (${this.seats[i]})`,
+			             el('span', {class: ['standing', p.score < 0 && 'out']}, ` — ${standingText(p, pos.reason)}`)),
 			          el('div', {class: 'hand'}, 'hand tile: ',
 			             svg('svg', {class: 'hand-tile', viewBox: `0 0 ${s} ${s}`, width: s, height: s,
 			                         role: 'img', 'aria-label': `hand tile ${p.hand}`}, hand)),
@@ -231,7 +249,8 @@ export class XmasBoard {
 			                                         'aria-hidden': 'true'}, itemMark(q, 9.5)), ` ${q.toLowerCase()}`))) :
 			                  el('p', {class: 'quests-hidden'}, `${(p.quests || []).length} quests showing`));
 		});
-		const turn = el('p', {class: 'turn'}, `Turn ${pos.turn ?? '?'} (${pos.turn_type || '?'}), ${pos.turns_left ?? '?'} turns left`);
+		const turn = el('p', {class: 'turn'}, pos.reason ? `Over at turn ${pos.turn ?? '?'}.` :
+		                `Turn ${pos.turn ?? '?'} (${pos.turn_type || '?'}), ${pos.turns_left ?? '?'} turns left`);
 		this.info.replaceChildren(turn, ...sides);
 	}
 }
