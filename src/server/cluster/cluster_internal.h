@@ -379,7 +379,8 @@ void owner_interest_set(struct cluster *c, const char *home, uint64_t game, bool
 void owner_run(struct cluster *c, const char *home, uint64_t rconn, uint64_t n, const char *flags,
                int64_t rtt, const char *name, const char *token, char *line, size_t len);
 void owner_resume(struct cluster *c, const char *home, uint64_t rconn, const char *flags,
-                  int64_t rtt, const char *name, const char *token);
+                  int64_t rtt, const char *name, const char *token, bool login);
+void owner_claim(struct cluster *c, const char *name, const char *home, uint64_t rconn);
 void owner_resend(struct cluster *c, const char *home, uint64_t game);
 void owner_gone(struct cluster *c, const char *home, uint64_t rconn);
 void owner_home_gone(struct cluster *c, const char *instance);
@@ -409,6 +410,7 @@ bool shared_route(void *ud, struct cmd *x); /* struct router */
 void shared_on_seek(void *ud, const struct seek *k, bool gone, struct msg *told);
 uint64_t shared_seek_id(void *ud);
 void shared_on_login(void *ud, struct client *cl);
+void shared_on_claim(void *ud, struct client *cl);
 void shared_on_logout(void *ud, struct client *cl);
 bool shared_guest(void *ud, struct client *cl, const struct proto_req *rq, const char *name,
                   const char *token, bool given);

@@ -139,6 +139,15 @@ void shared_on_login(void *ud, struct client *cl)
 	redis_to_others(c, h);
 }
 
+/* cl logs in to an account here: its seats in our games held for its connection on another
+ * node come to it (the relay clients standing for that one close; K closes it). */
+void shared_on_claim(void *ud, struct client *cl)
+{
+	struct cluster *c = ud;
+	if (!cl->remote)
+		owner_claim(c, cl->name, NULL, 0);
+}
+
 /*
  * cl logs out: what stands for it on other nodes goes, as if its connection had (X to every
  * node: its relay clients close, their seats wait through the grace for their player to log
