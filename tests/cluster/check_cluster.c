@@ -31,7 +31,9 @@
  * game without a word and playing on; a player of another node logging out
  * and someone else logging in on its connection, the game's node forgetting
  * the old identity; an account playing through another node logging in on the
- * game's node, and then on a third node, its seat following each login.
+ * game's node, and then on a third node, its seat following each login; tell
+ * and match to a user of another node (a challenge declined, withdrawn and
+ * accepted across nodes).
  */
 #include <check.h>
 #include <signal.h>
@@ -1148,6 +1150,74 @@ START_TEST(test_login_takes_seat)
 }
 END_TEST
 
+/* A challenge's id in the ok that answers c's match (its seek). */
+static int match_id(struct ts_cli *c)
+{
+	cJSON *ok = ts_until(c, "{\"type\":\"ok\",\"cmd\":\"match\"}");
+	int id = ts_jint(cJSON_GetObjectItem(ok, "seek"), "id");
+	cJSON_Delete(ok);
+	return id;
+}
+
+/*
+ * tell and match reach a user connected to another node (who lists it): tells both ways, a
+ * name nobody has is NO_SUCH_USER; a challenge across nodes is declined by its target,
+ * withdrawn by its author, and accepted: the game runs on the target's node and is played.
+ */
+START_TEST(test_tell_match_remote)
+{
+	struct trio t = {0};
+	up(&t.n[0], "n1");
+	up(&t.n[1], "n2");
+	struct ts_cli a, b;
+	ts_join(&a, t.n[0].port, "alice");
+	ts_join(&b, t.n[1].port, "bob");
+	ts_send(&a, "tell bob good luck");
+	ts_until0(&a, "{\"type\":\"ok\",\"cmd\":\"tell\",\"to\":\"bob\"}");
+	ts_until0(&b, "{\"type\":\"tell\",\"from\":\"alice\",\"text\":\"good luck\"}");
+	ts_send(&b, "tell ALICE thanks");
+	ts_until0(&b, "{\"type\":\"ok\",\"cmd\":\"tell\",\"to\":\"alice\"}");
+	ts_until0(&a, "{\"type\":\"tell\",\"from\":\"bob\",\"text\":\"thanks\"}");
+	ts_send(&a, "tell carol hello");
+	ts_until0(&a, "{\"type\":\"error\",\"code\":\"NO_SUCH_USER\",\"cmd\":\"tell\"}");
+	/* declined by its target */
+	ts_send(&a, "match bob ttt");
+	int m1 = match_id(&a);
+	cJSON_Delete(
+	        ts_untilf(&b, "{\"type\":\"match\",\"event\":\"new\",\"seek\":{\"id\":%d}}", m1));
+	ts_send(&b, "decline %d", m1);
+	ts_until0(&b, "{\"type\":\"ok\",\"cmd\":\"decline\"}");
+	cJSON_Delete(ts_untilf(
+	        &a, "{\"type\":\"match\",\"event\":\"decline\",\"id\":%d,\"by\":\"bob\"}", m1));
+	/* withdrawn by its author, from its own node */
+	ts_send(&a, "match bob ttt");
+	int m2 = match_id(&a);
+	cJSON_Delete(
+	        ts_untilf(&b, "{\"type\":\"match\",\"event\":\"new\",\"seek\":{\"id\":%d}}", m2));
+	ts_send(&a, "unseek %d", m2);
+	ts_until0(&a, "{\"type\":\"ok\",\"cmd\":\"unseek\"}");
+	cJSON_Delete(ts_untilf(
+	        &b, "{\"type\":\"match\",\"event\":\"withdraw\",\"id\":%d,\"by\":\"alice\"}", m2));
+	/* accepted: a game of n2, alice playing through n1 */
+	ts_send(&a, "match bob ttt color=first");
+	int m3 = match_id(&a);
+	cJSON_Delete(
+	        ts_untilf(&b, "{\"type\":\"match\",\"event\":\"new\",\"seek\":{\"id\":%d}}", m3));
+	ts_send(&b, "accept %d", m3);
+	cJSON *acc = ts_until(&b, "{\"type\":\"ok\",\"cmd\":\"accept\"}");
+	int id = ts_jint(acc, "game");
+	cJSON_Delete(acc);
+	cJSON_Delete(ts_untilf(&a, "{\"type\":\"game_start\",\"game\":%d,\"seat\":0}", id));
+	struct ts_cli *to_b[] = {&b}, *to_a[] = {&a};
+	play(&a, id, "a1", to_b, 1, 2);
+	play(&b, id, "a2", to_a, 1, 3);
+	assert_stored(id, "a1 a2", "in_progress");
+	ts_close(&a);
+	ts_close(&b);
+	trio_down(&t);
+}
+END_TEST
+
 /* A case of s on its own servers (started before its first test, stopped after its last),
  * each test on a fresh schema (setup). */
 static TCase *add_case(Suite *s, const char *name, void (*start)(void), void (*stop)(void))
@@ -1187,6 +1257,7 @@ static Suite *cluster_suite(void)
 	/* identities across nodes: CK_RUN_CASE=reach runs these */
 	tc = add_case(s, "reach", both_up, both_down);
 	tcase_add_test(tc, test_login_takes_seat);
+	tcase_add_test(tc, test_tell_match_remote);
 	return s;
 }
 

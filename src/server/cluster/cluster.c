@@ -223,8 +223,11 @@ int cluster_start(const struct cluster_config *cfg, const struct cluster_layers 
 		c->ly.journal->on_lost = owner_lost;
 		c->ly.journal->lost_ud = c;
 	}
-	c->router = (struct router){
-	        .ud = c, .game = home_route_game, .seek = home_route_seek, .shared = shared_route};
+	c->router = (struct router){.ud = c,
+	                            .game = home_route_game,
+	                            .seek = home_route_seek,
+	                            .shared = shared_route,
+	                            .user = home_route_user};
 	c->ly.cmds->router = &c->router;
 	struct lobby_hooks lh = {.ud = c,
 	                         .on_login = shared_on_login,

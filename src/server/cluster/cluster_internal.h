@@ -118,7 +118,8 @@ struct pending_fwd {
 	struct pending_fwd *next;
 	uint64_t conn;
 	uint64_t game;
-	bool seek; /* game is a seek id */
+	bool seek;                     /* game is a seek id */
+	char user[PROTO_NAME_MAX + 1]; /* not "": a user's node is looked up (CMD_TO_USER) */
 	bool watch;
 	int tries; /* lookups of a seek not found (yet) */
 	char *line;
@@ -362,6 +363,7 @@ void remote_clear(struct cluster *c);
 struct cstate *home_cs_get(struct cluster *c, uint64_t conn, bool make);
 bool home_route_game(void *ud, struct cmd *x);              /* struct router */
 bool home_route_seek(void *ud, struct cmd *x, uint64_t id); /* struct router */
+bool home_route_user(void *ud, struct cmd *x);              /* struct router */
 void home_retry(uv_timer_t *t);
 void home_out(struct cluster *c, uint64_t conn, const char *body, size_t len);
 void home_answered(struct cluster *c, uint64_t conn, uint64_t n);

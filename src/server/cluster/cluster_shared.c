@@ -82,9 +82,18 @@ static void seek_put(struct cluster *c, const struct seek *k)
 void shared_on_seek(void *ud, const struct seek *k, bool gone, struct msg *told)
 {
 	struct cluster *c = ud;
-	if (!redis_up(c) ||
-	    k->to != NULL) /* a challenge stays between its two sides, on this node */
-		return;    /* (an open seek is written again when Redis is back: resync) */
+	if (!redis_up(c)) /* (an open seek is written again when Redis is back: resync) */
+		return;
+	if (k->to != NULL) { /* a challenge stays between its two sides, on this node; its id
+		                is known so that its author on another node can withdraw it */
+		if (gone)
+			redis_call(c, NULL, NULL, "HDEL " KEY("challenges:%s") " %" PRIu64, c->name,
+			           k->id);
+		else
+			redis_call(c, NULL, NULL, "HSET " KEY("challenges:%s") " %" PRIu64 " 1",
+			           c->name, k->id);
+		return;
+	}
 	if (gone)
 		redis_call(c, NULL, NULL, "HDEL " KEY("seeks:%s") " %" PRIu64, c->name, k->id);
 	else
@@ -707,7 +716,11 @@ void shared_resync(struct cluster *c)
 {
 	c->users_dirty = c->list_dirty = c->users_reset = true;
 	redis_call(c, NULL, NULL, "DEL " KEY("seeks:%s"), c->name);
+	redis_call(c, NULL, NULL, "DEL " KEY("challenges:%s"), c->name);
 	for (struct seek *k = c->ly.lobby->seeks; k != NULL; k = k->next)
 		if (k->to == NULL)
 			seek_put(c, k);
+		else
+			redis_call(c, NULL, NULL, "HSET " KEY("challenges:%s") " %" PRIu64 " 1",
+			           c->name, k->id);
 }

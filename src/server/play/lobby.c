@@ -338,6 +338,8 @@ static void seek_remove(struct lobby *l, struct seek *k, bool announce, uint64_t
 		}
 	if (announce && k->to == NULL)
 		seek_news_of(l, k, true, acceptor);
+	else if (announce && l->hooks.on_seek != NULL) /* a challenge: a cluster's news only */
+		l->hooks.on_seek(l->hooks.ud, k, true, NULL);
 	free(k);
 }
 
