@@ -33,16 +33,23 @@
  * the old identity; an account playing through another node logging in on the
  * game's node, and then on a third node, its seat following each login; tell
  * and match to a user of another node (a challenge declined, withdrawn and
- * accepted across nodes).
+ * accepted across nodes); --http on two nodes: the page's WebSocket playing a
+ * game of the other node, the records read on any node, the live lists the
+ * node's own.
  */
+#include <arpa/inet.h>
 #include <check.h>
+#include <netinet/in.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include "pgtest.h"
 #include "redistest.h"
+#include "wsclient.h"
 #include "server/cluster/cluster.h"
 #include "testserver.h"
 #include "check_main.h"
@@ -1218,6 +1225,149 @@ START_TEST(test_tell_match_remote)
 }
 END_TEST
 
+/* Node name with --http on a free port of its own: its HTTP port. */
+static int up_http(struct ts_srv *s, const char *name)
+{
+	char hpf[256];
+	ts_port_path(hpf, sizeof hpf);
+	const char *more[] = {"--http", "127.0.0.1:0", "--http-port-file", hpf};
+	up_node(s, name, more, 4);
+	int port = ts_port_file(s, hpf);
+	unlink(hpf);
+	return port;
+}
+
+/* GET path of 127.0.0.1:port: the status, and the body (malloc'd) in *body. */
+static int http_get(int port, const char *path, char **body)
+{
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+	ck_assert_int_ge(fd, 0);
+	struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	ck_assert_int_eq(connect(fd, (struct sockaddr *)&sa, sizeof sa), 0);
+	char rq[512];
+	int n = snprintf(rq, sizeof rq,
+	                 "GET %s HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nConnection: close\r\n\r\n", path,
+	                 port);
+	ck_assert_int_eq(write(fd, rq, (size_t)n), n);
+	size_t len = 0, cap = 1 << 16;
+	char *buf = malloc(cap + 1);
+	ck_assert_ptr_nonnull(buf);
+	ssize_t r;
+	while ((r = read(fd, buf + len, cap - len)) > 0) {
+		len += (size_t)r;
+		if (len == cap) {
+			cap *= 2;
+			buf = realloc(buf, cap + 1);
+			ck_assert_ptr_nonnull(buf);
+		}
+	}
+	close(fd);
+	buf[len] = '\0';
+	int status = 0;
+	ck_assert_int_eq(sscanf(buf, "HTTP/1.1 %d", &status), 1);
+	char *at = strstr(buf, "\r\n\r\n");
+	ck_assert_ptr_nonnull(at);
+	*body = strdup(at + 4);
+	free(buf);
+	return status;
+}
+
+/* GET path as JSON (status 200), the caller frees it. */
+static cJSON *http_json(int port, const char *path)
+{
+	char *body;
+	ck_assert_int_eq(http_get(port, path, &body), 200);
+	cJSON *j = cJSON_Parse(body);
+	ck_assert_msg(j != NULL, "%s: %s", path, body);
+	free(body);
+	return j;
+}
+
+/* How many entries of the array k of j have field f equal to the name or number v. */
+static int count_in(const cJSON *j, const char *k, const char *f, const char *name, double v)
+{
+	int n = 0;
+	const cJSON *e;
+	cJSON_ArrayForEach(e, cJSON_GetObjectItem(j, k))
+	{
+		const cJSON *x = cJSON_GetObjectItem(e, f);
+		n += name != NULL ? cJSON_IsString(x) && strcmp(x->valuestring, name) == 0
+		                  : cJSON_IsNumber(x) && x->valuedouble == v;
+	}
+	return n;
+}
+
+/*
+ * --http on cluster nodes: the page and its WebSocket on a node work as a client of the
+ * cluster (a game of another node accepted and played through it); the API's records
+ * (/api/game/ID) are the cluster's (PostgreSQL) on every node, while /api/online and
+ * /api/games/live show what the node asked holds (its own connections, the games it runs),
+ * as PROTOCOL.md 14 says.
+ */
+START_TEST(test_http_cluster)
+{
+	struct trio t = {0};
+	int h1 = up_http(&t.n[0], "n1"), h2 = up_http(&t.n[1], "n2");
+	char *page;
+	ck_assert_int_eq(http_get(h2, "/", &page), 200);
+	ck_assert_ptr_nonnull(strstr(page, "<html"));
+	free(page);
+	struct ts_cli a;
+	ts_join(&a, t.n[0].port, "alice");
+	struct ws_cli w; /* bob, on n2's web listener */
+	wsc_open(&w, h2);
+	free(wsc_recv(&w)); /* the welcome */
+	wsc_send(&w, "set format json");
+	free(wsc_recv(&w));
+	wsc_send(&w, "login bob");
+	char *m = wsc_recv(&w);
+	ck_assert_msg(m != NULL && strstr(m, "\"cmd\":\"login\"") != NULL, "login: %s", m);
+	free(m);
+	ts_send(&a, "seek ttt color=first");
+	cJSON *ok = ts_until(&a, "{\"type\":\"ok\",\"cmd\":\"seek\"}");
+	int seek = ts_jint(cJSON_GetObjectItem(ok, "seek"), "id");
+	cJSON_Delete(ok);
+	wsc_send(&w, "accept %d", seek);
+	cJSON *st = ts_until(&a, "{\"type\":\"game_start\"}");
+	int id = ts_jint(st, "game");
+	cJSON_Delete(st);
+	ts_send(&a, "move %d a1", id);
+	ts_until0(&a, "{\"type\":\"ok\",\"cmd\":\"move\"}");
+	bool seen = false; /* bob's page gets the state through n2 */
+	while (!seen && (m = wsc_recv(&w)) != NULL) {
+		seen = strstr(m, "\"type\":\"state\"") != NULL &&
+		       strstr(m, "\"last_move\":\"a1\"") != NULL;
+		free(m);
+	}
+	ck_assert(seen);
+	/* node-local: who is connected to the node asked, the games it runs */
+	cJSON *o1 = http_json(h1, "/api/online"), *o2 = http_json(h2, "/api/online");
+	ck_assert_int_eq(count_in(o1, "users", "name", "alice", 0), 1);
+	ck_assert_int_eq(count_in(o1, "users", "name", "bob", 0), 0);
+	ck_assert_int_eq(count_in(o2, "users", "name", "bob", 0), 1);
+	ck_assert_int_eq(count_in(o2, "users", "name", "alice", 0), 0);
+	cJSON_Delete(o1);
+	cJSON_Delete(o2);
+	cJSON *l1 = http_json(h1, "/api/games/live"), *l2 = http_json(h2, "/api/games/live");
+	ck_assert_int_eq(count_in(l1, "games", "id", NULL, id), 1);
+	ck_assert_int_eq(count_in(l2, "games", "id", NULL, id), 0);
+	cJSON_Delete(l1);
+	cJSON_Delete(l2);
+	/* the records are the cluster's: the game of n1, read on n2 */
+	char path[64];
+	snprintf(path, sizeof path, "/api/game/%d", id);
+	cJSON *g = http_json(h2, path);
+	char *txt = cJSON_PrintUnformatted(g);
+	ck_assert_msg(strstr(txt, "\"a1\"") != NULL, "%s: %s", path, txt);
+	free(txt);
+	cJSON_Delete(g);
+	wsc_close(&w);
+	ts_close(&a);
+	trio_down(&t);
+}
+END_TEST
+
 /* A case of s on its own servers (started before its first test, stopped after its last),
  * each test on a fresh schema (setup). */
 static TCase *add_case(Suite *s, const char *name, void (*start)(void), void (*stop)(void))
@@ -1258,6 +1408,7 @@ static Suite *cluster_suite(void)
 	tc = add_case(s, "reach", both_up, both_down);
 	tcase_add_test(tc, test_login_takes_seat);
 	tcase_add_test(tc, test_tell_match_remote);
+	tcase_add_test(tc, test_http_cluster);
 	return s;
 }
 
