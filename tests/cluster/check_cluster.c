@@ -35,7 +35,8 @@
  * and match to a user of another node (a challenge declined, withdrawn and
  * accepted across nodes); --http on two nodes: the page's WebSocket playing a
  * game of the other node, the records read on any node, the live lists the
- * node's own.
+ * node's own; the playtak port of two nodes: their guests' names apart, a
+ * playtak seek accepted from another node and played.
  */
 #include <arpa/inet.h>
 #include <check.h>
@@ -1368,6 +1369,76 @@ START_TEST(test_http_cluster)
 }
 END_TEST
 
+/* Node name with --playtak on a free port of its own: that port. */
+static int up_playtak(struct ts_srv *s, const char *name)
+{
+	char ppf[256];
+	ts_port_path(ppf, sizeof ppf);
+	const char *more[] = {"--playtak", "127.0.0.1:0", "--playtak-port-file", ppf};
+	up_node(s, name, more, 4);
+	int port = ts_port_file(s, ppf);
+	unlink(ppf);
+	return port;
+}
+
+/* A playtak guest on port: its welcome, Login Guest, its name. */
+static void pt_guest(struct ts_cli *c, int port)
+{
+	ts_open(c, port);
+	ts_expect0(c, "Welcome!");
+	ts_expect0(c, "Login or Register");
+	ts_send(c, "Login Guest");
+	ts_until0(c, "Welcome *!");
+}
+
+/*
+ * The playtak port on a cluster node: its guest's seek is a seek of the cluster (a user of
+ * another node sees it in seeks, accepts it, and the two play: the game runs on the port's
+ * node); what the port lists and accepts is its own node's seeks (another node's seek is
+ * NOK there), as PROTOCOL.md 11 and 12 say.
+ */
+START_TEST(test_playtak_cluster)
+{
+	struct trio t = {0};
+	int p1 = up_playtak(&t.n[0], "n1"), p2 = up_playtak(&t.n[1], "n2");
+	struct ts_cli p, q, b;
+	pt_guest(&p, p1);
+	ts_join(&b, t.n[1].port, "bob");
+	ts_send(&p, "Seek 5 300 0 W");
+	ts_until0(&p, "Seek new * Guest* 5 300 0 W *");
+	cJSON *sk = ts_until(&b, "{\"type\":\"seek\",\"event\":\"new\"}");
+	int seek = ts_jint(cJSON_GetObjectItem(sk, "seek"), "id");
+	cJSON_Delete(sk);
+	ts_send(&b, "accept %d", seek);
+	cJSON *acc = ts_until(&b, "{\"type\":\"ok\",\"cmd\":\"accept\"}");
+	int id = ts_jint(acc, "game");
+	cJSON_Delete(acc);
+	char pat[128];
+	snprintf(pat, sizeof pat, "Game Start %d 5 Guest* vs bob white *", id);
+	ts_until0(&p, pat);
+	ts_send(&p, "Game#%d P A1", id);
+	ts_until0(&p, "OK");
+	cJSON_Delete(ts_untilf(&b, "{\"type\":\"state\",\"game\":%d,\"last_move\":\"a1\"}", id));
+	ts_send(&b, "move %d e5", id);
+	snprintf(pat, sizeof pat, "Game#%d P E5", id);
+	ts_until0(&p, pat);
+	assert_stored(id, "a1 e5", "in_progress");
+	/* another node's seek is not the port's to accept */
+	struct ts_cli a;
+	ts_join(&a, t.n[0].port, "alice");
+	ts_send(&a, "seek tak size=5");
+	cJSON *ok = ts_until(&a, "{\"type\":\"ok\",\"cmd\":\"seek\"}");
+	int s2 = ts_jint(cJSON_GetObjectItem(ok, "seek"), "id");
+	cJSON_Delete(ok);
+	pt_guest(&q, p2);
+	ts_send(&q, "Accept %d", s2);
+	ts_until0(&q, "NOK");
+	for (struct ts_cli **c = (struct ts_cli *[]){&p, &q, &a, &b, NULL}; *c; c++)
+		ts_close(*c);
+	trio_down(&t);
+}
+END_TEST
+
 /* A case of s on its own servers (started before its first test, stopped after its last),
  * each test on a fresh schema (setup). */
 static TCase *add_case(Suite *s, const char *name, void (*start)(void), void (*stop)(void))
@@ -1409,6 +1480,7 @@ static Suite *cluster_suite(void)
 	tcase_add_test(tc, test_login_takes_seat);
 	tcase_add_test(tc, test_tell_match_remote);
 	tcase_add_test(tc, test_http_cluster);
+	tcase_add_test(tc, test_playtak_cluster);
 	return s;
 }
 
