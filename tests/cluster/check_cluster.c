@@ -30,8 +30,8 @@
  * again at once under its name, the player of another node back in the
  * game without a word and playing on; a player of another node logging out
  * and someone else logging in on its connection, the game's node forgetting
- * the old identity; an account playing through another node logging in on the
- * game's node, and then on a third node, its seat following each login; tell
+ * the old identity; an account playing through another node logging in on a
+ * third node, and then on the game's node, its seat following each login; tell
  * and match to a user of another node (a challenge declined, withdrawn and
  * accepted across nodes); --http on two nodes: the page's WebSocket playing a
  * game of the other node, the records read on any node, the live lists the
@@ -1120,9 +1120,9 @@ END_TEST
 
 /*
  * Seats follow an account's login on any node: bob, playing through n2 a game of n1, logs in
- * on n1 (the game's node) and is "back in game N" there at once, as a second login on one node
- * is: the old connection gets SESSION_TAKEN, the new one has the seat and moves from it; then he
- * logs in on n3 (neither the game's node nor his last) and is seated again through n3.
+ * on n3 (neither the game's node nor his) and is seated again through n3; then he logs in on
+ * n1, the game's node, and is "back in game N" there at once, as a second login on one node
+ * is. Each time the old connection gets SESSION_TAKEN and the new one moves in the seat.
  */
 START_TEST(test_login_takes_seat)
 {
@@ -1134,23 +1134,23 @@ START_TEST(test_login_takes_seat)
 	int id = ts_begin_game(&a, &b, "ttt"); /* alice's seek: a game of n1 */
 	struct ts_cli *to_b[] = {&b}, *to_a[] = {&a};
 	play(&a, id, "a1", to_b, 1, 2);
-	/* bob on the game's node */
-	ts_connect_json(&r, t.n[0].port);
-	ts_send(&r, "login bob password2");
-	cJSON_Delete(ts_untilf(&r, "{\"type\":\"ok\",\"cmd\":\"login\",\"resumed\":[%d]}", id));
-	ts_until0(&b, "{\"type\":\"info\",\"code\":\"SESSION_TAKEN\"}");
-	cJSON_Delete(ts_untilf(&r, "{\"type\":\"state\",\"game\":%d,\"seat\":1}", id));
-	play(&r, id, "a2", to_a, 1, 3);
-	struct ts_cli *to_r[] = {&r};
-	play(&a, id, "b2", to_r, 1, 4);
 	/* bob on a third node */
 	ts_connect_json(&q, t.n[2].port);
 	ts_send(&q, "login bob password2");
 	ts_until0(&q, "{\"type\":\"ok\",\"cmd\":\"login\"}");
-	ts_until0(&r, "{\"type\":\"info\",\"code\":\"SESSION_TAKEN\"}");
+	ts_until0(&b, "{\"type\":\"info\",\"code\":\"SESSION_TAKEN\"}");
 	cJSON_Delete(ts_untilf(&q, "{\"type\":\"game_start\",\"game\":%d,\"seat\":1}", id));
-	cJSON_Delete(ts_untilf(&q, "{\"type\":\"state\",\"game\":%d,\"last_move\":\"b2\"}", id));
-	play(&q, id, "a3", to_a, 1, 5);
+	cJSON_Delete(ts_untilf(&q, "{\"type\":\"state\",\"game\":%d,\"last_move\":\"a1\"}", id));
+	play(&q, id, "a2", to_a, 1, 3);
+	struct ts_cli *to_q[] = {&q};
+	play(&a, id, "b2", to_q, 1, 4);
+	/* bob on the game's node */
+	ts_connect_json(&r, t.n[0].port);
+	ts_send(&r, "login bob password2");
+	cJSON_Delete(ts_untilf(&r, "{\"type\":\"ok\",\"cmd\":\"login\",\"resumed\":[%d]}", id));
+	ts_until0(&q, "{\"type\":\"info\",\"code\":\"SESSION_TAKEN\"}");
+	cJSON_Delete(ts_untilf(&r, "{\"type\":\"state\",\"game\":%d,\"seat\":1}", id));
+	play(&r, id, "a3", to_a, 1, 5);
 	assert_stored(id, "a1 a2 b2 a3", "in_progress");
 	for (struct ts_cli **p = (struct ts_cli *[]){&a, &b, &r, &q, NULL}; *p; p++)
 		ts_close(*p);
