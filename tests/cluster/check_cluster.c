@@ -1423,6 +1423,16 @@ START_TEST(test_playtak_cluster)
 	snprintf(pat, sizeof pat, "Game#%d P E5", id);
 	ts_until0(&p, pat);
 	assert_stored(id, "a1 e5", "in_progress");
+	/* the port's Online counts its node's users, not the relay client standing for bob */
+	struct ts_cli x;
+	pt_guest(&x, p1);
+	ts_until0(&x, "Online 2");
+	char *l = ts_line(&x);
+	ck_assert_msg(l != NULL && strncmp(l, "OnlinePlayers [", 15) == 0 &&
+	                      strstr(l, "\"bob\"") == NULL,
+	              "%s", l ? l : "(none)");
+	free(l);
+	ts_close(&x);
 	/* another node's seek is not the port's to accept */
 	struct ts_cli a;
 	ts_join(&a, t.n[0].port, "alice");

@@ -197,11 +197,12 @@ static struct pt_client *pt_of(const struct client *cl)
 
 /*
  * A logged-in client that stays (a closing one is still linked while the
- * layers leave it: leaving is that client, named by the news of its going).
+ * layers leave it: leaving is that client, named by the news of its going),
+ * and is this node's (a cluster's relay client stands for another node's).
  */
 static bool staying(const struct client *c, const struct client *leaving)
 {
-	return c != NULL && c != leaving && c->logged_in && conn_alive(c->conn);
+	return c != NULL && c != leaving && c->logged_in && !c->remote && conn_alive(c->conn);
 }
 
 /* The port's logged-in clients, one by one: for (c = NULL; (c = next_user(p, c, x));). */
