@@ -1158,12 +1158,15 @@ START_TEST(test_login_takes_seat)
 }
 END_TEST
 
-/* A challenge's id in the ok that answers c's match (its seek). */
-static int match_id(struct ts_cli *c)
+/* a challenges bob (b) to ttt with opts: its id, once a's ok and b's news of it are in. */
+static int challenge(struct ts_cli *a, struct ts_cli *b, const char *opts)
 {
-	cJSON *ok = ts_until(c, "{\"type\":\"ok\",\"cmd\":\"match\"}");
+	ts_send(a, "match bob ttt%s", opts);
+	cJSON *ok = ts_until(a, "{\"type\":\"ok\",\"cmd\":\"match\"}");
 	int id = ts_jint(cJSON_GetObjectItem(ok, "seek"), "id");
 	cJSON_Delete(ok);
+	cJSON_Delete(
+	        ts_untilf(b, "{\"type\":\"match\",\"event\":\"new\",\"seek\":{\"id\":%d}}", id));
 	return id;
 }
 
@@ -1189,28 +1192,19 @@ START_TEST(test_tell_match_remote)
 	ts_send(&a, "tell carol hello");
 	ts_until0(&a, "{\"type\":\"error\",\"code\":\"NO_SUCH_USER\",\"cmd\":\"tell\"}");
 	/* declined by its target */
-	ts_send(&a, "match bob ttt");
-	int m1 = match_id(&a);
-	cJSON_Delete(
-	        ts_untilf(&b, "{\"type\":\"match\",\"event\":\"new\",\"seek\":{\"id\":%d}}", m1));
+	int m1 = challenge(&a, &b, "");
 	ts_send(&b, "decline %d", m1);
 	ts_until0(&b, "{\"type\":\"ok\",\"cmd\":\"decline\"}");
 	cJSON_Delete(ts_untilf(
 	        &a, "{\"type\":\"match\",\"event\":\"decline\",\"id\":%d,\"by\":\"bob\"}", m1));
 	/* withdrawn by its author, from its own node */
-	ts_send(&a, "match bob ttt");
-	int m2 = match_id(&a);
-	cJSON_Delete(
-	        ts_untilf(&b, "{\"type\":\"match\",\"event\":\"new\",\"seek\":{\"id\":%d}}", m2));
+	int m2 = challenge(&a, &b, "");
 	ts_send(&a, "unseek %d", m2);
 	ts_until0(&a, "{\"type\":\"ok\",\"cmd\":\"unseek\"}");
 	cJSON_Delete(ts_untilf(
 	        &b, "{\"type\":\"match\",\"event\":\"withdraw\",\"id\":%d,\"by\":\"alice\"}", m2));
 	/* accepted: a game of n2, alice playing through n1 */
-	ts_send(&a, "match bob ttt color=first");
-	int m3 = match_id(&a);
-	cJSON_Delete(
-	        ts_untilf(&b, "{\"type\":\"match\",\"event\":\"new\",\"seek\":{\"id\":%d}}", m3));
+	int m3 = challenge(&a, &b, " color=first");
 	ts_send(&b, "accept %d", m3);
 	cJSON *acc = ts_until(&b, "{\"type\":\"ok\",\"cmd\":\"accept\"}");
 	int id = ts_jint(acc, "game");
@@ -1226,15 +1220,17 @@ START_TEST(test_tell_match_remote)
 }
 END_TEST
 
-/* Node name with --http on a free port of its own: its HTTP port. */
-static int up_http(struct ts_srv *s, const char *name)
+/* Node name with a listener of its own (opt, e.g. --http) on a free port: that port (its
+ * port file: opt followed by -port-file). */
+static int up_with(struct ts_srv *s, const char *name, const char *opt)
 {
-	char hpf[256];
-	ts_port_path(hpf, sizeof hpf);
-	const char *more[] = {"--http", "127.0.0.1:0", "--http-port-file", hpf};
+	char file[256], fopt[32];
+	ts_port_path(file, sizeof file);
+	snprintf(fopt, sizeof fopt, "%s-port-file", opt);
+	const char *more[] = {opt, "127.0.0.1:0", fopt, file};
 	up_node(s, name, more, 4);
-	int port = ts_port_file(s, hpf);
-	unlink(hpf);
+	int port = ts_port_file(s, file);
+	unlink(file);
 	return port;
 }
 
@@ -1309,7 +1305,7 @@ static int count_in(const cJSON *j, const char *k, const char *f, const char *na
 START_TEST(test_http_cluster)
 {
 	struct trio t = {0};
-	int h1 = up_http(&t.n[0], "n1"), h2 = up_http(&t.n[1], "n2");
+	int h1 = up_with(&t.n[0], "n1", "--http"), h2 = up_with(&t.n[1], "n2", "--http");
 	char *page;
 	ck_assert_int_eq(http_get(h2, "/", &page), 200);
 	ck_assert_ptr_nonnull(strstr(page, "<html"));
@@ -1369,18 +1365,6 @@ START_TEST(test_http_cluster)
 }
 END_TEST
 
-/* Node name with --playtak on a free port of its own: that port. */
-static int up_playtak(struct ts_srv *s, const char *name)
-{
-	char ppf[256];
-	ts_port_path(ppf, sizeof ppf);
-	const char *more[] = {"--playtak", "127.0.0.1:0", "--playtak-port-file", ppf};
-	up_node(s, name, more, 4);
-	int port = ts_port_file(s, ppf);
-	unlink(ppf);
-	return port;
-}
-
 /* A playtak guest on port: its welcome, Login Guest, its name. */
 static void pt_guest(struct ts_cli *c, int port)
 {
@@ -1400,7 +1384,7 @@ static void pt_guest(struct ts_cli *c, int port)
 START_TEST(test_playtak_cluster)
 {
 	struct trio t = {0};
-	int p1 = up_playtak(&t.n[0], "n1"), p2 = up_playtak(&t.n[1], "n2");
+	int p1 = up_with(&t.n[0], "n1", "--playtak"), p2 = up_with(&t.n[1], "n2", "--playtak");
 	struct ts_cli p, q, b;
 	pt_guest(&p, p1);
 	ts_join(&b, t.n[1].port, "bob");

@@ -352,29 +352,27 @@ bool home_route_game(void *ud, struct cmd *x)
 	return true;
 }
 
-bool home_route_seek(void *ud, struct cmd *x, uint64_t id)
+/* x names a seek (id) or a user not here: looked up, then forwarded to its node. */
+static bool route_lookup(struct cluster *c, struct cmd *x, uint64_t id, const char *user)
 {
-	struct cluster *c = ud;
-	if (x->cl->remote)
+	if (x->cl->remote) /* a line forwarded to us is never forwarded again */
 		return false;
 	if (!redis_up(c)) {
 		redis_down(x->cl, x->rq);
 		return true;
 	}
-	return lookup(c, x, id, true, false, NULL);
+	return lookup(c, x, id, user == NULL, false, user);
+}
+
+bool home_route_seek(void *ud, struct cmd *x, uint64_t id)
+{
+	return route_lookup(ud, x, id, NULL);
 }
 
 /* A user not connected here (tell, match): the line goes to the node holding its connection. */
 bool home_route_user(void *ud, struct cmd *x)
 {
-	struct cluster *c = ud;
-	if (x->cl->remote)
-		return false;
-	if (!redis_up(c)) {
-		redis_down(x->cl, x->rq);
-		return true;
-	}
-	return lookup(c, x, 0, false, false, x->rq->argv[0]);
+	return route_lookup(ud, x, 0, x->rq->argv[0]);
 }
 
 /* ---- messages at home: output, answers, the game channels ---------------------------------- */
