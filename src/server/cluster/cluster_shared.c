@@ -84,8 +84,9 @@ void shared_on_seek(void *ud, const struct seek *k, bool gone, struct msg *told)
 	struct cluster *c = ud;
 	if (!redis_up(c)) /* (an open seek is written again when Redis is back: resync) */
 		return;
-	if (k->to != NULL) { /* a challenge stays between its two sides, on this node; its id
-		                is known so that its author on another node can withdraw it */
+	/* a challenge stays between its two sides, on this node; its id is known so that its
+	   author on another node can withdraw it */
+	if (k->to != NULL) {
 		if (gone)
 			redis_call(c, NULL, NULL, "HDEL " KEY("challenges:%s") " %" PRIu64, c->name,
 			           k->id);
