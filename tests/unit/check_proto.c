@@ -100,26 +100,62 @@ START_TEST(test_frame_telnet)
 }
 END_TEST
 
+/* Which lines ended as telnet ends them (CR LF, CR NUL) and which as nc does (LF). */
+START_TEST(test_line_terminator_kept)
+{
+	static const char in[] = "a\r\nb\nc\r\0d\r";
+	static const bool cr[] = {true, false, true, true};
+	char line[FRAME_MAX + 1];
+	struct framer f;
+	framer_init(&f, line);
+	size_t at = 0, n = sizeof in - 1;
+	for (int i = 0; i < 4; i++) {
+		size_t used = 0;
+		while (framer_feed(&f, (const unsigned char *)in + at, n - at, &used) != FRAME_LINE)
+			at += used;
+		at += used;
+		ck_assert_int_eq(line[0], 'a' + i);
+		ck_assert_int_eq(f.line_cr, cr[i]);
+	}
+}
+END_TEST
+
 START_TEST(test_telnet_answers)
 {
 	unsigned char out[TELNET_ANSWER_MAX];
+	struct framer tf, *t = &tf;
+	framer_init(t, NULL);
 	/* Ctrl-C in telnet sends IAC IP IAC DO TIMING-MARK and drops output until the answer */
-	ck_assert_uint_eq(telnet_answer(TELNET_DO, TELNET_TIMING_MARK, out), 3);
+	ck_assert_uint_eq(telnet_answer(t, TELNET_DO, TELNET_TIMING_MARK, out), 3);
 	ck_assert(memcmp(out, "\xff\xfb\x06", 3) == 0); /* IAC WILL TIMING-MARK */
 	/* every other option is refused: DO ECHO gets WONT ECHO, WILL NAWS gets DONT NAWS */
-	ck_assert_uint_eq(telnet_answer(TELNET_DO, 1, out), 3);
+	ck_assert_uint_eq(telnet_answer(t, TELNET_DO, 1, out), 3);
 	ck_assert(memcmp(out, "\xff\xfc\x01", 3) == 0);
-	ck_assert_uint_eq(telnet_answer(TELNET_WILL, 31, out), 3);
+	ck_assert_uint_eq(telnet_answer(t, TELNET_WILL, 31, out), 3);
 	ck_assert(memcmp(out, "\xff\xfe\x1f", 3) == 0);
-	ck_assert_uint_eq(telnet_answer(TELNET_WILL, TELNET_TIMING_MARK, out), 3);
+	ck_assert_uint_eq(telnet_answer(t, TELNET_WILL, TELNET_TIMING_MARK, out), 3);
 	ck_assert(memcmp(out, "\xff\xfe\x06", 3) == 0);
 	/* a refusal is never answered (RFC 1143: nothing to change, so no loop) */
 	for (int opt = 0; opt < 256; opt++) {
-		ck_assert_uint_eq(telnet_answer(TELNET_WONT, (unsigned char)opt, out), 0);
-		ck_assert_uint_eq(telnet_answer(TELNET_DONT, (unsigned char)opt, out), 0);
+		ck_assert_uint_eq(telnet_answer(t, TELNET_WONT, (unsigned char)opt, out), 0);
+		ck_assert_uint_eq(telnet_answer(t, TELNET_DONT, (unsigned char)opt, out), 0);
 	}
+	/* the server's own ECHO, for a password: offered, agreed (DO ECHO unanswered), then
+	   withdrawn; refused (DONT ECHO) it is off with no answer either */
+	ck_assert_uint_eq(telnet_echo(t, true, out), 3);
+	ck_assert(memcmp(out, "\xff\xfb\x01", 3) == 0); /* IAC WILL ECHO */
+	ck_assert_uint_eq(telnet_echo(t, true, out), 0);     /* asked once */
+	ck_assert_uint_eq(telnet_answer(t, TELNET_DO, TELNET_ECHO, out), 0);
+	ck_assert(t->echoing);
+	ck_assert_uint_eq(telnet_echo(t, false, out), 3);
+	ck_assert(memcmp(out, "\xff\xfc\x01", 3) == 0); /* IAC WONT ECHO */
+	ck_assert_uint_eq(telnet_answer(t, TELNET_DONT, TELNET_ECHO, out), 0);
+	ck_assert_uint_eq(telnet_answer(t, TELNET_DO, TELNET_ECHO, out), 3); /* refused again */
+	ck_assert_uint_eq(telnet_echo(t, true, out), 3);
+	ck_assert_uint_eq(telnet_answer(t, TELNET_DONT, TELNET_ECHO, out), 0);
+	ck_assert(!t->echoing);
 	/* are you there? yes, in a line of its own */
-	size_t ayt = telnet_answer(TELNET_AYT, 0, out);
+	size_t ayt = telnet_answer(t, TELNET_AYT, 0, out);
 	ck_assert_uint_eq(ayt, strlen(TELNET_AYT_ANSWER));
 	ck_assert(memcmp(out, "\r\n[bitarenad: yes]\r\n", ayt) == 0);
 	/* the framer reports DO TIMING-MARK and AYT where they come, between the lines around
@@ -477,6 +513,7 @@ static Suite *proto_suite(void)
 	tcase_add_test(tc, test_frame_terminators);
 	tcase_add_test(tc, test_frame_telnet);
 	tcase_add_test(tc, test_telnet_answers);
+	tcase_add_test(tc, test_line_terminator_kept);
 	tcase_add_test(tc, test_frame_sb_unterminated);
 	tcase_add_test(tc, test_frame_too_long);
 	tcase_add_test(tc, test_frame_valid);
