@@ -166,6 +166,14 @@ struct game_ops {
 	 * other tile reachable in 20 steps). At most max_moves; the count or GAME_ENOSPACE.
 	 */
 	int (*seat_moves)(const void *st, int seat, game_move *out, size_t cap);
+	/*
+	 * Optional, for people (a simultaneous game played without strict=1): refuses a legal
+	 * action m of seat that the rules would play against what its author evidently meant
+	 * (Xmas Rush: a MOVE into a wall, which the referee plays up to the wall and stops).
+	 * 0, or -1 with a sentence in why (len bytes). A strict game never asks: its actions
+	 * stay the referee's.
+	 */
+	int (*human_check)(const void *st, int seat, game_move m, char *why, size_t len);
 
 	/* Optional speed-ups and search helpers (NULL when absent). */
 	uint64_t (*perft)(const void *st, int depth); /* leaf count; finished games count 0 */

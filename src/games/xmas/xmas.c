@@ -516,6 +516,22 @@ game_move xmas_move_steps(const int *dirs, int n)
 	return m;
 }
 
+int xmas_walk_wall(const struct xmas_state *st, int seat, game_move m, int *cell)
+{
+	if (xmas_move_kind(m) != XMAS_KIND_MOVE)
+		return -1;
+	int c = st->pl[seat].cell;
+	for (int i = 0; i < xmas_move_nsteps(m); i++) {
+		int d = xmas_move_step(m, i);
+		if (!xmas_step_ok(&st->b, c, d)) {
+			*cell = c;
+			return i;
+		}
+		c = xmas_step(c, d);
+	}
+	return -1;
+}
+
 bb_t xmas_reachable(const struct xmas_state *st, int seat)
 {
 	return xmas_reach(&st->b, st->pl[seat].cell);

@@ -242,6 +242,13 @@ int xmas_input(const struct xmas_state *st, int seat, char *buf, size_t len);
  */
 int xmas_moves_for(const struct xmas_state *st, int seat, game_move *out, size_t cap);
 
+/*
+ * Where seat's MOVE m meets a wall on the board of this MOVE turn (nothing moves tiles during
+ * it, so the whole walk is known now): the index of the first step that cannot be taken, with
+ * *cell the cell it would leave; -1 when every step can be taken (or m is no MOVE).
+ */
+int xmas_walk_wall(const struct xmas_state *st, int seat, game_move m, int *cell);
+
 /* Cells seat can reach now (bit y*7 + x). */
 bb_t xmas_reachable(const struct xmas_state *st, int seat);
 

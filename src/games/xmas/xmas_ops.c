@@ -18,6 +18,19 @@ static int xmas_seat_moves(const void *vst, int seat, game_move *out, size_t cap
 	return xmas_moves_for(vst, seat, out, cap);
 }
 
+/* A MOVE into a wall, for people: refused at once, saying where the wall is (game.h). */
+static int xmas_human_check(const void *vst, int seat, game_move m, char *why, size_t len)
+{
+	int cell, i = xmas_walk_wall(vst, seat, m, &cell);
+	if (i < 0)
+		return 0;
+	snprintf(why, len,
+	         "a wall: step %d goes %s from (%d,%d), where the tiles do not join; 'refresh' "
+	         "lists the cells you can reach",
+	         i + 1, xmas_dir_names[xmas_move_step(m, i)], cell % XMAS_SIZE, cell / XMAS_SIZE);
+	return -1;
+}
+
 /* --- presentation -------------------------------------------------------------- */
 
 static cJSON *xy_pair(int x, int y)
@@ -148,6 +161,48 @@ static char item_letter(const struct xmas_item *it)
 	return (char)((it->owner == 0 ? 'a' : 'A') + it->name);
 }
 
+/*
+ * What seat may do this turn, compactly (the JSON's "legal" list in a person's words): on a
+ * PUSH turn the form (every one of the 28 pushes is legal); on a MOVE turn PASS and, for
+ * every cell seat can reach, its cell and one shortest way there, as many to a line as fit
+ * in 80 columns.
+ */
+static void render_actions(struct game_text *o, const struct xmas_state *st, int seat)
+{
+	if (st->turn_type == XMAS_TURN_PUSH) {
+		game_text_put(o, "  your action: PUSH <0-6> <UP|RIGHT|DOWN|LEFT> (all 28 are legal)\n");
+		return;
+	}
+	game_move mv[XMAS_CELLS + 1];
+	int n = xmas_moves_for(st, seat, mv, sizeof mv / sizeof mv[0]);
+	if (n <= 1) {
+		game_text_put(o, "  your action: PASS (walls all round: no cell to reach)\n");
+		return;
+	}
+	game_text_put(o, "  your action: PASS, or MOVE and up to 20 steps; the shortest to each "
+	                 "cell:\n");
+	int col = 0;
+	for (int i = 0; i < n; i++) {
+		if (xmas_move_kind(mv[i]) != XMAS_KIND_MOVE)
+			continue;
+		char e[GAME_MOVE_TEXT + 16];
+		int c = st->pl[seat].cell, k = 0;
+		for (int j = 0; j < xmas_move_nsteps(mv[i]); j++)
+			c = xmas_step(c, xmas_move_step(mv[i], j));
+		k = snprintf(e, sizeof e, "(%d,%d)", c % XMAS_SIZE, c / XMAS_SIZE);
+		for (int j = 0; j < xmas_move_nsteps(mv[i]) && k > 0 && (size_t)k < sizeof e; j++)
+			k += snprintf(e + k, sizeof e - (size_t)k, " %s",
+			              xmas_dir_names[xmas_move_step(mv[i], j)]);
+		if (col > 0 && col + 2 + k > 78) {
+			game_text_put(o, "\n");
+			col = 0;
+		}
+		game_text_put(o, "%s%s", col == 0 ? "    " : "; ", e);
+		col += (col == 0 ? 4 : 2) + k;
+	}
+	game_text_put(o, "\n");
+}
+
 static int xmas_render_text(const void *vst, int viewer, char *buf, size_t len)
 {
 	struct xmas_state view;
@@ -205,6 +260,8 @@ static int xmas_render_text(const void *vst, int viewer, char *buf, size_t len)
 		game_text_put(&o, "%s%c %s", k % 6 == 0 ? "\n    " : "  ", 'a' + k,
 		              xmas_item_names[k]);
 	game_text_put(&o, "\n  players: 0, 1 (* both)\n");
+	if ((viewer == 0 || viewer == 1) && !st->over)
+		render_actions(&o, st, viewer);
 	return game_text_end(&o);
 }
 
@@ -230,4 +287,5 @@ const struct game_ops game_xmas = {
         .to_json = xmas_to_json,
         .render_text = xmas_render_text,
         .seat_moves = xmas_seat_moves,
+        .human_check = xmas_human_check,
 };

@@ -477,6 +477,13 @@ static void sim_move(struct client *c, const struct proto_req *rq, struct game *
 		return;
 	}
 	game_move m = 0;
+	char why[160];
+	if (!g->so.strict && g->ops->human_check != NULL &&
+	    g->ops->parse_move(g->st, seat, text, &m, NULL) == GAME_OK &&
+	    g->ops->human_check(g->st, seat, m, why, sizeof why) < 0) {
+		reply_err(c, rq, ERR_ILLEGAL_MOVE, "%s", why); /* nothing is in: try again */
+		return;
+	}
 	if (parse_or_reply(c, rq, g, seat, text, &m) < 0) {
 		if (g->so.strict) {
 			g->acted[seat] = true;
