@@ -94,7 +94,9 @@ struct game_result {
 	const char
 	        *reason; /* stable word: "line", "board_full", "road", "flats", "max_turns", ... */
 	char score[24];  /* the game's own result text: "1-0", "R-0", "F-0", "1/2-1/2", "5-3" */
-	/* GAME_SCORES engines: each seat's score, which score only joins with a '-' ("-1-3") */
+	/* GAME_SCORES engines: each seat's score, which score only joins with a '-' ("-1-3");
+	   a score is at least 0, and -1 is the rules' mark of a seat put out of the game (the
+	   referee's for an invalid action or a timeout): people read it as "out", not a number */
 	int scores[GAME_MAX_PLAYERS];
 };
 

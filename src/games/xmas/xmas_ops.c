@@ -81,6 +81,8 @@ static cJSON *xmas_to_json(const void *vst, int viewer)
 		xmas_tile_str(st->b.hand[s], t);
 		cJSON_AddStringToObject(po, "hand", t);
 		cJSON_AddNumberToObject(po, "score", p->score);
+		if (p->score < 0) /* put out: why ("invalid_action" or "timeout") */
+			cJSON_AddStringToObject(po, "out", xmas_reason_names[p->fault]);
 		cJSON_AddNumberToObject(po, "quests_left", p->ndeck + p->nvis);
 		if ((q = cJSON_AddArrayToObject(po, "quests")) == NULL)
 			goto fail;
@@ -137,7 +139,7 @@ fail:
  * Text view: each tile a 3x5 block drawn with box-drawing characters,
  *     row 0:  i . │ . .    (i: an item letter, a-l seat 0's, A-L seat 1's)
  *     row 1:  ─ ─ ┼ ─ ─    (arms where the tile opens, the junction glyph)
- *     row 2:  p . │ . .    (p: 0 or 1 for a player, * for both)
+ *     row 2:  p . │ . .    (p: 0 for player0, 1 for player1, * for both)
  * then the hands, the scores and quests, and a legend of the item letters.
  */
 static void tile_block(struct game_text *o, unsigned t, int r, char item, char who)
@@ -240,9 +242,14 @@ static int xmas_render_text(const void *vst, int viewer, char *buf, size_t len)
 		const struct xmas_player *p = &st->pl[s];
 		int i = xmas_item_at(st, XMAS_LOC_HAND(s));
 		unsigned h = st->b.hand[s];
-		game_text_put(&o, "  player %d%s at (%d,%d) score %d, %d quests left, hand ", s,
-		              viewer == s ? " (you)" : "", p->cell % XMAS_SIZE, p->cell / XMAS_SIZE,
-		              p->score, p->ndeck + p->nvis);
+		game_text_put(&o, "  player%d%s at (%d,%d) ", s, viewer == s ? " (you)" : "",
+		              p->cell % XMAS_SIZE, p->cell / XMAS_SIZE);
+		if (p->score < 0) /* the referee's -1: put out of the game */
+			game_text_put(&o, "out (%s)", p->fault == XMAS_END_TIMEOUT ? "timeout"
+			                                                           : "invalid action");
+		else
+			game_text_put(&o, "score %d", p->score);
+		game_text_put(&o, ", %d quests left, hand ", p->ndeck + p->nvis);
 		tile_block(&o, h, 1, ' ', ' ');
 		if (i >= 0)
 			game_text_put(&o, " carrying %c", item_letter(&st->items[i]));
@@ -255,11 +262,11 @@ static int xmas_render_text(const void *vst, int viewer, char *buf, size_t len)
 			game_text_put(&o, "    MOVE stopped by a wall after %d of %d step%s\n",
 			              p->walk_done, p->walk_asked, p->walk_asked == 1 ? "" : "s");
 	}
-	game_text_put(&o, "  items: a-l are player 0's, A-L player 1's:");
+	game_text_put(&o, "  items: a-l are player0's, A-L player1's:");
 	for (int k = 0; k < XMAS_NAMES; k++)
 		game_text_put(&o, "%s%c %s", k % 6 == 0 ? "\n    " : "  ", 'a' + k,
 		              xmas_item_names[k]);
-	game_text_put(&o, "\n  players: 0, 1 (* both)\n");
+	game_text_put(&o, "\n  on the board: 0 is player0, 1 is player1, * both\n");
 	if ((viewer == 0 || viewer == 1) && !st->over)
 		render_actions(&o, st, viewer);
 	return game_text_end(&o);

@@ -188,8 +188,12 @@ static char *result_text(const struct game *g)
 	if (seat_scores(g, sc)) { /* "alice (player0) 5, bob (player1) 3: alice wins (max_turns)" */
 		char *t = NULL;
 		for (int i = 0; i < g->ops->nplayers; i++)
-			xappend(&t, "%s%s (%s) %d", i ? ", " : "", g->pl[i].name,
-			        g->ops->seat_names[i], sc[i]);
+			if (sc[i] < 0) /* put out (game.h): the number means nothing to people */
+				xappend(&t, "%s%s (%s) out", i ? ", " : "", g->pl[i].name,
+				        g->ops->seat_names[i]);
+			else
+				xappend(&t, "%s%s (%s) %d", i ? ", " : "", g->pl[i].name,
+				        g->ops->seat_names[i], sc[i]);
 		if (g->winner >= 0)
 			xappend(&t, ": %s wins (%s)", g->pl[g->winner].name, g->reason);
 		else
