@@ -71,6 +71,11 @@ enum game_opt_flags {
 	/* Shown in a seek's or a game's text even at its default (the board's size): the others
 	 * are shown there only where they differ from their default. */
 	GAME_OPT_SHOWN = 1 << 1,
+	/* A rule the referee applies and people find harsh (Xmas Rush: a missed turn loses):
+	 * def is the referee's value, which a strict=1 game (a bot's: PROTOCOL.md §3) keeps;
+	 * a game for people (not strict) that does not give it takes max (the seek layer,
+	 * proto.c: seek_opts_parse). */
+	GAME_OPT_PEOPLE = 1 << 2,
 };
 #define GAME_OPT_RANDOM_WORD "random"
 
@@ -80,7 +85,13 @@ struct game_optdef {
 	int64_t def, min, max;
 	const char *help;
 	unsigned flags; /* enum game_opt_flags */
+	/* NULL, or the words for the values min.. in order (NULL-terminated): the option is
+	   written and read by word ("timeout=pass"), numbers not accepted */
+	const char *const *words;
 };
+
+/* Option i's word for value v, or NULL when it has no words (or v none of them). */
+const char *game_opt_word(const struct game_optdef *d, int64_t v);
 
 /* Option values, indexed like the engine's optdefs; set[i] says the user gave it. */
 struct game_params {

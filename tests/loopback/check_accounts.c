@@ -326,8 +326,8 @@ END_TEST
 
 /* A guest login from address from: its token (into token, 21 bytes) and the games resumed
    as "[..]" text (into resumed, 64 bytes). */
-static void guest_from(struct ts_cli *c, int port, const char *from, const char *name,
-                       char *token, char *resumed)
+static void guest_from(struct ts_cli *c, int port, const char *from, const char *name, char *token,
+                       char *resumed)
 {
 	json_from(c, port, from);
 	ts_send(c, "login %s", name);

@@ -278,15 +278,14 @@ START_TEST(test_real_telnet_password_unseen)
 	tty_type(&t, "logout\r");
 	ck_assert(tty_wait(&t, "ok carol logged out"));
 	tty_type(&t, "login carol\r");
-	ck_assert_msg(tty_wait(&t, "type its password on the next line:"), "no prompt:\n%s",
-	              t.out);
-	tty_type_slowly(&t, "Sesame7X\x7f" "7\r"); /* a typo taken back */
+	ck_assert_msg(tty_wait(&t, "type its password on the next line:"), "no prompt:\n%s", t.out);
+	tty_type_slowly(&t, "Sesame7X\x7f"
+	                    "7\r"); /* a typo taken back */
 	ck_assert_msg(tty_wait(&t, "ok logged in as carol"), "not logged in:\n%s", t.out);
 	/* the echo is back: a command typed now shows as typed */
 	tty_type(&t, "#e ping\r");
 	ck_assert_msg(tty_wait(&t, "#e ping\r\n#e pong"), "echo not back:\n%s", t.out);
-	ck_assert_msg(memmem(t.out, t.len, "Sesame", 6) == NULL, "the password showed:\n%s",
-	              t.out);
+	ck_assert_msg(memmem(t.out, t.len, "Sesame", 6) == NULL, "the password showed:\n%s", t.out);
 	tty_quit(&t);
 	ts_down(&s);
 }

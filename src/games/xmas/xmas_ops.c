@@ -24,10 +24,13 @@ static int xmas_human_check(const void *vst, int seat, game_move m, char *why, s
 	int cell, i = xmas_walk_wall(vst, seat, m, &cell);
 	if (i < 0)
 		return 0;
+	int d = xmas_move_step(m, i), x = cell % XMAS_SIZE, y = cell / XMAS_SIZE;
+	bool edge = (d == XMAS_UP && y == 0) || (d == XMAS_DOWN && y == XMAS_SIZE - 1) ||
+	            (d == XMAS_LEFT && x == 0) || (d == XMAS_RIGHT && x == XMAS_SIZE - 1);
 	snprintf(why, len,
-	         "a wall: step %d goes %s from (%d,%d), where the tiles do not join; 'refresh' "
-	         "lists the cells you can reach",
-	         i + 1, xmas_dir_names[xmas_move_step(m, i)], cell % XMAS_SIZE, cell / XMAS_SIZE);
+	         "%s: step %d goes %s from (%d,%d)%s; 'refresh' lists the cells you can reach",
+	         edge ? "the board's edge" : "a wall", i + 1, xmas_dir_names[d], x, y,
+	         edge ? ", off the board" : ", where the tiles do not join");
 	return -1;
 }
 
@@ -81,6 +84,8 @@ static cJSON *xmas_to_json(const void *vst, int viewer)
 		xmas_tile_str(st->b.hand[s], t);
 		cJSON_AddStringToObject(po, "hand", t);
 		cJSON_AddNumberToObject(po, "score", p->score);
+		if (st->miss_pass) /* timeout=pass: turns missed in a row (XMAS_MISSED_OUT: out) */
+			cJSON_AddNumberToObject(po, "missed", p->missed);
 		if (p->score < 0) /* put out: why ("invalid_action" or "timeout") */
 			cJSON_AddStringToObject(po, "out", xmas_reason_names[p->fault]);
 		cJSON_AddNumberToObject(po, "quests_left", p->ndeck + p->nvis);
@@ -172,7 +177,8 @@ static char item_letter(const struct xmas_item *it)
 static void render_actions(struct game_text *o, const struct xmas_state *st, int seat)
 {
 	if (st->turn_type == XMAS_TURN_PUSH) {
-		game_text_put(o, "  your action: PUSH <0-6> <UP|RIGHT|DOWN|LEFT> (all 28 are legal)\n");
+		game_text_put(
+		        o, "  your action: PUSH <0-6> <UP|RIGHT|DOWN|LEFT> (all 28 are legal)\n");
 		return;
 	}
 	game_move mv[XMAS_CELLS + 1];
@@ -245,10 +251,13 @@ static int xmas_render_text(const void *vst, int viewer, char *buf, size_t len)
 		game_text_put(&o, "  player%d%s at (%d,%d) ", s, viewer == s ? " (you)" : "",
 		              p->cell % XMAS_SIZE, p->cell / XMAS_SIZE);
 		if (p->score < 0) /* the referee's -1: put out of the game */
-			game_text_put(&o, "out (%s)", p->fault == XMAS_END_TIMEOUT ? "timeout"
-			                                                           : "invalid action");
+			game_text_put(&o, "out (%s)",
+			              p->fault == XMAS_END_TIMEOUT ? "timeout" : "invalid action");
 		else
 			game_text_put(&o, "score %d", p->score);
+		if (st->miss_pass && p->missed > 0 && p->score >= 0)
+			game_text_put(&o, ", missed %d turn%s (%d in a row: out)", p->missed,
+			              p->missed == 1 ? "" : "s", XMAS_MISSED_OUT);
 		game_text_put(&o, ", %d quests left, hand ", p->ndeck + p->nvis);
 		tile_block(&o, h, 1, ' ', ' ');
 		if (i >= 0)

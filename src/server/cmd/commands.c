@@ -85,13 +85,15 @@ static void cmd_register(struct cmd *x)
 	} else if (c->json || c->fe != NULL) { /* a program gives the password on the line */
 		reply_usage(c, x->rq);
 	} else if (c->logged_in) {
-		reply_err(c, x->rq, ERR_ALREADY_LOGGED_IN,
-		          "you are %s already; to register another name: register <name> <password>",
-		          c->name);
+		reply_err(
+		        c, x->rq, ERR_ALREADY_LOGGED_IN,
+		        "you are %s already; to register another name: register <name> <password>",
+		        c->name);
 	} else if (name_arg(x, x->rq->argv[0])) {
-		msg_ask_password(c, x->rq->cmd->name, x->rq->argv[0],
-		                 "choose a password for %s (6-128 bytes) and type it on the next line:",
-		                 x->rq->argv[0]);
+		msg_ask_password(
+		        c, x->rq->cmd->name, x->rq->argv[0],
+		        "choose a password for %s (6-128 bytes) and type it on the next line:",
+		        x->rq->argv[0]);
 	}
 }
 

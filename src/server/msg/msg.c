@@ -259,8 +259,7 @@ static void telnet_echo_send(struct client *cl, bool on)
 	outbuf_unref(b);
 }
 
-void msg_ask_password(struct client *cl, const char *verb, const char *name, const char *fmt,
-                      ...)
+void msg_ask_password(struct client *cl, const char *verb, const char *name, const char *fmt, ...)
 {
 	cl->pw_verb = verb;
 	snprintf(cl->pw_name, sizeof cl->pw_name, "%s", name);

@@ -111,8 +111,8 @@ void send_info(struct client *cl, enum err_code code, const char *fmt, ...)
  * does; after the line, which telnet shows while its terminal is still as it was); to others
  * (nc) it is a plain line. Text mode only: the caller never asks a JSON client.
  */
-void msg_ask_password(struct client *cl, const char *verb, const char *name, const char *fmt,
-                      ...) __attribute__((format(printf, 4, 5)));
+void msg_ask_password(struct client *cl, const char *verb, const char *name, const char *fmt, ...)
+        __attribute__((format(printf, 4, 5)));
 /* The line that answers the prompt is read: nothing is asked any more, and a telnet peer's
    echo is turned back on (IAC WONT ECHO) before whatever answers the password. */
 void msg_password_read(struct client *cl);

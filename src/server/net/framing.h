@@ -71,7 +71,7 @@ struct framer {
 	bool after_cr;                /* the previous data byte was a CR terminator */
 	bool discarding;              /* inside an overlong line */
 	bool line_cr;                 /* the line of the last FRAME_LINE ended with CR */
-	bool echoing;                 /* the server offered its ECHO (IAC WILL ECHO), not withdrawn */
+	bool echoing; /* the server offered its ECHO (IAC WILL ECHO), not withdrawn */
 	unsigned sb_len;              /* bytes of the subnegotiation being skipped */
 	size_t len;                   /* bytes of the line being collected */
 	size_t linelen;               /* length of the line of the last FRAME_LINE */

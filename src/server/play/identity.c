@@ -100,10 +100,13 @@ void identity_refuse_guarded(struct client *c, const struct proto_req *rq, const
  * <name>` without a token (token NULL), the name held by seats alone (hu NULL: no connection
  * has it), and those seats the only guest's left in grace from c's address.
  */
-static bool by_address(struct lobby *l, const struct client *c, const char *name,
-                       const char *token, const struct client *hu)
+static bool by_address(struct lobby *l, const struct client *c, const char *name, const char *token,
+                       const struct client *hu)
 {
-	if (token != NULL || hu != NULL || c->remote || c->conn->t->no_address)
+	/* in a cluster (hooks.guest) a guest's seats may be any node's and the address
+	   is not carried over: off there */
+	if (token != NULL || hu != NULL || c->remote || c->conn->t->no_address ||
+	    l->hooks.guest != NULL)
 		return false;
 	const char *one = session_guest_left_from(l->sess, &c->conn->addr);
 	return one != NULL && strcasecmp(one, name) == 0;

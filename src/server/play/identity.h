@@ -24,7 +24,8 @@
  * grace: `login <name>` with no token takes the seats back when no connection
  * holds the name, and the guest seats in grace left from that address are all
  * that one guest's (session_guest_left_from(): one name, none restored from
- * the store, none of a cluster's relay). The login gets a new token and the
+ * the store; a single server's: off in a cluster, where the seats may be any
+ * node's). The login gets a new token and the
  * seats take it. Two guests gone from one address (a shared NAT): neither
  * comes back that way. PROTOCOL.md §6 says why this is safe enough.
  */
