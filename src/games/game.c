@@ -108,6 +108,16 @@ int game_ply_count(const struct game_ops *ops, int nmoves)
 	return nmoves;
 }
 
+const char *game_opt_word(const struct game_optdef *d, int64_t v)
+{
+	if (d->words == NULL || v < d->min)
+		return NULL;
+	for (int64_t k = d->min; d->words[k - d->min] != NULL; k++)
+		if (k == v)
+			return d->words[k - d->min];
+	return NULL;
+}
+
 int game_param_word(const struct game_ops *ops, struct game_params *p, const char *word,
                     const char **why)
 {
@@ -131,6 +141,19 @@ int game_param_word(const struct game_ops *ops, struct game_params *p, const cha
 		p->v[i] = ops->opts[i].def; /* as if not given: the game's seed decides */
 		p->set[i] = false;
 		return 1;
+	}
+	if (ops->opts[i].words != NULL) { /* a word, never a number */
+		for (int64_t k = ops->opts[i].min; k <= ops->opts[i].max; k++) {
+			const char *w = game_opt_word(&ops->opts[i], k);
+			if (w != NULL && strcasecmp(val, w) == 0) {
+				p->v[i] = k;
+				p->set[i] = true;
+				return 1;
+			}
+		}
+		if (why)
+			*why = "not one of the option's words (see 'games')";
+		return GAME_EOPT;
 	}
 	char *end;
 	errno = 0;

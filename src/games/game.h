@@ -71,6 +71,11 @@ enum game_opt_flags {
 	/* Shown in a seek's or a game's text even at its default (the board's size): the others
 	 * are shown there only where they differ from their default. */
 	GAME_OPT_SHOWN = 1 << 1,
+	/* A rule the referee applies and people find harsh (Xmas Rush: a missed turn loses):
+	 * def is the referee's value, which a strict=1 game (a bot's: PROTOCOL.md §3) keeps;
+	 * a game for people (not strict) that does not give it takes max (the seek layer,
+	 * proto.c: seek_opts_parse). */
+	GAME_OPT_PEOPLE = 1 << 2,
 };
 #define GAME_OPT_RANDOM_WORD "random"
 
@@ -80,7 +85,13 @@ struct game_optdef {
 	int64_t def, min, max;
 	const char *help;
 	unsigned flags; /* enum game_opt_flags */
+	/* NULL, or the words for the values min.. in order (NULL-terminated): the option is
+	   written and read by word ("timeout=pass"), numbers not accepted */
+	const char *const *words;
 };
+
+/* Option i's word for value v, or NULL when it has no words (or v none of them). */
+const char *game_opt_word(const struct game_optdef *d, int64_t v);
 
 /* Option values, indexed like the engine's optdefs; set[i] says the user gave it. */
 struct game_params {
@@ -94,7 +105,9 @@ struct game_result {
 	const char
 	        *reason; /* stable word: "line", "board_full", "road", "flats", "max_turns", ... */
 	char score[24];  /* the game's own result text: "1-0", "R-0", "F-0", "1/2-1/2", "5-3" */
-	/* GAME_SCORES engines: each seat's score, which score only joins with a '-' ("-1-3") */
+	/* GAME_SCORES engines: each seat's score, which score only joins with a '-' ("-1-3");
+	   a score is at least 0, and -1 is the rules' mark of a seat put out of the game (the
+	   referee's for an invalid action or a timeout): people read it as "out", not a number */
 	int scores[GAME_MAX_PLAYERS];
 };
 
@@ -166,6 +179,14 @@ struct game_ops {
 	 * other tile reachable in 20 steps). At most max_moves; the count or GAME_ENOSPACE.
 	 */
 	int (*seat_moves)(const void *st, int seat, game_move *out, size_t cap);
+	/*
+	 * Optional, for people (a simultaneous game played without strict=1): refuses a legal
+	 * action m of seat that the rules would play against what its author evidently meant
+	 * (Xmas Rush: a MOVE into a wall, which the referee plays up to the wall and stops).
+	 * 0, or -1 with a sentence in why (len bytes). A strict game never asks: its actions
+	 * stay the referee's.
+	 */
+	int (*human_check)(const void *st, int seat, game_move m, char *why, size_t len);
 
 	/* Optional speed-ups and search helpers (NULL when absent). */
 	uint64_t (*perft)(const void *st, int depth); /* leaf count; finished games count 0 */

@@ -324,6 +324,83 @@ START_TEST(test_guest_seat_needs_token)
 }
 END_TEST
 
+/* A guest login from address from: its token (into token, 21 bytes) and the games resumed
+   as "[..]" text (into resumed, 64 bytes). */
+static void guest_from(struct ts_cli *c, int port, const char *from, const char *name, char *token,
+                       char *resumed)
+{
+	json_from(c, port, from);
+	ts_send(c, "login %s", name);
+	cJSON *ok = ts_expectf(c, "{\"type\":\"ok\",\"cmd\":\"login\",\"name\":\"%s\"}", name);
+	const cJSON *t = cJSON_GetObjectItem(ok, "token");
+	ck_assert(cJSON_IsString(t) && strlen(t->valuestring) == 20);
+	snprintf(token, 21, "%s", t->valuestring);
+	char *r = cJSON_PrintUnformatted(cJSON_GetObjectItem(ok, "resumed"));
+	snprintf(resumed, 64, "%s", r != NULL ? r : "null");
+	free(r);
+	cJSON_Delete(ok);
+}
+
+/*
+ * A guest who lost its token comes back from the address it left from, within the grace:
+ * `login <name>` alone gives back its seats and a new token, which the seats want from then
+ * on (the old one no longer fits). From another address the name stays taken; and when two
+ * guests left seats from one address (a shared NAT), neither comes back without its token.
+ */
+START_TEST(test_guest_back_by_address)
+{
+	struct ts_srv s;
+	ts_up(&s, NULL, 0);
+	struct ts_cli a, g, g2, m, h, i, x;
+	char old[21], tok[21], res[64];
+	ts_join(&a, s.port, "ann");
+	guest_from(&g, s.port, "127.0.0.4", "gil", old, res);
+	int id = ts_begin_game(&a, &g, "ttt");
+	cJSON_Delete(ts_play(&a, &g, id, "a1"));
+	ts_close(&g);
+	ts_until0(&a, "{\"type\":\"info\",\"event\":\"gone\",\"player\":\"gil\"}");
+	json_from(&m, s.port, "127.0.0.5"); /* another address: taken, as before */
+	ts_send(&m, "login gil");
+	ts_expect_err(&m, "NAME_TAKEN");
+	guest_from(&g2, s.port, "127.0.0.4", "gil", tok, res); /* its own: back */
+	char want[32];
+	snprintf(want, sizeof want, "[%d]", id);
+	ck_assert_str_eq(res, want);
+	ck_assert_str_ne(tok, old);
+	ts_until0(&g2, "{\"type\":\"state\",\"ply\":1}");
+	cJSON_Delete(ts_play(&g2, &a, id, "b2"));
+	ts_close(&g2);
+	ts_until0(&a, "{\"type\":\"info\",\"event\":\"gone\",\"player\":\"gil\"}");
+	ts_send(&m, "login gil %s", old); /* the lost token no longer fits */
+	ts_expect_err(&m, "BAD_LOGIN");
+	ts_send(&m, "login gil %s", tok);
+	cJSON_Delete(ts_expectf(&m, "{\"type\":\"ok\",\"cmd\":\"login\",\"resumed\":[%d]}", id));
+	ts_send(&m, "resign %d", id);
+	ts_until0(&a, "{\"type\":\"game_over\"}");
+	/* two guests gone from one address: neither comes back by it */
+	char th[21], ti[21];
+	guest_from(&h, s.port, "127.0.0.7", "hal", th, res);
+	guest_from(&i, s.port, "127.0.0.7", "ivy", ti, res);
+	int gh = ts_begin_game(&a, &h, "ttt");
+	int gi = ts_begin_game(&a, &i, "ttt");
+	ts_close(&h);
+	ts_close(&i);
+	ts_until0(&a, "{\"type\":\"info\",\"event\":\"gone\",\"player\":\"ivy\"}");
+	json_from(&x, s.port, "127.0.0.7");
+	ts_send(&x, "login hal");
+	ts_expect_err(&x, "NAME_TAKEN");
+	ts_send(&x, "login ivy");
+	ts_expect_err(&x, "NAME_TAKEN");
+	ts_send(&x, "login hal %s", th); /* the token still does */
+	cJSON_Delete(ts_expectf(&x, "{\"type\":\"ok\",\"cmd\":\"login\",\"resumed\":[%d]}", gh));
+	(void)gi;
+	ts_close(&x);
+	ts_close(&m);
+	ts_close(&a);
+	ts_down(&s);
+}
+END_TEST
+
 START_TEST(test_takeover_with_seat)
 {
 	struct ts_srv s;
@@ -582,6 +659,7 @@ static Suite *accounts_suite(void)
 	tcase_add_test(tc, test_throttle_parallel);
 	tcase_add_test(tc, test_register_limit);
 	tcase_add_test(tc, test_guest_seat_needs_token);
+	tcase_add_test(tc, test_guest_back_by_address);
 	tcase_add_test(tc, test_takeover_with_seat);
 	tcase_add_test(tc, test_rated_game);
 	tcase_add_test(tc, test_record_and_replay);

@@ -563,9 +563,9 @@ START_TEST(test_reconnect)
 	ts_close(&b);
 	ts_expect0(&a, "{\"type\":\"info\",\"event\":\"gone\",\"player\":\"bob\"}");
 	ts_expect0(&w, "{\"type\":\"info\",\"event\":\"gone\",\"player\":\"bob\"}");
-	/* the name is bob's while he is away: only his token (in any letter case of the name)
-	   gives back the seat */
-	ts_open(&b, s.port);
+	/* the name is bob's while he is away: from another address only his token (in any
+	   letter case of the name) gives back the seat (from his own: check_accounts) */
+	ts_open_from(&b, s.port, "127.0.0.2");
 	ts_expect0(&b, "bitarenad *");
 	ts_send(&b, "set format json");
 	ts_expect0(&b, "{\"type\":\"ok\"}");

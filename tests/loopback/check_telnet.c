@@ -83,8 +83,8 @@ static void exchange(int fd, const char *in, size_t n, const char *end, size_t e
 	raw_write(fd, in, n);
 	char buf[1024];
 	size_t got = read_until(fd, buf, sizeof buf, end, e);
-	ck_assert_uint_eq(got, w);
-	ck_assert(memcmp(buf, want, w) == 0);
+	ck_assert_msg(got == w && memcmp(buf, want, w) == 0, "got %zu bytes: %.*s", got, (int)got,
+	              buf);
 }
 
 START_TEST(test_negotiation_answers)
@@ -190,23 +190,44 @@ static void tty_type(struct tty *t, const char *keys)
 	ck_assert_int_eq(write(t->fd, keys, strlen(keys)), (ssize_t)strlen(keys));
 }
 
+/* The real telnet on a new pseudo-terminal t, connected to s (past the welcome). */
+static void tty_telnet(struct tty *t, const struct ts_srv *s)
+{
+	memset(t, 0, sizeof *t);
+	char port[16];
+	snprintf(port, sizeof port, "%d", s->port);
+	t->pid = forkpty(&t->fd, NULL, NULL, NULL);
+	ck_assert_int_ge(t->pid, 0);
+	if (t->pid == 0) {
+		setenv("TERM", "dumb", 1);
+		execlp("telnet", "telnet", "127.0.0.1", port, (char *)NULL);
+		_exit(127);
+	}
+	ck_assert_msg(tty_wait(t, "'login <name>' to begin"), "no welcome through telnet:\n%s",
+	              t->out);
+}
+
+/* quit typed into t's telnet, which then ends (or is killed). */
+static void tty_quit(struct tty *t)
+{
+	tty_type(t, "quit\r");
+	ck_assert(tty_wait(t, "ok bye"));
+	int st;
+	for (int i = 0; i < 200 && waitpid(t->pid, &st, WNOHANG) == 0; i++)
+		ts_msleep(10);
+	if (waitpid(t->pid, &st, WNOHANG) == 0) {
+		kill(t->pid, SIGKILL);
+		waitpid(t->pid, &st, 0);
+	}
+	close(t->fd);
+}
+
 START_TEST(test_real_telnet_ctrl_c)
 {
 	struct ts_srv s;
 	ts_up(&s, NULL, 0);
 	static struct tty t;
-	memset(&t, 0, sizeof t);
-	char port[16];
-	snprintf(port, sizeof port, "%d", s.port);
-	t.pid = forkpty(&t.fd, NULL, NULL, NULL);
-	ck_assert_int_ge(t.pid, 0);
-	if (t.pid == 0) {
-		setenv("TERM", "dumb", 1);
-		execlp("telnet", "telnet", "127.0.0.1", port, (char *)NULL);
-		_exit(127);
-	}
-	ck_assert_msg(tty_wait(&t, "'login <name>' to begin"), "no welcome through telnet:\n%s",
-	              t.out);
+	tty_telnet(&t, &s);
 	tty_type(&t, "#t1 ping\r");
 	ck_assert_msg(tty_wait(&t, "#t1 pong"), "no pong:\n%s", t.out);
 	/* Ctrl-C: telnet sends IAC IP IAC DO TIMING-MARK and drops output until answered */
@@ -223,16 +244,94 @@ START_TEST(test_real_telnet_ctrl_c)
 	ck_assert_msg(tty_wait(&t, "telnet>"), "no telnet prompt:\n%s", t.out);
 	tty_type(&t, "send ayt\r");
 	ck_assert_msg(tty_wait(&t, "[bitarenad: yes]"), "AYT unanswered:\n%s", t.out);
-	tty_type(&t, "quit\r");
-	ck_assert(tty_wait(&t, "ok bye"));
-	int st;
-	for (int i = 0; i < 200 && waitpid(t.pid, &st, WNOHANG) == 0; i++)
-		ts_msleep(10);
-	if (waitpid(t.pid, &st, WNOHANG) == 0) {
-		kill(t.pid, SIGKILL);
-		waitpid(t.pid, &st, 0);
+	tty_quit(&t);
+	ts_down(&s);
+}
+END_TEST
+
+/* Types keys one at a time, as fast as a person types, so that telnet sends what it sends
+   for each (character at a time while the server echoes). */
+static void tty_type_slowly(struct tty *t, const char *keys)
+{
+	for (const char *k = keys; *k != '\0'; k++) {
+		ck_assert_int_eq(write(t->fd, k, 1), 1);
+		ts_msleep(15);
 	}
-	close(t.fd);
+}
+
+/*
+ * A password typed into the real telnet never shows on its terminal: `register NAME` and
+ * `login NAME` without one ask for it, the server turns telnet's echo off around it (IAC
+ * WILL ECHO, IAC WONT ECHO), and what is typed after is shown again. An erase (DEL) inside
+ * the password takes back a character.
+ */
+START_TEST(test_real_telnet_password_unseen)
+{
+	struct ts_srv s;
+	ts_up(&s, NULL, 0);
+	static struct tty t;
+	tty_telnet(&t, &s);
+	tty_type(&t, "register carol\r");
+	ck_assert_msg(tty_wait(&t, "type it on the next line:"), "no prompt:\n%s", t.out);
+	tty_type_slowly(&t, "Sesame77\r");
+	ck_assert_msg(tty_wait(&t, "ok logged in as carol"), "not registered:\n%s", t.out);
+	tty_type(&t, "logout\r");
+	ck_assert(tty_wait(&t, "ok carol logged out"));
+	tty_type(&t, "login carol\r");
+	ck_assert_msg(tty_wait(&t, "type its password on the next line:"), "no prompt:\n%s", t.out);
+	tty_type_slowly(&t, "Sesame7X\x7f"
+	                    "7\r"); /* a typo taken back */
+	ck_assert_msg(tty_wait(&t, "ok logged in as carol"), "not logged in:\n%s", t.out);
+	/* the echo is back: a command typed now shows as typed */
+	tty_type(&t, "#e ping\r");
+	ck_assert_msg(tty_wait(&t, "#e ping\r\n#e pong"), "echo not back:\n%s", t.out);
+	ck_assert_msg(memmem(t.out, t.len, "Sesame", 6) == NULL, "the password showed:\n%s", t.out);
+	tty_quit(&t);
+	ts_down(&s);
+}
+END_TEST
+
+/*
+ * The bytes around a password prompt. A telnet peer (one that ends its lines with CR LF,
+ * as telnet does, or negotiates) gets the prompt, then IAC WILL ECHO; its DO ECHO is not
+ * answered (it agrees); after the password line IAC WONT ECHO comes before the reply, and
+ * its DONT ECHO is not answered. A peer that ends lines with LF alone (nc) gets the prompt
+ * as a plain line, no IAC. Neither sees its password again.
+ */
+START_TEST(test_password_prompt_bytes)
+{
+	struct ts_srv s;
+	ts_up(&s, NULL, 0);
+	int fd = raw_connect(&s);
+	static const char p1[] = "choose a password for dave (6-128 bytes) and type it on the next "
+	                         "line:\n\xff\xfb\x01";
+	exchange(fd, "register dave\r\n", 15, "\xff\xfb\x01", 3, p1, sizeof p1 - 1);
+	static const char in[] = "\xff\xfd\x01hunter22\r\n";
+	static const char ok[] = "\xff\xfc\x01ok logged in as dave\n";
+	exchange(fd, in, sizeof in - 1, "dave\n", 5, ok, sizeof ok - 1);
+	exchange(fd, "\xff\xfe\x01#p ping\r\n", 11, "#p pong\n", 8, "#p pong\n", 8);
+	close(fd);
+	/* nc: the same prompt as a plain line; the line after it is the password */
+	fd = raw_connect(&s);
+	static const char p2[] = "dave is a registered account; type its password on the next "
+	                         "line:\n";
+	exchange(fd, "login dave\n", 11, "line:\n", 6, p2, sizeof p2 - 1);
+	exchange(fd, "hunter22\n", 9, "dave\n", 5, "ok logged in as dave\n", 21);
+	close(fd);
+	/* a wrong password at the prompt is a failed login like any other; a JSON client is
+	   never asked: it gives the password on the line */
+	fd = raw_connect(&s);
+	exchange(fd, "login dave\n", 11, "line:\n", 6, p2, sizeof p2 - 1);
+	static const char bad[] = "error BAD_LOGIN: wrong name or password\n";
+	exchange(fd, "hunter23\n", 9, "password\n", 9, bad, sizeof bad - 1);
+	static const char js[] = "{\"type\":\"error\",\"code\":\"NAME_REGISTERED\",\"message\":"
+	                         "\"dave is a registered account: login dave <password>\","
+	                         "\"cmd\":\"login\"}\n";
+	raw_write(fd, "set format json\n", 16);
+	char buf[256];
+	ck_assert_uint_gt(read_until(fd, buf, sizeof buf, "}\n", 2), 0);
+	exchange(fd, "login dave\n", 11, "}\n", 2, js, sizeof js - 1);
+	close(fd);
 	ts_down(&s);
 }
 END_TEST
@@ -266,6 +365,8 @@ int main(void)
 	tcase_add_test(tc, test_timing_mark_in_order);
 	tcase_add_test(tc, test_subnegotiation_unterminated);
 	tcase_add_test(tc, test_real_telnet_ctrl_c);
+	tcase_add_test(tc, test_password_prompt_bytes);
+	tcase_add_test(tc, test_real_telnet_password_unseen);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }

@@ -206,6 +206,17 @@ static void play_sequential(const struct game_ops *ops, const char *opts, int id
 }
 
 /* Plays some Xmas Rush turns: pushes, walks into walls, passes, an action of the wrong kind. */
+/* Entry k of the legal list of p's last state (-1: the last; PASS when there is none). */
+static void legal_of(const struct peer *p, int k, char *out, size_t len)
+{
+	cJSON *st = last_state(p);
+	const cJSON *legal = cJSON_GetObjectItem(st, "legal");
+	int n = cJSON_GetArraySize(legal);
+	const cJSON *e = cJSON_GetArrayItem(legal, k < 0 ? n - 1 : (k < n ? k : 0));
+	snprintf(out, len, "%s", cJSON_IsString(e) ? e->valuestring : "PASS");
+	cJSON_Delete(st);
+}
+
 static void play_xmas(int id, struct peer **all)
 {
 	for (int turn = 0; turn < 8; turn++) {
@@ -223,9 +234,9 @@ static void play_xmas(int id, struct peer **all)
 			/* the wrong kind of action has its own code, and the seat may act again */
 			psend(all[0], "move %d PASS", id);
 			until(all[0], "{\"type\":\"error\",\"code\":\"WRONG_PHASE\"}");
-		} else {
-			snprintf(a, sizeof a, "MOVE UP LEFT UP");
-			snprintf(b, sizeof b, "%s", turn % 4 == 1 ? "PASS" : "MOVE DOWN RIGHT");
+		} else { /* walks the state offers (a MOVE into a wall is refused for people) */
+			legal_of(all[0], -1, a, sizeof a);
+			legal_of(all[1], turn % 4 == 1 ? 0 : 1, b, sizeof b);
 		}
 		psend(all[0], "move %d %s", id, a);
 		sync_peer(all[0]);

@@ -238,11 +238,23 @@ START_TEST(test_accounts)
 	fk_skip(&g);
 	fk_send(&g, "login alice"); /* the store is read on a reader thread */
 	fk_await(&g);
-	fk_expect0(&g,
-	           "error NAME_REGISTERED: alice is a registered account: login alice <password>");
-	fk_send(&g, "login alice wrong-password");
+	/* in text, the name of an account asks for its password on the next line */
+	fk_expect0(&g, "alice is a registered account; type its password on the next line:");
+	fk_send(&g, "  wrong-password ");
 	fk_await(&g);
 	fk_expect0(&g, "error BAD_LOGIN: wrong name or password");
+	fk_send(&g, "login alice wrong-password"); /* the one-line form, as before */
+	fk_await(&g);
+	fk_expect0(&g, "error BAD_LOGIN: wrong name or password");
+	/* in JSON, the name of an account is refused: a program gives the password */
+	fk_send(&g, "set format json");
+	fk_skip(&g);
+	fk_send(&g, "login alice");
+	fk_await(&g);
+	fk_expect0(&g, "{\"type\":\"error\",\"code\":\"NAME_REGISTERED\",\"cmd\":\"login\","
+	               "\"message\":\"alice is a registered account: login alice <password>\"}");
+	fk_send(&g, "set format text");
+	fk_skip(&g);
 	/* a second login of the account takes over: the first connection is told and closed */
 	fk_connect(&fs, &a2);
 	fk_skip(&a2);

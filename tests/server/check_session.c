@@ -371,7 +371,7 @@ START_TEST(test_simultaneous_deadline)
 {
 	struct fk_cli a, b;
 	start(GRACE_MS);
-	int id = two_players(&a, &b, "xmas seed=0 turn_ms=60000");
+	int id = two_players(&a, &b, "xmas seed=0 turn_ms=60000 timeout=lose");
 	struct game *g = session_find(&fs.srv.sess, (uint64_t)id);
 	fk_send(&a, "move %d PUSH 3 RIGHT", id);
 	fk_expect0(&a, "{\"type\":\"ok\",\"cmd\":\"move\",\"pending\":true}");

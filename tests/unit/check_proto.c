@@ -100,26 +100,62 @@ START_TEST(test_frame_telnet)
 }
 END_TEST
 
+/* Which lines ended as telnet ends them (CR LF, CR NUL) and which as nc does (LF). */
+START_TEST(test_line_terminator_kept)
+{
+	static const char in[] = "a\r\nb\nc\r\0d\r";
+	static const bool cr[] = {true, false, true, true};
+	char line[FRAME_MAX + 1];
+	struct framer f;
+	framer_init(&f, line);
+	size_t at = 0, n = sizeof in - 1;
+	for (int i = 0; i < 4; i++) {
+		size_t used = 0;
+		while (framer_feed(&f, (const unsigned char *)in + at, n - at, &used) != FRAME_LINE)
+			at += used;
+		at += used;
+		ck_assert_int_eq(line[0], 'a' + i);
+		ck_assert_int_eq(f.line_cr, cr[i]);
+	}
+}
+END_TEST
+
 START_TEST(test_telnet_answers)
 {
 	unsigned char out[TELNET_ANSWER_MAX];
+	struct framer tf, *t = &tf;
+	framer_init(t, NULL);
 	/* Ctrl-C in telnet sends IAC IP IAC DO TIMING-MARK and drops output until the answer */
-	ck_assert_uint_eq(telnet_answer(TELNET_DO, TELNET_TIMING_MARK, out), 3);
+	ck_assert_uint_eq(telnet_answer(t, TELNET_DO, TELNET_TIMING_MARK, out), 3);
 	ck_assert(memcmp(out, "\xff\xfb\x06", 3) == 0); /* IAC WILL TIMING-MARK */
 	/* every other option is refused: DO ECHO gets WONT ECHO, WILL NAWS gets DONT NAWS */
-	ck_assert_uint_eq(telnet_answer(TELNET_DO, 1, out), 3);
+	ck_assert_uint_eq(telnet_answer(t, TELNET_DO, 1, out), 3);
 	ck_assert(memcmp(out, "\xff\xfc\x01", 3) == 0);
-	ck_assert_uint_eq(telnet_answer(TELNET_WILL, 31, out), 3);
+	ck_assert_uint_eq(telnet_answer(t, TELNET_WILL, 31, out), 3);
 	ck_assert(memcmp(out, "\xff\xfe\x1f", 3) == 0);
-	ck_assert_uint_eq(telnet_answer(TELNET_WILL, TELNET_TIMING_MARK, out), 3);
+	ck_assert_uint_eq(telnet_answer(t, TELNET_WILL, TELNET_TIMING_MARK, out), 3);
 	ck_assert(memcmp(out, "\xff\xfe\x06", 3) == 0);
 	/* a refusal is never answered (RFC 1143: nothing to change, so no loop) */
 	for (int opt = 0; opt < 256; opt++) {
-		ck_assert_uint_eq(telnet_answer(TELNET_WONT, (unsigned char)opt, out), 0);
-		ck_assert_uint_eq(telnet_answer(TELNET_DONT, (unsigned char)opt, out), 0);
+		ck_assert_uint_eq(telnet_answer(t, TELNET_WONT, (unsigned char)opt, out), 0);
+		ck_assert_uint_eq(telnet_answer(t, TELNET_DONT, (unsigned char)opt, out), 0);
 	}
+	/* the server's own ECHO, for a password: offered, agreed (DO ECHO unanswered), then
+	   withdrawn; refused (DONT ECHO) it is off with no answer either */
+	ck_assert_uint_eq(telnet_echo(t, true, out), 3);
+	ck_assert(memcmp(out, "\xff\xfb\x01", 3) == 0);  /* IAC WILL ECHO */
+	ck_assert_uint_eq(telnet_echo(t, true, out), 0); /* asked once */
+	ck_assert_uint_eq(telnet_answer(t, TELNET_DO, TELNET_ECHO, out), 0);
+	ck_assert(t->echoing);
+	ck_assert_uint_eq(telnet_echo(t, false, out), 3);
+	ck_assert(memcmp(out, "\xff\xfc\x01", 3) == 0); /* IAC WONT ECHO */
+	ck_assert_uint_eq(telnet_answer(t, TELNET_DONT, TELNET_ECHO, out), 0);
+	ck_assert_uint_eq(telnet_answer(t, TELNET_DO, TELNET_ECHO, out), 3); /* refused again */
+	ck_assert_uint_eq(telnet_echo(t, true, out), 3);
+	ck_assert_uint_eq(telnet_answer(t, TELNET_DONT, TELNET_ECHO, out), 0);
+	ck_assert(!t->echoing);
 	/* are you there? yes, in a line of its own */
-	size_t ayt = telnet_answer(TELNET_AYT, 0, out);
+	size_t ayt = telnet_answer(t, TELNET_AYT, 0, out);
 	ck_assert_uint_eq(ayt, strlen(TELNET_AYT_ANSWER));
 	ck_assert(memcmp(out, "\r\n[bitarenad: yes]\r\n", ayt) == 0);
 	/* the framer reports DO TIMING-MARK and AYT where they come, between the lines around
@@ -428,11 +464,11 @@ START_TEST(test_seek_options)
 	ck_assert_int_gt(game_params_text(tak, &so.params, true, text, sizeof text), 0);
 	ck_assert_str_eq(text, "size=6 komi=4 caps=2");
 	const struct game_ops *xmas = game_find("xmas");
-	ck_assert_int_eq(seek("xmas", "", &so, err), 0);
+	ck_assert_int_eq(seek("xmas", "strict=1", &so, err), 0);
 	ck_assert_int_eq(game_params_text(xmas, &so.params, true, text, sizeof text), 0);
 	ck_assert_int_eq(seek("xmas", "seed=5 league=2", &so, err), 0);
 	ck_assert_int_gt(game_params_text(xmas, &so.params, true, text, sizeof text), 0);
-	ck_assert_str_eq(text, "seed=5 league=2");
+	ck_assert_str_eq(text, "seed=5 league=2 timeout=pass"); /* people's: not the default */
 	ck_assert_int_eq(seek("ttt", "time=5", &so, err), 0);
 	ck_assert(so.timed && so.base_ms == 300000 && so.inc_ms == 0);
 
@@ -459,14 +495,44 @@ START_TEST(test_seek_options)
 		const struct game_ops *ops = game_table[i];
 		if (!(ops->flags & GAME_SIMULTANEOUS))
 			continue;
-		ck_assert_int_eq(seek(ops->name, "", &so, err), 0);
+		ck_assert_int_eq(seek(ops->name, "", &so, err), 0); /* for people */
+		ck_assert_int_eq(so.turn_ms, SEEK_TURN_MS_PEOPLE);
+		ck_assert_int_eq(seek(ops->name, "strict=1", &so, err), 0); /* a bot's */
 		ck_assert_int_eq(so.turn_ms, SEEK_TURN_MS_DEFAULT);
+		for (int k = 0; k < ops->nopts; k++) /* the referee's rules for a bot */
+			ck_assert(!(ops->opts[k].flags & GAME_OPT_PEOPLE) ||
+			          so.params.v[k] == ops->opts[k].def);
 		ck_assert_int_eq(seek(ops->name, "turn_ms=50 strict=1", &so, err), 0);
 		ck_assert_int_eq(so.turn_ms, 50);
 		ck_assert(so.strict);
 		ck_assert_int_eq(seek(ops->name, "turn_ms=5", &so, err), -1);
 		ck_assert_int_eq(seek(ops->name, "time=5+0", &so, err), -1);
 	}
+}
+END_TEST
+
+/* An option written by word: Xmas Rush's timeout=lose|pass, pass by default for people. */
+START_TEST(test_option_words)
+{
+	struct seek_opts so;
+	char err[160], text[256];
+	const struct game_ops *x = game_find("xmas");
+	int t = game_opt_index(x, "timeout");
+	ck_assert_int_ge(t, 0);
+	ck_assert_int_eq(seek("xmas", "", &so, err), 0);
+	ck_assert(so.params.v[t] == 1 && so.params.set[t]);
+	ck_assert_int_gt(game_params_text(x, &so.params, true, text, sizeof text), 0);
+	ck_assert_str_eq(text, "timeout=pass");
+	ck_assert_int_eq(seek("xmas", "strict=1", &so, err), 0);
+	ck_assert(so.params.v[t] == 0);
+	ck_assert_int_gt(game_params_text(x, &so.params, false, text, sizeof text), 0);
+	ck_assert_ptr_nonnull(strstr(text, "timeout=lose"));
+	ck_assert_int_eq(seek("xmas", "strict=1 timeout=PASS", &so, err), 0);
+	ck_assert(so.params.v[t] == 1);
+	ck_assert_int_eq(seek("xmas", "timeout=lose", &so, err), 0);
+	ck_assert(so.params.v[t] == 0);
+	ck_assert_int_eq(seek("xmas", "timeout=1", &so, err), -1); /* words only */
+	ck_assert_int_eq(seek("xmas", "timeout=never", &so, err), -1);
 }
 END_TEST
 
@@ -477,6 +543,8 @@ static Suite *proto_suite(void)
 	tcase_add_test(tc, test_frame_terminators);
 	tcase_add_test(tc, test_frame_telnet);
 	tcase_add_test(tc, test_telnet_answers);
+	tcase_add_test(tc, test_line_terminator_kept);
+	tcase_add_test(tc, test_option_words);
 	tcase_add_test(tc, test_frame_sb_unterminated);
 	tcase_add_test(tc, test_frame_too_long);
 	tcase_add_test(tc, test_frame_valid);

@@ -1350,11 +1350,66 @@ START_TEST(test_parse_any_bytes)
 }
 END_TEST
 
+/* One turn: seat 0 plays m0 (0: misses it), seat 1 plays m1 (0: misses it). */
+static void turn_of(struct xmas_state *st, game_move m0, game_move m1)
+{
+	game_move mv[2] = {m0, m1};
+	enum game_act acts[2] = {m0 ? GAME_ACT_MOVE : GAME_ACT_NONE,
+	                         m1 ? GAME_ACT_MOVE : GAME_ACT_NONE};
+	ck_assert_int_eq(xmas_resolve(st, mv, acts), GAME_OK);
+}
+
+/*
+ * timeout=pass (people's games): a missed turn is no action (no push on a PUSH turn, a PASS
+ * on a MOVE turn) and the game goes on; an action in time starts the count again; the third
+ * missed turn in a row puts the seat out as the referee's timeout does (-1, reason timeout).
+ * timeout=lose, the default: the referee's, one missed turn and the seat is out.
+ */
+START_TEST(test_timeout_pass)
+{
+	struct xmas_state st, alone;
+	struct game_params p;
+	xmas_params(&p, 42, 3);
+	p.v[3] = 1; /* timeout=pass */
+	p.set[3] = true;
+	ck_assert_int_eq(xmas_init(&st, &p, 0), GAME_OK);
+	ck_assert(st.miss_pass);
+	alone = st;
+	game_move push = xmas_move_push(3, XMAS_RIGHT), pass = xmas_move_pass();
+	turn_of(&st, push, 0); /* seat 1 misses: seat 0's push alone */
+	ck_assert(!st.over && st.pl[1].missed == 1 && st.pl[0].missed == 0);
+	ck_assert_int_eq(st.turn_type, XMAS_TURN_MOVE);
+	/* the same board as a turn where seat 1's push went nowhere: seat 0's line moved */
+	ck_assert(memcmp(&st.b, &alone.b, sizeof st.b) != 0);
+	turn_of(&st, pass, 0);
+	ck_assert(!st.over && st.pl[1].missed == 2);
+	turn_of(&st, push, xmas_move_push(0, XMAS_DOWN)); /* in time: counted afresh */
+	ck_assert(!st.over && st.pl[1].missed == 0);
+	turn_of(&st, pass, 0);
+	turn_of(&st, push, 0);
+	ck_assert(!st.over && st.pl[1].missed == 2);
+	turn_of(&st, pass, 0); /* the third in a row */
+	ck_assert(st.over);
+	ck_assert_int_eq(st.pl[1].score, -1);
+	ck_assert_int_eq(st.pl[1].fault, XMAS_END_TIMEOUT);
+	struct game_result r;
+	xmas_result(&st, &r);
+	ck_assert(r.over && r.winner == 0 && strcmp(r.reason, "timeout") == 0);
+	/* the referee's rule */
+	xmas_params(&p, 42, 3);
+	ck_assert_int_eq(xmas_init(&st, &p, 0), GAME_OK);
+	ck_assert(!st.miss_pass);
+	turn_of(&st, push, 0);
+	ck_assert(st.over && st.pl[1].score == -1);
+}
+END_TEST
+
 static Suite *xmas_suite(void)
 {
 	Suite *s = suite_create("xmas");
 	TCase *tc = tcase_create("referee");
 	tcase_add_test(tc, test_jrandom_jdk_values);
+	tcase_add_test(tc, test_timeout_pass);
 	tcase_add_test(tc, test_jrandom_branches);
 	tcase_add_test(tc, test_geometry_and_tiles);
 	tcase_add_test(tc, test_seed0_pool2_turn1);

@@ -354,11 +354,16 @@ int xmas_resolve(void *vst, const game_move *moves, const enum game_act *acts)
 		st->pending = 0;
 	}
 	game_move mv[2];
-	bool ok[2];
+	bool ok[2], skip[2] = {false, false};
 	for (int s = 0; s < 2; s++) {
 		st->pl[s].walk_asked = st->pl[s].walk_done = st->pl[s].walk_wall = 0;
 		mv[s] = moves ? moves[s] : 0;
 		ok[s] = acts[s] == GAME_ACT_MOVE && xmas_move_fits_turn(st, mv[s]);
+		/* timeout=pass: a missed turn is no action, until too many in a row */
+		if (st->miss_pass && acts[s] == GAME_ACT_NONE)
+			skip[s] = ok[s] = ++st->pl[s].missed < XMAS_MISSED_OUT;
+		else if (acts[s] == GAME_ACT_MOVE)
+			st->pl[s].missed = 0;
 	}
 	if (!ok[0] || !ok[1]) {
 		resolve_fatal(st, mv, ok, acts);
@@ -367,8 +372,8 @@ int xmas_resolve(void *vst, const game_move *moves, const enum game_act *acts)
 	if (st->turn_type == XMAS_TURN_PUSH) {
 		bool row[2], col[2], went = true;
 		for (int s = 0; s < 2; s++) {
-			row[s] = xmas_dir_horizontal(xmas_move_dir(mv[s]));
-			col[s] = !row[s];
+			row[s] = !skip[s] && xmas_dir_horizontal(xmas_move_dir(mv[s]));
+			col[s] = !skip[s] && !row[s];
 		}
 		if (row[0] || row[1]) { /* the row frame first */
 			went &= push_frame(st, mv, row);
@@ -384,7 +389,7 @@ int xmas_resolve(void *vst, const game_move *moves, const enum game_act *acts)
 		int left[2];
 		bool walls[2] = {false, false};
 		for (int s = 0; s < 2; s++) {
-			bool walks = xmas_move_kind(mv[s]) == XMAS_KIND_MOVE;
+			bool walks = !skip[s] && xmas_move_kind(mv[s]) == XMAS_KIND_MOVE;
 			left[s] = walks ? xmas_move_nsteps(mv[s]) : 0;
 		}
 		for (int f = 0; f < XMAS_MAX_STEPS && (left[0] > f || left[1] > f); f++) {
@@ -398,7 +403,7 @@ int xmas_resolve(void *vst, const game_move *moves, const enum game_act *acts)
 		}
 		collect(st); /* a PASS/PASS turn still has its one (empty) frame */
 		for (int s = 0; s < 2; s++)
-			if (xmas_move_kind(mv[s]) == XMAS_KIND_MOVE)
+			if (!skip[s] && xmas_move_kind(mv[s]) == XMAS_KIND_MOVE)
 				walk_record(st, s, mv[s], left[s], walls[s]);
 	}
 	begin_turn(st);
@@ -416,6 +421,10 @@ const struct game_optdef xmas_opts[XMAS_NOPTS] = {
         {"league", 0, 0, 6,
          "the referee's league: 1 one quest, 2 six quests (both: pool 1, one quest shown, "
          "items on 3+-way tiles), 3 pool 1, 4-5 pool 2, 6 pool 3; 0: 12 quests on pool="},
+        {"timeout", 0, 0, 1,
+         "a turn missed: lose (the referee's: out at once) or pass (no push, or a PASS; "
+         "3 in a row: out); people's seeks (not strict=1) take pass",
+         GAME_OPT_PEOPLE, (const char *const[]){"lose", "pass", NULL}},
 };
 
 int64_t xmas_map_seed(uint64_t seed)
@@ -458,6 +467,7 @@ int xmas_init(void *vst, const struct game_params *p, uint64_t seed)
 	}
 	int rc = xmas_setup_league(st, s, &lg);
 	if (rc == GAME_OK) {
+		st->miss_pass = p->v[3] == 1;
 		if (dealt)
 			xmas_deal(st, seed);
 		flip_cards(st); /* once at init, like the referee */
@@ -514,6 +524,22 @@ game_move xmas_move_steps(const int *dirs, int n)
 	for (int i = 0; i < n && i < XMAS_MAX_STEPS; i++)
 		m |= (game_move)(dirs[i] & 3) << (8 + 2 * i);
 	return m;
+}
+
+int xmas_walk_wall(const struct xmas_state *st, int seat, game_move m, int *cell)
+{
+	if (xmas_move_kind(m) != XMAS_KIND_MOVE)
+		return -1;
+	int c = st->pl[seat].cell;
+	for (int i = 0; i < xmas_move_nsteps(m); i++) {
+		int d = xmas_move_step(m, i);
+		if (!xmas_step_ok(&st->b, c, d)) {
+			*cell = c;
+			return i;
+		}
+		c = xmas_step(c, d);
+	}
+	return -1;
 }
 
 bb_t xmas_reachable(const struct xmas_state *st, int seat)

@@ -76,6 +76,7 @@ struct xmas_player {
 	/* the last turn's MOVE of this seat: steps asked (0: no MOVE), steps made, and whether
 	 * an illegal step (a wall, the edge) cut it short */
 	uint8_t walk_asked, walk_done, walk_wall;
+	uint8_t missed; /* timeout=pass: turns missed in a row (XMAS_MISSED_OUT of them: out) */
 };
 
 /*
@@ -105,7 +106,13 @@ struct xmas_state {
 	uint8_t pending;    /* 1 while this turn's post-input collection check has not run */
 	uint8_t hidden;     /* 1 in a view (xmas_view) of a game on: seed and names erased */
 	uint8_t dealt;      /* 1: a seed the server drew, map and quests apart (xmas_init) */
+	/* timeout=pass (not the referee's: for people): a seat that misses a turn (no action
+	   in time) does nothing that turn, no push or a PASS, and only its XMAS_MISSED_OUT-th
+	   missed turn in a row puts it out as the referee's timeout does; 0: the referee's
+	   rule, one missed turn puts it out */
+	uint8_t miss_pass;
 };
+#define XMAS_MISSED_OUT 3
 
 /*
  * A packed action (game_move):
@@ -200,7 +207,7 @@ int xmas_item_at(const struct xmas_state *st, int loc);
  * the quest names is the permutation of rank (low 32 bits) mod n! (n quests per player) of
  * the names the map placed, so nothing the board shows tells it.
  */
-#define XMAS_NOPTS 3
+#define XMAS_NOPTS 4
 extern const struct game_optdef xmas_opts[XMAS_NOPTS];
 int xmas_init(void *st, const struct game_params *p, uint64_t seed);
 /* The Java long of the map of a game dealt from seed (xmas_init without seed=): seed >> 32. */
@@ -241,6 +248,13 @@ int xmas_input(const struct xmas_state *st, int seat, char *buf, size_t len);
  * (ops->legal_moves has no seat: it lists the pushes, or PASS alone.)
  */
 int xmas_moves_for(const struct xmas_state *st, int seat, game_move *out, size_t cap);
+
+/*
+ * Where seat's MOVE m meets a wall on the board of this MOVE turn (nothing moves tiles during
+ * it, so the whole walk is known now): the index of the first step that cannot be taken, with
+ * *cell the cell it would leave; -1 when every step can be taken (or m is no MOVE).
+ */
+int xmas_walk_wall(const struct xmas_state *st, int seat, game_move m, int *cell);
 
 /* Cells seat can reach now (bit y*7 + x). */
 bb_t xmas_reachable(const struct xmas_state *st, int seat);

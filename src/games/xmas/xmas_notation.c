@@ -23,6 +23,10 @@ static int match_dir(const char *p, size_t *n)
 	return -1;
 }
 
+/* The forms an error names (in any case where the game is not strict=1). */
+#define FORM_PUSH "PUSH <0-6> <UP|RIGHT|DOWN|LEFT>"
+#define FORM_MOVE "MOVE <UP|RIGHT|DOWN|LEFT> ..."
+
 static int syntax(const char **why, const char *msg)
 {
 	if (why)
@@ -53,7 +57,7 @@ int xmas_parse_move(const void *vst, int seat, const char *text, game_move *m, c
 	if (strncmp(text, "PUSH ", 5) == 0) {
 		int d;
 		if (len < 8 || text[6] != ' ' || (d = match_dir(text + 7, &n)) < 0 || text[7 + n])
-			return syntax(why, "expected PUSH <0-6> <UP|RIGHT|DOWN|LEFT>");
+			return syntax(why, "expected " FORM_PUSH);
 		if (text[5] == ' ')
 			return syntax(why, "a space is not a line number");
 		if (text[5] < '0' || text[5] > '6')
@@ -65,14 +69,15 @@ int xmas_parse_move(const void *vst, int seat, const char *text, game_move *m, c
 		while (*p == ' ') {
 			int d = match_dir(p + 1, &n);
 			if (d < 0)
-				return syntax(why, "expected MOVE <dir> ... with single spaces");
+				return syntax(why, "expected " FORM_MOVE
+				                   " (1 to 20 steps, single spaces)");
 			if (k < XMAS_MAX_STEPS)
 				dirs[k] = d;
 			k++;
 			p += 1 + n;
 		}
 		if (*p != '\0')
-			return syntax(why, "expected MOVE <dir> ... with single spaces");
+			return syntax(why, "expected " FORM_MOVE " (1 to 20 steps, single spaces)");
 		if (k == 0)
 			return syntax(why, "MOVE needs at least one direction");
 		if (k > XMAS_MAX_STEPS)
@@ -81,7 +86,7 @@ int xmas_parse_move(const void *vst, int seat, const char *text, game_move *m, c
 	} else if (strcmp(text, "PASS") == 0) {
 		mv = xmas_move_pass();
 	} else {
-		return syntax(why, "expected PUSH, MOVE or PASS");
+		return syntax(why, "expected " FORM_PUSH ", " FORM_MOVE " or PASS");
 	}
 	if (!xmas_move_fits_turn(st, mv)) {
 		if (why)

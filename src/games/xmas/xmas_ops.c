@@ -18,6 +18,22 @@ static int xmas_seat_moves(const void *vst, int seat, game_move *out, size_t cap
 	return xmas_moves_for(vst, seat, out, cap);
 }
 
+/* A MOVE into a wall, for people: refused at once, saying where the wall is (game.h). */
+static int xmas_human_check(const void *vst, int seat, game_move m, char *why, size_t len)
+{
+	int cell, i = xmas_walk_wall(vst, seat, m, &cell);
+	if (i < 0)
+		return 0;
+	int d = xmas_move_step(m, i), x = cell % XMAS_SIZE, y = cell / XMAS_SIZE;
+	bool edge = (d == XMAS_UP && y == 0) || (d == XMAS_DOWN && y == XMAS_SIZE - 1) ||
+	            (d == XMAS_LEFT && x == 0) || (d == XMAS_RIGHT && x == XMAS_SIZE - 1);
+	snprintf(why, len,
+	         "%s: step %d goes %s from (%d,%d)%s; 'refresh' lists the cells you can reach",
+	         edge ? "the board's edge" : "a wall", i + 1, xmas_dir_names[d], x, y,
+	         edge ? ", off the board" : ", where the tiles do not join");
+	return -1;
+}
+
 /* --- presentation -------------------------------------------------------------- */
 
 static cJSON *xy_pair(int x, int y)
@@ -68,6 +84,10 @@ static cJSON *xmas_to_json(const void *vst, int viewer)
 		xmas_tile_str(st->b.hand[s], t);
 		cJSON_AddStringToObject(po, "hand", t);
 		cJSON_AddNumberToObject(po, "score", p->score);
+		if (st->miss_pass) /* timeout=pass: turns missed in a row (XMAS_MISSED_OUT: out) */
+			cJSON_AddNumberToObject(po, "missed", p->missed);
+		if (p->score < 0) /* put out: why ("invalid_action" or "timeout") */
+			cJSON_AddStringToObject(po, "out", xmas_reason_names[p->fault]);
 		cJSON_AddNumberToObject(po, "quests_left", p->ndeck + p->nvis);
 		if ((q = cJSON_AddArrayToObject(po, "quests")) == NULL)
 			goto fail;
@@ -124,7 +144,7 @@ fail:
  * Text view: each tile a 3x5 block drawn with box-drawing characters,
  *     row 0:  i . │ . .    (i: an item letter, a-l seat 0's, A-L seat 1's)
  *     row 1:  ─ ─ ┼ ─ ─    (arms where the tile opens, the junction glyph)
- *     row 2:  p . │ . .    (p: 0 or 1 for a player, * for both)
+ *     row 2:  p . │ . .    (p: 0 for player0, 1 for player1, * for both)
  * then the hands, the scores and quests, and a legend of the item letters.
  */
 static void tile_block(struct game_text *o, unsigned t, int r, char item, char who)
@@ -146,6 +166,49 @@ static void tile_block(struct game_text *o, unsigned t, int r, char item, char w
 static char item_letter(const struct xmas_item *it)
 {
 	return (char)((it->owner == 0 ? 'a' : 'A') + it->name);
+}
+
+/*
+ * What seat may do this turn, compactly (the JSON's "legal" list in a person's words): on a
+ * PUSH turn the form (every one of the 28 pushes is legal); on a MOVE turn PASS and, for
+ * every cell seat can reach, its cell and one shortest way there, as many to a line as fit
+ * in 80 columns.
+ */
+static void render_actions(struct game_text *o, const struct xmas_state *st, int seat)
+{
+	if (st->turn_type == XMAS_TURN_PUSH) {
+		game_text_put(
+		        o, "  your action: PUSH <0-6> <UP|RIGHT|DOWN|LEFT> (all 28 are legal)\n");
+		return;
+	}
+	game_move mv[XMAS_CELLS + 1];
+	int n = xmas_moves_for(st, seat, mv, sizeof mv / sizeof mv[0]);
+	if (n <= 1) {
+		game_text_put(o, "  your action: PASS (walls all round: no cell to reach)\n");
+		return;
+	}
+	game_text_put(o, "  your action: PASS, or MOVE and up to 20 steps; the shortest to each "
+	                 "cell:\n");
+	int col = 0;
+	for (int i = 0; i < n; i++) {
+		if (xmas_move_kind(mv[i]) != XMAS_KIND_MOVE)
+			continue;
+		char e[GAME_MOVE_TEXT + 16];
+		int c = st->pl[seat].cell, k = 0;
+		for (int j = 0; j < xmas_move_nsteps(mv[i]); j++)
+			c = xmas_step(c, xmas_move_step(mv[i], j));
+		k = snprintf(e, sizeof e, "(%d,%d)", c % XMAS_SIZE, c / XMAS_SIZE);
+		for (int j = 0; j < xmas_move_nsteps(mv[i]) && k > 0 && (size_t)k < sizeof e; j++)
+			k += snprintf(e + k, sizeof e - (size_t)k, " %s",
+			              xmas_dir_names[xmas_move_step(mv[i], j)]);
+		if (col > 0 && col + 2 + k > 78) {
+			game_text_put(o, "\n");
+			col = 0;
+		}
+		game_text_put(o, "%s%s", col == 0 ? "    " : "; ", e);
+		col += (col == 0 ? 4 : 2) + k;
+	}
+	game_text_put(o, "\n");
 }
 
 static int xmas_render_text(const void *vst, int viewer, char *buf, size_t len)
@@ -185,9 +248,17 @@ static int xmas_render_text(const void *vst, int viewer, char *buf, size_t len)
 		const struct xmas_player *p = &st->pl[s];
 		int i = xmas_item_at(st, XMAS_LOC_HAND(s));
 		unsigned h = st->b.hand[s];
-		game_text_put(&o, "  player %d%s at (%d,%d) score %d, %d quests left, hand ", s,
-		              viewer == s ? " (you)" : "", p->cell % XMAS_SIZE, p->cell / XMAS_SIZE,
-		              p->score, p->ndeck + p->nvis);
+		game_text_put(&o, "  player%d%s at (%d,%d) ", s, viewer == s ? " (you)" : "",
+		              p->cell % XMAS_SIZE, p->cell / XMAS_SIZE);
+		if (p->score < 0) /* the referee's -1: put out of the game */
+			game_text_put(&o, "out (%s)",
+			              p->fault == XMAS_END_TIMEOUT ? "timeout" : "invalid action");
+		else
+			game_text_put(&o, "score %d", p->score);
+		if (st->miss_pass && p->missed > 0 && p->score >= 0)
+			game_text_put(&o, ", missed %d turn%s (%d in a row: out)", p->missed,
+			              p->missed == 1 ? "" : "s", XMAS_MISSED_OUT);
+		game_text_put(&o, ", %d quests left, hand ", p->ndeck + p->nvis);
 		tile_block(&o, h, 1, ' ', ' ');
 		if (i >= 0)
 			game_text_put(&o, " carrying %c", item_letter(&st->items[i]));
@@ -200,11 +271,13 @@ static int xmas_render_text(const void *vst, int viewer, char *buf, size_t len)
 			game_text_put(&o, "    MOVE stopped by a wall after %d of %d step%s\n",
 			              p->walk_done, p->walk_asked, p->walk_asked == 1 ? "" : "s");
 	}
-	game_text_put(&o, "  items: a-l are player 0's, A-L player 1's:");
+	game_text_put(&o, "  items: a-l are player0's, A-L player1's:");
 	for (int k = 0; k < XMAS_NAMES; k++)
 		game_text_put(&o, "%s%c %s", k % 6 == 0 ? "\n    " : "  ", 'a' + k,
 		              xmas_item_names[k]);
-	game_text_put(&o, "\n  players: 0, 1 (* both)\n");
+	game_text_put(&o, "\n  on the board: 0 is player0, 1 is player1, * both\n");
+	if ((viewer == 0 || viewer == 1) && !st->over)
+		render_actions(&o, st, viewer);
 	return game_text_end(&o);
 }
 
@@ -230,4 +303,5 @@ const struct game_ops game_xmas = {
         .to_json = xmas_to_json,
         .render_text = xmas_render_text,
         .seat_moves = xmas_seat_moves,
+        .human_check = xmas_human_check,
 };

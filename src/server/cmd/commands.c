@@ -13,6 +13,8 @@
 #include <strings.h>
 #include <time.h>
 
+#include <sodium.h>
+
 #include "server/events/tourney.h"
 #include "server/records/accounts.h"
 #include "server/records/archive.h"
@@ -77,7 +79,22 @@ static void cmd_login(struct cmd *x)
 
 static void cmd_register(struct cmd *x)
 {
-	accounts_register(x->cx->acct, x->cl, x->rq);
+	struct client *c = x->cl;
+	if (x->rq->argc == 2) {
+		accounts_register(x->cx->acct, c, x->rq);
+	} else if (c->json || c->fe != NULL) { /* a program gives the password on the line */
+		reply_usage(c, x->rq);
+	} else if (c->logged_in) {
+		reply_err(
+		        c, x->rq, ERR_ALREADY_LOGGED_IN,
+		        "you are %s already; to register another name: register <name> <password>",
+		        c->name);
+	} else if (name_arg(x, x->rq->argv[0])) {
+		msg_ask_password(
+		        c, x->rq->cmd->name, x->rq->argv[0],
+		        "choose a password for %s (6-128 bytes) and type it on the next line:",
+		        x->rq->argv[0]);
+	}
 }
 
 static void cmd_games(struct cmd *x)
@@ -740,8 +757,9 @@ static const struct proto_cmd table[] = {
          "with a password: log in to your account; without: take a guest name (2-20 of "
          "A-Z a-z 0-9 _ -) and get its token; gives back your seats if you had left (a "
          "guest's with its token)"},
-        {"register", 2, 2, REST | STORE, 10, cmd_register, "register <name> <password>",
-         "create an account (2-20 of A-Z a-z 0-9 _, password 6-128 bytes) and log in"},
+        {"register", 1, 2, REST | STORE, 10, cmd_register, "register <name> [password]",
+         "create an account (2-20 of A-Z a-z 0-9 _, password 6-128 bytes) and log in; "
+         "without the password (text), it is asked for, unseen in telnet"},
         {"games", 0, 0, 0, 1, cmd_games, "games", "game kinds with their seats and options"},
         {"seek", 1, PROTO_MAX_ARGS, LOGIN, 3, cmd_seek, "seek <kind> [opt=value ...]",
          "offer a game: time=MIN+INC color=white|black|random turn_ms=N rated=0|1 and the "
@@ -1057,9 +1075,51 @@ static bool bare_move(const struct client *cl, const struct proto_req *rq, int p
 	return n > 0 && (size_t)n < len;
 }
 
+/*
+ * The line that answers a password prompt (client.h: pw_verb): the password of `<verb>
+ * <name>`, run as that command with the line, blanks around it dropped as the parser drops
+ * them, as its last argument (an erase typed into telnet without its echo, DEL or BS,
+ * takes back the character before it). Never parsed, never shown, never logged: the line
+ * (the connection's, lent for this call) is wiped before it returns.
+ */
+static void password_line(struct commands *cx, struct client *cl, char *line, size_t len,
+                          bool charged)
+{
+	char name[PROTO_NAME_MAX + 1];
+	snprintf(name, sizeof name, "%s", cl->pw_name);
+	struct proto_req rq = {.argc = 2, .argv = {name, NULL}};
+	rq.cmd = proto_find(&commands_table, cl->pw_verb);
+	snprintf(rq.verb, sizeof rq.verb, "%s", cl->pw_verb);
+	msg_password_read(cl); /* the echo is back before any answer */
+	size_t n = 0;
+	for (size_t i = 0; i < len; i++) {
+		if (line[i] != '\x7f' && line[i] != '\b')
+			line[n++] = line[i];
+		else
+			while (n > 0 && ((unsigned char)line[--n] & 0xC0) == 0x80)
+				; /* the continuation bytes of a UTF-8 character, then its first */
+	}
+	line[n] = '\0';
+	size_t at = strspn(line, " \t");
+	while (n > at && (line[n - 1] == ' ' || line[n - 1] == '\t'))
+		line[--n] = '\0';
+	rq.argv[1] = line + at;
+	if (rq.cmd != NULL && (!charged || charge(cx, cl, &rq, rq.cmd->cost))) {
+		struct cmd x = {.cx = cx, .cl = cl, .rq = &rq, .seat = -1};
+		if (resolve(&x))
+			rq.cmd->handler(&x);
+		client_barrier_clear(cx->bar);
+	}
+	sodium_memzero(line, len);
+}
+
 /* One line of cl; charged: its cost is taken from the budget here (else its caller took it). */
 static void line_run(struct commands *cx, struct client *cl, char *line, size_t len, bool charged)
 {
+	if (cl->pw_verb != NULL) {
+		password_line(cx, cl, line, len, charged);
+		return;
+	}
 	size_t at = 0;
 	while (at < len && (line[at] == ' ' || line[at] == '\t'))
 		at++;

@@ -122,6 +122,15 @@ struct client {
 	bool seeks_off;  /* set seeks off: no seek news */
 	bool tourneys_on; /* events/'s: set tourneys on: tournament events (tourney.h) */
 	char name[PROTO_NAME_MAX + 1];
+	/* msg.c's (msg_ask_password), read by commands.c: a password asked for. After `login
+	   <account>` or `register <name>` without one, in text mode, the next line is the
+	   password: never parsed as a command, shown or logged. pw_verb is the verb's row name
+	   (the table's string) or NULL when nothing is asked; pw_name the name it is for. The
+	   password itself is never kept here: it is the connection's line (conn.c's storage),
+	   which commands.c hands to the verb and then wipes (sodium_memzero); a login's copy
+	   is its job's (accounts.c), wiped there. */
+	const char *pw_verb;
+	char pw_name[PROTO_NAME_MAX + 1];
 	/* identity.c's: a guest's token (given at login, kept after logout), or "" */
 	char token[PROTO_TOKEN_LEN + 1];
 	/* the session layer's (session_watch.c) */

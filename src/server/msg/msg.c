@@ -246,3 +246,34 @@ void send_info(struct client *cl, enum err_code code, const char *fmt, ...)
 	send_msg(cl, j, xasprintf("info %s: %s", name, m ? m : ""));
 	free(m);
 }
+
+/* The server's telnet ECHO of cl turned on or off, when its peer speaks telnet. */
+static void telnet_echo_send(struct client *cl, bool on)
+{
+	unsigned char iac[3];
+	size_t n = conn_telnet_echo(cl->conn, on, iac);
+	if (n == 0)
+		return;
+	struct outbuf *b = outbuf_new((const char *)iac, n);
+	client_send(cl, b);
+	outbuf_unref(b);
+}
+
+void msg_ask_password(struct client *cl, const char *verb, const char *name, const char *fmt, ...)
+{
+	cl->pw_verb = verb;
+	snprintf(cl->pw_name, sizeof cl->pw_name, "%s", name);
+	va_list ap;
+	va_start(ap, fmt);
+	char *m = xvasprintf(fmt, ap);
+	va_end(ap);
+	send_msg(cl, NULL, m);
+	telnet_echo_send(cl, true); /* after the line: telnet shows it before its echo goes */
+}
+
+void msg_password_read(struct client *cl)
+{
+	cl->pw_verb = NULL;
+	cl->pw_name[0] = '\0';
+	telnet_echo_send(cl, false);
+}

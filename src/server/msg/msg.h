@@ -104,6 +104,18 @@ void reply_no_seek(struct client *cl, const struct proto_req *rq, uint64_t id); 
    case>,"code":..,"message":..} or "info CODE: message". */
 void send_info(struct client *cl, enum err_code code, const char *fmt, ...)
         __attribute__((format(printf, 3, 4)));
+/*
+ * A password prompt (client.h: pw_verb): the next line of cl is the password for verb (a row
+ * name of the command table) and name. To a telnet peer (conn.h: telnet_peer) the prompt
+ * line is followed by IAC WILL ECHO, so that its telnet stops showing what is typed (as FICS
+ * does; after the line, which telnet shows while its terminal is still as it was); to others
+ * (nc) it is a plain line. Text mode only: the caller never asks a JSON client.
+ */
+void msg_ask_password(struct client *cl, const char *verb, const char *name, const char *fmt, ...)
+        __attribute__((format(printf, 4, 5)));
+/* The line that answers the prompt is read: nothing is asked any more, and a telnet peer's
+   echo is turned back on (IAC WONT ECHO) before whatever answers the password. */
+void msg_password_read(struct client *cl);
 /* Moves every member of from (owned, may be NULL) into the object to, in order. */
 void json_move_members(cJSON *to, cJSON *from);
 

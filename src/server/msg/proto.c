@@ -230,6 +230,7 @@ int seek_opts_parse(const struct game_ops *ops, int argc, char *const argv[], st
 	game_params_default(ops, &so->params);
 	so->color = -1;
 	so->turn_ms = simultaneous ? SEEK_TURN_MS_DEFAULT : 0;
+	bool turn_given = false;
 
 	for (int i = 0; i < argc; i++) {
 		const char *w = argv[i];
@@ -265,6 +266,7 @@ int seek_opts_parse(const struct game_ops *ops, int argc, char *const argv[], st
 		} else if (IS("turn_ms") || IS("first_turn_ms")) {
 			bool first = IS("first_turn_ms");
 			int64_t *ms = first ? &so->first_turn_ms : &so->turn_ms;
+			turn_given |= !first;
 			if (!simultaneous) {
 				snprintf(err, errlen, "%s is for simultaneous games; use time=",
 				         first ? "first_turn_ms" : "turn_ms");
@@ -309,6 +311,17 @@ int seek_opts_parse(const struct game_ops *ops, int argc, char *const argv[], st
 #undef IS
 	}
 
+	/* A game for people (simultaneous, not strict=1: PROTOCOL.md §3): a friendlier turn
+	   and the people's value of the referee's harsh rules, unless given */
+	if (simultaneous && !so->strict) {
+		if (!turn_given)
+			so->turn_ms = SEEK_TURN_MS_PEOPLE;
+		for (int i = 0; i < ops->nopts; i++)
+			if ((ops->opts[i].flags & GAME_OPT_PEOPLE) && !so->params.set[i]) {
+				so->params.v[i] = ops->opts[i].max;
+				so->params.set[i] = true;
+			}
+	}
 	/* Options that are each in range may still not fit together (k > max(m, n)). */
 	_Alignas(max_align_t) unsigned char scratch[GAME_STATE_MAX];
 	if (ops->state_size > sizeof scratch || ops->init(scratch, &so->params, 0) != 0) {
@@ -332,11 +345,14 @@ int game_params_text(const struct game_ops *ops, const struct game_params *p, bo
 		    (d->flags & GAME_OPT_RANDOM ? game_param_random(ops, p, i) : p->v[i] == d->def))
 			continue;
 		const char *sep = at ? " " : "";
+		const char *word = game_opt_word(d, p->v[i]);
 		int n = game_param_random(ops, p, i)
 		                ? snprintf(buf + at, len - at, "%s%s=" GAME_OPT_RANDOM_WORD, sep,
 		                           ops->opts[i].name)
-		                : snprintf(buf + at, len - at, "%s%s=%" PRId64, sep,
-		                           ops->opts[i].name, p->v[i]);
+		        : word != NULL ? snprintf(buf + at, len - at, "%s%s=%s", sep,
+		                                  ops->opts[i].name, word)
+		                       : snprintf(buf + at, len - at, "%s%s=%" PRId64, sep,
+		                                  ops->opts[i].name, p->v[i]);
 		if (n < 0 || (size_t)n >= len - at)
 			return -1;
 		at += (size_t)n;

@@ -85,7 +85,8 @@ bool proto_name_valid(const char *name);
 
 /* ---- seek options ----------------------------------------------------------------- */
 
-#define SEEK_TURN_MS_DEFAULT 30000
+#define SEEK_TURN_MS_DEFAULT 30000 /* a strict=1 (bot's) game's turn */
+#define SEEK_TURN_MS_PEOPLE  60000 /* a game for people's (not strict=1) */
 #define SEEK_TURN_MS_MIN     10
 #define SEEK_TURN_MS_MAX     3600000
 #define SEEK_BASE_MS_MAX     (24LL * 3600 * 1000)

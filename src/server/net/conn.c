@@ -340,13 +340,20 @@ static void in_trim(struct conn *c)
 	}
 }
 
+size_t conn_telnet_echo(struct conn *c, bool on, unsigned char out[3])
+{
+	return c->telnet_peer ? telnet_echo(&c->fr, on, out) : 0;
+}
+
 /* One framer event of c that is not a line. */
 static void frame_other(struct conn *c, enum frame_event fe)
 {
 	const struct conn_events *ev = &c->hub->ev;
 	if (fe == FRAME_TELNET) {
 		unsigned char answer[TELNET_ANSWER_MAX];
-		size_t n = telnet_answer(c->fr.tn_cmd, c->fr.tn_opt, answer);
+		if (c->t->telnet)
+			c->telnet_peer = true;
+		size_t n = telnet_answer(&c->fr, c->fr.tn_cmd, c->fr.tn_opt, answer);
 		if (n > 0 && c->t->telnet && ev->on_telnet != NULL)
 			ev->on_telnet(ev->ud, c, answer, n);
 	} else {
@@ -381,6 +388,8 @@ static void conn_process(struct conn *c)
 		off += used;
 		if (fe == FRAME_LINE) {
 			lines++;
+			if (c->fr.line_cr && c->t->telnet)
+				c->telnet_peer = true;
 			ev->on_line(ev->ud, c, c->fr.line, c->fr.linelen);
 		} else if (fe != FRAME_NEED_MORE) {
 			lines++;

@@ -232,6 +232,10 @@ struct conn {
 	bool eof;             /* the peer finished sending: closed once its input is handled */
 	bool sending;         /* inside t->write() */
 	bool login_due;       /* the LOGIN deadline is still to be asked about */
+	/* a telnet transport's peer that speaks telnet: it negotiated (IAC WILL/WONT/DO/DONT)
+	   or ended a line with CR (telnet's end of line; nc sends LF alone). Telnet to a port
+	   of its choice negotiates nothing until asked, so its end of line is what tells */
+	bool telnet_peer;
 	unsigned holds;       /* conn_hold() count: input waits while > 0 */
 	struct framer fr;
 	struct conn_in *in; /* pending input; NULL when there is none */
@@ -368,6 +372,10 @@ void conn_closed(struct conn *c);
 
 /* Queues b on c (the transport takes its own reference). Drops c past the hard cap. */
 void conn_send(struct conn *c, struct outbuf *b);
+/* c's peer speaks telnet (telnet_peer): the negotiation that turns the server's ECHO on (the
+   peer's telnet stops showing what is typed: a password) or off again, into out; its length,
+   0 when there is none to send (not telnet, or it stands so already). See framing.h. */
+size_t conn_telnet_echo(struct conn *c, bool on, unsigned char out[3]);
 /* Bytes queued on c and not yet taken by the peer. */
 size_t conn_backlog(const struct conn *c);
 /* True when the output held for c is above the output cap (a slow reader). */

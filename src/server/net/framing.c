@@ -19,6 +19,8 @@ void framer_init(struct framer *f, char *line)
 	f->tn_cmd = f->tn_opt = 0;
 	f->after_cr = false;
 	f->discarding = false;
+	f->line_cr = false;
+	f->echoing = false;
 	f->sb_len = 0;
 	f->len = 0;
 	f->linelen = 0;
@@ -27,8 +29,13 @@ void framer_init(struct framer *f, char *line)
 		line[0] = '\0';
 }
 
-size_t telnet_answer(unsigned char cmd, unsigned char opt, unsigned char out[TELNET_ANSWER_MAX])
+size_t telnet_answer(struct framer *f, unsigned char cmd, unsigned char opt,
+                     unsigned char out[TELNET_ANSWER_MAX])
 {
+	if (opt == TELNET_ECHO && f->echoing && (cmd == TELNET_DO || cmd == TELNET_DONT)) {
+		f->echoing = cmd == TELNET_DO; /* agreed, or refused: either way no answer */
+		return 0;
+	}
 	if (cmd == TELNET_AYT) {
 		static const char yes[] = TELNET_AYT_ANSWER;
 		_Static_assert(sizeof yes - 1 <= TELNET_ANSWER_MAX, "TELNET_ANSWER_MAX");
@@ -45,6 +52,17 @@ size_t telnet_answer(unsigned char cmd, unsigned char opt, unsigned char out[TEL
 	out[0] = TELNET_IAC;
 	out[1] = reply;
 	out[2] = opt;
+	return 3;
+}
+
+size_t telnet_echo(struct framer *f, bool on, unsigned char out[3])
+{
+	if (f->echoing == on)
+		return 0;
+	f->echoing = on;
+	out[0] = TELNET_IAC;
+	out[1] = on ? TELNET_WILL : TELNET_WONT;
+	out[2] = TELNET_ECHO;
 	return 3;
 }
 
@@ -142,6 +160,7 @@ enum frame_event framer_feed(struct framer *f, const unsigned char *in, size_t n
 				continue;
 			}
 			f->line[f->len] = '\0';
+			f->line_cr = c == '\r';
 			f->linelen = f->len;
 			f->len = 0;
 			*used = i;

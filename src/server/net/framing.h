@@ -17,6 +17,13 @@
  * - A line may hold FRAME_MAX bytes. The byte that would exceed it raises
  *   FRAME_TOO_LONG once; the rest of that line up to its terminator is dropped.
  *
+ * - The line's terminator is kept (f->line_cr): a line ended by CR (CR LF, CR
+ *   NUL) is the network virtual terminal's end of line, what telnet sends;
+ *   nc on a terminal sends LF alone.
+ * - The one option the server may turn on is its own ECHO (RFC 857), for a
+ *   password typed into telnet: telnet_echo() asks for it and withdraws it,
+ *   f->echoing keeps where it stands, and telnet_answer() reads it.
+ *
  * The line being collected lives in storage the caller gives (f->line,
  * FRAME_MAX + 1 bytes); the caller may change that pointer whenever f->len is
  * 0 (the connection layer keeps it only while input is pending). Checking a
@@ -43,6 +50,7 @@ enum {
 	TELNET_DONT = 254,
 	TELNET_IAC = 255,
 	TELNET_AYT = 246,
+	TELNET_ECHO = 1,
 	TELNET_TIMING_MARK = 6
 };
 #define TELNET_ANSWER_MAX 32 /* the longest answer of telnet_answer() */
@@ -62,6 +70,8 @@ struct framer {
 	unsigned char tn_cmd, tn_opt; /* the negotiation of the last FRAME_TELNET */
 	bool after_cr;                /* the previous data byte was a CR terminator */
 	bool discarding;              /* inside an overlong line */
+	bool line_cr;                 /* the line of the last FRAME_LINE ended with CR */
+	bool echoing; /* the server offered its ECHO (IAC WILL ECHO), not withdrawn */
 	unsigned sb_len;              /* bytes of the subnegotiation being skipped */
 	size_t len;                   /* bytes of the line being collected */
 	size_t linelen;               /* length of the line of the last FRAME_LINE */
@@ -86,9 +96,11 @@ static inline bool framer_idle(const struct framer *f)
 enum frame_event framer_feed(struct framer *f, const unsigned char *in, size_t n, size_t *used);
 
 /*
- * The server's answer to a negotiation (FRAME_TELNET: cmd, opt), written to
- * out; returns its length, 0 for none. The server enables no option of its
- * own or of the peer's, so (RFC 854 and the Q method of RFC 1143, for a side
+ * The server's answer to a negotiation (FRAME_TELNET: cmd, opt) of f's peer,
+ * written to out; returns its length, 0 for none. Save its ECHO while
+ * f->echoing (DO ECHO agrees to it, DONT ECHO refuses it and ends it: neither
+ * is answered, RFC 1143), the server enables no option of its own or of the
+ * peer's, so (RFC 854 and the Q method of RFC 1143, for a side
  * whose every option is off and stays off) DO gets WONT and WILL gets DONT,
  * while WONT and DONT, which ask for what already holds, get nothing: no
  * negotiation can loop. The exception is DO TIMING-MARK, which gets WILL
@@ -98,7 +110,15 @@ enum frame_event framer_feed(struct framer *f, const unsigned char *in, size_t n
  * telnet command `send ayt`) gets a line of text that says so (RFC 854: some
  * visible evidence that the system is still up), TELNET_AYT_ANSWER.
  */
-size_t telnet_answer(unsigned char cmd, unsigned char opt, unsigned char out[TELNET_ANSWER_MAX]);
+size_t telnet_answer(struct framer *f, unsigned char cmd, unsigned char opt,
+                     unsigned char out[TELNET_ANSWER_MAX]);
+
+/*
+ * The server's ECHO turned on (IAC WILL ECHO: the peer's telnet stops showing
+ * what is typed, and the server shows nothing of it) or off again (IAC WONT
+ * ECHO), written to out (3 bytes); 0 when it stands so already.
+ */
+size_t telnet_echo(struct framer *f, bool on, unsigned char out[3]);
 
 /*
  * True when the line passes text_check() (text.h): valid UTF-8 without

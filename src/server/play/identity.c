@@ -95,6 +95,23 @@ void identity_refuse_guarded(struct client *c, const struct proto_req *rq, const
 		          name, name);
 }
 
+/*
+ * A guest who lost its token, back from the address it left from (identity.h): `login
+ * <name>` without a token (token NULL), the name held by seats alone (hu NULL: no connection
+ * has it), and those seats the only guest's left in grace from c's address.
+ */
+static bool by_address(struct lobby *l, const struct client *c, const char *name, const char *token,
+                       const struct client *hu)
+{
+	/* in a cluster (hooks.guest) a guest's seats may be any node's and the address
+	   is not carried over: off there */
+	if (token != NULL || hu != NULL || c->remote || c->conn->t->no_address ||
+	    l->hooks.guest != NULL)
+		return false;
+	const char *one = session_guest_left_from(l->sess, &c->conn->addr);
+	return one != NULL && strcasecmp(one, name) == 0;
+}
+
 bool identity_guest_login(struct lobby *l, struct client *c, const struct proto_req *rq,
                           const char *name, const char *token)
 {
@@ -115,6 +132,13 @@ bool identity_guest_login(struct lobby *l, struct client *c, const struct proto_
 		   seat has nothing else) */
 		bool fits = hu != NULL ? token_eq(hu->token, given)
 		                       : session_token_fits(hp->token_hash, given);
+		if (!fits && by_address(l, c, name, token, hu)) {
+			identity_token_new(c->token); /* a new token; the seats take it */
+			session_guest_rekey(l->sess, name, &c->conn->addr, c->token);
+			log_info("guest seats recovered by address user=%s conn=%llu", name,
+			         (unsigned long long)c->conn->id);
+			fits = true;
+		}
 		if (!fits) {
 			if (token == NULL && u != NULL)
 				identity_refuse_connected(c, rq, name);

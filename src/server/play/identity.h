@@ -18,6 +18,16 @@
  * to log in by its name. In a cluster the name may be held by seats on
  * another node: the login goes through the lobby's guest hook with the token
  * to try there (cluster.c), and that node checks the token again.
+ *
+ * A guest who lost its token (a page's storage cleared, a telnet user who
+ * never noted it) comes back without it from the same address, within the
+ * grace: `login <name>` with no token takes the seats back when no connection
+ * holds the name, and the guest seats in grace left from that address are all
+ * that one guest's (session_guest_left_from(): one name, none restored from
+ * the store; a single server's: off in a cluster, where the seats may be any
+ * node's). The login gets a new token and the
+ * seats take it. Two guests gone from one address (a shared NAT): neither
+ * comes back that way. PROTOCOL.md §6 says why this is safe enough.
  */
 #ifndef BITARENA_SERVER_IDENTITY_H
 #define BITARENA_SERVER_IDENTITY_H

@@ -660,6 +660,21 @@ void lobby_games(struct client *c, const struct proto_req *rq)
 			cJSON_AddNumberToObject(o, "max", (double)d->max);
 			cJSON_AddStringToObject(o, "help", d->help ? d->help : "");
 			cJSON_AddItemToArray(opts, o);
+			if (d->words != NULL) { /* written by word: "values", the words in order */
+				cJSON *v = cJSON_AddArrayToObject(o, "values");
+				char *alt = NULL;
+				for (int64_t w = d->min; w <= d->max; w++) {
+					cJSON_AddItemToArray(
+					        v, cJSON_CreateString(game_opt_word(d, w)));
+					xappend(&alt, "%s%s", w > d->min ? "|" : "",
+					        game_opt_word(d, w));
+				}
+				xappend(&line, "\n    %s=%s (%s) %s", d->name,
+				        game_opt_word(d, d->def), alt ? alt : "",
+				        d->help ? d->help : "");
+				free(alt);
+				continue;
+			}
 			xappend(&line, "\n    %s=%" PRId64 " (%" PRId64 "..%" PRId64 ") %s",
 			        d->name, d->def, d->min, d->max, d->help ? d->help : "");
 		}

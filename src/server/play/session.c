@@ -483,6 +483,13 @@ static void sim_move(struct client *c, const struct proto_req *rq, struct game *
 		return;
 	}
 	game_move m = 0;
+	char why[160];
+	if (!g->so.strict && g->ops->human_check != NULL &&
+	    g->ops->parse_move(g->st, seat, text, &m, NULL) == GAME_OK &&
+	    g->ops->human_check(g->st, seat, m, why, sizeof why) < 0) {
+		reply_err(c, rq, ERR_ILLEGAL_MOVE, "%s", why); /* nothing is in: try again */
+		return;
+	}
 	if (parse_or_reply(c, rq, g, seat, text, &m) < 0) {
 		if (g->so.strict) {
 			g->acted[seat] = true;
@@ -756,6 +763,8 @@ void session_client_gone(struct sessions *s, struct client *c)
 			continue;
 		g->pl[seat].absent = true;
 		g->pl[seat].gone_at = session_clock_now(g);
+		g->pl[seat].addr = c->conn->addr;
+		g->pl[seat].addr_known = !c->remote && !c->conn->t->no_address;
 		session_watch_tell_presence(g, seat, false);
 		session_clock_arm(g);
 	}
@@ -775,6 +784,37 @@ bool session_token_fits(const char *hash, const char *token)
 	session_token_hash(token, h);
 	return strlen(hash) == SESSION_TOKEN_HASH &&
 	       sodium_memcmp(h, hash, SESSION_TOKEN_HASH) == 0;
+}
+
+/* An absent guest seat of a game not yet ended, left from address a. */
+static bool left_from(const struct game *g, const struct player *p, const struct addr_key *a)
+{
+	return !g->freeing && !g->over && p->absent && !p->registered && p->addr_known &&
+	       memcmp(&p->addr, a, sizeof *a) == 0;
+}
+
+const char *session_guest_left_from(struct sessions *s, const struct addr_key *a)
+{
+	const char *one = NULL;
+	for (struct game *g = s->games; g != NULL; g = g->next)
+		for (int i = 0; i < g->ops->nplayers; i++) {
+			const struct player *p = &g->pl[i];
+			if (!left_from(g, p, a))
+				continue;
+			if (one != NULL && strcasecmp(one, p->name) != 0)
+				return NULL; /* two guests left from there: whose is unknown */
+			one = p->name;
+		}
+	return one;
+}
+
+void session_guest_rekey(struct sessions *s, const char *name, const struct addr_key *a,
+                         const char *token)
+{
+	for (struct game *g = s->games; g != NULL; g = g->next)
+		for (int i = 0; i < g->ops->nplayers; i++)
+			if (left_from(g, &g->pl[i], a) && strcasecmp(g->pl[i].name, name) == 0)
+				session_token_hash(token, g->pl[i].token_hash);
 }
 
 void session_login(struct sessions *s, struct client *c, cJSON *resumed)

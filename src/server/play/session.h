@@ -101,6 +101,11 @@ struct player {
 	   "" for an account or a seat restored from a game stored without it (until a guest
 	   claims it) */
 	char token_hash[SESSION_TOKEN_HASH + 1];
+	/* the address of the connection that left the seat (addr_known: one with an address,
+	   not a cluster's relay; false for a seat restored from the store): a guest who lost
+	   its token may take the seat back from that address while it is absent (identity.h) */
+	struct addr_key addr;
+	bool addr_known;
 };
 
 /*
@@ -306,6 +311,17 @@ void session_restart(struct game *g);
 void session_token_hash(const char *token, char out[SESSION_TOKEN_HASH + 1]);
 /* Whether token is the one hash (a seat's token_hash, not "") was made from; constant time. */
 bool session_token_fits(const char *hash, const char *token);
+/*
+ * The guest seats in grace (absent, in games not yet ended) that connections from address a
+ * left: the one guest name they all belong to (any letter case), or NULL when there are none
+ * or they are more than one guest's.
+ */
+const char *session_guest_left_from(struct sessions *s, const struct addr_key *a);
+/* Those seats of guest name take token from now on (as its hash): session_login() then puts
+   its new connection back into them. In memory only: the journal keeps the hash the seat had
+   when the game was stored, so after a restart the seat wants the old token again. */
+void session_guest_rekey(struct sessions *s, const char *name, const struct addr_key *a,
+                         const char *token);
 /*
  * After c logged in: put it back into seats its name left; fills resumed with the game ids.
  * A guest's seat that keeps a token hash takes c only with that token (c->token; a cluster's

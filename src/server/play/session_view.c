@@ -20,13 +20,14 @@
 /*
  * Option i of p as JSON shows it: a number; but a seed (a GAME_OPT_RANDOM option) is a
  * string, "random" or the number in a seed's one form (game_seed_text: 64 bits, which a
- * JSON number, a double, does not keep). Into buf (GAME_SEED_TEXT bytes); NULL: a number.
+ * JSON number, a double, does not keep); an option with words is its word ("pass"). Into buf
+ * (GAME_SEED_TEXT bytes); NULL: a number.
  */
 static const char *option_string(const struct game_ops *ops, const struct game_params *p, int i,
                                  char *buf)
 {
 	if (!(ops->opts[i].flags & GAME_OPT_RANDOM))
-		return NULL;
+		return game_opt_word(&ops->opts[i], p->v[i]); /* a word, or a number (NULL) */
 	return p->set[i] ? game_seed_text((uint64_t)p->v[i], buf) : GAME_OPT_RANDOM_WORD;
 }
 
@@ -188,8 +189,12 @@ static char *result_text(const struct game *g)
 	if (seat_scores(g, sc)) { /* "alice (player0) 5, bob (player1) 3: alice wins (max_turns)" */
 		char *t = NULL;
 		for (int i = 0; i < g->ops->nplayers; i++)
-			xappend(&t, "%s%s (%s) %d", i ? ", " : "", g->pl[i].name,
-			        g->ops->seat_names[i], sc[i]);
+			if (sc[i] < 0) /* put out (game.h): the number means nothing to people */
+				xappend(&t, "%s%s (%s) out", i ? ", " : "", g->pl[i].name,
+				        g->ops->seat_names[i]);
+			else
+				xappend(&t, "%s%s (%s) %d", i ? ", " : "", g->pl[i].name,
+				        g->ops->seat_names[i], sc[i]);
 		if (g->winner >= 0)
 			xappend(&t, ": %s wins (%s)", g->pl[g->winner].name, g->reason);
 		else

@@ -431,7 +431,13 @@ static void read_done(struct store_read *rd)
 		hash_next(j, c);
 		break;
 	case AUTH_GUEST:
-		if (j->found == 1)
+		if (j->found == 1 && !c->json && c->fe == NULL && rq->cmd != NULL)
+			msg_ask_password(
+			        c, rq->cmd->name, j->name,
+			        "%s is a registered account; type its password on the next "
+			        "line:",
+			        j->name);
+		else if (j->found == 1)
 			reply_err(c, rq, ERR_NAME_REGISTERED,
 			          "%s is a registered account: login %s <password>", j->name,
 			          j->name);
