@@ -715,7 +715,8 @@ def test_xmas_missed_turn_vocabulary():
     try:
         a.open()
         a.login('ivy')
-        gid = telnet_seek_accepted(t, 'jon', 'xmas color=second seed=1 turn_ms=6000', a)
+        # timeout=lose: the referee's rule, one missed turn is out (people's games take pass)
+        gid = telnet_seek_accepted(t, 'jon', 'xmas color=second seed=1 turn_ms=6000 timeout=lose', a)
         t.send(f'move {gid} PUSH 0 DOWN')
         a.wait('the pawns', lambda: len(a.q('svg.board g.pawn')) == 2)
         assert sorted(e.text for e in a.q('svg.board g.pawn text')) == ['0', '1']

@@ -153,17 +153,20 @@ export class Lobby {
 			values.clear();
 			const main = [], rare = [];
 			for (const o of k ? k.options : []) {
+				/* the page seeks for people: an option people's games default otherwise
+				 * (Xmas Rush's timeout=pass) starts there */
+				const def = o.people !== undefined ? o.people : o.default;
 				const named = Array.isArray(o.values) ? o.values : null;
 				const few = named || (o.max - o.min <= 8 && !MORE.has(o.name));
 				let control;
 				if (few) {
 					control = el('div', {class: 'choices', role: 'group', 'aria-label': o.name});
-					const pick = (v) => () => (v === o.default ? values.delete(o.name) : values.set(o.name, v));
+					const pick = (v) => () => (v === def ? values.delete(o.name) : values.set(o.name, v));
 					const all = named || Array.from({length: o.max - o.min + 1}, (_, i) => o.min + i);
 					for (const v of all)
 						control.append(choice(control, {class: 'opt-choice', dataset: {opt: o.name, value: v},
 						                                title: (VALUE_HELP[o.name] || {})[v]}, String(v), pick(v)));
-					control.querySelector(`[data-value="${o.default}"]`)?.setAttribute('aria-pressed', 'true');
+					control.querySelector(`[data-value="${def}"]`)?.setAttribute('aria-pressed', 'true');
 				} else {
 					control = el('input', {type: 'text', inputmode: 'numeric', id: `opt-${o.name}`,
 					                       dataset: {opt: o.name}, placeholder: o.default === o.min && MORE.has(o.name) ? 'standard' : String(o.default),

@@ -655,7 +655,14 @@ void lobby_games(struct client *c, const struct proto_req *rq)
 			const struct game_optdef *d = &ops->opts[k];
 			cJSON *o = cJSON_CreateObject();
 			cJSON_AddStringToObject(o, "name", d->name);
-			cJSON_AddNumberToObject(o, "default", (double)d->def);
+			if (d->words != NULL) /* a word option's values are its words */
+				cJSON_AddStringToObject(o, "default", game_opt_word(d, d->def));
+			else
+				cJSON_AddNumberToObject(o, "default", (double)d->def);
+			if ((d->flags & GAME_OPT_PEOPLE) && d->words != NULL) /* people's games' */
+				cJSON_AddStringToObject(o, "people", game_opt_word(d, d->max));
+			else if (d->flags & GAME_OPT_PEOPLE)
+				cJSON_AddNumberToObject(o, "people", (double)d->max);
 			cJSON_AddNumberToObject(o, "min", (double)d->min);
 			cJSON_AddNumberToObject(o, "max", (double)d->max);
 			cJSON_AddStringToObject(o, "help", d->help ? d->help : "");
