@@ -966,8 +966,8 @@ class Run:
                 print('  %s: %d' % (kind, len(vs)))
                 for t in vs[:10]:
                     print('    ' + t)
-        if viol:
-            path = os.path.join(a.keep_dir or self.dir, 'history-%d.jsonl' % a.seed)
+        if viol or a.keep:
+            path = os.path.join(self.dir, 'history.jsonl')
             with open(path, 'w') as f:
                 for x in self.faults:
                     f.write(json.dumps(['nemesis', round(x['start'] - T0, 3), x['kind'],
@@ -992,7 +992,9 @@ def parse():
                    help='seconds a fault\'s recovery may take before it counts as stuck')
     p.add_argument('--bitarenad', default=os.environ.get('BITARENAD') or os.path.join(
         os.environ.get('BITARENA_BUILDDIR', '.'), 'bitarenad'))
-    p.add_argument('--keep-dir', default=None, help='where a failing run\'s history is written')
+    p.add_argument('--keep', action='store_true',
+                   help='keep the run\'s directory (the nodes\' logs, history.jsonl) even when '
+                   'it passes (a failing run\'s is always kept)')
     a = p.parse_args()
     a.faults = [f for f in a.faults.split(',') if f]
     for f in a.faults:
@@ -1030,7 +1032,7 @@ def main():
     finally:
         loop.run_until_complete(run.teardown())
         loop.close()
-        if rc == 0:
+        if rc == 0 and not a.keep:
             shutil.rmtree(run.dir, ignore_errors=True)
         else:
             print('nemesis: logs kept in %s' % run.dir)
