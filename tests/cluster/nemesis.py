@@ -296,6 +296,18 @@ class Node:
                 '--register-limit', '0', '--log-level', 'info']
 
     async def start(self):
+        """Starts the node; one that exits at start (its store out of reach, say) is told and
+        started again, up to 5 times."""
+        for attempt in range(5):
+            try:
+                return await self._start()
+            except RuntimeError as e:
+                self.run.start_failures.append(str(e))
+                log('%s (attempt %d)' % (e, attempt + 1))
+                await asyncio.sleep(2.0)
+        raise RuntimeError('%s did not start 5 times (%s)' % (self.name, self.log))
+
+    async def _start(self):
         f = open(self.log, 'ab')
         f.write(b'--- start %.1f\n' % (now() - T0))
         f.flush()
@@ -517,7 +529,8 @@ class Client:
             rep = await self.cmd('watch %d' % g)
             if rep.get('type') == 'ok':
                 return
-            if rep.get('code') in ('NO_SUCH_GAME', 'GAME_OVER') and self.run.ended_in_store(g):
+            if rep.get('code') in ('NO_SUCH_GAME', 'GAME_OVER') and \
+                    await self.run.ended_in_store(g):
                 return
             await asyncio.sleep(1.0)
 
@@ -591,7 +604,7 @@ class Client:
                 continue
             code = rep.get('code')
             if code in ('NOT_YOUR_GAME', 'NO_SUCH_GAME', 'GAME_OVER'):
-                if self.run.ended_in_store(g):
+                if await self.run.ended_in_store(g):
                     self.over.add(g)
                     self.rec('over_in_store', g)
                     return
@@ -625,15 +638,19 @@ class Run:
         self.last_ack = {}  # game -> time of its last acknowledgement
         self.faults = []  # dicts: kind, node, start, heal, recovery
         self.lockouts = []
+        self.start_failures = []
         self.clients = []
         self.store_ended = {}
 
     def acked(self, g):
         self.last_ack[g] = now()
 
-    def ended_in_store(self, g):
+    async def ended_in_store(self, g):
+        """Whether game g has ended in the store (psql on a thread: the proxies run on this
+        loop and must never wait for it)."""
         try:
-            rows = self.pg.query('SELECT status FROM games WHERE id = %d' % int(g))
+            rows = await asyncio.to_thread(self.pg.query,
+                                           'SELECT status FROM games WHERE id = %d' % int(g))
         except (subprocess.CalledProcessError, ValueError):
             return False
         return bool(rows) and rows[0][0] != 'in_progress'
@@ -742,11 +759,13 @@ class Run:
                                                     f['start'] - T0))
         return f
 
-    async def recovered(self, since, limit):
+    async def recovered(self, since, limit, began=None):
         """Seconds from since until every game in progress acknowledged a move (None: not
-        within limit)."""
+        within limit); with began, the games that had acknowledged one in the 10 s before it
+        (so one stuck game, which the checker reports, does not hide every later recovery)."""
         while now() - since < limit:
-            live = [g for g in self.games if not self.game_over_seen(g)]
+            live = [g for g in self.games if not self.game_over_seen(g) and
+                    (began is None or self.last_ack.get(g, 0) > began - 10)]
             if all(self.last_ack.get(g, 0) > since for g in live):
                 return now() - since
             await asyncio.sleep(0.1)
@@ -763,7 +782,7 @@ class Run:
                 deck = list(self.args.faults)
                 self.rng.shuffle(deck)
             f = await self.fault(deck.pop())
-            f['recovery'] = await self.recovered(f['heal'], self.args.recovery_limit)
+            f['recovery'] = await self.recovered(f['heal'], self.args.recovery_limit, f['start'])
             if f['recovery'] is None:
                 log('  not recovered within %d s' % self.args.recovery_limit)
 
@@ -959,6 +978,8 @@ class Run:
               'another action (not a violation: PROTOCOL.md section 12): %d' % len(pending_lost))
         for t in pending_lost[:5]:
             print('    ' + t)
+        if self.start_failures:
+            print('nodes that exited at start (started again): %d' % len(self.start_failures))
         print('violations: %d' % len(viol))
         for kind in ('acked', 'states', 'stuck', 'grace'):
             vs = [t for k, t in viol if k == kind]
@@ -967,15 +988,19 @@ class Run:
                 for t in vs[:10]:
                     print('    ' + t)
         if viol or a.keep:
-            path = os.path.join(self.dir, 'history.jsonl')
-            with open(path, 'w') as f:
-                for x in self.faults:
-                    f.write(json.dumps(['nemesis', round(x['start'] - T0, 3), x['kind'],
-                                        x['node'], x['detail'], round(x['heal'] - T0, 3)]) + '\n')
-                for c in self.clients:
-                    for e in c.hist:
-                        f.write(json.dumps([c.name] + list(e)) + '\n')
-            print('history: %s' % path)
+            self.dump_history()
+
+    def dump_history(self):
+        """The faults and every client's history, one JSON array a line, in the run's directory."""
+        path = os.path.join(self.dir, 'history.jsonl')
+        with open(path, 'w') as f:
+            for x in self.faults:
+                f.write(json.dumps(['nemesis', round(x['start'] - T0, 3), x['kind'], x['node'],
+                                    x['detail'], round(x['heal'] - T0, 3)]) + '\n')
+            for c in self.clients:
+                for e in c.hist:
+                    f.write(json.dumps([c.name] + list(e)) + '\n')
+        print('history: %s' % path)
 
 
 def parse():
@@ -1029,6 +1054,10 @@ def main():
         rc = loop.run_until_complete(task)
     except asyncio.CancelledError:
         print('nemesis: interrupted')
+        run.dump_history()
+    except Exception:
+        run.dump_history()
+        raise
     finally:
         loop.run_until_complete(run.teardown())
         loop.close()
