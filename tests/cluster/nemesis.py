@@ -39,6 +39,7 @@ from PostgreSQL (moves, status) and proves:
     stuck      every game still in progress acknowledged a move after the last fault healed
     grace      every player reached its game again (a state of it, or its end) within the
                grace after each disconnection or move; no game ended by abandonment
+    restart    every node killed could be started again (its store claim succeeded)
 It prints a summary: faults injected by kind, games, moves acknowledged, violations, and
 recovery times per fault kind (from the fault's heal until every game in progress has
 acknowledged a move again). Exit status: 0 no violation, 1 violations, 77 skipped (no
@@ -305,7 +306,9 @@ class Node:
                 self.run.start_failures.append(str(e))
                 log('%s (attempt %d)' % (e, attempt + 1))
                 await asyncio.sleep(2.0)
-        raise RuntimeError('%s did not start 5 times (%s)' % (self.name, self.log))
+        self.run.unstartable.append('%s did not start 5 times in a row at %.1f s (%s)' %
+                                    (self.name, now() - T0, self.log))
+        log(self.run.unstartable[-1])
 
     async def _start(self):
         f = open(self.log, 'ab')
@@ -639,6 +642,7 @@ class Run:
         self.faults = []  # dicts: kind, node, start, heal, recovery
         self.lockouts = []
         self.start_failures = []
+        self.unstartable = []  # a node that could not be started again: a violation
         self.clients = []
         self.store_ended = {}
 
@@ -671,6 +675,8 @@ class Run:
             self.nodes.append(n)
         await self.nodes[0].start()  # the first one makes the schema
         await asyncio.gather(*(n.start() for n in self.nodes[1:]))
+        if self.unstartable:
+            raise RuntimeError(self.unstartable[0])
         log('%d nodes, Redis and PostgreSQL up in %s' % (a.nodes, self.dir))
 
     async def teardown(self):
@@ -910,6 +916,8 @@ class Run:
             if st == 'in_progress' and self.last_ack.get(g, 0) <= self.settle_time:
                 v('stuck', 'game %d (%s) in progress, no move acknowledged after the last heal'
                   % (g, self.games[g]['kind']))
+        for t in self.unstartable:
+            v('restart', t)
         # every player back in its game within the grace
         back = self.grace_times(viol)
         self.summary(viol, nack, nstates, status, back, pending_lost)
@@ -981,7 +989,7 @@ class Run:
         if self.start_failures:
             print('nodes that exited at start (started again): %d' % len(self.start_failures))
         print('violations: %d' % len(viol))
-        for kind in ('acked', 'states', 'stuck', 'grace'):
+        for kind in ('acked', 'states', 'stuck', 'grace', 'restart'):
             vs = [t for k, t in viol if k == kind]
             if vs:
                 print('  %s: %d' % (kind, len(vs)))
