@@ -88,6 +88,19 @@ def log(*a):
 T0 = now()
 
 
+async def answers(port, hello, expect, timeout):
+    """Whether a server on port answers hello (nothing: its greeting) with a line that starts
+    with expect within timeout seconds."""
+    try:
+        r, w = await asyncio.open_connection('127.0.0.1', port)
+        w.write(hello)
+        line = await asyncio.wait_for(r.readline(), timeout)
+        w.close()
+        return line.startswith(expect)
+    except (OSError, asyncio.TimeoutError):
+        return False
+
+
 # ----------------------------------------------------------------------------------------------
 # Services: PostgreSQL, Redis, the nodes, the proxies
 
@@ -183,15 +196,8 @@ class Redis:
             '', '--appendonly', 'no', '--protected-mode', 'no', '--logfile',
             os.path.join(self.dir, 'redis.log'), stdin=subprocess.DEVNULL)
         for _ in range(500):
-            try:
-                r, w = await asyncio.open_connection('127.0.0.1', self.port)
-                w.write(b'PING\r\n')
-                line = await asyncio.wait_for(r.readline(), 2)
-                w.close()
-                if line.startswith(b'+PONG'):
-                    return
-            except (OSError, asyncio.TimeoutError):
-                pass
+            if await answers(self.port, b'PING\r\n', b'+PONG', 2):
+                return
             await asyncio.sleep(0.02)
         raise RuntimeError('redis-server did not start')
 
@@ -322,14 +328,8 @@ class Node:
         while now() < deadline:
             if self.proc.returncode is not None:
                 raise RuntimeError('%s exited at start (%s)' % (self.name, self.log))
-            try:
-                r, w = await asyncio.open_connection('127.0.0.1', self.port)
-                line = await asyncio.wait_for(r.readline(), 5)
-                w.close()
-                if line.startswith(b'bitarenad'):
-                    return
-            except (OSError, asyncio.TimeoutError):
-                pass
+            if await answers(self.port, b'', b'bitarenad', 5):
+                return
             await asyncio.sleep(0.05)
         raise RuntimeError('%s did not listen within 60 s' % self.name)
 
