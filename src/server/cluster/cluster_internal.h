@@ -201,6 +201,7 @@ struct cluster {
 	uint64_t sess_epoch;    /* the sessions' epoch our users' rows were last written at */
 	bool stopping;
 	bool reviving; /* declared dead while alive: taking back what is still ours (revive()) */
+	bool resync_due; /* Redis reached again: resync() once a heartbeat says we are not dead */
 	bool users_dirty, list_dirty;
 	bool users_reset; /* the users' hash is written whole (after Redis came back) */
 	bool resync;      /* Redis came back: write our live state again, ask for states */

@@ -279,9 +279,19 @@ void redis_connect(struct cluster *c)
 	redial(c, &c->sub, &c->sub_connecting, &c->sub_dialed);
 }
 
+/* A connection made (not dialling any more) this long ago while Redis is still not reached. */
+static bool made_unreached(const redisAsyncContext *ac, bool connecting, uint64_t dialed,
+                           uint64_t now)
+{
+	return ac != NULL && !connecting && now - dialed > 2 * DIAL_MS;
+}
+
 /*
  * The connections' part of the node's tick: both are dropped when Redis has kept our
- * heartbeat's answer or our own echo (H) for two expiries, and one not there is dialled.
+ * heartbeat's answer or our own echo (H) for two expiries, or when a connection made long ago
+ * has still not brought Redis back (a peer that accepted it and reset it at once, as a proxy
+ * cut off from Redis or a Redis at maxclients does: the adapter drops that error, and the
+ * connection would look made for ever, never redialled); one not there is dialled.
  */
 void redis_tick(struct cluster *c)
 {
@@ -291,6 +301,10 @@ void redis_tick(struct cluster *c)
 		redis_drop(c, c->echo_sent != 0 && now - c->echo_sent > late
 		                      ? "does not bring our own messages back"
 		                      : "does not answer our heartbeat");
+	else if (!c->stopping && !redis_up(c) &&
+	         (made_unreached(c->pub, c->pub_connecting, c->pub_dialed, now) ||
+	          made_unreached(c->sub, c->sub_connecting, c->sub_dialed, now)))
+		redis_drop(c, "connected but not reached (no answer to our subscription)");
 	redis_connect(c);
 }
 

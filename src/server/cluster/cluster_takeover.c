@@ -62,7 +62,7 @@ static void on_beat(redisAsyncContext *ac, void *r, void *pd)
 		return;
 	}
 	if (rep->integer == -1) {
-		revive(c);
+		revive(c); /* it writes our live state again once we gave up what is not ours */
 		return;
 	}
 	if (rep->integer < 0) {
@@ -74,8 +74,9 @@ static void on_beat(redisAsyncContext *ac, void *r, void *pd)
 		c->healthy_since = 0; /* a stall, or Redis lost our key: not healthy yet */
 	if (c->healthy_since == 0)
 		c->healthy_since = cluster_now(c);
-	if (rep->integer == 0 && cluster_now(c) - c->synced_at > (uint64_t)c->expiry_ms)
-		resync(c); /* Redis lost our key (not just after we wrote everything again) */
+	if (c->resync_due ||
+	    (rep->integer == 0 && cluster_now(c) - c->synced_at > (uint64_t)c->expiry_ms))
+		resync(c); /* Redis reached again, or it lost our key (not just after a resync) */
 }
 
 struct takeover {
@@ -369,6 +370,7 @@ static void revive(struct cluster *c)
 /* Everything of ours written again, every subscription made again, every owner asked. */
 static void resync(struct cluster *c)
 {
+	c->resync_due = false;
 	c->synced_at = cluster_now(c);
 	owner_resync(c);
 	shared_resync(c);
@@ -376,12 +378,19 @@ static void resync(struct cluster *c)
 	shared_flush(c);
 }
 
-/* Both connections up and our inbox subscribed: everything of ours written again. */
+/*
+ * Both connections up and our inbox subscribed: everything of ours written again, once the
+ * heartbeat sent now says we were not declared dead meanwhile (cut off from Redis longer than
+ * the expiry). Written at once, our owner:<game> keys would take back the games another node
+ * took over from us, before revive() gives them up: their players here, and every node's
+ * forwards, would then be sent to us for ever.
+ */
 void takeover_reached(struct cluster *c)
 {
 	log_info("cluster redis reached node=%s redis=%s:%d", c->name, c->host, c->port);
 	c->healthy_since = 0;
-	resync(c);
+	c->resync_due = true;
+	takeover_beat(c);
 }
 
 /* The heartbeat of this tick, unless the last one is still unanswered (then, if it is late,
