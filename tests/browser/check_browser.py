@@ -753,6 +753,29 @@ def test_xmas_missed_turn_vocabulary():
         quit_all(bs)
 
 
+def test_xmas_people_miss_a_turn():
+    """Xmas Rush at the people's default (timeout=pass, no timeout= in the seek): a turn left
+    to run out is a pass, not the end; the seat says so, and the next turn is played."""
+    (a,) = bs = browsers('una')
+    t = Telnet(server)
+    try:
+        a.open()
+        a.login('una')
+        gid = telnet_seek_accepted(t, 'vic', 'xmas color=second seed=1 turn_ms=4000', a)
+        t.send(f'move {gid} PUSH 0 DOWN')
+        a.wait('the pawns', lambda: len(a.q('svg.board g.pawn')) == 2)
+        # una lets the turn run out: one missed turn, and the game goes on
+        a.wait('the missed turn shown', lambda: 'missed 1 turn' in a.text('.xmas-side.p0'), 30)
+        assert not a.q('.end-panel .end-how'), a.text('section.game')
+        st = a.js('return window.bitarena.models.get(arguments[0]).state', gid)
+        assert st['position']['players'][0]['missed'] == 1 and not st.get('over'), st
+        a.shot('xmas-people-missed-turn-una')
+        no_errors(*bs)
+    finally:
+        t.close()
+        quit_all(bs)
+
+
 def test_ws_frames_limits_origin_csp():
     # the page's headers: a CSP that allows no inline script or style
     with urllib.request.urlopen(server.url) as r:
@@ -826,7 +849,7 @@ TESTS = [test_ws_frames_limits_origin_csp, test_tictactoe_watched_and_chat, test
          test_xmas_push_and_move, test_telnet_user_against_browser_offers_rematch,
          test_tak_browser_against_telnet_watched, test_player_page_leaderboard_viewer,
          test_rated_tak_flip_offers_end_panel, test_look_back_while_playing, test_seek_form,
-         test_xmas_missed_turn_vocabulary]
+         test_xmas_missed_turn_vocabulary, test_xmas_people_miss_a_turn]
 
 if __name__ == '__main__':
     # without the command budget: test_ws_frames_limits_origin_csp pipelines hundreds of

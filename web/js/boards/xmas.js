@@ -100,11 +100,13 @@ function drawPawn(g, seat, s, name) {
 	             svg('text', {y: 4, 'text-anchor': 'middle'}, String(seat))));
 }
 
-/* A seat's standing: "2 quests done, 3 to do", or out of the game and why. */
+/* A seat's standing: "2 quests done, 3 to do" (and turns missed in a row, where a game for
+ * people lets a missed turn pass), or out of the game and why. */
 export function standingText(p, reason) {
 	if (p.score < 0)
 		return `out of the game${FAULTS[reason] ? ` (${FAULTS[reason]})` : ''}`;
-	return `${p.score} quest${p.score === 1 ? '' : 's'} done, ${p.quests_left} to do`;
+	const missed = p.missed > 0 ? `; missed ${p.missed} turn${p.missed === 1 ? '' : 's'} (3 in a row: out)` : '';
+	return `${p.score} quest${p.score === 1 ? '' : 's'} done, ${p.quests_left} to do${missed}`;
 }
 
 export class XmasBoard {
