@@ -1055,7 +1055,8 @@ def main():
     except OSError:
         print('nemesis: no bitarenad at %s: skipped' % a.bitarenad)
         return SKIP
-    if 'PostgreSQL' not in ver or 'Redis' not in ver:
+    built = next((l for l in ver.splitlines() if l.startswith('built with:')), '')
+    if 'PostgreSQL' not in built or 'Redis' not in built:  # not "built without: ..."
         print('nemesis: this bitarenad has no PostgreSQL or no cluster: skipped')
         return SKIP
     print('nemesis: seed %d (run again with --seed %d)' % (a.seed, a.seed), flush=True)
