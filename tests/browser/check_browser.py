@@ -668,7 +668,10 @@ def test_seek_form():
         assert s['options']['caps'] == -1 and s['options']['pieces'] == 0, s  # left at the defaults
         assert s['time'] == {'base_ms': 120000, 'inc_ms': 1000} and s['rated'], s
         g.wait('the seek in the lobby', lambda: g.q(f'button.accept[data-seek="{sid}"]'))
-        row = g.one(f'button.accept[data-seek="{sid}"]').find_element('xpath', './ancestor::tr').text
+        # read in one call: the lobby's table is drawn again whenever a seek comes or goes
+        row = g.wait('the seek\'s row', lambda: g.js(
+            "const b = document.querySelector(arguments[0]); return b && b.closest('tr').innerText",
+            f'button.accept[data-seek="{sid}"]'))
         assert 'size=6 komi=4' in row and 'caps' not in row and '2+1, rated' in row, row
         assert not g.one(f'button.accept[data-seek="{sid}"]').is_enabled()  # a guest, a rated seek
         r.click(f'button.unseek[data-seek="{sid}"]')
