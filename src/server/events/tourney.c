@@ -109,6 +109,13 @@ static int row_of(const struct tourney *t, int i)
 	return t->format == TF_ARENA ? t->p[i].ngames : t->round - 1;
 }
 
+/* How many of player i's columns hold games: the rounds paired, or an arena player's games
+   over. */
+static int rows_of(const struct tourney *t, int i)
+{
+	return t->format == TF_ARENA ? t->p[i].ngames : t->round;
+}
+
 /* Whether every game of the current round is decided. */
 static bool round_over(const struct tourney *t)
 {
@@ -417,8 +424,7 @@ static char *doc_of(const struct tourney *t)
 		cJSON_AddBoolToObject(j, "active", p->active);
 		cJSON_AddNumberToObject(j, "absences", p->absences);
 		cJSON *gs = cJSON_AddArrayToObject(j, "games"); /* [opp, "color", "result", game] */
-		int rows = t->format == TF_ARENA ? p->ngames : t->round;
-		for (int r = 0; r < rows; r++) {
+		for (int r = 0; r < rows_of(t, i); r++) {
 			const struct arena_game *g = &t->g[i][r];
 			char col[2] = {g->color ? g->color : '-', 0}, res[2] = {g->result, 0};
 			cJSON *e = cJSON_CreateArray();
@@ -1533,7 +1539,7 @@ static void do_games(struct tourneys *ts, struct client *c, const struct proto_r
 	for (int r = 0; r < rows; r++)
 		for (int i = 0; i < t->n; i++) {
 			const struct arena_game *g = &t->g[i][r];
-			if ((arena && r >= t->p[i].ngames) || g->opp < 0 || g->color != 'w')
+			if (r >= rows_of(t, i) || g->opp < 0 || g->color != 'w')
 				continue; /* each game over once, from white's row */
 			cJSON *j = cJSON_CreateObject();
 			if (!arena)
