@@ -78,14 +78,53 @@ struct tourney {
 	enum tstate state;
 	int n;
 	struct tplayer p[TOURNEY_MAX_PLAYERS];
-	struct arena_game g[TOURNEY_MAX_PLAYERS][TOURNEY_MAX_GAMES];
-	uint64_t gid[TOURNEY_MAX_PLAYERS][TOURNEY_MAX_GAMES];
+	/* player i's row: TOURNEY_MAX_GAMES entries and their game ids, allocated as the player
+	   enters (add_player), owned by the tournament (tourney_free) */
+	struct arena_game *g[TOURNEY_MAX_PLAYERS];
+	uint64_t *gid[TOURNEY_MAX_PLAYERS];
 	int round; /* rounds paired: the current one is round - 1 */
 	struct tpair pairs[TOURNEY_MAX_PLAYERS / 2 + 1];
 	int npairs;
 };
 
 /* ---- helpers ------------------------------------------------------------------------- */
+
+/* The loop thread's CPU time, in seconds: what pairing and saving cost, preemption aside. */
+static double cpu_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Makes room for player t->n (its row) and counts it in; its index, or -1 (full or out of
+   memory). */
+static int add_player(struct tourney *t)
+{
+	if (t->n == TOURNEY_MAX_PLAYERS)
+		return -1;
+	t->g[t->n] = calloc(TOURNEY_MAX_GAMES, sizeof *t->g[t->n]);
+	t->gid[t->n] = calloc(TOURNEY_MAX_GAMES, sizeof *t->gid[t->n]);
+	if (t->g[t->n] == NULL || t->gid[t->n] == NULL) {
+		free(t->g[t->n]);
+		free(t->gid[t->n]);
+		t->g[t->n] = NULL;
+		t->gid[t->n] = NULL;
+		return -1;
+	}
+	return t->n++;
+}
+
+static void tourney_free(struct tourney *t)
+{
+	if (t == NULL)
+		return;
+	for (int i = 0; i < t->n; i++) {
+		free(t->g[i]);
+		free(t->gid[i]);
+	}
+	free(t);
+}
 
 static struct tourney *find(struct tourneys *ts, uint64_t id)
 {
@@ -455,10 +494,12 @@ static char *doc_of(const struct tourney *t)
 /* Queues t as it stands now to the store. */
 static void save(struct tourneys *ts, const struct tourney *t)
 {
+	double t0 = cpu_now();
 	char *doc = doc_of(t);
 	if (doc == NULL ||
 	    journal_tourney_put(ts->jn, (int64_t)t->id, state_names[t->state], doc) < 0)
 		log_error("tournament %" PRIu64 ": out of memory: not stored", t->id);
+	metric_observe(&ts->saving, cpu_now() - t0);
 }
 
 static int json_int(const cJSON *o, const char *k)
@@ -533,9 +574,10 @@ static struct tourney *from_doc(const char *doc)
 	const cJSON *p;
 	cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(d, "players"))
 	{
-		if (t->n == TOURNEY_MAX_PLAYERS)
+		int me = add_player(t);
+		if (me < 0)
 			goto bad;
-		struct tplayer *tp = &t->p[t->n];
+		struct tplayer *tp = &t->p[me];
 		snprintf(tp->name, sizeof tp->name, "%s", json_str(p, "name"));
 		tp->registered = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(p, "registered"));
 		tp->active = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(p, "active"));
@@ -551,16 +593,15 @@ static struct tourney *from_doc(const char *doc)
 			const char *res = cJSON_GetArrayItem(e, 2)->valuestring;
 			if (col == NULL || res == NULL)
 				goto bad;
-			t->g[t->n][r] =
+			t->g[me][r] =
 			        (struct arena_game){.opp = cJSON_GetArrayItem(e, 0)->valueint,
 			                            .color = col[0],
 			                            .result = res[0]};
-			t->gid[t->n][r] = (uint64_t)cJSON_GetArrayItem(e, 3)->valuedouble;
+			t->gid[me][r] = (uint64_t)cJSON_GetArrayItem(e, 3)->valuedouble;
 			r++;
 		}
 		tp->ngames = t->format == TF_ARENA ? r : 0;
 		tp->free_since = wall_ms();
-		t->n++;
 	}
 	const cJSON *e;
 	cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(d, "pairs"))
@@ -590,7 +631,7 @@ static struct tourney *from_doc(const char *doc)
 bad:
 	log_error("a stored tournament cannot be read back (%s); left as it is", why);
 	cJSON_Delete(d);
-	free(t);
+	tourney_free(t);
 	return NULL;
 }
 
@@ -830,7 +871,9 @@ static void next_round(struct tourneys *ts, struct tourney *t)
 		finish(ts, t);
 		return;
 	}
+	double t0 = cpu_now();
 	int r = pair_next(t);
+	metric_observe(&ts->pairing, cpu_now() - t0);
 	if (r < 0) { /* a Swiss with no legal pairing left ends there */
 		log_info("tournament %" PRIu64 ": round %d cannot be paired (%s); it ends", t->id,
 		         t->round + 1, arena_strerror(r));
@@ -881,6 +924,7 @@ static void arena_pump(struct tourneys *ts, struct tourney *t, int64_t now)
 		if (t->pairs[i].game == 0) /* not started: tried again */
 			changed |= start_game(ts, t, &t->pairs[i]);
 	}
+	double t0 = cpu_now();
 	struct standing st[TOURNEY_MAX_PLAYERS];
 	int rank[TOURNEY_MAX_PLAYERS];
 	standings(t, st);
@@ -901,6 +945,7 @@ static void arena_pump(struct tourneys *ts, struct tourney *t, int64_t now)
 	}
 	struct arena_pair out[TOURNEY_MAX_PLAYERS / 2];
 	int n = arena_live_pair(fr, nf, TOURNEY_REMATCH_MS, out, TOURNEY_MAX_PLAYERS / 2);
+	metric_observe(&ts->pairing, cpu_now() - t0);
 	for (int i = 0; i < n && t->npairs < TOURNEY_MAX_PLAYERS / 2 + 1; i++) {
 		int w = out[i].white, b = out[i].black;
 		if (colour_lean(t, w) > colour_lean(t, b)) {
@@ -1038,7 +1083,7 @@ static void trim(struct tourneys *ts)
 		if ((t->state == TS_FINISHED || t->state == TS_CANCELLED) &&
 		    ++over > TOURNEY_KEEP_OVER) {
 			*pp = t->next;
-			free(t);
+			tourney_free(t);
 		} else {
 			pp = &t->next;
 		}
@@ -1355,7 +1400,11 @@ static void do_join(struct tourneys *ts, struct client *c, const struct proto_re
 		          t->id);
 		return;
 	}
-	int me = t->n++;
+	int me = add_player(t);
+	if (me < 0) {
+		reply_oom(c, rq);
+		return;
+	}
 	struct tplayer *p = &t->p[me];
 	*p = (struct tplayer){.registered = c->registered, .active = true, .free_since = wall_ms()};
 	snprintf(p->name, sizeof p->name, "%s", c->name);
@@ -1607,6 +1656,10 @@ void tourney_command(struct tourneys *ts, struct client *c, const struct proto_r
 
 /* ---- life-cycle ---------------------------------------------------------------------- */
 
+static const double cpu_le[] = {0.00001, 0.000025, 0.00005, 0.0001, 0.00025, 0.0005, 0.001,
+                                0.0025,  0.005,    0.01,    0.025,  0.05,    0.1,    0.25,
+                                0.5,     1,        2.5};
+
 void tourneys_init(struct tourneys *ts, uv_loop_t *loop, struct sessions *sess, struct lobby *lobby,
                    struct journal *jn)
 {
@@ -1615,6 +1668,20 @@ void tourneys_init(struct tourneys *ts, uv_loop_t *loop, struct sessions *sess, 
 	ts->pump.data = ts;
 	ts->pump_open = true;
 	journal_set_on_end(jn, on_game_end, ts);
+	metric_histogram_init(&ts->pairing, "bitarena_tourney_pairing_seconds",
+	                      "the loop's CPU time pairing a tournament's round, or an arena's "
+	                      "free players",
+	                      cpu_le, sizeof cpu_le / sizeof cpu_le[0]);
+	metric_histogram_init(&ts->saving, "bitarena_tourney_save_seconds",
+	                      "the loop's CPU time writing a tournament's document for the store "
+	                      "(after each pairing and result)",
+	                      cpu_le, sizeof cpu_le / sizeof cpu_le[0]);
+}
+
+void tourneys_register_metrics(struct tourneys *ts, struct metrics *r)
+{
+	metrics_register(r, &ts->pairing.m);
+	metrics_register(r, &ts->saving.m);
 }
 
 /* A pair of a tournament that came back, whose game is not in memory: its end is read
@@ -1687,7 +1754,7 @@ void tourneys_close(struct tourneys *ts)
 	while (ts->list != NULL) {
 		struct tourney *t = ts->list;
 		ts->list = t->next;
-		free(t);
+		tourney_free(t);
 	}
 	if (ts->pump_open) {
 		uv_close((uv_handle_t *)&ts->pump, pump_closed);

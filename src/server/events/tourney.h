@@ -46,11 +46,13 @@
 
 #include "server/msg/client.h"
 #include "server/msg/proto.h"
+#include "server/util/metrics.h"
 
-#define TOURNEY_MAX_PLAYERS 32 /* a tournament's entries at most (max= caps it lower) */
-#define TOURNEY_MAX_ROUNDS  64 /* a double round-robin of 32 needs 62 */
-/* an arena player's games at most (not paired again after); each player's row holds this
-   many entries, of which a round format uses its rounds: 32 x 200 x 16 bytes a tournament */
+#define TOURNEY_MAX_PLAYERS 256 /* a tournament's entries at most (max= caps it lower) */
+#define TOURNEY_MAX_ROUNDS  64  /* a double round-robin of 32 needs 62 */
+/* an arena player's games at most (not paired again after); each player's row, allocated as
+   it enters, holds this many entries, of which a round format uses its rounds: 200 x 16
+   bytes a player */
 #define TOURNEY_MAX_GAMES     200
 #define TOURNEY_NAME_MAX      40
 #define TOURNEY_LIST_MAX      100 /* tournaments `tourney list` shows, newest first */
@@ -73,6 +75,9 @@ struct tourneys {
 	uint64_t last_id;
 	uv_timer_t pump; /* pairs rounds and starts games out of the session hooks' way */
 	bool pump_open;
+	/* the loop thread's CPU time spent pairing (a round; an arena's pass over its free
+	   players) and writing a tournament's document for the store */
+	struct metric_histogram pairing, saving;
 };
 
 /* The tournaments of a server whose games are journalled by jn; tourneys_close() ends. */
@@ -84,6 +89,8 @@ void tourneys_init(struct tourneys *ts, uv_loop_t *loop, struct sessions *sess, 
  * Returns how many came back, or a negative enum store_err.
  */
 int tourneys_recover(struct tourneys *ts);
+/* Links the tournaments' metrics into r (server.c's registry). */
+void tourneys_register_metrics(struct tourneys *ts, struct metrics *r);
 /* Frees every tournament (shutdown; their state is in the store). */
 void tourneys_close(struct tourneys *ts);
 
