@@ -85,6 +85,7 @@ struct tourney {
 	int round; /* rounds paired: the current one is round - 1 */
 	struct tpair pairs[TOURNEY_MAX_PLAYERS / 2 + 1];
 	int npairs;
+	bool standings_due; /* an arena's: results came since its standings were last pushed */
 };
 
 /* ---- helpers ------------------------------------------------------------------------- */
@@ -687,8 +688,10 @@ static char code_of(int winner, const char *reason, int plies, bool loser_absent
 }
 
 static void pump_soon(struct tourneys *ts);
+static void pump_within(struct tourneys *ts, uint64_t ms);
+static void tell_standings(struct tourneys *ts, struct tourney *t);
 
-/* Tells a result and the standings after it. */
+/* Tells a result, and the standings after it (an arena's: with the pump's next wave). */
 static void tell_result(struct tourneys *ts, struct tourney *t, const struct tpair *pr)
 {
 	bool arena = t->format == TF_ARENA;
@@ -706,6 +709,17 @@ static void tell_result(struct tourneys *ts, struct tourney *t, const struct tpa
 	tell(ts, t, "result", j,
 	     xasprintf("%s: %s - %s %s", where, t->p[pr->white].name, t->p[pr->black].name,
 	               pair_result_text(pr->result)));
+	if (arena) /* pushed once a wave, by the pump */
+		t->standings_due = true;
+	else
+		tell_standings(ts, t);
+}
+
+/* Tells the standings as they are now. */
+static void tell_standings(struct tourneys *ts, struct tourney *t)
+{
+	bool arena = t->format == TF_ARENA;
+	char where[32];
 	char *text = NULL;
 	cJSON *s = cJSON_CreateObject();
 	cJSON_AddNumberToObject(s, "round", t->round);
@@ -746,8 +760,12 @@ static void on_game_end(void *ud, const struct game *g)
 			if (pr->game != id || pr->result != 0)
 				continue;
 			count_end(ts, t, pr, g);
-			save(ts, t);
 			tell_result(ts, t, pr);
+			if (t->format == TF_ARENA) { /* saved by the pump's wave, which pairs */
+				pump_within(ts, TOURNEY_ARENA_WAVE_MS);
+				return;
+			}
+			save(ts, t);
 			pump_soon(ts);
 			return;
 		}
@@ -997,6 +1015,10 @@ static void pump(uv_timer_t *h)
 				continue;
 			}
 			arena_pump(ts, t, now);
+			if (t->standings_due) {
+				t->standings_due = false;
+				tell_standings(ts, t);
+			}
 			int64_t at = t->ends_at < now + 1000 ? t->ends_at : now + 1000;
 			next = at < next ? at : next;
 			continue;
@@ -1028,6 +1050,14 @@ static void pump(uv_timer_t *h)
 static void pump_soon(struct tourneys *ts)
 {
 	uv_timer_start(&ts->pump, pump, 0, 0);
+}
+
+/* Has the pump run within ms: sooner if it is due sooner, never later. */
+static void pump_within(struct tourneys *ts, uint64_t ms)
+{
+	if (uv_is_active((uv_handle_t *)&ts->pump) && uv_timer_get_due_in(&ts->pump) <= ms)
+		return;
+	uv_timer_start(&ts->pump, pump, ms, 0);
 }
 
 /* ---- the verbs ----------------------------------------------------------------------- */

@@ -61,6 +61,11 @@
 /* an arena player meets its last opponent again only after waiting this long (ms) for
    anyone else */
 #define TOURNEY_REMATCH_MS 15000
+/* an arena pairs in waves: a finished game's players (and its result's standings) wait at
+   most this long (ms) for the next one, which pairs everyone free and stores the tournament
+   once; its document grows with every game, so storing it after each result made the
+   loop's cost grow with the square of the games (bench/events) */
+#define TOURNEY_ARENA_WAVE_MS 500
 
 struct sessions;
 struct lobby;
