@@ -86,6 +86,7 @@ struct tourney {
 	struct tpair pairs[TOURNEY_MAX_PLAYERS / 2 + 1];
 	int npairs;
 	bool standings_due; /* an arena's: results came since its standings were last pushed */
+	bool pairing;       /* a Swiss round is being paired on a worker thread (pair_job) */
 };
 
 /* ---- helpers ------------------------------------------------------------------------- */
@@ -833,36 +834,96 @@ static void enter_round(struct tourneys *ts, struct tourney *t)
 			t->g[i][rd] = (struct arena_game){.opp = -1, .color = '-', .result = 'Z'};
 }
 
-/* Pairs the next round into t->pairs; the number of pairs or a negative arena_err. */
-static int pair_next(struct tourney *t)
+/* Pairs the next round of a round-robin or a gauntlet (a table: no search) into out; the
+   number of pairs or a negative arena_err. */
+static int pair_table(const struct tourney *t, struct arena_pair *out)
 {
+	if (t->format == TF_GAUNTLET)
+		return arena_gauntlet_round(t->n, 1, t->round, out);
+	return arena_rr_round(t->n, t->format == TF_DOUBLE ? 2 : 1, t->round, 0, out,
+	                      TOURNEY_MAX_PLAYERS);
+}
+
+/*
+ * A Swiss round paired on a worker thread: the Dutch system's matching grows as the fourth
+ * power of the players in a score group (docs/arena.md: 20 ms at 100 players, a minute at
+ * 1000), which the loop must not wait for. The job holds a copy of what the pairing reads
+ * (names, the rounds played), made on the loop; the worker touches nothing else; its end,
+ * back on the loop, finds the tournament again by id and applies the pairing only when the
+ * tournament is still running at that round (cancelled meanwhile: dropped). Owned by
+ * itself: freed by its end. Players who enter meanwhile are not in it (absent that round).
+ */
+struct pair_job {
+	uv_work_t work;
+	struct tourneys *ts;
+	uint64_t tourney;
+	int round; /* the round paired is round + 1 */
+	int n;
+	struct arena_swiss sw;
+	struct arena_player pl[TOURNEY_MAX_PLAYERS];
+	char names[TOURNEY_MAX_PLAYERS][PROTO_NAME_MAX + 1];
+	struct arena_game *rows; /* n x max(round, 1), row-major */
 	struct arena_pair out[TOURNEY_MAX_PLAYERS];
-	int r = t->round, n;
-	switch (t->format) {
-	case TF_ROUNDROBIN:
-	case TF_DOUBLE:
-		n = arena_rr_round(t->n, t->format == TF_DOUBLE ? 2 : 1, r, 0, out,
-		                   TOURNEY_MAX_PLAYERS);
-		break;
-	case TF_GAUNTLET:
-		n = arena_gauntlet_round(t->n, 1, r, out);
-		break;
-	case TF_SWISS:
-	default: {
-		struct arena_player pl[TOURNEY_MAX_PLAYERS];
-		struct arena_swiss sw;
-		as_swiss(t, r, &sw, pl);
-		n = arena_dutch_pair(&sw, out, TOURNEY_MAX_PLAYERS);
-		break;
+	int result; /* pairs, or a negative arena_err */
+	double cpu; /* the worker's CPU time pairing */
+};
+
+static void pair_work(uv_work_t *w)
+{
+	struct pair_job *j = w->data;
+	double t0 = cpu_now();
+	j->result = arena_dutch_pair(&j->sw, j->out, TOURNEY_MAX_PLAYERS);
+	j->cpu = cpu_now() - t0;
+}
+
+static void round_paired(struct tourneys *ts, struct tourney *t, const struct arena_pair *out,
+                         int n);
+
+static void pair_done(uv_work_t *w, int status)
+{
+	struct pair_job *j = w->data;
+	struct tourney *t = find(j->ts, j->tourney);
+	metric_observe(&j->ts->pairing, j->cpu);
+	if (t != NULL) {
+		t->pairing = false;
+		if (status == 0 && t->state == TS_RUNNING && t->round == j->round)
+			round_paired(j->ts, t, j->out, j->result);
+		pump_soon(j->ts); /* a round decided at once (forfeits) is followed by the next */
 	}
+	free(j->rows);
+	free(j);
+}
+
+/* Queues the pairing of t's next Swiss round; false (nothing queued) when out of memory. */
+static bool pair_swiss_async(struct tourneys *ts, struct tourney *t)
+{
+	struct pair_job *j = calloc(1, sizeof *j);
+	int width = t->round > 0 ? t->round : 1;
+	if (j == NULL || (j->rows = calloc((size_t)t->n * (size_t)width, sizeof *j->rows)) == NULL) {
+		free(j);
+		return false;
 	}
-	if (n < 0)
-		return n;
-	t->npairs = n;
-	for (int i = 0; i < n; i++)
-		t->pairs[i] = (struct tpair){.white = out[i].white, .black = out[i].black};
-	t->round = r + 1;
-	return n;
+	j->work.data = j;
+	j->ts = ts;
+	j->tourney = t->id;
+	j->round = t->round;
+	j->n = t->n;
+	as_swiss(t, t->round, &j->sw, j->pl);
+	for (int i = 0; i < t->n; i++) {
+		memcpy(j->names[i], t->p[i].name, sizeof j->names[i]);
+		memcpy(j->rows + (size_t)i * (size_t)width, t->g[i],
+		       (size_t)t->round * sizeof *j->rows);
+		j->pl[i].name = j->names[i];
+		j->pl[i].games = j->rows + (size_t)i * (size_t)width;
+	}
+	j->sw.players = j->pl;
+	if (uv_queue_work(ts->pump.loop, &j->work, pair_work, pair_done) != 0) {
+		free(j->rows);
+		free(j);
+		return false;
+	}
+	t->pairing = true;
+	return true;
 }
 
 static void finish(struct tourneys *ts, struct tourney *t)
@@ -889,15 +950,36 @@ static void next_round(struct tourneys *ts, struct tourney *t)
 		finish(ts, t);
 		return;
 	}
+	if (t->format == TF_SWISS) {
+		if (!pair_swiss_async(ts, t)) {
+			log_error("tournament %" PRIu64 ": out of memory pairing round %d; tried "
+			          "again",
+			          t->id, t->round + 1);
+			pump_within(ts, 1000);
+		}
+		return;
+	}
+	struct arena_pair out[TOURNEY_MAX_PLAYERS];
 	double t0 = cpu_now();
-	int r = pair_next(t);
+	int n = pair_table(t, out);
 	metric_observe(&ts->pairing, cpu_now() - t0);
-	if (r < 0) { /* a Swiss with no legal pairing left ends there */
+	round_paired(ts, t, out, n);
+}
+
+/* Round t->round + 1 is paired (n pairs in out, or a negative arena_err): its games start. */
+static void round_paired(struct tourneys *ts, struct tourney *t, const struct arena_pair *out,
+                         int n)
+{
+	if (n < 0) { /* a Swiss with no legal pairing left ends there */
 		log_info("tournament %" PRIu64 ": round %d cannot be paired (%s); it ends", t->id,
-		         t->round + 1, arena_strerror(r));
+		         t->round + 1, arena_strerror(n));
 		finish(ts, t);
 		return;
 	}
+	t->npairs = n;
+	for (int i = 0; i < n; i++)
+		t->pairs[i] = (struct tpair){.white = out[i].white, .black = out[i].black};
+	t->round++;
 	enter_round(ts, t);
 	for (int i = 0; i < t->npairs; i++)
 		if (t->pairs[i].result == 0)
@@ -1038,8 +1120,8 @@ static void pump(uv_timer_t *h)
 			continue;
 		}
 		/* several rounds may be decided at once (every game forfeited) */
-		for (int guard = 0;
-		     t->state == TS_RUNNING && round_over(t) && guard < 2 * TOURNEY_MAX_ROUNDS;
+		for (int guard = 0; t->state == TS_RUNNING && !t->pairing && round_over(t) &&
+		                    guard < 2 * TOURNEY_MAX_ROUNDS;
 		     guard++)
 			next_round(ts, t);
 	}
