@@ -1781,8 +1781,8 @@ void tourneys_init(struct tourneys *ts, uv_loop_t *loop, struct sessions *sess, 
 	ts->pump_open = true;
 	journal_set_on_end(jn, on_game_end, ts);
 	metric_histogram_init(&ts->pairing, "bitarena_tourney_pairing_seconds",
-	                      "the loop's CPU time pairing a tournament's round, or an arena's "
-	                      "free players",
+	                      "CPU time pairing a tournament's round (a Swiss's on a worker "
+	                      "thread, the others on the loop) or an arena's free players",
 	                      cpu_le, sizeof cpu_le / sizeof cpu_le[0]);
 	metric_histogram_init(&ts->saving, "bitarena_tourney_save_seconds",
 	                      "the loop's CPU time writing a tournament's document for the store "

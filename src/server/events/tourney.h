@@ -80,8 +80,8 @@ struct tourneys {
 	uint64_t last_id;
 	uv_timer_t pump; /* pairs rounds and starts games out of the session hooks' way */
 	bool pump_open;
-	/* the loop thread's CPU time spent pairing (a round; an arena's pass over its free
-	   players) and writing a tournament's document for the store */
+	/* CPU time spent pairing (a round, a Swiss's on a worker thread; an arena's pass over
+	   its free players) and, on the loop, writing a tournament's document for the store */
 	struct metric_histogram pairing, saving;
 };
 
