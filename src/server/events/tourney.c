@@ -31,6 +31,7 @@
 #include "server/play/lobby.h"
 #include "server/play/session.h"
 #include "server/records/journal.h"
+#include "server/util/json_out.h"
 #include "server/util/log.h"
 #include "server/util/text.h"
 
@@ -453,44 +454,70 @@ static cJSON *summary_json(const struct tourney *t);
    asked for, every player's rounds and the current round's pairs. */
 static char *doc_of(const struct tourney *t)
 {
+	/* written straight into one buffer (json_out.h's writer): the rows hold every game of
+	   the tournament and the document is stored after each round or arena wave, so a tree
+	   of them (a few allocations per game) cost the loop milliseconds each time */
 	cJSON *d = summary_json(t);
 	cJSON_DeleteItemFromObjectCaseSensitive(d, "players");
 	cJSON_AddNumberToObject(d, "rounds_asked", t->rounds_asked);
-	cJSON *ps = cJSON_AddArrayToObject(d, "players");
+	struct jw w;
+	jw_init(&w, NULL, 0);
+	jw_obj(&w);
+	const cJSON *it;
+	cJSON_ArrayForEach(it, d)
+	{
+		jw_key(&w, it->string);
+		jw_json(&w, it);
+	}
+	cJSON_Delete(d);
+	jw_key(&w, "players");
+	jw_arr(&w);
 	for (int i = 0; i < t->n; i++) {
 		const struct tplayer *p = &t->p[i];
-		cJSON *j = cJSON_CreateObject();
-		cJSON_AddStringToObject(j, "name", p->name);
-		cJSON_AddBoolToObject(j, "registered", p->registered);
-		cJSON_AddBoolToObject(j, "active", p->active);
-		cJSON_AddNumberToObject(j, "absences", p->absences);
-		cJSON *gs = cJSON_AddArrayToObject(j, "games"); /* [opp, "color", "result", game] */
+		jw_obj(&w);
+		jw_key(&w, "name");
+		jw_str(&w, p->name);
+		jw_key(&w, "registered");
+		jw_bool(&w, p->registered);
+		jw_key(&w, "active");
+		jw_bool(&w, p->active);
+		jw_key(&w, "absences");
+		jw_num(&w, p->absences);
+		jw_key(&w, "games"); /* [opp, "color", "result", game] */
+		jw_arr(&w);
 		for (int r = 0; r < rows_of(t, i); r++) {
 			const struct arena_game *g = &t->g[i][r];
 			char col[2] = {g->color ? g->color : '-', 0}, res[2] = {g->result, 0};
-			cJSON *e = cJSON_CreateArray();
-			cJSON_AddItemToArray(e, cJSON_CreateNumber(g->opp));
-			cJSON_AddItemToArray(e, cJSON_CreateString(col));
-			cJSON_AddItemToArray(e, cJSON_CreateString(res));
-			cJSON_AddItemToArray(e, cJSON_CreateNumber((double)t->gid[i][r]));
-			cJSON_AddItemToArray(gs, e);
+			jw_arr(&w);
+			jw_num(&w, g->opp);
+			jw_str(&w, col);
+			jw_str(&w, res);
+			jw_num(&w, (double)t->gid[i][r]);
+			jw_end(&w, ']');
 		}
-		cJSON_AddItemToArray(ps, j);
+		jw_end(&w, ']');
+		jw_end(&w, '}');
 	}
-	cJSON *pa = cJSON_AddArrayToObject(d, "pairs"); /* [white, black, game, "result"] */
+	jw_end(&w, ']');
+	jw_key(&w, "pairs"); /* [white, black, game, "result"] */
+	jw_arr(&w);
 	for (int i = 0; i < t->npairs; i++) {
 		const struct tpair *pr = &t->pairs[i];
 		char res[2] = {pr->result, 0};
-		cJSON *e = cJSON_CreateArray();
-		cJSON_AddItemToArray(e, cJSON_CreateNumber(pr->white));
-		cJSON_AddItemToArray(e, cJSON_CreateNumber(pr->black));
-		cJSON_AddItemToArray(e, cJSON_CreateNumber((double)pr->game));
-		cJSON_AddItemToArray(e, cJSON_CreateString(res));
-		cJSON_AddItemToArray(pa, e);
+		jw_arr(&w);
+		jw_num(&w, pr->white);
+		jw_num(&w, pr->black);
+		jw_num(&w, (double)pr->game);
+		jw_str(&w, res);
+		jw_end(&w, ']');
 	}
-	char *s = cJSON_PrintUnformatted(d);
-	cJSON_Delete(d);
-	return s;
+	jw_end(&w, ']');
+	jw_end(&w, '}');
+	if (!json_buf_put(&w.b, "", 1) || w.b.failed) {
+		json_buf_free(&w.b);
+		return NULL;
+	}
+	return w.b.p; /* malloc'd: the buffer started empty */
 }
 
 /* Queues t as it stands now to the store. */
