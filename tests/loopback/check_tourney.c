@@ -256,6 +256,14 @@ START_TEST(test_roundrobin)
 		ts_until0(&f.dir, "{\"type\":\"ok\",\"cmd\":\"record\"}");
 	}
 	cJSON_Delete(games);
+	/* from=N: the listing from its Nth game on, the total always, no "next" past the end */
+	ts_send(&f.dir, "tourney games %d from=4", f.id);
+	games = ts_until(&f.dir, "{\"type\":\"ok\",\"cmd\":\"tourney\",\"total\":6}");
+	ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItem(games, "games")), 2);
+	ck_assert_ptr_null(cJSON_GetObjectItem(games, "next"));
+	cJSON_Delete(games);
+	ts_send(&f.dir, "tourney games %d from=x", f.id);
+	ts_until0(&f.dir, "{\"type\":\"error\",\"code\":\"BAD_ARGS\"}");
 	ts_send(&f.dir, "tourney trf %d", f.id);
 	ts_until0(&f.dir, "{\"type\":\"error\",\"code\":\"TOURNEY_STATE\"}");
 	field_down(&f);

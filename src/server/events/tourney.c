@@ -1717,11 +1717,20 @@ static void do_games(struct tourneys *ts, struct client *c, const struct proto_r
 	struct tourney *t;
 	if (!id_arg(ts, c, rq, &t))
 		return;
+	long from = 0;
+	char *end = NULL;
+	if (rq->argc > 3 ||
+	    (rq->argc == 3 && (strncmp(rq->argv[2], "from=", 5) != 0 ||
+	                       (from = strtol(rq->argv[2] + 5, &end, 10)) < 0 || *end != '\0' ||
+	                       end == rq->argv[2] + 5))) {
+		reply_err(c, rq, ERR_BAD_ARGS, "usage: tourney games <id> [from=N]");
+		return;
+	}
 	cJSON *f = cJSON_CreateObject();
 	cJSON_AddNumberToObject(f, "tourney", (double)t->id);
 	cJSON *a = cJSON_AddArrayToObject(f, "games");
 	char *extra = NULL;
-	int k = 0;
+	long k = 0, shown = 0;
 	bool arena = t->format == TF_ARENA;
 	int rows = arena ? TOURNEY_MAX_GAMES : t->round;
 	for (int r = 0; r < rows; r++)
@@ -1729,6 +1738,9 @@ static void do_games(struct tourneys *ts, struct client *c, const struct proto_r
 			const struct arena_game *g = &t->g[i][r];
 			if (r >= rows_of(t, i) || g->opp < 0 || g->color != 'w')
 				continue; /* each game over once, from white's row */
+			if (k++ < from || shown == TOURNEY_GAMES_PAGE)
+				continue;
+			shown++;
 			cJSON *j = cJSON_CreateObject();
 			if (!arena)
 				cJSON_AddNumberToObject(j, "round", r + 1);
@@ -1743,9 +1755,15 @@ static void do_games(struct tourneys *ts, struct client *c, const struct proto_r
 			xappend(&extra, "%s  %sgame %" PRIu64 " %s - %s %s", extra ? "\n" : "", rd,
 			        t->gid[i][r], t->p[i].name, t->p[g->opp].name,
 			        pair_result_text(g->result));
-			k++;
 		}
-	reply_ok(c, rq, f, extra, "tournament %" PRIu64 ": %d game(s)", t->id, k);
+	cJSON_AddNumberToObject(f, "total", (double)k);
+	if (from + shown < k) { /* a page of TOURNEY_GAMES_PAGE: the next one from here */
+		cJSON_AddNumberToObject(f, "next", (double)(from + shown));
+		xappend(&extra, "%s  more: tourney games %" PRIu64 " from=%ld", extra ? "\n" : "",
+		        t->id, from + shown);
+	}
+	reply_ok(c, rq, f, extra, "tournament %" PRIu64 ": %ld game(s)%s", t->id, k,
+	         shown < k ? ", a page of them" : "");
 }
 
 static void do_trf(struct tourneys *ts, struct client *c, const struct proto_req *rq)

@@ -56,6 +56,7 @@
 #define TOURNEY_MAX_GAMES     200
 #define TOURNEY_NAME_MAX      40
 #define TOURNEY_LIST_MAX      100 /* tournaments `tourney list` shows, newest first */
+#define TOURNEY_GAMES_PAGE    500 /* games a `tourney games` reply lists (from=N: the next) */
 #define TOURNEY_KEEP_OVER     32  /* finished or cancelled ones kept in memory */
 #define TOURNEY_ARENA_MINUTES 30  /* an arena's length without minutes= */
 /* an arena player meets its last opponent again only after waiting this long (ms) for
