@@ -79,10 +79,12 @@ struct tourney {
 	enum tstate state;
 	int n;
 	struct tplayer p[TOURNEY_MAX_PLAYERS];
-	/* player i's row: TOURNEY_MAX_GAMES entries and their game ids, allocated as the player
-	   enters (add_player), owned by the tournament (tourney_free) */
+	/* player i's row: room[i] entries and their game ids, allocated as the player enters
+	   (add_player: enough for any round format), grown for an arena's games (row_room),
+	   owned by the tournament (tourney_free) */
 	struct arena_game *g[TOURNEY_MAX_PLAYERS];
 	uint64_t *gid[TOURNEY_MAX_PLAYERS];
+	int room[TOURNEY_MAX_PLAYERS];
 	int round; /* rounds paired: the current one is round - 1 */
 	struct tpair pairs[TOURNEY_MAX_PLAYERS / 2 + 1];
 	int npairs;
@@ -106,8 +108,8 @@ static int add_player(struct tourney *t)
 {
 	if (t->n == TOURNEY_MAX_PLAYERS)
 		return -1;
-	t->g[t->n] = calloc(TOURNEY_MAX_GAMES, sizeof *t->g[t->n]);
-	t->gid[t->n] = calloc(TOURNEY_MAX_GAMES, sizeof *t->gid[t->n]);
+	t->g[t->n] = calloc(TOURNEY_MAX_ROUNDS, sizeof *t->g[t->n]);
+	t->gid[t->n] = calloc(TOURNEY_MAX_ROUNDS, sizeof *t->gid[t->n]);
 	if (t->g[t->n] == NULL || t->gid[t->n] == NULL) {
 		free(t->g[t->n]);
 		free(t->gid[t->n]);
@@ -115,7 +117,33 @@ static int add_player(struct tourney *t)
 		t->gid[t->n] = NULL;
 		return -1;
 	}
+	t->room[t->n] = TOURNEY_MAX_ROUNDS;
 	return t->n++;
+}
+
+/* Makes player i's row hold at least `need` entries (doubling, up to TOURNEY_MAX_GAMES);
+   false when it cannot (past the cap, or out of memory: the row stays as it was). */
+static bool row_room(struct tourney *t, int i, int need)
+{
+	if (need <= t->room[i])
+		return true;
+	if (need > TOURNEY_MAX_GAMES)
+		return false;
+	int room = 2 * t->room[i] > need ? 2 * t->room[i] : need;
+	if (room > TOURNEY_MAX_GAMES)
+		room = TOURNEY_MAX_GAMES;
+	struct arena_game *g = realloc(t->g[i], (size_t)room * sizeof *g);
+	if (g == NULL)
+		return false;
+	t->g[i] = g;
+	uint64_t *gid = realloc(t->gid[i], (size_t)room * sizeof *gid);
+	if (gid == NULL)
+		return false; /* g is bigger, room[i] not yet: the next try reallocs it again */
+	t->gid[i] = gid;
+	memset(g + t->room[i], 0, (size_t)(room - t->room[i]) * sizeof *g);
+	memset(gid + t->room[i], 0, (size_t)(room - t->room[i]) * sizeof *gid);
+	t->room[i] = room;
+	return true;
 }
 
 static void tourney_free(struct tourney *t)
@@ -616,7 +644,7 @@ static struct tourney *from_doc(const char *doc)
 		int rows = t->format == TF_ARENA ? TOURNEY_MAX_GAMES : t->round;
 		cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(p, "games"))
 		{
-			if (r == rows || cJSON_GetArraySize(e) != 4)
+			if (r == rows || cJSON_GetArraySize(e) != 4 || !row_room(t, me, r + 1))
 				goto bad;
 			const char *col = cJSON_GetArrayItem(e, 1)->valuestring;
 			const char *res = cJSON_GetArrayItem(e, 2)->valuestring;
@@ -647,8 +675,8 @@ static struct tourney *from_doc(const char *doc)
 			goto bad;
 		if (t->format == TF_ARENA) { /* an arena's game on: its entries again */
 			int w = pr->white, b = pr->black;
-			if (b < 0 || t->p[w].ngames >= TOURNEY_MAX_GAMES ||
-			    t->p[b].ngames >= TOURNEY_MAX_GAMES)
+			if (b < 0 || !row_room(t, w, t->p[w].ngames + 1) ||
+			    !row_room(t, b, t->p[b].ngames + 1))
 				goto bad;
 			t->g[w][t->p[w].ngames] = (struct arena_game){.opp = b, .color = 'w'};
 			t->g[b][t->p[b].ngames] = (struct arena_game){.opp = w, .color = 'b'};
@@ -1061,7 +1089,7 @@ static void arena_pump(struct tourneys *ts, struct tourney *t, int64_t now)
 	int nf = 0;
 	for (int i = 0; i < t->n; i++) {
 		const struct tplayer *p = &t->p[i];
-		if (!p->active || busy[i] || p->ngames >= TOURNEY_MAX_GAMES ||
+		if (!p->active || busy[i] || !row_room(t, i, p->ngames + 1) ||
 		    lobby_find_user(ts->lobby, p->name) == NULL)
 			continue;
 		fr[nf++] = (struct arena_live_player){
@@ -1732,7 +1760,9 @@ static void do_games(struct tourneys *ts, struct client *c, const struct proto_r
 	char *extra = NULL;
 	long k = 0, shown = 0;
 	bool arena = t->format == TF_ARENA;
-	int rows = arena ? TOURNEY_MAX_GAMES : t->round;
+	int rows = 0;
+	for (int i = 0; i < t->n; i++)
+		rows = rows_of(t, i) > rows ? rows_of(t, i) : rows;
 	for (int r = 0; r < rows; r++)
 		for (int i = 0; i < t->n; i++) {
 			const struct arena_game *g = &t->g[i][r];

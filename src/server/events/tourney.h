@@ -50,10 +50,10 @@
 
 #define TOURNEY_MAX_PLAYERS 256 /* a tournament's entries at most (max= caps it lower) */
 #define TOURNEY_MAX_ROUNDS  64  /* a double round-robin of 32 needs 62 */
-/* an arena player's games at most (not paired again after); each player's row, allocated as
-   it enters, holds this many entries, of which a round format uses its rounds: 200 x 16
-   bytes a player */
-#define TOURNEY_MAX_GAMES     200
+/* an arena player's games at most (not paired again after: a 10-minute arena of instant
+   games with bots gives each about 600); each player's row, 16 bytes a game, starts with
+   TOURNEY_MAX_ROUNDS entries and grows as its games come */
+#define TOURNEY_MAX_GAMES     1000
 #define TOURNEY_NAME_MAX      40
 #define TOURNEY_LIST_MAX      100 /* tournaments `tourney list` shows, newest first */
 #define TOURNEY_GAMES_PAGE    500 /* games a `tourney games` reply lists (from=N: the next) */

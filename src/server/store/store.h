@@ -526,7 +526,7 @@ int store_games_claim(struct store *s, const char *from, struct store_game **out
  * counted it).
  */
 #define STORE_TOURNEY_STATE_MAX 16
-#define STORE_TOURNEY_DOC_MAX   (4 << 20)
+#define STORE_TOURNEY_DOC_MAX   (8 << 20)
 struct store_tourney {
 	int64_t id;
 	char state[STORE_TOURNEY_STATE_MAX];
