@@ -110,6 +110,89 @@ START_TEST(test_bot_accounts)
 }
 END_TEST
 
+/* Accept filters and bots off over the server: a match the target's filter declines
+   (FILTERED, with the reason), one it takes, a bot's match to someone who refuses bots and
+   the other way round (NO_BOTS), an open seek whose author's filter declines the acceptor,
+   and a filter that does not read (BAD_FILTER, nothing changed). */
+START_TEST(test_filters)
+{
+	struct ts_srv s;
+	ts_up(&s, NULL, 0);
+	struct ts_cli h, a, r, g;
+	ts_register(&h, s.port, "hugh", "secret2");
+	ts_register(&a, s.port, "ann", "secret3");
+	ts_connect_json(&r, s.port);
+	ts_send(&r, "register robo secret1 bot");
+	ts_until0(&r, "{\"type\":\"ok\",\"cmd\":\"register\",\"bot\":true}");
+	ts_join(&g, s.port, "gus");
+	ts_send(&h, "set accept \"tak size=5,6 time>=1+0 rated\"");
+	ts_until0(&h, "{\"type\":\"ok\",\"cmd\":\"set\","
+	              "\"accept\":\"tak size=5,6 time>=1+0 rated\"}");
+	ts_send(&h, "set accept tak size>=9x");
+	ts_until0(&h, "{\"type\":\"error\",\"code\":\"BAD_FILTER\",\"message\":"
+	              "\"'size>=9x' wants a number; PROTOCOL.md section 17 has the words\"}");
+	ts_send(&h, "set accept chess");
+	ts_until0(&h, "{\"type\":\"error\",\"code\":\"BAD_FILTER\"}");
+	/* declined, each with its reason */
+	ts_send(&g, "match hugh ttt");
+	ts_until0(&g, "{\"type\":\"error\",\"code\":\"FILTERED\",\"message\":\"hugh's accept "
+	              "filter declines this game: it takes only tak games, not ttt\"}");
+	ts_send(&a, "match hugh tak size=4 time=5+0 rated=1");
+	ts_until0(&a, "{\"type\":\"error\",\"code\":\"FILTERED\",\"message\":\"hugh's accept "
+	              "filter declines this game: it takes only size=5,6, not size=4\"}");
+	ts_send(&a, "match hugh tak size=5 time=5+0");
+	ts_until0(&a, "{\"type\":\"error\",\"code\":\"FILTERED\",\"message\":\"hugh's accept "
+	              "filter declines this game: it takes only rated games\"}");
+	ts_send(&a, "match hugh tak size=5 rated=1");
+	ts_until0(&a, "{\"type\":\"error\",\"code\":\"FILTERED\"}");
+	/* taken: hugh hears of it, and the earlier ones never reached him */
+	ts_send(&a, "match hugh tak size=6 time=5+0 rated=1");
+	cJSON *ok = ts_until(&a, "{\"type\":\"ok\",\"cmd\":\"match\"}");
+	int id = ts_jint(cJSON_GetObjectItem(ok, "seek"), "id");
+	cJSON_Delete(ok);
+	cJSON *m = ts_until(&h, "{\"type\":\"match\",\"event\":\"new\"}");
+	ck_assert_int_eq(ts_jint(cJSON_GetObjectItem(m, "seek"), "id"), id);
+	cJSON_Delete(m);
+	ts_send(&a, "unseek %d", id);
+	ts_until0(&a, "{\"type\":\"ok\",\"cmd\":\"unseek\"}");
+	/* bots off: refused both ways, even where the filter would take the game */
+	ts_send(&h, "set accept -");
+	ts_until0(&h, "{\"type\":\"ok\",\"cmd\":\"set\",\"accept\":\"\"}");
+	ts_send(&h, "set bots off");
+	ts_until0(&h, "{\"type\":\"ok\",\"cmd\":\"set\",\"bots\":\"off\"}");
+	ts_send(&r, "match hugh ttt");
+	ts_until0(&r, "{\"type\":\"error\",\"code\":\"NO_BOTS\",\"message\":\"hugh refuses "
+	              "bots (set bots off), and robo is a bot\"}");
+	ts_send(&h, "match robo ttt");
+	ts_until0(&h, "{\"type\":\"error\",\"code\":\"NO_BOTS\",\"message\":\"robo is a "
+	              "bot, and hugh refuses bots (set bots off)\"}");
+	/* an open seek: its author's filter and bots off hold against the acceptor */
+	ts_send(&a, "set accept humans");
+	ts_until0(&a, "{\"type\":\"ok\",\"cmd\":\"set\",\"accept\":\"humans\"}");
+	ts_send(&a, "seek ttt");
+	ok = ts_until(&a, "{\"type\":\"ok\",\"cmd\":\"seek\"}");
+	id = ts_jint(cJSON_GetObjectItem(ok, "seek"), "id");
+	cJSON_Delete(ok);
+	ts_send(&r, "accept %d", id);
+	ts_until0(&r, "{\"type\":\"error\",\"code\":\"FILTERED\",\"message\":\"ann's accept "
+	              "filter declines this game: it takes no games against bots\"}");
+	ts_send(&r, "seek ttt");
+	ok = ts_until(&r, "{\"type\":\"ok\",\"cmd\":\"seek\"}");
+	int rid = ts_jint(cJSON_GetObjectItem(ok, "seek"), "id");
+	cJSON_Delete(ok);
+	ts_send(&h, "accept %d", rid);
+	ts_until0(&h, "{\"type\":\"error\",\"code\":\"NO_BOTS\"}");
+	/* a human takes ann's seek */
+	ts_send(&g, "accept %d", id);
+	ts_until0(&g, "{\"type\":\"ok\",\"cmd\":\"accept\"}");
+	ts_close(&g);
+	ts_close(&r);
+	ts_close(&a);
+	ts_close(&h);
+	ts_down(&s);
+}
+END_TEST
+
 /* Reads c's lines until one holds needle (fails after the wait). */
 static void text_until(struct ts_cli *c, const char *needle)
 {
@@ -148,6 +231,7 @@ static Suite *bot_accounts_suite(void)
 	TCase *tc = tcase_create("server");
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_bot_accounts);
+	tcase_add_test(tc, test_filters);
 	tcase_add_test(tc, test_text);
 	suite_add_tcase(s, tc);
 	return s;

@@ -15,6 +15,7 @@
 
 #include <sodium.h>
 
+#include "games/accept.h"
 #include "server/events/tourney.h"
 #include "server/records/accounts.h"
 #include "server/records/archive.h"
@@ -143,9 +144,22 @@ static void cmd_logout(struct cmd *x)
 	lobby_logout(x->cx->lobby, x->cl, x->rq);
 }
 
+/* NO_BOTS or FILTERED: the author of open seek k does not take a game against the caller
+   (identity_accepts: bots off either way, its accept filter). A challenge's target accepts
+   what it was offered: it was checked when made. */
+static bool refuse_unaccepted(struct cmd *x, const struct seek *k)
+{
+	enum err_code code;
+	char why[320];
+	if (k->to != NULL || identity_accepts(k->by, x->cl, k->ops, &k->so, &code, why, sizeof why))
+		return false;
+	reply_err(x->cl, x->rq, code, "%s", why);
+	return true;
+}
+
 static void cmd_accept(struct cmd *x)
 {
-	if (!refuse_blocked(x, x->seek->by->name))
+	if (!refuse_blocked(x, x->seek->by->name) && !refuse_unaccepted(x, x->seek))
 		lobby_accept(x->cx->lobby, x->cl, x->rq, x->seek);
 }
 
@@ -675,12 +689,18 @@ static void set_prefs(struct cmd *x, const char *what, const char *v)
 		}
 		if (n == 1 && v[0] == '-')
 			n = 0;
+		char err[ACCEPT_WHY_MAX];
 		if (n >= sizeof want.accept) {
 			reply_err(c, x->rq, ERR_BAD_FILTER, "a filter is at most %zu bytes",
 			          sizeof want.accept - 1);
 			return;
 		}
 		snprintf(want.accept, sizeof want.accept, "%.*s", (int)n, v);
+		if (accept_check(want.accept, err, sizeof err) < 0) {
+			reply_err(c, x->rq, ERR_BAD_FILTER, "%s; PROTOCOL.md section 17 has the words",
+			          err);
+			return;
+		}
 		accounts_set_prefs(x->cx->acct, c, x->rq, &want, "accept");
 	}
 }

@@ -86,5 +86,14 @@ const char *identity_accept(const struct client *c);
 bool identity_name_is_bot(struct lobby *l, const char *name);
 /* a and b may play each other: neither is a bot the other refuses (set bots off). */
 bool identity_bots_meet(const struct client *a, const struct client *b);
+/*
+ * Whether c takes a game of ops with options so against opp (a match offered to c, c's
+ * seek accepted by opp, a pairing of c): false when one of them is a bot the other refuses
+ * (*code ERR_NO_BOTS) or c's accept filter declines the game (*code ERR_FILTERED); why
+ * (len bytes) then gets a sentence for opp's side that names c and the reason. opp may be
+ * NULL (an opponent not known yet: a human).
+ */
+bool identity_accepts(const struct client *c, const struct client *opp, const struct game_ops *ops,
+                      const struct seek_opts *so, enum err_code *code, char *why, size_t len);
 
 #endif
