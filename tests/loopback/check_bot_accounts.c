@@ -193,6 +193,114 @@ START_TEST(test_filters)
 }
 END_TEST
 
+/* Bots shown: who, seeks (and their news), game_start, state, list, the record's title tag,
+   ratings; set bots off hides seeks both ways. */
+START_TEST(test_shown)
+{
+	struct ts_srv s;
+	ts_up(&s, NULL, 0);
+	struct ts_cli h, a, r;
+	ts_register(&h, s.port, "hugh", "secret2");
+	ts_register(&a, s.port, "ann", "secret3");
+	ts_connect_json(&r, s.port);
+	ts_send(&r, "register robo secret1 bot");
+	ts_until0(&r, "{\"type\":\"ok\",\"cmd\":\"register\",\"bot\":true}");
+	ts_send(&h, "set bots off");
+	ts_until0(&h, "{\"type\":\"ok\",\"cmd\":\"set\",\"bots\":\"off\"}");
+	ts_send(&a, "who");
+	cJSON *who = ts_until(&a, "{\"type\":\"ok\",\"cmd\":\"who\"}");
+	int bots = 0, users = 0;
+	cJSON *u;
+	cJSON_ArrayForEach(u, cJSON_GetObjectItem(who, "users"))
+	{
+		users++;
+		bool bot = cJSON_IsTrue(cJSON_GetObjectItem(u, "bot"));
+		bots += bot;
+		ck_assert(bot == (strcmp(ts_jstr(u, "name"), "robo") == 0));
+	}
+	ck_assert_int_eq(users, 3);
+	ck_assert_int_eq(bots, 1);
+	cJSON_Delete(who);
+	/* robo's seek: ann hears of it (as a bot's), hugh does not, nor lists it */
+	ts_send(&r, "seek ttt rated=1");
+	cJSON *ok = ts_until(&r, "{\"type\":\"ok\",\"cmd\":\"seek\",\"seek\":{\"bot\":true}}");
+	int rid = ts_jint(cJSON_GetObjectItem(ok, "seek"), "id");
+	cJSON_Delete(ok);
+	ts_until0(&a, "{\"type\":\"seek\",\"event\":\"new\",\"seek\":{\"by\":\"robo\","
+	              "\"bot\":true}}");
+	/* hugh's seek: ann hears of it, robo does not (its next news is ann's) */
+	ts_send(&h, "seek ttt");
+	ts_until0(&h, "{\"type\":\"ok\",\"cmd\":\"seek\",\"seek\":{\"bot\":false}}");
+	ts_until0(&a, "{\"type\":\"seek\",\"event\":\"new\",\"seek\":{\"by\":\"hugh\"}}");
+	ts_send(&a, "seek mnk");
+	ts_until0(&a, "{\"type\":\"ok\",\"cmd\":\"seek\"}");
+	cJSON *news = ts_until(&r, "{\"type\":\"seek\",\"event\":\"new\"}");
+	ck_assert_str_eq(ts_jstr(cJSON_GetObjectItem(news, "seek"), "by"), "ann");
+	cJSON_Delete(news);
+	news = ts_until(&h, "{\"type\":\"seek\",\"event\":\"new\"}");
+	ck_assert_str_eq(ts_jstr(cJSON_GetObjectItem(news, "seek"), "by"), "ann");
+	cJSON_Delete(news);
+	ts_send(&h, "seeks");
+	cJSON *list = ts_until(&h, "{\"type\":\"ok\",\"cmd\":\"seeks\"}");
+	ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItem(list, "seeks")), 2); /* not robo's */
+	cJSON_Delete(list);
+	ts_send(&a, "seeks");
+	list = ts_until(&a, "{\"type\":\"ok\",\"cmd\":\"seeks\"}");
+	ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItem(list, "seeks")), 3);
+	cJSON_Delete(list);
+	/* ann takes robo's rated seek: the start, the state and the list show the bot's seat */
+	ts_send(&a, "accept %d", rid);
+	cJSON *acc = ts_until(&a, "{\"type\":\"ok\",\"cmd\":\"accept\"}");
+	int id = ts_jint(acc, "game");
+	cJSON_Delete(acc);
+	cJSON *gs = ts_until(&a, "{\"type\":\"game_start\"}");
+	cJSON *names = cJSON_GetObjectItem(gs, "players"), *flags = cJSON_GetObjectItem(gs, "bots");
+	ck_assert_int_eq(cJSON_GetArraySize(flags), 2);
+	for (int i = 0; i < 2; i++)
+		ck_assert(cJSON_IsTrue(cJSON_GetArrayItem(flags, i)) ==
+		          (strcmp(cJSON_GetArrayItem(names, i)->valuestring, "robo") == 0));
+	int robo_seat = strcmp(cJSON_GetArrayItem(names, 0)->valuestring, "robo") == 0 ? 0 : 1;
+	cJSON_Delete(gs);
+	cJSON *st = ts_until(&a, "{\"type\":\"state\"}");
+	ck_assert(cJSON_IsTrue(cJSON_GetArrayItem(cJSON_GetObjectItem(st, "bots"), robo_seat)));
+	ck_assert(!cJSON_IsTrue(cJSON_GetArrayItem(cJSON_GetObjectItem(st, "bots"), 1 - robo_seat)));
+	cJSON_Delete(st);
+	ts_send(&h, "list");
+	list = ts_until(&h, "{\"type\":\"ok\",\"cmd\":\"list\"}");
+	cJSON *row = cJSON_GetArrayItem(cJSON_GetObjectItem(list, "games"), 0);
+	ck_assert(cJSON_IsTrue(cJSON_GetArrayItem(cJSON_GetObjectItem(row, "bots"), robo_seat)));
+	cJSON_Delete(list);
+	/* a rated end: ratings and the record name the bot */
+	ts_send(&a, "resign %d", id);
+	ts_until0(&a, "{\"type\":\"game_over\"}");
+	ts_until0(&r, "{\"type\":\"game_over\"}");
+	ts_send(&h, "ratings ttt");
+	cJSON *rt = ts_until(&h, "{\"type\":\"ok\",\"cmd\":\"ratings\"}");
+	cJSON *e;
+	int seen = 0;
+	cJSON_ArrayForEach(e, cJSON_GetObjectItem(rt, "ratings"))
+	{
+		seen++;
+		ck_assert(cJSON_IsTrue(cJSON_GetObjectItem(e, "bot")) ==
+		          (strcmp(ts_jstr(e, "name"), "robo") == 0));
+	}
+	ck_assert_int_eq(seen, 2);
+	cJSON_Delete(rt);
+	ts_send(&h, "record %d", id);
+	cJSON *rec = ts_until(&h, "{\"type\":\"ok\",\"cmd\":\"record\"}");
+	char tag[64];
+	snprintf(tag, sizeof tag, "[Player%dTitle \"BOT\"]", robo_seat + 1);
+	ck_assert_ptr_nonnull(strstr(ts_jstr(rec, "record"), tag));
+	snprintf(tag, sizeof tag, "[Player%dTitle", 2 - robo_seat);
+	ck_assert_ptr_null(strstr(ts_jstr(rec, "record"), tag));
+	cJSON_Delete(rec);
+	ts_close(&r);
+	ts_close(&a);
+	ts_close(&h);
+	ts_down(&s);
+}
+END_TEST
+
 /* Reads c's lines until one holds needle (fails after the wait). */
 static void text_until(struct ts_cli *c, const char *needle)
 {
@@ -232,6 +340,7 @@ static Suite *bot_accounts_suite(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_bot_accounts);
 	tcase_add_test(tc, test_filters);
+	tcase_add_test(tc, test_shown);
 	tcase_add_test(tc, test_text);
 	suite_add_tcase(s, tc);
 	return s;

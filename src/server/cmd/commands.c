@@ -908,8 +908,8 @@ static const struct proto_cmd table[] = {
         {"motd", 0, 1, ADMIN | REST, 1, cmd_motd, "motd [text | -]",
          "admins: the message of the day shown at login: show it, set it, or clear it (-)"},
         {"set", 2, 2, REST, 1, cmd_set,
-         "set format text|json / set ping|watchers|seeks|tourneys|bot|bots on|off / "
-         "set accept <filter>|-",
+         "set format|ping|watchers|seeks|tourneys|bot|bots|accept <value>",
+         "format text|json, accept <filter>|-, the others on|off: "
          "choose how the server writes to you; ask for the server's pings (round-trip time) "
          "or for your games' spectator counts as they change; hear of seeks as they come and "
          "go (on by default); hear tournaments' events (off by default); mark your account a "

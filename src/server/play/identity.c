@@ -207,8 +207,7 @@ bool identity_name_is_bot(struct lobby *l, const char *name)
 
 bool identity_bots_meet(const struct client *a, const struct client *b)
 {
-	return !(identity_is_bot(a) && identity_refuses_bots(b)) &&
-	       !(identity_is_bot(b) && identity_refuses_bots(a));
+	return lobby_bots_meet(a, b);
 }
 
 bool identity_accepts(const struct client *c, const struct client *opp, const struct game_ops *ops,
