@@ -617,15 +617,17 @@ static void quiet(void *arg, const char *message)
 	(void)message; /* notices ("already exists, skipping") are not worth a line */
 }
 
-static const char *const stmt_names[S_COUNT] = {
-        "acc_insert",  "acc_get",     "rating_get",    "rating_put",   "rating_top",
-        "ratings_of",  "reserve",     "game_insert",   "game_exists",  "game_fetch",
-        "move_insert", "moves_drop",  "game_finish",   "in_progress",  "history",
-        "claim",       "find",        "find_player",   "find_moves",   "find_player_moves",
-        "counts",      "tourney_put", "tourneys_open", "tourney_max",  "admin_put",
-        "admin_del",   "sanction_put", "sanction_del", "block_put",    "block_del",
-        "audit_add",   "mod_list",    "audit_list",
+static const char *const stmt_names[] = {
+        "acc_insert",  "acc_get",           "prefs_get",   "prefs_put",    "rating_get",
+        "rating_put",  "rating_top",        "ratings_of",  "reserve",      "game_insert",
+        "game_exists", "game_fetch",        "move_insert", "moves_drop",   "game_finish",
+        "in_progress", "history",           "claim",       "find",         "find_player",
+        "find_moves",  "find_player_moves", "counts",      "tourney_put",  "tourneys_open",
+        "tourney_max", "admin_put",         "admin_del",   "sanction_put", "sanction_del",
+        "block_put",   "block_del",         "audit_add",   "mod_list",     "audit_list",
 };
+/* a name for every statement, in the enum's order (a name given twice does not prepare) */
+_Static_assert(sizeof stmt_names / sizeof stmt_names[0] == S_COUNT, "one name per statement");
 
 /* Settings of a new session: durability, lock wait, encoding, read-only for readers. */
 static int session_setup(struct pg_store *s)
