@@ -173,26 +173,35 @@ static void game_side(const struct accept_game *g, enum key k, const char *name,
 			snprintf(sd->text, sizeof sd->text, "untimed");
 		return;
 	}
-	sd->present = option_value(g->options != NULL ? g->options : "", name, sd->text,
-	                           sizeof sd->text);
+	sd->present =
+	        option_value(g->options != NULL ? g->options : "", name, sd->text, sizeof sd->text);
 	sd->numeric = sd->present && number(sd->text, strlen(sd->text), &sd->num);
+}
+
+/* The ".." of a range item a..b, or NULL. */
+static const char *range_dots(struct word it)
+{
+	for (size_t i = 0; i + 1 < it.n; i++)
+		if (it.p[i] == '.' && it.p[i + 1] == '.')
+			return it.p + i;
+	return NULL;
+}
+
+/* A range item's ends as numbers (clocks in milliseconds); dots from range_dots(). */
+static bool range_of(enum key k, struct word it, const char *dots, double *a, double *b)
+{
+	size_t an = (size_t)(dots - it.p), bn = it.n - an - 2;
+	return k == KEY_OPT ? number(it.p, an, a) && number(dots + 2, bn, b)
+	                    : clock_value(k, it.p, an, a) && clock_value(k, dots + 2, bn, b);
 }
 
 /* One item of a value list: a value, or a range a..b (numbers). */
 static bool item_holds(enum key k, struct word it, const struct side *sd)
 {
-	const char *dots = NULL;
-	for (size_t i = 0; i + 1 < it.n && dots == NULL; i++)
-		if (it.p[i] == '.' && it.p[i + 1] == '.')
-			dots = it.p + i;
+	const char *dots = range_dots(it);
 	double a, b;
-	if (dots != NULL) {
-		size_t an = (size_t)(dots - it.p);
-		bool ok = k == KEY_OPT ? number(it.p, an, &a) && number(dots + 2, it.n - an - 2, &b)
-		                       : clock_value(k, it.p, an, &a) &&
-		                                 clock_value(k, dots + 2, it.n - an - 2, &b);
-		return ok && sd->numeric && sd->num >= a && sd->num <= b;
-	}
+	if (dots != NULL)
+		return range_of(k, it, dots, &a, &b) && sd->numeric && sd->num >= a && sd->num <= b;
 	if (k != KEY_OPT)
 		return clock_value(k, it.p, it.n, &a) && sd->num == a;
 	if (number(it.p, it.n, &a))
@@ -213,23 +222,18 @@ static bool items_check(enum key k, enum op op, struct word w, struct word vals,
 	while (p <= end) {
 		const char *c = memchr(p, ',', (size_t)(end - p));
 		struct word it = {p, (size_t)((c != NULL ? c : end) - p)};
-		const char *dots = NULL;
-		for (size_t i = 0; i + 1 < it.n && dots == NULL; i++)
-			if (it.p[i] == '.' && it.p[i + 1] == '.')
-				dots = it.p + i;
+		const char *dots = range_dots(it);
 		double a, b;
 		bool ok = it.n > 0;
 		if (ok && (c != NULL || dots != NULL) && !list) {
-			say(err, len, "'%.*s': a comparison takes one value (lists and ranges go with = or !=)",
+			say(err, len,
+			    "'%.*s': a comparison takes one value (lists and ranges go with = or "
+			    "!=)",
 			    (int)w.n, w.p);
 			return false;
 		}
 		if (ok && dots != NULL) {
-			size_t an = (size_t)(dots - it.p);
-			ok = k == KEY_OPT ? number(it.p, an, &a) && number(dots + 2, it.n - an - 2, &b)
-			                  : clock_value(k, it.p, an, &a) &&
-			                            clock_value(k, dots + 2, it.n - an - 2, &b);
-			ok = ok && a <= b;
+			ok = range_of(k, it, dots, &a, &b) && a <= b;
 		} else if (ok && k != KEY_OPT) {
 			ok = clock_value(k, it.p, it.n, &a);
 		} else if (ok && !list) {
@@ -255,9 +259,9 @@ static bool items_check(enum key k, enum op op, struct word w, struct word vals,
 
 /* What one word of a filter is. */
 struct term {
-	bool is_kind; /* a kind word (kinds of an alternative: one must hold) */
-	int flag;     /* a flag word: its index in flag_words, else -1 */
-	bool holds;   /* with a game: it holds for it */
+	bool is_kind;             /* a kind word (kinds of an alternative: one must hold) */
+	int flag;                 /* a flag word: its index in flag_words, else -1 */
+	bool holds;               /* with a game: it holds for it */
 	char game[WORD_MAX + 16]; /* with a game: what the game has there, for a reason */
 };
 
@@ -308,8 +312,8 @@ static int term_read(struct word w, const struct accept_game *g, struct term *t,
 			continue;
 		t->flag = (int)i;
 		if (g != NULL) {
-			bool v[] = {g->rated, !g->rated, g->opponent_bot, !g->opponent_bot, g->timed,
-			            !g->timed};
+			bool v[] = {g->rated,         !g->rated, g->opponent_bot,
+			            !g->opponent_bot, g->timed,  !g->timed};
 			t->holds = v[i];
 		}
 		return 0;
@@ -322,7 +326,8 @@ static int term_read(struct word w, const struct accept_game *g, struct term *t,
 		if (kind_word(w, g, t))
 			return 0;
 		say(err, len,
-		    "'%.*s' is no game kind (%s), no option comparison (size=5,6, time>=1+0), nor one "
+		    "'%.*s' is no game kind (%s), no option comparison (size=5,6, time>=1+0), nor "
+		    "one "
 		    "of rated, unrated, bots, humans, timed, untimed",
 		    (int)w.n, w.p, "ttt, mnk, tak, xmas");
 		return -1;
@@ -415,8 +420,7 @@ static bool alt_holds(const struct alt *a)
 
 /* Walks filter, for game g (NULL: only checks it). -1 with err when it does not read; else 0
    and (with a game) *pass, and why when it fails. */
-static int walk(const char *filter, const struct accept_game *g, bool *pass, char *why,
-                size_t len)
+static int walk(const char *filter, const struct accept_game *g, bool *pass, char *why, size_t len)
 {
 	struct alt a, first;
 	alt_start(&a);
@@ -433,8 +437,9 @@ static int walk(const char *filter, const struct accept_game *g, bool *pass, cha
 		bool sep = more && (word_is(w, "|") || word_is(w, "or"));
 		if (!more || sep) {
 			if (neg || (a.words == 0 && (sep || nalts > 0))) {
-				say(why, len, "%s", neg ? "a negation (! or not) before nothing"
-				                        : "an empty alternative around '|'");
+				say(why, len, "%s",
+				    neg ? "a negation (! or not) before nothing"
+				        : "an empty alternative around '|'");
 				return -1;
 			}
 			if (a.words > 0) {
@@ -472,18 +477,19 @@ static int walk(const char *filter, const struct accept_game *g, bool *pass, cha
 			a.kinds_seen = true;
 			a.kind_ok |= t.holds;
 			size_t kl = strlen(a.kinds);
-			snprintf(a.kinds + kl, sizeof a.kinds - kl, "%s%.*s", kl ? " or " : "", (int)w.n,
-			         w.p);
+			snprintf(a.kinds + kl, sizeof a.kinds - kl, "%s%.*s", kl ? " or " : "",
+			         (int)w.n, w.p);
 		} else if ((neg ? !t.holds : t.holds) == false && a.all_ok && g != NULL) {
 			a.all_ok = false;
 			if (t.flag >= 0)
-				snprintf(a.why, sizeof a.why, "%s", flag_why[neg ? t.flag ^ 1 : t.flag]);
+				snprintf(a.why, sizeof a.why, "%s",
+				         flag_why[neg ? t.flag ^ 1 : t.flag]);
 			else if (neg)
 				snprintf(a.why, sizeof a.why, "takes no %.*s games (this one: %s)",
 				         (int)w.n, w.p, t.game);
 			else
-				snprintf(a.why, sizeof a.why, "takes only %.*s, not %s", (int)w.n, w.p,
-				         t.game);
+				snprintf(a.why, sizeof a.why, "takes only %.*s, not %s", (int)w.n,
+				         w.p, t.game);
 		}
 		neg = false;
 	}

@@ -119,10 +119,10 @@ struct record_game {
 
 /*
  * Sets the tags of g, in order: Event, Site, Game, Date, Time, Player1,
- * Player2, Player1Title and Player2Title "BOT" for a bot's seat, Rated, Clock (when timed), then the tags the engine of g->kind
- * gives for the options (game_ops.record_tags; for Tak Size, Komi in flats,
- * Flats and Caps), then Options and Seed (what replay needs; left out while
- * seed_hidden), Result and, when given, Termination. Also sets the result token from g->result.
+ * Player2, Player1Title and Player2Title "BOT" for a bot's seat, Rated, Clock (when timed), then
+ * the tags the engine of g->kind gives for the options (game_ops.record_tags; for Tak Size, Komi in
+ * flats, Flats and Caps), then Options and Seed (what replay needs; left out while seed_hidden),
+ * Result and, when given, Termination. Also sets the result token from g->result.
  */
 int record_set_game_tags(struct record *r, const struct record_game *g);
 

@@ -242,7 +242,8 @@ START_TEST(test_shown)
 	cJSON_Delete(news);
 	ts_send(&h, "seeks");
 	cJSON *list = ts_until(&h, "{\"type\":\"ok\",\"cmd\":\"seeks\"}");
-	ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItem(list, "seeks")), 2); /* not robo's */
+	ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItem(list, "seeks")),
+	                 2); /* not robo's */
 	cJSON_Delete(list);
 	ts_send(&a, "seeks");
 	list = ts_until(&a, "{\"type\":\"ok\",\"cmd\":\"seeks\"}");
@@ -263,7 +264,8 @@ START_TEST(test_shown)
 	cJSON_Delete(gs);
 	cJSON *st = ts_until(&a, "{\"type\":\"state\"}");
 	ck_assert(cJSON_IsTrue(cJSON_GetArrayItem(cJSON_GetObjectItem(st, "bots"), robo_seat)));
-	ck_assert(!cJSON_IsTrue(cJSON_GetArrayItem(cJSON_GetObjectItem(st, "bots"), 1 - robo_seat)));
+	ck_assert(
+	        !cJSON_IsTrue(cJSON_GetArrayItem(cJSON_GetObjectItem(st, "bots"), 1 - robo_seat)));
 	cJSON_Delete(st);
 	ts_send(&h, "list");
 	list = ts_until(&h, "{\"type\":\"ok\",\"cmd\":\"list\"}");

@@ -174,7 +174,7 @@ START_TEST(test_games)
 	        {"time>=1+0", 2, false, "not untimed"},
 	        {"time>=5+0", 1, false, "takes only time>=5+0, not 3+2"},
 	        {"time>=4+1", 1, false, "not 3+2"}, /* 260 s < 280 s */
-	        {"time<=4", 1, false, NULL},         /* 260 s > 240 s */
+	        {"time<=4", 1, false, NULL},        /* 260 s > 240 s */
 	        {"time<=5", 1, true, NULL},
 	        {"time=3+2", 1, true, NULL},
 	        {"time=3+1,3+2", 1, true, NULL},
@@ -226,11 +226,12 @@ START_TEST(test_games)
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		char why[ACCEPT_WHY_MAX] = "";
 		bool pass = accept_allows(cases[i].f, gs[cases[i].g], why, sizeof why);
-		ck_assert_msg(pass == cases[i].pass, "'%s' on game %d: %s (%s)", cases[i].f, cases[i].g,
-		              pass ? "passed" : "declined", why);
+		ck_assert_msg(pass == cases[i].pass, "'%s' on game %d: %s (%s)", cases[i].f,
+		              cases[i].g, pass ? "passed" : "declined", why);
 		if (!pass && cases[i].why != NULL)
-			ck_assert_msg(strstr(why, cases[i].why) != NULL, "'%s' on game %d: '%s' lacks '%s'",
-			              cases[i].f, cases[i].g, why, cases[i].why);
+			ck_assert_msg(strstr(why, cases[i].why) != NULL,
+			              "'%s' on game %d: '%s' lacks '%s'", cases[i].f, cases[i].g,
+			              why, cases[i].why);
 		if (!pass)
 			ck_assert_msg(why[0] != '\0', "'%s': no reason", cases[i].f);
 		passed += pass;

@@ -697,8 +697,8 @@ static void set_prefs(struct cmd *x, const char *what, const char *v)
 		}
 		snprintf(want.accept, sizeof want.accept, "%.*s", (int)n, v);
 		if (accept_check(want.accept, err, sizeof err) < 0) {
-			reply_err(c, x->rq, ERR_BAD_FILTER, "%s; PROTOCOL.md section 17 has the words",
-			          err);
+			reply_err(c, x->rq, ERR_BAD_FILTER,
+			          "%s; PROTOCOL.md section 17 has the words", err);
 			return;
 		}
 		accounts_set_prefs(x->cx->acct, c, x->rq, &want, "accept");

@@ -216,11 +216,11 @@ bool identity_accepts(const struct client *c, const struct client *opp, const st
 	if (!identity_bots_meet(c, opp)) {
 		*code = ERR_NO_BOTS;
 		if (identity_refuses_bots(c))
-			snprintf(why, len, "%s refuses bots (set bots off), and %s is a bot", c->name,
-			         opp->name);
+			snprintf(why, len, "%s refuses bots (set bots off), and %s is a bot",
+			         c->name, opp->name);
 		else
-			snprintf(why, len, "%s is a bot, and %s refuses bots (set bots off)", c->name,
-			         opp->name);
+			snprintf(why, len, "%s is a bot, and %s refuses bots (set bots off)",
+			         c->name, opp->name);
 		return false;
 	}
 	const char *filter = identity_accept(c);

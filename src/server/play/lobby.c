@@ -116,8 +116,9 @@ char *lobby_seek_text(const struct seek *k)
 {
 	char *o = session_view_options_text(k->ops, &k->so);
 	char *t = xasprintf("%" PRIu64 " by %s%s: %s %s, seeker plays %s%s%s", k->id,
-	                    lobby_bot_mark(k->by), k->by->name, k->ops->name, o ? o : "", color_word(k->so.color),
-	                    k->to != NULL ? ", to " : "", k->to != NULL ? k->to->name : "");
+	                    lobby_bot_mark(k->by), k->by->name, k->ops->name, o ? o : "",
+	                    color_word(k->so.color), k->to != NULL ? ", to " : "",
+	                    k->to != NULL ? k->to->name : "");
 	free(o);
 	return t;
 }
@@ -468,9 +469,8 @@ void lobby_login_checked(struct lobby *l, struct client *c, const struct proto_r
 	log_debug("logged in conn=%llu user=%s account=%s", (unsigned long long)c->conn->id,
 	          c->name, registered ? "yes" : "no");
 	reply_ok(c, rq, f, NULL, "logged in as %s%s%s%s%s%s", c->name, registered ? "" : " (guest)",
-	         c->prefs.bot ? " (bot)" : "",
-	         back ? back : "", !registered && c->token[0] ? "; token " : "",
-	         registered ? "" : c->token);
+	         c->prefs.bot ? " (bot)" : "", back ? back : "",
+	         !registered && c->token[0] ? "; token " : "", registered ? "" : c->token);
 	free(back);
 	session_resume_send(l->sess, c);
 	if (l->motd != NULL) {

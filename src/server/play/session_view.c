@@ -607,8 +607,7 @@ void session_view_game_start(const struct game *g, int seat, bool resumed, cJSON
 	                  resumed ? "back in game" : "game", g->id, resumed ? "" : " started",
 	                  g->ops->name, opts ? opts : "", bot_mark(g, 0), g->pl[0].name,
 	                  g->ops->seat_names[0], bot_mark(g, 1), g->pl[1].name,
-	                  g->ops->seat_names[1],
-	                  g->ops->seat_names[seat], g->id);
+	                  g->ops->seat_names[1], g->ops->seat_names[seat], g->id);
 	free(opts);
 	*json = j;
 }

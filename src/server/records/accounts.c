@@ -572,7 +572,7 @@ static void job_start(struct accounts *a, struct client *c, const struct proto_r
 }
 
 /* register <name> <password> bot: the password's last word "bot" (after a space) is the flag;
-   *len is the password's length without it. */
+ *len is the password's length without it. */
 static bool bot_flag(const char *password, size_t *len)
 {
 	size_t n = strlen(password);
@@ -642,13 +642,14 @@ static void prefs_reply(struct client *c, const struct proto_req *rq, const char
 	cJSON_AddStringToObject(f, "bots", p->bots_off ? "off" : "on");
 	cJSON_AddStringToObject(f, "accept", p->accept);
 	if (strcmp(setting, "bot") == 0)
-		reply_ok(c, rq, f, NULL, "%s", p->bot ? "you are a bot: shown as such to everyone"
-		                                      : "you are not a bot");
+		reply_ok(c, rq, f, NULL, "%s",
+		         p->bot ? "you are a bot: shown as such to everyone" : "you are not a bot");
 	else if (strcmp(setting, "bots") == 0)
 		reply_ok(c, rq, f, NULL, "%s",
-		         p->bots_off ? "bots off: you do not see bots' seeks, they do not see yours, "
-		                       "and games with bots are refused"
-		                     : "bots on: you may meet bots");
+		         p->bots_off
+		                 ? "bots off: you do not see bots' seeks, they do not see yours, "
+		                   "and games with bots are refused"
+		                 : "bots on: you may meet bots");
 	else if (p->accept[0] != '\0')
 		reply_ok(c, rq, f, NULL, "you accept: %s", p->accept);
 	else
@@ -675,7 +676,8 @@ static void prefs_done(struct auth_job *j, struct client *c, int err)
 		reply_err(c, rq, ERR_INTERNAL, "it could not be stored (%s); nothing changed",
 		          store_strerror(err));
 	} else if (!c->logged_in || strcasecmp(c->name, j->name) != 0) {
-		reply_err(c, rq, ERR_NOT_LOGGED_IN, "you logged out meanwhile; nothing changed here");
+		reply_err(c, rq, ERR_NOT_LOGGED_IN,
+		          "you logged out meanwhile; nothing changed here");
 	} else {
 		bool played = c->prefs.played;
 		c->prefs = j->prefs;
@@ -717,7 +719,8 @@ void accounts_set_prefs(struct accounts *a, struct client *c, const struct proto
 	                                          : journal_add_prefs(a->journal, c->name, want, j);
 	if (r < 0) {
 		journal_log_failure(rq->verb, r, why);
-		reply_err(c, rq, ERR_INTERNAL, "your preferences could not be stored; nothing changed");
+		reply_err(c, rq, ERR_INTERNAL,
+		          "your preferences could not be stored; nothing changed");
 		job_free(j);
 		return;
 	}

@@ -212,8 +212,7 @@ static void rate(void *ud, const struct store_rec_finish *fin,
 	}
 }
 
-int journal_add_account(struct journal *jn, const char *name, const char *hash, bool bot,
-                        void *ud)
+int journal_add_account(struct journal *jn, const char *name, const char *hash, bool bot, void *ud)
 {
 	if (jn->w == NULL)
 		return STORE_EINVAL;

@@ -145,8 +145,7 @@ bool journal_failing(const struct journal *jn, const char **why);
  * record comes back to on_account with r->ud == ud: r->err 0 (stored),
  * STORE_EEXISTS (name taken) or a failure (dropped at shutdown).
  */
-int journal_add_account(struct journal *jn, const char *name, const char *hash, bool bot,
-                        void *ud);
+int journal_add_account(struct journal *jn, const char *name, const char *hash, bool bot, void *ud);
 /*
  * Queues account name's preferences (bot, bots_off, accept of p); its record comes back to
  * on_account with r->ud == ud: r->err 0 (stored), STORE_ESTATE (p->bot for an account that
