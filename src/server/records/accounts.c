@@ -588,24 +588,21 @@ static bool bot_flag(const char *password, size_t *len)
 void accounts_register(struct accounts *a, struct client *c, const struct proto_req *rq)
 {
 	const char *name = rq->argv[0];
-	char password[STORE_PASS_MAX + 8];
 	size_t len;
 	bool bot = bot_flag(rq->argv[1], &len);
-	snprintf(password, sizeof password, "%.*s", (int)(len < sizeof password ? len : 0),
-	         rq->argv[1]);
-	if (len >= sizeof password) /* too long: refused below as such */
-		memset(password, 'x', sizeof password - 1);
 	if (!store_name_valid(name)) {
 		reply_err(c, rq, ERR_BAD_NAME,
 		          "account names are %d to %d characters of A-Z a-z 0-9 _", STORE_NAME_MIN,
 		          STORE_NAME_MAX);
 		return;
 	}
-	if (!store_password_valid(password)) {
+	if (len < STORE_PASS_MIN || len > STORE_PASS_MAX) {
 		reply_err(c, rq, ERR_BAD_PASSWORD, "passwords are %d to %d bytes", STORE_PASS_MIN,
 		          STORE_PASS_MAX);
 		return;
 	}
+	char password[STORE_PASS_MAX + 1];
+	snprintf(password, sizeof password, "%.*s", (int)len, rq->argv[1]);
 	struct auth_job *j = job_new(a, c, rq, AUTH_REGISTER, name, password);
 	sodium_memzero(password, sizeof password);
 	if (j == NULL)
