@@ -100,9 +100,9 @@ LIBRARIES = [
                  "(no objects today); a source file here may call nothing above"),
             ],
             "src/games": [
-                (("book.c", "adjudicate.c"),
+                (("book.c", "adjudicate.c", "accept.c"),
                  "what engine matches add: opening books and adjudication, played through the "
-                 "replayer"),
+                 "replayer; and the accept filters players set, read against the table"),
                 (("games.c", "record.c", "game_replay.c", "search.c"),
                  "what drives any engine through its game_ops: the table and game_find(), the "
                  "record format, the move-list replayer, the generic search"),

@@ -535,6 +535,10 @@ int record_set_game_tags(struct record *r, const struct record_game *g)
 	TAG("Time", v);
 	TAG("Player1", g->players[0]);
 	TAG("Player2", g->players[1]);
+	if (g->bots[0])
+		TAG("Player1Title", "BOT");
+	if (g->bots[1])
+		TAG("Player2Title", "BOT");
 	TAG("Rated", g->rated ? "yes" : "no");
 	if (g->time_base_ms > 0 || g->time_inc_ms > 0) {
 		/* playtak's form: minutes:seconds +increment seconds, "10:0 +20". */

@@ -105,6 +105,8 @@ struct record_game {
 	const char *kind;                  /* Game: "ttt", "tak", ... */
 	int64_t started_ms;                /* Date "YYYY.MM.DD" and Time "hh:mm:ss", UTC */
 	const char *players[2];            /* Player1, Player2 */
+	bool bots[2];                      /* Player1Title, Player2Title "BOT" (lichess' title
+	                                      of a bot's account, WhiteTitle there) */
 	bool rated;                        /* Rated "yes" / "no" */
 	int64_t time_base_ms, time_inc_ms; /* Clock "M:SS +I" when either is set */
 	const char *options;               /* Options: the engine's words, "size=6 komi=4" */
@@ -117,7 +119,7 @@ struct record_game {
 
 /*
  * Sets the tags of g, in order: Event, Site, Game, Date, Time, Player1,
- * Player2, Rated, Clock (when timed), then the tags the engine of g->kind
+ * Player2, Player1Title and Player2Title "BOT" for a bot's seat, Rated, Clock (when timed), then the tags the engine of g->kind
  * gives for the options (game_ops.record_tags; for Tak Size, Komi in flats,
  * Flats and Caps), then Options and Seed (what replay needs; left out while
  * seed_hidden), Result and, when given, Termination. Also sets the result token from g->result.

@@ -5,7 +5,7 @@
  * who had white going to black; pool leave and a disconnect take a player out;
  * the errors; accounts whose ratings are 300 apart after a rated pool game wait
  * until the windows widen (not at once, then within about 25 s); a guest and
- * an account are never paired.
+ * an account are never paired; a bot and one who refuses bots are not paired.
  */
 #include <check.h>
 #include <signal.h>
@@ -153,6 +153,37 @@ START_TEST(test_window_widens)
 }
 END_TEST
 
+/* Bots off: a bot and a human who refuses bots are not paired (both told why, once); a human
+   who takes bots is. */
+START_TEST(test_bots_off)
+{
+	struct ts_srv s;
+	ts_up(&s, NULL, 0);
+	struct ts_cli b, h, g;
+	ts_register(&b, s.port, "robo", "secret1 bot");
+	ts_register(&h, s.port, "hana", "secret2");
+	ts_register(&g, s.port, "gert", "secret3");
+	ts_send(&h, "set bots off");
+	ts_until0(&h, "{\"type\":\"ok\",\"cmd\":\"set\"}");
+	join(&b, "ttt");
+	join(&h, "ttt");
+	ts_until0(&h, "{\"type\":\"pool\",\"event\":\"declined\",\"opponent\":\"robo\","
+	              "\"code\":\"NO_BOTS\"}");
+	ts_until0(&b, "{\"type\":\"pool\",\"event\":\"declined\",\"opponent\":\"hana\"}");
+	ts_msleep(1500);
+	ck_assert_int_eq(waiting(&g, "ttt"), 2);
+	join(&g, "ttt");
+	char white[32], w2[32];
+	int id = game_start(&g, white, sizeof white);
+	ck_assert_int_eq(game_start(&b, w2, sizeof w2), id);
+	ck_assert_int_eq(waiting(&h, "ttt"), 1);
+	ts_close(&b);
+	ts_close(&h);
+	ts_close(&g);
+	ts_down(&s);
+}
+END_TEST
+
 int main(void)
 {
 	signal(SIGPIPE, SIG_IGN);
@@ -162,6 +193,7 @@ int main(void)
 	tcase_add_test(tc, test_pair_no_rematch_colours);
 	tcase_add_test(tc, test_leave_disconnect_errors);
 	tcase_add_test(tc, test_window_widens);
+	tcase_add_test(tc, test_bots_off);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }

@@ -296,7 +296,7 @@ START_TEST(test_tags_of_stored_game)
 	g.plies = 3;
 	struct record r;
 	record_init(&r);
-	ck_assert_int_eq(record_from_game(&g, &r), RECORD_OK);
+	ck_assert_int_eq(record_from_game(&g, NULL, &r), RECORD_OK);
 	const char *want[][2] = {{"Event", "bitarena game 77"},
 	                         {"Site", "bitarena"},
 	                         {"Game", "tak"},
@@ -324,10 +324,18 @@ START_TEST(test_tags_of_stored_game)
 	ck_assert_str_eq(r.moves[2], "Cc3");
 	ck_assert_str_eq(r.result, "R-0");
 	record_clear(&r);
+	/* A bot's seat: its title tag right after the players (lichess' WhiteTitle "BOT") */
+	record_init(&r);
+	ck_assert_int_eq(record_from_game(&g, (const bool[2]){false, true}, &r), RECORD_OK);
+	ck_assert_uint_eq(r.ntags, nwant + 1);
+	ck_assert_str_eq(r.tags[7].key, "Player2Title");
+	ck_assert_str_eq(r.tags[7].value, "BOT");
+	ck_assert_ptr_null(record_tag(&r, "Player1Title"));
+	record_clear(&r);
 	/* Untimed, in progress, not Tak: no Clock, no Termination, result "*". */
 	fill_game(&g, "ttt", "");
 	g.time_base_ms = g.time_inc_ms = 0;
-	ck_assert_int_eq(record_from_game(&g, &r), RECORD_OK);
+	ck_assert_int_eq(record_from_game(&g, NULL, &r), RECORD_OK);
 	ck_assert_ptr_null(record_tag(&r, "Clock"));
 	ck_assert_ptr_null(record_tag(&r, "Termination"));
 	ck_assert_ptr_null(record_tag(&r, "Size"));
@@ -440,7 +448,7 @@ static void round_trip(const struct game_ops *ops, struct store *s, uint64_t see
 	ck_assert_int_eq(f.plies, ply);
 	struct record r, back;
 	record_init(&r);
-	ck_assert_int_eq(record_from_game(&f, &r), RECORD_OK);
+	ck_assert_int_eq(record_from_game(&f, NULL, &r), RECORD_OK);
 	char *text;
 	size_t len;
 	ck_assert_int_eq(record_write(&r, &text, &len), RECORD_OK);

@@ -154,7 +154,7 @@ int api_game_ptn(const struct store_game *g, char **out, size_t *len)
 	shown.plies = shown_plies(g);
 	struct record r;
 	record_init(&r);
-	int err = record_from_game(&shown, &r);
+	int err = record_from_game(&shown, NULL, &r);
 	for (int i = 0; err == RECORD_OK && timed(g) && g->moves != NULL && i < shown.plies; i++) {
 		const struct store_move *m = &g->moves[i];
 		char note[48];

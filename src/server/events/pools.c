@@ -14,6 +14,7 @@
 #include "arena/pool.h"
 #include "games/game.h"
 #include "server/msg/msg.h"
+#include "server/play/identity.h"
 #include "server/play/session.h"
 #include "server/store/store_reader.h"
 #include "server/util/log.h"
@@ -39,6 +40,7 @@ struct pool_waiter {
 	double rating;
 	int64_t since;
 	bool guest, ready; /* ready: its rating is known */
+	bool told;         /* a declined pairing was told (once a wait) */
 };
 
 /* What a name played in the pools (kept while the server runs). */
@@ -225,12 +227,20 @@ static void unlink_waiter(struct pools *ps, struct pool_waiter *w)
 		}
 }
 
+/* The game two waiters of pool d would play. */
+static struct seek_opts game_opts(const struct pool_def *d, const struct pool_waiter *a,
+                                  const struct pool_waiter *b)
+{
+	struct seek_opts so = d->so;
+	so.rated = d->so.rated && !a->guest && !b->guest;
+	return so;
+}
+
 /* Starts the game of white and black in pool d; false when it could not be. */
 static bool start_game(struct pools *ps, struct pool_def *d, struct pool_waiter *white,
                        struct pool_waiter *black)
 {
-	struct game_spec spec = {.ops = d->ops, .so = d->so};
-	spec.so.rated = d->so.rated && !white->guest && !black->guest;
+	struct game_spec spec = {.ops = d->ops, .so = game_opts(d, white, black)};
 	spec.seed = session_new_seed(d->ops, &spec.so.params);
 	struct pool_waiter *seat[2] = {white, black};
 	for (int s = 0; s < 2; s++) {
@@ -263,6 +273,46 @@ static bool start_game(struct pools *ps, struct pool_def *d, struct pool_waiter 
 	return true;
 }
 
+/* Tells w (once a wait) why a pairing was declined. */
+static void tell_declined(const struct pool_def *d, struct pool_waiter *w,
+                          const struct pool_waiter *opp, enum err_code code, const char *why)
+{
+	if (w->told)
+		return;
+	w->told = true;
+	cJSON *j = cJSON_CreateObject();
+	cJSON_AddStringToObject(j, "type", "pool");
+	cJSON_AddStringToObject(j, "event", "declined");
+	cJSON_AddStringToObject(j, "pool", d->name);
+	cJSON_AddStringToObject(j, "opponent", opp->name);
+	cJSON_AddStringToObject(j, "code", err_name(code));
+	cJSON_AddStringToObject(j, "reason", why);
+	send_msg(w->c, j,
+	         xasprintf("pool %s: a pairing with %s declined: %s", d->name, opp->name, why));
+}
+
+struct pairing {
+	const struct pool_def *d;
+	struct pool_waiter **who;
+};
+
+/* pool_pair()'s allowed(): bots and those who refuse them, each one's accept filter
+   (identity_accepts(), both ways); a refusal is told to both. */
+static bool may_pair(void *ud, int i, int j)
+{
+	struct pairing *pg = ud;
+	struct pool_waiter *a = pg->who[i], *b = pg->who[j];
+	struct seek_opts so = game_opts(pg->d, a, b);
+	enum err_code code;
+	char why[300];
+	if (identity_accepts(a->c, b->c, pg->d->ops, &so, &code, why, sizeof why) &&
+	    identity_accepts(b->c, a->c, pg->d->ops, &so, &code, why, sizeof why))
+		return true;
+	tell_declined(pg->d, a, b, code, why);
+	tell_declined(pg->d, b, a, code, why);
+	return false;
+}
+
 /* Pairs pool p's ready waiters. */
 static void pair_pool(struct pools *ps, int p)
 {
@@ -286,7 +336,8 @@ static void pair_pool(struct pools *ps, int p)
 	}
 	if (n < 2)
 		return;
-	int np = pool_pair(e, n, now_ms(ps), NULL, NULL, out, POOL_MAX_ENTRIES / 2);
+	struct pairing pg = {&ps->defs[p], who};
+	int np = pool_pair(e, n, now_ms(ps), may_pair, &pg, out, POOL_MAX_ENTRIES / 2);
 	for (int i = 0; i < np; i++) {
 		struct pool_waiter *w = who[out[i].white], *b = who[out[i].black];
 		if (!start_game(ps, &ps->defs[p], w, b))

@@ -15,6 +15,9 @@
  * is back. Guests (and a server without a store) count as 1500. A pool is
  * rated (rated=1, the default) for two accounts; two guests' game is unrated.
  *
+ * Bots and filters (play/identity.h): a pair is made only when identity_accepts() holds both
+ * ways (bots off, accept filters); a declined pairing is told to both, once a wait.
+ *
  * What a player played (last opponent, colour balance) is kept in memory per
  * name while the server runs; nothing of pools is stored.
  *

@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "server/play/identity.h"
+
 /* The logged-in user called name, or NULL with NO_SUCH_USER answered. */
 static struct client *online(struct lobby *l, struct client *c, const struct proto_req *rq,
                              const char *name)
@@ -62,6 +64,13 @@ void direct_match(struct lobby *l, struct client *c, const struct proto_req *rq)
 	struct seek *k = lobby_seek_new(l, c, rq, rq->argc - 1, rq->argv + 1, u);
 	if (k == NULL)
 		return;
+	enum err_code code;
+	char why[320];
+	if (!identity_accepts(u, c, k->ops, &k->so, &code, why, sizeof why)) {
+		lobby_seek_remove(l, k); /* never told to anyone */
+		reply_err(c, rq, code, "%s", why);
+		return;
+	}
 	char *d = lobby_seek_text(k);
 	cJSON *f = cJSON_CreateObject();
 	cJSON_AddItemToObject(f, "seek", lobby_seek_json(k));

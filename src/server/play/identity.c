@@ -9,6 +9,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "games/accept.h"
 #include "server/msg/msg.h"
 
 void identity_token_new(char out[PROTO_TOKEN_LEN + 1])
@@ -171,4 +172,74 @@ bool identity_guest_login(struct lobby *l, struct client *c, const struct proto_
 		return true; /* the cluster answers (it checks the name on every node) */
 	lobby_login_checked(l, c, rq, name, false);
 	return true;
+}
+
+/* ---- bots and who meets them ---------------------------------------------------------- */
+
+/* c's choices, or NULL for no one (or not logged in). */
+static const struct store_prefs *prefs_of(const struct client *c)
+{
+	return c != NULL && c->logged_in ? &c->prefs : NULL;
+}
+
+bool identity_is_bot(const struct client *c)
+{
+	const struct store_prefs *p = prefs_of(c);
+	return p != NULL && p->bot;
+}
+
+bool identity_refuses_bots(const struct client *c)
+{
+	const struct store_prefs *p = prefs_of(c);
+	return p != NULL && p->bots_off;
+}
+
+const char *identity_accept(const struct client *c)
+{
+	const struct store_prefs *p = prefs_of(c);
+	return p != NULL ? p->accept : "";
+}
+
+bool identity_name_is_bot(struct lobby *l, const char *name)
+{
+	return identity_is_bot(lobby_find_user(l, name));
+}
+
+bool identity_bots_meet(const struct client *a, const struct client *b)
+{
+	return lobby_bots_meet(a, b);
+}
+
+bool identity_accepts(const struct client *c, const struct client *opp, const struct game_ops *ops,
+                      const struct seek_opts *so, enum err_code *code, char *why, size_t len)
+{
+	if (!identity_bots_meet(c, opp)) {
+		*code = ERR_NO_BOTS;
+		if (identity_refuses_bots(c))
+			snprintf(why, len, "%s refuses bots (set bots off), and %s is a bot", c->name,
+			         opp->name);
+		else
+			snprintf(why, len, "%s is a bot, and %s refuses bots (set bots off)", c->name,
+			         opp->name);
+		return false;
+	}
+	const char *filter = identity_accept(c);
+	if (filter[0] == '\0')
+		return true;
+	char options[256];
+	if (game_params_text(ops, &so->params, false, options, sizeof options) < 0)
+		options[0] = '\0';
+	struct accept_game g = {.kind = ops->name,
+	                        .options = options,
+	                        .timed = so->timed,
+	                        .base_ms = so->base_ms,
+	                        .inc_ms = so->inc_ms,
+	                        .rated = so->rated,
+	                        .opponent_bot = identity_is_bot(opp)};
+	char reason[ACCEPT_WHY_MAX];
+	if (accept_allows(filter, &g, reason, sizeof reason))
+		return true;
+	*code = ERR_FILTERED;
+	snprintf(why, len, "%s's accept filter declines this game: it %s", c->name, reason);
+	return false;
 }

@@ -57,6 +57,26 @@ struct client *lobby_find_user(struct lobby *l, const char *name)
 
 /* ---- seeks ------------------------------------------------------------------------ */
 
+static bool is_bot(const struct client *c)
+{
+	return c != NULL && c->logged_in && c->prefs.bot;
+}
+
+static bool refuses_bots(const struct client *c)
+{
+	return c != NULL && c->logged_in && c->prefs.bots_off;
+}
+
+bool lobby_bots_meet(const struct client *a, const struct client *b)
+{
+	return !(is_bot(a) && refuses_bots(b)) && !(is_bot(b) && refuses_bots(a));
+}
+
+const char *lobby_bot_mark(const struct client *c)
+{
+	return is_bot(c) ? "BOT " : "";
+}
+
 static const char *color_word(int color)
 {
 	return color == 0 ? "first" : color == 1 ? "second" : "random";
@@ -67,6 +87,7 @@ cJSON *lobby_seek_json(const struct seek *k)
 	cJSON *j = cJSON_CreateObject();
 	cJSON_AddNumberToObject(j, "id", (double)k->id);
 	cJSON_AddStringToObject(j, "by", k->by->name);
+	cJSON_AddBoolToObject(j, "bot", is_bot(k->by));
 	if (k->to != NULL)
 		cJSON_AddStringToObject(j, "to", k->to->name);
 	cJSON_AddStringToObject(j, "kind", k->ops->name);
@@ -94,8 +115,8 @@ cJSON *lobby_seek_json(const struct seek *k)
 char *lobby_seek_text(const struct seek *k)
 {
 	char *o = session_view_options_text(k->ops, &k->so);
-	char *t = xasprintf("%" PRIu64 " by %s: %s %s, seeker plays %s%s%s", k->id, k->by->name,
-	                    k->ops->name, o ? o : "", color_word(k->so.color),
+	char *t = xasprintf("%" PRIu64 " by %s%s: %s %s, seeker plays %s%s%s", k->id,
+	                    lobby_bot_mark(k->by), k->by->name, k->ops->name, o ? o : "", color_word(k->so.color),
 	                    k->to != NULL ? ", to " : "", k->to != NULL ? k->to->name : "");
 	free(o);
 	return t;
@@ -120,10 +141,11 @@ static void news_msg(struct msg *m, const struct seek_news *n)
 	msg_init(m, j, text);
 }
 
-/* Does news n go to c? Not to its author, nor to who was told at once. */
+/* Does news n go to c? Not to its author, nor to who was told at once, nor across bots off. */
 static bool news_for(const struct seek_news *n, const struct client *c)
 {
-	return n->skip_id[0] != c->conn->id && n->skip_id[1] != c->conn->id;
+	return n->skip_id[0] != c->conn->id && n->skip_id[1] != c->conn->id &&
+	       !(n->by_bot && refuses_bots(c)) && !(n->by_bots_off && is_bot(c));
 }
 
 /* The subscribers: logged in, staying, not `set seeks off`, no front-end (a front-end's
@@ -307,7 +329,9 @@ static void seek_announce(struct lobby *l, struct seek *k, bool gone, uint64_t a
 	struct seek_news n = {.gone = gone,
 	                      .id = k->id,
 	                      .k = gone ? NULL : k,
-	                      .skip_id = {k->by->conn->id, acceptor}};
+	                      .skip_id = {k->by->conn->id, acceptor},
+	                      .by_bot = is_bot(k->by),
+	                      .by_bots_off = refuses_bots(k->by)};
 	feed_add(l, &n);
 }
 
@@ -426,6 +450,9 @@ void lobby_login_checked(struct lobby *l, struct client *c, const struct proto_r
 	cJSON *f = cJSON_CreateObject();
 	cJSON_AddStringToObject(f, "name", c->name);
 	cJSON_AddBoolToObject(f, "guest", !registered);
+	cJSON_AddBoolToObject(f, "bot", c->prefs.bot); /* identity.h */
+	cJSON_AddStringToObject(f, "bots", c->prefs.bots_off ? "off" : "on");
+	cJSON_AddStringToObject(f, "accept", c->prefs.accept);
 	if (!registered && c->token[0] != '\0') /* identity.h: seats come back with it */
 		cJSON_AddStringToObject(f, "token", c->token);
 	cJSON *resumed = cJSON_AddArrayToObject(f, "resumed");
@@ -440,7 +467,8 @@ void lobby_login_checked(struct lobby *l, struct client *c, const struct proto_r
 	}
 	log_debug("logged in conn=%llu user=%s account=%s", (unsigned long long)c->conn->id,
 	          c->name, registered ? "yes" : "no");
-	reply_ok(c, rq, f, NULL, "logged in as %s%s%s%s%s", c->name, registered ? "" : " (guest)",
+	reply_ok(c, rq, f, NULL, "logged in as %s%s%s%s%s%s", c->name, registered ? "" : " (guest)",
+	         c->prefs.bot ? " (bot)" : "",
 	         back ? back : "", !registered && c->token[0] ? "; token " : "",
 	         registered ? "" : c->token);
 	free(back);
@@ -473,6 +501,7 @@ void lobby_logout(struct lobby *l, struct client *c, const struct proto_req *rq)
 	c->logged_in = false;
 	c->registered = false;
 	c->name[0] = '\0';
+	memset(&c->prefs, 0, sizeof c->prefs);
 	l->epoch++;
 }
 
@@ -533,6 +562,8 @@ static void who_build(struct lobby *l)
 		jw_str(&j, u->name);
 		jw_key(&j, "guest");
 		jw_bool(&j, !u->registered);
+		jw_key(&j, "bot");
+		jw_bool(&j, is_bot(u));
 		jw_key(&j, "playing");
 		who_games(&j, u, WHO_PLAYS);
 		jw_key(&j, "watching");
@@ -545,6 +576,7 @@ static void who_build(struct lobby *l)
 		jw_end(&j, '}');
 		/* "  name, rtt N ms, plays 12, watches 9" */
 		json_buf_put(&t, n > 0 ? "\n  " : "  ", n > 0 ? 3 : 2);
+		json_buf_put(&t, lobby_bot_mark(u), strlen(lobby_bot_mark(u)));
 		json_buf_put(&t, u->name, strlen(u->name));
 		if (rtt >= 0)
 			json_buf_put(&t, num, (size_t)snprintf(num, sizeof num, ", rtt %" PRId64 " ms", rtt));
@@ -769,6 +801,8 @@ void lobby_seeks(struct lobby *l, struct client *c, const struct proto_req *rq)
 	for (struct seek *k = l->seeks; k != NULL; k = k->next) {
 		if (k->to != NULL && k->to != c && k->by != c)
 			continue; /* someone else's challenge */
+		if (!lobby_bots_meet(c, k->by))
+			continue; /* across bots off (§17) */
 		if (n++ >= LOBBY_SEEKS_LISTED)
 			continue; /* counted, not listed: one reply stays small */
 		shown++;

@@ -65,6 +65,7 @@ struct seek_news {
 	uint64_t id;
 	struct seek *k;      /* new: the seek (open: news of a seek that goes is taken back) */
 	uint64_t skip_id[2]; /* connection ids not told (its author; the acceptor, told at once) */
+	bool by_bot, by_bots_off; /* its author is a bot / refuses bots: not told across (§17) */
 };
 
 /*
@@ -209,6 +210,11 @@ struct seek *lobby_seek_new(struct lobby *l, struct client *c, const struct prot
 /* A seek as JSON (<seek> of PROTOCOL.md) and as text, "3 by alice: ttt ..." (both owned). */
 cJSON *lobby_seek_json(const struct seek *k);
 char *lobby_seek_text(const struct seek *k);
+/* a and b may meet: neither is a bot's account the other refuses (set bots off; identity.h
+   reads it as identity_bots_meet()). NULL: a human who takes bots. */
+bool lobby_bots_meet(const struct client *a, const struct client *b);
+/* "BOT " before a bot's name in text (lichess' title), else "". */
+const char *lobby_bot_mark(const struct client *c);
 /* Unlists and frees k; everyone is told an open seek went (a challenge's side: direct.h). */
 void lobby_seek_remove(struct lobby *l, struct seek *k);
 /* seeks */

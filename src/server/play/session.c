@@ -198,6 +198,7 @@ struct game *session_create(struct sessions *s, const struct game_spec *spec)
 		snprintf(p->name, sizeof p->name, "%s", spec->names[i]);
 		p->c = spec->clients[i];
 		p->registered = spec->registered[i];
+		p->bot = p->c != NULL && p->c->prefs.bot;
 		if (!p->registered && p->c != NULL && p->c->token[0] != '\0')
 			session_token_hash(p->c->token, p->token_hash);
 		else if (!p->registered && p->c == NULL && spec->token_hashes[i] != NULL)
@@ -839,6 +840,7 @@ void session_login(struct sessions *s, struct client *c, cJSON *resumed)
 				session_token_hash(c->token, p->token_hash);
 			p->absent = false;
 			p->c = c;
+			p->bot |= p->registered && c->prefs.bot; /* a restored game's seat */
 			if (g->clock_held && game_seat_to_move(g->ops, g->st) == i) {
 				g->clock_held = false; /* restored game: the mover is back */
 				g->turn_started = session_clock_now(g);

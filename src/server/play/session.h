@@ -94,6 +94,7 @@ struct player {
 	char name[PROTO_NAME_MAX + 1];
 	struct client *c; /* NULL while absent */
 	bool registered;  /* an account (the journal stores guests as such) */
+	bool bot;         /* a bot's account (its client's prefs, at the start or coming back) */
 	bool absent;
 	uint64_t gone_at; /* uv_now when the connection went */
 	/* a guest's token (identity.h) as kept, session_token_hash(): its seat comes back only

@@ -215,6 +215,21 @@ static cJSON *players_json(const struct game *g)
 	return a;
 }
 
+/* "bots": [false, true]: which seats are bots' accounts (PROTOCOL.md §17). */
+static cJSON *bots_json(const struct game *g)
+{
+	cJSON *a = cJSON_CreateArray();
+	for (int i = 0; i < g->ops->nplayers; i++)
+		cJSON_AddItemToArray(a, cJSON_CreateBool(g->pl[i].bot));
+	return a;
+}
+
+/* "BOT " before a bot's name in text, as lichess titles bots. */
+static const char *bot_mark(const struct game *g, int seat)
+{
+	return g->pl[seat].bot ? "BOT " : "";
+}
+
 static cJSON *clocks_json(const struct game *g, const int64_t clocks[GAME_MAX_PLAYERS])
 {
 	if (!g->so.timed)
@@ -244,6 +259,7 @@ static cJSON *game_head(const char *type, const struct game *g)
 	cJSON_AddStringToObject(j, "kind", g->ops->name);
 	cJSON_AddItemToObject(j, "options", session_view_options_json(g->ops, &g->so.params));
 	cJSON_AddItemToObject(j, "players", players_json(g));
+	cJSON_AddItemToObject(j, "bots", bots_json(g));
 	return j;
 }
 
@@ -393,6 +409,11 @@ static struct outbuf *state_out(const struct game *g, const struct snapshot *sn,
 	jw_arr(&w);
 	for (int i = 0; i < g->ops->nplayers; i++)
 		jw_str(&w, g->pl[i].name);
+	jw_end(&w, ']');
+	jw_key(&w, "bots");
+	jw_arr(&w);
+	for (int i = 0; i < g->ops->nplayers; i++)
+		jw_bool(&w, g->pl[i].bot);
 	jw_end(&w, ']');
 	jw_key(&w, "seat");
 	if (viewer >= 0)
@@ -581,11 +602,12 @@ void session_view_game_start(const struct game *g, int seat, bool resumed, cJSON
 		cJSON_AddNullToObject(j, "turn_ms");
 	}
 	char *opts = session_view_options_text(g->ops, &g->so);
-	*text = xasprintf("%s %" PRIu64 "%s: %s (%s), %s (%s) vs %s (%s); you play %s; "
+	*text = xasprintf("%s %" PRIu64 "%s: %s (%s), %s%s (%s) vs %s%s (%s); you play %s; "
 	                  "moves: move %" PRIu64 " <move>",
 	                  resumed ? "back in game" : "game", g->id, resumed ? "" : " started",
-	                  g->ops->name, opts ? opts : "", g->pl[0].name,
-	                  g->ops->seat_names[0], g->pl[1].name, g->ops->seat_names[1],
+	                  g->ops->name, opts ? opts : "", bot_mark(g, 0), g->pl[0].name,
+	                  g->ops->seat_names[0], bot_mark(g, 1), g->pl[1].name,
+	                  g->ops->seat_names[1],
 	                  g->ops->seat_names[seat], g->id);
 	free(opts);
 	*json = j;
@@ -626,6 +648,7 @@ bool session_view_list_row(const struct game *g, bool as_stored, cJSON **json, c
 	cJSON *pl = cJSON_AddArrayToObject(j, "players");
 	for (int i = 0; i < g->ops->nplayers; i++)
 		cJSON_AddItemToArray(pl, cJSON_CreateString(g->pl[i].name));
+	cJSON_AddItemToObject(j, "bots", bots_json(g));
 	cJSON_AddNumberToObject(j, "ply", ply);
 	cJSON *tm = cJSON_AddArrayToObject(j, "to_move");
 	for (int i = 0; i < g->ops->nplayers; i++)
@@ -641,9 +664,10 @@ bool session_view_list_row(const struct game *g, bool as_stored, cJSON **json, c
 	else
 		cJSON_AddNullToObject(j, "turn_ms");
 	*json = j;
-	*text = xasprintf("  %" PRIu64 " %s: %s (%s) vs %s (%s), ply %d, %zu watching", g->id,
-	                  g->ops->name, g->pl[0].name, g->ops->seat_names[0], g->pl[1].name,
-	                  g->ops->seat_names[1], ply, session_watchers(g));
+	*text = xasprintf("  %" PRIu64 " %s: %s%s (%s) vs %s%s (%s), ply %d, %zu watching", g->id,
+	                  g->ops->name, bot_mark(g, 0), g->pl[0].name, g->ops->seat_names[0],
+	                  bot_mark(g, 1), g->pl[1].name, g->ops->seat_names[1], ply,
+	                  session_watchers(g));
 	return true;
 }
 

@@ -41,9 +41,11 @@ struct read_job {
 	char canon[STORE_NAME_MAX + 1];
 	struct store_rating_row rows[ARCHIVE_LIST_MAX]; /* finger: 16 at most */
 	int nrows;
+	bool row_bot[ARCHIVE_LIST_MAX]; /* ratings: the row's account is a bot's */
 	struct store_game *games; /* history (owned) */
 	size_t ngames;
 	struct store_game g; /* record, replay: with its moves (owned) */
+	bool bots[2];        /* record: which of g's seats are bots' accounts */
 };
 
 static void job_free(struct read_job *j)
@@ -155,6 +157,11 @@ static cJSON *rating_json(const char *name, const char *kind, const struct store
 static void ratings_work(struct store *db, struct read_job *j)
 {
 	j->nrows = store_rating_top(db, j->ops->name, j->rows, ARCHIVE_LIST_MAX);
+	/* each row's bot flag: a point read by primary key, 20 at most */
+	for (int i = 0; i < j->nrows; i++) {
+		struct store_prefs p;
+		j->row_bot[i] = store_prefs_get(db, j->rows[i].name, &p) == STORE_OK && p.bot;
+	}
 	job_err(j, db, j->nrows);
 }
 
@@ -171,9 +178,12 @@ static void ratings_done(struct read_job *j, struct client *c)
 	for (int i = 0; i < n; i++) {
 		const struct store_rating_row *row = &j->rows[i];
 		const struct store_rating *r = &row->r;
-		cJSON_AddItemToArray(arr, rating_json(row->name, kind, r));
-		xappend(&extra, "%s  %2d. %-20s %6.1f  RD %5.1f  %d game%s", extra ? "\n" : "",
-		        i + 1, row->name, r->rating, r->rd, r->games, r->games == 1 ? "" : "s");
+		cJSON *o = rating_json(row->name, kind, r);
+		cJSON_AddBoolToObject(o, "bot", j->row_bot[i]);
+		cJSON_AddItemToArray(arr, o);
+		xappend(&extra, "%s  %2d. %s%-*s %6.1f  RD %5.1f  %d game%s", extra ? "\n" : "",
+		        i + 1, j->row_bot[i] ? "BOT " : "", j->row_bot[i] ? 16 : 20, row->name,
+		        r->rating, r->rd, r->games, r->games == 1 ? "" : "s");
 	}
 	reply_ok(c, &j->rq, f, extra, "%d rated player%s in %s", n, n == 1 ? "" : "s", kind);
 }
@@ -371,6 +381,12 @@ void archive_finger(struct archive *a, struct client *c, const struct proto_req 
 static void fetch_work(struct store *db, struct read_job *j)
 {
 	int r = store_game_fetch(db, (int64_t)j->id, &j->g);
+	/* a seat's bot flag is its account's, fixed from its first game on (store.h) */
+	for (int i = 0; r == STORE_OK && i < 2; i++) {
+		struct store_prefs p;
+		if (!j->g.guest[i] && store_prefs_get(db, j->g.players[i], &p) == STORE_OK)
+			j->bots[i] = p.bot;
+	}
 	if (r == STORE_ENOTFOUND)
 		j->acct = -1; /* no such game */
 	else
@@ -395,7 +411,7 @@ static void record_done(struct read_job *j, struct client *c)
 	struct record rec;
 	record_init(&rec);
 	char *text = NULL;
-	int r = record_from_game(g, &rec);
+	int r = record_from_game(g, j->bots, &rec);
 	if (r == 0)
 		r = record_write(&rec, &text, NULL);
 	record_clear(&rec);

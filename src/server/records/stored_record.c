@@ -3,13 +3,14 @@
  */
 #include "server/records/stored_record.h"
 
-int record_from_game(const struct store_game *g, struct record *r)
+int record_from_game(const struct store_game *g, const bool bots[2], struct record *r)
 {
 	struct record_game rg = {
 	        .id = g->id,
 	        .kind = g->kind,
 	        .started_ms = g->started,
 	        .players = {g->players[0], g->players[1]},
+	        .bots = {bots != NULL && bots[0], bots != NULL && bots[1]},
 	        .rated = g->rated,
 	        .time_base_ms = g->time_base_ms,
 	        .time_inc_ms = g->time_inc_ms,

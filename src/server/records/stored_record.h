@@ -12,8 +12,9 @@
 /*
  * Fills r (empty, record_init) with the tags of g (record_set_game_tags),
  * its journalled moves (g->moves must be loaded: store_game_fetch) and its
- * result. Returns RECORD_OK or a negative enum record_err.
+ * result; bots (NULL: none) says which seats are bots' accounts (a title tag each).
+ * Returns RECORD_OK or a negative enum record_err.
  */
-int record_from_game(const struct store_game *g, struct record *r);
+int record_from_game(const struct store_game *g, const bool bots[2], struct record *r);
 
 #endif
