@@ -562,6 +562,9 @@ void pools_close(struct pools *ps)
 		uv_close((uv_handle_t *)&ps->tick, NULL);
 		ps->tick_open = false;
 	}
+	if (!ps->closed && ps->paired > 0)
+		log_info("pools: %" PRIu64 " games paired, pairing took %.3f ms", ps->paired,
+		         (double)ps->pair_ns / 1e6);
 	ps->closed = true;
 	while (ps->waiting != NULL) {
 		struct pool_waiter *w = ps->waiting;
