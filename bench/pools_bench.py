@@ -13,6 +13,9 @@ to move, and joins again when its game ends. It prints:
 Not a test: figures only, for the README.
 
     python3 bench/pools_bench.py --bitarenad build/bitarenad [--bots 500] [--seconds 120]
+                                 [--tmp /dev/shm]
+A game_start goes out once the game's first record is durable (the journal's barrier): on a
+disk that fsync is most of the join's latency, so --tmp /dev/shm shows the pairing itself.
 """
 import argparse
 import asyncio
@@ -105,8 +108,11 @@ async def main():
     ap.add_argument("--bitarenad", default="build/bitarenad")
     ap.add_argument("--bots", type=int, default=500)
     ap.add_argument("--seconds", type=float, default=120)
+    ap.add_argument("--tmp", default=None,
+                    help="where the store goes (/dev/shm: without the disk's fsync, which holds "
+                         "every game_start until its game is durable)")
     a = ap.parse_args()
-    d = tempfile.mkdtemp(prefix="pools-bench.")
+    d = tempfile.mkdtemp(prefix="pools-bench.", dir=a.tmp)
     pf = os.path.join(d, "port")
     log = open(os.path.join(d, "log"), "w+")
     srv = subprocess.Popen([a.bitarenad, "--listen", "127.0.0.1:0", "--port-file", pf, "--data",
