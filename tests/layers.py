@@ -59,7 +59,7 @@ LIBRARIES = [
                  "sessions and lobby, the messages, connections and budgets; called by server.c, "
                  "the cluster and the ports"),
                 (("events",),
-                 "what starts games by itself (tournaments): it pairs with src/arena, starts "
+                 "what starts games by itself (tournaments, pools): it pairs with src/arena, starts "
                  "games through the play layer's game-start path, stores through the journal "
                  "and hears each game's end through the callback it registers there"),
                 (("records",),
@@ -117,9 +117,9 @@ LIBRARIES = [
                  "the Swiss: the Dutch pairing (over the matching), the TRF-16 writer and the "
                  "tie-breaks, each reading the state swiss.c derives"),
                 (("swiss.c",), "a Swiss tournament's state: scores, colours, floats, byes"),
-                (("matching.c", "roundrobin.c", "live.c", "arena.c", "stats.c"),
+                (("matching.c", "roundrobin.c", "live.c", "arena.c", "stats.c", "pool.c"),
                  "leaves: the blossom matching, Berger tables and gauntlet, the live arena, "
-                 "error names, a match's statistics"),
+                 "error names, a match's statistics, the pools' quick pairing"),
             ],
             "src/games/mnk": [
                 (("mnk_ops.c",), "game_ttt and game_mnk: the tables, the entries that join rules "

@@ -271,6 +271,11 @@ static const struct opt opts[] = {
                  "changes it until the file's changes on a reload)",
          .runtime = true},
 
+        {.type = OPT_SECTION, .help = "Pools (quick pairing)"},
+        {"pools", 0, OPT_STRING, AT(cfg.pools), .metavar = "NAME:KIND OPTS;...",
+         .help = "the rating pools: NAME:KIND OPTIONS separated by ';' (default " POOLS_DEFAULT
+                 ")"},
+
         {.type = OPT_SECTION, .help = "Configuration"},
         {"config", 0, OPT_STRING, AT(config), .metavar = "FILE", .cmdline = true,
          .help = "read options from FILE, one 'key value' a line whose keys are the long "

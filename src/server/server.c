@@ -165,6 +165,7 @@ static void ev_close(void *ud, struct conn *c)
 	          cl->logged_in ? cl->name : "-");
 	/* Leave everything while still able to tell the others. */
 	direct_client_gone(&s->lobby, cl);
+	pools_client_gone(&s->pools, cl);
 	lobby_client_gone(&s->lobby, cl);
 	session_client_gone(&s->sess, cl);
 	if (s->stored)
@@ -299,6 +300,12 @@ int server_init(struct server *s, uv_loop_t *loop, const struct server_config *c
 	                            .mod = &s->mod,
 	                            .budget = cfg->budget};
 	commands_register_metrics(&s->cmds, &s->metrics);
+	char why[200];
+	if (pools_init(&s->pools, loop, &s->sess, NULL, cfg->pools, why, sizeof why) < 0) {
+		log_error("--pools: %s", why);
+		return -1;
+	}
+	s->cmds.pools = &s->pools;
 	moderation_set_config_admins(&s->mod, cfg->admins);
 	lobby_set_motd(&s->lobby, cfg->motd);
 	s->sess.hides = moderation_hides;
@@ -374,6 +381,7 @@ int server_open_store(struct server *s, const struct store_options *o, bool fast
 	tourneys_init(&s->tourneys, s->loop, &s->sess, &s->lobby, &s->journal);
 	tourneys_register_metrics(&s->tourneys, &s->metrics);
 	s->cmds.tourneys = &s->tourneys;
+	s->pools.rd = s->rd; /* ratings read from now */
 #if HAVE_WEBSOCKETS
 	api_set_store(&s->api, s->rd);
 #endif
@@ -478,6 +486,7 @@ void server_stop(struct server *s)
 			msg_send(&m, client_of(c));
 	msg_done(&m);
 	lobby_free(&s->lobby);
+	pools_close(&s->pools);
 	if (s->stored) /* before the games go: their ends are not results */
 		tourneys_close(&s->tourneys);
 	sessions_free_all(&s->sess);

@@ -37,6 +37,7 @@
 #include "server/records/moderation.h"
 #include "server/play/lobby.h"
 #include "server/ports/playtak_port.h"
+#include "server/events/pools.h"
 #include "server/msg/rtt.h"
 #include "server/play/session.h"
 #include "server/net/tcp.h"
@@ -69,6 +70,7 @@ struct server_config {
 	unsigned max_seeks;          /* open seeks in all; 0: no limit */
 	const char *admins;          /* --admins: names split by commas (NULL: none; copied) */
 	const char *motd;            /* --motd: the message of the day (NULL: none; copied) */
+	const char *pools;           /* --pools: the pools (NULL: POOLS_DEFAULT; events/pools.h) */
 	const char *metrics_from;    /* --metrics-from: who may GET /metrics (api_metrics.h;
 	                                NULL: loopback only); read when --http listens */
 };
@@ -98,6 +100,7 @@ struct server {
 	struct accounts acct;
 	struct archive arch;
 	struct tourneys tourneys; /* tournaments (with a store only) */
+	struct pools pools;       /* rating pools for quick pairing */
 	struct moderation mod;   /* admins, bans, mutes, blocks (records/moderation.h) */
 	struct cluster *cluster; /* --cluster: this node's; NULL: a single server */
 	struct commands cmds;

@@ -848,11 +848,47 @@ def test_ws_frames_limits_origin_csp():
     w.close()
 
 
+def test_quick_pairing_against_telnet():
+    """A telnet user waits in the ttt pool; a web user presses the pool's button and both get
+    the game (issue 22's "done when"); the wait shown, and cancelled, in the page."""
+    (a,) = bs = browsers('wendy')
+    t = Telnet(server)
+    try:
+        a.open()
+        a.login('wendy')
+        a.wait('the pool buttons', lambda: a.q('button.pool[data-pool="tak5-blitz"]'))
+        # waiting, then cancelled
+        a.click('button.pool[data-pool="tak5-blitz"]')
+        a.wait('the wait shown', lambda: 'Looking for an opponent in tak5-blitz' in a.text('.pools'))
+        a.shot('pools-waiting-wendy')
+        a.click('#pool-leave')
+        a.wait('the wait over', lambda: 'Looking' not in a.text('.pools'))
+        t.send('login tim')
+        t.until(lambda l: l.startswith('ok logged in as tim'), 'logged in')
+        t.send('pool join ttt')
+        t.until(lambda l: l.startswith('ok waiting in pool ttt'), 'waiting')
+        a.wait('tim counted', lambda: '1 waiting' in a.text('button.pool[data-pool="ttt"]'), timeout=15)
+        a.click('button.pool[data-pool="ttt"]')
+        gid = a.in_game()
+        line = t.until(lambda l: l.startswith(f'game {gid} started'), 'the game start')
+        assert 'tim (X) vs wendy (O)' in line, line
+        t.send(f'move {gid} b2')
+        a.wait_moves(1)
+        a.play('a1')
+        t.until(lambda l: l.startswith('last move: a1'), 'the browser move')
+        a.shot('pools-game-wendy')
+        no_errors(*bs)
+    finally:
+        t.close()
+        quit_all(bs)
+
+
 TESTS = [test_ws_frames_limits_origin_csp, test_tictactoe_watched_and_chat, test_tak_slides_road_reconnect_phone,
          test_xmas_push_and_move, test_telnet_user_against_browser_offers_rematch,
          test_tak_browser_against_telnet_watched, test_player_page_leaderboard_viewer,
          test_rated_tak_flip_offers_end_panel, test_look_back_while_playing, test_seek_form,
-         test_xmas_missed_turn_vocabulary, test_xmas_people_miss_a_turn]
+         test_xmas_missed_turn_vocabulary, test_xmas_people_miss_a_turn,
+         test_quick_pairing_against_telnet]
 
 if __name__ == '__main__':
     # without the command budget: test_ws_frames_limits_origin_csp pipelines hundreds of

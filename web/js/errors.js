@@ -73,6 +73,9 @@ export const MESSAGES = {
 	TOURNEY_STATE: 'The tournament cannot do that now (it has started, ended, or you are not in it).',
 	TOURNEY_FULL: 'The tournament is full.',
 	TOURNEY_UNAVAILABLE: 'This server does not run tournaments.',
+	NO_SUCH_POOL: 'There is no such pool.',
+	IN_POOL: 'You are waiting in a pool already: leave it first.',
+	NOT_IN_POOL: 'You are not waiting in any pool.',
 	/* the server */
 	INTERNAL: 'The server could not do that; nothing happened. Try again.',
 	CLUSTER_DOWN: 'The server cannot reach the rest of its cluster. Try again soon.',

@@ -6,6 +6,7 @@
  * messages, so they are asked again every few seconds while the lobby is shown.
  */
 import {ratingText} from './api.js';
+import {QuickPairing} from './pools.js';
 import {cells, clockText, el, optionsText, put, table, timeControlText, userLink} from './dom.js';
 
 const POLL_MS = 5000;
@@ -33,7 +34,8 @@ export class Lobby {
 		this.seeksBox = el('section', {class: 'panel seeks', 'aria-label': 'open seeks'});
 		this.gamesBox = el('section', {class: 'panel games', 'aria-label': 'games in progress'});
 		this.whoBox = el('section', {class: 'panel online', 'aria-label': 'online'});
-		this.el = el('div', {class: 'lobby'}, this.loginBox, this.seekBox, this.seeksBox,
+		this.quick = new QuickPairing(app);
+		this.el = el('div', {class: 'lobby'}, this.loginBox, this.quick.el, this.seekBox, this.seeksBox,
 		             this.gamesBox, this.whoBox);
 		this.buildLogin();
 		this.conn.on('seek', (m) => {
@@ -73,6 +75,7 @@ export class Lobby {
 		this.renderSeeks();
 		this.renderGames();
 		this.renderWho();
+		this.quick.refresh();
 	}
 
 	render() {
@@ -81,6 +84,7 @@ export class Lobby {
 		this.seekBox.hidden = !user;
 		if (user)
 			this.buildSeek();
+		this.quick.render();
 		this.renderSeeks();
 		this.renderGames();
 		this.renderWho();

@@ -16,6 +16,7 @@
 #include <sodium.h>
 
 #include "games/accept.h"
+#include "server/events/pools.h"
 #include "server/events/tourney.h"
 #include "server/records/accounts.h"
 #include "server/records/archive.h"
@@ -141,6 +142,8 @@ static void cmd_tell(struct cmd *x)
 static void cmd_logout(struct cmd *x)
 {
 	direct_client_gone(x->cx->lobby, x->cl);
+	if (x->cx->pools != NULL)
+		pools_client_gone(x->cx->pools, x->cl);
 	lobby_logout(x->cx->lobby, x->cl, x->rq);
 }
 
@@ -274,6 +277,18 @@ static void cmd_tourney(struct cmd *x)
 		return;
 	}
 	tourney_command(x->cx->tourneys, x->cl, x->rq);
+}
+
+/* ---- handlers: pools (events/pools.h) ------------------------------------------------ */
+
+static void cmd_pool(struct cmd *x)
+{
+	pools_command(x->cx->pools, x->cl, x->rq);
+}
+
+static void cmd_pools(struct cmd *x)
+{
+	pools_list(x->cx->pools, x->cl, x->rq);
 }
 
 /* ---- handlers: moderation (records/moderation.h) ----------------------------------- */
@@ -885,6 +900,12 @@ static const struct proto_cmd table[] = {
          "tournaments: create <kind> [game opts] format=roundrobin|double|gauntlet|swiss "
          "[rounds=N] [max=N] [rated=0|1] [name=...]; list; show, join, withdraw, games, trf "
          "(a Swiss's FIDE TRF-16) <id>; start and cancel <id> (its director)"},
+        /* rating pools (events/): quick pairing */
+        {"pool", 1, 2, LOGIN, 2, cmd_pool, "pool join <pool> | pool leave",
+         "wait in a pool (pools lists them) until the server pairs you by rating: the game "
+         "starts by itself; leave stops waiting"},
+        {"pools", 0, 0, 0, 2, cmd_pools, "pools",
+         "the pools: game, time control, how many wait and how many play"},
         {"say", 2, 2, LOGIN | GAME | CMD_MEMBER | REST | CMD_VOUCHED | CMD_VOICE, 1, cmd_say,
          "say <game> <text>", "talk to a game's players and spectators"},
         {"tell", 2, 2, LOGIN | REST | CMD_VOICE, 1, cmd_tell, "tell <user> <text>",

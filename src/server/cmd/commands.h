@@ -146,6 +146,7 @@ struct commands {
 	struct accounts *acct;       /* NULL: the server keeps no store */
 	struct archive *arch;        /* NULL: the server keeps no store */
 	struct tourneys *tourneys;   /* NULL: the server keeps no store */
+	struct pools *pools;         /* rating pools (events/pools.h) */
 	struct moderation *mod;      /* admins, bans, mutes, blocks; NULL: none (no admin) */
 	struct client_barrier *bar;  /* the journal's: lifted after each command (client.h) */
 	const struct router *router; /* NULL: a single node */
