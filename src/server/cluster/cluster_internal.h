@@ -118,7 +118,8 @@ struct pending_fwd {
 	struct pending_fwd *next;
 	uint64_t conn;
 	uint64_t game;
-	bool seek; /* game is a seek id */
+	bool seek;                     /* game is a seek id */
+	char user[PROTO_NAME_MAX + 1]; /* not "": a user's node is looked up (CMD_TO_USER) */
 	bool watch;
 	int tries; /* lookups of a seek not found (yet) */
 	char *line;
@@ -364,6 +365,7 @@ void remote_clear(struct cluster *c);
 struct cstate *home_cs_get(struct cluster *c, uint64_t conn, bool make);
 bool home_route_game(void *ud, struct cmd *x);              /* struct router */
 bool home_route_seek(void *ud, struct cmd *x, uint64_t id); /* struct router */
+bool home_route_user(void *ud, struct cmd *x);              /* struct router */
 void home_retry(uv_timer_t *t);
 void home_out(struct cluster *c, uint64_t conn, const char *body, size_t len);
 void home_answered(struct cluster *c, uint64_t conn, uint64_t n);
@@ -381,7 +383,8 @@ void owner_interest_set(struct cluster *c, const char *home, uint64_t game, bool
 void owner_run(struct cluster *c, const char *home, uint64_t rconn, uint64_t n, const char *flags,
                int64_t rtt, const char *name, const char *token, char *line, size_t len);
 void owner_resume(struct cluster *c, const char *home, uint64_t rconn, const char *flags,
-                  int64_t rtt, const char *name, const char *token);
+                  int64_t rtt, const char *name, const char *token, bool login);
+void owner_claim(struct cluster *c, const char *name, const char *home, uint64_t rconn);
 void owner_resend(struct cluster *c, const char *home, uint64_t game);
 void owner_gone(struct cluster *c, const char *home, uint64_t rconn);
 void owner_home_gone(struct cluster *c, const char *instance);
@@ -411,6 +414,7 @@ bool shared_route(void *ud, struct cmd *x); /* struct router */
 void shared_on_seek(void *ud, const struct seek *k, bool gone, struct msg *told);
 uint64_t shared_seek_id(void *ud);
 void shared_on_login(void *ud, struct client *cl);
+void shared_on_claim(void *ud, struct client *cl);
 void shared_on_logout(void *ud, struct client *cl);
 bool shared_guest(void *ud, struct client *cl, const struct proto_req *rq, const char *name,
                   const char *token, bool given);

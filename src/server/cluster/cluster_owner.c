@@ -224,7 +224,7 @@ void owner_run(struct cluster *c, const char *home, uint64_t rconn, uint64_t n, 
 	/* a client of home new here, logged in: its seats here first (as R gives them), in case
 	 * its home could not know that we forgot it (we restarted: a new instance) */
 	if (made && cl->logged_in)
-		owner_resume(c, home, rconn, flags, rtt, name, token);
+		owner_resume(c, home, rconn, flags, rtt, name, token, false);
 	char copy[FRAME_MAX + 1];
 	snprintf(copy, sizeof copy, "%.*s", (int)len, line);
 	struct proto_req rq;
@@ -249,12 +249,35 @@ void owner_run(struct cluster *c, const char *home, uint64_t rconn, uint64_t n, 
 }
 
 /*
+ * The account name logged in at (home, rconn) (home NULL: a client of ours): the relay
+ * clients standing here for its other connections close (that connection is closed by K,
+ * SESSION_TAKEN), so their seats wait for the login to take them, as a second login takes
+ * the seats of the first on one node. Seats follow an account's login on any node.
+ */
+void owner_claim(struct cluster *c, const char *name, const char *home, uint64_t rconn)
+{
+	for (struct rclient *r = c->rclients, *next; r != NULL; r = next) {
+		next = r->next;
+		struct client *cl = cluster_client(c, r->conn);
+		if (home != NULL && r->rconn == rconn && strcmp(r->home, home) == 0)
+			continue; /* the login's own */
+		if (cl != NULL && cl->logged_in && cl->registered &&
+		    strcasecmp(cl->name, name) == 0)
+			rc_close(c, r);
+	}
+}
+
+/*
  * R: the client logged in at its home; its seats here come back to its relay client: a
  * guest's only with the token R brought (session_login checks it against the seat's hash).
+ * login: R itself (an account's seats held for its older connection are taken from it);
+ * false: a relay client new here, given the seats nobody holds.
  */
 void owner_resume(struct cluster *c, const char *home, uint64_t rconn, const char *flags,
-                  int64_t rtt, const char *name, const char *token)
+                  int64_t rtt, const char *name, const char *token, bool login)
 {
+	if (login && strchr(flags, 'r') != NULL && strchr(flags, 'l') != NULL)
+		owner_claim(c, name, home, rconn);
 	bool any = false;
 	for (struct game *g = sessions_first(c->ly.sess); g != NULL && !any; g = session_next(g))
 		for (int i = 0; i < session_ops(g)->nplayers && !session_over(g); i++) {

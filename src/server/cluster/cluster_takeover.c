@@ -19,7 +19,7 @@ static const char BEAT[] =
         "if v and v ~= ARGV[1] then return -2 end "
         "redis.call('SET', 'bitarena:node:' .. ARGV[2], ARGV[1], 'PX', ARGV[3]) "
         "redis.call('HSET', 'bitarena:nodes', ARGV[2], ARGV[1]) "
-        "for _, k in ipairs({'users', 'list', 'seats', 'seeks'}) do "
+        "for _, k in ipairs({'users', 'list', 'seats', 'seeks', 'challenges'}) do "
         "  redis.call('PEXPIRE', 'bitarena:' .. k .. ':' .. ARGV[2], ARGV[4]) "
         "end "
         "if v then return 1 end "
