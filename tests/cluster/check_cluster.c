@@ -1158,6 +1158,33 @@ START_TEST(test_login_takes_seat)
 }
 END_TEST
 
+/*
+ * The kick of an account's older connection reaches a node whose heartbeat is late: bob on
+ * n3, n3 paused (SIGSTOP, as a loaded machine's scheduler or a long GC does) until n1's scan
+ * finds its heartbeat expired, bob logs in on n1, n3 runs again: its connection is told
+ * SESSION_TAKEN. (The kick went only to the nodes whose heartbeat the sender's last scan had
+ * found current, so a node late by a moment never had it: test_login_takes_seat lost it now
+ * and then under a loaded make check.)
+ */
+START_TEST(test_kick_reaches_late_node)
+{
+	struct trio t;
+	trio_up(&t);
+	struct ts_cli q, r;
+	ts_register(&q, t.n[2].port, "bob", "password2");
+	ck_assert_int_eq(kill(t.n[2].pid, SIGSTOP), 0);
+	usleep(1500 * 1000); /* past n3's expiry (3 beats): n1's scans find it lapsed */
+	ts_connect_json(&r, t.n[0].port);
+	ts_send(&r, "login bob password2");
+	ts_until0(&r, "{\"type\":\"ok\",\"cmd\":\"login\"}");
+	ck_assert_int_eq(kill(t.n[2].pid, SIGCONT), 0);
+	ts_until0(&q, "{\"type\":\"info\",\"code\":\"SESSION_TAKEN\"}");
+	for (struct ts_cli **p = (struct ts_cli *[]){&q, &r, NULL}; *p; p++)
+		ts_close(*p);
+	trio_down(&t);
+}
+END_TEST
+
 /* a challenges bob (b) to ttt with opts: its id, once a's ok and b's news of it are in. */
 static int challenge(struct ts_cli *a, struct ts_cli *b, const char *opts)
 {
@@ -1472,6 +1499,7 @@ static Suite *cluster_suite(void)
 	/* identities across nodes: CK_RUN_CASE=reach runs these */
 	tc = add_case(s, "reach", both_up, both_down);
 	tcase_add_test(tc, test_login_takes_seat);
+	tcase_add_test(tc, test_kick_reaches_late_node);
 	tcase_add_test(tc, test_tell_match_remote);
 	tcase_add_test(tc, test_http_cluster);
 	tcase_add_test(tc, test_playtak_cluster);

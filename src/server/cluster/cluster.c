@@ -200,9 +200,6 @@ int cluster_start(const struct cluster_config *cfg, const struct cluster_layers 
 		redisReply *r =
 		        redisCommand(rc, "HSET " KEY("nodes") " %s %s", c->name, c->instance);
 		freeReplyObject(r);
-		/* the live nodes known before the first login: a login's R reaches them (the
-		   death scan keeps the list from the first beat on) */
-		takeover_first_scan(c, rc);
 	}
 	redisFree(rc);
 	if (!taken) {

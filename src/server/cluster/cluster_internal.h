@@ -12,7 +12,7 @@
  * The parts, each calling only the ones listed before it (tests/layers.py
  * fails on a circle); a function another part calls carries its part's prefix:
  *   cluster_redis.c     redis_*     the two Redis connections, commands,
- *                                   publishing, subscriptions, the nodes alive;
+ *                                   publishing, subscriptions, to every node;
  *                                   its news goes up through struct redis_news
  *   cluster_remote.c    remote_*    remote games at the home: their players and
  *                                   spectators here, the owner cache
@@ -67,7 +67,7 @@
 #define NODES_FWD_MAX   8
 #define SEEK_TRIES      10 /* a seek not found is looked up this many times, */
 #define SEEK_RETRY_MS   20 /* this far apart, before NO_SUCH_SEEK */
-#define ALIVE_MAX       64 /* nodes told of a login (R, K) */
+#define ALIVE_MAX       64 /* nodes whose incarnation is followed */
 
 /* ---- state ------------------------------------------------------------------------------ */
 
@@ -200,13 +200,13 @@ struct cluster {
 	uint64_t echo_sent;     /* an echo to our own inbox in flight, sent then (0: none) */
 	uint64_t sess_epoch;    /* the sessions' epoch our users' rows were last written at */
 	bool stopping;
-	bool reviving; /* declared dead while alive: taking back what is still ours (revive()) */
+	bool reviving;   /* declared dead while alive: taking back what is still ours (revive()) */
 	bool resync_due; /* Redis reached again: resync() once a heartbeat says we are not dead */
 	bool users_dirty, list_dirty;
 	bool users_reset; /* the users' hash is written whole (after Redis came back) */
 	bool resync;      /* Redis came back: write our live state again, ask for states */
 	uint64_t next_fwd;
-	unsigned takeovers; /* running */
+	unsigned takeovers;                             /* running */
 	struct metric m_forwards, m_takeovers, m_taken; /* cluster_register_metrics() */
 
 	struct rgame *rgames;
@@ -218,9 +218,7 @@ struct cluster {
 	struct agg *aggs;
 	struct interest *interests;
 	struct ocache cache[CACHE_SLOTS];
-	struct relay_sink sink;                      /* where relay connections' output goes */
-	char alive[ALIVE_MAX][CLUSTER_NODE_MAX + 1]; /* the nodes alive at the last scan */
-	int nalive;
+	struct relay_sink sink; /* where relay connections' output goes */
 	/* each node's instance last seen alive: another one is a restart (its incarnation) */
 	struct {
 		char name[CLUSTER_NODE_MAX + 1];
@@ -322,7 +320,6 @@ void redis_to_node(struct cluster *c, const char *node, const char *header, cons
                    size_t blen);
 void redis_to_game(struct cluster *c, uint64_t game, const char *header);
 void redis_to_others(struct cluster *c, const char *header);
-void redis_alive_set(struct cluster *c, const redisReply *rep);
 void redis_down(struct client *cl, const struct proto_req *rq);
 bool redis_subscribe_game(struct cluster *c, uint64_t game);
 void redis_unsubscribe_game(struct cluster *c, uint64_t game);
@@ -427,6 +424,5 @@ void shared_client_gone(struct cluster *c, struct client *cl);
 void takeover_reached(struct cluster *c); /* struct redis_news */
 void takeover_beat(struct cluster *c);
 void takeover_scan(struct cluster *c);
-void takeover_first_scan(struct cluster *c, redisContext *rc);
 
 #endif
