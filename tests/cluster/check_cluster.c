@@ -987,6 +987,48 @@ START_TEST(test_pg_down_cluster)
 }
 END_TEST
 
+/*
+ * A state sent again (Y: a home lost messages, here a Redis restart) waits for the store as
+ * the move's own broadcast does: bob's move waits on n1 for PostgreSQL (stopped), Redis is
+ * restarted, n2 asks n1 for the state again; neither bob nor the spectator on n2 is shown the
+ * move until it is stored (the in-memory state was sent at once: had the write been refused,
+ * as a paused owner's is, they had seen a move the record never has: nemesis seed 28).
+ */
+START_TEST(test_resend_waits_for_store)
+{
+	struct ts_srv n1, n2;
+	up(&n1, "n1");
+	up(&n2, "n2");
+	struct ts_cli a, b, w;
+	ts_join(&a, n1.port, "alice");
+	ts_join(&b, n2.port, "bob");
+	ts_join(&w, n2.port, "wes");
+	int id = ts_begin_game(&a, &b, "ttt"); /* on n1 */
+	ts_send(&w, "watch %d", id);
+	ts_until0(&w, "{\"type\":\"state\",\"seq\":1}");
+	struct ts_cli *to_bw[] = {&b, &w};
+	play(&a, id, "a1", to_bw, 2, 2);
+	pgtest_stop(&pg, "immediate");
+	ts_send(&b, "move %d a2", id); /* forwarded to n1, where it waits for PostgreSQL */
+	cJSON_Delete(
+	        ts_untilf(&w, "{\"type\":\"info\",\"event\":\"store_failing\",\"game\":%d}", id));
+	redistest_stop(&rd, true);
+	ck_assert(redistest_restart(&rd));
+	ts_msleep(4000); /* the nodes are back on Redis; n2 asks for the state again (Y) */
+	ck_assert_msg(!ts_drain(&w, "\"last_move\":\"a2\""), "a state with a2 before it is stored");
+	ck_assert_msg(!ts_drain(&b, "\"last_move\":\"a2\""), "a state with a2 before it is stored");
+	ck_assert(pgtest_restart(&pg));
+	cJSON_Delete(ts_untilf(&w, "{\"type\":\"state\",\"game\":%d,\"last_move\":\"a2\"}", id));
+	char moves[256], status[32];
+	stored_moves(id, moves, sizeof moves, status, sizeof status);
+	ck_assert_str_eq(moves, "a1 a2");
+	for (struct ts_cli **p = (struct ts_cli *[]){&a, &b, &w, NULL}; *p; p++)
+		ts_close(*p);
+	ts_down(&n1);
+	ts_down(&n2);
+}
+END_TEST
+
 /* Three nodes up, alice on n1 and bob on n2 in a game of n1 (alice's seek), a1 played. */
 static int trio_game(struct trio *t, struct ts_cli *a, struct ts_cli *b)
 {
@@ -1496,6 +1538,7 @@ static Suite *cluster_suite(void)
 	tcase_add_test(tc, test_owner_paused);
 	tcase_add_test(tc, test_owner_restarted);
 	tcase_add_test(tc, test_logout_remote);
+	tcase_add_test(tc, test_resend_waits_for_store);
 	/* identities across nodes: CK_RUN_CASE=reach runs these */
 	tc = add_case(s, "reach", both_up, both_down);
 	tcase_add_test(tc, test_login_takes_seat);

@@ -306,26 +306,24 @@ void owner_resume(struct cluster *c, const char *home, uint64_t rconn, const cha
 	session_resume_send(c->ly.sess, cl);
 }
 
-/* Y: the home lost messages; its players and spectators of game get the state again. */
+/* Y: the home lost messages; its players and spectators of game get the state again (once
+ * what the game waits for is stored: a paused owner's move may yet be refused). */
 void owner_resend(struct cluster *c, const char *home, uint64_t game)
 {
 	struct game *g = session_find(c->ly.sess, game);
 	if (g == NULL)
 		return;
-	struct snapshot *sn = session_watch_current(g);
-	if (sn == NULL)
-		return;
 	for (int i = 0; i < session_ops(g)->nplayers; i++) {
 		struct client *cl = session_seat(g, i)->c;
 		const struct relay_id *id = cl != NULL ? relay_id_of(cl->conn) : NULL;
 		if (id != NULL && id->kind == RELAY_CLIENT && strcmp(id->home, home) == 0)
-			session_watch_send_state(g, sn, cl, i);
+			session_watch_send_current(g, cl, i);
 	}
 	for (int k = 0; k < 2; k++) {
 		struct agg *a = agg_find(c, game, k);
 		struct client *cl = a != NULL ? cluster_client(c, a->conn) : NULL;
 		if (cl != NULL)
-			session_watch_send_state(g, sn, cl, -1);
+			session_watch_send_current(g, cl, -1);
 	}
 }
 
