@@ -30,16 +30,27 @@
  * again at once under its name, the player of another node back in the
  * game without a word and playing on; a player of another node logging out
  * and someone else logging in on its connection, the game's node forgetting
- * the old identity.
+ * the old identity; an account playing through another node logging in on a
+ * third node, and then on the game's node, its seat following each login; tell
+ * and match to a user of another node (a challenge declined, withdrawn and
+ * accepted across nodes); --http on two nodes: the page's WebSocket playing a
+ * game of the other node, the records read on any node, the live lists the
+ * node's own; the playtak port of two nodes: their guests' names apart, a
+ * playtak seek accepted from another node and played.
  */
+#include <arpa/inet.h>
 #include <check.h>
+#include <netinet/in.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include "pgtest.h"
 #include "redistest.h"
+#include "wsclient.h"
 #include "server/cluster/cluster.h"
 #include "testserver.h"
 #include "check_main.h"
@@ -976,6 +987,48 @@ START_TEST(test_pg_down_cluster)
 }
 END_TEST
 
+/*
+ * A state sent again (Y: a home lost messages, here a Redis restart) waits for the store as
+ * the move's own broadcast does: bob's move waits on n1 for PostgreSQL (stopped), Redis is
+ * restarted, n2 asks n1 for the state again; neither bob nor the spectator on n2 is shown the
+ * move until it is stored (the in-memory state was sent at once: had the write been refused,
+ * as a paused owner's is, they had seen a move the record never has: nemesis seed 28).
+ */
+START_TEST(test_resend_waits_for_store)
+{
+	struct ts_srv n1, n2;
+	up(&n1, "n1");
+	up(&n2, "n2");
+	struct ts_cli a, b, w;
+	ts_join(&a, n1.port, "alice");
+	ts_join(&b, n2.port, "bob");
+	ts_join(&w, n2.port, "wes");
+	int id = ts_begin_game(&a, &b, "ttt"); /* on n1 */
+	ts_send(&w, "watch %d", id);
+	ts_until0(&w, "{\"type\":\"state\",\"seq\":1}");
+	struct ts_cli *to_bw[] = {&b, &w};
+	play(&a, id, "a1", to_bw, 2, 2);
+	pgtest_stop(&pg, "immediate");
+	ts_send(&b, "move %d a2", id); /* forwarded to n1, where it waits for PostgreSQL */
+	cJSON_Delete(
+	        ts_untilf(&w, "{\"type\":\"info\",\"event\":\"store_failing\",\"game\":%d}", id));
+	redistest_stop(&rd, true);
+	ck_assert(redistest_restart(&rd));
+	ts_msleep(4000); /* the nodes are back on Redis; n2 asks for the state again (Y) */
+	ck_assert_msg(!ts_drain(&w, "\"last_move\":\"a2\""), "a state with a2 before it is stored");
+	ck_assert_msg(!ts_drain(&b, "\"last_move\":\"a2\""), "a state with a2 before it is stored");
+	ck_assert(pgtest_restart(&pg));
+	cJSON_Delete(ts_untilf(&w, "{\"type\":\"state\",\"game\":%d,\"last_move\":\"a2\"}", id));
+	char moves[256], status[32];
+	stored_moves(id, moves, sizeof moves, status, sizeof status);
+	ck_assert_str_eq(moves, "a1 a2");
+	for (struct ts_cli **p = (struct ts_cli *[]){&a, &b, &w, NULL}; *p; p++)
+		ts_close(*p);
+	ts_down(&n1);
+	ts_down(&n2);
+}
+END_TEST
+
 /* Three nodes up, alice on n1 and bob on n2 in a game of n1 (alice's seek), a1 played. */
 static int trio_game(struct trio *t, struct ts_cli *a, struct ts_cli *b)
 {
@@ -1107,6 +1160,348 @@ START_TEST(test_logout_remote)
 }
 END_TEST
 
+/*
+ * Seats follow an account's login on any node: bob, playing through n2 a game of n1, logs in
+ * on n3 (neither the game's node nor his) and is seated again through n3; then he logs in on
+ * n1, the game's node, and is "back in game N" there at once, as a second login on one node
+ * is. Each time the old connection gets SESSION_TAKEN and the new one moves in the seat.
+ */
+START_TEST(test_login_takes_seat)
+{
+	struct trio t;
+	trio_up(&t);
+	struct ts_cli a, b, r, q;
+	ts_register(&a, t.n[0].port, "alice", "password1");
+	ts_register(&b, t.n[1].port, "bob", "password2");
+	int id = ts_begin_game(&a, &b, "ttt"); /* alice's seek: a game of n1 */
+	struct ts_cli *to_b[] = {&b}, *to_a[] = {&a};
+	play(&a, id, "a1", to_b, 1, 2);
+	/* bob on a third node */
+	ts_connect_json(&q, t.n[2].port);
+	ts_send(&q, "login bob password2");
+	ts_until0(&q, "{\"type\":\"ok\",\"cmd\":\"login\"}");
+	ts_until0(&b, "{\"type\":\"info\",\"code\":\"SESSION_TAKEN\"}");
+	cJSON_Delete(ts_untilf(&q, "{\"type\":\"game_start\",\"game\":%d,\"seat\":1}", id));
+	cJSON_Delete(ts_untilf(&q, "{\"type\":\"state\",\"game\":%d,\"last_move\":\"a1\"}", id));
+	play(&q, id, "a2", to_a, 1, 3);
+	struct ts_cli *to_q[] = {&q};
+	play(&a, id, "b2", to_q, 1, 4);
+	/* bob on the game's node */
+	ts_connect_json(&r, t.n[0].port);
+	ts_send(&r, "login bob password2");
+	cJSON_Delete(ts_untilf(&r, "{\"type\":\"ok\",\"cmd\":\"login\",\"resumed\":[%d]}", id));
+	ts_until0(&q, "{\"type\":\"info\",\"code\":\"SESSION_TAKEN\"}");
+	cJSON_Delete(ts_untilf(&r, "{\"type\":\"state\",\"game\":%d,\"seat\":1}", id));
+	play(&r, id, "a3", to_a, 1, 5);
+	assert_stored(id, "a1 a2 b2 a3", "in_progress");
+	for (struct ts_cli **p = (struct ts_cli *[]){&a, &b, &r, &q, NULL}; *p; p++)
+		ts_close(*p);
+	trio_down(&t);
+}
+END_TEST
+
+/*
+ * The kick of an account's older connection reaches a node whose heartbeat is late: bob on
+ * n3, n3 paused (SIGSTOP, as a loaded machine's scheduler or a long GC does) until n1's scan
+ * finds its heartbeat expired, bob logs in on n1, n3 runs again: its connection is told
+ * SESSION_TAKEN. (The kick went only to the nodes whose heartbeat the sender's last scan had
+ * found current, so a node late by a moment never had it: test_login_takes_seat lost it now
+ * and then under a loaded make check.)
+ */
+START_TEST(test_kick_reaches_late_node)
+{
+	struct trio t;
+	trio_up(&t);
+	struct ts_cli q, r;
+	ts_register(&q, t.n[2].port, "bob", "password2");
+	ck_assert_int_eq(kill(t.n[2].pid, SIGSTOP), 0);
+	usleep(1500 * 1000); /* past n3's expiry (3 beats): n1's scans find it lapsed */
+	ts_connect_json(&r, t.n[0].port);
+	ts_send(&r, "login bob password2");
+	ts_until0(&r, "{\"type\":\"ok\",\"cmd\":\"login\"}");
+	ck_assert_int_eq(kill(t.n[2].pid, SIGCONT), 0);
+	ts_until0(&q, "{\"type\":\"info\",\"code\":\"SESSION_TAKEN\"}");
+	for (struct ts_cli **p = (struct ts_cli *[]){&q, &r, NULL}; *p; p++)
+		ts_close(*p);
+	trio_down(&t);
+}
+END_TEST
+
+/* a challenges bob (b) to ttt with opts: its id, once a's ok and b's news of it are in. */
+static int challenge(struct ts_cli *a, struct ts_cli *b, const char *opts)
+{
+	ts_send(a, "match bob ttt%s", opts);
+	cJSON *ok = ts_until(a, "{\"type\":\"ok\",\"cmd\":\"match\"}");
+	int id = ts_jint(cJSON_GetObjectItem(ok, "seek"), "id");
+	cJSON_Delete(ok);
+	cJSON_Delete(
+	        ts_untilf(b, "{\"type\":\"match\",\"event\":\"new\",\"seek\":{\"id\":%d}}", id));
+	return id;
+}
+
+/*
+ * tell and match reach a user connected to another node (who lists it): tells both ways, a
+ * name nobody has is NO_SUCH_USER; a challenge across nodes is declined by its target,
+ * withdrawn by its author, and accepted: the game runs on the target's node and is played.
+ */
+START_TEST(test_tell_match_remote)
+{
+	struct trio t = {0};
+	up(&t.n[0], "n1");
+	up(&t.n[1], "n2");
+	struct ts_cli a, b;
+	ts_join(&a, t.n[0].port, "alice");
+	ts_join(&b, t.n[1].port, "bob");
+	ts_send(&a, "tell bob good luck");
+	ts_until0(&a, "{\"type\":\"ok\",\"cmd\":\"tell\",\"to\":\"bob\"}");
+	ts_until0(&b, "{\"type\":\"tell\",\"from\":\"alice\",\"text\":\"good luck\"}");
+	ts_send(&b, "tell ALICE thanks");
+	ts_until0(&b, "{\"type\":\"ok\",\"cmd\":\"tell\",\"to\":\"alice\"}");
+	ts_until0(&a, "{\"type\":\"tell\",\"from\":\"bob\",\"text\":\"thanks\"}");
+	ts_send(&a, "tell carol hello");
+	ts_until0(&a, "{\"type\":\"error\",\"code\":\"NO_SUCH_USER\",\"cmd\":\"tell\"}");
+	/* declined by its target */
+	int m1 = challenge(&a, &b, "");
+	ts_send(&b, "decline %d", m1);
+	ts_until0(&b, "{\"type\":\"ok\",\"cmd\":\"decline\"}");
+	cJSON_Delete(ts_untilf(
+	        &a, "{\"type\":\"match\",\"event\":\"decline\",\"id\":%d,\"by\":\"bob\"}", m1));
+	/* withdrawn by its author, from its own node */
+	int m2 = challenge(&a, &b, "");
+	ts_send(&a, "unseek %d", m2);
+	ts_until0(&a, "{\"type\":\"ok\",\"cmd\":\"unseek\"}");
+	cJSON_Delete(ts_untilf(
+	        &b, "{\"type\":\"match\",\"event\":\"withdraw\",\"id\":%d,\"by\":\"alice\"}", m2));
+	/* accepted: a game of n2, alice playing through n1 */
+	int m3 = challenge(&a, &b, " color=first");
+	ts_send(&b, "accept %d", m3);
+	cJSON *acc = ts_until(&b, "{\"type\":\"ok\",\"cmd\":\"accept\"}");
+	int id = ts_jint(acc, "game");
+	cJSON_Delete(acc);
+	cJSON_Delete(ts_untilf(&a, "{\"type\":\"game_start\",\"game\":%d,\"seat\":0}", id));
+	struct ts_cli *to_b[] = {&b}, *to_a[] = {&a};
+	play(&a, id, "a1", to_b, 1, 2);
+	play(&b, id, "a2", to_a, 1, 3);
+	assert_stored(id, "a1 a2", "in_progress");
+	ts_close(&a);
+	ts_close(&b);
+	trio_down(&t);
+}
+END_TEST
+
+/* Node name with a listener of its own (opt, e.g. --http) on a free port: that port (its
+ * port file: opt followed by -port-file). */
+static int up_with(struct ts_srv *s, const char *name, const char *opt)
+{
+	char file[256], fopt[32];
+	ts_port_path(file, sizeof file);
+	snprintf(fopt, sizeof fopt, "%s-port-file", opt);
+	const char *more[] = {opt, "127.0.0.1:0", fopt, file};
+	up_node(s, name, more, 4);
+	int port = ts_port_file(s, file);
+	unlink(file);
+	return port;
+}
+
+/* GET path of 127.0.0.1:port: the status, and the body (malloc'd) in *body. */
+static int http_get(int port, const char *path, char **body)
+{
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+	ck_assert_int_ge(fd, 0);
+	struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	ck_assert_int_eq(connect(fd, (struct sockaddr *)&sa, sizeof sa), 0);
+	char rq[512];
+	int n = snprintf(rq, sizeof rq,
+	                 "GET %s HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nConnection: close\r\n\r\n", path,
+	                 port);
+	ck_assert_int_eq(write(fd, rq, (size_t)n), n);
+	size_t len = 0, cap = 1 << 16;
+	char *buf = malloc(cap + 1);
+	ck_assert_ptr_nonnull(buf);
+	ssize_t r;
+	while ((r = read(fd, buf + len, cap - len)) > 0) {
+		len += (size_t)r;
+		if (len == cap) {
+			cap *= 2;
+			buf = realloc(buf, cap + 1);
+			ck_assert_ptr_nonnull(buf);
+		}
+	}
+	close(fd);
+	buf[len] = '\0';
+	int status = 0;
+	ck_assert_int_eq(sscanf(buf, "HTTP/1.1 %d", &status), 1);
+	char *at = strstr(buf, "\r\n\r\n");
+	ck_assert_ptr_nonnull(at);
+	*body = strdup(at + 4);
+	free(buf);
+	return status;
+}
+
+/* GET path as JSON (status 200), the caller frees it. */
+static cJSON *http_json(int port, const char *path)
+{
+	char *body;
+	ck_assert_int_eq(http_get(port, path, &body), 200);
+	cJSON *j = cJSON_Parse(body);
+	ck_assert_msg(j != NULL, "%s: %s", path, body);
+	free(body);
+	return j;
+}
+
+/* How many entries of the array k of j have field f equal to the name or number v. */
+static int count_in(const cJSON *j, const char *k, const char *f, const char *name, double v)
+{
+	int n = 0;
+	const cJSON *e;
+	cJSON_ArrayForEach(e, cJSON_GetObjectItem(j, k))
+	{
+		const cJSON *x = cJSON_GetObjectItem(e, f);
+		n += name != NULL ? cJSON_IsString(x) && strcmp(x->valuestring, name) == 0
+		                  : cJSON_IsNumber(x) && x->valuedouble == v;
+	}
+	return n;
+}
+
+/*
+ * --http on cluster nodes: the page and its WebSocket on a node work as a client of the
+ * cluster (a game of another node accepted and played through it); the API's records
+ * (/api/game/ID) are the cluster's (PostgreSQL) on every node, while /api/online and
+ * /api/games/live show what the node asked holds (its own connections, the games it runs),
+ * as PROTOCOL.md 14 says.
+ */
+START_TEST(test_http_cluster)
+{
+	struct trio t = {0};
+	int h1 = up_with(&t.n[0], "n1", "--http"), h2 = up_with(&t.n[1], "n2", "--http");
+	char *page;
+	ck_assert_int_eq(http_get(h2, "/", &page), 200);
+	ck_assert_ptr_nonnull(strstr(page, "<html"));
+	free(page);
+	struct ts_cli a;
+	ts_join(&a, t.n[0].port, "alice");
+	struct ws_cli w; /* bob, on n2's web listener */
+	wsc_open(&w, h2);
+	free(wsc_recv(&w)); /* the welcome */
+	wsc_send(&w, "set format json");
+	free(wsc_recv(&w));
+	wsc_send(&w, "login bob");
+	char *m = wsc_recv(&w);
+	ck_assert_msg(m != NULL && strstr(m, "\"cmd\":\"login\"") != NULL, "login: %s", m);
+	free(m);
+	ts_send(&a, "seek ttt color=first");
+	cJSON *ok = ts_until(&a, "{\"type\":\"ok\",\"cmd\":\"seek\"}");
+	int seek = ts_jint(cJSON_GetObjectItem(ok, "seek"), "id");
+	cJSON_Delete(ok);
+	wsc_send(&w, "accept %d", seek);
+	cJSON *st = ts_until(&a, "{\"type\":\"game_start\"}");
+	int id = ts_jint(st, "game");
+	cJSON_Delete(st);
+	ts_send(&a, "move %d a1", id);
+	ts_until0(&a, "{\"type\":\"ok\",\"cmd\":\"move\"}");
+	bool seen = false; /* bob's page gets the state through n2 */
+	while (!seen && (m = wsc_recv(&w)) != NULL) {
+		seen = strstr(m, "\"type\":\"state\"") != NULL &&
+		       strstr(m, "\"last_move\":\"a1\"") != NULL;
+		free(m);
+	}
+	ck_assert(seen);
+	/* node-local: who is connected to the node asked, the games it runs */
+	cJSON *o1 = http_json(h1, "/api/online"), *o2 = http_json(h2, "/api/online");
+	ck_assert_int_eq(count_in(o1, "users", "name", "alice", 0), 1);
+	ck_assert_int_eq(count_in(o1, "users", "name", "bob", 0), 0);
+	ck_assert_int_eq(count_in(o2, "users", "name", "bob", 0), 1);
+	ck_assert_int_eq(count_in(o2, "users", "name", "alice", 0), 0);
+	cJSON_Delete(o1);
+	cJSON_Delete(o2);
+	cJSON *l1 = http_json(h1, "/api/games/live"), *l2 = http_json(h2, "/api/games/live");
+	ck_assert_int_eq(count_in(l1, "games", "id", NULL, id), 1);
+	ck_assert_int_eq(count_in(l2, "games", "id", NULL, id), 0);
+	cJSON_Delete(l1);
+	cJSON_Delete(l2);
+	/* the records are the cluster's: the game of n1, read on n2 */
+	char path[64];
+	snprintf(path, sizeof path, "/api/game/%d", id);
+	cJSON *g = http_json(h2, path);
+	char *txt = cJSON_PrintUnformatted(g);
+	ck_assert_msg(strstr(txt, "\"a1\"") != NULL, "%s: %s", path, txt);
+	free(txt);
+	cJSON_Delete(g);
+	wsc_close(&w);
+	ts_close(&a);
+	trio_down(&t);
+}
+END_TEST
+
+/* A playtak guest on port: its welcome, Login Guest, its name. */
+static void pt_guest(struct ts_cli *c, int port)
+{
+	ts_open(c, port);
+	ts_expect0(c, "Welcome!");
+	ts_expect0(c, "Login or Register");
+	ts_send(c, "Login Guest");
+	ts_until0(c, "Welcome *!");
+}
+
+/*
+ * The playtak port on a cluster node: its guest's seek is a seek of the cluster (a user of
+ * another node sees it in seeks, accepts it, and the two play: the game runs on the port's
+ * node); what the port lists and accepts is its own node's seeks (another node's seek is
+ * NOK there), as PROTOCOL.md 11 and 12 say.
+ */
+START_TEST(test_playtak_cluster)
+{
+	struct trio t = {0};
+	int p1 = up_with(&t.n[0], "n1", "--playtak"), p2 = up_with(&t.n[1], "n2", "--playtak");
+	struct ts_cli p, q, b;
+	pt_guest(&p, p1);
+	ts_join(&b, t.n[1].port, "bob");
+	ts_send(&p, "Seek 5 300 0 W");
+	ts_until0(&p, "Seek new * Guest* 5 300 0 W *");
+	cJSON *sk = ts_until(&b, "{\"type\":\"seek\",\"event\":\"new\"}");
+	int seek = ts_jint(cJSON_GetObjectItem(sk, "seek"), "id");
+	cJSON_Delete(sk);
+	ts_send(&b, "accept %d", seek);
+	cJSON *acc = ts_until(&b, "{\"type\":\"ok\",\"cmd\":\"accept\"}");
+	int id = ts_jint(acc, "game");
+	cJSON_Delete(acc);
+	char pat[128];
+	snprintf(pat, sizeof pat, "Game Start %d 5 Guest* vs bob white *", id);
+	ts_until0(&p, pat);
+	ts_send(&p, "Game#%d P A1", id);
+	ts_until0(&p, "OK");
+	cJSON_Delete(ts_untilf(&b, "{\"type\":\"state\",\"game\":%d,\"last_move\":\"a1\"}", id));
+	ts_send(&b, "move %d e5", id);
+	snprintf(pat, sizeof pat, "Game#%d P E5", id);
+	ts_until0(&p, pat);
+	assert_stored(id, "a1 e5", "in_progress");
+	/* the port's Online counts its node's users, not the relay client standing for bob */
+	struct ts_cli x;
+	pt_guest(&x, p1);
+	ts_until0(&x, "Online 2");
+	char *l = ts_line(&x);
+	ck_assert_msg(l != NULL && strncmp(l, "OnlinePlayers [", 15) == 0 &&
+	                      strstr(l, "\"bob\"") == NULL,
+	              "%s", l ? l : "(none)");
+	free(l);
+	ts_close(&x);
+	/* another node's seek is not the port's to accept */
+	struct ts_cli a;
+	ts_join(&a, t.n[0].port, "alice");
+	ts_send(&a, "seek tak size=5");
+	cJSON *ok = ts_until(&a, "{\"type\":\"ok\",\"cmd\":\"seek\"}");
+	int s2 = ts_jint(cJSON_GetObjectItem(ok, "seek"), "id");
+	cJSON_Delete(ok);
+	pt_guest(&q, p2);
+	ts_send(&q, "Accept %d", s2);
+	ts_until0(&q, "NOK");
+	for (struct ts_cli **c = (struct ts_cli *[]){&p, &q, &a, &b, NULL}; *c; c++)
+		ts_close(*c);
+	trio_down(&t);
+}
+END_TEST
+
 /* A case of s on its own servers (started before its first test, stopped after its last),
  * each test on a fresh schema (setup). */
 static TCase *add_case(Suite *s, const char *name, void (*start)(void), void (*stop)(void))
@@ -1143,6 +1538,14 @@ static Suite *cluster_suite(void)
 	tcase_add_test(tc, test_owner_paused);
 	tcase_add_test(tc, test_owner_restarted);
 	tcase_add_test(tc, test_logout_remote);
+	tcase_add_test(tc, test_resend_waits_for_store);
+	/* identities across nodes: CK_RUN_CASE=reach runs these */
+	tc = add_case(s, "reach", both_up, both_down);
+	tcase_add_test(tc, test_login_takes_seat);
+	tcase_add_test(tc, test_kick_reaches_late_node);
+	tcase_add_test(tc, test_tell_match_remote);
+	tcase_add_test(tc, test_http_cluster);
+	tcase_add_test(tc, test_playtak_cluster);
 	return s;
 }
 

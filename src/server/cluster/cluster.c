@@ -90,7 +90,7 @@ static void on_inbox_msg(struct cluster *c, char *h, char *body, size_t len)
 	case 'R':
 		if (sscanf(h, "R %64s %" SCNu64 " %15s %" SCNd64 " %21s %21s", a, &conn, flags,
 		           &rtt, name, tok) >= 5)
-			owner_resume(c, a, conn, flags, rtt, name, tok);
+			owner_resume(c, a, conn, flags, rtt, name, tok, true);
 		break;
 	case 'K':
 		if (sscanf(h, "K %21s %32s", name, a) == 2)
@@ -200,9 +200,6 @@ int cluster_start(const struct cluster_config *cfg, const struct cluster_layers 
 		redisReply *r =
 		        redisCommand(rc, "HSET " KEY("nodes") " %s %s", c->name, c->instance);
 		freeReplyObject(r);
-		/* the live nodes known before the first login: a login's R reaches them (the
-		   death scan keeps the list from the first beat on) */
-		takeover_first_scan(c, rc);
 	}
 	redisFree(rc);
 	if (!taken) {
@@ -223,11 +220,15 @@ int cluster_start(const struct cluster_config *cfg, const struct cluster_layers 
 		c->ly.journal->on_lost = owner_lost;
 		c->ly.journal->lost_ud = c;
 	}
-	c->router = (struct router){
-	        .ud = c, .game = home_route_game, .seek = home_route_seek, .shared = shared_route};
+	c->router = (struct router){.ud = c,
+	                            .game = home_route_game,
+	                            .seek = home_route_seek,
+	                            .shared = shared_route,
+	                            .user = home_route_user};
 	c->ly.cmds->router = &c->router;
 	struct lobby_hooks lh = {.ud = c,
 	                         .on_login = shared_on_login,
+	                         .on_claim = shared_on_claim,
 	                         .on_logout = shared_on_logout,
 	                         .on_seek = shared_on_seek,
 	                         .seek_id = shared_seek_id,

@@ -171,14 +171,16 @@ static void pending_go(struct cluster *c, struct pending_fwd *p, const char *own
 	}
 	/* nobody's, or ours yet not here: gone since */
 	if (owner == NULL || owner[0] == '\0' || strcmp(owner, c->name) == 0) {
-		if (p->seek)
+		if (p->user[0] != '\0')
+			reply_err(cl, &p->rq, ERR_NO_SUCH_USER, "%s is not online", p->user);
+		else if (p->seek)
 			reply_no_seek(cl, &p->rq, p->game);
 		else
 			reply_no_game(cl, &p->rq, p->game);
 		cluster_pending_free(p);
 		return;
 	}
-	if (!p->seek)
+	if (!p->seek && p->user[0] == '\0')
 		remote_cache_put(c, p->game, owner);
 	if (p->watch) {
 		struct rgame *g = remote_get(c, p->game, owner);
@@ -233,22 +235,34 @@ static void on_lookup(redisAsyncContext *ac, void *r, void *pd)
 	pending_go(c, p, owner); /* p is freed, or queued on its game */
 }
 
-/* The node of a live node's seek (or nil). */
-static const char SEEK_NODE[] =
+/*
+ * The live node other than ARGV[2] ("#": none) whose hash KEY(<ARGV[3]>:<node>) or
+ * KEY(<ARGV[4]>:<node>) has field ARGV[1] (or nil): a seek's node (seeks:, or challenges: for a
+ * challenge, which is not listed), a user's (users:).
+ */
+static const char FIELD_NODE[] =
         "local h = redis.call('HGETALL', 'bitarena:nodes') "
         "for i = 1, #h, 2 do "
-        "  if redis.call('GET', 'bitarena:node:' .. h[i]) == h[i + 1] and "
-        "     redis.call('HEXISTS', 'bitarena:seeks:' .. h[i], ARGV[1]) == 1 then "
-        "    return h[i] "
+        "  if h[i] ~= ARGV[2] and redis.call('GET', 'bitarena:node:' .. h[i]) == h[i + 1] then "
+        "    for k = 3, #ARGV do "
+        "      if redis.call('HEXISTS', 'bitarena:' .. ARGV[k] .. ':' .. h[i], ARGV[1]) == 1 "
+        "      then return h[i] end "
+        "    end "
         "  end "
         "end "
         "return false";
 
-/* Asks Redis for p's owner (or its seek's node); false when Redis is not there. */
+/* Asks Redis for p's owner (or its seek's node, or its user's); false when Redis is not there. */
 static bool lookup_send(struct cluster *c, struct pending_fwd *p)
 {
-	bool sent = p->seek ? redis_call(c, on_lookup, p, "EVAL %s 0 %" PRIu64, SEEK_NODE, p->game)
-	                    : redis_call(c, on_lookup, p, "GET " KEY("owner:%" PRIu64), p->game);
+	char key[PROTO_NAME_MAX + 1];
+	cluster_key(p->user, key, sizeof key);
+	bool sent =
+	        p->user[0] != '\0' ? redis_call(c, on_lookup, p, "EVAL %s 0 %s %s users",
+	                                        FIELD_NODE, key, c->name)
+	        : p->seek ? redis_call(c, on_lookup, p, "EVAL %s 0 %" PRIu64 " # seeks challenges",
+	                               FIELD_NODE, p->game)
+	                  : redis_call(c, on_lookup, p, "GET " KEY("owner:%" PRIu64), p->game);
 	if (sent) {
 		p->next = c->lookups;
 		c->lookups = p;
@@ -269,8 +283,10 @@ void home_retry(uv_timer_t *t)
 	}
 }
 
-/* Looks the owner (or the seek's node) up, the client held meanwhile (x->forwarded). */
-static bool lookup(struct cluster *c, struct cmd *x, uint64_t id, bool seek, bool watch)
+/* Looks the owner (or the seek's node, or user's: not NULL) up, the client held meanwhile
+ * (x->forwarded). */
+static bool lookup(struct cluster *c, struct cmd *x, uint64_t id, bool seek, bool watch,
+                   const char *user)
 {
 	struct pending_fwd *p = calloc(1, sizeof *p);
 	char *line = p != NULL ? line_of(x->rq) : NULL;
@@ -283,6 +299,7 @@ static bool lookup(struct cluster *c, struct cmd *x, uint64_t id, bool seek, boo
 	p->game = id;
 	p->seek = seek;
 	p->watch = watch;
+	snprintf(p->user, sizeof p->user, "%s", user != NULL ? user : "");
 	p->line = line;
 	p->rq = cluster_rq_keep(x->rq);
 	if (!lookup_send(c, p)) {
@@ -323,9 +340,9 @@ bool home_route_game(void *ud, struct cmd *x)
 	if (owner == NULL && g != NULL && g->owner[0])
 		owner = g->owner;
 	if (owner == NULL || strcmp(owner, c->name) == 0)
-		return lookup(c, x, x->id, false, watch);
+		return lookup(c, x, x->id, false, watch, NULL);
 	if (watch && (g == NULL || !g->subscribed))
-		return lookup(c, x, x->id, false, watch); /* subscribes first */
+		return lookup(c, x, x->id, false, watch, NULL); /* subscribes first */
 	char *line = line_of(x->rq);
 	if (line == NULL) {
 		reply_oom(cl, x->rq);
@@ -336,16 +353,27 @@ bool home_route_game(void *ud, struct cmd *x)
 	return true;
 }
 
-bool home_route_seek(void *ud, struct cmd *x, uint64_t id)
+/* x names a seek (id) or a user not here: looked up, then forwarded to its node. */
+static bool route_lookup(struct cluster *c, struct cmd *x, uint64_t id, const char *user)
 {
-	struct cluster *c = ud;
-	if (x->cl->remote)
+	if (x->cl->remote) /* a line forwarded to us is never forwarded again */
 		return false;
 	if (!redis_up(c)) {
 		redis_down(x->cl, x->rq);
 		return true;
 	}
-	return lookup(c, x, id, true, false);
+	return lookup(c, x, id, user == NULL, false, user);
+}
+
+bool home_route_seek(void *ud, struct cmd *x, uint64_t id)
+{
+	return route_lookup(ud, x, id, NULL);
+}
+
+/* A user not connected here (tell, match): the line goes to the node holding its connection. */
+bool home_route_user(void *ud, struct cmd *x)
+{
+	return route_lookup(ud, x, 0, x->rq->argv[0]);
 }
 
 /* ---- messages at home: output, answers, the game channels ---------------------------------- */

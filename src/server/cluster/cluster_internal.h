@@ -12,7 +12,7 @@
  * The parts, each calling only the ones listed before it (tests/layers.py
  * fails on a circle); a function another part calls carries its part's prefix:
  *   cluster_redis.c     redis_*     the two Redis connections, commands,
- *                                   publishing, subscriptions, the nodes alive;
+ *                                   publishing, subscriptions, to every node;
  *                                   its news goes up through struct redis_news
  *   cluster_remote.c    remote_*    remote games at the home: their players and
  *                                   spectators here, the owner cache
@@ -67,7 +67,7 @@
 #define NODES_FWD_MAX   8
 #define SEEK_TRIES      10 /* a seek not found is looked up this many times, */
 #define SEEK_RETRY_MS   20 /* this far apart, before NO_SUCH_SEEK */
-#define ALIVE_MAX       64 /* nodes told of a login (R, K) */
+#define ALIVE_MAX       64 /* nodes whose incarnation is followed */
 
 /* ---- state ------------------------------------------------------------------------------ */
 
@@ -118,7 +118,8 @@ struct pending_fwd {
 	struct pending_fwd *next;
 	uint64_t conn;
 	uint64_t game;
-	bool seek; /* game is a seek id */
+	bool seek;                     /* game is a seek id */
+	char user[PROTO_NAME_MAX + 1]; /* not "": a user's node is looked up (CMD_TO_USER) */
 	bool watch;
 	int tries; /* lookups of a seek not found (yet) */
 	char *line;
@@ -199,13 +200,13 @@ struct cluster {
 	uint64_t echo_sent;     /* an echo to our own inbox in flight, sent then (0: none) */
 	uint64_t sess_epoch;    /* the sessions' epoch our users' rows were last written at */
 	bool stopping;
-	bool reviving; /* declared dead while alive: taking back what is still ours (revive()) */
+	bool reviving;   /* declared dead while alive: taking back what is still ours (revive()) */
 	bool resync_due; /* Redis reached again: resync() once a heartbeat says we are not dead */
 	bool users_dirty, list_dirty;
 	bool users_reset; /* the users' hash is written whole (after Redis came back) */
 	bool resync;      /* Redis came back: write our live state again, ask for states */
 	uint64_t next_fwd;
-	unsigned takeovers; /* running */
+	unsigned takeovers;                             /* running */
 	struct metric m_forwards, m_takeovers, m_taken; /* cluster_register_metrics() */
 
 	struct rgame *rgames;
@@ -217,9 +218,7 @@ struct cluster {
 	struct agg *aggs;
 	struct interest *interests;
 	struct ocache cache[CACHE_SLOTS];
-	struct relay_sink sink;                      /* where relay connections' output goes */
-	char alive[ALIVE_MAX][CLUSTER_NODE_MAX + 1]; /* the nodes alive at the last scan */
-	int nalive;
+	struct relay_sink sink; /* where relay connections' output goes */
 	/* each node's instance last seen alive: another one is a restart (its incarnation) */
 	struct {
 		char name[CLUSTER_NODE_MAX + 1];
@@ -321,7 +320,6 @@ void redis_to_node(struct cluster *c, const char *node, const char *header, cons
                    size_t blen);
 void redis_to_game(struct cluster *c, uint64_t game, const char *header);
 void redis_to_others(struct cluster *c, const char *header);
-void redis_alive_set(struct cluster *c, const redisReply *rep);
 void redis_down(struct client *cl, const struct proto_req *rq);
 bool redis_subscribe_game(struct cluster *c, uint64_t game);
 void redis_unsubscribe_game(struct cluster *c, uint64_t game);
@@ -364,6 +362,7 @@ void remote_clear(struct cluster *c);
 struct cstate *home_cs_get(struct cluster *c, uint64_t conn, bool make);
 bool home_route_game(void *ud, struct cmd *x);              /* struct router */
 bool home_route_seek(void *ud, struct cmd *x, uint64_t id); /* struct router */
+bool home_route_user(void *ud, struct cmd *x);              /* struct router */
 void home_retry(uv_timer_t *t);
 void home_out(struct cluster *c, uint64_t conn, const char *body, size_t len);
 void home_answered(struct cluster *c, uint64_t conn, uint64_t n);
@@ -381,7 +380,8 @@ void owner_interest_set(struct cluster *c, const char *home, uint64_t game, bool
 void owner_run(struct cluster *c, const char *home, uint64_t rconn, uint64_t n, const char *flags,
                int64_t rtt, const char *name, const char *token, char *line, size_t len);
 void owner_resume(struct cluster *c, const char *home, uint64_t rconn, const char *flags,
-                  int64_t rtt, const char *name, const char *token);
+                  int64_t rtt, const char *name, const char *token, bool login);
+void owner_claim(struct cluster *c, const char *name, const char *home, uint64_t rconn);
 void owner_resend(struct cluster *c, const char *home, uint64_t game);
 void owner_gone(struct cluster *c, const char *home, uint64_t rconn);
 void owner_home_gone(struct cluster *c, const char *instance);
@@ -411,6 +411,7 @@ bool shared_route(void *ud, struct cmd *x); /* struct router */
 void shared_on_seek(void *ud, const struct seek *k, bool gone, struct msg *told);
 uint64_t shared_seek_id(void *ud);
 void shared_on_login(void *ud, struct client *cl);
+void shared_on_claim(void *ud, struct client *cl);
 void shared_on_logout(void *ud, struct client *cl);
 bool shared_guest(void *ud, struct client *cl, const struct proto_req *rq, const char *name,
                   const char *token, bool given);
@@ -423,6 +424,5 @@ void shared_client_gone(struct cluster *c, struct client *cl);
 void takeover_reached(struct cluster *c); /* struct redis_news */
 void takeover_beat(struct cluster *c);
 void takeover_scan(struct cluster *c);
-void takeover_first_scan(struct cluster *c, redisContext *rc);
 
 #endif

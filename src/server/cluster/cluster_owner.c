@@ -224,7 +224,7 @@ void owner_run(struct cluster *c, const char *home, uint64_t rconn, uint64_t n, 
 	/* a client of home new here, logged in: its seats here first (as R gives them), in case
 	 * its home could not know that we forgot it (we restarted: a new instance) */
 	if (made && cl->logged_in)
-		owner_resume(c, home, rconn, flags, rtt, name, token);
+		owner_resume(c, home, rconn, flags, rtt, name, token, false);
 	char copy[FRAME_MAX + 1];
 	snprintf(copy, sizeof copy, "%.*s", (int)len, line);
 	struct proto_req rq;
@@ -249,12 +249,35 @@ void owner_run(struct cluster *c, const char *home, uint64_t rconn, uint64_t n, 
 }
 
 /*
+ * The account name logged in at (home, rconn) (home NULL: a client of ours): the relay
+ * clients standing here for its other connections close (that connection is closed by K,
+ * SESSION_TAKEN), so their seats wait for the login to take them, as a second login takes
+ * the seats of the first on one node. Seats follow an account's login on any node.
+ */
+void owner_claim(struct cluster *c, const char *name, const char *home, uint64_t rconn)
+{
+	for (struct rclient *r = c->rclients, *next; r != NULL; r = next) {
+		next = r->next;
+		struct client *cl = cluster_client(c, r->conn);
+		if (home != NULL && r->rconn == rconn && strcmp(r->home, home) == 0)
+			continue; /* the login's own */
+		if (cl != NULL && cl->logged_in && cl->registered &&
+		    strcasecmp(cl->name, name) == 0)
+			rc_close(c, r);
+	}
+}
+
+/*
  * R: the client logged in at its home; its seats here come back to its relay client: a
  * guest's only with the token R brought (session_login checks it against the seat's hash).
+ * login: R itself (an account's seats held for its older connection are taken from it);
+ * false: a relay client new here, given the seats nobody holds.
  */
 void owner_resume(struct cluster *c, const char *home, uint64_t rconn, const char *flags,
-                  int64_t rtt, const char *name, const char *token)
+                  int64_t rtt, const char *name, const char *token, bool login)
 {
+	if (login && strchr(flags, 'r') != NULL && strchr(flags, 'l') != NULL)
+		owner_claim(c, name, home, rconn);
 	bool any = false;
 	for (struct game *g = sessions_first(c->ly.sess); g != NULL && !any; g = session_next(g))
 		for (int i = 0; i < session_ops(g)->nplayers && !session_over(g); i++) {
@@ -283,26 +306,24 @@ void owner_resume(struct cluster *c, const char *home, uint64_t rconn, const cha
 	session_resume_send(c->ly.sess, cl);
 }
 
-/* Y: the home lost messages; its players and spectators of game get the state again. */
+/* Y: the home lost messages; its players and spectators of game get the state again (once
+ * what the game waits for is stored: a paused owner's move may yet be refused). */
 void owner_resend(struct cluster *c, const char *home, uint64_t game)
 {
 	struct game *g = session_find(c->ly.sess, game);
 	if (g == NULL)
 		return;
-	struct snapshot *sn = session_watch_current(g);
-	if (sn == NULL)
-		return;
 	for (int i = 0; i < session_ops(g)->nplayers; i++) {
 		struct client *cl = session_seat(g, i)->c;
 		const struct relay_id *id = cl != NULL ? relay_id_of(cl->conn) : NULL;
 		if (id != NULL && id->kind == RELAY_CLIENT && strcmp(id->home, home) == 0)
-			session_watch_send_state(g, sn, cl, i);
+			session_watch_send_current(g, cl, i);
 	}
 	for (int k = 0; k < 2; k++) {
 		struct agg *a = agg_find(c, game, k);
 		struct client *cl = a != NULL ? cluster_client(c, a->conn) : NULL;
 		if (cl != NULL)
-			session_watch_send_state(g, sn, cl, -1);
+			session_watch_send_current(g, cl, -1);
 	}
 }
 

@@ -3,7 +3,7 @@
  * publish, one to subscribe) through hiredis on the loop: dialled, dialled
  * again when they hang or drop, the commands and the publishing every other
  * part uses, the subscriptions and the pub/sub messages that come on them,
- * and the list of the nodes alive (for messages to every other node).
+ * messages to every other node (the channel all).
  */
 #include "server/cluster/cluster_internal.h"
 
@@ -76,27 +76,21 @@ void redis_down(struct client *cl, const struct proto_req *rq)
 	          "try again shortly");
 }
 
-/* ---- the nodes alive (for messages to every other node) ----------------------------------- */
+/* ---- messages to every other node ------------------------------------------------------- */
 
-/* The live nodes' names from SCAN's answer ({name, instance, alive} triples). */
-void redis_alive_set(struct cluster *c, const redisReply *rep)
-{
-	c->nalive = 0;
-	for (size_t i = 0; i + 2 < rep->elements; i += 3) {
-		const redisReply *n = rep->element[i], *alive = rep->element[i + 2];
-		if (n->type == REDIS_REPLY_STRING && alive->type == REDIS_REPLY_INTEGER &&
-		    alive->integer == 1 && c->nalive < ALIVE_MAX)
-			snprintf(c->alive[c->nalive++], sizeof c->alive[0], "%.*s", (int)n->len,
-			         n->str);
-	}
-}
-
-/* A message without a body to every other node alive. */
+/*
+ * A message without a body to every other node: published once on the channel `all` that
+ * every node subscribes to with its inbox, the sender's name before the header (a node drops
+ * its own). Not to each node named by the last death scan: a node whose heartbeat was late at
+ * that scan (a loaded machine, a pause) was left out and never had the message (a lost K: the
+ * account's older connection stayed open, its seats held for it).
+ */
 void redis_to_others(struct cluster *c, const char *header)
 {
-	for (int i = 0; i < c->nalive; i++)
-		if (strcmp(c->alive[i], c->name) != 0)
-			redis_to_node(c, c->alive[i], header, NULL, 0);
+	char h[512];
+	int n = snprintf(h, sizeof h, "%s %s", c->name, header);
+	if (n > 0 && (size_t)n < sizeof h)
+		redis_publish(c, KEY("all"), h, NULL, 0, NULL, NULL);
 }
 
 /* ---- subscriptions and the messages that come on them ------------------------------------- */
@@ -135,9 +129,14 @@ static void on_sub(redisAsyncContext *ac, void *r, void *pd)
 	char *body = nl + 1;
 	size_t blen = msg->len - (size_t)(body - msg->str);
 	uint64_t id;
+	char *sp = strncmp(chan, "all", 4) == 0 ? strchr(msg->str, ' ') : NULL;
 	if (strncmp(chan, "in:", 3) == 0)
 		c->news.inbox(c, msg->str, body, blen);
-	else if (sscanf(chan, "g:%" SCNu64, &id) == 1)
+	else if (sp != NULL) { /* another node's message to every node (not our own) */
+		*sp = '\0';
+		if (strcmp(msg->str, c->name) != 0)
+			c->news.inbox(c, sp + 1, body, blen);
+	} else if (sscanf(chan, "g:%" SCNu64, &id) == 1)
 		c->news.game(c, id, msg->str, body, blen);
 	else if (strcmp(chan, "lobby") == 0)
 		c->news.lobby(c, msg->str, body, blen);
@@ -181,7 +180,8 @@ static void on_connected(const redisAsyncContext *ac, int status)
 	} else {
 		c->inbox_up = false;
 		c->sub_up = true;
-		redisAsyncCommand(c->sub, on_sub, NULL, "SUBSCRIBE " KEY("in:%s") " " KEY("lobby"),
+		redisAsyncCommand(c->sub, on_sub, NULL,
+		                  "SUBSCRIBE " KEY("all") " " KEY("in:%s") " " KEY("lobby"),
 		                  c->name);
 		c->news.subscriber(c, true);
 	}

@@ -293,9 +293,7 @@ static void moved_here(struct cluster *c, struct rgame *rg)
 			cJSON_Delete(resumed);
 			session_resume_send(c->ly.sess, cl);
 		} else if (session_watch_add(g, cl)) {
-			struct snapshot *sn = session_watch_current(g);
-			if (sn != NULL)
-				session_watch_send_state(g, sn, cl, -1);
+			session_watch_send_current(g, cl, -1);
 		}
 	}
 	if (g != NULL)

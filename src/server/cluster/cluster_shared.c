@@ -82,9 +82,19 @@ static void seek_put(struct cluster *c, const struct seek *k)
 void shared_on_seek(void *ud, const struct seek *k, bool gone, struct msg *told)
 {
 	struct cluster *c = ud;
-	if (!redis_up(c) ||
-	    k->to != NULL) /* a challenge stays between its two sides, on this node */
-		return;    /* (an open seek is written again when Redis is back: resync) */
+	if (!redis_up(c)) /* (an open seek is written again when Redis is back: resync) */
+		return;
+	/* a challenge stays between its two sides, on this node; its id is known so that its
+	   author on another node can withdraw it */
+	if (k->to != NULL) {
+		if (gone)
+			redis_call(c, NULL, NULL, "HDEL " KEY("challenges:%s") " %" PRIu64, c->name,
+			           k->id);
+		else
+			redis_call(c, NULL, NULL, "HSET " KEY("challenges:%s") " %" PRIu64 " 1",
+			           c->name, k->id);
+		return;
+	}
 	if (gone)
 		redis_call(c, NULL, NULL, "HDEL " KEY("seeks:%s") " %" PRIu64, c->name, k->id);
 	else
@@ -137,6 +147,15 @@ void shared_on_login(void *ud, struct client *cl)
 	/* its seats in games of other nodes come back (a guest's with its token) */
 	cluster_resume_header(c, cl, h, sizeof h);
 	redis_to_others(c, h);
+}
+
+/* cl logs in to an account here: its seats in our games held for its connection on another
+ * node come to it (the relay clients standing for that one close; K closes it). */
+void shared_on_claim(void *ud, struct client *cl)
+{
+	struct cluster *c = ud;
+	if (!cl->remote)
+		owner_claim(c, cl->name, NULL, 0);
 }
 
 /*
@@ -698,7 +717,11 @@ void shared_resync(struct cluster *c)
 {
 	c->users_dirty = c->list_dirty = c->users_reset = true;
 	redis_call(c, NULL, NULL, "DEL " KEY("seeks:%s"), c->name);
+	redis_call(c, NULL, NULL, "DEL " KEY("challenges:%s"), c->name);
 	for (struct seek *k = c->ly.lobby->seeks; k != NULL; k = k->next)
 		if (k->to == NULL)
 			seek_put(c, k);
+		else
+			redis_call(c, NULL, NULL, "HSET " KEY("challenges:%s") " %" PRIu64 " 1",
+			           c->name, k->id);
 }

@@ -19,7 +19,7 @@ static const char BEAT[] =
         "if v and v ~= ARGV[1] then return -2 end "
         "redis.call('SET', 'bitarena:node:' .. ARGV[2], ARGV[1], 'PX', ARGV[3]) "
         "redis.call('HSET', 'bitarena:nodes', ARGV[2], ARGV[1]) "
-        "for _, k in ipairs({'users', 'list', 'seats', 'seeks'}) do "
+        "for _, k in ipairs({'users', 'list', 'seats', 'seeks', 'challenges'}) do "
         "  redis.call('PEXPIRE', 'bitarena:' .. k .. ':' .. ARGV[2], ARGV[4]) "
         "end "
         "if v then return 1 end "
@@ -257,7 +257,6 @@ static void on_scan(redisAsyncContext *ac, void *r, void *pd)
 	redisReply *rep = r;
 	if (c->stopping || rep == NULL || rep->type != REDIS_REPLY_ARRAY)
 		return;
-	redis_alive_set(c, rep);
 	incarnations(c, rep);
 	bool judge = c->healthy_since != 0 &&
 	             cluster_now(c) >= c->healthy_since + 2 * (uint64_t)c->expiry_ms;
@@ -404,17 +403,8 @@ void takeover_beat(struct cluster *c)
 		c->beat_sent = cluster_now(c);
 }
 
-/* The death scan of this tick (its answer also renews the nodes alive). */
+/* The death scan of this tick. */
 void takeover_scan(struct cluster *c)
 {
 	redis_call(c, on_scan, NULL, "EVAL %s 0", SCAN);
-}
-
-/* The nodes alive at start, asked on cluster_start()'s own connection rc. */
-void takeover_first_scan(struct cluster *c, redisContext *rc)
-{
-	redisReply *r = redisCommand(rc, "EVAL %s 0", SCAN);
-	if (r != NULL && r->type == REDIS_REPLY_ARRAY)
-		redis_alive_set(c, r);
-	freeReplyObject(r);
 }

@@ -858,7 +858,8 @@ static const struct proto_cmd table[] = {
         {"unseek", 1, 1, LOGIN | CMD_SEEK, 1, cmd_unseek, "unseek <seek-id>", "withdraw your seek"},
         {"accept", 1, 1, LOGIN | CMD_SEEK | CMD_TAKES_SEEK, 2, cmd_accept, "accept <seek-id>",
          "accept a seek or a challenge to you: the game starts"},
-        {"match", 2, PROTO_MAX_ARGS, LOGIN, 3, cmd_match, "match <user> <kind> [opt=value ...]",
+        {"match", 2, PROTO_MAX_ARGS, LOGIN | CMD_TO_USER, 3, cmd_match,
+         "match <user> <kind> [opt=value ...]",
          "challenge one user (the options of seek): only they see it, and accept or decline"},
         {"decline", 1, 1, LOGIN | CMD_SEEK, 1, cmd_decline, "decline <seek-id>",
          "turn down a challenge made to you"},
@@ -908,7 +909,7 @@ static const struct proto_cmd table[] = {
          "the pools: game, time control, how many wait and how many play"},
         {"say", 2, 2, LOGIN | GAME | CMD_MEMBER | REST | CMD_VOUCHED | CMD_VOICE, 1, cmd_say,
          "say <game> <text>", "talk to a game's players and spectators"},
-        {"tell", 2, 2, LOGIN | REST | CMD_VOICE, 1, cmd_tell, "tell <user> <text>",
+        {"tell", 2, 2, LOGIN | REST | CMD_VOICE | CMD_TO_USER, 1, cmd_tell, "tell <user> <text>",
          "a private message to a user who is online"},
         {"block", 1, 1, LOGIN, 2, cmd_block, "block <user>",
          "no tells, chat or challenges from that user reach you (kept with your account)"},
@@ -1050,6 +1051,9 @@ static bool resolve(struct cmd *x)
 	const struct router *rt = x->cx->router;
 	if ((fl & CMD_SHARED) && rt != NULL && rt->shared(rt->ud, x))
 		return false; /* answered for the whole cluster */
+	if ((fl & CMD_TO_USER) && rt != NULL && rt->user != NULL && proto_name_valid(rq->argv[0]) &&
+	    lobby_find_user(x->cx->lobby, rq->argv[0]) == NULL && rt->user(rt->ud, x))
+		return false; /* passed on to the node the user is connected to */
 	return true;
 }
 

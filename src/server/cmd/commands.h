@@ -65,7 +65,10 @@
  *                  checked: the owner runs it for the relay client, which watches
  *                  nothing there, without checking again;
  *   CMD_TAKES_SEEK takes a seek: forwarded to the seek's node, the seek's end
- *                  reaches the client after the answer, as on one node.
+ *                  reaches the client after the answer, as on one node;
+ *   CMD_TO_USER    argv[0] names a user: one not connected to this node is
+ *                  looked up on the others, and the line forwarded to the node
+ *                  holding its connection (tell, match).
  *
  * "The game named by the first argument" is resolved in one function,
  * commands_resolve_game(). A cluster router (several nodes, each owning some
@@ -116,7 +119,8 @@ enum cmd_flags {
 	CMD_TAKES_SEEK = 1 << 17,
 	CMD_ADMIN = 1 << 18,
 	CMD_ADMIN_MAY = 1 << 19,
-	CMD_VOICE = 1 << 20
+	CMD_VOICE = 1 << 20,
+	CMD_TO_USER = 1 << 21
 };
 
 struct cmd;
@@ -137,6 +141,8 @@ struct router {
 	bool (*seek)(void *ud, struct cmd *x, uint64_t id);
 	/* A CMD_SHARED row: answered for the whole cluster. */
 	bool (*shared)(void *ud, struct cmd *x);
+	/* A CMD_TO_USER row whose user (argv[0]) is not connected to this node. */
+	bool (*user)(void *ud, struct cmd *x);
 };
 
 /* What the handlers reach: the layers below. */

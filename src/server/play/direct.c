@@ -83,6 +83,9 @@ void direct_match(struct lobby *l, struct client *c, const struct proto_req *rq)
 	         xasprintf("match %s (accept %" PRIu64 " or decline %" PRIu64 ")", d ? d : "",
 	                   k->id, k->id));
 	free(d);
+	/* a cluster learns where it is (its author may be on another node) */
+	if (l->hooks.on_seek != NULL)
+		l->hooks.on_seek(l->hooks.ud, k, false, NULL);
 }
 
 void direct_decline(struct lobby *l, struct client *c, const struct proto_req *rq, struct seek *k)

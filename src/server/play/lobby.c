@@ -363,6 +363,8 @@ static void seek_remove(struct lobby *l, struct seek *k, bool announce, uint64_t
 		}
 	if (announce && k->to == NULL)
 		seek_news_of(l, k, true, acceptor);
+	else if (announce && l->hooks.on_seek != NULL) /* a challenge: a cluster's news only */
+		l->hooks.on_seek(l->hooks.ud, k, true, NULL);
 	free(k);
 }
 
@@ -457,6 +459,8 @@ void lobby_login_checked(struct lobby *l, struct client *c, const struct proto_r
 	if (!registered && c->token[0] != '\0') /* identity.h: seats come back with it */
 		cJSON_AddStringToObject(f, "token", c->token);
 	cJSON *resumed = cJSON_AddArrayToObject(f, "resumed");
+	if (registered && l->hooks.on_claim != NULL)
+		l->hooks.on_claim(l->hooks.ud, c);
 	session_login(l->sess, c, resumed);
 	int n = cJSON_GetArraySize(resumed);
 	char *back = NULL;

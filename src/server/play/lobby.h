@@ -86,9 +86,14 @@ struct lobby_hooks {
 	void *ud;
 	/* c logged in (its reply and resumed games are out). */
 	void (*on_login)(void *ud, struct client *c);
+	/* c is logging in to an account (its name set, its seats not yet given back): what
+	 * stands here for the account's connection on another node gives its seats up (that
+	 * connection closes: SESSION_TAKEN), so that c takes them as a second login does. */
+	void (*on_claim)(void *ud, struct client *c);
 	/* c logs out (its reply is out; it is still who it was until this returns). */
 	void (*on_logout)(void *ud, struct client *c);
-	/* Seek k appeared or went away; told is what this node's clients were told. */
+	/* Seek k appeared or went away; told is what this node's clients were told (NULL for a
+	 * challenge, k->to set: never announced). */
 	void (*on_seek)(void *ud, const struct seek *k, bool gone, struct msg *told);
 	/* A new seek's id, unique across nodes (0: none could be had: the lobby's own). */
 	uint64_t (*seek_id)(void *ud);

@@ -133,6 +133,15 @@ struct snapshot *session_watch_current(struct game *g)
 	return sn;
 }
 
+void session_watch_send_current(struct game *g, struct client *c, int viewer)
+{
+	uint64_t need = client_barrier_push(g->sess->bar, g->jseq);
+	struct snapshot *sn = session_watch_current(g);
+	if (sn != NULL)
+		session_watch_send_state(g, sn, c, viewer);
+	client_barrier_pop(g->sess->bar, need);
+}
+
 void session_watch_flush(struct sessions *s, struct client *c)
 {
 	(void)s;

@@ -29,6 +29,12 @@ void session_watch_send_state(struct game *g, struct snapshot *sn, struct client
  * a new one with the same seq, which becomes g->snap. NULL before the first state.
  */
 struct snapshot *session_watch_current(struct game *g);
+/*
+ * The current state of g to c (viewer: its seat, or -1), once what g waits for is stored:
+ * held behind g's last write to the store, as the move's own broadcast is (a state sent
+ * again outside the move's event: should that write be refused, nobody saw it).
+ */
+void session_watch_send_current(struct game *g, struct client *c, int viewer);
 /* The latest chat lines of g to c, one chat_history message (none when nothing was said). */
 void session_watch_send_chat(struct game *g, struct client *c);
 /* Frees g's chat lines (g is being freed). */

@@ -197,11 +197,12 @@ static struct pt_client *pt_of(const struct client *cl)
 
 /*
  * A logged-in client that stays (a closing one is still linked while the
- * layers leave it: leaving is that client, named by the news of its going).
+ * layers leave it: leaving is that client, named by the news of its going),
+ * and is this node's (a cluster's relay client stands for another node's).
  */
 static bool staying(const struct client *c, const struct client *leaving)
 {
-	return c != NULL && c != leaving && c->logged_in && conn_alive(c->conn);
+	return c != NULL && c != leaving && c->logged_in && !c->remote && conn_alive(c->conn);
 }
 
 /* The port's logged-in clients, one by one: for (c = NULL; (c = next_user(p, c, x));). */
@@ -991,9 +992,13 @@ static void login_guest(struct client *cl, struct pt_client *pc, const char *tok
 	}
 	if (name[0] == '\0' && !new_guest_allowed(p, cl))
 		return;
+	/* in a cluster each node's port names guests: the number is drawn from the cluster's
+	   sequence of ids (as seek ids are: unique on every node), not this port's count */
+	const struct lobby_hooks *lh = &p->cx->lobby->hooks;
 	for (int tries = 0; name[0] == '\0' && tries < 1000; tries++) {
 		char n[PROTO_NAME_MAX + 1];
-		snprintf(n, sizeof n, "Guest%" PRIu64, ++p->next_guest);
+		uint64_t k = lh->seek_id != NULL ? lh->seek_id(lh->ud) : 0;
+		snprintf(n, sizeof n, "Guest%" PRIu64, k != 0 ? k : ++p->next_guest);
 		if (guest_name_free(p, n))
 			snprintf(name, sizeof name, "%s", n);
 	}
