@@ -117,8 +117,9 @@ LIBRARIES = [
                  "the Swiss: the Dutch pairing (over the matching), the TRF-16 writer and the "
                  "tie-breaks, each reading the state swiss.c derives"),
                 (("swiss.c",), "a Swiss tournament's state: scores, colours, floats, byes"),
-                (("matching.c", "roundrobin.c", "live.c", "arena.c", "stats.c"),
+                (("matching.c", "roundrobin.c", "live.c", "ladder.c", "arena.c", "stats.c"),
                  "leaves: the blossom matching, Berger tables and gauntlet, the live arena, "
+                 "the ladder's pairing, "
                  "error names, a match's statistics"),
             ],
             "src/games/mnk": [
