@@ -22,7 +22,7 @@ const char *st_name(void)
 
 int st_version(void)
 {
-	return 6;
+	return 7;
 }
 
 void st_options(struct store_options *o)

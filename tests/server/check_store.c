@@ -1069,6 +1069,47 @@ START_TEST(test_tourneys)
 }
 END_TEST
 
+/* Ladders (schema 8): documents as tournaments', every one read back (a ladder never ends),
+   the highest id; a store from before them gets the table and keeps its games. */
+START_TEST(test_ladders)
+{
+	struct store *s = open_fast();
+	struct store_tourney *v;
+	size_t n;
+	int64_t max;
+	ck_assert_int_eq(store_ladders_open(s, &v, &n, &max), STORE_OK);
+	ck_assert_uint_eq(n, 0);
+	ck_assert_int_eq(max, 0);
+	ck_assert_int_eq(store_ladder_put(s, 2, "open", "{\"ladder\":2}", 10), STORE_OK);
+	ck_assert_int_eq(store_ladder_put(s, 1, "open", "{\"ladder\":1}", 11), STORE_OK);
+	ck_assert_int_eq(store_ladder_put(s, 2, "open", "{\"ladder\":2,\"on\":[]}", 12), STORE_OK);
+	ck_assert_int_eq(store_ladder_put(s, 0, "open", "{}", 1), STORE_EINVAL);
+	ck_assert_int_eq(store_tourney_put(s, 7, "running", "{}", 1), STORE_OK); /* apart */
+	store_close(s);
+	s = open_fast();
+	ck_assert_int_eq(store_ladders_open(s, &v, &n, &max), STORE_OK);
+	ck_assert_uint_eq(n, 2);
+	ck_assert_int_eq(max, 2);
+	ck_assert_int_eq(v[0].id, 1);
+	ck_assert_int_eq(v[1].id, 2);
+	ck_assert_str_eq(v[1].doc, "{\"ladder\":2,\"on\":[]}");
+	ck_assert_int_eq(v[1].updated, 12);
+	store_tourneys_free(v, n);
+	store_close(s);
+	struct st_other o;
+	st_other_open(&o);
+	st_other_sql(&o, st_is_pg() ? "DROP TABLE ladders;"
+	                              " DELETE FROM bitarena_migrations WHERE version >= 7"
+	                            : "DROP TABLE ladders; PRAGMA user_version = 6");
+	st_other_close(&o);
+	s = open_fast();
+	ck_assert_int_eq(store_schema_version(s), st_version());
+	ck_assert_int_eq(store_ladders_open(s, &v, &n, &max), STORE_OK);
+	ck_assert_uint_eq(n, 0);
+	store_close(s);
+}
+END_TEST
+
 START_TEST(test_store_gone)
 {
 	struct store *s = open_fast();
@@ -1658,6 +1699,7 @@ static Suite *store_suite(void)
 	                             test_token_hashes,
 	                             test_migration_to_token_hashes,
 	                             test_tourneys,
+	                             test_ladders,
 	                             test_find_and_counts,
 	                             test_snapshot,
 	                             NULL};

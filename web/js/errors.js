@@ -68,6 +68,10 @@ export const MESSAGES = {
 	TOURNEY_STATE: 'The tournament cannot do that now (it has started, ended, or you are not in it).',
 	TOURNEY_FULL: 'The tournament is full.',
 	TOURNEY_UNAVAILABLE: 'This server does not run tournaments.',
+	/* the ladder */
+	NOT_ON_LADDER: 'You are not on a ladder.',
+	LADDER_FULL: 'The ladder has all the members it takes.',
+	LADDER_UNAVAILABLE: 'This server does not run the ladder.',
 	/* the server */
 	INTERNAL: 'The server could not do that; nothing happened. Try again.',
 	CLUSTER_DOWN: 'The server cannot reach the rest of its cluster. Try again soon.',

@@ -15,6 +15,7 @@
 
 #include <sodium.h>
 
+#include "server/events/ladder.h"
 #include "server/events/tourney.h"
 #include "server/records/accounts.h"
 #include "server/records/archive.h"
@@ -260,6 +261,18 @@ static void cmd_tourney(struct cmd *x)
 		return;
 	}
 	tourney_command(x->cx->tourneys, x->cl, x->rq);
+}
+
+static void cmd_ladder(struct cmd *x)
+{
+	if (x->cx->router != NULL) { /* one ladder for all nodes needs an owner node: not yet */
+		reply_err(x->cl, x->rq, ERR_LADDER_UNAVAILABLE,
+		          "ladders are not run by a clustered server yet");
+		return;
+	}
+	/* every account may ask for more than one game at once until accounts carry the bot
+	   flag (issue 22's bot accounts, store schema 7) */
+	ladder_command(x->cx->ladders, x->cl, x->rq, true);
 }
 
 /* ---- handlers: moderation (records/moderation.h) ----------------------------------- */
@@ -810,6 +823,11 @@ static const struct proto_cmd table[] = {
          "tournaments: create <kind> [game opts] format=roundrobin|double|gauntlet|swiss "
          "[rounds=N] [max=N] [rated=0|1] [name=...]; list; show, join, withdraw, games, trf "
          "(a Swiss's FIDE TRF-16) <id>; start and cancel <id> (its director)"},
+        {"ladder", 1, PROTO_MAX_ARGS, STORE, 3, cmd_ladder,
+         "ladder join <kind> [game opts] [concurrency=N] / ladder leave / ladder show [kind|id]",
+         "the continuous ladder: join one (games start by themselves, rated, colours "
+         "alternating; a bot account up to 16 at once), leave (games on are played out), "
+         "show members, results, ratings and games on"},
         {"say", 2, 2, LOGIN | GAME | CMD_MEMBER | REST | CMD_VOUCHED | CMD_VOICE, 1, cmd_say,
          "say <game> <text>", "talk to a game's players and spectators"},
         {"tell", 2, 2, LOGIN | REST | CMD_VOICE, 1, cmd_tell, "tell <user> <text>",

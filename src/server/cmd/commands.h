@@ -93,6 +93,7 @@ struct sessions;
 struct game;
 struct seek;
 struct tourneys;
+struct ladders;
 
 enum cmd_flags {
 	CMD_REST = PROTO_REST, /* the parser's: the last argument is the rest of the line */
@@ -146,6 +147,7 @@ struct commands {
 	struct accounts *acct;       /* NULL: the server keeps no store */
 	struct archive *arch;        /* NULL: the server keeps no store */
 	struct tourneys *tourneys;   /* NULL: the server keeps no store */
+	struct ladders *ladders;     /* NULL: the server keeps no store */
 	struct moderation *mod;      /* admins, bans, mutes, blocks; NULL: none (no admin) */
 	struct client_barrier *bar;  /* the journal's: lifted after each command (client.h) */
 	const struct router *router; /* NULL: a single node */

@@ -1683,7 +1683,7 @@ static void pump_closed(uv_handle_t *h)
 void tourneys_close(struct tourneys *ts)
 {
 	if (ts->jn != NULL)
-		journal_set_on_end(ts->jn, NULL, NULL);
+		journal_set_on_end(ts->jn, NULL, ts);
 	while (ts->list != NULL) {
 		struct tourney *t = ts->list;
 		ts->list = t->next;

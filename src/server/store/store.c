@@ -564,6 +564,24 @@ int store_tourneys_open(struct store *s, struct store_tourney **out, size_t *n, 
 	return s->be->tourneys_open(s, out, n, max_id);
 }
 
+int store_ladder_put(struct store *s, int64_t id, const char *state, const char *doc, int64_t now)
+{
+	if (id <= 0 || state == NULL || doc == NULL ||
+	    strnlen(state, STORE_TOURNEY_STATE_MAX) >= STORE_TOURNEY_STATE_MAX ||
+	    strnlen(doc, STORE_TOURNEY_DOC_MAX + 1) > STORE_TOURNEY_DOC_MAX)
+		return STORE_EINVAL;
+	int err = writable(s);
+	return err ? err : s->be->ladder_put(s, id, state, doc, now);
+}
+
+int store_ladders_open(struct store *s, struct store_tourney **out, size_t *n, int64_t *max_id)
+{
+	*out = NULL;
+	*n = 0;
+	*max_id = 0;
+	return s->be->ladders_open(s, out, n, max_id);
+}
+
 int store_history(struct store *s, const char *name, int limit, struct store_game **out, size_t *n)
 {
 	*out = NULL;

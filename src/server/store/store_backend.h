@@ -121,6 +121,11 @@ struct store_backend {
 	                   int64_t now);
 	int (*tourneys_open)(struct store *s, struct store_tourney **out, size_t *n,
 	                     int64_t *max_id);
+	/* Ladders (store.h): the same for the ladders' documents (all of them). */
+	int (*ladder_put)(struct store *s, int64_t id, const char *state, const char *doc,
+	                  int64_t now);
+	int (*ladders_open)(struct store *s, struct store_tourney **out, size_t *n,
+	                    int64_t *max_id);
 	/* A copy of the store into the new file dest (NULL where a back end has none). */
 	int (*backup)(struct store *s, const char *dest);
 };

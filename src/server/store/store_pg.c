@@ -187,6 +187,13 @@ static const char *const migrations[] = {
         "  at bigint NOT NULL, actor text NOT NULL, action text NOT NULL,"
         "  target text NOT NULL, reason text NOT NULL, until bigint NOT NULL"
         ");",
+        /* 8 (after 7, bot accounts): the ladders (issue 22), as SQLite's version 8. */
+        "CREATE TABLE IF NOT EXISTS ladders ("
+        "  id bigint PRIMARY KEY,"
+        "  state text NOT NULL,"
+        "  doc text NOT NULL,"
+        "  updated bigint NOT NULL"
+        ");",
 };
 #define NMIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))
 
@@ -256,6 +263,9 @@ enum stmt_id {
 	S_AUDIT_ADD,
 	S_MOD_LIST,
 	S_AUDIT_LIST,
+	S_LADDER_PUT,
+	S_LADDERS_OPEN,
+	S_LADDER_MAX,
 	S_COUNT
 };
 _Static_assert(S_COUNT <= 64, "struct pg_store's prepared is a bit per statement");
@@ -348,6 +358,12 @@ static const char *const stmt_sql[S_COUNT] = {
         [S_TOURNEYS_OPEN] = "SELECT id, state, doc, updated FROM tourneys"
                             " WHERE state NOT IN ('finished', 'cancelled') ORDER BY id",
         [S_TOURNEY_MAX] = "SELECT coalesce(max(id), 0) FROM tourneys",
+        [S_LADDER_PUT] = "INSERT INTO ladders(id, state, doc, updated)"
+                         " VALUES ($1::bigint, $2, $3, $4::bigint)"
+                         " ON CONFLICT (id) DO UPDATE SET state = excluded.state,"
+                         " doc = excluded.doc, updated = excluded.updated",
+        [S_LADDERS_OPEN] = "SELECT id, state, doc, updated FROM ladders ORDER BY id",
+        [S_LADDER_MAX] = "SELECT coalesce(max(id), 0) FROM ladders",
         /* moderation: $1 the target, $2 its key, $3 the actor, ... (pg_mod_write) */
         [S_ADMIN_PUT] = "INSERT INTO admins(name_key, name, by, added) VALUES ($2, $1, $3,"
                         " $4::bigint) ON CONFLICT (name_key) DO UPDATE SET name = $1, by = $3,"
@@ -592,13 +608,14 @@ static void quiet(void *arg, const char *message)
 }
 
 static const char *const stmt_names[S_COUNT] = {
-        "acc_insert",  "acc_get",     "rating_get",    "rating_put",   "rating_top",
-        "ratings_of",  "reserve",     "game_insert",   "game_exists",  "game_fetch",
-        "move_insert", "moves_drop",  "game_finish",   "in_progress",  "history",
-        "claim",       "find",        "find_player",   "find_moves",   "find_player_moves",
-        "counts",      "tourney_put", "tourneys_open", "tourney_max",  "admin_put",
-        "admin_del",   "sanction_put", "sanction_del", "block_put",    "block_del",
-        "audit_add",   "mod_list",    "audit_list",
+        "acc_insert",  "acc_get",      "rating_get",    "rating_put",  "rating_top",
+        "ratings_of",  "reserve",      "game_insert",   "game_exists", "game_fetch",
+        "move_insert", "moves_drop",   "game_finish",   "in_progress", "history",
+        "claim",       "find",         "find_player",   "find_moves",  "find_player_moves",
+        "counts",      "tourney_put",  "tourneys_open", "tourney_max", "admin_put",
+        "admin_del",   "sanction_put", "sanction_del",  "block_put",   "block_del",
+        "audit_add",   "mod_list",     "audit_list",    "ladder_put",  "ladders_open",
+        "ladder_max",
 };
 
 /* Settings of a new session: durability, lock wait, encoding, read-only for readers. */
@@ -1799,8 +1816,9 @@ static int pg_player_counts(struct store *bs, const char *name, struct store_cou
 
 /* ---- tournaments ------------------------------------------------------------------------ */
 
-static int pg_tourney_put(struct store *bs, int64_t id, const char *state, const char *doc,
-                          int64_t now)
+/* A document's upsert by statement put (tournaments, ladders). */
+static int doc_put(struct store *bs, enum stmt_id put, int64_t id, const char *state,
+                   const char *doc, int64_t now)
 {
 	if (!utf8_valid(state) || !utf8_valid(doc))
 		return STORE_EINVAL;
@@ -1809,21 +1827,34 @@ static int pg_tourney_put(struct store *bs, int64_t id, const char *state, const
 	p_str(&p, state);
 	p_str(&p, doc);
 	p_i64(&p, now);
-	return write1(impl(bs), S_TOURNEY_PUT, &p, NONE_NOTFOUND);
+	return write1(impl(bs), put, &p, NONE_NOTFOUND);
 }
 
-static int pg_tourneys_open(struct store *bs, struct store_tourney **out, size_t *n,
-                            int64_t *max_id)
+static int pg_tourney_put(struct store *bs, int64_t id, const char *state, const char *doc,
+                          int64_t now)
+{
+	return doc_put(bs, S_TOURNEY_PUT, id, state, doc, now);
+}
+
+static int pg_ladder_put(struct store *bs, int64_t id, const char *state, const char *doc,
+                         int64_t now)
+{
+	return doc_put(bs, S_LADDER_PUT, id, state, doc, now);
+}
+
+/* The documents statement open reads, and the highest id by statement max. */
+static int docs_open(struct store *bs, enum stmt_id open, enum stmt_id max,
+                     struct store_tourney **out, size_t *n, int64_t *max_id)
 {
 	struct pg_store *s = impl(bs);
 	struct params p = {0};
 	PGresult *r;
-	int err = run(s, S_TOURNEY_MAX, &p, &r);
+	int err = run(s, max, &p, &r);
 	if (err)
 		return err;
 	*max_id = PQntuples(r) == 1 ? col_i64(r, 0, 0) : 0;
 	PQclear(r);
-	if ((err = run(s, S_TOURNEYS_OPEN, &p, &r)) != STORE_OK)
+	if ((err = run(s, open, &p, &r)) != STORE_OK)
 		return err;
 	int rows = PQntuples(r);
 	if (rows > 0 && (*out = calloc((size_t)rows, sizeof **out)) == NULL)
@@ -1845,6 +1876,17 @@ static int pg_tourneys_open(struct store *bs, struct store_tourney **out, size_t
 		*n = 0;
 	}
 	return err;
+}
+
+static int pg_tourneys_open(struct store *bs, struct store_tourney **out, size_t *n,
+                            int64_t *max_id)
+{
+	return docs_open(bs, S_TOURNEYS_OPEN, S_TOURNEY_MAX, out, n, max_id);
+}
+
+static int pg_ladders_open(struct store *bs, struct store_tourney **out, size_t *n, int64_t *max_id)
+{
+	return docs_open(bs, S_LADDERS_OPEN, S_LADDER_MAX, out, n, max_id);
 }
 
 /* A read snapshot: the session made ready first, and not made again inside it. */
@@ -1991,6 +2033,8 @@ const struct store_backend store_pg = {
         .player_counts = pg_player_counts,
         .tourney_put = pg_tourney_put,
         .tourneys_open = pg_tourneys_open,
+        .ladder_put = pg_ladder_put,
+        .ladders_open = pg_ladders_open,
         .snapshot_begin = pg_snapshot_begin,
         .snapshot_end = pg_snapshot_end,
         .mod_write = pg_mod_write,

@@ -129,6 +129,15 @@ static const char *const migrations[] = {
         "  at INTEGER NOT NULL, actor TEXT NOT NULL, action TEXT NOT NULL,"
         "  target TEXT NOT NULL, reason TEXT NOT NULL, until INTEGER NOT NULL"
         ");",
+        /* 8 (after 7, bot accounts): the ladders (issue 22), each one row as a tournament
+         * is: its state and the whole of it as a document (store.h, store_ladder_put).
+         * Self-contained, so it can take another number at a merge. */
+        "CREATE TABLE IF NOT EXISTS ladders ("
+        "  id INTEGER PRIMARY KEY,"
+        "  state TEXT NOT NULL,"
+        "  doc TEXT NOT NULL,"
+        "  updated INTEGER NOT NULL"
+        ");",
 };
 #define NMIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))
 
@@ -179,6 +188,9 @@ enum stmt_id {
 	S_TOURNEY_PUT,
 	S_TOURNEYS_OPEN,
 	S_TOURNEY_MAX,
+	S_LADDER_PUT,
+	S_LADDERS_OPEN,
+	S_LADDER_MAX,
 	S_COUNT
 };
 
@@ -257,6 +269,11 @@ static const char *const stmt_sql[S_COUNT] = {
         [S_TOURNEYS_OPEN] = "SELECT id, state, doc, updated FROM tourneys"
                             " WHERE state NOT IN ('finished', 'cancelled') ORDER BY id",
         [S_TOURNEY_MAX] = "SELECT coalesce(max(id), 0) FROM tourneys",
+        [S_LADDER_PUT] = "INSERT INTO ladders(id, state, doc, updated) VALUES (?, ?, ?, ?)"
+                         " ON CONFLICT(id) DO UPDATE SET state = excluded.state,"
+                         " doc = excluded.doc, updated = excluded.updated",
+        [S_LADDERS_OPEN] = "SELECT id, state, doc, updated FROM ladders ORDER BY id",
+        [S_LADDER_MAX] = "SELECT coalesce(max(id), 0) FROM ladders",
 };
 
 struct sqlite_store {
@@ -1081,10 +1098,11 @@ static int sq_games_in_progress(struct store *bs, struct store_game **out, size_
 	return err;
 }
 
-static int sq_tourney_put(struct store *bs, int64_t id, const char *state, const char *doc,
-                          int64_t now)
+/* A document's upsert by statement put (tournaments, ladders). */
+static int doc_put(struct store *bs, enum stmt_id put, int64_t id, const char *state,
+                   const char *doc, int64_t now)
 {
-	sqlite3_stmt *st = stmt(impl(bs), S_TOURNEY_PUT);
+	sqlite3_stmt *st = stmt(impl(bs), put);
 	sqlite3_bind_int64(st, 1, id);
 	sqlite3_bind_text(st, 2, state, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 3, doc, -1, SQLITE_STATIC);
@@ -1094,18 +1112,31 @@ static int sq_tourney_put(struct store *bs, int64_t id, const char *state, const
 	return rc == SQLITE_DONE ? STORE_OK : sql_err(rc);
 }
 
-static int sq_tourneys_open(struct store *bs, struct store_tourney **out, size_t *n,
-                            int64_t *max_id)
+static int sq_tourney_put(struct store *bs, int64_t id, const char *state, const char *doc,
+                          int64_t now)
+{
+	return doc_put(bs, S_TOURNEY_PUT, id, state, doc, now);
+}
+
+static int sq_ladder_put(struct store *bs, int64_t id, const char *state, const char *doc,
+                         int64_t now)
+{
+	return doc_put(bs, S_LADDER_PUT, id, state, doc, now);
+}
+
+/* The documents statement open reads, and the highest id by statement max. */
+static int docs_open(struct store *bs, enum stmt_id open, enum stmt_id max,
+                     struct store_tourney **out, size_t *n, int64_t *max_id)
 {
 	struct sqlite_store *s = impl(bs);
-	sqlite3_stmt *st = stmt(s, S_TOURNEY_MAX);
+	sqlite3_stmt *st = stmt(s, max);
 	int rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW)
 		*max_id = sqlite3_column_int64(st, 0);
 	sqlite3_reset(st);
 	if (rc != SQLITE_ROW)
 		return sql_err(rc);
-	st = stmt(s, S_TOURNEYS_OPEN);
+	st = stmt(s, open);
 	size_t cap = 0;
 	int err = STORE_OK;
 	while (err == STORE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -1140,6 +1171,17 @@ static int sq_tourneys_open(struct store *bs, struct store_tourney **out, size_t
 		*n = 0;
 	}
 	return err;
+}
+
+static int sq_tourneys_open(struct store *bs, struct store_tourney **out, size_t *n,
+                            int64_t *max_id)
+{
+	return docs_open(bs, S_TOURNEYS_OPEN, S_TOURNEY_MAX, out, n, max_id);
+}
+
+static int sq_ladders_open(struct store *bs, struct store_tourney **out, size_t *n, int64_t *max_id)
+{
+	return docs_open(bs, S_LADDERS_OPEN, S_LADDER_MAX, out, n, max_id);
 }
 
 static int sq_history(struct store *bs, const char *name, int limit, struct store_game **out,
@@ -1384,6 +1426,8 @@ const struct store_backend store_sqlite = {
         .player_counts = sq_player_counts,
         .tourney_put = sq_tourney_put,
         .tourneys_open = sq_tourneys_open,
+        .ladder_put = sq_ladder_put,
+        .ladders_open = sq_ladders_open,
         .snapshot_begin = sq_snapshot_begin,
         .snapshot_end = sq_snapshot_end,
         .backup = sq_backup,

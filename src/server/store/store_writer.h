@@ -90,7 +90,9 @@ enum store_rec_type {
 	STORE_REC_TOURNEY,  /* tournament `game` as it stands now: u.tourney (store_tourney_put);
 	                       u.tourney.doc is malloc'd by the caller and owned by the record
 	                       from store_writer_queue() on (freed once written or dropped) */
-	STORE_REC_MOD       /* a moderation change and its audit row: u.mod (store_mod_write) */
+	STORE_REC_MOD,      /* a moderation change and its audit row: u.mod (store_mod_write) */
+	STORE_REC_LADDER    /* ladder `game` as it stands: u.tourney, as STORE_REC_TOURNEY
+	                       (store_ladder_put) */
 };
 
 struct store_rec_finish {
