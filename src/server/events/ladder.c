@@ -21,6 +21,7 @@
 
 #include "arena/ladder.h"
 #include "games/game.h"
+#include "server/events/events.h"
 #include "server/msg/msg.h"
 #include "server/net/conn.h"
 #include "server/play/lobby.h"
@@ -165,14 +166,7 @@ static bool sorted_words(char **argv, int argc, char *out, size_t len)
 /* l->so from l->words (rated, colours the ladder's); false with why when refused. */
 static bool parse_options(struct ladder *l, char *why, size_t len)
 {
-	char buf[STORE_OPTIONS_MAX];
-	char *argv[PROTO_MAX_ARGS];
-	int argc = 0;
-	snprintf(buf, sizeof buf, "%s", l->words);
-	for (char *save = NULL, *w = strtok_r(buf, " ", &save); w != NULL && argc < PROTO_MAX_ARGS;
-	     w = strtok_r(NULL, " ", &save))
-		argv[argc++] = w;
-	if (seek_opts_parse(l->ops, argc, argv, &l->so, why, len) < 0)
+	if (!events_seek_opts(l->ops, l->words, &l->so, why, len))
 		return false;
 	l->so.rated = true;
 	l->so.color = 0;
@@ -237,18 +231,6 @@ static void save(struct ladders *ls, const struct ladder *l)
 		log_error("ladder %" PRIu64 ": out of memory: not stored", l->id);
 }
 
-static int json_int(const cJSON *o, const char *k)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-	return cJSON_IsNumber(v) ? v->valueint : 0;
-}
-
-static const char *json_str(const cJSON *o, const char *k)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-	return cJSON_IsString(v) ? v->valuestring : "";
-}
-
 /* Element k of a JSON array of numbers, or -1. */
 static double json_at(const cJSON *a, int k)
 {
@@ -264,9 +246,9 @@ static struct ladder *from_doc(const char *doc, int64_t now)
 	char why[160] = "malformed";
 	if (d == NULL || l == NULL)
 		goto bad;
-	l->id = (uint64_t)json_int(d, "ladder");
-	l->ops = game_find(json_str(d, "kind"));
-	snprintf(l->words, sizeof l->words, "%s", json_str(d, "options"));
+	l->id = (uint64_t)events_json_int(d, "ladder");
+	l->ops = game_find(events_json_str(d, "kind"));
+	snprintf(l->words, sizeof l->words, "%s", events_json_str(d, "options"));
 	const cJSON *day = cJSON_GetObjectItemCaseSensitive(d, "day");
 	l->day = cJSON_IsNumber(day) ? (int64_t)day->valuedouble : day_of(now);
 	if (l->ops == NULL || !parse_options(l, why, sizeof why))
@@ -277,14 +259,14 @@ static struct ladder *from_doc(const char *doc, int64_t now)
 		if (!grow(l))
 			goto bad;
 		struct lmember *x = &l->m[l->n];
-		*x = (struct lmember){.concurrency = json_int(m, "concurrency"),
-		                      .wins = json_int(m, "w"),
-		                      .draws = json_int(m, "d"),
-		                      .losses = json_int(m, "l"),
-		                      .lean = json_int(m, "lean"),
+		*x = (struct lmember){.concurrency = events_json_int(m, "concurrency"),
+		                      .wins = events_json_int(m, "w"),
+		                      .draws = events_json_int(m, "d"),
+		                      .losses = events_json_int(m, "l"),
+		                      .lean = events_json_int(m, "lean"),
 		                      .idle_since = now};
-		snprintf(x->name, sizeof x->name, "%s", json_str(m, "name"));
-		const char *st = json_str(m, "state");
+		snprintf(x->name, sizeof x->name, "%s", events_json_str(m, "name"));
+		const char *st = events_json_str(m, "state");
 		x->state = strcmp(st, "left") == 0      ? LM_LEFT
 		           : strcmp(st, "leaving") == 0 ? LM_LEAVING
 		                                        : LM_ACTIVE;
@@ -702,8 +684,8 @@ static void show_reply(struct show_job *j, struct client *c)
 			members += l->m[i].state != LM_LEFT;
 		xappend(&tx, "ladder %" PRIu64 ": %s, %d member(s), %d game(s) on\n", l->id,
 		        ladder_title(l, title, sizeof title), members, l->non);
-		xappend(&tx, "  %-20s %5s %6s %11s %7s %4s %s\n", "name", "games", "W/D/L", "",
-		        "rating", "on", "state");
+		xappend(&tx, "  %-20s %5s %-14s %6s %5s  %s\n", "name", "games", "W/D/L", "rating",
+		        "on", "state");
 		for (int i = 0; i < l->n; i++) {
 			const struct lmember *m = &l->m[i];
 			if (m->state == LM_LEFT)
@@ -732,7 +714,7 @@ static void show_reply(struct show_job *j, struct client *c)
 			char wdl[48], rt[24];
 			snprintf(wdl, sizeof wdl, "%d/%d/%d", m->wins, m->draws, m->losses);
 			snprintf(rt, sizeof rt, "%.0f", r != NULL ? r->rating : 0.0);
-			xappend(&tx, "  %-20s %5d %18s %7s %2d/%-2d %s%s\n", m->name, games, wdl,
+			xappend(&tx, "  %-20s %5d %-14s %6s %2d/%-2d  %s%s\n", m->name, games, wdl,
 			        r != NULL ? rt : "-", m->running, m->concurrency,
 			        mstate_names[m->state], here ? "" : " (away)");
 		}

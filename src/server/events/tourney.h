@@ -11,6 +11,7 @@
  *   tourney.c   tournaments: create, join, start, the rounds, results, standings
  *   ladder.c    the continuous ladder: join, leave, show, pairing as members free up
  *               (ladder.h)
+ *   events.c    what both share: stored documents read back, option words (events.h)
  *
  * tourney.h - tournaments run by the server on a single node: round-robin
  * (single, double: Berger tables), gauntlet, Swiss (FIDE Dutch) and lichess'
