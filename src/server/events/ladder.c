@@ -60,7 +60,7 @@ struct ladder {
 	int64_t day; /* the UTC day (days since the epoch) the pairs' `today` counts */
 	int n, cap;
 	struct lmember *m;            /* cap of them, n used */
-	struct ladder_pairing *pairs; /* cap * cap */
+	struct ladder_pairing *pairs; /* n * n: the pure pairing's own table */
 	struct lgame *on;
 	int non, capon;
 };
@@ -74,7 +74,7 @@ static int64_t day_of(int64_t ms)
 
 static struct ladder_pairing *pair_at(struct ladder *l, int i, int j)
 {
-	return i < j ? &l->pairs[i * l->cap + j] : &l->pairs[j * l->cap + i];
+	return i < j ? &l->pairs[i * l->n + j] : &l->pairs[j * l->n + i];
 }
 
 static int member_of(const struct ladder *l, const char *name)
@@ -95,29 +95,31 @@ static void ladder_free(struct ladder *l)
 	free(l);
 }
 
-/* Room for one more member: the rows and the matrix doubled (false: out of memory). */
+/* One more member, blank, at index l->n (false: out of memory, or LADDER_MEMBERS_MAX): the
+   rows grow by doubling, the matrix to (n + 1) x (n + 1) (a join is rare; pairing, which is
+   not, then reads the table in place). */
 static bool grow(struct ladder *l)
 {
-	if (l->n < l->cap)
-		return true;
-	int cap = l->cap ? 2 * l->cap : 8;
-	if (cap > LADDER_MEMBERS_MAX)
-		cap = LADDER_MEMBERS_MAX;
-	if (cap <= l->n)
+	if (l->n >= LADDER_MEMBERS_MAX)
 		return false;
-	struct lmember *m = realloc(l->m, (size_t)cap * sizeof *m);
-	if (m == NULL)
-		return false;
-	l->m = m;
-	struct ladder_pairing *p = calloc((size_t)cap * (size_t)cap, sizeof *p);
+	if (l->n == l->cap) {
+		int cap = l->cap ? 2 * l->cap : 8;
+		struct lmember *m = realloc(l->m, (size_t)cap * sizeof *m);
+		if (m == NULL)
+			return false;
+		l->m = m;
+		l->cap = cap;
+	}
+	int n = l->n + 1;
+	struct ladder_pairing *p = calloc((size_t)n * (size_t)n, sizeof *p);
 	if (p == NULL)
 		return false;
 	for (int i = 0; i < l->n; i++)
 		for (int j = i + 1; j < l->n; j++)
-			p[i * cap + j] = l->pairs[i * l->cap + j];
+			p[i * n + j] = l->pairs[i * l->n + j];
 	free(l->pairs);
 	l->pairs = p;
-	l->cap = cap;
+	l->m[l->n++] = (struct lmember){0};
 	return true;
 }
 
@@ -204,7 +206,7 @@ static char *doc_of(const struct ladder *l)
 	cJSON *ps = cJSON_AddArrayToObject(d, "pairs"); /* [i, j, games, whites, today] */
 	for (int i = 0; i < l->n; i++)
 		for (int j = i + 1; j < l->n; j++) {
-			const struct ladder_pairing *p = &l->pairs[i * l->cap + j];
+			const struct ladder_pairing *p = &l->pairs[i * l->n + j];
 			if (p->games == 0 && p->today == 0)
 				continue;
 			int v[5] = {i, j, p->games, p->whites, p->today};
@@ -258,7 +260,7 @@ static struct ladder *from_doc(const char *doc, int64_t now)
 	{
 		if (!grow(l))
 			goto bad;
-		struct lmember *x = &l->m[l->n];
+		struct lmember *x = &l->m[l->n - 1];
 		*x = (struct lmember){.concurrency = events_json_int(m, "concurrency"),
 		                      .wins = events_json_int(m, "w"),
 		                      .draws = events_json_int(m, "d"),
@@ -273,7 +275,6 @@ static struct ladder *from_doc(const char *doc, int64_t now)
 		if (x->name[0] == '\0' || x->concurrency < 1 ||
 		    x->concurrency > LADDER_CONCURRENCY_MAX)
 			goto bad;
-		l->n++;
 	}
 	const cJSON *p;
 	cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(d, "pairs"))
@@ -407,29 +408,24 @@ static bool pair_ladder(struct ladders *ls, struct ladder *l, int64_t now)
 		        .idle_since = m->idle_since,
 		        .available = here};
 	}
-	/* the pure pairing reads a matrix of exactly n x n */
-	struct ladder_pairing *t = calloc((size_t)(l->n ? l->n * l->n : 1), sizeof *t);
+	/* the pairing counts its games into l->pairs itself; one that cannot start is taken
+	   out again */
 	struct arena_pair out[LADDER_MEMBERS_MAX];
-	if (t == NULL)
-		return true;
-	for (int i = 0; i < l->n; i++)
-		for (int j = i + 1; j < l->n; j++)
-			t[i * l->n + j] = *pair_at(l, i, j);
-	int k = ladder_pair(lm, l->n, t, ls->pair_cap, LADDER_SLACK, out, LADDER_MEMBERS_MAX);
-	free(t);
+	int k = ladder_pair(lm, l->n, l->pairs, ls->pair_cap, LADDER_SLACK, out,
+	                    LADDER_MEMBERS_MAX);
 	bool retry = away;
 	for (int i = 0; i < k; i++) {
 		int w = out[i].white, b = out[i].black;
 		if (!start_game(ls, l, w, b)) {
 			log_error("ladder %" PRIu64 ": a game could not be started; tried again",
 			          l->id);
+			struct ladder_pairing *p = pair_at(l, w, b);
+			p->games--;
+			p->today--;
+			p->whites -= w < b;
 			retry = true;
 			continue;
 		}
-		struct ladder_pairing *p = pair_at(l, w, b);
-		p->games++;
-		p->today++;
-		p->whites += w < b;
 		l->m[w].running++;
 		l->m[b].running++;
 		l->m[w].lean++;
@@ -573,8 +569,7 @@ static void do_join(struct ladders *ls, struct client *c, const struct proto_req
 				ladder_free(l);
 			return;
 		}
-		me = l->n++;
-		l->m[me] = (struct lmember){0};
+		me = l->n - 1;
 		snprintf(l->m[me].name, sizeof l->m[me].name, "%s", c->name);
 	}
 	if (fresh) {
