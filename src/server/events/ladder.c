@@ -31,7 +31,9 @@
 #include "server/util/log.h"
 #include "server/util/text.h"
 
-#define DAY_MS (24 * 3600 * INT64_C(1000))
+#define DAY_MS        (24 * 3600 * INT64_C(1000))
+#define LADDER_AWAY   1 /* pair_ladder(): a member is away */
+#define LADDER_FAILED 2 /* pair_ladder(): a game could not start */
 
 enum mstate { LM_ACTIVE, LM_LEAVING, LM_LEFT };
 static const char *const mstate_names[] = {"active", "leaving", "left"};
@@ -383,9 +385,10 @@ static bool start_game(struct ladders *ls, struct ladder *l, int w, int b)
 	return true;
 }
 
-/* Pairs l's free members now and starts their games; true when a member is away or a game
-   could not start (try again later). */
-static bool pair_ladder(struct ladders *ls, struct ladder *l, int64_t now)
+/* Pairs l's free members now and starts their games. Returns LADDER_AWAY when a member is
+   away (pair again when someone logs in), LADDER_FAILED when a game could not start (pair
+   again soon), both, or 0. */
+static int pair_ladder(struct ladders *ls, struct ladder *l, int64_t now)
 {
 	if (day_of(now) != l->day) { /* a new day: the caps start again */
 		l->day = day_of(now);
@@ -413,7 +416,7 @@ static bool pair_ladder(struct ladders *ls, struct ladder *l, int64_t now)
 	struct arena_pair out[LADDER_MEMBERS_MAX];
 	int k = ladder_pair(lm, l->n, l->pairs, ls->pair_cap, LADDER_SLACK, out,
 	                    LADDER_MEMBERS_MAX);
-	bool retry = away;
+	int why = away ? LADDER_AWAY : 0;
 	for (int i = 0; i < k; i++) {
 		int w = out[i].white, b = out[i].black;
 		if (!start_game(ls, l, w, b)) {
@@ -423,7 +426,7 @@ static bool pair_ladder(struct ladders *ls, struct ladder *l, int64_t now)
 			p->games--;
 			p->today--;
 			p->whites -= w < b;
-			retry = true;
+			why |= LADDER_FAILED;
 			continue;
 		}
 		l->m[w].running++;
@@ -433,30 +436,41 @@ static bool pair_ladder(struct ladders *ls, struct ladder *l, int64_t now)
 	}
 	if (k > 0)
 		save(ls, l);
-	return retry;
+	return why;
 }
 
-/* Out of the hooks' way: every ladder pairs its free members; the timer comes back at the
-   next day, or sooner while someone is away. */
+/*
+ * Out of the hooks' way: every ladder pairs its free members when something changed (a
+ * game's end, a join: pump_soon()), a day began, or, while a member is away, someone
+ * logged in or out (the lobby's epoch, looked at every LADDER_RETRY_MS: a comparison, not
+ * a pairing); the timer comes back at the next day otherwise.
+ */
 static void pump(uv_timer_t *h)
 {
 	struct ladders *ls = h->data;
 	int64_t now = wall_ms();
-	bool retry = false, any = false;
-	for (struct ladder *l = ls->list; l != NULL; l = l->next) {
-		retry |= pair_ladder(ls, l, now);
-		any = true;
+	bool look = ls->dirty || day_of(now) != ls->seen_day ||
+	            ((ls->waiting & LADDER_AWAY) && ls->lobby->epoch != ls->seen_epoch);
+	if (look) {
+		ls->dirty = false;
+		ls->seen_day = day_of(now);
+		ls->seen_epoch = ls->lobby->epoch;
+		ls->waiting = 0;
+		for (struct ladder *l = ls->list; l != NULL; l = l->next)
+			ls->waiting |= pair_ladder(ls, l, now);
+		ls->dirty = (ls->waiting & LADDER_FAILED) != 0;
 	}
-	if (!any)
+	if (ls->list == NULL)
 		return;
 	int64_t next = (day_of(now) + 1) * DAY_MS - now;
-	if (retry && next > LADDER_RETRY_MS)
+	if (ls->waiting && next > LADDER_RETRY_MS)
 		next = LADDER_RETRY_MS;
 	uv_timer_start(&ls->pump, pump, (uint64_t)next, 0);
 }
 
 static void pump_soon(struct ladders *ls)
 {
+	ls->dirty = true;
 	uv_timer_start(&ls->pump, pump, 0, 0);
 }
 

@@ -12,9 +12,9 @@
  * stops new games at once, and the games on are played out.
  *
  * When it pairs: when a game of a ladder ends, when someone joins, and on a timer: at the
- * start of each day (UTC; the day's caps start again), and every LADDER_RETRY_MS while a
- * member of a ladder is away (it may be back) or a game could not be started. Nothing
- * polls while every member is here and playing.
+ * start of each day (UTC; the day's caps start again), when someone logs in or out while a
+ * member of a ladder is away (the lobby's epoch, looked at every LADDER_RETRY_MS: one
+ * comparison), and again soon after a game could not be started. Nothing else wakes it.
  *
  * Durability: each ladder is one stored document (store.h, schema 8: its members with
  * their concurrency, state and W/D/L, the games of each pair, the games on), queued
@@ -40,7 +40,7 @@
 #define LADDER_MEMBERS_MAX     256 /* members of one ladder, ever (those who left count) */
 #define LADDER_CONCURRENCY_MAX 16  /* a bot account's games at once on one ladder */
 #define LADDER_PAIR_CAP        100 /* --ladder-pair-cap: games a pair plays a day */
-#define LADDER_RETRY_MS        2000
+#define LADDER_RETRY_MS        1000
 #define LADDER_SLACK           1  /* games a pair may be ahead of a member's least-met pair */
 #define LADDER_MAX             64 /* ladders on a server */
 
@@ -62,6 +62,10 @@ struct ladders {
 	int pair_cap; /* games a pair plays a day (0: no cap) */
 	uv_timer_t pump;
 	bool pump_open;
+	bool dirty;          /* something changed: pair at the next pump */
+	int waiting;         /* the last pairing's LADDER_AWAY / LADDER_FAILED (ladder.c) */
+	uint64_t seen_epoch; /* the lobby's epoch then: a login or logout since changes it */
+	int64_t seen_day;    /* the UTC day then */
 };
 
 /* The ladders of a server whose games are journalled by jn; ladders_close() ends. */
