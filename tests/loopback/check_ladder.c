@@ -1,7 +1,7 @@
 /*
  * check_ladder.c - the continuous ladder over real sockets (issue 22; events/ladder.h):
- * the real bitarenad and simple clients, each an account on the ladder with concurrency
- * 2, that play every game the ladder starts for them (a seeded random legal move
+ * the real bitarenad and simple clients, each a bot's account on the ladder with
+ * concurrency 2, that play every game the ladder starts for them (a seeded random legal move
  * whenever it is their turn) and keep count of what they see: games at once, the
  * opponents met, the colours of each pair. Games are played continuously; a member who
  * leaves in the middle plays its games on out and gets no new one; `ladder show` agrees
@@ -161,7 +161,7 @@ static void field_up(struct field *f, int n)
 	for (int i = 0; i < n; i++) {
 		f->p[i].name = names[i];
 		f->p[i].seed = 17u + (unsigned)i;
-		ts_register(&f->p[i].c, f->s.port, names[i], "password1");
+		ts_register(&f->p[i].c, f->s.port, names[i], "password1 bot"); /* bots' accounts */
 		member(f, i);
 		cJSON_Delete(ts_until(&f->p[i].c,
 		                      "{\"type\":\"ok\",\"cmd\":\"ladder\",\"concurrency\":2}"));
@@ -282,8 +282,16 @@ START_TEST(test_refusals)
 	ts_expect_err(&a, "NOT_ON_LADDER");
 	ts_send(&a, "ladder join chess");
 	ts_expect_err(&a, "UNKNOWN_GAME");
-	ts_send(&a, "ladder join ttt concurrency=99");
+	ts_send(&a, "ladder join ttt concurrency=2"); /* a person plays one game at a time */
 	ts_expect_err(&a, "BAD_OPTION");
+	struct ts_cli b;
+	ts_register(&b, s.port, "lad_robo", "password1 bot");
+	ts_send(&b, "ladder join ttt concurrency=17");
+	ts_expect_err(&b, "BAD_OPTION");
+	ts_send(&b, "ladder join ttt concurrency=16");
+	cJSON_Delete(ts_expect(&b, "{\"type\":\"ok\",\"cmd\":\"ladder\",\"concurrency\":16}"));
+	ts_send(&b, "ladder leave");
+	cJSON_Delete(ts_expect(&b, "{\"type\":\"ok\",\"cmd\":\"ladder\",\"left\":1}"));
 	ts_send(&a, "ladder join ttt color=white");
 	ts_expect_err(&a, "BAD_OPTION");
 	ts_send(&a, "ladder join tak size=5 time=1+0");
@@ -296,6 +304,7 @@ START_TEST(test_refusals)
 	cJSON_Delete(sh);
 	ts_close(&g);
 	ts_close(&a);
+	ts_close(&b);
 	ts_down(&s);
 }
 END_TEST

@@ -1069,6 +1069,60 @@ START_TEST(test_tourneys)
 }
 END_TEST
 
+/* An account's preferences (schema 7): bot, bots off, the accept filter; the bot flag stays
+   as it is once the account has a game stored. */
+START_TEST(test_prefs)
+{
+	struct store *s = open_fast();
+	ck_assert_int_eq(store_account_create(s, "Robo", "secret1", 1), STORE_OK);
+	ck_assert_int_eq(store_account_create(s, "Hugh", "secret1", 1), STORE_OK);
+	struct store_prefs p;
+	memset(&p, 0x55, sizeof p);
+	ck_assert_int_eq(store_prefs_get(s, "robo", &p), STORE_OK);
+	ck_assert(!p.bot && !p.bots_off && !p.played);
+	ck_assert_str_eq(p.accept, "");
+	ck_assert_int_eq(store_prefs_get(s, "nobody", &p), STORE_ENOTFOUND);
+	ck_assert_int_eq(store_prefs_get(s, "bad name", &p), STORE_ENOTFOUND);
+	struct store_prefs w = {.bot = true, .accept = "tak size=5,6 rated"};
+	ck_assert_int_eq(store_prefs_put(s, "ROBO", &w), STORE_OK);
+	ck_assert_int_eq(store_prefs_put(s, "nobody", &w), STORE_ENOTFOUND);
+	struct store_prefs h = {.bots_off = true};
+	ck_assert_int_eq(store_prefs_put(s, "hugh", &h), STORE_OK);
+	ck_assert_int_eq(store_prefs_get(s, "Robo", &p), STORE_OK);
+	ck_assert(p.bot && !p.bots_off && !p.played);
+	ck_assert_str_eq(p.accept, "tak size=5,6 rated");
+	/* a game: Hugh has played, Robo too; the flag stays, the rest may change */
+	struct store_game g;
+	new_game(&g, "tak", "Hugh", "Robo", 1);
+	int64_t id;
+	ck_assert_int_eq(store_game_begin(s, &g, &id), STORE_OK);
+	ck_assert_int_eq(store_prefs_get(s, "hugh", &p), STORE_OK);
+	ck_assert(!p.bot && p.bots_off && p.played);
+	h.bot = true;
+	ck_assert_int_eq(store_prefs_put(s, "hugh", &h), STORE_ESTATE);
+	w.bot = false;
+	ck_assert_int_eq(store_prefs_put(s, "robo", &w), STORE_ESTATE);
+	w.bot = true;
+	w.bots_off = true;
+	w.accept[0] = '\0';
+	ck_assert_int_eq(store_prefs_put(s, "robo", &w), STORE_OK);
+	h.bot = false;
+	h.bots_off = false;
+	ck_assert_int_eq(store_prefs_put(s, "hugh", &h), STORE_OK);
+	store_close(s);
+	s = open_fast();
+	ck_assert_int_eq(store_prefs_get(s, "robo", &p), STORE_OK);
+	ck_assert(p.bot && p.bots_off && p.played);
+	ck_assert_str_eq(p.accept, "");
+	ck_assert_int_eq(store_prefs_get(s, "hugh", &p), STORE_OK);
+	ck_assert(!p.bot && !p.bots_off && p.played);
+	/* too long a filter */
+	memset(w.accept, 'x', sizeof w.accept);
+	ck_assert_int_eq(store_prefs_put(s, "robo", &w), STORE_EINVAL);
+	store_close(s);
+}
+END_TEST
+
 /* Ladders (schema 8): documents as tournaments', every one read back (a ladder never ends),
    the highest id; a store from before them gets the table and keeps its games. */
 START_TEST(test_ladders)
@@ -1099,8 +1153,8 @@ START_TEST(test_ladders)
 	struct st_other o;
 	st_other_open(&o);
 	st_other_sql(&o, st_is_pg() ? "DROP TABLE ladders;"
-	                              " DELETE FROM bitarena_migrations WHERE version >= 7"
-	                            : "DROP TABLE ladders; PRAGMA user_version = 6");
+	                              " DELETE FROM bitarena_migrations WHERE version >= 8"
+	                            : "DROP TABLE ladders; PRAGMA user_version = 7");
 	st_other_close(&o);
 	s = open_fast();
 	ck_assert_int_eq(store_schema_version(s), st_version());
@@ -1699,6 +1753,7 @@ static Suite *store_suite(void)
 	                             test_token_hashes,
 	                             test_migration_to_token_hashes,
 	                             test_tourneys,
+	                             test_prefs,
 	                             test_ladders,
 	                             test_find_and_counts,
 	                             test_snapshot,

@@ -62,6 +62,9 @@ export const MESSAGES = {
 	BANNED: 'This account or address is banned from the server.',
 	MUTED: 'An admin has muted you: you cannot chat or send messages for now.',
 	BLOCKED: 'That player does not take messages or challenges from you.',
+	/* bots and accept filters */
+	BOT_HAS_PLAYED: 'This account has played games already: it stays what it played as.',
+	BAD_FILTER: 'That accept filter cannot be read.',
 	/* tournaments */
 	NO_SUCH_TOURNEY: 'There is no such tournament.',
 	NOT_DIRECTOR: 'Only the tournament\'s director can do that.',

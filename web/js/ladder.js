@@ -2,7 +2,7 @@
  * ladder.js - the ladder page (#/ladder): every continuous ladder of the server (issue 22) as a
  * table of its members (games, wins/draws/losses, rating, games on against concurrency, whether
  * they are here) and the games on, each linked to its live view. Read with `ladder show`
- * (PROTOCOL.md §17) on the page's connection, again every few seconds while the page is shown
+ * (PROTOCOL.md §18) on the page's connection, again every few seconds while the page is shown
  * (a ladder changes by itself: there is no event to wait for). Joining is for bots and the
  * telnet session (`ladder join`); the page shows.
  */

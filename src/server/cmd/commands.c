@@ -270,9 +270,7 @@ static void cmd_ladder(struct cmd *x)
 		          "ladders are not run by a clustered server yet");
 		return;
 	}
-	/* every account may ask for more than one game at once until accounts carry the bot
-	   flag (issue 22's bot accounts, store schema 7) */
-	ladder_command(x->cx->ladders, x->cl, x->rq, true);
+	ladder_command(x->cx->ladders, x->cl, x->rq, identity_is_bot(x->cl));
 }
 
 /* ---- handlers: moderation (records/moderation.h) ----------------------------------- */
@@ -649,10 +647,64 @@ static void cmd_unblock(struct cmd *x)
 
 /* ---- handlers: the connection ------------------------------------------------------- */
 
+/* on or off (*on); false (answered with usage) for anything else. */
+static bool on_off(struct cmd *x, const char *v, bool *on, const char *usage)
+{
+	*on = strcasecmp(v, "on") == 0;
+	if (*on || strcasecmp(v, "off") == 0)
+		return true;
+	reply_err(x->cl, x->rq, ERR_BAD_ARGS, "usage: %s", usage);
+	return false;
+}
+
+/* set bot on|off, set bots on|off, set accept <filter>|-: the user's choices about opponents
+   (identity.h), an account's kept with it (accounts_set_prefs). */
+static void set_prefs(struct cmd *x, const char *what, const char *v)
+{
+	struct client *c = x->cl;
+	if (!c->logged_in) {
+		reply_err(c, x->rq, ERR_NOT_LOGGED_IN, "log in first");
+		return;
+	}
+	struct store_prefs want = c->prefs;
+	bool on;
+	if (strcasecmp(what, "bot") == 0) {
+		if (!on_off(x, v, &on, "set bot on|off"))
+			return;
+		want.bot = on;
+		accounts_set_prefs(x->cx->acct, c, x->rq, &want, "bot");
+	} else if (strcasecmp(what, "bots") == 0) {
+		if (!on_off(x, v, &on, "set bots on|off"))
+			return;
+		want.bots_off = !on;
+		accounts_set_prefs(x->cx->acct, c, x->rq, &want, "bots");
+	} else {
+		size_t n = strlen(v);
+		if (n >= 2 && v[0] == '"' && v[n - 1] == '"') { /* set accept "tak size=5" */
+			v++;
+			n -= 2;
+		}
+		if (n == 1 && v[0] == '-')
+			n = 0;
+		if (n >= sizeof want.accept) {
+			reply_err(c, x->rq, ERR_BAD_FILTER, "a filter is at most %zu bytes",
+			          sizeof want.accept - 1);
+			return;
+		}
+		snprintf(want.accept, sizeof want.accept, "%.*s", (int)n, v);
+		accounts_set_prefs(x->cx->acct, c, x->rq, &want, "accept");
+	}
+}
+
 static void cmd_set(struct cmd *x)
 {
 	struct client *c = x->cl;
 	const struct proto_req *rq = x->rq;
+	if (strcasecmp(rq->argv[0], "bot") == 0 || strcasecmp(rq->argv[0], "bots") == 0 ||
+	    strcasecmp(rq->argv[0], "accept") == 0) {
+		set_prefs(x, rq->argv[0], rq->argv[1]);
+		return;
+	}
 	if (strcasecmp(rq->argv[0], "ping") == 0) {
 		rtt_set(c, rq, rq->argv[1]);
 		return;
@@ -770,9 +822,10 @@ static const struct proto_cmd table[] = {
          "with a password: log in to your account; without: take a guest name (2-20 of "
          "A-Z a-z 0-9 _ -) and get its token; gives back your seats if you had left (a "
          "guest's with its token)"},
-        {"register", 1, 2, REST | STORE, 10, cmd_register, "register <name> [password]",
+        {"register", 1, 2, REST | STORE, 10, cmd_register, "register <name> [password] [bot]",
          "create an account (2-20 of A-Z a-z 0-9 _, password 6-128 bytes) and log in; "
-         "without the password (text), it is asked for, unseen in telnet"},
+         "without the password (text), it is asked for, unseen in telnet; bot: a bot's "
+         "account"},
         {"games", 0, 0, 0, 1, cmd_games, "games", "game kinds with their seats and options"},
         {"seek", 1, PROTO_MAX_ARGS, LOGIN, 3, cmd_seek, "seek <kind> [opt=value ...]",
          "offer a game: time=MIN+INC color=white|black|random turn_ms=N rated=0|1 and the "
@@ -850,11 +903,14 @@ static const struct proto_cmd table[] = {
          "admins: a message to every connection"},
         {"motd", 0, 1, ADMIN | REST, 1, cmd_motd, "motd [text | -]",
          "admins: the message of the day shown at login: show it, set it, or clear it (-)"},
-        {"set", 2, 2, 0, 1, cmd_set,
-         "set format text|json / set ping|watchers|seeks|tourneys on|off",
+        {"set", 2, 2, REST, 1, cmd_set,
+         "set format text|json / set ping|watchers|seeks|tourneys|bot|bots on|off / "
+         "set accept <filter>|-",
          "choose how the server writes to you; ask for the server's pings (round-trip time) "
          "or for your games' spectator counts as they change; hear of seeks as they come and "
-         "go (on by default); hear tournaments' events (off by default)"},
+         "go (on by default); hear tournaments' events (off by default); mark your account a "
+         "bot's (before its first game); refuse bots (bots off); the games you take (accept "
+         "filter, - for all)"},
         {"ping", 0, 0, 0, 1, cmd_ping, "ping", "the server answers pong"},
         {"pong", 1, 1, 0, 1, cmd_pong, "pong <token>",
          "answer the server's 'ping <token>' (after set ping on): measures your round-trip time"},

@@ -77,6 +77,7 @@
 #include "server/util/budget.h"
 #include "server/msg/proto.h"
 #include "server/net/conn.h"
+#include "server/store/store.h"
 
 struct msg_frontend;
 
@@ -122,6 +123,10 @@ struct client {
 	bool seeks_off;  /* set seeks off: no seek news */
 	bool tourneys_on; /* events/'s: set tourneys on: tournament events (tourney.h) */
 	char name[PROTO_NAME_MAX + 1];
+	/* accounts.c's (read at login, changed by set bot|bots|accept; a guest's in memory
+	   only), read through identity.h's accessors: a bot's account, refusing bots, the
+	   accept filter; zero when logged out */
+	struct store_prefs prefs;
 	/* msg.c's (msg_ask_password), read by commands.c: a password asked for. After `login
 	   <account>` or `register <name>` without one, in text mode, the next line is the
 	   password: never parsed as a command, shown or logged. pw_verb is the verb's row name

@@ -172,3 +172,40 @@ bool identity_guest_login(struct lobby *l, struct client *c, const struct proto_
 	lobby_login_checked(l, c, rq, name, false);
 	return true;
 }
+
+/* ---- bots and who meets them ---------------------------------------------------------- */
+
+/* c's choices, or NULL for no one (or not logged in). */
+static const struct store_prefs *prefs_of(const struct client *c)
+{
+	return c != NULL && c->logged_in ? &c->prefs : NULL;
+}
+
+bool identity_is_bot(const struct client *c)
+{
+	const struct store_prefs *p = prefs_of(c);
+	return p != NULL && p->bot;
+}
+
+bool identity_refuses_bots(const struct client *c)
+{
+	const struct store_prefs *p = prefs_of(c);
+	return p != NULL && p->bots_off;
+}
+
+const char *identity_accept(const struct client *c)
+{
+	const struct store_prefs *p = prefs_of(c);
+	return p != NULL ? p->accept : "";
+}
+
+bool identity_name_is_bot(struct lobby *l, const char *name)
+{
+	return identity_is_bot(lobby_find_user(l, name));
+}
+
+bool identity_bots_meet(const struct client *a, const struct client *b)
+{
+	return !(identity_is_bot(a) && identity_refuses_bots(b)) &&
+	       !(identity_is_bot(b) && identity_refuses_bots(a));
+}

@@ -68,4 +68,23 @@ void identity_refuse_login(struct client *c, const struct proto_req *rq);
 /* NAME_TAKEN: name is a connected user's (here, or on another node of a cluster). */
 void identity_refuse_connected(struct client *c, const struct proto_req *rq, const char *name);
 
+/*
+ * Bots and who meets them (issue 22; PROTOCOL.md §17). A user's choices are its
+ * connection's (struct client's prefs: an account's read from the store at login,
+ * changed by set bot|bots|accept; a guest's in memory, never a bot), so these are
+ * reads of memory, cheap from the loop. NULL or a client not logged in: a human
+ * taking everything. A relay client (another node's user in a cluster) carries
+ * no choices here: it reads as a human taking everything.
+ */
+/* c is a bot's account. */
+bool identity_is_bot(const struct client *c);
+/* c refuses to meet bots (set bots off). */
+bool identity_refuses_bots(const struct client *c);
+/* c's accept filter (games/accept.h's text), "" when it takes every game. */
+const char *identity_accept(const struct client *c);
+/* The connected user name is a bot (false when nobody of that name is connected here). */
+bool identity_name_is_bot(struct lobby *l, const char *name);
+/* a and b may play each other: neither is a bot the other refuses (set bots off). */
+bool identity_bots_meet(const struct client *a, const struct client *b);
+
 #endif

@@ -426,6 +426,9 @@ void lobby_login_checked(struct lobby *l, struct client *c, const struct proto_r
 	cJSON *f = cJSON_CreateObject();
 	cJSON_AddStringToObject(f, "name", c->name);
 	cJSON_AddBoolToObject(f, "guest", !registered);
+	cJSON_AddBoolToObject(f, "bot", c->prefs.bot); /* identity.h */
+	cJSON_AddStringToObject(f, "bots", c->prefs.bots_off ? "off" : "on");
+	cJSON_AddStringToObject(f, "accept", c->prefs.accept);
 	if (!registered && c->token[0] != '\0') /* identity.h: seats come back with it */
 		cJSON_AddStringToObject(f, "token", c->token);
 	cJSON *resumed = cJSON_AddArrayToObject(f, "resumed");
@@ -440,7 +443,8 @@ void lobby_login_checked(struct lobby *l, struct client *c, const struct proto_r
 	}
 	log_debug("logged in conn=%llu user=%s account=%s", (unsigned long long)c->conn->id,
 	          c->name, registered ? "yes" : "no");
-	reply_ok(c, rq, f, NULL, "logged in as %s%s%s%s%s", c->name, registered ? "" : " (guest)",
+	reply_ok(c, rq, f, NULL, "logged in as %s%s%s%s%s%s", c->name, registered ? "" : " (guest)",
+	         c->prefs.bot ? " (bot)" : "",
 	         back ? back : "", !registered && c->token[0] ? "; token " : "",
 	         registered ? "" : c->token);
 	free(back);
@@ -473,6 +477,7 @@ void lobby_logout(struct lobby *l, struct client *c, const struct proto_req *rq)
 	c->logged_in = false;
 	c->registered = false;
 	c->name[0] = '\0';
+	memset(&c->prefs, 0, sizeof c->prefs);
 	l->epoch++;
 }
 

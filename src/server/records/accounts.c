@@ -21,7 +21,7 @@
 #include "server/net/addrcount.h"
 #include "server/play/identity.h"
 
-enum auth_kind { AUTH_REGISTER, AUTH_LOGIN, AUTH_GUEST };
+enum auth_kind { AUTH_REGISTER, AUTH_LOGIN, AUTH_GUEST, AUTH_PREFS };
 
 struct auth_job {
 	struct store_read rd; /* first: step 1 hands back this pointer */
@@ -34,6 +34,10 @@ struct auth_job {
 	char password[STORE_PASS_MAX + 1]; /* wiped once used */
 	char hash[STORE_HASH_MAX];
 	int found;  /* step 1: 1 an account, 0 none, < 0 the store failed */
+	/* a login's: the account's preferences (step 1); a register's: bot; a set's: what
+	   is written, and which setting the reply names */
+	struct store_prefs prefs;
+	const char *setting;
 	int result; /* step 2 */
 	/* a login's counts (login_attempt): under these keys, at this time */
 	int64_t at;
@@ -156,6 +160,8 @@ static void read_work(struct store *db, struct store_read *rd)
 	} else if (j->kind == AUTH_LOGIN) {
 		char canon[STORE_NAME_MAX + 1];
 		int r = store_account_hash(db, j->name, canon, j->hash);
+		if (r == STORE_OK)
+			r = store_prefs_get(db, canon, &j->prefs);
 		j->found = r == STORE_OK ? 1 : r == STORE_ENOTFOUND ? 0 : r;
 		if (j->found == 1)
 			snprintf(j->name, sizeof j->name, "%s", canon);
@@ -445,6 +451,9 @@ static void read_done(struct store_read *rd)
 			identity_guest_login(a->lobby, c, rq, j->name, NULL);
 		job_done(j, c);
 		break;
+	case AUTH_PREFS: /* written through the journal, never read */
+		job_done(j, c);
+		break;
 	}
 }
 
@@ -467,12 +476,14 @@ static void auth_done(uv_work_t *req, int status)
 			r = a->journal->fail_err;
 		}
 		if (r == STORE_OK)
-			r = journal_add_account(a->journal, j->name, j->hash, j); /* step 3 */
+			r = journal_add_account(a->journal, j->name, j->hash, j->prefs.bot,
+			                        j); /* step 3 */
 		if (r < 0)
 			job_fail(j, c, "the account could not be stored");
 	} else if (j->result == 0) {
 		login_succeeded(a, c, j);
 		identity_take_over(a->lobby, c, j->name);
+		c->prefs = j->prefs;
 		lobby_login(a->lobby, c, rq, j->name, true);
 		job_done(j, c);
 	} else { /* counted when it started */
@@ -480,6 +491,8 @@ static void auth_done(uv_work_t *req, int status)
 		job_done(j, c);
 	}
 }
+
+static void prefs_done(struct auth_job *j, struct client *c, int err);
 
 /* Step 3 is back: the account is stored (or the name was taken meanwhile, or it failed). */
 static void on_account(void *ud, const struct store_rec *r)
@@ -490,6 +503,10 @@ static void on_account(void *ud, const struct store_rec *r)
 	if (c == NULL)
 		return;
 	const struct proto_req *rq = &j->rq;
+	if (j->kind == AUTH_PREFS) {
+		prefs_done(j, c, r->err);
+		return;
+	}
 	if (r->err == STORE_EEXISTS) {
 		reply_err(c, rq, ERR_NAME_TAKEN, "%s is registered already", j->name);
 	} else if (r->err < 0) {
@@ -505,6 +522,7 @@ static void on_account(void *ud, const struct store_rec *r)
 		char abuf[2 * ADDR_KEY_LEN + 1];
 		pair_key(j, addr_of(c, abuf));
 		known_add(j->a, j->pair, (int64_t)uv_now(j->a->hub->loop));
+		c->prefs = j->prefs;
 		lobby_login(j->a->lobby, c, rq, j->name, true);
 	}
 	job_done(j, c);
@@ -553,9 +571,30 @@ static void job_start(struct accounts *a, struct client *c, const struct proto_r
 		job_submit(j, c);
 }
 
+/* register <name> <password> bot: the password's last word "bot" (after a space) is the flag;
+   *len is the password's length without it. */
+static bool bot_flag(const char *password, size_t *len)
+{
+	size_t n = strlen(password);
+	*len = n;
+	if (n < 5 || strcasecmp(password + n - 4, " bot") != 0)
+		return false;
+	for (n -= 4; n > 0 && password[n - 1] == ' '; n--)
+		;
+	*len = n;
+	return n > 0;
+}
+
 void accounts_register(struct accounts *a, struct client *c, const struct proto_req *rq)
 {
-	const char *name = rq->argv[0], *password = rq->argv[1];
+	const char *name = rq->argv[0];
+	char password[STORE_PASS_MAX + 8];
+	size_t len;
+	bool bot = bot_flag(rq->argv[1], &len);
+	snprintf(password, sizeof password, "%.*s", (int)(len < sizeof password ? len : 0),
+	         rq->argv[1]);
+	if (len >= sizeof password) /* too long: refused below as such */
+		memset(password, 'x', sizeof password - 1);
 	if (!store_name_valid(name)) {
 		reply_err(c, rq, ERR_BAD_NAME,
 		          "account names are %d to %d characters of A-Z a-z 0-9 _", STORE_NAME_MIN,
@@ -567,7 +606,12 @@ void accounts_register(struct accounts *a, struct client *c, const struct proto_
 		          STORE_PASS_MAX);
 		return;
 	}
-	job_start(a, c, rq, AUTH_REGISTER, name, password);
+	struct auth_job *j = job_new(a, c, rq, AUTH_REGISTER, name, password);
+	sodium_memzero(password, sizeof password);
+	if (j == NULL)
+		return;
+	j->prefs.bot = bot;
+	job_submit(j, c);
 }
 
 void accounts_login(struct accounts *a, struct client *c, const struct proto_req *rq)
@@ -586,4 +630,96 @@ void accounts_login(struct accounts *a, struct client *c, const struct proto_req
 void accounts_login_guest(struct accounts *a, struct client *c, const struct proto_req *rq)
 {
 	job_start(a, c, rq, AUTH_GUEST, rq->argv[0], NULL);
+}
+
+/* ---- preferences: set bot, set bots, set accept --------------------------------------- */
+
+static void prefs_reply(struct client *c, const struct proto_req *rq, const char *setting)
+{
+	const struct store_prefs *p = &c->prefs;
+	cJSON *f = cJSON_CreateObject();
+	cJSON_AddBoolToObject(f, "bot", p->bot);
+	cJSON_AddStringToObject(f, "bots", p->bots_off ? "off" : "on");
+	cJSON_AddStringToObject(f, "accept", p->accept);
+	if (strcmp(setting, "bot") == 0)
+		reply_ok(c, rq, f, NULL, "%s", p->bot ? "you are a bot: shown as such to everyone"
+		                                      : "you are not a bot");
+	else if (strcmp(setting, "bots") == 0)
+		reply_ok(c, rq, f, NULL, "%s",
+		         p->bots_off ? "bots off: you do not see bots' seeks, they do not see yours, "
+		                       "and games with bots are refused"
+		                     : "bots on: you may meet bots");
+	else if (p->accept[0] != '\0')
+		reply_ok(c, rq, f, NULL, "you accept: %s", p->accept);
+	else
+		reply_ok(c, rq, f, NULL, "you accept every game");
+}
+
+/* BOT_HAS_PLAYED: c's account has played, so its bot flag stays. */
+static void refuse_bot_change(struct client *c, const struct proto_req *rq)
+{
+	c->prefs.played = true;
+	reply_err(c, rq, ERR_BOT_HAS_PLAYED,
+	          "%s has played games as %s; an account stays what it played as (register "
+	          "another one for a bot)",
+	          c->name, c->prefs.bot ? "a bot" : "a human");
+}
+
+/* The write of j's preferences is back (err from the store). */
+static void prefs_done(struct auth_job *j, struct client *c, int err)
+{
+	const struct proto_req *rq = &j->rq;
+	if (err == STORE_ESTATE) {
+		refuse_bot_change(c, rq);
+	} else if (err < 0) {
+		reply_err(c, rq, ERR_INTERNAL, "it could not be stored (%s); nothing changed",
+		          store_strerror(err));
+	} else if (!c->logged_in || strcasecmp(c->name, j->name) != 0) {
+		reply_err(c, rq, ERR_NOT_LOGGED_IN, "you logged out meanwhile; nothing changed here");
+	} else {
+		bool played = c->prefs.played;
+		c->prefs = j->prefs;
+		c->prefs.played = played;
+		log_info("preferences user=%s bot=%d bots_off=%d accept=%s", c->name,
+		         (int)c->prefs.bot, (int)c->prefs.bots_off, LOG_Q(c->prefs.accept));
+		prefs_reply(c, rq, j->setting);
+	}
+	job_done(j, c);
+}
+
+void accounts_set_prefs(struct accounts *a, struct client *c, const struct proto_req *rq,
+                        const struct store_prefs *want, const char *setting)
+{
+	if (want->bot != c->prefs.bot && !c->registered) {
+		reply_err(c, rq, ERR_NOT_LOGGED_IN,
+		          "a bot is an account: register one (register <name> <password> bot)");
+		return;
+	}
+	if (want->bot != c->prefs.bot && c->prefs.played) {
+		refuse_bot_change(c, rq);
+		return;
+	}
+	if (!c->registered || a == NULL) { /* a guest's: this connection's, in memory */
+		bool bot = c->prefs.bot, played = c->prefs.played;
+		c->prefs = *want;
+		c->prefs.bot = bot;
+		c->prefs.played = played;
+		prefs_reply(c, rq, setting);
+		return;
+	}
+	struct auth_job *j = job_new(a, c, rq, AUTH_PREFS, c->name, NULL);
+	if (j == NULL)
+		return;
+	j->prefs = *want;
+	j->setting = setting;
+	const char *why = "queued";
+	int r = journal_failing(a->journal, &why) ? a->journal->fail_err
+	                                          : journal_add_prefs(a->journal, c->name, want, j);
+	if (r < 0) {
+		journal_log_failure(rq->verb, r, why);
+		reply_err(c, rq, ERR_INTERNAL, "your preferences could not be stored; nothing changed");
+		job_free(j);
+		return;
+	}
+	conn_hold(c->conn); /* released by prefs_done */
 }

@@ -78,7 +78,8 @@ int accounts_init(struct accounts *a, struct store_reader *rd, struct journal *j
                   struct conn_hub *hub, bool fast_hash, const struct accounts_limits *lim);
 /* Frees what accounts_init() made. Jobs must be done (after uv_run). */
 void accounts_close(struct accounts *a);
-/* register <name> <password>: answers rq once the account is stored. */
+/* register <name> <password> [bot]: answers rq once the account is stored (the password's
+   last word "bot", after a space, makes it a bot's account). */
 void accounts_register(struct accounts *a, struct client *c, const struct proto_req *rq);
 /*
  * login <name> <password> (c is not logged in): answers rq once the password
@@ -91,5 +92,16 @@ void accounts_login(struct accounts *a, struct client *c, const struct proto_req
  * once the store says the name is no account's (NAME_REGISTERED otherwise).
  */
 void accounts_login_guest(struct accounts *a, struct client *c, const struct proto_req *rq);
+
+/*
+ * set bot on|off, set bots on|off, set accept ...: c's preferences become want (its bot,
+ * bots_off and accept; setting: "bot", "bots" or "accept", a static string naming what the
+ * reply tells). An account's are written through the journal and answered once durable
+ * (c's input held meanwhile); a guest's are the connection's only (a guest is never a bot:
+ * NOT_LOGGED_IN). Changing the bot flag of an account that has played: BOT_HAS_PLAYED.
+ * a may be NULL (a server without a store: memory only).
+ */
+void accounts_set_prefs(struct accounts *a, struct client *c, const struct proto_req *rq,
+                        const struct store_prefs *want, const char *setting);
 
 #endif

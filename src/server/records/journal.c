@@ -213,7 +213,8 @@ static void rate(void *ud, const struct store_rec_finish *fin,
 	}
 }
 
-int journal_add_account(struct journal *jn, const char *name, const char *hash, void *ud)
+int journal_add_account(struct journal *jn, const char *name, const char *hash, bool bot,
+                        void *ud)
 {
 	if (jn->w == NULL)
 		return STORE_EINVAL;
@@ -225,6 +226,23 @@ int journal_add_account(struct journal *jn, const char *name, const char *hash, 
 	snprintf(rec->u.account.name, sizeof rec->u.account.name, "%s", name);
 	snprintf(rec->u.account.hash, sizeof rec->u.account.hash, "%s", hash);
 	rec->u.account.created = wall_ms();
+	rec->u.account.bot = bot;
+	rec->ud = ud;
+	store_writer_queue(jn->w, rec);
+	return STORE_OK;
+}
+
+int journal_add_prefs(struct journal *jn, const char *name, const struct store_prefs *p, void *ud)
+{
+	if (jn->w == NULL)
+		return STORE_EINVAL;
+	if (jn->failing)
+		return jn->fail_err;
+	struct store_rec *rec = store_writer_rec(jn->w, STORE_REC_PREFS);
+	if (rec == NULL)
+		return STORE_ENOMEM;
+	snprintf(rec->u.prefs.name, sizeof rec->u.prefs.name, "%s", name);
+	rec->u.prefs.p = *p;
 	rec->ud = ud;
 	store_writer_queue(jn->w, rec);
 	return STORE_OK;
@@ -293,7 +311,8 @@ static void batch_failing(struct journal *jn, const struct store_batch *b)
 	for (const struct store_rec *r = b->recs; r != NULL; r = r->next) {
 		uint64_t id = (uint64_t)r->game;
 		if (r->type == STORE_REC_ACCOUNT || r->type == STORE_REC_TOURNEY ||
-		    r->type == STORE_REC_MOD || r->type == STORE_REC_LADDER || told(jn, id))
+		    r->type == STORE_REC_MOD || r->type == STORE_REC_PREFS ||
+		    r->type == STORE_REC_LADDER || told(jn, id))
 			continue;
 		if (jn->ntold == jn->cap_told) {
 			size_t cap = jn->cap_told ? 2 * jn->cap_told : 16;
@@ -350,6 +369,9 @@ static void rec_what(const struct store_rec *r, char *buf, size_t len)
 	case STORE_REC_MOD:
 		snprintf(buf, len, "moderation %.15s %.30s", r->u.mod.action, r->u.mod.target);
 		break;
+	case STORE_REC_PREFS:
+		snprintf(buf, len, "preferences of %s", r->u.prefs.name);
+		break;
 	case STORE_REC_LADDER:
 		snprintf(buf, len, "ladder %" PRId64, r->game);
 		break;
@@ -360,7 +382,8 @@ static void rec_what(const struct store_rec *r, char *buf, size_t len)
 static bool refused_game_rec(const struct store_rec *r)
 {
 	return r->type != STORE_REC_ACCOUNT && r->type != STORE_REC_TOURNEY &&
-	       r->type != STORE_REC_MOD && r->type != STORE_REC_LADDER && r->err != STORE_OK;
+	       r->type != STORE_REC_MOD && r->type != STORE_REC_PREFS &&
+	       r->type != STORE_REC_LADDER && r->err != STORE_OK;
 }
 
 /* The records of a committed batch the store refused: what waited for each is dropped (or
@@ -401,7 +424,8 @@ static void on_batch(void *ud, const struct store_batch *b)
 	if (b->err == STORE_OK && jn->failing)
 		failure_over(jn);
 	for (const struct store_rec *r = b->recs; r != NULL; r = r->next) {
-		if (r->type == STORE_REC_ACCOUNT && jn->on_account != NULL)
+		if ((r->type == STORE_REC_ACCOUNT || r->type == STORE_REC_PREFS) &&
+		    jn->on_account != NULL)
 			jn->on_account(jn->acct_ud, r);
 		else if (r->err != STORE_OK) { /* dropped at shutdown, or the store disagrees */
 			char what[64];

@@ -142,11 +142,18 @@ void journal_close(struct journal *jn);
 /* True while the store fails (new writes are refused); why (may be NULL) gets the reason. */
 bool journal_failing(const struct journal *jn, const char **why);
 /*
- * Queues a new account (name valid, hash from store_password_hash); its
+ * Queues a new account (name valid, hash from store_password_hash; bot: a bot's); its
  * record comes back to on_account with r->ud == ud: r->err 0 (stored),
  * STORE_EEXISTS (name taken) or a failure (dropped at shutdown).
  */
-int journal_add_account(struct journal *jn, const char *name, const char *hash, void *ud);
+int journal_add_account(struct journal *jn, const char *name, const char *hash, bool bot,
+                        void *ud);
+/*
+ * Queues account name's preferences (bot, bots_off, accept of p); its record comes back to
+ * on_account with r->ud == ud: r->err 0 (stored), STORE_ESTATE (p->bot for an account that
+ * played a game: nothing stored), STORE_ENOTFOUND, or a failure. 0, or the failure now.
+ */
+int journal_add_prefs(struct journal *jn, const char *name, const struct store_prefs *p, void *ud);
 /*
  * Queues a moderation change with its audit row (store_mod_write); what the
  * current command sends from now on is held until it is durable. A failure

@@ -315,6 +315,26 @@ int store_account_insert(struct store *s, const char *name, const char *hash, in
 	return err ? err : s->be->account_insert(s, name, hash, now);
 }
 
+/* ---- an account's preferences ------------------------------------------------------------- */
+
+int store_prefs_get(struct store *s, const char *name, struct store_prefs *out)
+{
+	memset(out, 0, sizeof *out);
+	if (!store_name_valid(name))
+		return STORE_ENOTFOUND;
+	return s->be->prefs_get(s, name, out);
+}
+
+int store_prefs_put(struct store *s, const char *name, const struct store_prefs *p)
+{
+	if (!store_name_valid(name))
+		return STORE_ENOTFOUND;
+	if (p == NULL || !fits(p->accept, sizeof p->accept))
+		return STORE_EINVAL;
+	int err = writable(s);
+	return err ? err : s->be->prefs_put(s, name, p);
+}
+
 /* ---- moderation ---------------------------------------------------------------------- */
 
 int store_mod_write(struct store *s, const struct store_mod *m)

@@ -234,6 +234,33 @@ int store_account_hash(struct store *s, const char *name, char canon[STORE_NAME_
 /* 1 if the account exists (canon filled when not NULL), 0 if not, < 0 on error. */
 int store_account_exists(struct store *s, const char *name, char canon[STORE_NAME_MAX + 1]);
 
+/* ---- an account's preferences (schema 7, issue 22): bot, bots off, accept filter -- */
+
+#define STORE_ACCEPT_MAX 200 /* an accept filter's text (set accept "...") */
+
+/*
+ * What an account chose about its opponents, kept with the account: it is a
+ * bot's (shown as such everywhere; set at register or before its first game),
+ * it refuses bots (a human's `set bots off`), the games it takes (an accept
+ * filter, games/accept.h's text; "" takes all). played is read only: the
+ * account has a game stored (in progress or ended).
+ */
+struct store_prefs {
+	bool bot;
+	bool bots_off;
+	bool played;
+	char accept[STORE_ACCEPT_MAX + 1];
+};
+/* The preferences of account name (*out zeroed first). 0, STORE_ENOTFOUND or < 0. */
+int store_prefs_get(struct store *s, const char *name, struct store_prefs *out);
+/*
+ * Writes p's bot, bots_off and accept to account name (p->played is not written).
+ * Changing the bot flag of an account that has played a game is refused: STORE_ESTATE,
+ * nothing written (an account is a bot's, or a human's, from its first game on).
+ * STORE_ENOTFOUND: no such account.
+ */
+int store_prefs_put(struct store *s, const char *name, const struct store_prefs *p);
+
 /* ---- ratings ------------------------------------------------------------------- */
 
 /* Glicko-2 numbers as shown to players (Glicko scale, not the internal mu/phi). */

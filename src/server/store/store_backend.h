@@ -100,6 +100,9 @@ struct store_backend {
 	int (*history)(struct store *s, const char *name, int limit, struct store_game **out,
 	               size_t *n);
 
+	/* An account's preferences (store.h): p->accept fits. */
+	int (*prefs_get)(struct store *s, const char *name, struct store_prefs *out);
+	int (*prefs_put)(struct store *s, const char *name, const struct store_prefs *p);
 	/* Moderation (store.h): m is valid. */
 	int (*mod_write)(struct store *s, const struct store_mod *m);
 	int (*mod_list)(struct store *s, enum store_mod_kind kind, int limit,

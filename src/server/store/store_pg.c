@@ -187,6 +187,14 @@ static const char *const migrations[] = {
         "  at bigint NOT NULL, actor text NOT NULL, action text NOT NULL,"
         "  target text NOT NULL, reason text NOT NULL, until bigint NOT NULL"
         ");",
+        /* 7: an account's preferences (issue 22), as SQLite's version 7: a bot's account,
+         * a human refusing bots, the games it takes (an accept filter's text, '' all). */
+        "CREATE TABLE IF NOT EXISTS account_prefs ("
+        "  name_key text PRIMARY KEY,"
+        "  bot boolean NOT NULL DEFAULT false,"
+        "  bots_off boolean NOT NULL DEFAULT false,"
+        "  accept text NOT NULL DEFAULT ''"
+        ");",
         /* 8 (after 7, bot accounts): the ladders (issue 22), as SQLite's version 8. */
         "CREATE TABLE IF NOT EXISTS ladders ("
         "  id bigint PRIMARY KEY,"
@@ -232,6 +240,8 @@ static const char *const migrations[] = {
 enum stmt_id {
 	S_ACC_INSERT,
 	S_ACC_GET,
+	S_PREFS_GET,
+	S_PREFS_PUT,
 	S_RATING_GET,
 	S_RATING_PUT,
 	S_RATING_TOP,
@@ -274,6 +284,22 @@ static const char *const stmt_sql[S_COUNT] = {
         [S_ACC_INSERT] = "INSERT INTO accounts(name, name_key, pwhash, created)"
                          " VALUES ($1, $2, $3, $4::bigint) ON CONFLICT (name_key) DO NOTHING",
         [S_ACC_GET] = "SELECT name, pwhash FROM accounts WHERE name_key = $1",
+        [S_PREFS_GET] = "SELECT coalesce(p.bot, false), coalesce(p.bots_off, false),"
+                        " coalesce(p.accept, ''), EXISTS (SELECT 1 FROM games"
+                        " WHERE player0_key = $1 OR player1_key = $1) FROM accounts a"
+                        " LEFT JOIN account_prefs p ON p.name_key = a.name_key"
+                        " WHERE a.name_key = $1",
+        /* (rows changed, the account exists): the bot flag of an account that played a
+           game stays as it is */
+        [S_PREFS_PUT] = "WITH u AS (INSERT INTO account_prefs(name_key, bot, bots_off, accept)"
+                        " SELECT $1, $2::boolean, $3::boolean, $4 FROM accounts"
+                        " WHERE name_key = $1 AND (coalesce((SELECT bot FROM account_prefs"
+                        " WHERE name_key = $1), false) = $2::boolean OR NOT EXISTS (SELECT 1"
+                        " FROM games WHERE player0_key = $1 OR player1_key = $1))"
+                        " ON CONFLICT (name_key) DO UPDATE SET bot = excluded.bot,"
+                        " bots_off = excluded.bots_off, accept = excluded.accept RETURNING 1)"
+                        " SELECT (SELECT count(*) FROM u),"
+                        " EXISTS (SELECT 1 FROM accounts WHERE name_key = $1)",
         /* no row: no such account; a row without a rating: the default */
         [S_RATING_GET] = "SELECT a.name, r.kind, r.rating, r.rd, r.volatility, r.games, r.updated"
                          " FROM accounts a LEFT JOIN ratings r ON r.account = a.id"
@@ -607,16 +633,18 @@ static void quiet(void *arg, const char *message)
 	(void)message; /* notices ("already exists, skipping") are not worth a line */
 }
 
-static const char *const stmt_names[S_COUNT] = {
-        "acc_insert",  "acc_get",      "rating_get",    "rating_put",  "rating_top",
-        "ratings_of",  "reserve",      "game_insert",   "game_exists", "game_fetch",
-        "move_insert", "moves_drop",   "game_finish",   "in_progress", "history",
-        "claim",       "find",         "find_player",   "find_moves",  "find_player_moves",
-        "counts",      "tourney_put",  "tourneys_open", "tourney_max", "admin_put",
-        "admin_del",   "sanction_put", "sanction_del",  "block_put",   "block_del",
-        "audit_add",   "mod_list",     "audit_list",    "ladder_put",  "ladders_open",
-        "ladder_max",
+static const char *const stmt_names[] = {
+        "acc_insert",  "acc_get",           "prefs_get",   "prefs_put",    "rating_get",
+        "rating_put",  "rating_top",        "ratings_of",  "reserve",      "game_insert",
+        "game_exists", "game_fetch",        "move_insert", "moves_drop",   "game_finish",
+        "in_progress", "history",           "claim",       "find",         "find_player",
+        "find_moves",  "find_player_moves", "counts",      "tourney_put",  "tourneys_open",
+        "tourney_max", "admin_put",         "admin_del",   "sanction_put", "sanction_del",
+        "block_put",   "block_del",         "audit_add",   "mod_list",     "audit_list",
+        "ladder_put",  "ladders_open",      "ladder_max",
 };
+/* a name for every statement, in the enum's order (a name given twice does not prepare) */
+_Static_assert(sizeof stmt_names / sizeof stmt_names[0] == S_COUNT, "one name per statement");
 
 /* Settings of a new session: durability, lock wait, encoding, read-only for readers. */
 static int session_setup(struct pg_store *s)
@@ -1346,6 +1374,44 @@ static int pg_account_get(struct store *bs, const char *name, char canon[STORE_N
 	return err;
 }
 
+static int pg_prefs_get(struct store *bs, const char *name, struct store_prefs *out)
+{
+	struct pg_store *s = impl(bs);
+	char key[STORE_NAME_MAX + 1];
+	name_key(name, key, sizeof key);
+	struct params p = {0};
+	p_str(&p, key);
+	PGresult *r;
+	int err = run(s, S_PREFS_GET, &p, &r);
+	if (err)
+		return err;
+	if (PQntuples(r) == 1) {
+		out->bot = col_bool(r, 0, 0);
+		out->bots_off = col_bool(r, 0, 1);
+		col_str(r, 0, 2, out->accept, sizeof out->accept);
+		out->played = col_bool(r, 0, 3);
+	} else {
+		err = STORE_ENOTFOUND;
+	}
+	PQclear(r);
+	return err;
+}
+
+static int pg_prefs_put(struct store *bs, const char *name, const struct store_prefs *pr)
+{
+	struct pg_store *s = impl(bs);
+	if (!utf8_valid(pr->accept))
+		return STORE_EINVAL;
+	char key[STORE_NAME_MAX + 1];
+	name_key(name, key, sizeof key);
+	struct params p = {0};
+	p_str(&p, key);
+	p_bool(&p, pr->bot);
+	p_bool(&p, pr->bots_off);
+	p_str(&p, pr->accept);
+	return write1(s, S_PREFS_PUT, &p, NONE_GUARD); /* ESTATE: it played; ENOTFOUND: none */
+}
+
 /* ---- ratings ---------------------------------------------------------------------------- */
 
 static void read_rating_row(const PGresult *r, int row, struct store_rating_row *out)
@@ -2022,6 +2088,8 @@ const struct store_backend store_pg = {
         .moves_drop = pg_moves_drop,
         .game_finish = pg_game_finish,
         .account_get = pg_account_get,
+        .prefs_get = pg_prefs_get,
+        .prefs_put = pg_prefs_put,
         .rating_get = pg_rating_get,
         .rating_top = pg_rating_top,
         .ratings_of = pg_ratings_of,

@@ -129,6 +129,16 @@ static const char *const migrations[] = {
         "  at INTEGER NOT NULL, actor TEXT NOT NULL, action TEXT NOT NULL,"
         "  target TEXT NOT NULL, reason TEXT NOT NULL, until INTEGER NOT NULL"
         ");",
+        /* 7: an account's preferences (issue 22): a bot's account, a human refusing bots,
+         * the games it takes (an accept filter's text, '' all). An account without a row
+         * is a human taking every game. Self-contained, IF NOT EXISTS: it can take another
+         * number at a merge, and runs again on a store whose version was set back. */
+        "CREATE TABLE IF NOT EXISTS account_prefs ("
+        "  name_key TEXT PRIMARY KEY," /* the account's (accounts.name_key) */
+        "  bot INTEGER NOT NULL DEFAULT 0,"
+        "  bots_off INTEGER NOT NULL DEFAULT 0,"
+        "  accept TEXT NOT NULL DEFAULT ''"
+        ") WITHOUT ROWID;",
         /* 8 (after 7, bot accounts): the ladders (issue 22), each one row as a tournament
          * is: its state and the whole of it as a document (store.h, store_ladder_put).
          * Self-contained, so it can take another number at a merge. */
@@ -168,6 +178,8 @@ enum stmt_id {
 	S_ROLLBACK_TO,
 	S_ACC_INSERT,
 	S_ACC_GET,
+	S_PREFS_GET,
+	S_PREFS_PUT,
 	S_RATING_GET,
 	S_RATING_PUT,
 	S_RATING_TOP,
@@ -205,6 +217,20 @@ static const char *const stmt_sql[S_COUNT] = {
         [S_ACC_INSERT] =
                 "INSERT INTO accounts(name, name_key, pwhash, created) VALUES (?, ?, ?, ?)",
         [S_ACC_GET] = "SELECT name, pwhash FROM accounts WHERE name_key = ?",
+        [S_PREFS_GET] = "SELECT coalesce(p.bot, 0), coalesce(p.bots_off, 0),"
+                        " coalesce(p.accept, ''), EXISTS (SELECT 1 FROM games"
+                        " WHERE player0_key = ?1 OR player1_key = ?1) FROM accounts a"
+                        " LEFT JOIN account_prefs p ON p.name_key = a.name_key"
+                        " WHERE a.name_key = ?1",
+        /* the bot flag of an account that played a game stays as it is (the one write
+           that changes nothing while the account exists) */
+        [S_PREFS_PUT] = "INSERT INTO account_prefs(name_key, bot, bots_off, accept)"
+                        " SELECT ?1, ?2, ?3, ?4 FROM accounts WHERE name_key = ?1"
+                        " AND (coalesce((SELECT bot FROM account_prefs WHERE name_key = ?1),"
+                        " 0) = ?2 OR NOT EXISTS (SELECT 1 FROM games WHERE player0_key = ?1"
+                        " OR player1_key = ?1)) ON CONFLICT(name_key) DO UPDATE SET"
+                        " bot = excluded.bot, bots_off = excluded.bots_off,"
+                        " accept = excluded.accept",
         [S_RATING_GET] = "SELECT " RATING_COLS " FROM ratings r JOIN accounts a ON a.id = r.account"
                          " WHERE a.name_key = ? AND r.kind = ?",
         [S_RATING_PUT] =
@@ -731,6 +757,46 @@ static int sq_account_get(struct store *bs, const char *name, char canon[STORE_N
 	}
 	sqlite3_reset(st);
 	return err;
+}
+
+static int sq_prefs_get(struct store *bs, const char *name, struct store_prefs *out)
+{
+	struct sqlite_store *s = impl(bs);
+	char key[STORE_NAME_MAX + 1];
+	name_key(name, key, sizeof key);
+	sqlite3_stmt *st = stmt(s, S_PREFS_GET);
+	sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
+	int rc = sqlite3_step(st), err = STORE_OK;
+	if (rc == SQLITE_ROW) {
+		out->bot = sqlite3_column_int(st, 0) != 0;
+		out->bots_off = sqlite3_column_int(st, 1) != 0;
+		copy_col(st, 2, out->accept, sizeof out->accept);
+		out->played = sqlite3_column_int(st, 3) != 0;
+	} else {
+		err = rc == SQLITE_DONE ? STORE_ENOTFOUND : sql_err(rc);
+	}
+	sqlite3_reset(st);
+	return err;
+}
+
+static int sq_prefs_put(struct store *bs, const char *name, const struct store_prefs *p)
+{
+	struct sqlite_store *s = impl(bs);
+	char key[STORE_NAME_MAX + 1];
+	name_key(name, key, sizeof key);
+	sqlite3_stmt *st = stmt(s, S_PREFS_PUT);
+	sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
+	sqlite3_bind_int(st, 2, p->bot);
+	sqlite3_bind_int(st, 3, p->bots_off);
+	sqlite3_bind_text(st, 4, p->accept, -1, SQLITE_STATIC);
+	int rc = sqlite3_step(st);
+	sqlite3_reset(st);
+	if (rc != SQLITE_DONE)
+		return sql_err(rc);
+	if (sqlite3_changes(s->db) > 0)
+		return STORE_OK;
+	int ex = sq_account_get(bs, name, NULL, NULL);
+	return ex == STORE_OK ? STORE_ESTATE : ex;
 }
 
 /* ---- ratings ------------------------------------------------------------------------- */
@@ -1431,6 +1497,8 @@ const struct store_backend store_sqlite = {
         .snapshot_begin = sq_snapshot_begin,
         .snapshot_end = sq_snapshot_end,
         .backup = sq_backup,
+        .prefs_get = sq_prefs_get,
+        .prefs_put = sq_prefs_put,
         .mod_write = sq_mod_write,
         .mod_list = sq_mod_list,
 };

@@ -157,9 +157,16 @@ static int apply(struct store_writer *w, struct store_rec *r)
 		                            r->u.takeback.plies);
 	case STORE_REC_FINISH:
 		return apply_finish(w, r);
-	case STORE_REC_ACCOUNT:
-		return store_account_insert(w->db, r->u.account.name, r->u.account.hash,
-		                            r->u.account.created);
+	case STORE_REC_ACCOUNT: {
+		int err = store_account_insert(w->db, r->u.account.name, r->u.account.hash,
+		                               r->u.account.created);
+		if (err == STORE_OK && r->u.account.bot)
+			err = store_prefs_put(w->db, r->u.account.name,
+			                      &(struct store_prefs){.bot = true});
+		return err;
+	}
+	case STORE_REC_PREFS:
+		return store_prefs_put(w->db, r->u.prefs.name, &r->u.prefs.p);
 	case STORE_REC_TOURNEY:
 		return store_tourney_put(w->db, r->game, r->u.tourney.state, r->u.tourney.doc,
 		                         r->u.tourney.at);

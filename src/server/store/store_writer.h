@@ -91,6 +91,8 @@ enum store_rec_type {
 	                       u.tourney.doc is malloc'd by the caller and owned by the record
 	                       from store_writer_queue() on (freed once written or dropped) */
 	STORE_REC_MOD,      /* a moderation change and its audit row: u.mod (store_mod_write) */
+	STORE_REC_PREFS,    /* an account's preferences: u.prefs (store_prefs_put: STORE_ESTATE
+	                       when it would change the bot flag of an account that played) */
 	STORE_REC_LADDER    /* ladder `game` as it stands: u.tourney, as STORE_REC_TOURNEY
 	                       (store_ladder_put) */
 };
@@ -132,7 +134,12 @@ struct store_rec {
 			char name[STORE_NAME_MAX + 1];
 			char hash[STORE_HASH_MAX];
 			int64_t created;
+			bool bot; /* register ... bot: stored a bot's account */
 		} account;
+		struct {
+			char name[STORE_NAME_MAX + 1];
+			struct store_prefs p;
+		} prefs;
 		struct {
 			char state[STORE_TOURNEY_STATE_MAX];
 			char *doc;
