@@ -253,6 +253,34 @@ START_TEST(test_continuous_and_leave)
 		ck_assert(cJSON_IsNumber(cJSON_GetObjectItem(m, "rating")));
 	}
 	cJSON_Delete(sh);
+	/* their ratings apart: the bots' list has them, and not a person's rated game */
+	struct ts_cli h[2];
+	ts_register(&h[0], f->s.port, "lad_hum", "password1");
+	ts_register(&h[1], f->s.port, "lad_hem", "password1");
+	int hg = ts_begin_game(&h[0], &h[1], "ttt rated=1");
+	cJSON_Delete(ts_play(&h[0], &h[1], hg, "b2"));
+	ts_send(&h[1], "resign %d", hg);
+	ts_until0(&h[1], "{\"type\":\"ok\",\"cmd\":\"resign\"}");
+	ts_until0(&h[0], "{\"type\":\"game_over\"}");
+	ts_send(&h[0], "ratings ttt");
+	cJSON *all = ts_until(&h[0], "{\"type\":\"ok\",\"cmd\":\"ratings\"}");
+	ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItem(all, "ratings")), NP + 2);
+	cJSON_Delete(all);
+	ts_send(&h[0], "ratings ttt bots");
+	cJSON *rt = ts_until(&h[0], "{\"type\":\"ok\",\"cmd\":\"ratings\",\"bots\":true}");
+	const cJSON *row;
+	int bots = 0;
+	cJSON_ArrayForEach(row, cJSON_GetObjectItem(rt, "ratings"))
+	{
+		index_of(f, ts_jstr(row, "name")); /* one of the ladder's bots */
+		bots++;
+	}
+	ck_assert_int_eq(bots, NP);
+	cJSON_Delete(rt);
+	ts_send(&h[0], "ratings ttt robots");
+	ts_expect_err(&h[0], "BAD_ARGS");
+	ts_close(&h[0]);
+	ts_close(&h[1]);
 	/* ann comes back: paired again */
 	member(f, 0);
 	f->p[0].left = false;

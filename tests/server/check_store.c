@@ -994,7 +994,8 @@ START_TEST(test_migration_to_token_hashes)
 	                              " DROP COLUMN token_hash1, DROP COLUMN rating0,"
 	                              " DROP COLUMN rating1; DROP TABLE tourneys;"
 	                              " DELETE FROM bitarena_migrations WHERE version >= 3"
-	                            : DROP_TOKEN_HASHES " DROP TABLE tourneys; PRAGMA user_version = 2");
+	                            : DROP_TOKEN_HASHES
+	                         " DROP TABLE tourneys; PRAGMA user_version = 2");
 	st_other_close(&o);
 	s = open_fast();
 	ck_assert_int_eq(store_schema_version(s), st_version());
@@ -1119,6 +1120,37 @@ START_TEST(test_prefs)
 	/* too long a filter */
 	memset(w.accept, 'x', sizeof w.accept);
 	ck_assert_int_eq(store_prefs_put(s, "robo", &w), STORE_EINVAL);
+	store_close(s);
+}
+END_TEST
+
+/* `ratings <kind> bots`: the top list of bots' accounts only (schema 7's flag). */
+START_TEST(test_rating_top_bots)
+{
+	struct store *s = open_fast();
+	ck_assert_int_eq(store_account_create(s, "Robo", "secret1", 1), STORE_OK);
+	ck_assert_int_eq(store_account_create(s, "Hugh", "secret1", 1), STORE_OK);
+	ck_assert_int_eq(store_account_create(s, "Bolt", "secret1", 1), STORE_OK);
+	struct store_prefs bot = {.bot = true};
+	ck_assert_int_eq(store_prefs_put(s, "robo", &bot), STORE_OK);
+	ck_assert_int_eq(store_prefs_put(s, "bolt", &bot), STORE_OK);
+	const char *who[] = {"Robo", "Hugh", "Bolt"};
+	double at[] = {1600, 1700, 1550};
+	for (int i = 0; i < 3; i++) {
+		struct store_rating r = {
+		        .rating = at[i], .rd = 100, .volatility = 0.06, .games = 3};
+		ck_assert_int_eq(store_rating_put(s, who[i], "ttt", &r), STORE_OK);
+	}
+	struct store_rating none = {.rating = 1800, .rd = 350, .volatility = 0.06, .games = 0};
+	ck_assert_int_eq(store_rating_put(s, "Bolt", "tak", &none), STORE_OK); /* no game */
+	struct store_rating_row rows[4];
+	ck_assert_int_eq(store_rating_top(s, "ttt", rows, 4), 3);
+	ck_assert_str_eq(rows[0].name, "Hugh");
+	ck_assert_int_eq(store_rating_top_bots(s, "ttt", rows, 4), 2);
+	ck_assert_str_eq(rows[0].name, "Robo");
+	ck_assert_str_eq(rows[1].name, "Bolt");
+	ck_assert_int_eq(store_rating_top_bots(s, "ttt", rows, 1), 1);
+	ck_assert_int_eq(store_rating_top_bots(s, "tak", rows, 4), 0);
 	store_close(s);
 }
 END_TEST
@@ -1755,6 +1787,7 @@ static Suite *store_suite(void)
 	                             test_tourneys,
 	                             test_prefs,
 	                             test_ladders,
+	                             test_rating_top_bots,
 	                             test_find_and_counts,
 	                             test_snapshot,
 	                             NULL};

@@ -448,6 +448,16 @@ int store_rating_top(struct store *s, const char *kind, struct store_rating_row 
 	return s->be->rating_top(s, kind, out, cap);
 }
 
+int store_rating_top_bots(struct store *s, const char *kind, struct store_rating_row *out,
+                          size_t cap)
+{
+	if (!kind || strnlen(kind, STORE_KIND_MAX) >= STORE_KIND_MAX)
+		return STORE_EINVAL;
+	if (cap > 100000)
+		cap = 100000;
+	return s->be->rating_top_bots(s, kind, out, cap);
+}
+
 int store_ratings_of(struct store *s, const char *name, struct store_rating_row *out, size_t cap)
 {
 	if (!store_name_valid(name))

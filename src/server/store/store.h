@@ -293,6 +293,9 @@ struct store_rating_row {
  * count or < 0.
  */
 int store_rating_top(struct store *s, const char *kind, struct store_rating_row *out, size_t cap);
+/* The same list of bots' accounts only (schema 7's account_prefs: `ratings <kind> bots`). */
+int store_rating_top_bots(struct store *s, const char *kind, struct store_rating_row *out,
+                          size_t cap);
 /* Every rating of one account (for "finger"), by kind name; count or < 0. */
 int store_ratings_of(struct store *s, const char *name, struct store_rating_row *out, size_t cap);
 

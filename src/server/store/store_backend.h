@@ -93,6 +93,8 @@ struct store_backend {
 	                  struct store_rating *out);
 	int (*rating_top)(struct store *s, const char *kind, struct store_rating_row *out,
 	                  size_t cap);
+	int (*rating_top_bots)(struct store *s, const char *kind, struct store_rating_row *out,
+	                       size_t cap);
 	int (*ratings_of)(struct store *s, const char *name, struct store_rating_row *out,
 	                  size_t cap);
 	int (*game_fetch)(struct store *s, int64_t id, struct store_game *out);

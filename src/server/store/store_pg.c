@@ -276,6 +276,7 @@ enum stmt_id {
 	S_LADDER_PUT,
 	S_LADDERS_OPEN,
 	S_LADDER_MAX,
+	S_RATING_TOP_BOTS,
 	S_COUNT
 };
 _Static_assert(S_COUNT <= 64, "struct pg_store's prepared is a bit per statement");
@@ -390,6 +391,12 @@ static const char *const stmt_sql[S_COUNT] = {
                          " doc = excluded.doc, updated = excluded.updated",
         [S_LADDERS_OPEN] = "SELECT id, state, doc, updated FROM ladders ORDER BY id",
         [S_LADDER_MAX] = "SELECT coalesce(max(id), 0) FROM ladders",
+        [S_RATING_TOP_BOTS] = "SELECT " RATING_COLS " FROM ratings r JOIN accounts a"
+                              " ON a.id = r.account JOIN account_prefs p"
+                              " ON p.name_key = a.name_key AND p.bot"
+                              " WHERE r.kind = $1 AND r.games > 0"
+                              " ORDER BY r.rating DESC, r.rd ASC, a.name_key ASC"
+                              " LIMIT $2::bigint",
         /* moderation: $1 the target, $2 its key, $3 the actor, ... (pg_mod_write) */
         [S_ADMIN_PUT] = "INSERT INTO admins(name_key, name, by, added) VALUES ($2, $1, $3,"
                         " $4::bigint) ON CONFLICT (name_key) DO UPDATE SET name = $1, by = $3,"
@@ -641,7 +648,7 @@ static const char *const stmt_names[] = {
         "find_moves",  "find_player_moves", "counts",      "tourney_put",  "tourneys_open",
         "tourney_max", "admin_put",         "admin_del",   "sanction_put", "sanction_del",
         "block_put",   "block_del",         "audit_add",   "mod_list",     "audit_list",
-        "ladder_put",  "ladders_open",      "ladder_max",
+        "ladder_put",  "ladders_open",      "ladder_max",  "rating_top_bots",
 };
 /* a name for every statement, in the enum's order (a name given twice does not prepare) */
 _Static_assert(sizeof stmt_names / sizeof stmt_names[0] == S_COUNT, "one name per statement");
@@ -1504,6 +1511,12 @@ static int pg_rating_top(struct store *bs, const char *kind, struct store_rating
 	return rating_rows(impl(bs), S_RATING_TOP, kind, out, cap);
 }
 
+static int pg_rating_top_bots(struct store *bs, const char *kind, struct store_rating_row *out,
+                              size_t cap)
+{
+	return rating_rows(impl(bs), S_RATING_TOP_BOTS, kind, out, cap);
+}
+
 static int pg_ratings_of(struct store *bs, const char *name, struct store_rating_row *out,
                          size_t cap)
 {
@@ -2092,6 +2105,7 @@ const struct store_backend store_pg = {
         .prefs_put = pg_prefs_put,
         .rating_get = pg_rating_get,
         .rating_top = pg_rating_top,
+        .rating_top_bots = pg_rating_top_bots,
         .ratings_of = pg_ratings_of,
         .game_fetch = pg_game_fetch,
         .games_in_progress = pg_games_in_progress,

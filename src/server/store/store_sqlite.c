@@ -203,6 +203,7 @@ enum stmt_id {
 	S_LADDER_PUT,
 	S_LADDERS_OPEN,
 	S_LADDER_MAX,
+	S_RATING_TOP_BOTS,
 	S_COUNT
 };
 
@@ -300,6 +301,11 @@ static const char *const stmt_sql[S_COUNT] = {
                          " doc = excluded.doc, updated = excluded.updated",
         [S_LADDERS_OPEN] = "SELECT id, state, doc, updated FROM ladders ORDER BY id",
         [S_LADDER_MAX] = "SELECT coalesce(max(id), 0) FROM ladders",
+        [S_RATING_TOP_BOTS] = "SELECT " RATING_COLS " FROM ratings r JOIN accounts a"
+                              " ON a.id = r.account JOIN account_prefs p"
+                              " ON p.name_key = a.name_key AND p.bot <> 0"
+                              " WHERE r.kind = ? AND r.games > 0"
+                              " ORDER BY r.rating DESC, r.rd ASC, a.name_key ASC LIMIT ?",
 };
 
 struct sqlite_store {
@@ -872,13 +878,26 @@ static int rating_rows(sqlite3_stmt *st, struct store_rating_row *out, size_t ca
 	return err ? err : (int)n;
 }
 
-static int sq_rating_top(struct store *bs, const char *kind, struct store_rating_row *out,
-                         size_t cap)
+/* The top list of statement id (S_RATING_TOP, S_RATING_TOP_BOTS). */
+static int top_rows(struct store *bs, enum stmt_id id, const char *kind,
+                    struct store_rating_row *out, size_t cap)
 {
-	sqlite3_stmt *st = stmt(impl(bs), S_RATING_TOP);
+	sqlite3_stmt *st = stmt(impl(bs), id);
 	sqlite3_bind_text(st, 1, kind, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(st, 2, (int64_t)cap);
 	return rating_rows(st, out, cap);
+}
+
+static int sq_rating_top(struct store *bs, const char *kind, struct store_rating_row *out,
+                         size_t cap)
+{
+	return top_rows(bs, S_RATING_TOP, kind, out, cap);
+}
+
+static int sq_rating_top_bots(struct store *bs, const char *kind, struct store_rating_row *out,
+                              size_t cap)
+{
+	return top_rows(bs, S_RATING_TOP_BOTS, kind, out, cap);
 }
 
 static int sq_ratings_of(struct store *bs, const char *name, struct store_rating_row *out,
@@ -1484,6 +1503,7 @@ const struct store_backend store_sqlite = {
         .account_get = sq_account_get,
         .rating_get = sq_rating_get,
         .rating_top = sq_rating_top,
+        .rating_top_bots = sq_rating_top_bots,
         .ratings_of = sq_ratings_of,
         .game_fetch = sq_game_fetch,
         .games_in_progress = sq_games_in_progress,
