@@ -994,8 +994,7 @@ START_TEST(test_migration_to_token_hashes)
 	                              " DROP COLUMN token_hash1, DROP COLUMN rating0,"
 	                              " DROP COLUMN rating1; DROP TABLE tourneys;"
 	                              " DELETE FROM bitarena_migrations WHERE version >= 3"
-	                            : DROP_TOKEN_HASHES
-	                         " DROP TABLE tourneys; PRAGMA user_version = 2");
+	                            : DROP_TOKEN_HASHES " DROP TABLE tourneys; PRAGMA user_version = 2");
 	st_other_close(&o);
 	s = open_fast();
 	ck_assert_int_eq(store_schema_version(s), st_version());
