@@ -877,7 +877,7 @@ static const struct proto_cmd table[] = {
          "[rounds=N] [max=N] [rated=0|1] [name=...]; list; show, join, withdraw, games, trf "
          "(a Swiss's FIDE TRF-16) <id>; start and cancel <id> (its director)"},
         {"ladder", 1, PROTO_MAX_ARGS, STORE, 3, cmd_ladder,
-         "ladder join <kind> [game opts] [concurrency=N] / ladder leave / ladder show [kind|id]",
+         "ladder join <kind> [game opts] [concurrency=N] / leave / show [kind|id]",
          "the continuous ladder: join one (games start by themselves, rated, colours "
          "alternating; a bot account up to 16 at once), leave (games on are played out), "
          "show members, results, ratings and games on"},
@@ -904,8 +904,7 @@ static const struct proto_cmd table[] = {
         {"motd", 0, 1, ADMIN | REST, 1, cmd_motd, "motd [text | -]",
          "admins: the message of the day shown at login: show it, set it, or clear it (-)"},
         {"set", 2, 2, REST, 1, cmd_set,
-         "set format text|json / set ping|watchers|seeks|tourneys|bot|bots on|off / "
-         "set accept <filter>|-",
+         "set format text|json / set ping|watchers|seeks|tourneys|bot|bots on|off|accept",
          "choose how the server writes to you; ask for the server's pings (round-trip time) "
          "or for your games' spectator counts as they change; hear of seeks as they come and "
          "go (on by default); hear tournaments' events (off by default); mark your account a "
