@@ -117,9 +117,11 @@ LIBRARIES = [
                  "the Swiss: the Dutch pairing (over the matching), the TRF-16 writer and the "
                  "tie-breaks, each reading the state swiss.c derives"),
                 (("swiss.c",), "a Swiss tournament's state: scores, colours, floats, byes"),
-                (("matching.c", "roundrobin.c", "live.c", "arena.c", "stats.c", "pool.c"),
+                (("matching.c", "roundrobin.c", "live.c", "ladder.c", "arena.c", "stats.c",
+                  "pool.c"),
                  "leaves: the blossom matching, Berger tables and gauntlet, the live arena, "
-                 "error names, a match's statistics, the pools' quick pairing"),
+                 "the ladder's pairing, error names, a match's statistics, the pools' quick "
+                 "pairing"),
             ],
             "src/games/mnk": [
                 (("mnk_ops.c",), "game_ttt and game_mnk: the tables, the entries that join rules "

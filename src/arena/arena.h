@@ -22,6 +22,7 @@
  *                 virtual opponent for unplayed games).
  *   live.c        the lichess-style arena: pairing of free players and the
  *                 2/1/0 scoring with the double-point streak.
+ *   ladder.c      the continuous ladder's pairing (its own header, ladder.h).
  *
  * Layer: src/arena sits below the games in libbitarena.a (tests/layers.py,
  * which also ranks this folder's files: dutch.c, trf.c, tiebreak.c > swiss.c >

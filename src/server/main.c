@@ -180,6 +180,8 @@ static const struct opt opts[] = {
          "games one connection may watch at once", "no limit", .runtime = true},
         {"max-replays", 0, OPT_COUNT, AT(cfg.max_replays), 0, 100000, "N",
          "replays one connection may run at once", "no limit", .runtime = true},
+        {"ladder-pair-cap", 0, OPT_COUNT, AT(cfg.ladder_pair_cap), 0, 100000, "N",
+         "games two members of a ladder play each other a day (UTC)", "no cap", .runtime = true},
         {"replay-memory", 0, OPT_BYTES, AT(cfg.replay_memory), 0, INT64_C(1) << 40, "BYTES",
          "what all running replays may hold together (each connection's at most 1 MiB)", "no limit",
          .runtime = true},

@@ -196,6 +196,7 @@ void server_config_default(struct server_config *cfg)
 	cfg->sess.max_watches = SESSION_MAX_WATCHES;
 	cfg->sess.max_plies = SESSION_MAX_PLIES;
 	cfg->max_replays = SERVER_MAX_REPLAYS_DEFAULT;
+	cfg->ladder_pair_cap = LADDER_PAIR_CAP;
 	cfg->replay_memory = ARCHIVE_REPLAY_MEMORY;
 	budget_config_default(&cfg->budget);
 	cfg->seek_feed_ms = LOBBY_FEED_MS;
@@ -238,6 +239,7 @@ void server_reconfigure(struct server *s, const struct server_config *cfg)
 	c.conn.max_clients = s->cfg.conn.max_clients; /* fitted to the descriptors at start */
 	c.sess = cfg->sess;
 	c.max_replays = cfg->max_replays;
+	c.ladder_pair_cap = cfg->ladder_pair_cap;
 	c.budget = cfg->budget;
 	c.max_seeks = cfg->max_seeks;
 	c.admins = cfg->admins;
@@ -253,8 +255,10 @@ void server_reconfigure(struct server *s, const struct server_config *cfg)
 	s->sess.grace_ms = c.grace_ms;
 	s->sess.lim = c.sess;
 	s->lobby.max_seeks = c.max_seeks;
-	if (s->stored)
+	if (s->stored) {
 		s->arch.max_replays = c.max_replays;
+		s->ladders.pair_cap = (int)c.ladder_pair_cap;
+	}
 	s->cmds.budget = c.budget;
 	rtt_configure(&s->rtt, c.ping_ms, c.ping_timeout_ms);
 	struct conn_limits lim = conn_limits_of(&c);
@@ -382,6 +386,9 @@ int server_open_store(struct server *s, const struct store_options *o, bool fast
 	tourneys_register_metrics(&s->tourneys, &s->metrics);
 	s->cmds.tourneys = &s->tourneys;
 	s->pools.rd = s->rd; /* ratings read from now */
+	ladders_init(&s->ladders, s->loop, &s->sess, &s->lobby, &s->journal, s->rd, &s->hub);
+	s->ladders.pair_cap = (int)s->cfg.ladder_pair_cap;
+	s->cmds.ladders = &s->ladders;
 #if HAVE_WEBSOCKETS
 	api_set_store(&s->api, s->rd);
 #endif
@@ -420,7 +427,10 @@ int server_recover(struct server *s)
 	int t = r < 0 ? 0 : tourneys_recover(&s->tourneys);
 	if (t > 0)
 		log_info("%d tournament(s) back", t);
-	return r < 0 ? r : t < 0 ? t : r;
+	int l = r < 0 ? 0 : ladders_recover(&s->ladders);
+	if (l > 0)
+		log_info("%d ladder(s) back", l);
+	return r < 0 ? r : t < 0 ? t : l < 0 ? l : r;
 }
 
 int server_listen(struct server *s, const char *host, int port, int *bound)
@@ -487,8 +497,10 @@ void server_stop(struct server *s)
 	msg_done(&m);
 	lobby_free(&s->lobby);
 	pools_close(&s->pools);
-	if (s->stored) /* before the games go: their ends are not results */
+	if (s->stored) { /* before the games go: their ends are not results */
 		tourneys_close(&s->tourneys);
+		ladders_close(&s->ladders);
+	}
 	sessions_free_all(&s->sess);
 	/* the journal's last writes, and the output they held, before the connections close */
 	journal_close(&s->journal);
@@ -526,4 +538,5 @@ void server_free(struct server *s)
 	s->cmds.acct = NULL;
 	s->cmds.arch = NULL;
 	s->cmds.tourneys = NULL;
+	s->cmds.ladders = NULL;
 }

@@ -33,6 +33,7 @@
 #include "server/cmd/commands.h"
 #include "server/net/conn.h"
 #include "server/events/tourney.h"
+#include "server/events/ladder.h"
 #include "server/records/journal.h"
 #include "server/records/moderation.h"
 #include "server/play/lobby.h"
@@ -64,6 +65,7 @@ struct server_config {
 	                                conn.out_soft 0 = CONN_OUT_SOFT, out_hard 0 = 16 x that */
 	struct session_limits sess;  /* watches per connection, plies per game */
 	unsigned max_replays;        /* replays running per connection; 0: no limit */
+	unsigned ladder_pair_cap;    /* games a ladder's pair plays a day; 0: no cap */
 	size_t replay_memory;        /* what all running replays may hold; 0: no limit */
 	struct budget_config budget; /* each connection's command budget; rate 0: none */
 	uint64_t seek_feed_ms;       /* seek news goes out at most this often; 0: next pass */
@@ -101,6 +103,7 @@ struct server {
 	struct archive arch;
 	struct tourneys tourneys; /* tournaments (with a store only) */
 	struct pools pools;       /* rating pools for quick pairing */
+	struct ladders ladders;   /* the continuous ladders (with a store only) */
 	struct moderation mod;   /* admins, bans, mutes, blocks (records/moderation.h) */
 	struct cluster *cluster; /* --cluster: this node's; NULL: a single server */
 	struct commands cmds;

@@ -469,6 +469,44 @@ def test_player_page_leaderboard_viewer():
         quit_all(bs)
 
 
+def test_ladder_table():
+    """Two telnet accounts join the ttt ladder: the server starts their game by itself; the
+    ladder page (linked from the header) shows both members, here, with the game on; one
+    leaves (its game is played out), the other resigns: the table shows the result."""
+    ta, tb = telnet_users('lad_rob', 'lad_sue')
+    (x,) = bs = browsers('lad_vic')
+    try:
+        for t in (ta, tb):
+            t.send('ladder join ttt')
+            t.until(lambda l: l.startswith('ok you are on ladder'), 'on the ladder')
+        gid = int(re.search(r'game (\d+) started',
+                            tb.until(lambda l: re.match(r'game \d+ started', l), 'start')).group(1))
+        x.open()
+        x.click('#nav-ladder')
+        x.wait('both members', lambda: len(x.q('section.ladder tbody tr')) == 2)
+        rows = x.text('section.ladder table')
+        assert 'lad_rob' in rows and 'lad_sue' in rows and 'here' in rows, rows
+        on = x.text('section.ladder ul.ladder-games')
+        assert re.fullmatch(rf'game {gid}: (lad_rob – lad_sue|lad_sue – lad_rob)', on), on
+        x.shot('ladder-lad_vic')
+        tb.send('ladder leave')
+        tb.until(lambda l: l.startswith('ok you left 1 ladder'), 'left')
+        ta.send(f'resign {gid}')
+        ta.until(lambda l: l.startswith(f'game {gid} over'), 'the end')
+        # the page reads the ladder again by itself: lad_sue is gone, lad_rob lost one
+        x.wait('the result', lambda: x.q('section.ladder tr[data-name="lad_rob"]') and
+               '0/0/1' in x.text('section.ladder tr[data-name="lad_rob"]') and
+               not x.q('section.ladder tr[data-name="lad_sue"]'), timeout=20)
+        assert 'No game on.' in x.text('section.ladder'), x.text('section.ladder')
+        ta.send('ladder leave')
+        ta.until(lambda l: l.startswith('ok you left 1 ladder'), 'left')
+        no_errors(*bs)
+    finally:
+        for t in (ta, tb):
+            t.close()
+        quit_all(bs)
+
+
 def test_rated_tak_flip_offers_end_panel():
     """Two accounts with Tak ratings play a rated game in their browsers: black sees its own
     side at the bottom with both ratings; a draw offer is buttons with its state on both sides
@@ -885,7 +923,7 @@ def test_quick_pairing_against_telnet():
 
 TESTS = [test_ws_frames_limits_origin_csp, test_tictactoe_watched_and_chat, test_tak_slides_road_reconnect_phone,
          test_xmas_push_and_move, test_telnet_user_against_browser_offers_rematch,
-         test_tak_browser_against_telnet_watched, test_player_page_leaderboard_viewer,
+         test_tak_browser_against_telnet_watched, test_player_page_leaderboard_viewer, test_ladder_table,
          test_rated_tak_flip_offers_end_panel, test_look_back_while_playing, test_seek_form,
          test_xmas_missed_turn_vocabulary, test_xmas_people_miss_a_turn,
          test_quick_pairing_against_telnet]

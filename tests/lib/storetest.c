@@ -22,7 +22,7 @@ const char *st_name(void)
 
 int st_version(void)
 {
-	return 7;
+	return 8;
 }
 
 void st_options(struct store_options *o)

@@ -1123,6 +1123,78 @@ START_TEST(test_prefs)
 }
 END_TEST
 
+/* `ratings <kind> bots`: the top list of bots' accounts only (schema 7's flag). */
+START_TEST(test_rating_top_bots)
+{
+	struct store *s = open_fast();
+	ck_assert_int_eq(store_account_create(s, "Robo", "secret1", 1), STORE_OK);
+	ck_assert_int_eq(store_account_create(s, "Hugh", "secret1", 1), STORE_OK);
+	ck_assert_int_eq(store_account_create(s, "Bolt", "secret1", 1), STORE_OK);
+	struct store_prefs bot = {.bot = true};
+	ck_assert_int_eq(store_prefs_put(s, "robo", &bot), STORE_OK);
+	ck_assert_int_eq(store_prefs_put(s, "bolt", &bot), STORE_OK);
+	const char *who[] = {"Robo", "Hugh", "Bolt"};
+	double at[] = {1600, 1700, 1550};
+	for (int i = 0; i < 3; i++) {
+		struct store_rating r = {
+		        .rating = at[i], .rd = 100, .volatility = 0.06, .games = 3};
+		ck_assert_int_eq(store_rating_put(s, who[i], "ttt", &r), STORE_OK);
+	}
+	struct store_rating none = {.rating = 1800, .rd = 350, .volatility = 0.06, .games = 0};
+	ck_assert_int_eq(store_rating_put(s, "Bolt", "tak", &none), STORE_OK); /* no game */
+	struct store_rating_row rows[4];
+	ck_assert_int_eq(store_rating_top(s, "ttt", rows, 4), 3);
+	ck_assert_str_eq(rows[0].name, "Hugh");
+	ck_assert_int_eq(store_rating_top_bots(s, "ttt", rows, 4), 2);
+	ck_assert_str_eq(rows[0].name, "Robo");
+	ck_assert_str_eq(rows[1].name, "Bolt");
+	ck_assert_int_eq(store_rating_top_bots(s, "ttt", rows, 1), 1);
+	ck_assert_int_eq(store_rating_top_bots(s, "tak", rows, 4), 0);
+	store_close(s);
+}
+END_TEST
+
+/* Ladders (schema 8): documents as tournaments', every one read back (a ladder never ends),
+   the highest id; a store from before them gets the table and keeps its games. */
+START_TEST(test_ladders)
+{
+	struct store *s = open_fast();
+	struct store_tourney *v;
+	size_t n;
+	int64_t max;
+	ck_assert_int_eq(store_ladders_open(s, &v, &n, &max), STORE_OK);
+	ck_assert_uint_eq(n, 0);
+	ck_assert_int_eq(max, 0);
+	ck_assert_int_eq(store_ladder_put(s, 2, "open", "{\"ladder\":2}", 10), STORE_OK);
+	ck_assert_int_eq(store_ladder_put(s, 1, "open", "{\"ladder\":1}", 11), STORE_OK);
+	ck_assert_int_eq(store_ladder_put(s, 2, "open", "{\"ladder\":2,\"on\":[]}", 12), STORE_OK);
+	ck_assert_int_eq(store_ladder_put(s, 0, "open", "{}", 1), STORE_EINVAL);
+	ck_assert_int_eq(store_tourney_put(s, 7, "running", "{}", 1), STORE_OK); /* apart */
+	store_close(s);
+	s = open_fast();
+	ck_assert_int_eq(store_ladders_open(s, &v, &n, &max), STORE_OK);
+	ck_assert_uint_eq(n, 2);
+	ck_assert_int_eq(max, 2);
+	ck_assert_int_eq(v[0].id, 1);
+	ck_assert_int_eq(v[1].id, 2);
+	ck_assert_str_eq(v[1].doc, "{\"ladder\":2,\"on\":[]}");
+	ck_assert_int_eq(v[1].updated, 12);
+	store_tourneys_free(v, n);
+	store_close(s);
+	struct st_other o;
+	st_other_open(&o);
+	st_other_sql(&o, st_is_pg() ? "DROP TABLE ladders;"
+	                              " DELETE FROM bitarena_migrations WHERE version >= 8"
+	                            : "DROP TABLE ladders; PRAGMA user_version = 7");
+	st_other_close(&o);
+	s = open_fast();
+	ck_assert_int_eq(store_schema_version(s), st_version());
+	ck_assert_int_eq(store_ladders_open(s, &v, &n, &max), STORE_OK);
+	ck_assert_uint_eq(n, 0);
+	store_close(s);
+}
+END_TEST
+
 START_TEST(test_store_gone)
 {
 	struct store *s = open_fast();
@@ -1713,6 +1785,8 @@ static Suite *store_suite(void)
 	                             test_migration_to_token_hashes,
 	                             test_tourneys,
 	                             test_prefs,
+	                             test_ladders,
+	                             test_rating_top_bots,
 	                             test_find_and_counts,
 	                             test_snapshot,
 	                             NULL};

@@ -1,8 +1,8 @@
 /*
  * app.js - the page: one connection (conn.js), the lobby (#/), a game view (#/game/<id>: a game
- * being played, or the viewer of one that has ended), a player's page (#/user/<name>) and a
- * leaderboard (#/ratings/<kind>), the messages of the server routed to the games they concern,
- * and the header's status.
+ * being played, or the viewer of one that has ended), a player's page (#/user/<name>), a
+ * leaderboard (#/ratings/<kind>) and the ladder (#/ladder), the messages of the server routed to
+ * the games they concern, and the header's status.
  *
  * A game the user plays is shown as soon as it starts; any other game is watched while its view
  * is open (watch on entering, unwatch on leaving). After a reconnection the user is logged in
@@ -14,6 +14,7 @@ import {Conn} from './conn.js';
 import {$, put} from './dom.js';
 import {errorText} from './errors.js';
 import {GameModel, GameView} from './game.js';
+import {LadderPage} from './ladder.js';
 import {Lobby} from './lobby.js';
 import {LeaderboardPage, PlayerPage} from './player.js';
 import {Sounds} from './sound.js';
@@ -152,16 +153,18 @@ class App {
 		const main = $('#view');
 		const user = /^#\/user\/([A-Za-z0-9_-]{2,20})$/.exec(h);
 		const board = /^#\/ratings\/([a-z0-9_-]{1,32})$/.exec(h);
-		if (id === null && !user && !board) {
+		const ladder = h === '#/ladder';
+		if (id === null && !user && !board && !ladder) {
 			document.title = 'bitarena';
 			put(main, this.lobby.el);
 			this.lobby.show();
 			return;
 		}
 		this.lobby.hide();
-		if (user || board) {
+		if (user || board || ladder) {
 			if (!this.page) {
-				this.page = user ? new PlayerPage(this, user[1]) : new LeaderboardPage(this, board[1]);
+				this.page = user ? new PlayerPage(this, user[1])
+				        : board ? new LeaderboardPage(this, board[1]) : new LadderPage(this);
 				put(main, this.page.el);
 			}
 			return;

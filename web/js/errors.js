@@ -76,6 +76,10 @@ export const MESSAGES = {
 	NO_SUCH_POOL: 'There is no such pool.',
 	IN_POOL: 'You are waiting in a pool already: leave it first.',
 	NOT_IN_POOL: 'You are not waiting in any pool.',
+	/* the ladder */
+	NOT_ON_LADDER: 'You are not on a ladder.',
+	LADDER_FULL: 'The ladder has all the members it takes.',
+	LADDER_UNAVAILABLE: 'This server does not run the ladder.',
 	/* the server */
 	INTERNAL: 'The server could not do that; nothing happened. Try again.',
 	CLUSTER_DOWN: 'The server cannot reach the rest of its cluster. Try again soon.',

@@ -16,6 +16,7 @@
 #include <sodium.h>
 
 #include "games/accept.h"
+#include "server/events/ladder.h"
 #include "server/events/pools.h"
 #include "server/events/tourney.h"
 #include "server/records/accounts.h"
@@ -289,6 +290,16 @@ static void cmd_pool(struct cmd *x)
 static void cmd_pools(struct cmd *x)
 {
 	pools_list(x->cx->pools, x->cl, x->rq);
+}
+
+static void cmd_ladder(struct cmd *x)
+{
+	if (x->cx->router != NULL) { /* one ladder for all nodes needs an owner node: not yet */
+		reply_err(x->cl, x->rq, ERR_LADDER_UNAVAILABLE,
+		          "ladders are not run by a clustered server yet");
+		return;
+	}
+	ladder_command(x->cx->ladders, x->cl, x->rq, identity_is_bot(x->cl));
 }
 
 /* ---- handlers: moderation (records/moderation.h) ----------------------------------- */
@@ -885,8 +896,8 @@ static const struct proto_cmd table[] = {
          "your game, or one you watch, drawn again as it stands (clocks now)"},
         {"who", 0, 0, CMD_SHARED_USERS | CMD_ADMIN_MAY, 5, cmd_who, "who",
          "connected users and their games (an admin: every connection and its address)"},
-        {"ratings", 1, 1, STORE, 5, cmd_ratings, "ratings <kind>",
-         "the best rated players of a game kind"},
+        {"ratings", 1, 2, STORE, 5, cmd_ratings, "ratings <kind> [bots]",
+         "the best rated players of a game kind (bots: bots' accounts apart)"},
         {"finger", 1, 1, STORE, 5, cmd_finger, "finger <name>",
          "a player: account or guest, online, ratings, recent games"},
         {"history", 0, 1, STORE, 5, cmd_history, "history [name]",
@@ -907,6 +918,11 @@ static const struct proto_cmd table[] = {
          "starts by itself; leave stops waiting"},
         {"pools", 0, 0, 0, 2, cmd_pools, "pools",
          "the pools: game, time control, how many wait and how many play"},
+        {"ladder", 1, PROTO_MAX_ARGS, STORE, 3, cmd_ladder,
+         "ladder join <kind> [game opts] [concurrency=N] / leave / show [kind|id]",
+         "the continuous ladder: join one (games start by themselves, rated, colours "
+         "alternating; a bot account up to 16 at once), leave (games on are played out), "
+         "show members, results, ratings and games on"},
         {"say", 2, 2, LOGIN | GAME | CMD_MEMBER | REST | CMD_VOUCHED | CMD_VOICE, 1, cmd_say,
          "say <game> <text>", "talk to a game's players and spectators"},
         {"tell", 2, 2, LOGIN | REST | CMD_VOICE | CMD_TO_USER, 1, cmd_tell, "tell <user> <text>",

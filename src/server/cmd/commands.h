@@ -96,6 +96,7 @@ struct sessions;
 struct game;
 struct seek;
 struct tourneys;
+struct ladders;
 
 enum cmd_flags {
 	CMD_REST = PROTO_REST, /* the parser's: the last argument is the rest of the line */
@@ -153,6 +154,7 @@ struct commands {
 	struct archive *arch;        /* NULL: the server keeps no store */
 	struct tourneys *tourneys;   /* NULL: the server keeps no store */
 	struct pools *pools;         /* rating pools (events/pools.h) */
+	struct ladders *ladders;     /* NULL: the server keeps no store */
 	struct moderation *mod;      /* admins, bans, mutes, blocks; NULL: none (no admin) */
 	struct client_barrier *bar;  /* the journal's: lifted after each command (client.h) */
 	const struct router *router; /* NULL: a single node */

@@ -26,6 +26,7 @@
 
 #include "arena/arena.h"
 #include "games/game.h"
+#include "server/events/events.h"
 #include "server/msg/msg.h"
 #include "server/net/conn.h"
 #include "server/play/lobby.h"
@@ -559,18 +560,6 @@ static void save(struct tourneys *ts, const struct tourney *t)
 	metric_observe(&ts->saving, cpu_now() - t0);
 }
 
-static int json_int(const cJSON *o, const char *k)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-	return cJSON_IsNumber(v) ? v->valueint : 0;
-}
-
-static const char *json_str(const cJSON *o, const char *k)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-	return cJSON_IsString(v) ? v->valuestring : "";
-}
-
 static int index_of(const char *const *names, int n, const char *s)
 {
 	for (int i = 0; i < n; i++)
@@ -582,14 +571,7 @@ static int index_of(const char *const *names, int n, const char *s)
 /* Parses the words of a game's options into t->so (its kind set); false when refused. */
 static bool parse_options(struct tourney *t, char *why, size_t len)
 {
-	char buf[STORE_OPTIONS_MAX];
-	char *argv[PROTO_MAX_ARGS];
-	int argc = 0;
-	snprintf(buf, sizeof buf, "%s", t->words);
-	for (char *save = NULL, *w = strtok_r(buf, " ", &save); w != NULL && argc < PROTO_MAX_ARGS;
-	     w = strtok_r(NULL, " ", &save))
-		argv[argc++] = w;
-	if (seek_opts_parse(t->ops, argc, argv, &t->so, why, len) < 0)
+	if (!events_seek_opts(t->ops, t->words, &t->so, why, len))
 		return false;
 	t->so.rated = t->rated;
 	t->so.color = 0;
@@ -604,18 +586,18 @@ static struct tourney *from_doc(const char *doc)
 	char why[160] = "malformed";
 	if (d == NULL || t == NULL)
 		goto bad;
-	t->id = (uint64_t)json_int(d, "tourney");
-	snprintf(t->name, sizeof t->name, "%s", json_str(d, "name"));
-	snprintf(t->words, sizeof t->words, "%s", json_str(d, "options"));
-	snprintf(t->director, sizeof t->director, "%s", json_str(d, "director"));
-	t->ops = game_find(json_str(d, "kind"));
-	int f = index_of(format_names, NFORMATS, json_str(d, "format"));
-	int s = index_of(state_names, 4, json_str(d, "state"));
-	t->rounds_asked = json_int(d, "rounds_asked");
-	t->rounds = json_int(d, "rounds");
-	t->max = json_int(d, "max");
+	t->id = (uint64_t)events_json_int(d, "tourney");
+	snprintf(t->name, sizeof t->name, "%s", events_json_str(d, "name"));
+	snprintf(t->words, sizeof t->words, "%s", events_json_str(d, "options"));
+	snprintf(t->director, sizeof t->director, "%s", events_json_str(d, "director"));
+	t->ops = game_find(events_json_str(d, "kind"));
+	int f = index_of(format_names, NFORMATS, events_json_str(d, "format"));
+	int s = index_of(state_names, 4, events_json_str(d, "state"));
+	t->rounds_asked = events_json_int(d, "rounds_asked");
+	t->rounds = events_json_int(d, "rounds");
+	t->max = events_json_int(d, "max");
 	t->rated = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(d, "rated"));
-	t->round = json_int(d, "round");
+	t->round = events_json_int(d, "round");
 	const cJSON *num;
 	if (cJSON_IsNumber(num = cJSON_GetObjectItemCaseSensitive(d, "start_at")))
 		t->start_at = (int64_t)num->valuedouble;
@@ -635,10 +617,10 @@ static struct tourney *from_doc(const char *doc)
 		if (me < 0)
 			goto bad;
 		struct tplayer *tp = &t->p[me];
-		snprintf(tp->name, sizeof tp->name, "%s", json_str(p, "name"));
+		snprintf(tp->name, sizeof tp->name, "%s", events_json_str(p, "name"));
 		tp->registered = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(p, "registered"));
 		tp->active = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(p, "active"));
-		tp->absences = json_int(p, "absences");
+		tp->absences = events_json_int(p, "absences");
 		int r = 0;
 		const cJSON *e;
 		int rows = t->format == TF_ARENA ? TOURNEY_MAX_GAMES : t->round;
@@ -1937,7 +1919,7 @@ static void pump_closed(uv_handle_t *h)
 void tourneys_close(struct tourneys *ts)
 {
 	if (ts->jn != NULL)
-		journal_set_on_end(ts->jn, NULL, NULL);
+		journal_set_on_end(ts->jn, NULL, ts);
 	while (ts->list != NULL) {
 		struct tourney *t = ts->list;
 		ts->list = t->next;

@@ -1,6 +1,6 @@
 /*
- * events/ - what starts games by itself: tournaments (issue 21; pools and the
- * ladder to come). Below cmd/, above records/ (the order of the folders:
+ * events/ - what starts games by itself: tournaments (issue 21), the ladder
+ * (issue 22; pools to come). Below cmd/, above records/ (the order of the folders:
  * DEVELOPERS.md, Layout; tests/layers.py checks it). It calls the journal
  * (records/: a tournament is stored through the journal's queue, behind the
  * games whose results it counts), the play layer (the game-start path of an
@@ -9,6 +9,9 @@
  * server.c call it. News from below: every game's end, through the callback
  * it registers with the journal (journal_set_on_end()).
  *   tourney.c   tournaments: create, join, start, the rounds, results, standings
+ *   ladder.c    the continuous ladder: join, leave, show, pairing as members free up
+ *               (ladder.h)
+ *   events.c    what both share: stored documents read back, option words (events.h)
  *
  * tourney.h - tournaments run by the server on a single node: round-robin
  * (single, double: Berger tables), gauntlet, Swiss (FIDE Dutch) and lichess'

@@ -33,6 +33,7 @@ struct read_job {
 	/* asked */
 	char name[PROTO_LINE_MAX]; /* longer than a seat's name: nobody's (no read) */
 	const struct game_ops *ops;
+	bool bots; /* ratings: of bots' accounts only */
 	uint64_t id, delay_ms;
 	/* found */
 	int err;       /* the first failure, or 0 */
@@ -156,7 +157,8 @@ static cJSON *rating_json(const char *name, const char *kind, const struct store
 
 static void ratings_work(struct store *db, struct read_job *j)
 {
-	j->nrows = store_rating_top(db, j->ops->name, j->rows, ARCHIVE_LIST_MAX);
+	j->nrows = j->bots ? store_rating_top_bots(db, j->ops->name, j->rows, ARCHIVE_LIST_MAX)
+	                   : store_rating_top(db, j->ops->name, j->rows, ARCHIVE_LIST_MAX);
 	/* each row's bot flag: a point read by primary key, 20 at most */
 	for (int i = 0; i < j->nrows; i++) {
 		struct store_prefs p;
@@ -173,6 +175,8 @@ static void ratings_done(struct read_job *j, struct client *c)
 	int n = j->nrows;
 	cJSON *f = cJSON_CreateObject();
 	cJSON_AddStringToObject(f, "kind", kind);
+	if (j->bots)
+		cJSON_AddBoolToObject(f, "bots", true);
 	cJSON *arr = cJSON_AddArrayToObject(f, "ratings");
 	char *extra = NULL;
 	for (int i = 0; i < n; i++) {
@@ -185,7 +189,8 @@ static void ratings_done(struct read_job *j, struct client *c)
 		        i + 1, j->row_bot[i] ? "BOT " : "", j->row_bot[i] ? 16 : 20, row->name,
 		        r->rating, r->rd, r->games, r->games == 1 ? "" : "s");
 	}
-	reply_ok(c, &j->rq, f, extra, "%d rated player%s in %s", n, n == 1 ? "" : "s", kind);
+	reply_ok(c, &j->rq, f, extra, "%d rated %s%s in %s", n, j->bots ? "bot" : "player",
+	         n == 1 ? "" : "s", kind);
 }
 
 void archive_ratings(struct archive *a, struct client *c, const struct proto_req *rq)
@@ -196,10 +201,15 @@ void archive_ratings(struct archive *a, struct client *c, const struct proto_req
 		          (int)text_cut(rq->argv[0], 32), rq->argv[0]);
 		return;
 	}
+	if (rq->argc > 1 && strcmp(rq->argv[1], "bots") != 0) {
+		reply_err(c, rq, ERR_BAD_ARGS, "usage: ratings <kind> [bots]");
+		return;
+	}
 	struct read_job *j = job_new(a, c, rq, ratings_work, ratings_done);
 	if (j == NULL)
 		return;
 	j->ops = ops;
+	j->bots = rq->argc > 1;
 	job_submit(j, c);
 }
 

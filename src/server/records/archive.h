@@ -58,7 +58,7 @@ void archive_init(struct archive *a, struct store_reader *rd, struct lobby *l, s
                   uv_loop_t *loop);
 /* c is going: its replays stop. */
 void archive_client_gone(struct archive *a, struct client *c);
-/* ratings <kind> */
+/* ratings <kind> [bots]: the best rated accounts of kind (bots: bots' accounts only) */
 void archive_ratings(struct archive *a, struct client *c, const struct proto_req *rq);
 /* finger <name> */
 void archive_finger(struct archive *a, struct client *c, const struct proto_req *rq);

@@ -178,8 +178,9 @@ static void hook_end(void *ud, const struct game *g)
 	fin->score = res.winner == 0 ? 1.0 : res.winner == 1 ? 0.0 : 0.5;
 	queue(jn, rec);
 	/* the news goes up after the end is queued: what it writes is queued behind it */
-	if (jn->on_end != NULL)
-		jn->on_end(jn->end_ud, g);
+	for (int i = 0; i < JOURNAL_END_LISTENERS; i++)
+		if (jn->on_end[i] != NULL)
+			jn->on_end[i](jn->end_ud[i], g);
 }
 
 /*
@@ -309,7 +310,8 @@ static void batch_failing(struct journal *jn, const struct store_batch *b)
 	for (const struct store_rec *r = b->recs; r != NULL; r = r->next) {
 		uint64_t id = (uint64_t)r->game;
 		if (r->type == STORE_REC_ACCOUNT || r->type == STORE_REC_TOURNEY ||
-		    r->type == STORE_REC_MOD || r->type == STORE_REC_PREFS || told(jn, id))
+		    r->type == STORE_REC_MOD || r->type == STORE_REC_PREFS ||
+		    r->type == STORE_REC_LADDER || told(jn, id))
 			continue;
 		if (jn->ntold == jn->cap_told) {
 			size_t cap = jn->cap_told ? 2 * jn->cap_told : 16;
@@ -369,6 +371,9 @@ static void rec_what(const struct store_rec *r, char *buf, size_t len)
 	case STORE_REC_PREFS:
 		snprintf(buf, len, "preferences of %s", r->u.prefs.name);
 		break;
+	case STORE_REC_LADDER:
+		snprintf(buf, len, "ladder %" PRId64, r->game);
+		break;
 	}
 }
 
@@ -376,7 +381,8 @@ static void rec_what(const struct store_rec *r, char *buf, size_t len)
 static bool refused_game_rec(const struct store_rec *r)
 {
 	return r->type != STORE_REC_ACCOUNT && r->type != STORE_REC_TOURNEY &&
-	       r->type != STORE_REC_MOD && r->type != STORE_REC_PREFS && r->err != STORE_OK;
+	       r->type != STORE_REC_MOD && r->type != STORE_REC_PREFS &&
+	       r->type != STORE_REC_LADDER && r->err != STORE_OK;
 }
 
 /* The records of a committed batch the store refused: what waited for each is dropped (or
@@ -545,13 +551,20 @@ void journal_close(struct journal *jn)
 void journal_set_on_end(struct journal *jn, void (*on_end)(void *ud, const struct game *g),
                         void *ud)
 {
-	jn->on_end = on_end;
-	jn->end_ud = ud;
+	for (int i = 0; i < JOURNAL_END_LISTENERS; i++)
+		if (on_end == NULL ? jn->end_ud[i] == ud : jn->on_end[i] == NULL) {
+			jn->on_end[i] = on_end;
+			jn->end_ud[i] = on_end == NULL ? NULL : ud;
+			if (on_end != NULL)
+				return;
+		}
 }
 
-int journal_tourney_put(struct journal *jn, int64_t id, const char *state, char *doc)
+/* Queues a document (a tournament's, a ladder's) as a record of type t. */
+static int doc_put(struct journal *jn, enum store_rec_type t, int64_t id, const char *state,
+                   char *doc)
 {
-	struct store_rec *rec = jn->w != NULL ? store_writer_rec(jn->w, STORE_REC_TOURNEY) : NULL;
+	struct store_rec *rec = jn->w != NULL ? store_writer_rec(jn->w, t) : NULL;
 	if (rec == NULL) {
 		free(doc);
 		return STORE_ENOMEM;
@@ -564,6 +577,16 @@ int journal_tourney_put(struct journal *jn, int64_t id, const char *state, char 
 	return STORE_OK;
 }
 
+int journal_tourney_put(struct journal *jn, int64_t id, const char *state, char *doc)
+{
+	return doc_put(jn, STORE_REC_TOURNEY, id, state, doc);
+}
+
+int journal_ladder_put(struct journal *jn, int64_t id, const char *state, char *doc)
+{
+	return doc_put(jn, STORE_REC_LADDER, id, state, doc);
+}
+
 /* A connection of recovery's own, that only reads (before the server listens). */
 static int open_reader(struct journal *jn, struct store **db)
 {
@@ -573,8 +596,9 @@ static int open_reader(struct journal *jn, struct store **db)
 	return store_open_opts(&ro, db);
 }
 
-int journal_tourneys_open(struct journal *jn, struct store_tourney **out, size_t *n,
-                          int64_t *max_id)
+/* The stored tournaments not over, or (ladders) every ladder. */
+static int docs_open(struct journal *jn, bool ladders, struct store_tourney **out, size_t *n,
+                     int64_t *max_id)
 {
 	*out = NULL;
 	*n = 0;
@@ -584,11 +608,24 @@ int journal_tourneys_open(struct journal *jn, struct store_tourney **out, size_t
 	struct store *db;
 	int r = open_reader(jn, &db);
 	if (r == STORE_OK)
-		r = store_tourneys_open(db, out, n, max_id);
+		r = ladders ? store_ladders_open(db, out, n, max_id)
+		            : store_tourneys_open(db, out, n, max_id);
 	if (r < 0)
-		journal_log_failure("tournaments", r, db ? store_last_error(db) : "");
+		journal_log_failure(ladders ? "ladders" : "tournaments", r,
+		                    db ? store_last_error(db) : "");
 	store_close(db);
 	return r;
+}
+
+int journal_tourneys_open(struct journal *jn, struct store_tourney **out, size_t *n,
+                          int64_t *max_id)
+{
+	return docs_open(jn, false, out, n, max_id);
+}
+
+int journal_ladders_open(struct journal *jn, struct store_tourney **out, size_t *n, int64_t *max_id)
+{
+	return docs_open(jn, true, out, n, max_id);
 }
 
 int journal_game_read(struct journal *jn, int64_t id, struct store_game *out)

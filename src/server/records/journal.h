@@ -72,7 +72,8 @@ struct journal_metrics {
 	struct metric_histogram sync; /* the fsync: the commit under always, else the fsync, s */
 };
 
-#define JOURNAL_RETRY_MS 200 /* a failed batch is tried again this often */
+#define JOURNAL_RETRY_MS      200 /* a failed batch is tried again this often */
+#define JOURNAL_END_LISTENERS 4   /* who hears every game's end: tournaments, the ladder, pools */
 
 struct journal {
 	struct store_writer *w; /* NULL: no journal */
@@ -98,9 +99,9 @@ struct journal {
 	/* the accounts' records come back here (accounts.c registers it) */
 	void (*on_account)(void *ud, const struct store_rec *r);
 	void *acct_ud;
-	/* upward news of every game's end (journal_set_on_end), or NULL */
-	void (*on_end)(void *ud, const struct game *g);
-	void *end_ud;
+	/* upward news of every game's end (journal_set_on_end): its listeners, NULL unused */
+	void (*on_end[JOURNAL_END_LISTENERS])(void *ud, const struct game *g);
+	void *end_ud[JOURNAL_END_LISTENERS];
 	struct journal_metrics met; /* set up by journal_open() */
 };
 
@@ -162,9 +163,11 @@ int journal_add_mod(struct journal *jn, const struct store_mod *m);
 int journal_seek_opts(const struct game_ops *ops, const struct store_game *sg,
                       struct seek_opts *so);
 /*
- * Tournaments (events/, above). journal_set_on_end(): on_end(ud, g) hears every game's
- * end, after its end is queued (so that what on_end writes is stored after it), from the
- * session hook: like a hook it must not call into the session layer (defer that).
+ * Tournaments and ladders (events/, above). journal_set_on_end(): on_end(ud, g) hears
+ * every game's end, after its end is queued (so that what on_end writes is stored after
+ * it), from the session hook: like a hook it must not call into the session layer (defer
+ * that). Up to JOURNAL_END_LISTENERS listeners, each called in the order registered;
+ * on_end NULL removes ud's.
  * journal_tourney_put() queues tournament id as it stands (doc: its document, malloc'd,
  * taken in every case); 0 or STORE_ENOMEM. journal_tourneys_open() reads the tournaments
  * not over and the highest id, and journal_game_read() one stored game with its moves
@@ -176,6 +179,11 @@ void journal_set_on_end(struct journal *jn, void (*on_end)(void *ud, const struc
 int journal_tourney_put(struct journal *jn, int64_t id, const char *state, char *doc);
 int journal_tourneys_open(struct journal *jn, struct store_tourney **out, size_t *n,
                           int64_t *max_id);
+/* A ladder's document as journal_tourney_put() queues a tournament's; every ladder read
+   back as journal_tourneys_open() reads the tournaments (store.h, schema 8). */
+int journal_ladder_put(struct journal *jn, int64_t id, const char *state, char *doc);
+int journal_ladders_open(struct journal *jn, struct store_tourney **out, size_t *n,
+                         int64_t *max_id);
 int journal_game_read(struct journal *jn, int64_t id, struct store_game *out);
 /* Logs a failure of the store (always, on stderr): what was tried, the error, the store's words. */
 void journal_log_failure(const char *what, int r, const char *why);

@@ -448,6 +448,16 @@ int store_rating_top(struct store *s, const char *kind, struct store_rating_row 
 	return s->be->rating_top(s, kind, out, cap);
 }
 
+int store_rating_top_bots(struct store *s, const char *kind, struct store_rating_row *out,
+                          size_t cap)
+{
+	if (!kind || strnlen(kind, STORE_KIND_MAX) >= STORE_KIND_MAX)
+		return STORE_EINVAL;
+	if (cap > 100000)
+		cap = 100000;
+	return s->be->rating_top_bots(s, kind, out, cap);
+}
+
 int store_ratings_of(struct store *s, const char *name, struct store_rating_row *out, size_t cap)
 {
 	if (!store_name_valid(name))
@@ -582,6 +592,24 @@ int store_tourneys_open(struct store *s, struct store_tourney **out, size_t *n, 
 	*n = 0;
 	*max_id = 0;
 	return s->be->tourneys_open(s, out, n, max_id);
+}
+
+int store_ladder_put(struct store *s, int64_t id, const char *state, const char *doc, int64_t now)
+{
+	if (id <= 0 || state == NULL || doc == NULL ||
+	    strnlen(state, STORE_TOURNEY_STATE_MAX) >= STORE_TOURNEY_STATE_MAX ||
+	    strnlen(doc, STORE_TOURNEY_DOC_MAX + 1) > STORE_TOURNEY_DOC_MAX)
+		return STORE_EINVAL;
+	int err = writable(s);
+	return err ? err : s->be->ladder_put(s, id, state, doc, now);
+}
+
+int store_ladders_open(struct store *s, struct store_tourney **out, size_t *n, int64_t *max_id)
+{
+	*out = NULL;
+	*n = 0;
+	*max_id = 0;
+	return s->be->ladders_open(s, out, n, max_id);
 }
 
 int store_history(struct store *s, const char *name, int limit, struct store_game **out, size_t *n)

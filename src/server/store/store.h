@@ -293,6 +293,9 @@ struct store_rating_row {
  * count or < 0.
  */
 int store_rating_top(struct store *s, const char *kind, struct store_rating_row *out, size_t cap);
+/* The same list of bots' accounts only (schema 7's account_prefs: `ratings <kind> bots`). */
+int store_rating_top_bots(struct store *s, const char *kind, struct store_rating_row *out,
+                          size_t cap);
 /* Every rating of one account (for "finger"), by kind name; count or < 0. */
 int store_ratings_of(struct store *s, const char *name, struct store_rating_row *out, size_t cap);
 
@@ -569,5 +572,18 @@ int store_tourney_put(struct store *s, int64_t id, const char *state, const char
  */
 int store_tourneys_open(struct store *s, struct store_tourney **out, size_t *n, int64_t *max_id);
 void store_tourneys_free(struct store_tourney *v, size_t n);
+
+/* ---- ladders (schema version 8) -------------------------------------------------- */
+
+/*
+ * A ladder (issue 22) is stored as a tournament is, in a table of its own: its id, a
+ * state ("open") and the whole of it as one document (the events layer's JSON: kind and
+ * options, members with their concurrency and results, the games between each pair, the
+ * games on), written whole through the journal after each change, behind the games
+ * whose ends it counts. store_ladders_open() reads every ladder into struct store_tourney
+ * rows (release with store_tourneys_free()) and the highest id.
+ */
+int store_ladder_put(struct store *s, int64_t id, const char *state, const char *doc, int64_t now);
+int store_ladders_open(struct store *s, struct store_tourney **out, size_t *n, int64_t *max_id);
 
 #endif

@@ -93,6 +93,8 @@ struct store_backend {
 	                  struct store_rating *out);
 	int (*rating_top)(struct store *s, const char *kind, struct store_rating_row *out,
 	                  size_t cap);
+	int (*rating_top_bots)(struct store *s, const char *kind, struct store_rating_row *out,
+	                       size_t cap);
 	int (*ratings_of)(struct store *s, const char *name, struct store_rating_row *out,
 	                  size_t cap);
 	int (*game_fetch)(struct store *s, int64_t id, struct store_game *out);
@@ -124,6 +126,11 @@ struct store_backend {
 	                   int64_t now);
 	int (*tourneys_open)(struct store *s, struct store_tourney **out, size_t *n,
 	                     int64_t *max_id);
+	/* Ladders (store.h): the same for the ladders' documents (all of them). */
+	int (*ladder_put)(struct store *s, int64_t id, const char *state, const char *doc,
+	                  int64_t now);
+	int (*ladders_open)(struct store *s, struct store_tourney **out, size_t *n,
+	                    int64_t *max_id);
 	/* A copy of the store into the new file dest (NULL where a back end has none). */
 	int (*backup)(struct store *s, const char *dest);
 };

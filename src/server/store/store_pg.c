@@ -195,6 +195,13 @@ static const char *const migrations[] = {
         "  bots_off boolean NOT NULL DEFAULT false,"
         "  accept text NOT NULL DEFAULT ''"
         ");",
+        /* 8 (after 7, bot accounts): the ladders (issue 22), as SQLite's version 8. */
+        "CREATE TABLE IF NOT EXISTS ladders ("
+        "  id bigint PRIMARY KEY,"
+        "  state text NOT NULL,"
+        "  doc text NOT NULL,"
+        "  updated bigint NOT NULL"
+        ");",
 };
 #define NMIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))
 
@@ -266,6 +273,10 @@ enum stmt_id {
 	S_AUDIT_ADD,
 	S_MOD_LIST,
 	S_AUDIT_LIST,
+	S_LADDER_PUT,
+	S_LADDERS_OPEN,
+	S_LADDER_MAX,
+	S_RATING_TOP_BOTS,
 	S_COUNT
 };
 _Static_assert(S_COUNT <= 64, "struct pg_store's prepared is a bit per statement");
@@ -374,6 +385,18 @@ static const char *const stmt_sql[S_COUNT] = {
         [S_TOURNEYS_OPEN] = "SELECT id, state, doc, updated FROM tourneys"
                             " WHERE state NOT IN ('finished', 'cancelled') ORDER BY id",
         [S_TOURNEY_MAX] = "SELECT coalesce(max(id), 0) FROM tourneys",
+        [S_LADDER_PUT] = "INSERT INTO ladders(id, state, doc, updated)"
+                         " VALUES ($1::bigint, $2, $3, $4::bigint)"
+                         " ON CONFLICT (id) DO UPDATE SET state = excluded.state,"
+                         " doc = excluded.doc, updated = excluded.updated",
+        [S_LADDERS_OPEN] = "SELECT id, state, doc, updated FROM ladders ORDER BY id",
+        [S_LADDER_MAX] = "SELECT coalesce(max(id), 0) FROM ladders",
+        [S_RATING_TOP_BOTS] = "SELECT " RATING_COLS " FROM ratings r JOIN accounts a"
+                              " ON a.id = r.account JOIN account_prefs p"
+                              " ON p.name_key = a.name_key AND p.bot"
+                              " WHERE r.kind = $1 AND r.games > 0"
+                              " ORDER BY r.rating DESC, r.rd ASC, a.name_key ASC"
+                              " LIMIT $2::bigint",
         /* moderation: $1 the target, $2 its key, $3 the actor, ... (pg_mod_write) */
         [S_ADMIN_PUT] = "INSERT INTO admins(name_key, name, by, added) VALUES ($2, $1, $3,"
                         " $4::bigint) ON CONFLICT (name_key) DO UPDATE SET name = $1, by = $3,"
@@ -625,6 +648,7 @@ static const char *const stmt_names[] = {
         "find_moves",  "find_player_moves", "counts",      "tourney_put",  "tourneys_open",
         "tourney_max", "admin_put",         "admin_del",   "sanction_put", "sanction_del",
         "block_put",   "block_del",         "audit_add",   "mod_list",     "audit_list",
+        "ladder_put",  "ladders_open",      "ladder_max",  "rating_top_bots",
 };
 /* a name for every statement, in the enum's order (a name given twice does not prepare) */
 _Static_assert(sizeof stmt_names / sizeof stmt_names[0] == S_COUNT, "one name per statement");
@@ -1487,6 +1511,12 @@ static int pg_rating_top(struct store *bs, const char *kind, struct store_rating
 	return rating_rows(impl(bs), S_RATING_TOP, kind, out, cap);
 }
 
+static int pg_rating_top_bots(struct store *bs, const char *kind, struct store_rating_row *out,
+                              size_t cap)
+{
+	return rating_rows(impl(bs), S_RATING_TOP_BOTS, kind, out, cap);
+}
+
 static int pg_ratings_of(struct store *bs, const char *name, struct store_rating_row *out,
                          size_t cap)
 {
@@ -1865,8 +1895,9 @@ static int pg_player_counts(struct store *bs, const char *name, struct store_cou
 
 /* ---- tournaments ------------------------------------------------------------------------ */
 
-static int pg_tourney_put(struct store *bs, int64_t id, const char *state, const char *doc,
-                          int64_t now)
+/* A document's upsert by statement put (tournaments, ladders). */
+static int doc_put(struct store *bs, enum stmt_id put, int64_t id, const char *state,
+                   const char *doc, int64_t now)
 {
 	if (!utf8_valid(state) || !utf8_valid(doc))
 		return STORE_EINVAL;
@@ -1875,21 +1906,34 @@ static int pg_tourney_put(struct store *bs, int64_t id, const char *state, const
 	p_str(&p, state);
 	p_str(&p, doc);
 	p_i64(&p, now);
-	return write1(impl(bs), S_TOURNEY_PUT, &p, NONE_NOTFOUND);
+	return write1(impl(bs), put, &p, NONE_NOTFOUND);
 }
 
-static int pg_tourneys_open(struct store *bs, struct store_tourney **out, size_t *n,
-                            int64_t *max_id)
+static int pg_tourney_put(struct store *bs, int64_t id, const char *state, const char *doc,
+                          int64_t now)
+{
+	return doc_put(bs, S_TOURNEY_PUT, id, state, doc, now);
+}
+
+static int pg_ladder_put(struct store *bs, int64_t id, const char *state, const char *doc,
+                         int64_t now)
+{
+	return doc_put(bs, S_LADDER_PUT, id, state, doc, now);
+}
+
+/* The documents statement open reads, and the highest id by statement max. */
+static int docs_open(struct store *bs, enum stmt_id open, enum stmt_id max,
+                     struct store_tourney **out, size_t *n, int64_t *max_id)
 {
 	struct pg_store *s = impl(bs);
 	struct params p = {0};
 	PGresult *r;
-	int err = run(s, S_TOURNEY_MAX, &p, &r);
+	int err = run(s, max, &p, &r);
 	if (err)
 		return err;
 	*max_id = PQntuples(r) == 1 ? col_i64(r, 0, 0) : 0;
 	PQclear(r);
-	if ((err = run(s, S_TOURNEYS_OPEN, &p, &r)) != STORE_OK)
+	if ((err = run(s, open, &p, &r)) != STORE_OK)
 		return err;
 	int rows = PQntuples(r);
 	if (rows > 0 && (*out = calloc((size_t)rows, sizeof **out)) == NULL)
@@ -1911,6 +1955,17 @@ static int pg_tourneys_open(struct store *bs, struct store_tourney **out, size_t
 		*n = 0;
 	}
 	return err;
+}
+
+static int pg_tourneys_open(struct store *bs, struct store_tourney **out, size_t *n,
+                            int64_t *max_id)
+{
+	return docs_open(bs, S_TOURNEYS_OPEN, S_TOURNEY_MAX, out, n, max_id);
+}
+
+static int pg_ladders_open(struct store *bs, struct store_tourney **out, size_t *n, int64_t *max_id)
+{
+	return docs_open(bs, S_LADDERS_OPEN, S_LADDER_MAX, out, n, max_id);
 }
 
 /* A read snapshot: the session made ready first, and not made again inside it. */
@@ -2050,6 +2105,7 @@ const struct store_backend store_pg = {
         .prefs_put = pg_prefs_put,
         .rating_get = pg_rating_get,
         .rating_top = pg_rating_top,
+        .rating_top_bots = pg_rating_top_bots,
         .ratings_of = pg_ratings_of,
         .game_fetch = pg_game_fetch,
         .games_in_progress = pg_games_in_progress,
@@ -2059,6 +2115,8 @@ const struct store_backend store_pg = {
         .player_counts = pg_player_counts,
         .tourney_put = pg_tourney_put,
         .tourneys_open = pg_tourneys_open,
+        .ladder_put = pg_ladder_put,
+        .ladders_open = pg_ladders_open,
         .snapshot_begin = pg_snapshot_begin,
         .snapshot_end = pg_snapshot_end,
         .mod_write = pg_mod_write,

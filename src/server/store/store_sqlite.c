@@ -139,6 +139,15 @@ static const char *const migrations[] = {
         "  bots_off INTEGER NOT NULL DEFAULT 0,"
         "  accept TEXT NOT NULL DEFAULT ''"
         ") WITHOUT ROWID;",
+        /* 8 (after 7, bot accounts): the ladders (issue 22), each one row as a tournament
+         * is: its state and the whole of it as a document (store.h, store_ladder_put).
+         * Self-contained, so it can take another number at a merge. */
+        "CREATE TABLE IF NOT EXISTS ladders ("
+        "  id INTEGER PRIMARY KEY,"
+        "  state TEXT NOT NULL,"
+        "  doc TEXT NOT NULL,"
+        "  updated INTEGER NOT NULL"
+        ");",
 };
 #define NMIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))
 
@@ -191,6 +200,10 @@ enum stmt_id {
 	S_TOURNEY_PUT,
 	S_TOURNEYS_OPEN,
 	S_TOURNEY_MAX,
+	S_LADDER_PUT,
+	S_LADDERS_OPEN,
+	S_LADDER_MAX,
+	S_RATING_TOP_BOTS,
 	S_COUNT
 };
 
@@ -283,6 +296,16 @@ static const char *const stmt_sql[S_COUNT] = {
         [S_TOURNEYS_OPEN] = "SELECT id, state, doc, updated FROM tourneys"
                             " WHERE state NOT IN ('finished', 'cancelled') ORDER BY id",
         [S_TOURNEY_MAX] = "SELECT coalesce(max(id), 0) FROM tourneys",
+        [S_LADDER_PUT] = "INSERT INTO ladders(id, state, doc, updated) VALUES (?, ?, ?, ?)"
+                         " ON CONFLICT(id) DO UPDATE SET state = excluded.state,"
+                         " doc = excluded.doc, updated = excluded.updated",
+        [S_LADDERS_OPEN] = "SELECT id, state, doc, updated FROM ladders ORDER BY id",
+        [S_LADDER_MAX] = "SELECT coalesce(max(id), 0) FROM ladders",
+        [S_RATING_TOP_BOTS] = "SELECT " RATING_COLS " FROM ratings r JOIN accounts a"
+                              " ON a.id = r.account JOIN account_prefs p"
+                              " ON p.name_key = a.name_key AND p.bot <> 0"
+                              " WHERE r.kind = ? AND r.games > 0"
+                              " ORDER BY r.rating DESC, r.rd ASC, a.name_key ASC LIMIT ?",
 };
 
 struct sqlite_store {
@@ -855,13 +878,26 @@ static int rating_rows(sqlite3_stmt *st, struct store_rating_row *out, size_t ca
 	return err ? err : (int)n;
 }
 
-static int sq_rating_top(struct store *bs, const char *kind, struct store_rating_row *out,
-                         size_t cap)
+/* The top list of statement id (S_RATING_TOP, S_RATING_TOP_BOTS). */
+static int top_rows(struct store *bs, enum stmt_id id, const char *kind,
+                    struct store_rating_row *out, size_t cap)
 {
-	sqlite3_stmt *st = stmt(impl(bs), S_RATING_TOP);
+	sqlite3_stmt *st = stmt(impl(bs), id);
 	sqlite3_bind_text(st, 1, kind, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(st, 2, (int64_t)cap);
 	return rating_rows(st, out, cap);
+}
+
+static int sq_rating_top(struct store *bs, const char *kind, struct store_rating_row *out,
+                         size_t cap)
+{
+	return top_rows(bs, S_RATING_TOP, kind, out, cap);
+}
+
+static int sq_rating_top_bots(struct store *bs, const char *kind, struct store_rating_row *out,
+                              size_t cap)
+{
+	return top_rows(bs, S_RATING_TOP_BOTS, kind, out, cap);
 }
 
 static int sq_ratings_of(struct store *bs, const char *name, struct store_rating_row *out,
@@ -1147,10 +1183,11 @@ static int sq_games_in_progress(struct store *bs, struct store_game **out, size_
 	return err;
 }
 
-static int sq_tourney_put(struct store *bs, int64_t id, const char *state, const char *doc,
-                          int64_t now)
+/* A document's upsert by statement put (tournaments, ladders). */
+static int doc_put(struct store *bs, enum stmt_id put, int64_t id, const char *state,
+                   const char *doc, int64_t now)
 {
-	sqlite3_stmt *st = stmt(impl(bs), S_TOURNEY_PUT);
+	sqlite3_stmt *st = stmt(impl(bs), put);
 	sqlite3_bind_int64(st, 1, id);
 	sqlite3_bind_text(st, 2, state, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 3, doc, -1, SQLITE_STATIC);
@@ -1160,18 +1197,31 @@ static int sq_tourney_put(struct store *bs, int64_t id, const char *state, const
 	return rc == SQLITE_DONE ? STORE_OK : sql_err(rc);
 }
 
-static int sq_tourneys_open(struct store *bs, struct store_tourney **out, size_t *n,
-                            int64_t *max_id)
+static int sq_tourney_put(struct store *bs, int64_t id, const char *state, const char *doc,
+                          int64_t now)
+{
+	return doc_put(bs, S_TOURNEY_PUT, id, state, doc, now);
+}
+
+static int sq_ladder_put(struct store *bs, int64_t id, const char *state, const char *doc,
+                         int64_t now)
+{
+	return doc_put(bs, S_LADDER_PUT, id, state, doc, now);
+}
+
+/* The documents statement open reads, and the highest id by statement max. */
+static int docs_open(struct store *bs, enum stmt_id open, enum stmt_id max,
+                     struct store_tourney **out, size_t *n, int64_t *max_id)
 {
 	struct sqlite_store *s = impl(bs);
-	sqlite3_stmt *st = stmt(s, S_TOURNEY_MAX);
+	sqlite3_stmt *st = stmt(s, max);
 	int rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW)
 		*max_id = sqlite3_column_int64(st, 0);
 	sqlite3_reset(st);
 	if (rc != SQLITE_ROW)
 		return sql_err(rc);
-	st = stmt(s, S_TOURNEYS_OPEN);
+	st = stmt(s, open);
 	size_t cap = 0;
 	int err = STORE_OK;
 	while (err == STORE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -1206,6 +1256,17 @@ static int sq_tourneys_open(struct store *bs, struct store_tourney **out, size_t
 		*n = 0;
 	}
 	return err;
+}
+
+static int sq_tourneys_open(struct store *bs, struct store_tourney **out, size_t *n,
+                            int64_t *max_id)
+{
+	return docs_open(bs, S_TOURNEYS_OPEN, S_TOURNEY_MAX, out, n, max_id);
+}
+
+static int sq_ladders_open(struct store *bs, struct store_tourney **out, size_t *n, int64_t *max_id)
+{
+	return docs_open(bs, S_LADDERS_OPEN, S_LADDER_MAX, out, n, max_id);
 }
 
 static int sq_history(struct store *bs, const char *name, int limit, struct store_game **out,
@@ -1442,6 +1503,7 @@ const struct store_backend store_sqlite = {
         .account_get = sq_account_get,
         .rating_get = sq_rating_get,
         .rating_top = sq_rating_top,
+        .rating_top_bots = sq_rating_top_bots,
         .ratings_of = sq_ratings_of,
         .game_fetch = sq_game_fetch,
         .games_in_progress = sq_games_in_progress,
@@ -1450,6 +1512,8 @@ const struct store_backend store_sqlite = {
         .player_counts = sq_player_counts,
         .tourney_put = sq_tourney_put,
         .tourneys_open = sq_tourneys_open,
+        .ladder_put = sq_ladder_put,
+        .ladders_open = sq_ladders_open,
         .snapshot_begin = sq_snapshot_begin,
         .snapshot_end = sq_snapshot_end,
         .backup = sq_backup,

@@ -172,6 +172,9 @@ static int apply(struct store_writer *w, struct store_rec *r)
 		                         r->u.tourney.at);
 	case STORE_REC_MOD:
 		return store_mod_write(w->db, &r->u.mod);
+	case STORE_REC_LADDER:
+		return store_ladder_put(w->db, r->game, r->u.tourney.state, r->u.tourney.doc,
+		                        r->u.tourney.at);
 	}
 	return STORE_EINVAL;
 }
@@ -415,7 +418,7 @@ static void writer_main(void *arg)
 /* What a record owns (a tournament's document), freed once it is written or dropped. */
 static void rec_release(struct store_rec *r)
 {
-	if (r->type == STORE_REC_TOURNEY) {
+	if (r->type == STORE_REC_TOURNEY || r->type == STORE_REC_LADDER) {
 		free(r->u.tourney.doc);
 		r->u.tourney.doc = NULL;
 	}

@@ -91,8 +91,10 @@ enum store_rec_type {
 	                       u.tourney.doc is malloc'd by the caller and owned by the record
 	                       from store_writer_queue() on (freed once written or dropped) */
 	STORE_REC_MOD,      /* a moderation change and its audit row: u.mod (store_mod_write) */
-	STORE_REC_PREFS     /* an account's preferences: u.prefs (store_prefs_put: STORE_ESTATE
+	STORE_REC_PREFS,    /* an account's preferences: u.prefs (store_prefs_put: STORE_ESTATE
 	                       when it would change the bot flag of an account that played) */
+	STORE_REC_LADDER    /* ladder `game` as it stands: u.tourney, as STORE_REC_TOURNEY
+	                       (store_ladder_put) */
 };
 
 struct store_rec_finish {
