@@ -46,7 +46,7 @@ struct read_job {
 	struct store_game *games; /* history (owned) */
 	size_t ngames;
 	struct store_game g; /* record, replay: with its moves (owned) */
-	bool bots[2];        /* record: which of g's seats are bots' accounts */
+	bool seat_bot[2];    /* record: which of g's seats are bots' accounts */
 };
 
 static void job_free(struct read_job *j)
@@ -395,7 +395,7 @@ static void fetch_work(struct store *db, struct read_job *j)
 	for (int i = 0; r == STORE_OK && i < 2; i++) {
 		struct store_prefs p;
 		if (!j->g.guest[i] && store_prefs_get(db, j->g.players[i], &p) == STORE_OK)
-			j->bots[i] = p.bot;
+			j->seat_bot[i] = p.bot;
 	}
 	if (r == STORE_ENOTFOUND)
 		j->acct = -1; /* no such game */
@@ -421,7 +421,7 @@ static void record_done(struct read_job *j, struct client *c)
 	struct record rec;
 	record_init(&rec);
 	char *text = NULL;
-	int r = record_from_game(g, j->bots, &rec);
+	int r = record_from_game(g, j->seat_bot, &rec);
 	if (r == 0)
 		r = record_write(&rec, &text, NULL);
 	record_clear(&rec);
