@@ -372,6 +372,7 @@ int server_open_store(struct server *s, const struct store_options *o, bool fast
 	s->cmds.acct = &s->acct;
 	s->cmds.arch = &s->arch;
 	tourneys_init(&s->tourneys, s->loop, &s->sess, &s->lobby, &s->journal);
+	s->tourneys.books = s->cfg.books;
 	s->cmds.tourneys = &s->tourneys;
 #if HAVE_WEBSOCKETS
 	api_set_store(&s->api, s->rd);

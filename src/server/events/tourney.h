@@ -69,6 +69,7 @@ struct tourneys {
 	struct sessions *sess;
 	struct lobby *lobby;
 	struct journal *jn;   /* the store: tournaments are only run by a server that keeps one */
+	const char *books;    /* the opening books' directory (openings=NAME), or NULL */
 	struct tourney *list; /* newest first */
 	uint64_t last_id;
 	uv_timer_t pump; /* pairs rounds and starts games out of the session hooks' way */
