@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "testproc.h"
 #include "testserver.h"
@@ -777,6 +778,48 @@ START_TEST(test_adjudication)
 }
 END_TEST
 
+/*
+ * bitarena match between two `bitarena tei` engines on a private server of its own (the
+ * BITARENAD of make check): 2 games of Tak 5x5 from the tak5 book, exit 0, the PTN archive
+ * holds both games, each from the book's first opening, the engines' names as players with
+ * the colours swapped.
+ */
+START_TEST(test_bitarena_match)
+{
+	const char *tool = getenv("BITARENA");
+	ck_assert_ptr_nonnull(tool);
+	char eng1[600], eng2[600], ptn[300], out[300], err[300];
+	snprintf(eng1, sizeof eng1, "one=%s tei", tool);
+	snprintf(eng2, sizeof eng2, "two=%s tei --hash 1", tool);
+	char dir[] = "/tmp/check-match-XXXXXX";
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(ptn, sizeof ptn, "%s/games.ptn", dir);
+	snprintf(out, sizeof out, "%s/out", dir);
+	snprintf(err, sizeof err, "%s/err", dir);
+	const char *argv[] = {tool,      "match",     "--engine", eng1,   "--engine", eng2,
+	                      "--kind",  "tak size=5", "--tc",    "5+0",  "--games",  "2",
+	                      "--openings", "tak5",   "--ptnout", ptn,    "--quiet",  NULL};
+	pid_t pid = tp_spawn(argv, out, err);
+	static char buf[1 << 16];
+	int st = tp_wait(pid, 100);
+	ck_assert_msg(st == 0, "bitarena match exited %d: %s", st, tp_slurp(err, buf, sizeof buf));
+	ck_assert_msg(strstr(tp_slurp(out, buf, sizeof buf), "match over after 2 games") != NULL,
+	              "%s", buf);
+	tp_slurp(ptn, buf, sizeof buf);
+	const char *g1 = strstr(buf, "[Player1 \"one\"]"), *g2 = strstr(buf, "[Player1 \"two\"]");
+	ck_assert_msg(g1 != NULL && g2 != NULL, "%s", buf);
+	ck_assert_ptr_null(strstr(g1 + 1, "[Player1 \"one\"]"));
+	/* tak5's first opening: its four placements open both games */
+	const char *first = "1. a2 a3\n2. e1 d2";
+	ck_assert_msg(strstr(buf, first) != NULL && strstr(strstr(buf, first) + 1, first) != NULL,
+	              "%s", buf);
+	remove(ptn);
+	remove(out);
+	remove(err);
+	rmdir(dir);
+}
+END_TEST
+
 static Suite *tourney_suite(void)
 {
 	Suite *s = suite_create("tourney");
@@ -792,6 +835,7 @@ static Suite *tourney_suite(void)
 	tcase_add_test(tc, test_bots_join_by_themselves);
 	tcase_add_test(tc, test_match);
 	tcase_add_test(tc, test_adjudication);
+	tcase_add_test(tc, test_bitarena_match);
 	suite_add_tcase(s, tc);
 	return s;
 }
