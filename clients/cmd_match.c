@@ -144,32 +144,44 @@ static pid_t start_server(const char *dir, char *hostport, size_t len)
 	return -1;
 }
 
-/* Sends a command and reads up to its reply (ok/error for cmd); other messages go to
-   on_other. *reply is the caller's to free; NULL on failure (said). */
+/* Sends a command and reads up to its reply (ok/error for cmd), skipping other messages;
+   a RATE_LIMITED one is sent again after the wait the server names. The reply (the
+   caller's to cJSON_Delete), or NULL on failure (said). */
 static cJSON *request(struct net_conn *c, const char *cmd, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 static cJSON *request(struct net_conn *c, const char *cmd, const char *fmt, ...)
 {
+	char line[1024];
 	va_list ap;
 	va_start(ap, fmt);
-	int r = net_vsendf(c, fmt, ap);
+	vsnprintf(line, sizeof line, fmt, ap);
 	va_end(ap);
+	int r = net_send_line(c, line);
 	while (r >= 0) {
 		cJSON *m = NULL;
 		if ((r = cli_read_json(c, PROG, REPLY_MS, &m)) < 0)
 			break;
 		const char *type = cli_jstr(m, "type"), *mc = cli_jstr(m, "cmd");
-		if ((strcmp(type, "ok") == 0 || strcmp(type, "error") == 0) && mc != NULL &&
-		    strcmp(mc, cmd) == 0) {
-			if (strcmp(type, "error") == 0) {
-				fprintf(stderr, PROG ": %s: %s\n", cmd,
-				        cli_jstr(m, "message") ? cli_jstr(m, "message") : "refused");
-				cJSON_Delete(m);
-				return NULL;
-			}
-			return m;
+		bool error = strcmp(type, "error") == 0;
+		if (mc == NULL || strcmp(mc, cmd) != 0 || (!error && strcmp(type, "ok") != 0)) {
+			cJSON_Delete(m);
+			continue;
 		}
-		cJSON_Delete(m);
+		const char *code = cli_jstr(m, "code");
+		if (error && code != NULL && strcmp(code, "RATE_LIMITED") == 0) {
+			long long wait = cli_jint(m, "retry_after_ms", 1000);
+			cJSON_Delete(m);
+			usleep((useconds_t)((wait > 0 ? wait : 1) * 1000));
+			r = net_send_line(c, line);
+			continue;
+		}
+		if (error) {
+			fprintf(stderr, PROG ": %s: %s\n", cmd,
+			        cli_jstr(m, "message") ? cli_jstr(m, "message") : "refused");
+			cJSON_Delete(m);
+			return NULL;
+		}
+		return m;
 	}
 	fprintf(stderr, PROG ": %s: %s\n", cmd, net_strerror(r));
 	return NULL;
