@@ -16,6 +16,7 @@ int cmd_cg_bridge(int argc, char **argv);
 /* Tak engines (cmd_tei_bridge.c) */
 int cmd_tei_bridge(int argc, char **argv);
 int cmd_tei(int argc, char **argv);
+int cmd_match(int argc, char **argv);
 /* opening books (cmd_book.c) */
 int cmd_book(int argc, char **argv);
 
@@ -65,6 +66,12 @@ static const struct cli_cmd cli_cmds[] = {
         {"tei", cmd_tei, "[--hash MB]",
          "play Tak as a TEI engine on stdin/stdout (the bot's search, for racetrack and other "
          "TEI tools)"},
+        {"match", cmd_match,
+         "--engine NAME=CMD --engine NAME=CMD --kind \"tak size=N [opt=value ...]\" "
+         "[--tc BASE+INC] [--games N] [--openings NAME] [--sprt elo0,elo1,alpha,beta] "
+         "[--ptnout FILE] [--server HOST:PORT] [--concurrency 1] [--quiet]",
+         "an engine match between two TEI engines (game pairs, an opening book, the SPRT) on a "
+         "private bitarenad or --server; prints the standings, writes the PTN archive"},
         {"book", cmd_book,
          "tak [opt=value ...] [--plies P] [--depth D] [--keep K] [--sample S] "
          "[--trial-nodes T] [--nodes N] [--max-plies M] | ttt|mnk [opt=value ...] [--plies P] "

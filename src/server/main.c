@@ -244,6 +244,11 @@ static const struct opt opts[] = {
          .help = "accounts, ratings, games and the journal: DIR/bitarena.db, created when "
                  "missing",
          .zero = STATE_DIR " when installed, ./data when run from the build"},
+        {"books", 0, OPT_STRING, AT(cfg.books), .metavar = "DIR",
+         .help = "the opening books an engine match names (tourney create ... openings=NAME: "
+                 "DIR/NAME.ptn, .txt or .seeds; docs/books.md)",
+         .zero = BOOKS_PKGDIR " when installed, the source tree's data/books when run from "
+                 "the build"},
         {"db", 0, OPT_STRING, AT(db), .metavar = "postgresql://CONNINFO", .part = PART_POSTGRESQL,
          .help = "the store in PostgreSQL instead of --data (a libpq URI: "
                  "postgresql://user@host:port/db?...)"},
@@ -1171,6 +1176,7 @@ static struct {
 	bool resolved, build;
 	char root[PATH_MAX]; /* what comes before the configured paths: "" or DESTDIR */
 	char web[PATH_MAX + sizeof WEB_PKGDIR], data[PATH_MAX + sizeof STATE_DIR];
+	char books[PATH_MAX + sizeof BOOKS_PKGDIR];
 } where;
 
 static void where_resolve(void)
@@ -1192,9 +1198,11 @@ static void where_resolve(void)
 	if (where.build) {
 		snprintf(where.web, sizeof where.web, "%s", WEB_SRCDIR);
 		snprintf(where.data, sizeof where.data, "data");
+		snprintf(where.books, sizeof where.books, "%s", BOOKS_SRCDIR);
 	} else {
 		snprintf(where.web, sizeof where.web, "%s%s", where.root, WEB_PKGDIR);
 		snprintf(where.data, sizeof where.data, "%s%s", where.root, STATE_DIR);
+		snprintf(where.books, sizeof where.books, "%s%s", where.root, BOOKS_PKGDIR);
 	}
 }
 
@@ -1324,6 +1332,9 @@ int main(int argc, char **argv)
 #endif
 	signal(SIGPIPE, SIG_IGN);
 	fit_fd_limit(&o.cfg);
+	where_resolve();
+	if (o.cfg.books == NULL) /* --books, else this bitarenad's own (above) */
+		o.cfg.books = where.books;
 	tune_malloc();
 
 	uv_loop_t loop;

@@ -384,6 +384,7 @@ int server_open_store(struct server *s, const struct store_options *o, bool fast
 	s->cmds.arch = &s->arch;
 	tourneys_init(&s->tourneys, s->loop, &s->sess, &s->lobby, &s->journal);
 	tourneys_register_metrics(&s->tourneys, &s->metrics);
+	s->tourneys.books = s->cfg.books;
 	s->cmds.tourneys = &s->tourneys;
 	s->pools.rd = s->rd; /* ratings read from now */
 	ladders_init(&s->ladders, s->loop, &s->sess, &s->lobby, &s->journal, s->rd, &s->hub);

@@ -73,6 +73,8 @@ struct server_config {
 	const char *admins;          /* --admins: names split by commas (NULL: none; copied) */
 	const char *motd;            /* --motd: the message of the day (NULL: none; copied) */
 	const char *pools;           /* --pools: the pools (NULL: POOLS_DEFAULT; events/pools.h) */
+	const char *books;           /* --books: the opening books' directory (tourney.h; NULL:
+	                                no book can be named) */
 	const char *metrics_from;    /* --metrics-from: who may GET /metrics (api_metrics.h;
 	                                NULL: loopback only); read when --http listens */
 };

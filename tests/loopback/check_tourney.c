@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "testproc.h"
 #include "testserver.h"
@@ -656,6 +657,177 @@ START_TEST(test_bots_join_by_themselves)
 }
 END_TEST
 
+/* White's code of every game: the first player (p[0]) wins whatever its colour. */
+static const char *match_names[] = {"eng1", "eng2"};
+static char first_wins(const char *white, const char *black)
+{
+	(void)black;
+	return strcmp(white, "eng1") == 0 ? 'w' : 'b';
+}
+
+/* Game id's record (text), into buf. */
+static void record_of(struct field *f, int game, char *buf, size_t len)
+{
+	ts_send(&f->dir, "record %d", game);
+	cJSON *r = ts_until(&f->dir, "{\"type\":\"ok\",\"cmd\":\"record\"}");
+	snprintf(buf, len, "%s", ts_jstr(r, "record"));
+	cJSON_Delete(r);
+}
+
+/*
+ * An engine match (format=match): what it refuses (an unknown book, a book of another
+ * game, an odd games=, sprt= outside a match), then 12 games of ttt with the ttt book and an
+ * SPRT that the first player's wins decide after the fourth pair (LLR over the upper bound):
+ * the match ends there (H1, 8 games played of 12), each opening is played twice with the
+ * colours swapped, in book order, as the games' first moves; the statistics in the finished
+ * event and in tourney show.
+ */
+START_TEST(test_match)
+{
+	struct field f = {0};
+	field_up(&f, match_names, 2, 2);
+	static const char *const refused[] = {
+	        "ttt format=match openings=nosuchbook", "ttt format=match openings=tak5",
+	        "ttt format=match openings=../ttt",     "ttt format=match games=3",
+	        "ttt format=roundrobin sprt=0,5,0.05,0.05",
+	        "ttt format=match sprt=5,0,0.05,0.05",  "ttt format=swiss openings=ttt"};
+	for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+		ts_send(&f.dir, "tourney create %s", refused[i]);
+		ts_until0(&f.dir, "{\"type\":\"error\",\"code\":\"BAD_OPTION\"}");
+	}
+	create_and_join(&f, "ttt format=match games=12 openings=ttt sprt=0,200,0.2,0.2,logistic");
+	ts_send(&f.dir, "tourney start %d", f.id);
+	cJSON_Delete(ts_until(&f.dir, "{\"type\":\"ok\",\"cmd\":\"tourney\",\"rounds\":12}"));
+	cJSON *end = play_all(&f, first_wins);
+	/* pairs of two wins: LLR 1.256 after three, 1.674 after four (upper bound 1.386) */
+	ck_assert_int_eq(ts_jint(end, "rounds"), 8);
+	const cJSON *m = cJSON_GetObjectItem(end, "match");
+	ck_assert_str_eq(ts_jstr(m, "first"), "eng1");
+	ck_assert_int_eq(ts_jint(m, "wins"), 8);
+	ck_assert_int_eq(ts_jint(m, "losses"), 0);
+	ck_assert_int_eq(cJSON_GetArrayItem(cJSON_GetObjectItem(m, "pentanomial"), 4)->valueint,
+	                 4);
+	const cJSON *sp = cJSON_GetObjectItem(m, "sprt");
+	ck_assert_str_eq(ts_jstr(sp, "result"), "H1");
+	ck_assert(cJSON_GetObjectItem(sp, "llr")->valuedouble >=
+	          cJSON_GetObjectItem(sp, "upper")->valuedouble);
+	ck_assert(cJSON_GetObjectItem(m, "elo")->valuedouble > 0);
+	cJSON_Delete(end);
+	/* the games: pairs of one opening each, colours swapped, the book's order (a1 a2 b2) */
+	ts_send(&f.dir, "tourney games %d", f.id);
+	cJSON *games = ts_until(&f.dir, "{\"type\":\"ok\",\"cmd\":\"tourney\"}");
+	const cJSON *gs = cJSON_GetObjectItem(games, "games");
+	ck_assert_int_eq(cJSON_GetArraySize(gs), 8);
+	static const char *const first_move[] = {"1. a1 ", "1. a1 ", "1. a2 ", "1. a2 ",
+	                                         "1. b2 ", "1. b2 ", "1. a1 ", "1. a1 "};
+	for (int i = 0; i < 8; i++) {
+		const cJSON *g = cJSON_GetArrayItem(gs, i);
+		ck_assert_str_eq(ts_jstr(g, "white"), match_names[i % 2]);
+		char rec[4096];
+		record_of(&f, ts_jint(g, "game"), rec, sizeof rec);
+		ck_assert_msg(strstr(rec, first_move[i]) != NULL, "game %d: %s", i, rec);
+	}
+	cJSON_Delete(games);
+	ts_send(&f.dir, "tourney show %d", f.id);
+	cJSON *show = ts_until(&f.dir, "{\"type\":\"ok\",\"cmd\":\"tourney\",\"state\":\"finished\","
+	                               "\"openings\":\"ttt\",\"sprt\":\"0,200,0.2,0.2,logistic\"}");
+	ck_assert_int_eq(ts_jint(cJSON_GetObjectItem(show, "match"), "wins"), 8);
+	cJSON_Delete(show);
+	field_down(&f);
+}
+END_TEST
+
+/*
+ * The adjudication of engine matches as seek options: max_plies=3 draws a ttt game at its
+ * third ply; repetition=3 draws a Tak game at the third occurrence of a position (two flats
+ * walked back and forth); both refused out of range.
+ */
+START_TEST(test_adjudication)
+{
+	struct ts_srv s;
+	struct ts_cli a, b;
+	ts_up(&s, NULL, 0);
+	ts_join(&a, s.port, "adja");
+	ts_join(&b, s.port, "adjb");
+	ts_send(&a, "seek ttt max_plies=-1");
+	ts_expect_err(&a, "BAD_OPTION");
+	ts_send(&a, "seek ttt repetition=1");
+	ts_expect_err(&a, "BAD_OPTION");
+	static const struct {
+		const char *seek, *reason;
+		const char *moves[12];
+	} games[] = {
+	        {"ttt max_plies=3 color=white", "max_plies", {"a1", "b1", "c1"}},
+	        {"tak size=3 repetition=3 color=white",
+	         "repetition",
+	         {"a1", "c3", "b2", "a3", "b2>", "a3-", "c2<", "a2+", "b2>", "a3-", "c2<", "a2+"}},
+	};
+	for (int k = 0; k < 2; k++) {
+		ts_send(&a, "seek %s", games[k].seek);
+		cJSON *ok = ts_until(&a, "{\"type\":\"ok\",\"cmd\":\"seek\"}");
+		int seek = ts_jint(cJSON_GetObjectItem(ok, "seek"), "id");
+		cJSON_Delete(ok);
+		ts_send(&b, "accept %d", seek);
+		cJSON *st = ts_until(&b, "{\"type\":\"game_start\"}");
+		int game = ts_jint(st, "game");
+		cJSON_Delete(st);
+		for (int i = 0; i < 12 && games[k].moves[i] != NULL; i++) {
+			struct ts_cli *c = i % 2 == 0 ? &a : &b;
+			ts_send(c, "move %d %s", game, games[k].moves[i]);
+			ts_until0(c, "{\"type\":\"ok\",\"cmd\":\"move\"}");
+		}
+		cJSON *over = ts_untilf(&a, "{\"type\":\"game_over\",\"game\":%d}", game);
+		ck_assert_str_eq(ts_jstr(cJSON_GetObjectItem(over, "result"), "reason"), games[k].reason);
+		cJSON_Delete(over);
+	}
+	ts_close(&a);
+	ts_close(&b);
+	ts_down(&s);
+}
+END_TEST
+
+/*
+ * bitarena match between two `bitarena tei` engines on a private server of its own (the
+ * BITARENAD of make check): 2 games of Tak 5x5 from the tak5 book, exit 0, the PTN archive
+ * holds both games, each from the book's first opening, the engines' names as players with
+ * the colours swapped.
+ */
+START_TEST(test_bitarena_match)
+{
+	const char *tool = getenv("BITARENA");
+	ck_assert_ptr_nonnull(tool);
+	char eng1[600], eng2[600], ptn[300], out[300], err[300];
+	snprintf(eng1, sizeof eng1, "one=%s tei", tool);
+	snprintf(eng2, sizeof eng2, "two=%s tei --hash 1", tool);
+	char dir[] = "/tmp/check-match-XXXXXX";
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(ptn, sizeof ptn, "%s/games.ptn", dir);
+	snprintf(out, sizeof out, "%s/out", dir);
+	snprintf(err, sizeof err, "%s/err", dir);
+	const char *argv[] = {tool,      "match",     "--engine", eng1,   "--engine", eng2,
+	                      "--kind",  "tak size=5", "--tc",    "5+0",  "--games",  "2",
+	                      "--openings", "tak5",   "--ptnout", ptn,    "--quiet",  NULL};
+	pid_t pid = tp_spawn(argv, out, err);
+	static char buf[1 << 16];
+	int st = tp_wait(pid, 100);
+	ck_assert_msg(st == 0, "bitarena match exited %d: %s", st, tp_slurp(err, buf, sizeof buf));
+	ck_assert_msg(strstr(tp_slurp(out, buf, sizeof buf), "match over after 2 games") != NULL,
+	              "%s", buf);
+	tp_slurp(ptn, buf, sizeof buf);
+	const char *g1 = strstr(buf, "[Player1 \"one\"]"), *g2 = strstr(buf, "[Player1 \"two\"]");
+	ck_assert_msg(g1 != NULL && g2 != NULL, "%s", buf);
+	ck_assert_ptr_null(strstr(g1 + 1, "[Player1 \"one\"]"));
+	/* tak5's first opening: its four placements open both games */
+	const char *first = "1. a2 a3\n2. e1 d2";
+	ck_assert_msg(strstr(buf, first) != NULL && strstr(strstr(buf, first) + 1, first) != NULL,
+	              "%s", buf);
+	remove(ptn);
+	remove(out);
+	remove(err);
+	rmdir(dir);
+}
+END_TEST
+
 static Suite *tourney_suite(void)
 {
 	Suite *s = suite_create("tourney");
@@ -669,6 +841,9 @@ static Suite *tourney_suite(void)
 	tcase_add_test(tc, test_arena);
 	tcase_add_test(tc, test_start_time);
 	tcase_add_test(tc, test_bots_join_by_themselves);
+	tcase_add_test(tc, test_match);
+	tcase_add_test(tc, test_adjudication);
+	tcase_add_test(tc, test_bitarena_match);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -22,11 +22,16 @@
 #include <strings.h>
 #include <time.h>
 
+#include <dirent.h>
+
 #include <cjson/cJSON.h>
 
 #include "arena/arena.h"
+#include "arena/stats.h"
+#include "games/book.h"
 #include "games/game.h"
 #include "server/events/events.h"
+#include "games/game_replay.h"
 #include "server/msg/msg.h"
 #include "server/net/conn.h"
 #include "server/play/lobby.h"
@@ -36,12 +41,16 @@
 #include "server/util/log.h"
 #include "server/util/text.h"
 
-enum tformat { TF_ROUNDROBIN, TF_DOUBLE, TF_GAUNTLET, TF_SWISS, TF_ARENA, NFORMATS };
-static const char *const format_names[] = {"roundrobin", "double", "gauntlet", "swiss", "arena"};
+enum tformat { TF_ROUNDROBIN, TF_DOUBLE, TF_GAUNTLET, TF_SWISS, TF_ARENA, TF_MATCH, NFORMATS };
+static const char *const format_names[] = {"roundrobin", "double", "gauntlet",
+                                           "swiss",      "arena",  "match"};
 enum tstate { TS_CREATED, TS_RUNNING, TS_FINISHED, TS_CANCELLED };
 static const char *const state_names[] = {"created", "running", "finished", "cancelled"};
 
 #define TRF_MAX (64 * 1024)
+#define BOOK_NAME_MAX  32                /* openings=NAME: 1-32 of A-Z a-z 0-9 _ - . */
+#define BOOK_FILE_MAX  (8 * 1024 * 1024) /* a book file's bytes at most */
+#define MATCH_GAMES    2                 /* a match's games without games= (one pair) */
 
 struct tplayer {
 	char name[PROTO_NAME_MAX + 1];
@@ -91,7 +100,18 @@ struct tourney {
 	int npairs;
 	bool standings_due; /* an arena's: results came since its standings were last pushed */
 	bool pairing;       /* a Swiss round is being paired on a worker thread (pair_job) */
+	/* an engine match's (docs/books.md): openings= (the book, owned; NULL: none), sprt= */
+	char openings[BOOK_NAME_MAX + 1];
+	struct book *book;
+	char sprt_text[64];
+	struct stats_sprt sprt;
 };
+
+/* The rounds a format may have: a match's are its games. */
+static int max_rounds(enum tformat f)
+{
+	return f == TF_MATCH ? TOURNEY_MAX_GAMES : TOURNEY_MAX_ROUNDS;
+}
 
 /* ---- helpers ------------------------------------------------------------------------- */
 
@@ -154,6 +174,10 @@ static void tourney_free(struct tourney *t)
 	for (int i = 0; i < t->n; i++) {
 		free(t->g[i]);
 		free(t->gid[i]);
+	}
+	if (t->book != NULL) {
+		book_free(t->book);
+		free(t->book);
 	}
 	free(t);
 }
@@ -475,6 +499,259 @@ static cJSON *pairs_json(const struct tourney *t, char **text)
 	return a;
 }
 
+/* ---- an engine match: openings and statistics ---------------------------------------- */
+
+/* Whether name may name a book: 1-BOOK_NAME_MAX of A-Z a-z 0-9 _ - . not starting with '.'
+   (no path: a file of the books' directory only). */
+static bool book_name_ok(const char *name)
+{
+	size_t n = strlen(name);
+	if (n == 0 || n > BOOK_NAME_MAX || name[0] == '.')
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!((name[i] >= 'a' && name[i] <= 'z') || (name[i] >= 'A' && name[i] <= 'Z') ||
+		      (name[i] >= '0' && name[i] <= '9') || name[i] == '_' || name[i] == '-' ||
+		      name[i] == '.'))
+			return false;
+	return true;
+}
+
+static const char *const book_exts[] = {".ptn", ".txt", ".seeds"};
+
+/* The books of dir by name ("tak5, tak6, ttt"), into buf. */
+static void book_names(const char *dir, char *buf, size_t len)
+{
+	buf[0] = '\0';
+	DIR *d = dir != NULL ? opendir(dir) : NULL;
+	size_t n = 0;
+	struct dirent *e;
+	while (d != NULL && (e = readdir(d)) != NULL && n + 2 < len) {
+		const char *dot = strrchr(e->d_name, '.');
+		for (size_t k = 0; dot != NULL && e->d_name[0] != '.' &&
+		                   k < sizeof book_exts / sizeof book_exts[0];
+		     k++)
+			if (strcmp(dot, book_exts[k]) == 0)
+				n += (size_t)snprintf(buf + n, len - n, "%s%.*s", n ? ", " : "",
+				                      (int)(dot - e->d_name), e->d_name);
+	}
+	if (d != NULL)
+		closedir(d);
+	if (n >= len)
+		buf[len - 1] = '\0';
+}
+
+/* The text of file path (NUL-terminated, *len bytes; malloc'd: the caller frees), or NULL
+   when it cannot be read or is bigger than BOOK_FILE_MAX. */
+static char *read_small_file(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	if (f == NULL)
+		return NULL;
+	char *buf = malloc(BOOK_FILE_MAX + 1);
+	size_t n = buf != NULL ? fread(buf, 1, BOOK_FILE_MAX + 1, f) : 0;
+	bool bad = buf == NULL || ferror(f) || n > BOOK_FILE_MAX;
+	fclose(f);
+	if (bad) {
+		free(buf);
+		return NULL;
+	}
+	buf[n] = '\0';
+	*len = n;
+	return buf;
+}
+
+/*
+ * Reads book `name` of the books' directory (NAME.ptn, .txt or .seeds) for t's game into
+ * t->book; false with a sentence in why. Every opening must be a move list that t's options
+ * accept (a book for tak size=6 in a tak size=6 game of any komi); a position (TPS) is
+ * refused: a game here always starts at its start. The file is small (a few hundred lines)
+ * and read once, at the creation or the recovery of the tournament, on the loop thread.
+ */
+static bool load_book(const struct tourneys *ts, struct tourney *t, const char *name, char *why,
+                      size_t len)
+{
+	char names[200];
+	if (!book_name_ok(name)) {
+		snprintf(why, len, "openings= names a book: 1-%d of A-Z a-z 0-9 _ - .",
+		         BOOK_NAME_MAX);
+		return false;
+	}
+	char *text = NULL;
+	size_t n = 0;
+	for (size_t k = 0; ts->books != NULL && text == NULL &&
+	                   k < sizeof book_exts / sizeof book_exts[0];
+	     k++) {
+		char path[4096];
+		if (snprintf(path, sizeof path, "%s/%s%s", ts->books, name, book_exts[k]) <
+		    (int)sizeof path)
+			text = read_small_file(path, &n);
+	}
+	if (text == NULL) {
+		book_names(ts->books, names, sizeof names);
+		snprintf(why, len, "no opening book '%s'%s%.100s", name,
+		         names[0] ? "; this server has: " : " (this server has none)", names);
+		return false;
+	}
+	struct book *b = calloc(1, sizeof *b);
+	struct book_error err = {0};
+	int r = b != NULL ? book_parse(text, n, NULL, b, &err) : BOOK_ENOMEM;
+	free(text);
+	if (r < 0) {
+		snprintf(why, len, "book %s: %.100s", name, err.msg[0] ? err.msg : book_strerror(r));
+		free(b);
+		return false;
+	}
+	t->book = b;
+	if (b->ops != t->ops) {
+		snprintf(why, len, "book %s is for %s, not %s", name, b->game, t->ops->name);
+		return false;
+	}
+	void *st = malloc(t->ops->state_size);
+	bool ok = st != NULL;
+	for (size_t i = 0; ok && i < b->n; i++) {
+		const struct book_opening *o = &b->open[i];
+		if (o->position != NULL || o->has_seed) {
+			snprintf(why, len, "book %s: line %d is a position; a tournament plays move lists",
+			         name, o->line);
+			ok = false;
+			break;
+		}
+		struct game_replay rp;
+		int e = game_replay_start(&rp, t->ops, st, &t->so.params, 0);
+		for (size_t k = 0; e >= 0 && k < o->nmoves; k++)
+			e = game_replay_step(&rp, &o->plies[k], NULL);
+		struct game_result res = {0};
+		if (e >= 0)
+			t->ops->result(st, &res);
+		if (e < 0 || res.over) {
+			snprintf(why, len, "book %s: the opening of line %d does not fit %s %.60s", name,
+			         o->line, t->ops->name, t->words);
+			ok = false;
+		}
+	}
+	free(st);
+	if (!ok)
+		return false;
+	snprintf(t->openings, sizeof t->openings, "%s", name);
+	return true;
+}
+
+/* The opening of round r's games (0-based), or NULL without a book: a match plays opening
+   k in games 2k and 2k + 1 (a pair); a double round-robin opening k in round k of each half
+   (colours swapped by the second half); a round-robin or a gauntlet opening r. */
+static const struct book_opening *opening_of(const struct tourney *t, int r)
+{
+	if (t->book == NULL || t->book->n == 0)
+		return NULL;
+	int k = t->format == TF_MATCH ? r / 2
+	        : t->format == TF_DOUBLE && t->rounds >= 2 ? r % (t->rounds / 2)
+	                                                   : r;
+	return &t->book->open[(size_t)k % t->book->n];
+}
+
+/* The first player's half points of a result code: 2, 1, 0, or -1 (no game, not decided). */
+static int half_points(char r)
+{
+	return r == '1' || r == '+' ? 2 : r == '=' ? 1 : r == '0' || r == '-' ? 0 : -1;
+}
+
+/* A match's games and complete pairs so far, from its first player's side. */
+static void match_count(const struct tourney *t, struct stats_wdl *w, struct stats_penta *pp)
+{
+	*w = (struct stats_wdl){0};
+	*pp = (struct stats_penta){{0}};
+	for (int r = 0; r < t->round; r++) {
+		int h = half_points(t->g[0][r].result);
+		if (h >= 0)
+			stats_wdl_add(w, h);
+		if (r % 2 == 1) {
+			int a = half_points(t->g[0][r - 1].result);
+			if (a >= 0 && h >= 0)
+				stats_penta_add(pp, a, h);
+		}
+	}
+}
+
+/* Where a match's SPRT stands (STATS_SPRT_CONTINUE without sprt=), its LLR into *llr. */
+static enum stats_sprt_state match_sprt(const struct tourney *t, double *llr)
+{
+	*llr = 0;
+	if (t->sprt_text[0] == '\0')
+		return STATS_SPRT_CONTINUE;
+	struct stats_wdl w;
+	struct stats_penta pp;
+	match_count(t, &w, &pp);
+	if (stats_llr_penta(&t->sprt, &pp, llr) < 0)
+		return STATS_SPRT_CONTINUE;
+	return stats_sprt_state(&t->sprt, *llr);
+}
+
+static const char *const sprt_words[] = {"continue", "H0", "H1"};
+
+/*
+ * A match's statistics as JSON, a text line into *text: W-D-L from the first player's
+ * side, the pentanomial counts of its complete pairs, Elo with its 95% interval and LOS
+ * (from the pairs once there is one, else from the games, as fastchess reports them), the
+ * SPRT's LLR and bounds.
+ */
+static cJSON *match_json(const struct tourney *t, char **text)
+{
+	struct stats_wdl w;
+	struct stats_penta pp;
+	match_count(t, &w, &pp);
+	struct stats_elo e = {0};
+	bool pairs = stats_penta_pairs(&pp) > 0;
+	bool have = (pairs ? stats_elo_penta(&pp, &e) : stats_elo_wdl(&w, &e)) == STATS_OK;
+	cJSON *j = cJSON_CreateObject();
+	cJSON_AddStringToObject(j, "first", t->n > 0 ? t->p[0].name : "");
+	cJSON_AddStringToObject(j, "second", t->n > 1 ? t->p[1].name : "");
+	cJSON_AddNumberToObject(j, "wins", (double)w.wins);
+	cJSON_AddNumberToObject(j, "draws", (double)w.draws);
+	cJSON_AddNumberToObject(j, "losses", (double)w.losses);
+	cJSON *a = cJSON_AddArrayToObject(j, "pentanomial");
+	for (int k = 0; k < 5; k++)
+		cJSON_AddItemToArray(a, cJSON_CreateNumber((double)pp.n[k]));
+	if (have) {
+		cJSON_AddNumberToObject(j, "score", e.score);
+		cJSON_AddNumberToObject(j, "elo", e.elo);
+		cJSON_AddNumberToObject(j, "elo_err", e.elo_err);
+		cJSON_AddNumberToObject(j, "elo_lo", e.elo_lo);
+		cJSON_AddNumberToObject(j, "elo_hi", e.elo_hi);
+		cJSON_AddNumberToObject(j, "los", e.los);
+	}
+	char ok[80] = "";
+	if (t->book != NULL)
+		snprintf(ok, sizeof ok, "  openings %s (%zu)", t->openings, t->book->n);
+	xappend(text, "%s vs %s: %" PRIu64 "-%" PRIu64 "-%" PRIu64 " (W-D-L)", t->p[0].name,
+	        t->n > 1 ? t->p[1].name : "?", w.wins, w.draws, w.losses);
+	if (have)
+		xappend(text, "  score %.1f%%  Elo %+.1f +/- %.1f  LOS %.1f%%", e.score * 100, e.elo,
+		        e.elo_err, e.los * 100);
+	xappend(text, "  pairs [%" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 "]%s",
+	        pp.n[0], pp.n[1], pp.n[2], pp.n[3], pp.n[4], ok);
+	if (t->sprt_text[0] != '\0') {
+		double llr;
+		enum stats_sprt_state v = match_sprt(t, &llr);
+		cJSON *sp = cJSON_AddObjectToObject(j, "sprt");
+		cJSON_AddNumberToObject(sp, "elo0", t->sprt.elo0);
+		cJSON_AddNumberToObject(sp, "elo1", t->sprt.elo1);
+		cJSON_AddNumberToObject(sp, "alpha", t->sprt.alpha);
+		cJSON_AddNumberToObject(sp, "beta", t->sprt.beta);
+		cJSON_AddStringToObject(sp, "model", stats_model_name(t->sprt.model));
+		cJSON_AddNumberToObject(sp, "llr", llr);
+		cJSON_AddNumberToObject(sp, "lower", stats_sprt_lower(&t->sprt));
+		cJSON_AddNumberToObject(sp, "upper", stats_sprt_upper(&t->sprt));
+		cJSON_AddStringToObject(sp, "result", sprt_words[v]);
+		xappend(text, "\nSPRT [%g, %g] %s: LLR %.2f (%.2f, %.2f) %s", t->sprt.elo0,
+		        t->sprt.elo1, stats_model_name(t->sprt.model), llr,
+		        stats_sprt_lower(&t->sprt), stats_sprt_upper(&t->sprt),
+		        v == STATS_SPRT_H1   ? "H1 accepted"
+		        : v == STATS_SPRT_H0 ? "H0 accepted"
+		                             : "continue");
+	}
+	return j;
+}
+
 /* ---- the stored document ------------------------------------------------------------- */
 
 static cJSON *summary_json(const struct tourney *t);
@@ -579,7 +856,7 @@ static bool parse_options(struct tourney *t, char *why, size_t len)
 }
 
 /* A tournament from its stored document, or NULL (logged). */
-static struct tourney *from_doc(const char *doc)
+static struct tourney *from_doc(const struct tourneys *ts, const char *doc)
 {
 	cJSON *d = cJSON_Parse(doc);
 	struct tourney *t = calloc(1, sizeof *t);
@@ -605,8 +882,16 @@ static struct tourney *from_doc(const char *doc)
 		t->ends_at = (int64_t)num->valuedouble;
 	if (cJSON_IsNumber(num = cJSON_GetObjectItemCaseSensitive(d, "minutes")))
 		t->length = (int64_t)(num->valuedouble * 60000.0 + 0.5);
-	if (t->ops == NULL || f < 0 || s < 0 || t->round < 0 || t->round > TOURNEY_MAX_ROUNDS ||
-	    !parse_options(t, why, sizeof why))
+	if (t->ops == NULL || f < 0 || s < 0 || t->round < 0 ||
+	    t->round > max_rounds((enum tformat)f) || !parse_options(t, why, sizeof why))
+		goto bad;
+	snprintf(t->sprt_text, sizeof t->sprt_text, "%s", json_str(d, "sprt"));
+	if (t->sprt_text[0] != '\0' && stats_sprt_parse(t->sprt_text, &t->sprt, NULL) < 0)
+		goto bad;
+	/* the book as the server has it now (a book changed meanwhile: the games to come
+	   follow the new one) */
+	const char *book = json_str(d, "openings");
+	if (book[0] != '\0' && !load_book(ts, t, book, why, sizeof why))
 		goto bad;
 	t->format = (enum tformat)f;
 	t->state = (enum tstate)s;
@@ -763,6 +1048,10 @@ static void tell_standings(struct tourneys *ts, struct tourney *t)
 	cJSON_AddNumberToObject(s, "round", t->round);
 	cJSON_AddNumberToObject(s, "played", played(t));
 	cJSON_AddItemToObject(s, "standings", standings_json(t, &text));
+	if (t->format == TF_MATCH) {
+		xappend(&text, "\n");
+		cJSON_AddItemToObject(s, "match", match_json(t, &text));
+	}
 	if (arena)
 		snprintf(where, sizeof where, "now");
 	else
@@ -835,6 +1124,12 @@ static bool start_game(struct tourneys *ts, struct tourney *t, struct tpair *pr)
 	pr->game = session_id(g);
 	t->gid[pr->white][row_of(t, pr->white)] = t->gid[pr->black][row_of(t, pr->black)] =
 	        pr->game;
+	const struct book_opening *o = opening_of(t, row_of(t, pr->white));
+	int r = o != NULL ? session_preplay(g, (const char *const *)o->moves, o->nmoves) : 0;
+	if (r < 0) /* load_book() checked every opening: the journal or memory failed */
+		log_error("tournament %" PRIu64 ": game %" PRIu64 " starts at ply %d, not after "
+		          "its opening (line %d): %s",
+		          t->id, pr->game, session_ply(g), o->line, game_strerror(r));
 	session_begin(g);
 	return true;
 }
@@ -875,6 +1170,11 @@ static void enter_round(struct tourneys *ts, struct tourney *t)
    number of pairs or a negative arena_err. */
 static int pair_table(const struct tourney *t, struct arena_pair *out)
 {
+	if (t->format == TF_MATCH) { /* game pairs: the first player has white in the pair's
+	                                first game */
+		out[0] = (struct arena_pair){.white = t->round % 2, .black = 1 - t->round % 2};
+		return 1;
+	}
 	if (t->format == TF_GAUNTLET)
 		return arena_gauntlet_round(t->n, 1, t->round, out);
 	return arena_rr_round(t->n, t->format == TF_DOUBLE ? 2 : 1, t->round, 0, out,
@@ -973,6 +1273,10 @@ static void finish(struct tourneys *ts, struct tourney *t)
 	cJSON *j = cJSON_CreateObject();
 	cJSON_AddNumberToObject(j, "rounds", played(t));
 	cJSON_AddItemToObject(j, "standings", standings_json(t, &text));
+	if (t->format == TF_MATCH) {
+		xappend(&text, "\n");
+		cJSON_AddItemToObject(j, "match", match_json(t, &text));
+	}
 	tell(ts, t, "finished", j, xasprintf("final standings\n%s", text ? text : ""));
 	free(text);
 }
@@ -983,7 +1287,10 @@ static void next_round(struct tourneys *ts, struct tourney *t)
 	int active = 0;
 	for (int i = 0; i < t->n; i++)
 		active += t->p[i].active;
-	if (t->round >= t->rounds || (t->format == TF_SWISS && active < 2)) {
+	double llr;
+	if (t->round >= t->rounds || (t->format == TF_SWISS && active < 2) ||
+	    (t->format == TF_MATCH && t->round % 2 == 0 &&
+	     match_sprt(t, &llr) != STATS_SPRT_CONTINUE)) {
 		finish(ts, t);
 		return;
 	}
@@ -1013,6 +1320,13 @@ static void round_paired(struct tourneys *ts, struct tourney *t, const struct ar
 		finish(ts, t);
 		return;
 	}
+	for (int i = 0; i < t->n; i++)
+		if (!row_room(t, i, t->round + 1)) { /* a match's rows grow with its games */
+			log_error("tournament %" PRIu64 ": out of memory for round %d; it ends",
+			          t->id, t->round + 1);
+			finish(ts, t);
+			return;
+		}
 	t->npairs = n;
 	for (int i = 0; i < n; i++)
 		t->pairs[i] = (struct tpair){.white = out[i].white, .black = out[i].black};
@@ -1256,6 +1570,10 @@ static cJSON *summary_json(const struct tourney *t)
 	cJSON_AddNumberToObject(j, "rounds", t->rounds);
 	if (t->format == TF_ARENA)
 		cJSON_AddNumberToObject(j, "minutes", (double)t->length / 60000.0);
+	if (t->openings[0] != '\0')
+		cJSON_AddStringToObject(j, "openings", t->openings);
+	if (t->sprt_text[0] != '\0')
+		cJSON_AddStringToObject(j, "sprt", t->sprt_text);
 	cJSON_AddNumberToObject(j, "start_at", (double)t->start_at);
 	cJSON_AddNumberToObject(j, "ends_at", (double)t->ends_at);
 	return j;
@@ -1344,7 +1662,8 @@ static void do_create(struct tourneys *ts, struct client *c, const struct proto_
 	if (rq->argc < 2) {
 		reply_err(c, rq, ERR_BAD_ARGS,
 		          "usage: tourney create <kind> [game opts] format=roundrobin|double|"
-		          "gauntlet|swiss|arena [rounds=N] [minutes=M] [start=+M|HH:MM|"
+		          "gauntlet|swiss|arena|match [rounds=N] [minutes=M] [games=N] "
+		          "[openings=NAME] [sprt=elo0,elo1,alpha,beta] [start=+M|HH:MM|"
 		          "YYYY-MM-DDTHH:MM] [max=N] [rated=0|1] [name=...]");
 		return;
 	}
@@ -1358,10 +1677,11 @@ static void do_create(struct tourneys *ts, struct client *c, const struct proto_
 		reply_err(c, rq, ERR_UNKNOWN_GAME,
 		          "tournaments are of two-player games of alternate moves: 'games' "
 		          "lists them");
-		free(t);
+		tourney_free(t);
 		return;
 	}
-	int format = -1;
+	int format = -1, games = 0;
+	const char *book = NULL;
 	t->max = TOURNEY_MAX_PLAYERS;
 	size_t wl = 0;
 	for (int i = 2; i < rq->argc; i++) {
@@ -1385,6 +1705,22 @@ static void do_create(struct tourneys *ts, struct client *c, const struct proto_
 			snprintf(t->name, sizeof t->name, "%s", v);
 		} else if (kl == 5 && strncmp(w, "rated", 5) == 0 && num && (x == 0 || x == 1)) {
 			t->rated = x == 1;
+		} else if (kl == 5 && strncmp(w, "games", 5) == 0 && num && x >= 2 &&
+		           x <= TOURNEY_MAX_GAMES && x % 2 == 0) {
+			games = (int)x;
+		} else if (kl == 8 && strncmp(w, "openings", 8) == 0 && *v != '\0') {
+			book = v;
+		} else if (kl == 4 && strncmp(w, "sprt", 4) == 0) {
+			const char *why = NULL;
+			if (strlen(v) >= sizeof t->sprt_text ||
+			    stats_sprt_parse(v, &t->sprt, &why) < 0) {
+				reply_err(c, rq, ERR_BAD_OPTION,
+				          "sprt=elo0,elo1,alpha,beta[,normalized|logistic]: %s",
+				          why ? why : "too long");
+				tourney_free(t);
+				return;
+			}
+			snprintf(t->sprt_text, sizeof t->sprt_text, "%s", v);
 		} else if (kl == 7 && strncmp(w, "minutes", 7) == 0 &&
 		           (t->length = minutes_ms(v)) > 0) {
 		} else if (kl == 5 && strncmp(w, "start", 5) == 0 &&
@@ -1395,22 +1731,26 @@ static void do_create(struct tourneys *ts, struct client *c, const struct proto_
 		           (kl == 3 && strncmp(w, "max", 3) == 0) ||
 		           (kl == 4 && strncmp(w, "name", 4) == 0) ||
 		           (kl == 7 && strncmp(w, "minutes", 7) == 0) ||
+		           (kl == 5 && strncmp(w, "games", 5) == 0) ||
+		           (kl == 8 && strncmp(w, "openings", 8) == 0) ||
 		           (kl == 5 && strncmp(w, "start", 5) == 0)) {
 			reply_err(c, rq, ERR_BAD_OPTION,
-			          "'%.40s': format=roundrobin|double|gauntlet|swiss|arena, "
-			          "rounds=1..%d, minutes=0.1..1440 (an arena's length), start=+M "
+			          "'%.40s': format=roundrobin|double|gauntlet|swiss|arena|match, "
+			          "rounds=1..%d, minutes=0.1..1440 (an arena's length), games=2..%d "
+			          "and even (a match's), openings=NAME (a book), start=+M "
 			          "(minutes from now), HH:MM or YYYY-MM-DDTHH:MM (UTC, to come), "
 			          "max=2..%d, rated=0|1, name=1..%d characters; colours are the "
 			          "pairing's",
-			          w, TOURNEY_MAX_ROUNDS, TOURNEY_MAX_PLAYERS, TOURNEY_NAME_MAX);
-			free(t);
+			          w, TOURNEY_MAX_ROUNDS, TOURNEY_MAX_GAMES, TOURNEY_MAX_PLAYERS,
+			          TOURNEY_NAME_MAX);
+			tourney_free(t);
 			return;
 		} else { /* the game's own option words, as seek takes them */
 			int k = snprintf(t->words + wl, sizeof t->words - wl, "%s%s", wl ? " " : "",
 			                 w);
 			if (k < 0 || (size_t)k >= sizeof t->words - wl) {
 				reply_err(c, rq, ERR_BAD_OPTION, "the game's options are too long");
-				free(t);
+				tourney_free(t);
 				return;
 			}
 			wl += (size_t)k;
@@ -1419,33 +1759,51 @@ static void do_create(struct tourneys *ts, struct client *c, const struct proto_
 	char why[160];
 	if (format < 0) {
 		reply_err(c, rq, ERR_BAD_OPTION,
-		          "format=roundrobin|double|gauntlet|swiss|arena is needed");
-		free(t);
+		          "format=roundrobin|double|gauntlet|swiss|arena|match is needed");
+		tourney_free(t);
 		return;
 	}
 	t->format = (enum tformat)format;
+	const char *misfit = NULL;
+	if (t->format != TF_MATCH && (games != 0 || t->sprt_text[0] != '\0'))
+		misfit = "games= and sprt= are a match's (format=match)";
+	else if (t->format == TF_MATCH && t->rounds_asked != 0)
+		misfit = "a match has games=, not rounds=";
+	else if (book != NULL && (t->format == TF_SWISS || t->format == TF_ARENA))
+		misfit = "openings= is for a match, a round-robin or a gauntlet (a Swiss or an "
+		         "arena pairs by results: an opening's two colours would not meet)";
+	if (misfit != NULL) {
+		reply_err(c, rq, ERR_BAD_OPTION, "%s", misfit);
+		tourney_free(t);
+		return;
+	}
+	if (t->format == TF_MATCH) {
+		t->max = 2;
+		t->rounds_asked = games ? games : MATCH_GAMES;
+	}
 	if (t->format != TF_ARENA && t->length != 0) {
 		reply_err(c, rq, ERR_BAD_OPTION,
 		          "minutes= is an arena's length; rounds are played "
 		          "out");
-		free(t);
+		tourney_free(t);
 		return;
 	}
 	if (t->format == TF_ARENA && t->rounds_asked != 0) {
 		reply_err(c, rq, ERR_BAD_OPTION, "an arena has no rounds: minutes= is its length");
-		free(t);
+		tourney_free(t);
 		return;
 	}
 	if (t->format == TF_ARENA && t->length == 0)
 		t->length = TOURNEY_ARENA_MINUTES * 60000;
 	if (t->rated && !c->registered) {
 		reply_err(c, rq, ERR_RATED_NEEDS_ACCOUNT, "rated tournaments are for accounts");
-		free(t);
+		tourney_free(t);
 		return;
 	}
-	if (!parse_options(t, why, sizeof why)) {
+	if (!parse_options(t, why, sizeof why) ||
+	    (book != NULL && !load_book(ts, t, book, why, sizeof why))) {
 		reply_err(c, rq, ERR_BAD_OPTION, "%s", why);
-		free(t);
+		tourney_free(t);
 		return;
 	}
 	t->id = ++ts->last_id;
@@ -1493,6 +1851,10 @@ static void do_show(struct tourneys *ts, struct client *c, const struct proto_re
 	cJSON_AddNumberToObject(f, "played", played(t));
 	cJSON_AddItemToObject(f, "standings", standings_json(t, &st));
 	cJSON_AddItemToObject(f, "pairs", pairs_json(t, &pt));
+	if (t->format == TF_MATCH) {
+		xappend(&st, "\n");
+		cJSON_AddItemToObject(f, "match", match_json(t, &st));
+	}
 	char *head = summary_text(t);
 	char *extra =
 	        t->format == TF_ARENA
@@ -1605,6 +1967,8 @@ static const char *cannot_start(const struct tourney *t)
 {
 	if (t->format == TF_SWISS && t->n < 3)
 		return "a Swiss needs 3 players";
+	if (t->format == TF_MATCH && t->n != 2)
+		return "a match is between 2 players";
 	return t->n < 2 ? "it needs 2 players" : NULL;
 }
 
@@ -1620,6 +1984,9 @@ static void plan(struct tourney *t)
 		break;
 	case TF_GAUNTLET:
 		t->rounds = arena_gauntlet_rounds(t->n, 1);
+		break;
+	case TF_MATCH:
+		t->rounds = t->rounds_asked; /* games=: one game a round */
 		break;
 	case TF_SWISS: {
 		int r = 1;
@@ -1640,8 +2007,8 @@ static void plan(struct tourney *t)
 		break;
 	}
 	}
-	if (t->rounds > TOURNEY_MAX_ROUNDS)
-		t->rounds = TOURNEY_MAX_ROUNDS;
+	if (t->rounds > max_rounds(t->format))
+		t->rounds = max_rounds(t->format);
 	t->state = TS_RUNNING;
 }
 
@@ -1892,7 +2259,7 @@ int tourneys_recover(struct tourneys *ts)
 	ts->last_id = (uint64_t)max_id;
 	int back = 0;
 	for (size_t i = 0; i < n; i++) {
-		struct tourney *t = from_doc(v[i].doc);
+		struct tourney *t = from_doc(ts, v[i].doc);
 		if (t == NULL)
 			continue;
 		t->next = ts->list;

@@ -25,6 +25,11 @@
  * tie-breaks. Subscribers (`set tourneys on`) get every event pushed, as JSON
  * ("type":"tourney") or a text line.
  *
+ * Engine matches (format=match games=N, PROTOCOL.md §15): two players, one game a round, in
+ * pairs with the colours swapped; openings=NAME reads a book of the books' directory
+ * (games/book.h) whose moves start each game (session_preplay()); sprt= runs the
+ * pentanomial SPRT of src/arena/stats.h after each pair and ends the match once decided.
+ *
  * Absence: a player absent when a game of theirs starts has the server's
  * disconnect grace (--grace, the seat's grace of any game) to come; a game
  * that ends "abandoned" before its first move is a forfeit ('+'/'-' in the
@@ -80,6 +85,7 @@ struct tourneys {
 	struct sessions *sess;
 	struct lobby *lobby;
 	struct journal *jn;   /* the store: tournaments are only run by a server that keeps one */
+	const char *books;    /* the opening books' directory (openings=NAME), or NULL */
 	struct tourney *list; /* newest first */
 	uint64_t last_id;
 	uv_timer_t pump; /* pairs rounds and starts games out of the session hooks' way */

@@ -284,6 +284,23 @@ int seek_opts_parse(const struct game_ops *ops, int argc, char *const argv[], st
 				snprintf(err, errlen, "rated is 0 or 1");
 				return -1;
 			}
+		} else if (IS("max_plies") || IS("repetition")) {
+			bool rep = IS("repetition");
+			int64_t v = 0;
+			if (rep && simultaneous) {
+				snprintf(err, errlen, "%s has no repetition rule", ops->name);
+				return -1;
+			}
+			if (!parse_uint(val, strlen(val), rep ? 1000 : 100000, &v) ||
+			    (rep && v == 1)) {
+				snprintf(err, errlen,
+				         rep ? "repetition is 0 (off) or 2..1000: a draw at that "
+				               "occurrence of a position"
+				             : "max_plies is 0 (off) to 100000: a draw after that "
+				               "many plies");
+				return -1;
+			}
+			*(rep ? &so->repetition : &so->max_plies) = (int)v;
 		} else if (IS("strict")) {
 			if (!simultaneous) {
 				snprintf(err, errlen, "strict is for simultaneous games");

@@ -102,11 +102,15 @@ struct seek_opts {
 	int64_t first_turn_ms; /* simultaneous games: the first turn's deadline; 0: turn_ms */
 	bool strict;     /* simultaneous games: an unparsable action is fatal */
 	bool rated;
+	/* an engine match's adjudication (games/adjudicate.h), 0: off: max_plies=N draws at N
+	   plies, repetition=N at the Nth occurrence of a position (sequential games only) */
+	int max_plies, repetition;
 };
 
 /*
  * Parses the option words of "seek <kind> word..." for ops into so. Server
- * options (time, color, turn_ms, first_turn_ms, rated, strict) are handled here, every other
+ * options (time, color, turn_ms, first_turn_ms, rated, strict, max_plies, repetition)
+ * are handled here, every other
  * word through game_param_word(); the resulting options are then tried with
  * ops->init so that inconsistent combinations are refused now. Returns 0, or
  * -1 with a sentence in err (BAD_OPTION).

@@ -130,6 +130,7 @@ static void game_free_cb(uv_handle_t *h)
 	session_watch_chat_free(g);
 	session_view_snap_unref(g->snap);
 	free(g->moves);
+	adjudicator_free(&g->adj);
 	free(g->st);
 	free(g->tmp);
 	free(g);
@@ -189,6 +190,7 @@ struct game *session_create(struct sessions *s, const struct game_spec *spec)
 	g->seed = spec->seed;
 	g->started_at = wall_ms();
 	g->winner = -1;
+	g->adj_fed = -1;
 	g->st = calloc(1, ops->state_size);
 	g->tmp = calloc(1, ops->state_size);
 	if (g->st == NULL || g->tmp == NULL || ops->init(g->st, &g->so.params, g->seed) != 0)
@@ -239,6 +241,104 @@ fail:
 	free(g->tmp);
 	free(g);
 	return NULL;
+}
+
+static struct game_ply ply_of(const struct move_rec *m);
+static bool append_move(struct game *g, const struct move_rec *m);
+static bool position_result(const struct game *g, struct game_result *r);
+
+/*
+ * The adjudicator of so.repetition, rebuilt from g's moves (after a takeback, a restore, or
+ * at the first ply): every position from the start given in order. What the last one says.
+ */
+static int adj_rebuild(struct game *g)
+{
+	const struct game_ops *ops = g->ops;
+	adjudicator_free(&g->adj);
+	g->adj_fed = -1;
+	void *scratch = malloc(ops->state_size);
+	int r = scratch != NULL ? adjudicator_init(&g->adj, ops, 0, g->so.repetition)
+	                        : GAME_ENOSPACE;
+	struct game_replay rp;
+	if (r >= 0)
+		r = game_replay_start(&rp, ops, scratch, &g->so.params, g->seed);
+	if (r >= 0)
+		r = adjudicator_position(&g->adj, scratch, 0);
+	for (size_t i = 0; r >= 0 && i < g->nmoves; i++) {
+		struct game_ply e = ply_of(&g->moves[i]);
+		r = game_replay_step(&rp, &e, NULL);
+		if (r >= 0)
+			r = adjudicator_position(&g->adj, scratch, rp.ply);
+	}
+	free(scratch);
+	if (r >= 0)
+		g->adj_fed = g->ply;
+	return r;
+}
+
+/*
+ * An engine match's adjudication (so.max_plies, so.repetition; games/adjudicate.h) of g's
+ * position after its last ply: the draw's reason, or NULL. The adjudicator follows the plies
+ * one by one; anything else (a takeback, a restored game) rebuilds it from the moves.
+ */
+static const char *adjudicated(struct game *g)
+{
+	if (g->so.max_plies > 0 && g->ply >= g->so.max_plies)
+		return "max_plies";
+	if (g->so.repetition == 0 || session_simultaneous(g))
+		return NULL;
+	int r = g->adj_fed >= 0 && g->adj_fed == g->ply - 1
+	                ? adjudicator_position(&g->adj, g->st, g->ply)
+	                : adj_rebuild(g);
+	if (r < 0) { /* out of memory: the rule is off for this game, never a wrong draw */
+		log_error("game %" PRIu64 ": repetition not followed (%s)", g->id,
+		          game_strerror(r));
+		g->so.repetition = 0;
+		return NULL;
+	}
+	g->adj_fed = g->ply;
+	return r == ADJ_REPETITION || g->adj.last_count >= g->so.repetition ? "repetition"
+	                                                                     : NULL;
+}
+
+int session_preplay(struct game *g, const char *const *moves, size_t n)
+{
+	struct sessions *s = g->sess;
+	for (size_t i = 0; i < n; i++) {
+		int seat = game_seat_to_move(g->ops, g->st);
+		game_move m = 0;
+		const char *why = NULL;
+		int r = seat < 0 ? GAME_EOVER : g->ops->parse_move(g->st, seat, moves[i], &m, &why);
+		if (r < 0)
+			return r;
+		struct move_rec rec = {.ply = (int)g->nmoves,
+		                       .turn = g->ply,
+		                       .seat = seat,
+		                       .act = GAME_ACT_MOVE,
+		                       .at = wall_ms()};
+		if (g->ops->format_move(g->st, m, rec.text, sizeof rec.text) < 0)
+			snprintf(rec.text, sizeof rec.text, "%s", moves[i]);
+		for (int k = 0; k < g->ops->nplayers; k++)
+			rec.clock_ms[k] = g->left[k];
+		memcpy(g->tmp, g->st, g->ops->state_size);
+		if ((r = g->ops->apply(g->tmp, m)) < 0)
+			return r;
+		journal_before(g);
+		if (s->hooks.on_move != NULL && s->hooks.on_move(s->hooks.ud, g, &rec) < 0)
+			return GAME_ENOSPACE;
+		journal_after(g);
+		if (!append_move(g, &rec))
+			return GAME_ENOSPACE;
+		void *t = g->st;
+		g->st = g->tmp;
+		g->tmp = t;
+		g->ply++;
+		adjudicated(g); /* followed from the start; a book's opening is not adjudicated */
+		struct game_result res;
+		if (position_result(g, &res))
+			return GAME_EOVER;
+	}
+	return 0;
 }
 
 /* game_start to a seat: the game begins, or (resumed) its player is back in it */
@@ -350,10 +450,13 @@ static void after_change(struct game *g)
 {
 	struct game_result r;
 	unsigned most = g->sess->lim.max_plies;
+	const char *adj = NULL;
 	if (position_result(g, &r))
 		set_result(g, r.winner, game_result_score(&r), r.reason ? r.reason : "over");
 	else if (most > 0 && g->ply >= (int)most) /* long enough: a draw (memory is bounded) */
 		set_result(g, -1, game_score_text(-1), "max_plies");
+	else if ((adj = adjudicated(g)) != NULL) /* an engine match's rules */
+		set_result(g, -1, game_score_text(-1), adj);
 	session_watch_broadcast_state(g);
 	if (g->over)
 		announce_end(g);
@@ -727,6 +830,11 @@ void session_restart(struct game *g)
 		session_end(g, r.winner, game_result_score(&r), r.reason ? r.reason : "over");
 	else if (most > 0 && g->ply >= (int)most && !g->over)
 		session_end(g, -1, game_score_text(-1), "max_plies");
+	else if (!g->over && g->ply > 0) {
+		const char *adj = adjudicated(g);
+		if (adj != NULL)
+			session_end(g, -1, game_score_text(-1), adj);
+	}
 }
 
 /* ---- leaving and coming back ------------------------------------------------------- */

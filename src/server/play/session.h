@@ -247,6 +247,14 @@ struct game *session_find(struct sessions *s, uint64_t id);
  * the first state to the players and starts the clocks.
  */
 struct game *session_create(struct sessions *s, const struct game_spec *spec);
+/*
+ * Between session_create() and session_begin() of a sequential game: plays an opening's n
+ * moves (texts in the engine's notation) as the game's first moves, journalled as any move
+ * (no clock used, nothing sent). 0, or a negative enum game_err: a move refused, the game
+ * over after one (GAME_EOVER), the journal's or memory's failure (GAME_ENOSPACE); the
+ * caller then ends the game.
+ */
+int session_preplay(struct game *g, const char *const *moves, size_t n);
 void session_begin(struct game *g);
 /* move <game> <move> by seat (the dispatcher checked the seat and that g is on); replies. */
 void session_move(struct client *c, const struct proto_req *rq, struct game *g, int seat,

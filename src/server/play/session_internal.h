@@ -11,6 +11,7 @@
 #ifndef BITARENA_SERVER_SESSION_INTERNAL_H
 #define BITARENA_SERVER_SESSION_INTERNAL_H
 
+#include "games/adjudicate.h"
 #include "server/play/session.h"
 
 /* A shared, immutable picture of a game after a state change. */
@@ -61,6 +62,10 @@ struct game {
 	int ply; /* moves made / turns resolved */
 	struct move_rec *moves;
 	size_t nmoves, cap_moves;
+	/* so.repetition: the positions so far (session.c, adjudicated()); adj_fed the plies
+	   given to it, -1 before the first */
+	struct adjudicator adj;
+	int adj_fed;
 
 	/* clocks (sequential, timed) */
 	int64_t left[GAME_MAX_PLAYERS];

@@ -44,12 +44,20 @@ static void queue(struct journal *jn, struct store_rec *r)
 	client_barrier_need(jn->bar, store_writer_queue(jn->w, r));
 }
 
-/* The options as stored: the engine's words, plus turn_ms/strict for simultaneous games. */
+/* The options as stored: the engine's words, plus turn_ms/strict for simultaneous games and
+   an engine match's adjudication when on. */
 static void options_text(const struct game *g, char *buf, size_t len)
 {
 	const struct seek_opts *so = session_opts(g);
 	if (game_params_text(session_ops(g), &so->params, false, buf, len) < 0)
 		buf[0] = '\0';
+	for (int k = 0; k < 2; k++) {
+		int v = k ? so->repetition : so->max_plies;
+		size_t n = strlen(buf);
+		if (v > 0 && n < len)
+			snprintf(buf + n, len - n, "%s%s=%d", n ? " " : "",
+			         k ? "repetition" : "max_plies", v);
+	}
 	if (session_simultaneous(g)) {
 		size_t n = strlen(buf);
 		n += (size_t)snprintf(buf + n, len - n, "%sturn_ms=%" PRId64 " strict=%d",
