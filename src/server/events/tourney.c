@@ -885,12 +885,12 @@ static struct tourney *from_doc(const struct tourneys *ts, const char *doc)
 	if (t->ops == NULL || f < 0 || s < 0 || t->round < 0 ||
 	    t->round > max_rounds((enum tformat)f) || !parse_options(t, why, sizeof why))
 		goto bad;
-	snprintf(t->sprt_text, sizeof t->sprt_text, "%s", json_str(d, "sprt"));
+	snprintf(t->sprt_text, sizeof t->sprt_text, "%s", events_json_str(d, "sprt"));
 	if (t->sprt_text[0] != '\0' && stats_sprt_parse(t->sprt_text, &t->sprt, NULL) < 0)
 		goto bad;
 	/* the book as the server has it now (a book changed meanwhile: the games to come
 	   follow the new one) */
-	const char *book = json_str(d, "openings");
+	const char *book = events_json_str(d, "openings");
 	if (book[0] != '\0' && !load_book(ts, t, book, why, sizeof why))
 		goto bad;
 	t->format = (enum tformat)f;
