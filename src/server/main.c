@@ -279,9 +279,9 @@ static const struct opt opts[] = {
          .runtime = true},
 
         {.type = OPT_SECTION, .help = "Pools (quick pairing)"},
-        {"pools", 0, OPT_STRING, AT(cfg.pools), .metavar = "NAME:KIND OPTS;...",
-         .help = "the rating pools: NAME:KIND OPTIONS separated by ';' (default " POOLS_DEFAULT
-                 ")"},
+        {"pools", 0, OPT_STRING, AT(cfg.pools), .metavar = "POOLS",
+         .help = "the rating pools, POOLS: NAME:KIND OPTIONS each, separated by ';' "
+                 "(default " POOLS_DEFAULT ")"},
 
         {.type = OPT_SECTION, .help = "Configuration"},
         {"config", 0, OPT_STRING, AT(config), .metavar = "FILE", .cmdline = true,

@@ -1357,16 +1357,21 @@ static int pg_account_insert(struct store *bs, const char *name, const char *has
 	return write1(s, S_ACC_INSERT, &p, NONE_EXISTS);
 }
 
-static int pg_account_get(struct store *bs, const char *name, char canon[STORE_NAME_MAX + 1],
-                          char hash[STORE_HASH_MAX])
+/* Runs a statement whose one parameter is an account name's key. */
+static int run_by_name(struct pg_store *s, enum stmt_id id, const char *name, PGresult **r)
 {
-	struct pg_store *s = impl(bs);
 	char key[STORE_NAME_MAX + 1];
 	name_key(name, key, sizeof key);
 	struct params p = {0};
 	p_str(&p, key);
+	return run(s, id, &p, r);
+}
+
+static int pg_account_get(struct store *bs, const char *name, char canon[STORE_NAME_MAX + 1],
+                          char hash[STORE_HASH_MAX])
+{
 	PGresult *r;
-	int err = run(s, S_ACC_GET, &p, &r);
+	int err = run_by_name(impl(bs), S_ACC_GET, name, &r);
 	if (err)
 		return err;
 	if (PQntuples(r) == 1) {
@@ -1383,13 +1388,8 @@ static int pg_account_get(struct store *bs, const char *name, char canon[STORE_N
 
 static int pg_prefs_get(struct store *bs, const char *name, struct store_prefs *out)
 {
-	struct pg_store *s = impl(bs);
-	char key[STORE_NAME_MAX + 1];
-	name_key(name, key, sizeof key);
-	struct params p = {0};
-	p_str(&p, key);
 	PGresult *r;
-	int err = run(s, S_PREFS_GET, &p, &r);
+	int err = run_by_name(impl(bs), S_PREFS_GET, name, &r);
 	if (err)
 		return err;
 	if (PQntuples(r) == 1) {
