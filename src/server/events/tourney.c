@@ -1253,7 +1253,6 @@ static bool pair_swiss_async(struct tourneys *ts, struct tourney *t)
 		j->pl[i].name = j->names[i];
 		j->pl[i].games = j->rows + (size_t)i * (size_t)width;
 	}
-	j->sw.players = j->pl;
 	if (uv_queue_work(ts->pump.loop, &j->work, pair_work, pair_done) != 0) {
 		free(j->rows);
 		free(j);
@@ -2210,7 +2209,7 @@ void tourneys_init(struct tourneys *ts, uv_loop_t *loop, struct sessions *sess, 
 	                      cpu_le, sizeof cpu_le / sizeof cpu_le[0]);
 	metric_histogram_init(&ts->saving, "bitarena_tourney_save_seconds",
 	                      "the loop's CPU time writing a tournament's document for the store "
-	                      "(after each pairing and result)",
+	                      "(after a round's pairing or result, once per arena wave)",
 	                      cpu_le, sizeof cpu_le / sizeof cpu_le[0]);
 }
 
