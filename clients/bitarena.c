@@ -69,7 +69,7 @@ static const struct cli_cmd cli_cmds[] = {
         {"match", cmd_match,
          "--engine NAME=CMD --engine NAME=CMD --kind \"tak size=N [opt=value ...]\" "
          "[--tc BASE+INC] [--games N] [--openings NAME] [--sprt elo0,elo1,alpha,beta] "
-         "[--ptnout FILE] [--server HOST:PORT] [--concurrency 1] [--quiet]",
+         "[--ptnout FILE] [--server HOST:PORT] [--concurrency C] [--quiet]",
          "an engine match between two TEI engines (game pairs, an opening book, the SPRT) on a "
          "private bitarenad or --server; prints the standings, writes the PTN archive"},
         {"book", cmd_book,

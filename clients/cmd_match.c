@@ -10,16 +10,28 @@
  * creates the match (`tourney create <kind> time=... format=match games=N openings=NAME
  * sprt=...`, PROTOCOL.md §15), runs one TEI bridge per engine (cmd_tei_bridge.c's code, in
  * a child process of its own: fork(), no exec, so the bridge's crash and hang handling,
- * restarts included, is exactly tei-bridge's), starts the match once both have joined,
- * prints every standings event's match line (W-D-L, Elo, LOS, the SPRT's LLR) with a
- * progress line, and at the end writes every game's record (`record <game>`, PTN for Tak)
- * to --ptnout. Exits 0 when the match finished, 1 on failure, 2 on a usage error.
+ * restarts included, is exactly tei-bridge's), the first engine's first (the first to join
+ * has white in each pair's first game), starts the match once both have joined, prints
+ * after every game the W-D-L, Elo, LOS and the SPRT's LLR with a progress line, and at the
+ * end writes every game's record to --ptnout (`tourney record`: the server's archive of the
+ * match, PTN for Tak). Exits 0 when the match finished, 1 on failure, 2 on a usage error.
+ *
+ * --concurrency C: a match's players play one game at a time, and a bridge runs
+ * one engine process; so C games at once are C matches of the same settings, each with its
+ * own two bridges (the engines' players named NAME, then NAME-2 ... NAME-C), its own
+ * contiguous block of the game pairs and of the book (`opening=K`: games 2k and 2k + 1 of
+ * the whole match play opening k + 1, whichever match plays them). The statistics are of
+ * all of them together (src/arena/stats.h, from the first engine's side) and the SPRT is
+ * checked here over every complete pair: once it is decided the matches still on are
+ * cancelled (their games on are played out, not counted), as cutechess-cli stops. The
+ * archive is in the whole match's order of games (block after block). With C = 1 the one
+ * match's server-side sprt= ends it.
  *
  * The time control is in seconds, BASE+INC, whole seconds (the server's clocks give whole
- * seconds of increment). --concurrency: the server plays a match one game at a time (each
- * engine is one player, one bridge); a value above 1 is refused rather than ignored.
+ * seconds of increment).
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -31,16 +43,18 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "arena/stats.h"
 #include "cli.h"
 
 int cmd_match(int argc, char **argv);
 int cmd_tei_bridge(int argc, char **argv);
 
-#define PROG       "bitarena match"
-#define START_MS   15000 /* the private server's port file, the bridges' joining */
-#define ARGS_MAX   64
-#define REPLY_MS   30000
-#define DIRECTOR   "match"
+#define PROG            "bitarena match"
+#define START_MS        15000 /* the private server's port file, the bridges' joining */
+#define ARGS_MAX        64
+#define REPLY_MS        30000
+#define DIRECTOR        "match"
+#define MATCH_PARTS_MAX 16 /* --concurrency at most */
 
 struct engine {
 	char name[PROTO_NAME_MAX + 1];
@@ -112,7 +126,8 @@ static pid_t start_server(const char *dir, char *hostport, size_t len)
 	fflush(stderr);
 	pid_t pid = fork();
 	if (pid == 0) {
-		if (freopen(logfile, "w", stderr) == NULL || freopen("/dev/null", "w", stdout) == NULL)
+		if (freopen(logfile, "w", stderr) == NULL ||
+		    freopen("/dev/null", "w", stdout) == NULL)
 			_exit(127);
 		execlp(bin, bin, "--listen", "127.0.0.1:0", "--port-file", portfile, "--data", dir,
 		       (char *)NULL);
@@ -148,7 +163,7 @@ static pid_t start_server(const char *dir, char *hostport, size_t len)
    a RATE_LIMITED one is sent again after the wait the server names. The reply (the
    caller's to cJSON_Delete), or NULL on failure (said). */
 static cJSON *request(struct net_conn *c, const char *cmd, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+        __attribute__((format(printf, 3, 4)));
 static cJSON *request(struct net_conn *c, const char *cmd, const char *fmt, ...)
 {
 	char line[1024];
@@ -187,42 +202,27 @@ static cJSON *request(struct net_conn *c, const char *cmd, const char *fmt, ...)
 	return NULL;
 }
 
-/* Writes every game of tournament tid as its record, one after another, to path. */
-static int write_records(struct net_conn *c, long long tid, const char *path, int *ngames)
+/* Appends every game of tournament tid to f as the server's archive of its records
+   (`tourney record`, a page at a time: PROTOCOL.md §15), in its order: the games' numbers;
+   the games written into *ngames. */
+static int write_records(struct net_conn *c, long long tid, FILE *f, int *ngames)
 {
-	*ngames = 0;
-	cJSON *gl = request(c, "tourney", "tourney games %lld", tid);
-	if (gl == NULL)
-		return -1;
-	FILE *f = fopen(path, "w");
-	if (f == NULL) {
-		fprintf(stderr, PROG ": %s: %s\n", path, strerror(errno));
-		cJSON_Delete(gl);
-		return -1;
-	}
-	const cJSON *g;
-	int bad = 0;
-	cJSON_ArrayForEach(g, cJSON_GetObjectItemCaseSensitive(gl, "games"))
-	{
-		long long id = cli_jint(g, "game", 0);
-		if (id <= 0)
-			continue;
-		cJSON *rec = request(c, "record", "record %lld", id);
-		const char *text = rec != NULL ? cli_jstr(rec, "record") : NULL;
+	for (long long from = 0;;) {
+		cJSON *m = request(c, "tourney", "tourney record %lld from=%lld", tid, from);
+		const char *text = m != NULL ? cli_jstr(m, "records") : NULL;
 		if (text == NULL) {
-			bad++;
-		} else {
-			fprintf(f, "%s%s", *ngames ? "\n" : "", text);
-			if (text[0] != '\0' && text[strlen(text) - 1] != '\n')
-				fputc('\n', f);
-			(*ngames)++;
+			cJSON_Delete(m);
+			return -1;
 		}
-		cJSON_Delete(rec);
+		if (text[0] != '\0')
+			fprintf(f, "%s%s\n", ftell(f) > 0 ? "\n" : "", text);
+		*ngames += (int)cli_jint(m, "count", 0);
+		long long next = cli_jint(m, "next", -1);
+		cJSON_Delete(m);
+		if (next <= from)
+			return ferror(f) ? -1 : 0;
+		from = next;
 	}
-	cJSON_Delete(gl);
-	if (fclose(f) != 0)
-		bad++;
-	return bad ? -1 : 0;
 }
 
 static void usage(void)
@@ -230,7 +230,96 @@ static void usage(void)
 	fprintf(stderr, "usage: " PROG " --engine NAME=CMD --engine NAME=CMD --kind \"tak "
 	                "size=N [opt=value ...]\" [--tc BASE+INC] [--games N] [--openings NAME] "
 	                "[--sprt elo0,elo1,alpha,beta[,model]] [--ptnout FILE] "
-	                "[--server HOST:PORT] [--concurrency 1] [--quiet]\n");
+	                "[--server HOST:PORT] [--concurrency C] [--quiet]\n");
+}
+
+/*
+ * One of the --concurrency C matches the whole one is cut into: its games (whole pairs, a
+ * contiguous block of the pairs, so of the book's openings: opening=K), its tournament,
+ * its two bridges (engine i as eng[i]'s name, "-k" after it from the second match on) and
+ * its results from eng[0]'s side (its "first" may be either: who joined first).
+ */
+struct part {
+	int games, first_opening; /* first_opening: 1-based */
+	long long tid;
+	char name[2][PROTO_NAME_MAX + 1];
+	pid_t pid[2];
+	bool started, over;
+	int played;
+	struct stats_wdl w;
+	struct stats_penta pp;
+};
+
+/* Runs the bridge of engine i (e) for part p, as p's player. */
+static pid_t part_bridge(const struct part *p, const struct engine *e, int i, const char *server,
+                         bool quiet)
+{
+	struct engine as = *e;
+	memcpy(as.name, p->name[i], sizeof as.name);
+	return start_bridge(&as, server, p->tid, quiet);
+}
+
+/* The part whose tournament is tid, or NULL. */
+static struct part *part_of(struct part *pt, int n, long long tid)
+{
+	for (int k = 0; k < n; k++)
+		if (pt[k].tid == tid)
+			return &pt[k];
+	return NULL;
+}
+
+/* A standings or finished event's "match": the part's results so far, from its eng[0]. */
+static void part_results(struct part *p, const cJSON *mt)
+{
+	const char *first = cli_jstr(mt, "first");
+	bool flip = first != NULL && strcmp(first, p->name[1]) == 0;
+	long long w = cli_jint(mt, "wins", 0), l = cli_jint(mt, "losses", 0);
+	p->w = (struct stats_wdl){.wins = (uint64_t)(flip ? l : w),
+	                          .draws = (uint64_t)cli_jint(mt, "draws", 0),
+	                          .losses = (uint64_t)(flip ? w : l)};
+	const cJSON *a = cJSON_GetObjectItemCaseSensitive(mt, "pentanomial");
+	for (int k = 0; k < 5; k++) {
+		const cJSON *v = cJSON_GetArrayItem(a, flip ? 4 - k : k);
+		p->pp.n[k] = cJSON_IsNumber(v) ? (uint64_t)v->valuedouble : 0;
+	}
+}
+
+/* The whole match's line: W-D-L of the first engine, Elo +/-, LOS, the SPRT's LLR; where
+   the SPRT stands (CONTINUE without one). */
+static enum stats_sprt_state print_line(const struct part *pt, int n, int games, long long t0,
+                                        const char *name, const struct stats_sprt *sp)
+{
+	struct stats_wdl w = {0};
+	struct stats_penta pp = {{0}};
+	int played = 0;
+	for (int k = 0; k < n; k++) {
+		played += pt[k].played;
+		w.wins += pt[k].w.wins;
+		w.draws += pt[k].w.draws;
+		w.losses += pt[k].w.losses;
+		for (int i = 0; i < 5; i++)
+			pp.n[i] += pt[k].pp.n[i];
+	}
+	long long secs = (net_now_ms() - t0) / 1000;
+	printf("[%d/%d games, %lld:%02lld] %s %" PRIu64 "-%" PRIu64 "-%" PRIu64, played, games,
+	       secs / 60, secs % 60, name, w.wins, w.draws, w.losses);
+	struct stats_elo e;
+	if ((stats_penta_pairs(&pp) > 0 ? stats_elo_penta(&pp, &e) : stats_elo_wdl(&w, &e)) ==
+	    STATS_OK)
+		printf("  Elo %+.1f +/- %.1f  LOS %.1f%%", e.elo, e.elo_err, e.los * 100);
+	enum stats_sprt_state st = STATS_SPRT_CONTINUE;
+	double llr = 0;
+	if (sp != NULL && stats_llr_penta(sp, &pp, &llr) == STATS_OK) {
+		st = stats_sprt_state(sp, llr);
+		printf("  LLR %.2f (%.2f, %.2f) %s", llr, stats_sprt_lower(sp),
+		       stats_sprt_upper(sp),
+		       st == STATS_SPRT_H1   ? "H1"
+		       : st == STATS_SPRT_H0 ? "H0"
+		                             : "continue");
+	}
+	printf("\n");
+	fflush(stdout);
+	return st;
 }
 
 int cmd_match(int argc, char **argv)
@@ -292,10 +381,39 @@ int cmd_match(int argc, char **argv)
 		fprintf(stderr, PROG ": the engines need two names\n");
 		return 2;
 	}
-	if (conc != 1) {
-		fprintf(stderr, PROG ": --concurrency: a match is played one game at a time (each "
-		                "engine is one player); only 1 is possible\n");
+	if (conc < 1 || conc > MATCH_PARTS_MAX || conc > games / 2) {
+		fprintf(stderr,
+		        PROG ": --concurrency is 1 to %d games at once, and at most the game "
+		             "pairs (%d)\n",
+		        MATCH_PARTS_MAX, games / 2);
 		return 2;
+	}
+	struct stats_sprt sp;
+	const char *why = NULL;
+	if (sprt != NULL && stats_sprt_parse(sprt, &sp, &why) < 0) {
+		fprintf(stderr, PROG ": --sprt elo0,elo1,alpha,beta[,model]: %s\n", why);
+		return 2;
+	}
+	struct part pt[MATCH_PARTS_MAX];
+	memset(pt, 0, sizeof pt);
+	for (int k = 0, pairs = games / 2, first = 1; k < conc; k++) {
+		int mine = pairs / conc + (k < pairs % conc);
+		pt[k].games = 2 * mine;
+		pt[k].first_opening = first;
+		first += mine;
+		for (int i = 0; i < 2; i++) {
+			char suffix[8] = "";
+			if (k > 0)
+				snprintf(suffix, sizeof suffix, "-%d", k + 1);
+			if (strlen(eng[i].name) + strlen(suffix) > PROTO_NAME_MAX) {
+				fprintf(stderr,
+				        PROG ": --concurrency names the engines' players NAME-2, "
+				             "...: %s is too long for it (%d characters at most)\n",
+				        eng[i].name, PROTO_NAME_MAX - (int)strlen(suffix));
+				return 2;
+			}
+			strcat(strcpy(pt[k].name[i], eng[i].name), suffix); /* fits: checked */
+		}
 	}
 	char time_word[80] = "";
 	if (tc != NULL) {
@@ -326,111 +444,157 @@ int cmd_match(int argc, char **argv)
 			return 1;
 		server = hostport;
 	}
+	/* the director's connection for the requests, a watcher's for the events (so that no
+	   event is lost while a request waits for its reply) */
 	int rc = 1;
-	struct net_conn c;
+	struct net_conn c, ev;
 	char got[PROTO_NAME_MAX + 1];
-	long long tid = 0, t0 = net_now_ms();
+	long long t0 = net_now_ms();
 	if (cli_session_open(&c, PROG, server, DIRECTOR, got, sizeof got, 10000) < 0)
 		goto out_server;
-	cJSON *m = request(&c, "set", "set tourneys on");
-	cJSON_Delete(m);
-	m = request(&c, "tourney", "tourney create %s%s format=match games=%d%s%s%s%s name=%s-%s",
-	            kind, time_word, games, openings ? " openings=" : "", openings ? openings : "",
-	            sprt ? " sprt=" : "", sprt ? sprt : "", eng[0].name, eng[1].name);
-	if (m == NULL)
+	if (cli_session_open(&ev, PROG, server, DIRECTOR "-events", got, sizeof got, 10000) < 0)
 		goto out_conn;
-	tid = cli_jint(m, "tourney", 0);
+	cJSON *m = request(&ev, "set", "set tourneys on");
+	if (m == NULL)
+		goto out_ev;
 	cJSON_Delete(m);
-	printf("match %lld on %s: %s vs %s, %s%s, %d games%s%s%s%s\n", tid, server, eng[0].name,
-	       eng[1].name, kind, time_word, games, openings ? ", openings " : "",
-	       openings ? openings : "", sprt ? ", SPRT " : "", sprt ? sprt : "");
+	for (int k = 0; k < conc; k++) {
+		char first[32] = "";
+		if (openings != NULL && pt[k].first_opening > 1)
+			snprintf(first, sizeof first, " opening=%d", pt[k].first_opening);
+		m = request(&c, "tourney",
+		            "tourney create %s%s format=match games=%d%s%s%s%s%s name=%s-%s", kind,
+		            time_word, pt[k].games, openings ? " openings=" : "",
+		            openings ? openings : "", first, sprt && conc == 1 ? " sprt=" : "",
+		            sprt && conc == 1 ? sprt : "", pt[k].name[0], pt[k].name[1]);
+		if (m == NULL)
+			goto out_bridges;
+		pt[k].tid = cli_jint(m, "tourney", 0);
+		cJSON_Delete(m);
+	}
+	printf("match %lld", pt[0].tid);
+	if (conc > 1)
+		printf("-%lld (%d at once)", pt[conc - 1].tid, conc);
+	printf(" on %s: %s vs %s, %s%s, %d games%s%s%s%s\n", server, eng[0].name, eng[1].name, kind,
+	       time_word, games, openings ? ", openings " : "", openings ? openings : "",
+	       sprt ? ", SPRT " : "", sprt ? sprt : "");
 	fflush(stdout);
-	for (int i = 0; i < 2; i++)
-		eng[i].pid = start_bridge(&eng[i], server, tid, quiet);
+	/* the first engine's bridge first: the first to join has white in each pair's first
+	   game (cutechess-cli's and racetrack's first engine); the second's once it is in */
+	for (int k = 0; k < conc; k++)
+		pt[k].pid[0] = part_bridge(&pt[k], &eng[0], 0, server, quiet);
 
-	/* both joined: start; then the events until the end */
-	int joined = 0, played = 0;
-	bool started = false, over = false;
-	while (!over) {
+	/* each part starts once its two have joined; then the events until every part is over */
+	int left = conc;
+	bool decided = false;
+	while (left > 0) {
+		bool waiting = false;
+		for (int k = 0; k < conc; k++)
+			waiting |= !pt[k].started;
 		cJSON *e = NULL;
-		int r = cli_read_json(&c, PROG, started ? -1 : START_MS, &e);
+		int r = cli_read_json(&ev, PROG, waiting ? START_MS : -1, &e);
 		if (r < 0) {
 			fprintf(stderr, PROG ": %s\n",
 			        r == NET_ETIMEOUT ? "the engines did not join" : net_strerror(r));
 			goto out_bridges;
 		}
-		const char *type = cli_jstr(e, "type"), *ev = cli_jstr(e, "event");
-		if (strcmp(type, "tourney") != 0 || ev == NULL || cli_jint(e, "tourney", 0) != tid) {
+		const char *type = cli_jstr(e, "type"), *evn = cli_jstr(e, "event");
+		struct part *p = part_of(pt, conc, cli_jint(e, "tourney", 0));
+		if (strcmp(type, "tourney") != 0 || evn == NULL || p == NULL || p->over) {
 			cJSON_Delete(e);
 			continue;
 		}
-		if (strcmp(ev, "joined") == 0 && (joined = (int)cli_jint(e, "players", 0)) == 2 &&
-		    !started) {
-			cJSON *s = request(&c, "tourney", "tourney start %lld", tid);
-			started = s != NULL;
+		if (strcmp(evn, "joined") == 0 && cli_jint(e, "players", 0) == 1 &&
+		    p->pid[1] == 0) {
+			p->pid[1] = part_bridge(p, &eng[1], 1, server, quiet);
+		} else if (strcmp(evn, "joined") == 0 && cli_jint(e, "players", 0) == 2 &&
+		           !p->started) {
+			cJSON *s = request(&c, "tourney", "tourney start %lld", p->tid);
+			p->started = s != NULL;
 			cJSON_Delete(s);
-			if (!started)
+			if (!p->started) {
+				cJSON_Delete(e);
 				goto out_bridges;
-		} else if (strcmp(ev, "result") == 0) {
-			played++;
-		} else if (strcmp(ev, "standings") == 0 || strcmp(ev, "finished") == 0) {
-			const char *text = cli_jstr(e, "text");
-			const cJSON *mt = cJSON_GetObjectItemCaseSensitive(e, "match");
-			const cJSON *sp = cJSON_GetObjectItemCaseSensitive(mt, "sprt");
-			long long secs = (net_now_ms() - t0) / 1000;
-			printf("[%d/%d games, %lld:%02lld] %s %lld-%lld-%lld",
-			       played, games, secs / 60, secs % 60, cli_jstr(mt, "first"),
-			       cli_jint(mt, "wins", 0), cli_jint(mt, "draws", 0),
-			       cli_jint(mt, "losses", 0));
-			const cJSON *elo = cJSON_GetObjectItemCaseSensitive(mt, "elo");
-			const cJSON *err = cJSON_GetObjectItemCaseSensitive(mt, "elo_err");
-			const cJSON *los = cJSON_GetObjectItemCaseSensitive(mt, "los");
-			if (cJSON_IsNumber(elo) && cJSON_IsNumber(err) && cJSON_IsNumber(los))
-				printf("  Elo %+.1f +/- %.1f  LOS %.1f%%", elo->valuedouble,
-				       err->valuedouble, los->valuedouble * 100);
-			const cJSON *llr = cJSON_GetObjectItemCaseSensitive(sp, "llr");
-			if (cJSON_IsNumber(llr))
-				printf("  LLR %.2f (%.2f, %.2f) %s", llr->valuedouble,
-				       (double)cJSON_GetObjectItemCaseSensitive(sp, "lower")->valuedouble,
-				       (double)cJSON_GetObjectItemCaseSensitive(sp, "upper")->valuedouble,
-				       cli_jstr(sp, "result"));
-			printf("\n");
-			if (strcmp(ev, "finished") == 0) {
-				printf("match over after %d games\n%s\n", played, text ? text : "");
-				over = true;
-				rc = 0;
 			}
-			fflush(stdout);
-		} else if (strcmp(ev, "cancelled") == 0) {
-			fprintf(stderr, PROG ": the match was cancelled\n");
-			over = true;
+		} else if (strcmp(evn, "result") == 0) {
+			p->played++;
+		} else if (strcmp(evn, "standings") == 0 || strcmp(evn, "finished") == 0) {
+			part_results(p, cJSON_GetObjectItemCaseSensitive(e, "match"));
+			bool fin = strcmp(evn, "finished") == 0;
+			if (fin) {
+				p->over = true;
+				left--;
+			}
+			if (!fin || conc == 1) {
+				enum stats_sprt_state st = print_line(
+				        pt, conc, games, t0, eng[0].name, sprt ? &sp : NULL);
+				/* the parts have no SPRT: the whole match's ends them */
+				if (st != STATS_SPRT_CONTINUE && conc > 1 && !decided) {
+					decided = true;
+					for (int k = 0; k < conc; k++)
+						if (!pt[k].over)
+							cJSON_Delete(request(&c, "tourney",
+							                     "tourney cancel %lld",
+							                     pt[k].tid));
+				}
+			}
+			if (fin && conc == 1)
+				printf("%s\n", cli_jstr(e, "text") ? cli_jstr(e, "text") : "");
+		} else if (strcmp(evn, "cancelled") == 0) {
+			p->over = true;
+			left--;
+			if (!decided) {
+				fprintf(stderr, PROG ": match %lld was cancelled\n", p->tid);
+				cJSON_Delete(e);
+				goto out_bridges;
+			}
 		}
 		cJSON_Delete(e);
 	}
-	if (rc == 0 && ptnout != NULL) {
+	rc = 0;
+	int played = 0;
+	for (int k = 0; k < conc; k++)
+		played += pt[k].played;
+	printf("match over after %d games\n", played);
+	if (conc > 1)
+		print_line(pt, conc, games, t0, eng[0].name, sprt ? &sp : NULL);
+	if (ptnout != NULL) {
+		FILE *f = fopen(ptnout, "w");
 		int n = 0;
-		if (write_records(&c, tid, ptnout, &n) < 0)
+		if (f == NULL) {
+			fprintf(stderr, PROG ": %s: %s\n", ptnout, strerror(errno));
 			rc = 1;
-		else
-			printf("%d game record(s) written to %s\n", n, ptnout);
-	}
-out_bridges:
-	for (int i = 0; i < 2; i++) {
-		if (eng[i].pid <= 0)
-			continue;
-		if (rc != 0)
-			kill(eng[i].pid, SIGTERM);
-		int st = 0;
-		/* a bridge leaves at the end of its last game; a hung one is stopped */
-		for (long long w0 = net_now_ms(); waitpid(eng[i].pid, &st, WNOHANG) == 0;) {
-			if (net_now_ms() - w0 > START_MS) {
-				kill(eng[i].pid, SIGKILL);
-				waitpid(eng[i].pid, &st, 0);
-				break;
-			}
-			usleep(20000);
+		} else {
+			for (int k = 0; k < conc && rc == 0; k++)
+				if (write_records(&c, pt[k].tid, f, &n) < 0)
+					rc = 1;
+			if (fclose(f) != 0)
+				rc = 1;
+			if (rc == 0)
+				printf("%d game record(s) written to %s\n", n, ptnout);
 		}
 	}
+out_bridges:
+	for (int k = 0; k < conc; k++)
+		for (int i = 0; i < 2; i++) {
+			pid_t pid = pt[k].pid[i];
+			if (pid <= 0)
+				continue;
+			if (rc != 0)
+				kill(pid, SIGTERM);
+			int st = 0;
+			/* a bridge leaves at the end of its last game; a hung one is stopped */
+			for (long long w0 = net_now_ms(); waitpid(pid, &st, WNOHANG) == 0;) {
+				if (net_now_ms() - w0 > START_MS) {
+					kill(pid, SIGKILL);
+					waitpid(pid, &st, 0);
+					break;
+				}
+				usleep(20000);
+			}
+		}
+out_ev:
+	net_close(&ev);
 out_conn:
 	net_close(&c);
 out_server:

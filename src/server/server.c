@@ -385,6 +385,7 @@ int server_open_store(struct server *s, const struct store_options *o, bool fast
 	tourneys_init(&s->tourneys, s->loop, &s->sess, &s->lobby, &s->journal);
 	tourneys_register_metrics(&s->tourneys, &s->metrics);
 	s->tourneys.books = s->cfg.books;
+	s->tourneys.arch = &s->arch;
 	s->cmds.tourneys = &s->tourneys;
 	s->pools.rd = s->rd; /* ratings read from now */
 	ladders_init(&s->ladders, s->loop, &s->sess, &s->lobby, &s->journal, s->rd, &s->hub);

@@ -214,6 +214,56 @@ static void rr_field(struct field *f)
 		f->names[i] = names[i];
 }
 
+/*
+ * tourney record: every game of `tourney games`, in its order, as one archive of the
+ * records `record` gives, a blank line between two (from=N: the same from the Nth game);
+ * anyone may read it.
+ */
+static void check_records(struct field *f)
+{
+	ts_send(&f->dir, "tourney games %d", f->id);
+	cJSON *games = ts_until(&f->dir, "{\"type\":\"ok\",\"cmd\":\"tourney\"}");
+	const cJSON *gs = cJSON_GetObjectItem(games, "games");
+	int n = cJSON_GetArraySize(gs);
+	ck_assert_int_gt(n, 0);
+	ts_send(&f->p[1], "tourney record %d", f->id);
+	cJSON *all = ts_until(&f->p[1], "{\"type\":\"ok\",\"cmd\":\"tourney\"}");
+	ck_assert_int_eq(ts_jint(all, "tourney"), f->id);
+	ck_assert_int_eq(ts_jint(all, "total"), n);
+	ck_assert_int_eq(ts_jint(all, "count"), n);
+	ck_assert_ptr_null(cJSON_GetObjectItem(all, "next"));
+	const char *text = ts_jstr(all, "records"), *at = text;
+	for (int i = 0; i < n; i++) {
+		const cJSON *g = cJSON_GetArrayItem(gs, i);
+		ts_send(&f->dir, "record %d", ts_jint(g, "game"));
+		cJSON *one = ts_until(&f->dir, "{\"type\":\"ok\",\"cmd\":\"record\"}");
+		const char *rec = ts_jstr(one, "record");
+		ck_assert_msg(strncmp(at, rec, strlen(rec)) == 0, "game %d's record is not #%d",
+		              ts_jint(g, "game"), i + 1);
+		at += strlen(rec);
+		if (i + 1 < n) { /* a blank line, then the next record's first tag */
+			ck_assert_int_eq(strncmp(at, "\n\n[", 3), 0);
+			at += 2;
+		}
+		cJSON_Delete(one);
+	}
+	ck_assert_str_eq(at, "");
+	/* from=N: the archive from the Nth game */
+	ts_send(&f->dir, "tourney record %d from=%d", f->id, n - 1);
+	cJSON *last = ts_until(&f->dir, "{\"type\":\"ok\",\"cmd\":\"tourney\"}");
+	ck_assert_int_eq(ts_jint(last, "count"), 1);
+	const char *tail = ts_jstr(last, "records");
+	ck_assert_str_eq(tail, text + strlen(text) - strlen(tail));
+	ck_assert_int_eq(strncmp(tail, "[Event", 6), 0);
+	cJSON_Delete(last);
+	cJSON_Delete(all);
+	cJSON_Delete(games);
+	ts_send(&f->dir, "tourney record %d from=-1", f->id);
+	ts_until0(&f->dir, "{\"type\":\"error\",\"code\":\"BAD_ARGS\"}");
+	ts_send(&f->dir, "tourney record 999");
+	ts_until0(&f->dir, "{\"type\":\"error\",\"code\":\"NO_SUCH_TOURNEY\"}");
+}
+
 START_TEST(test_roundrobin)
 {
 	struct field f = {0};
@@ -265,6 +315,7 @@ START_TEST(test_roundrobin)
 	cJSON_Delete(games);
 	ts_send(&f.dir, "tourney games %d from=x", f.id);
 	ts_until0(&f.dir, "{\"type\":\"error\",\"code\":\"BAD_ARGS\"}");
+	check_records(&f);
 	ts_send(&f.dir, "tourney trf %d", f.id);
 	ts_until0(&f.dir, "{\"type\":\"error\",\"code\":\"TOURNEY_STATE\"}");
 	field_down(&f);
@@ -690,7 +741,8 @@ START_TEST(test_match)
 	        "ttt format=match openings=nosuchbook", "ttt format=match openings=tak5",
 	        "ttt format=match openings=../ttt",     "ttt format=match games=3",
 	        "ttt format=roundrobin sprt=0,5,0.05,0.05",
-	        "ttt format=match sprt=5,0,0.05,0.05",  "ttt format=swiss openings=ttt"};
+	        "ttt format=match sprt=5,0,0.05,0.05",  "ttt format=swiss openings=ttt",
+	        "ttt format=match opening=2",           "ttt format=match openings=ttt opening=0"};
 	for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
 		ts_send(&f.dir, "tourney create %s", refused[i]);
 		ts_until0(&f.dir, "{\"type\":\"error\",\"code\":\"BAD_OPTION\"}");
@@ -821,6 +873,33 @@ START_TEST(test_bitarena_match)
 	const char *first = "1. a2 a3\n2. e1 d2";
 	ck_assert_msg(strstr(buf, first) != NULL && strstr(strstr(buf, first) + 1, first) != NULL,
 	              "%s", buf);
+	/* --concurrency 2: two games at once (a match each, one bridge per engine and match,
+	   the second's players named one-2 and two-2), the book cut between them; the archive
+	   in the games' order: the first pair (opening 1, the first engine white first), then
+	   the second (opening 2) */
+	const char *conc[] = {tool,       "match",      "--engine", eng1,   "--engine",
+	                      eng2,       "--kind",     "tak size=5", "--tc", "5+0",
+	                      "--games",  "4",          "--openings", "tak5", "--ptnout",
+	                      ptn,        "--concurrency", "2",       "--quiet", NULL};
+	pid = tp_spawn(conc, out, err);
+	st = tp_wait(pid, 100);
+	ck_assert_msg(st == 0, "bitarena match exited %d: %s", st, tp_slurp(err, buf, sizeof buf));
+	ck_assert_msg(strstr(tp_slurp(out, buf, sizeof buf), "match over after 4 games") != NULL,
+	              "%s", buf);
+	tp_slurp(ptn, buf, sizeof buf);
+	const char *order[] = {"[Player1 \"one\"]", "[Player1 \"two\"]", "[Player1 \"one-2\"]",
+	                       "[Player1 \"two-2\"]"};
+	const char *open[] = {first, first, "1. b2 a5\n2. b3 d2", "1. b2 a5\n2. b3 d2"};
+	const char *at = buf;
+	for (int i = 0; i < 4; i++) {
+		ck_assert_msg((at = strstr(at, order[i])) != NULL, "game %d: %s", i + 1, buf);
+		ck_assert_msg((at = strstr(at, open[i])) != NULL, "game %d: %s", i + 1, buf);
+	}
+	ck_assert_ptr_null(strstr(at, "[Event"));
+	/* more at once than game pairs: refused */
+	conc[11] = "2";
+	pid = tp_spawn(conc, out, err);
+	ck_assert_int_eq(tp_wait(pid, 100), 2);
 	remove(ptn);
 	remove(out);
 	remove(err);

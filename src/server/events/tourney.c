@@ -36,6 +36,7 @@
 #include "server/net/conn.h"
 #include "server/play/lobby.h"
 #include "server/play/session.h"
+#include "server/records/archive.h"
 #include "server/records/journal.h"
 #include "server/util/json_out.h"
 #include "server/util/log.h"
@@ -102,6 +103,7 @@ struct tourney {
 	bool pairing;       /* a Swiss round is being paired on a worker thread (pair_job) */
 	/* an engine match's (docs/books.md): openings= (the book, owned; NULL: none), sprt= */
 	char openings[BOOK_NAME_MAX + 1];
+	int first_opening; /* opening=K: the first pair plays the book's Kth (0-based here) */
 	struct book *book;
 	char sprt_text[64];
 	struct stats_sprt sprt;
@@ -637,7 +639,7 @@ static bool load_book(const struct tourneys *ts, struct tourney *t, const char *
 }
 
 /* The opening of round r's games (0-based), or NULL without a book: a match plays opening
-   k in games 2k and 2k + 1 (a pair); a double round-robin opening k in round k of each half
+   k in games 2k and 2k + 1 (a pair), counted from its opening=K; a double round-robin opening k in round k of each half
    (colours swapped by the second half); a round-robin or a gauntlet opening r. */
 static const struct book_opening *opening_of(const struct tourney *t, int r)
 {
@@ -646,7 +648,7 @@ static const struct book_opening *opening_of(const struct tourney *t, int r)
 	int k = t->format == TF_MATCH ? r / 2
 	        : t->format == TF_DOUBLE && t->rounds >= 2 ? r % (t->rounds / 2)
 	                                                   : r;
-	return &t->book->open[(size_t)k % t->book->n];
+	return &t->book->open[((size_t)k + (size_t)t->first_opening) % t->book->n];
 }
 
 /* The first player's half points of a result code: 2, 1, 0, or -1 (no game, not decided). */
@@ -893,6 +895,8 @@ static struct tourney *from_doc(const struct tourneys *ts, const char *doc)
 	const char *book = events_json_str(d, "openings");
 	if (book[0] != '\0' && !load_book(ts, t, book, why, sizeof why))
 		goto bad;
+	const cJSON *first = cJSON_GetObjectItemCaseSensitive(d, "opening");
+	t->first_opening = cJSON_IsNumber(first) && first->valueint > 1 ? first->valueint - 1 : 0;
 	t->format = (enum tformat)f;
 	t->state = (enum tstate)s;
 	const cJSON *p;
@@ -1571,6 +1575,8 @@ static cJSON *summary_json(const struct tourney *t)
 		cJSON_AddNumberToObject(j, "minutes", (double)t->length / 60000.0);
 	if (t->openings[0] != '\0')
 		cJSON_AddStringToObject(j, "openings", t->openings);
+	if (t->first_opening != 0)
+		cJSON_AddNumberToObject(j, "opening", t->first_opening + 1);
 	if (t->sprt_text[0] != '\0')
 		cJSON_AddStringToObject(j, "sprt", t->sprt_text);
 	cJSON_AddNumberToObject(j, "start_at", (double)t->start_at);
@@ -1662,7 +1668,7 @@ static void do_create(struct tourneys *ts, struct client *c, const struct proto_
 		reply_err(c, rq, ERR_BAD_ARGS,
 		          "usage: tourney create <kind> [game opts] format=roundrobin|double|"
 		          "gauntlet|swiss|arena|match [rounds=N] [minutes=M] [games=N] "
-		          "[openings=NAME] [sprt=elo0,elo1,alpha,beta] [start=+M|HH:MM|"
+		          "[openings=NAME [opening=K]] [sprt=elo0,elo1,alpha,beta] [start=+M|HH:MM|"
 		          "YYYY-MM-DDTHH:MM] [max=N] [rated=0|1] [name=...]");
 		return;
 	}
@@ -1709,6 +1715,9 @@ static void do_create(struct tourneys *ts, struct client *c, const struct proto_
 			games = (int)x;
 		} else if (kl == 8 && strncmp(w, "openings", 8) == 0 && *v != '\0') {
 			book = v;
+		} else if (kl == 7 && strncmp(w, "opening", 7) == 0 && num && x >= 1 &&
+		           x <= BOOK_MAX_OPEN) {
+			t->first_opening = (int)x - 1;
 		} else if (kl == 4 && strncmp(w, "sprt", 4) == 0) {
 			const char *why = NULL;
 			if (strlen(v) >= sizeof t->sprt_text ||
@@ -1732,11 +1741,13 @@ static void do_create(struct tourneys *ts, struct client *c, const struct proto_
 		           (kl == 7 && strncmp(w, "minutes", 7) == 0) ||
 		           (kl == 5 && strncmp(w, "games", 5) == 0) ||
 		           (kl == 8 && strncmp(w, "openings", 8) == 0) ||
+		           (kl == 7 && strncmp(w, "opening", 7) == 0) ||
 		           (kl == 5 && strncmp(w, "start", 5) == 0)) {
 			reply_err(c, rq, ERR_BAD_OPTION,
 			          "'%.40s': format=roundrobin|double|gauntlet|swiss|arena|match, "
 			          "rounds=1..%d, minutes=0.1..1440 (an arena's length), games=2..%d "
-			          "and even (a match's), openings=NAME (a book), start=+M "
+			          "and even (a match's), openings=NAME (a book), opening=K (its "
+			          "first), start=+M "
 			          "(minutes from now), HH:MM or YYYY-MM-DDTHH:MM (UTC, to come), "
 			          "max=2..%d, rated=0|1, name=1..%d characters; colours are the "
 			          "pairing's",
@@ -1768,6 +1779,8 @@ static void do_create(struct tourneys *ts, struct client *c, const struct proto_
 		misfit = "games= and sprt= are a match's (format=match)";
 	else if (t->format == TF_MATCH && t->rounds_asked != 0)
 		misfit = "a match has games=, not rounds=";
+	else if (book == NULL && t->first_opening != 0)
+		misfit = "opening=K is the first opening of a book: openings=NAME";
 	else if (book != NULL && (t->format == TF_SWISS || t->format == TF_ARENA))
 		misfit = "openings= is for a match, a round-robin or a gauntlet (a Swiss or an "
 		         "arena pairs by results: an opening's two colours would not meet)";
@@ -2088,60 +2101,121 @@ static void do_cancel(struct tourneys *ts, struct client *c, const struct proto_
 	cancel(ts, t, xasprintf("cancelled by %s", c->name));
 }
 
-static void do_games(struct tourneys *ts, struct client *c, const struct proto_req *rq)
+/* The argument from=N of `tourney games|record ID [from=N]` into *from (0 without one);
+   false (answered) when it is not one. */
+static bool from_arg(struct client *c, const struct proto_req *rq, long *from)
 {
-	struct tourney *t;
-	if (!id_arg(ts, c, rq, &t))
-		return;
-	long from = 0;
 	char *end = NULL;
+	*from = 0;
 	if (rq->argc > 3 ||
 	    (rq->argc == 3 && (strncmp(rq->argv[2], "from=", 5) != 0 ||
-	                       (from = strtol(rq->argv[2] + 5, &end, 10)) < 0 || *end != '\0' ||
+	                       (*from = strtol(rq->argv[2] + 5, &end, 10)) < 0 || *end != '\0' ||
 	                       end == rq->argv[2] + 5))) {
-		reply_err(c, rq, ERR_BAD_ARGS, "usage: tourney games <id> [from=N]");
-		return;
+		reply_err(c, rq, ERR_BAD_ARGS, "usage: tourney %s <id> [from=N]", rq->argv[0]);
+		return false;
 	}
-	cJSON *f = cJSON_CreateObject();
-	cJSON_AddNumberToObject(f, "tourney", (double)t->id);
-	cJSON *a = cJSON_AddArrayToObject(f, "games");
-	char *extra = NULL;
-	long k = 0, shown = 0;
-	bool arena = t->format == TF_ARENA;
+	return true;
+}
+
+/* Calls fn for each game of t so far, in round order (each once, from white's row: player
+   i's column r); the number of them. */
+static long each_game(const struct tourney *t,
+                      void (*fn)(void *ud, const struct tourney *t, int i, int r, long k),
+                      void *ud)
+{
+	long k = 0;
 	int rows = 0;
 	for (int i = 0; i < t->n; i++)
 		rows = rows_of(t, i) > rows ? rows_of(t, i) : rows;
 	for (int r = 0; r < rows; r++)
 		for (int i = 0; i < t->n; i++) {
 			const struct arena_game *g = &t->g[i][r];
-			if (r >= rows_of(t, i) || g->opp < 0 || g->color != 'w')
-				continue; /* each game over once, from white's row */
-			if (k++ < from || shown == TOURNEY_GAMES_PAGE)
-				continue;
-			shown++;
-			cJSON *j = cJSON_CreateObject();
-			if (!arena)
-				cJSON_AddNumberToObject(j, "round", r + 1);
-			cJSON_AddNumberToObject(j, "game", (double)t->gid[i][r]);
-			cJSON_AddStringToObject(j, "white", t->p[i].name);
-			cJSON_AddStringToObject(j, "black", t->p[g->opp].name);
-			cJSON_AddStringToObject(j, "result", pair_result_text(g->result));
-			cJSON_AddItemToArray(a, j);
-			char rd[24] = "";
-			if (!arena)
-				snprintf(rd, sizeof rd, "round %d: ", r + 1);
-			xappend(&extra, "%s  %sgame %" PRIu64 " %s - %s %s", extra ? "\n" : "", rd,
-			        t->gid[i][r], t->p[i].name, t->p[g->opp].name,
-			        pair_result_text(g->result));
+			if (r < rows_of(t, i) && g->opp >= 0 && g->color == 'w')
+				fn(ud, t, i, r, k++);
 		}
+	return k;
+}
+
+/* do_games' page: games [from, from + TOURNEY_GAMES_PAGE) into a, lines into extra. */
+struct games_page {
+	long from, shown;
+	cJSON *a;
+	char *extra;
+};
+
+static void game_listed(void *ud, const struct tourney *t, int i, int r, long k)
+{
+	struct games_page *pg = ud;
+	if (k < pg->from || pg->shown == TOURNEY_GAMES_PAGE)
+		return;
+	pg->shown++;
+	const struct arena_game *g = &t->g[i][r];
+	bool arena = t->format == TF_ARENA;
+	cJSON *j = cJSON_CreateObject();
+	if (!arena)
+		cJSON_AddNumberToObject(j, "round", r + 1);
+	cJSON_AddNumberToObject(j, "game", (double)t->gid[i][r]);
+	cJSON_AddStringToObject(j, "white", t->p[i].name);
+	cJSON_AddStringToObject(j, "black", t->p[g->opp].name);
+	cJSON_AddStringToObject(j, "result", pair_result_text(g->result));
+	cJSON_AddItemToArray(pg->a, j);
+	char rd[24] = "";
+	if (!arena)
+		snprintf(rd, sizeof rd, "round %d: ", r + 1);
+	xappend(&pg->extra, "%s  %sgame %" PRIu64 " %s - %s %s", pg->extra ? "\n" : "", rd,
+	        t->gid[i][r], t->p[i].name, t->p[g->opp].name, pair_result_text(g->result));
+}
+
+static void do_games(struct tourneys *ts, struct client *c, const struct proto_req *rq)
+{
+	struct tourney *t;
+	struct games_page pg = {0};
+	if (!id_arg(ts, c, rq, &t) || !from_arg(c, rq, &pg.from))
+		return;
+	cJSON *f = cJSON_CreateObject();
+	cJSON_AddNumberToObject(f, "tourney", (double)t->id);
+	pg.a = cJSON_AddArrayToObject(f, "games");
+	long k = each_game(t, game_listed, &pg);
 	cJSON_AddNumberToObject(f, "total", (double)k);
-	if (from + shown < k) { /* a page of TOURNEY_GAMES_PAGE: the next one from here */
-		cJSON_AddNumberToObject(f, "next", (double)(from + shown));
-		xappend(&extra, "%s  more: tourney games %" PRIu64 " from=%ld", extra ? "\n" : "",
-		        t->id, from + shown);
+	if (pg.from + pg.shown < k) { /* a page of TOURNEY_GAMES_PAGE: the next one from here */
+		cJSON_AddNumberToObject(f, "next", (double)(pg.from + pg.shown));
+		xappend(&pg.extra, "%s  more: tourney games %" PRIu64 " from=%ld",
+		        pg.extra ? "\n" : "", t->id, pg.from + pg.shown);
 	}
-	reply_ok(c, rq, f, extra, "tournament %" PRIu64 ": %ld game(s)%s", t->id, k,
-	         shown < k ? ", a page of them" : "");
+	reply_ok(c, rq, f, pg.extra, "tournament %" PRIu64 ": %ld game(s)%s", t->id, k,
+	         pg.shown < k ? ", a page of them" : "");
+}
+
+/* do_record's page: the ids of the games [from, from + ARCHIVE_RECORDS_MAX) that were
+   started (a forfeit decided without a game has none). */
+struct ids_page {
+	long from;
+	size_t n;
+	uint64_t ids[ARCHIVE_RECORDS_MAX];
+};
+
+static void game_id(void *ud, const struct tourney *t, int i, int r, long k)
+{
+	struct ids_page *pg = ud;
+	if (k >= pg->from && pg->n < ARCHIVE_RECORDS_MAX)
+		pg->ids[pg->n++] = t->gid[i][r]; /* 0: none, left out by the archive */
+}
+
+/* tourney record ID [from=N]: the games of `tourney games`, from the Nth, as one archive of
+   records read from the store (archive_records: a page of them, "next" for the rest). */
+static void do_record(struct tourneys *ts, struct client *c, const struct proto_req *rq)
+{
+	struct tourney *t;
+	struct ids_page pg = {0};
+	if (!id_arg(ts, c, rq, &t) || !from_arg(c, rq, &pg.from))
+		return;
+	long k = each_game(t, game_id, &pg);
+	cJSON *f = cJSON_CreateObject();
+	cJSON_AddNumberToObject(f, "tourney", (double)t->id);
+	cJSON_AddNumberToObject(f, "total", (double)k);
+	char more[48];
+	snprintf(more, sizeof more, "tourney record %" PRIu64, t->id);
+	archive_records(ts->arch, c, rq, pg.ids, pg.n, pg.from, f, more);
 }
 
 static void do_trf(struct tourneys *ts, struct client *c, const struct proto_req *rq)
@@ -2180,7 +2254,8 @@ void tourney_command(struct tourneys *ts, struct client *c, const struct proto_r
 		void (*fn)(struct tourneys *, struct client *, const struct proto_req *);
 	} subs[] = {{"create", do_create}, {"list", do_list},         {"show", do_show},
 	            {"join", do_join},     {"withdraw", do_withdraw}, {"start", do_start},
-	            {"cancel", do_cancel}, {"games", do_games},       {"trf", do_trf}};
+	            {"cancel", do_cancel}, {"games", do_games},       {"trf", do_trf},
+	            {"record", do_record}};
 	for (size_t i = 0; i < sizeof subs / sizeof subs[0]; i++)
 		if (strcasecmp(rq->argv[0], subs[i].name) == 0) {
 			subs[i].fn(ts, c, rq);

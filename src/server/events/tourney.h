@@ -78,6 +78,7 @@
 
 struct sessions;
 struct lobby;
+struct archive;
 struct journal;
 struct tourney;
 
@@ -86,6 +87,7 @@ struct tourneys {
 	struct lobby *lobby;
 	struct journal *jn;   /* the store: tournaments are only run by a server that keeps one */
 	const char *books;    /* the opening books' directory (openings=NAME), or NULL */
+	struct archive *arch; /* the stored games' records (tourney record) */
 	struct tourney *list; /* newest first */
 	uint64_t last_id;
 	uv_timer_t pump; /* pairs rounds and starts games out of the session hooks' way */
@@ -110,7 +112,8 @@ void tourneys_register_metrics(struct tourneys *ts, struct metrics *r);
 void tourneys_close(struct tourneys *ts);
 
 /*
- * tourney <sub> [args...]: create, list, show, join, withdraw, start, cancel, games, trf
+ * tourney <sub> [args...]: create, list, show, join, withdraw, start, cancel, games, record,
+ * trf
  * (PROTOCOL.md, §Tournaments). Answers rq.
  */
 void tourney_command(struct tourneys *ts, struct client *c, const struct proto_req *rq);

@@ -43,14 +43,22 @@ struct read_job {
 	struct store_rating_row rows[ARCHIVE_LIST_MAX]; /* finger: 16 at most */
 	int nrows;
 	bool row_bot[ARCHIVE_LIST_MAX]; /* ratings: the row's account is a bot's */
-	struct store_game *games; /* history (owned) */
+	struct store_game *games;       /* history (owned) */
 	size_t ngames;
 	struct store_game g; /* record, replay: with its moves (owned) */
 	bool seat_bot[2];    /* record: which of g's seats are bots' accounts */
+	/* records: the ids asked (n of them, in ngames: games[i] is ids[i]'s, id 0 when the
+	   store has none), each seat's bot flag, the reply's head (owned) and its "more" */
+	uint64_t ids[ARCHIVE_RECORDS_MAX];
+	bool seat_bots[ARCHIVE_RECORDS_MAX][2];
+	long from;
+	cJSON *head;
+	char more[64];
 };
 
 static void job_free(struct read_job *j)
 {
+	cJSON_Delete(j->head);
 	store_games_free(j->games, j->ngames);
 	store_game_clear(&j->g);
 	free(j);
@@ -388,15 +396,22 @@ void archive_finger(struct archive *a, struct client *c, const struct proto_req 
 
 /* ---- record ------------------------------------------------------------------------ */
 
-static void fetch_work(struct store *db, struct read_job *j)
+/* Game id into g with its seats' bot flags: a seat's is its account's, fixed from its first
+   game on (store.h). */
+static int fetch_game(struct store *db, uint64_t id, struct store_game *g, bool bots[2])
 {
-	int r = store_game_fetch(db, (int64_t)j->id, &j->g);
-	/* a seat's bot flag is its account's, fixed from its first game on (store.h) */
+	int r = store_game_fetch(db, (int64_t)id, g);
 	for (int i = 0; r == STORE_OK && i < 2; i++) {
 		struct store_prefs p;
-		if (!j->g.guest[i] && store_prefs_get(db, j->g.players[i], &p) == STORE_OK)
-			j->seat_bot[i] = p.bot;
+		if (!g->guest[i] && store_prefs_get(db, g->players[i], &p) == STORE_OK)
+			bots[i] = p.bot;
 	}
+	return r;
+}
+
+static void fetch_work(struct store *db, struct read_job *j)
+{
+	int r = fetch_game(db, j->id, &j->g, j->seat_bot);
 	if (r == STORE_ENOTFOUND)
 		j->acct = -1; /* no such game */
 	else
@@ -413,26 +428,37 @@ static bool fetched(struct read_job *j, struct client *c)
 	return !reply_store_err(j, c);
 }
 
+/* g's record text, its trailing newlines cut (malloc'd), or NULL with the error in *err. */
+static char *record_text(const struct store_game *g, const bool bots[2], int *err)
+{
+	struct record rec;
+	record_init(&rec);
+	char *text = NULL;
+	int r = record_from_game(g, bots, &rec);
+	if (r == 0)
+		r = record_write(&rec, &text, NULL);
+	record_clear(&rec);
+	*err = r;
+	if (r < 0)
+		return NULL;
+	size_t n = strlen(text);
+	while (n > 0 && text[n - 1] == '\n')
+		text[--n] = '\0';
+	return text;
+}
+
 static void record_done(struct read_job *j, struct client *c)
 {
 	if (!fetched(j, c))
 		return;
 	const struct store_game *g = &j->g;
-	struct record rec;
-	record_init(&rec);
-	char *text = NULL;
-	int r = record_from_game(g, j->seat_bot, &rec);
-	if (r == 0)
-		r = record_write(&rec, &text, NULL);
-	record_clear(&rec);
-	if (r < 0) {
+	int r;
+	char *text = record_text(g, j->seat_bot, &r);
+	if (text == NULL) {
 		reply_err(c, &j->rq, ERR_INTERNAL, "the record could not be written: %s",
 		          record_strerror(r));
 		return;
 	}
-	size_t n = strlen(text);
-	while (n > 0 && text[n - 1] == '\n')
-		text[--n] = '\0';
 	cJSON *f = cJSON_CreateObject();
 	cJSON_AddNumberToObject(f, "game", (double)g->id);
 	cJSON_AddStringToObject(f, "kind", g->kind);
@@ -448,6 +474,95 @@ void archive_record(struct archive *a, struct client *c, const struct proto_req 
 	if (j == NULL)
 		return;
 	j->id = id;
+	job_submit(j, c);
+}
+
+/* ---- records: a page of games as one archive --------------------------------------- */
+
+static void records_work(struct store *db, struct read_job *j)
+{
+	j->games = calloc(j->ngames, sizeof *j->games);
+	if (j->games == NULL) {
+		j->ngames = 0;
+		job_err(j, db, STORE_ENOMEM);
+		return;
+	}
+	for (size_t i = 0; i < j->ngames && j->err == 0; i++) {
+		int r = fetch_game(db, j->ids[i], &j->games[i], j->seat_bots[i]);
+		if (r == STORE_ENOTFOUND)
+			j->games[i].id = 0; /* left out */
+		else
+			job_err(j, db, r);
+	}
+}
+
+static void records_done(struct read_job *j, struct client *c)
+{
+	if (reply_store_err(j, c))
+		return;
+	char *all = NULL;
+	size_t len = 0, used = 0;
+	for (; used < j->ngames; used++) {
+		const struct store_game *g = &j->games[used];
+		if (g->id == 0)
+			continue;
+		int r;
+		char *text = record_text(g, j->seat_bots[used], &r);
+		if (text == NULL) {
+			free(all);
+			reply_err(c, &j->rq, ERR_INTERNAL,
+			          "the record of game %" PRId64 " could not be written: %s", g->id,
+			          record_strerror(r));
+			return;
+		}
+		size_t n = strlen(text);
+		if (len > 0 && len + 2 + n > ARCHIVE_RECORDS_BYTES) { /* the next page's */
+			free(text);
+			break;
+		}
+		char *grown = realloc(all, len + 2 + n + 1);
+		if (grown == NULL) {
+			free(text);
+			free(all);
+			reply_oom(c, &j->rq);
+			return;
+		}
+		all = grown;
+		len += (size_t)sprintf(all + len, "%s%s", len > 0 ? "\n\n" : "", text);
+		free(text);
+	}
+	cJSON *f = j->head;
+	j->head = NULL;
+	cJSON_AddStringToObject(f, "records", all != NULL ? all : "");
+	cJSON_AddNumberToObject(f, "count", (double)used);
+	char *extra = all;
+	if (used < j->ngames) {
+		cJSON_AddNumberToObject(f, "next", (double)(j->from + (long)used));
+		size_t n = len + strlen(j->more) + 48;
+		extra = malloc(n);
+		if (extra != NULL)
+			snprintf(extra, n, "%s%smore: %s from=%ld", all != NULL ? all : "",
+			         all != NULL ? "\n" : "", j->more, j->from + (long)used);
+		free(all);
+	}
+	reply_ok(c, &j->rq, f, extra, "%s: %zu game(s)", j->more, used);
+}
+
+void archive_records(struct archive *a, struct client *c, const struct proto_req *rq,
+                     const uint64_t *ids, size_t n, long from, cJSON *head, const char *more)
+{
+	struct read_job *j = job_new(a, c, rq, records_work, records_done);
+	if (j == NULL) {
+		cJSON_Delete(head);
+		return;
+	}
+	if (n > ARCHIVE_RECORDS_MAX)
+		n = ARCHIVE_RECORDS_MAX;
+	memcpy(j->ids, ids, n * sizeof *ids);
+	j->ngames = n;
+	j->from = from;
+	j->head = head;
+	snprintf(j->more, sizeof j->more, "%s", more);
 	job_submit(j, c);
 }
 

@@ -20,6 +20,7 @@
 
 #include <stdint.h>
 
+#include <cjson/cJSON.h>
 #include <uv.h>
 
 #include "server/records/journal.h"
@@ -66,6 +67,19 @@ void archive_finger(struct archive *a, struct client *c, const struct proto_req 
 void archive_history(struct archive *a, struct client *c, const struct proto_req *rq);
 /* record <game-id>: id parsed */
 void archive_record(struct archive *a, struct client *c, const struct proto_req *rq, uint64_t id);
+/*
+ * Games ids[0..n) (n <= ARCHIVE_RECORDS_MAX) as one archive of records (a tournament's page):
+ * each game's record as `record` writes it (PTN for Tak), in the order given, a blank line
+ * between two, at most ARCHIVE_RECORDS_BYTES of text (always the first one); a game the
+ * store does not have is left out. The reply is head's fields (owned, consumed) with
+ * "records" (the text), "count" (ids consumed) and, when fewer than n fitted, "next" (from +
+ * count) and the text line "more: <more> from=<next>" (more, the verb that asked, also heads
+ * the text reply).
+ */
+#define ARCHIVE_RECORDS_MAX   100
+#define ARCHIVE_RECORDS_BYTES (48 * 1024)
+void archive_records(struct archive *a, struct client *c, const struct proto_req *rq,
+                     const uint64_t *ids, size_t n, long from, cJSON *head, const char *more);
 /* replay <game-id> [delay_ms]: id parsed */
 void archive_replay(struct archive *a, struct client *c, const struct proto_req *rq, uint64_t id);
 
