@@ -908,7 +908,7 @@ static const struct proto_cmd table[] = {
          "the game's positions one by one, every delay_ms (default 1000, 0..60000)"},
         /* tournaments (events/): one block */
         {"tourney", 1, PROTO_MAX_ARGS, STORE, 3, cmd_tourney,
-         "tourney create|list|show|join|withdraw|start|cancel|games|record|trf [id | kind opts]",
+         "tourney create|list|show|join|withdraw|start|cancel|games|record|trf ...",
          "tournaments: create <kind> [game opts] format=roundrobin|double|gauntlet|swiss "
          "[rounds=N] [max=N] [rated=0|1] [name=...]; list; show, join, withdraw, games, trf "
          "(a Swiss's FIDE TRF-16) <id>; start and cancel <id> (its director)"},

@@ -498,6 +498,9 @@ static void records_work(struct store *db, struct read_job *j)
 
 static void records_done(struct read_job *j, struct client *c)
 {
+	/* the games read are paid beyond the verb's own cost: a token each (§13) */
+	if (j->a->budget != NULL)
+		budget_charge(&c->budget, j->a->budget, (unsigned)j->ngames);
 	if (reply_store_err(j, c))
 		return;
 	char *all = NULL;

@@ -74,7 +74,7 @@ void archive_record(struct archive *a, struct client *c, const struct proto_req 
  * store does not have is left out. The reply is head's fields (owned, consumed) with
  * "records" (the text), "count" (ids consumed) and, when fewer than n fitted, "next" (from +
  * count) and the text line "more: <more> from=<next>" (more, the verb that asked, also heads
- * the text reply).
+ * the text reply). Each game read costs a token of c's command budget beyond the verb's.
  */
 #define ARCHIVE_RECORDS_MAX   100
 #define ARCHIVE_RECORDS_BYTES (48 * 1024)
