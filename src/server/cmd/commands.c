@@ -910,8 +910,9 @@ static const struct proto_cmd table[] = {
         {"tourney", 1, PROTO_MAX_ARGS, STORE, 3, cmd_tourney,
          "tourney create|list|show|join|withdraw|start|cancel|games|record|trf ...",
          "tournaments: create <kind> [game opts] format=roundrobin|double|gauntlet|swiss "
-         "[rounds=N] [max=N] [rated=0|1] [name=...]; list; show, join, withdraw, games, trf "
-         "(a Swiss's FIDE TRF-16) <id>; start and cancel <id> (its director)"},
+         "[rounds=N] [max=N] [rated=0|1] [name=...]; list; show, join, withdraw, games, "
+         "record (every game in one archive), trf (a Swiss's FIDE TRF-16) <id>; start and "
+         "cancel <id> (its director)"},
         /* rating pools (events/): quick pairing */
         {"pool", 1, 2, LOGIN, 2, cmd_pool, "pool join <pool> | pool leave",
          "wait in a pool (pools lists them) until the server pairs you by rating: the game "

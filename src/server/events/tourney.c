@@ -639,8 +639,9 @@ static bool load_book(const struct tourneys *ts, struct tourney *t, const char *
 }
 
 /* The opening of round r's games (0-based), or NULL without a book: a match plays opening
-   k in games 2k and 2k + 1 (a pair), counted from its opening=K; a double round-robin opening k in round k of each half
-   (colours swapped by the second half); a round-robin or a gauntlet opening r. */
+   k in games 2k and 2k + 1 (a pair), counted from its opening=K; a double round-robin
+   opening k in round k of each half (colours swapped by the second half); a round-robin or
+   a gauntlet opening r. */
 static const struct book_opening *opening_of(const struct tourney *t, int r)
 {
 	if (t->book == NULL || t->book->n == 0)
@@ -2186,8 +2187,8 @@ static void do_games(struct tourneys *ts, struct client *c, const struct proto_r
 	         pg.shown < k ? ", a page of them" : "");
 }
 
-/* do_record's page: the ids of the games [from, from + ARCHIVE_RECORDS_MAX) that were
-   started (a forfeit decided without a game has none). */
+/* do_record's page: the ids of the games [from, from + ARCHIVE_RECORDS_MAX) (0 for a
+   forfeit decided without a game, which the archive leaves out). */
 struct ids_page {
 	long from;
 	size_t n;
@@ -2212,10 +2213,9 @@ static void do_record(struct tourneys *ts, struct client *c, const struct proto_
 	long k = each_game(t, game_id, &pg);
 	cJSON *f = cJSON_CreateObject();
 	cJSON_AddNumberToObject(f, "tourney", (double)t->id);
-	cJSON_AddNumberToObject(f, "total", (double)k);
 	char more[48];
 	snprintf(more, sizeof more, "tourney record %" PRIu64, t->id);
-	archive_records(ts->arch, c, rq, pg.ids, pg.n, pg.from, f, more);
+	archive_records(ts->arch, c, rq, pg.ids, pg.n, pg.from, k, f, more);
 }
 
 static void do_trf(struct tourneys *ts, struct client *c, const struct proto_req *rq)

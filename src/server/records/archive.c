@@ -51,7 +51,7 @@ struct read_job {
 	   store has none), each seat's bot flag, the reply's head (owned) and its "more" */
 	uint64_t ids[ARCHIVE_RECORDS_MAX];
 	bool seat_bots[ARCHIVE_RECORDS_MAX][2];
-	long from;
+	long from, total;
 	cJSON *head;
 	char more[64];
 };
@@ -537,9 +537,10 @@ static void records_done(struct read_job *j, struct client *c)
 	cJSON *f = j->head;
 	j->head = NULL;
 	cJSON_AddStringToObject(f, "records", all != NULL ? all : "");
+	cJSON_AddNumberToObject(f, "total", (double)j->total);
 	cJSON_AddNumberToObject(f, "count", (double)used);
 	char *extra = all;
-	if (used < j->ngames) {
+	if (j->from + (long)used < j->total) {
 		cJSON_AddNumberToObject(f, "next", (double)(j->from + (long)used));
 		size_t n = len + strlen(j->more) + 48;
 		extra = malloc(n);
@@ -552,7 +553,8 @@ static void records_done(struct read_job *j, struct client *c)
 }
 
 void archive_records(struct archive *a, struct client *c, const struct proto_req *rq,
-                     const uint64_t *ids, size_t n, long from, cJSON *head, const char *more)
+                     const uint64_t *ids, size_t n, long from, long total, cJSON *head,
+                     const char *more)
 {
 	struct read_job *j = job_new(a, c, rq, records_work, records_done);
 	if (j == NULL) {
@@ -564,6 +566,7 @@ void archive_records(struct archive *a, struct client *c, const struct proto_req
 	memcpy(j->ids, ids, n * sizeof *ids);
 	j->ngames = n;
 	j->from = from;
+	j->total = total;
 	j->head = head;
 	snprintf(j->more, sizeof j->more, "%s", more);
 	job_submit(j, c);

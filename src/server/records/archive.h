@@ -68,18 +68,20 @@ void archive_history(struct archive *a, struct client *c, const struct proto_req
 /* record <game-id>: id parsed */
 void archive_record(struct archive *a, struct client *c, const struct proto_req *rq, uint64_t id);
 /*
- * Games ids[0..n) (n <= ARCHIVE_RECORDS_MAX) as one archive of records (a tournament's page):
- * each game's record as `record` writes it (PTN for Tak), in the order given, a blank line
- * between two, at most ARCHIVE_RECORDS_BYTES of text (always the first one); a game the
- * store does not have is left out. The reply is head's fields (owned, consumed) with
- * "records" (the text), "count" (ids consumed) and, when fewer than n fitted, "next" (from +
+ * Games ids[0..n) (n <= ARCHIVE_RECORDS_MAX), entries [from, from + n) of a list of total
+ * (a tournament's games), as one archive of records: each game's record as `record` writes
+ * it (PTN for Tak), in the order given, a blank line between two, at most
+ * ARCHIVE_RECORDS_BYTES of text (always the first one); a game the store does not have (id 0:
+ * none) is left out. The reply is head's fields (owned, consumed) with "records" (the
+ * text), "total", "count" (ids gone through) and, when from + count < total, "next" (from +
  * count) and the text line "more: <more> from=<next>" (more, the verb that asked, also heads
  * the text reply). Each game read costs a token of c's command budget beyond the verb's.
  */
 #define ARCHIVE_RECORDS_MAX   100
 #define ARCHIVE_RECORDS_BYTES (48 * 1024)
 void archive_records(struct archive *a, struct client *c, const struct proto_req *rq,
-                     const uint64_t *ids, size_t n, long from, cJSON *head, const char *more);
+                     const uint64_t *ids, size_t n, long from, long total, cJSON *head,
+                     const char *more);
 /* replay <game-id> [delay_ms]: id parsed */
 void archive_replay(struct archive *a, struct client *c, const struct proto_req *rq, uint64_t id);
 
