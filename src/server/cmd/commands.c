@@ -125,6 +125,10 @@ static void cmd_unseek(struct cmd *x)
 
 static void cmd_match(struct cmd *x)
 {
+	if (x->cx->computer != NULL && strcasecmp(x->rq->argv[0], COMMANDS_COMPUTER) == 0) {
+		x->cx->computer(x->cx->computer_ud, x->cl, x->rq);
+		return;
+	}
 	if (name_arg(x, x->rq->argv[0]) && !refuse_blocked(x, x->rq->argv[0]))
 		direct_match(x->cx->lobby, x->cl, x->rq);
 }
@@ -870,8 +874,9 @@ static const struct proto_cmd table[] = {
         {"accept", 1, 1, LOGIN | CMD_SEEK | CMD_TAKES_SEEK, 2, cmd_accept, "accept <seek-id>",
          "accept a seek or a challenge to you: the game starts"},
         {"match", 2, PROTO_MAX_ARGS, LOGIN | CMD_TO_USER, 3, cmd_match,
-         "match <user> <kind> [opt=value ...]",
-         "challenge one user (the options of seek): only they see it, and accept or decline"},
+         "match <user>|computer <kind> [opt=value ...] [level=1-8]",
+         "challenge one user (the options of seek): only they see it, and accept or decline; "
+         "computer: a game at once against the server's bot of that level"},
         {"decline", 1, 1, LOGIN | CMD_SEEK, 1, cmd_decline, "decline <seek-id>",
          "turn down a challenge made to you"},
         {"list", 0, 0, CMD_SHARED_GAMES, 3, cmd_list, "list", "games in progress"},
