@@ -104,6 +104,12 @@ out:
 	return winner;
 }
 
+/* x, with what rounds to 0 printed as 0, not -0. */
+static double unsigned0(double x)
+{
+	return x > -0.5 && x < 0.5 ? 0.0 : x;
+}
+
 static int bench_kind(const char *spec, int games, int from, int to)
 {
 	char buf[200];
@@ -138,8 +144,8 @@ static int bench_kind(const char *spec, int games, int from, int to)
 		if (won + d == 0 || l + d == 0)
 			snprintf(elo, sizeof elo, "%s", won + d == 0 ? "-inf" : "+inf");
 		else
-			snprintf(elo, sizeof elo, "%+.0f [%+.0f, %+.0f]", e.elo + 0.0, e.elo_lo + 0.0,
-			         e.elo_hi + 0.0); /* + 0.0: no "-0" */
+			snprintf(elo, sizeof elo, "%+.0f [%+.0f, %+.0f]", unsigned0(e.elo),
+			         unsigned0(e.elo_lo), unsigned0(e.elo_hi));
 		printf("%-18s %d vs %d  %3d games  +%d =%d -%d  score %5.1f%%  Elo %s  ms/move %.1f %.1f\n",
 		       spec, k + 1, k, games, won, d, l, 100.0 * (won + 0.5 * d) / games, elo,
 		       hi.moves ? (double)hi.ms / (double)hi.moves : 0.0,
