@@ -37,8 +37,8 @@ struct side {
 };
 
 /* One turn of seat: its action into *m; false when the bot has none that parses. */
-static bool turn(const struct game_ops *ops, const void *st, void *view, int seat,
-                 struct side *s, uint64_t seed, game_move *m)
+static bool turn(const struct game_ops *ops, const void *st, void *view, int seat, struct side *s,
+                 uint64_t seed, game_move *m)
 {
 	static atomic_bool never;
 	if (ops->view != NULL)
@@ -80,7 +80,8 @@ static int play(const struct game_ops *ops, const struct game_params *p, uint64_
 			enum game_act acts[GAME_MAX_PLAYERS] = {GAME_ACT_NONE, GAME_ACT_NONE};
 			for (int seat = 0; seat < 2; seat++)
 				if (mask & (1u << seat))
-					acts[seat] = turn(ops, st, view, seat, by_seat[seat], s + seat, &mv[seat])
+					acts[seat] = turn(ops, st, view, seat, by_seat[seat],
+					                  s + seat, &mv[seat])
 					                     ? GAME_ACT_MOVE
 					                     : GAME_ACT_INVALID;
 			if (ops->resolve(st, mv, acts) != GAME_OK)
@@ -88,7 +89,8 @@ static int play(const struct game_ops *ops, const struct game_params *p, uint64_
 		} else {
 			int seat = __builtin_ctz(mask);
 			game_move m;
-			if (!turn(ops, st, view, seat, by_seat[seat], s, &m) || ops->apply(st, m) != GAME_OK) {
+			if (!turn(ops, st, view, seat, by_seat[seat], s, &m) ||
+			    ops->apply(st, m) != GAME_OK) {
 				winner = by_seat[seat] == a ? 1 : 0; /* no move: a forfeit */
 				goto out;
 			}
@@ -146,7 +148,8 @@ static int bench_kind(const char *spec, int games, int from, int to)
 		else
 			snprintf(elo, sizeof elo, "%+.0f [%+.0f, %+.0f]", unsigned0(e.elo),
 			         unsigned0(e.elo_lo), unsigned0(e.elo_hi));
-		printf("%-18s %d vs %d  %3d games  +%d =%d -%d  score %5.1f%%  Elo %s  ms/move %.1f %.1f\n",
+		printf("%-18s %d vs %d  %3d games  +%d =%d -%d  score %5.1f%%  Elo %s  ms/move "
+		       "%.1f %.1f\n",
 		       spec, k + 1, k, games, won, d, l, 100.0 * (won + 0.5 * d) / games, elo,
 		       hi.moves ? (double)hi.ms / (double)hi.moves : 0.0,
 		       lo.moves ? (double)lo.ms / (double)lo.moves : 0.0);
@@ -168,14 +171,16 @@ int main(int argc, char **argv)
 			to = atoi(argv[++i]);
 		else if (argv[i][0] == '-') {
 			fprintf(stderr,
-			        "usage: %s [--games N] [--from K] [--to K] [\"KIND OPTIONS\" ...]\n",
+			        "usage: %s [--games N] [--from K] [--to K] [\"KIND OPTIONS\" "
+			        "...]\n",
 			        argv[0]);
 			return 2;
 		} else if (nkinds < 16)
 			kinds[nkinds++] = argv[i];
 	}
 	if (games < 1 || from < 1 || to > HOUSE_LEVELS || from >= to) {
-		fprintf(stderr, "%s: --games >= 1, 1 <= --from < --to <= %d\n", argv[0], HOUSE_LEVELS);
+		fprintf(stderr, "%s: --games >= 1, 1 <= --from < --to <= %d\n", argv[0],
+		        HOUSE_LEVELS);
 		return 2;
 	}
 	if (nkinds == 0) {

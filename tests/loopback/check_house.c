@@ -39,7 +39,11 @@ static int match_computer(struct ts_cli *c, const char *kind_opts, int level)
 static bool to_move(const cJSON *st, int seat)
 {
 	const cJSON *m;
-	cJSON_ArrayForEach(m, cJSON_GetObjectItem(st, "to_move")) if (m->valueint == seat) return true;
+	cJSON_ArrayForEach(m, cJSON_GetObjectItem(st, "to_move"))
+	{
+		if (m->valueint == seat)
+			return true;
+	}
 	return false;
 }
 
@@ -68,10 +72,13 @@ static int play_out(struct ts_cli *c, int id, bool xmas)
 		if (to_move(st, seat)) {
 			const cJSON *legal = cJSON_GetObjectItem(st, "legal");
 			if (xmas) {
-				const char *in = ts_jstr(cJSON_GetObjectItem(st, "position"), "input");
-				ts_send(c, "move %d %s", id, strncmp(in, "0\n", 2) == 0 ? "PUSH 1 UP" : "PASS");
+				const char *in =
+				        ts_jstr(cJSON_GetObjectItem(st, "position"), "input");
+				ts_send(c, "move %d %s", id,
+				        strncmp(in, "0\n", 2) == 0 ? "PUSH 1 UP" : "PASS");
 			} else {
-				ts_send(c, "move %d %s", id, cJSON_GetArrayItem(legal, 0)->valuestring);
+				ts_send(c, "move %d %s", id,
+				        cJSON_GetArrayItem(legal, 0)->valuestring);
 			}
 		}
 		cJSON_Delete(st);

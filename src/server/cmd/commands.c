@@ -874,9 +874,10 @@ static const struct proto_cmd table[] = {
         {"accept", 1, 1, LOGIN | CMD_SEEK | CMD_TAKES_SEEK, 2, cmd_accept, "accept <seek-id>",
          "accept a seek or a challenge to you: the game starts"},
         {"match", 2, PROTO_MAX_ARGS, LOGIN | CMD_TO_USER, 3, cmd_match,
-         "match <user>|computer <kind> [opt=value ...] [level=1-8]",
+         "match <user> <kind> [opt=value ...]",
          "challenge one user (the options of seek): only they see it, and accept or decline; "
-         "computer: a game at once against the server's bot of that level"},
+         "match computer <kind> [opt=value ...] level=1-8: a game at once against the "
+         "server's bot"},
         {"decline", 1, 1, LOGIN | CMD_SEEK, 1, cmd_decline, "decline <seek-id>",
          "turn down a challenge made to you"},
         {"list", 0, 0, CMD_SHARED_GAMES, 3, cmd_list, "list", "games in progress"},

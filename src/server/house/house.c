@@ -39,7 +39,7 @@ struct house_bot {
 	struct conn *conn;
 	struct client *cl;
 	int level;
-	bool dirty; /* something was written to it: its games are looked at */
+	bool dirty;   /* something was written to it: its games are looked at */
 	bool refused; /* an error reply came: the move fed last was refused */
 	struct house_game *games;
 };
@@ -180,7 +180,8 @@ struct client *house_bot(struct house *h, int level)
 	char name[PROTO_NAME_MAX + 1];
 	snprintf(name, sizeof name, HOUSE_NAME "%d", level);
 	if (lobby_find_user(h->lobby, name) != NULL) {
-		log_warn("house bot not connected user=%s why=%s", name, LOG_Q("the name is taken"));
+		log_warn("house bot not connected user=%s why=%s", name,
+		         LOG_Q("the name is taken"));
 		return NULL;
 	}
 	struct conn *c = conn_new(h->hub, &house_transport, sizeof(struct house_conn));
@@ -263,7 +264,8 @@ static void feed(struct house_bot *b, const char *verb, uint64_t id, const char 
 {
 	char line[GAME_MOVE_TEXT + 64];
 	int n = snprintf(line, sizeof line, "%s %llu %s\n", verb, (unsigned long long)id, text);
-	if (n > 0 && (size_t)n < sizeof line && conn_input_copy(b->conn, line, (size_t)n) < (size_t)n)
+	if (n > 0 && (size_t)n < sizeof line &&
+	    conn_input_copy(b->conn, line, (size_t)n) < (size_t)n)
 		log_error("house bot input full user=%s", b->cl->name);
 }
 
@@ -365,12 +367,13 @@ static void think(struct house *h, struct house_bot *b, struct house_game *hg, s
 	j->mem = hg->mem;
 	const struct seek_opts *so = session_opts(g);
 	int64_t left[GAME_MAX_PLAYERS] = {0};
+	uint64_t seed = randombytes_random() | (uint64_t)randombytes_random() << 32;
 	if (so->timed)
 		session_clock_left(g, left);
 	j->t = (struct house_turn){.ops = ops,
 	                           .level = b->level,
 	                           .seat = seat,
-	                           .seed = randombytes_random() | (uint64_t)randombytes_random() << 32,
+	                           .seed = seed,
 	                           .left_ms = so->timed ? (left[seat] > 0 ? left[seat] : 1) : 0,
 	                           .inc_ms = so->inc_ms,
 	                           .cancel = &j->cancel,
@@ -494,9 +497,10 @@ void house_match(struct house *h, struct client *c, const struct proto_req *rq)
 {
 	const struct game_ops *ops = rq->argc > 1 ? game_find(rq->argv[1]) : NULL;
 	if (ops == NULL) {
-		reply_err(c, rq, ERR_UNKNOWN_GAME,
-		          "match computer <kind> [opt=value ...] level=1-%d; 'games' lists the kinds",
-		          HOUSE_LEVELS);
+		reply_err(
+		        c, rq, ERR_UNKNOWN_GAME,
+		        "match computer <kind> [opt=value ...] level=1-%d; 'games' lists the kinds",
+		        HOUSE_LEVELS);
 		return;
 	}
 	char *av[PROTO_MAX_ARGS];
@@ -511,8 +515,8 @@ void house_match(struct house *h, struct client *c, const struct proto_req *rq)
 		level = *end == '\0' && v >= 1 && v <= HOUSE_LEVELS ? (int)v : -1;
 	}
 	if (level <= 0) {
-		reply_err(c, rq, ERR_BAD_OPTION, "level=N says how strong the computer plays: 1 to %d",
-		          HOUSE_LEVELS);
+		reply_err(c, rq, ERR_BAD_OPTION,
+		          "level=N says how strong the computer plays: 1 to %d", HOUSE_LEVELS);
 		return;
 	}
 	if (house_level_of(ops, level) == NULL || ops->nplayers != 2) {

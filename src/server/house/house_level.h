@@ -49,10 +49,10 @@ struct house_turn {
 	const struct game_ops *ops;
 	int level; /* 1..HOUSE_LEVELS */
 	int seat;
-	uint64_t seed;                /* this turn's randomness */
-	long long left_ms, inc_ms;    /* the seat's clock now and its increment; left 0: untimed */
-	const atomic_bool *cancel;    /* set by the loop: stop, the answer is not wanted */
-	long long (*now_ms)(void);    /* a monotonic clock, thread-safe */
+	uint64_t seed;             /* this turn's randomness */
+	long long left_ms, inc_ms; /* the seat's clock now and its increment; left 0: untimed */
+	const atomic_bool *cancel; /* set by the loop: stop, the answer is not wanted */
+	long long (*now_ms)(void); /* a monotonic clock, thread-safe */
 };
 
 /*
