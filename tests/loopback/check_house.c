@@ -1,7 +1,8 @@
 /*
  * check_house.c - the server's own bots over real sockets (house/, issue 22
  * item 6): `match computer` starts a game at once against computerN, shown as
- * a bot; the bot answers every move until the game ends (ttt, Tak, Xmas Rush);
+ * a bot; the bot answers every move until the game ends (ttt, Tak, Xmas Rush) and agrees
+ * to a rematch and to an abort;
  * its refusals (a level out of range, a kind it does not play, too many
  * games); a game resigned, and a server stopped, while the bot searches (the
  * server exits 0: no leak or crash under the sanitizers); a pool's waiter who
@@ -96,6 +97,14 @@ START_TEST(test_match_computer_plays)
 	int id = match_computer(&a, "ttt color=white", 8);
 	/* perfect play against a1, b1, ...: the bot answers every move and wins */
 	ck_assert_int_ge(play_out(&a, id, false), 2);
+	/* a rematch offered to the bot is agreed to (seats swapped), and so is an abort */
+	ts_send(&a, "rematch %d", id);
+	cJSON *gs = ts_until(&a, "{\"type\":\"game_start\",\"kind\":\"ttt\"}");
+	int id2 = ts_jint(gs, "game");
+	ck_assert_int_eq(ts_jint(gs, "seat"), 1);
+	cJSON_Delete(gs);
+	ts_send(&a, "abort %d", id2);
+	cJSON_Delete(ts_untilf(&a, "{\"type\":\"game_over\",\"game\":%d}", id2));
 	id = match_computer(&a, "tak size=4 color=black", 3);
 	ck_assert_int_ge(play_out(&a, id, false), 2);
 	ts_send(&a, "who");

@@ -22,7 +22,8 @@
 #include "server/util/log.h"
 #include "server/util/text.h"
 
-#define HOUSE_RETRIES 3 /* refused moves in one game before the bot resigns it */
+#define HOUSE_RETRIES   3 /* refused moves in one game before the bot resigns it */
+#define HOUSE_AGREE_MAX 16 /* offers waiting for the bot's answer (more: not answered) */
 
 /* What the bot of one level keeps per game it plays. */
 struct house_game {
@@ -42,6 +43,13 @@ struct house_bot {
 	bool dirty;   /* something was written to it: its games are looked at */
 	bool refused; /* an error reply came: the move fed last was refused */
 	struct house_game *games;
+	/* offers to agree to (rematch, abort: what people press after or before a game), fed
+	   by the next look at the games (never from inside a write) */
+	struct {
+		uint64_t game;
+		const char *verb;
+	} agree[HOUSE_AGREE_MAX];
+	int nagree;
 };
 
 /* One turn to think. Owns st (the position copy) and mem (the memory's copy). */
@@ -89,12 +97,37 @@ static struct house_bot *bot_of_conn(struct conn *c)
 	return b != NULL && b->conn == c ? b : NULL;
 }
 
-/* What the server writes to a bot is read at once and dropped; it only wakes the bot. */
+/* An offer to bot's opponent's seat it agrees to (a rematch, an abort), noted for later. */
+static void note_offer(struct house_bot *bot, const char *line)
+{
+	cJSON *j = cJSON_Parse(line);
+	const char *what = cJSON_GetStringValue(cJSON_GetObjectItem(j, "what"));
+	const char *event = cJSON_GetStringValue(cJSON_GetObjectItem(j, "event"));
+	const cJSON *game = cJSON_GetObjectItem(j, "game");
+	const char *verb = what == NULL                   ? NULL
+	                   : strcmp(what, "rematch") == 0 ? "rematch"
+	                   : strcmp(what, "abort") == 0   ? "abort"
+	                                                  : NULL;
+	const char *by = cJSON_GetStringValue(cJSON_GetObjectItem(j, "by"));
+	if (verb != NULL && event != NULL && strcmp(event, "offer") == 0 && cJSON_IsNumber(game) &&
+	    by != NULL && bot->cl != NULL && strcmp(by, bot->cl->name) != 0 &&
+	    bot->nagree < HOUSE_AGREE_MAX) {
+		bot->agree[bot->nagree].game = (uint64_t)game->valuedouble;
+		bot->agree[bot->nagree++].verb = verb;
+	}
+	cJSON_Delete(j);
+}
+
+/* What the server writes to a bot is read at once and dropped; it only wakes the bot (and an
+   offer it agrees to is noted). */
 static int house_write(struct conn *c, struct outbuf *b)
 {
 	struct house_bot *bot = bot_of_conn(c);
 	if (bot != NULL) {
 		bot->dirty = true;
+		static const char offer[] = "{\"type\":\"offer\",";
+		if (strncmp(b->data, offer, sizeof offer - 1) == 0)
+			note_offer(bot, b->data);
 		if (strstr(b->data, "\"type\":\"error\"") != NULL) {
 			bot->refused = true;
 			log_warn("house bot refused user=%s line=%s", bot->cl ? bot->cl->name : "-",
@@ -391,6 +424,9 @@ static void think(struct house *h, struct house_bot *b, struct house_game *hg, s
 static void bot_check(struct house *h, struct house_bot *b)
 {
 	b->dirty = false;
+	for (int i = 0; i < b->nagree; i++)
+		feed(b, b->agree[i].verb, b->agree[i].game, "");
+	b->nagree = 0;
 	bool refused = b->refused;
 	b->refused = false;
 	for (struct house_game *hg = b->games; hg != NULL; hg = hg->next)
