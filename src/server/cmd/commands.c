@@ -123,9 +123,15 @@ static void cmd_unseek(struct cmd *x)
 		lobby_unseek(x->cx->lobby, x->cl, x->rq, x->seek);
 }
 
+/* match computer ...: the house bots' (struct commands' computer), on every node its own. */
+static bool to_computer(const struct cmd *x)
+{
+	return x->cx->computer != NULL && strcasecmp(x->rq->argv[0], COMMANDS_COMPUTER) == 0;
+}
+
 static void cmd_match(struct cmd *x)
 {
-	if (x->cx->computer != NULL && strcasecmp(x->rq->argv[0], COMMANDS_COMPUTER) == 0) {
+	if (to_computer(x)) {
 		x->cx->computer(x->cx->computer_ud, x->cl, x->rq);
 		return;
 	}
@@ -1074,7 +1080,8 @@ static bool resolve(struct cmd *x)
 	if ((fl & CMD_SHARED) && rt != NULL && rt->shared(rt->ud, x))
 		return false; /* answered for the whole cluster */
 	if ((fl & CMD_TO_USER) && rt != NULL && rt->user != NULL && proto_name_valid(rq->argv[0]) &&
-	    lobby_find_user(x->cx->lobby, rq->argv[0]) == NULL && rt->user(rt->ud, x))
+	    !to_computer(x) && lobby_find_user(x->cx->lobby, rq->argv[0]) == NULL &&
+	    rt->user(rt->ud, x))
 		return false; /* passed on to the node the user is connected to */
 	return true;
 }
