@@ -20,7 +20,6 @@
 #include "server/play/session.h"
 #include "server/play/session_clock.h"
 #include "server/util/log.h"
-#include "server/util/text.h"
 
 #define HOUSE_RETRIES   3 /* refused moves in one game before the bot resigns it */
 #define HOUSE_AGREE_MAX 16 /* offers waiting for the bot's answer (more: not answered) */
