@@ -14,6 +14,7 @@
 #include <sodium.h>
 
 #include "games/game.h"
+#include "server/cmd/commands.h"
 #include "server/msg/msg.h"
 #include "server/play/identity.h"
 #include "server/play/lobby.h"
@@ -210,7 +211,7 @@ struct client *house_bot(struct house *h, int level)
 	if (h->bots[level - 1] != NULL)
 		return h->bots[level - 1]->cl;
 	char name[PROTO_NAME_MAX + 1];
-	snprintf(name, sizeof name, HOUSE_NAME "%d", level);
+	snprintf(name, sizeof name, COMMANDS_COMPUTER "%d", level);
 	if (lobby_find_user(h->lobby, name) != NULL) {
 		log_warn("house bot not connected user=%s why=%s", name,
 		         LOG_Q("the name is taken"));

@@ -56,10 +56,9 @@
 #include "server/msg/proto.h"
 #include "server/net/conn.h"
 
-#define HOUSE_THINKERS       2          /* searches running at once on the thread pool */
-#define HOUSE_GAMES_PER_USER 4          /* live games against the house per user */
-#define HOUSE_GAMES_MAX      256        /* live games against the house in all */
-#define HOUSE_NAME           "computer" /* `match computer ...`; bot N is computerN */
+#define HOUSE_THINKERS       2   /* searches running at once on the thread pool */
+#define HOUSE_GAMES_PER_USER 4   /* live games against the house per user */
+#define HOUSE_GAMES_MAX      256 /* live games against the house in all */
 
 struct lobby;
 struct sessions;
