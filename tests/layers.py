@@ -45,10 +45,11 @@ LIBRARIES = [
                 (("main.c", "server.c"),
                  "the process: main.c reads the command line, server.c wires the layers "
                  "(registers their callbacks, opens the store, owns the loop); nothing calls them"),
-                (("ports", "api"),
+                (("ports", "api", "house"),
                  "foreign protocols (playtak) and the HTTP API with the exports: front doors "
                  "that turn their requests into the command table's or read the lobby, the "
-                 "sessions and the store; only main.c and server.c call them; above the "
+                 "sessions and the store; the house bots, which play through an in-process "
+                 "transport; only main.c and server.c call them; above the "
                  "cluster by choice, they never call each other"),
                 (("cluster",),
                  "a node of a cluster: it relays lines to the command table, takes games over "

@@ -282,6 +282,11 @@ static const struct opt opts[] = {
         {"pools", 0, OPT_STRING, AT(cfg.pools), .metavar = "POOLS",
          .help = "the rating pools, POOLS: NAME:KIND OPTIONS each, separated by ';' "
                  "(default " POOLS_DEFAULT ")"},
+        {"pool-computer-after", 0, OPT_SECONDS, AT(cfg.pool_computer_after_ms), 0, 86400,
+         "SECONDS",
+         "a player unpaired in a pool this long plays the server's bot whose level fits their "
+         "rating (unrated; not those who set bots off)",
+         "never", .runtime = true},
 
         {.type = OPT_SECTION, .help = "Configuration"},
         {"config", 0, OPT_STRING, AT(config), .metavar = "FILE", .cmdline = true,

@@ -84,6 +84,8 @@ static bool ev_timeout(void *ud, struct conn *c, enum conn_timeout what)
 	struct client *cl = client_of(c);
 	if (cl == NULL)
 		return true;
+	if (house_owns(c)) /* the house bots speak when they have a move */
+		return false;
 	if (what == CONN_TIMEOUT_LOGIN && (cl->logged_in || cl->nwatching > 0))
 		return false; /* logged in, or an anonymous spectator */
 #if HAVE_WEBSOCKETS
@@ -244,6 +246,7 @@ void server_reconfigure(struct server *s, const struct server_config *cfg)
 	c.max_seeks = cfg->max_seeks;
 	c.admins = cfg->admins;
 	c.motd = cfg->motd;
+	c.pool_computer_after_ms = cfg->pool_computer_after_ms;
 	bool motd_changed = (s->cfg.motd == NULL) != (c.motd == NULL) ||
 	                    (c.motd != NULL && strcmp(s->cfg.motd, c.motd) != 0);
 	/* the file's motd replaces the motd verb's only when the file's changed */
@@ -260,9 +263,16 @@ void server_reconfigure(struct server *s, const struct server_config *cfg)
 		s->ladders.pair_cap = (int)c.ladder_pair_cap;
 	}
 	s->cmds.budget = c.budget;
+	s->pools.computer_after_ms = c.pool_computer_after_ms;
 	rtt_configure(&s->rtt, c.ping_ms, c.ping_timeout_ms);
 	struct conn_limits lim = conn_limits_of(&c);
 	conn_hub_set_limits(&s->hub, &lim);
+}
+
+/* struct commands' computer: `match computer ...` to the house bots. */
+static void house_match_cb(void *ud, struct client *c, const struct proto_req *rq)
+{
+	house_match(ud, c, rq);
 }
 
 int server_init(struct server *s, uv_loop_t *loop, const struct server_config *cfg)
@@ -310,6 +320,12 @@ int server_init(struct server *s, uv_loop_t *loop, const struct server_config *c
 		return -1;
 	}
 	s->cmds.pools = &s->pools;
+	house_init(&s->house, loop, &s->hub, &s->lobby, &s->sess);
+	s->cmds.computer = house_match_cb;
+	s->cmds.computer_ud = &s->house;
+	s->pools.computer = house_for_pool;
+	s->pools.computer_ud = &s->house;
+	s->pools.computer_after_ms = cfg->pool_computer_after_ms;
 	moderation_set_config_admins(&s->mod, cfg->admins);
 	lobby_set_motd(&s->lobby, cfg->motd);
 	s->sess.hides = moderation_hides;
@@ -497,6 +513,7 @@ void server_stop(struct server *s)
 		if (!c->closing && client_of(c) != NULL)
 			msg_send(&m, client_of(c));
 	msg_done(&m);
+	house_stop(&s->house); /* its searches cancelled before the games go */
 	lobby_free(&s->lobby);
 	pools_close(&s->pools);
 	if (s->stored) { /* before the games go: their ends are not results */

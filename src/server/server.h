@@ -39,6 +39,7 @@
 #include "server/play/lobby.h"
 #include "server/ports/playtak_port.h"
 #include "server/events/pools.h"
+#include "server/house/house.h"
 #include "server/msg/rtt.h"
 #include "server/play/session.h"
 #include "server/net/tcp.h"
@@ -73,6 +74,8 @@ struct server_config {
 	const char *admins;          /* --admins: names split by commas (NULL: none; copied) */
 	const char *motd;            /* --motd: the message of the day (NULL: none; copied) */
 	const char *pools;           /* --pools: the pools (NULL: POOLS_DEFAULT; events/pools.h) */
+	int64_t pool_computer_after_ms; /* --pool-computer-after: a pool's waiter then plays the
+	                                   house bot (pools.h); 0: never */
 	const char *books;           /* --books: the opening books' directory (tourney.h; NULL:
 	                                no book can be named) */
 	const char *metrics_from;    /* --metrics-from: who may GET /metrics (api_metrics.h;
@@ -106,6 +109,7 @@ struct server {
 	struct tourneys tourneys; /* tournaments (with a store only) */
 	struct pools pools;       /* rating pools for quick pairing */
 	struct ladders ladders;   /* the continuous ladders (with a store only) */
+	struct house house;       /* the server's own bots (house/house.h) */
 	struct moderation mod;   /* admins, bans, mutes, blocks (records/moderation.h) */
 	struct cluster *cluster; /* --cluster: this node's; NULL: a single server */
 	struct commands cmds;

@@ -921,12 +921,48 @@ def test_quick_pairing_against_telnet():
         quit_all(bs)
 
 
+def test_play_the_computer():
+    """The pools' tiles and "play the computer" beside them: a level chosen, Play pressed, the
+    game starts at once against computer8 (shown as a bot), which answers each move until it
+    wins (perfect play at ttt against a1, b1, a2)."""
+    (a,) = bs = browsers('carl')
+    try:
+        a.open()
+        a.login('carl')
+        a.wait('the computer', lambda: a.q('#play-computer'))
+        a.wait('the pool tiles', lambda: a.q('button.pool[data-pool="tak5-blitz"]'))
+        assert 'Tak 5×5' in a.text('button.pool[data-pool="tak5-blitz"]')
+        a.shot('computer-lobby-carl')
+        a.click('.levels button[data-level="8"]')
+        assert a.q('.levels button[data-level="8"]')[0].get_attribute('aria-pressed') == 'true'
+        a.click('#play-computer')
+        gid = a.in_game()
+        seats = a.text('.seat-0') + ' / ' + a.text('.seat-1')
+        assert 'BOT computer8' in seats, seats
+        # the first legal square each turn (the seats are drawn at random): the bot answers
+        # each move, and perfect play wins or draws
+        for _ in range(5):
+            if a.text('.end-panel .end-how'):
+                break
+            a.wait('our turn', lambda: a.q('svg.board g.cell.legal') or a.text('.end-panel .end-how'))
+            if a.text('.end-panel .end-how'):
+                break
+            before = a.ply()
+            a.click('svg.board g.cell.legal')
+            a.wait('the bot answered', lambda: a.ply() >= before + 2 or bool(a.text('.end-panel .end-how')))
+        assert 'computer8 wins' in a.result() or 'Draw' in a.result(), (gid, a.result())
+        a.shot('computer-game-carl')
+        no_errors(*bs)
+    finally:
+        quit_all(bs)
+
+
 TESTS = [test_ws_frames_limits_origin_csp, test_tictactoe_watched_and_chat, test_tak_slides_road_reconnect_phone,
          test_xmas_push_and_move, test_telnet_user_against_browser_offers_rematch,
          test_tak_browser_against_telnet_watched, test_player_page_leaderboard_viewer, test_ladder_table,
          test_rated_tak_flip_offers_end_panel, test_look_back_while_playing, test_seek_form,
          test_xmas_missed_turn_vocabulary, test_xmas_people_miss_a_turn,
-         test_quick_pairing_against_telnet]
+         test_quick_pairing_against_telnet, test_play_the_computer]
 
 if __name__ == '__main__':
     # without the command budget: test_ws_frames_limits_origin_csp pipelines hundreds of

@@ -67,6 +67,7 @@ export const MESSAGES = {
 	BAD_FILTER: 'That accept filter cannot be read.',
 	FILTERED: 'That player does not take games like this one.',
 	NO_BOTS: 'Bots and players who refuse bots do not meet.',
+	COMPUTER_BUSY: 'You play the computer in as many games as you may (or it is busy): finish one first.',
 	/* tournaments */
 	NO_SUCH_TOURNEY: 'There is no such tournament.',
 	NOT_DIRECTOR: 'Only the tournament\'s director can do that.',

@@ -391,7 +391,8 @@ export class GameView {
 		document.title = `${players.join(' vs ')} – bitarena`;
 		const flip = this.flip();
 		this.seats.forEach((s, i) => {
-			put(s.name, players[i] ? userLink(players[i]) : '?');
+			put(s.name, (st.bots || [])[i] ? el('span', {class: 'bot-title', title: 'a bot'}, 'BOT ') : '',
+			    players[i] ? userLink(players[i]) : '?');
 			const r = this.app.ratings.get(players[i], st.kind);
 			s.rating.textContent = ratingText(r);
 			s.rating.title = typeof r === 'number' ? `${st.kind} rating` : '';

@@ -123,8 +123,18 @@ static void cmd_unseek(struct cmd *x)
 		lobby_unseek(x->cx->lobby, x->cl, x->rq, x->seek);
 }
 
+/* match computer ...: the house bots' (struct commands' computer), on every node its own. */
+static bool to_computer(const struct cmd *x)
+{
+	return x->cx->computer != NULL && strcasecmp(x->rq->argv[0], COMMANDS_COMPUTER) == 0;
+}
+
 static void cmd_match(struct cmd *x)
 {
+	if (to_computer(x)) {
+		x->cx->computer(x->cx->computer_ud, x->cl, x->rq);
+		return;
+	}
 	if (name_arg(x, x->rq->argv[0]) && !refuse_blocked(x, x->rq->argv[0]))
 		direct_match(x->cx->lobby, x->cl, x->rq);
 }
@@ -871,7 +881,9 @@ static const struct proto_cmd table[] = {
          "accept a seek or a challenge to you: the game starts"},
         {"match", 2, PROTO_MAX_ARGS, LOGIN | CMD_TO_USER, 3, cmd_match,
          "match <user> <kind> [opt=value ...]",
-         "challenge one user (the options of seek): only they see it, and accept or decline"},
+         "challenge one user (the options of seek): only they see it, and accept or decline; "
+         "match computer <kind> [opt=value ...] level=1-8: a game at once against the "
+         "server's bot"},
         {"decline", 1, 1, LOGIN | CMD_SEEK, 1, cmd_decline, "decline <seek-id>",
          "turn down a challenge made to you"},
         {"list", 0, 0, CMD_SHARED_GAMES, 3, cmd_list, "list", "games in progress"},
@@ -1069,7 +1081,8 @@ static bool resolve(struct cmd *x)
 	if ((fl & CMD_SHARED) && rt != NULL && rt->shared(rt->ud, x))
 		return false; /* answered for the whole cluster */
 	if ((fl & CMD_TO_USER) && rt != NULL && rt->user != NULL && proto_name_valid(rq->argv[0]) &&
-	    lobby_find_user(x->cx->lobby, rq->argv[0]) == NULL && rt->user(rt->ud, x))
+	    !to_computer(x) && lobby_find_user(x->cx->lobby, rq->argv[0]) == NULL &&
+	    rt->user(rt->ud, x))
 		return false; /* passed on to the node the user is connected to */
 	return true;
 }

@@ -126,6 +126,8 @@ enum cmd_flags {
 
 struct cmd;
 
+#define COMMANDS_COMPUTER "computer" /* match computer ...: the house bots */
+
 /*
  * A cluster router (cluster/cluster_home.c and cluster_shared.c), set by
  * cluster_start(): upward callbacks the dispatcher calls where a single node
@@ -158,6 +160,10 @@ struct commands {
 	struct moderation *mod;      /* admins, bans, mutes, blocks; NULL: none (no admin) */
 	struct client_barrier *bar;  /* the journal's: lifted after each command (client.h) */
 	const struct router *router; /* NULL: a single node */
+	/* the house bots (house/house.h), registered by server.c: `match computer <kind> ...`
+	   (argv[0] COMMANDS_COMPUTER) goes to them; NULL: a plain match to a user so named */
+	void (*computer)(void *ud, struct client *c, const struct proto_req *rq);
+	void *computer_ud;
 	struct budget_config budget;  /* every client's command budget */
 	/* bitarena_rate_limited_total's what="command" (RATE_LIMITED) and what="flooding" */
 	struct metric rate_limited, flooding;

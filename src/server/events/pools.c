@@ -349,6 +349,34 @@ static void pair_pool(struct pools *ps, int p)
 	}
 }
 
+/* Those who waited computer_after_ms unpaired play the house bot (pools.h). */
+static void pair_computer(struct pools *ps)
+{
+	int64_t now = now_ms(ps);
+	for (struct pool_waiter **p = &ps->waiting; *p != NULL;) {
+		struct pool_waiter *w = *p;
+		struct pool_def *d = &ps->defs[w->pool];
+		struct client *bot = w->ready && now - w->since >= ps->computer_after_ms
+		                             ? ps->computer(ps->computer_ud, d->ops, w->rating)
+		                             : NULL;
+		struct pool_waiter b = {.c = bot, .guest = true, .rating = w->rating};
+		struct seek_opts so = game_opts(d, w, &b);
+		enum err_code code;
+		char why[8];
+		if (bot != NULL)
+			snprintf(b.name, sizeof b.name, "%s", bot->name);
+		struct pool_hist *h = bot != NULL ? hist_of(ps, w->name, w->guest) : NULL;
+		bool white = h == NULL || h->color_diff <= 0;
+		if (bot == NULL || !identity_accepts(w->c, bot, d->ops, &so, &code, why, sizeof why) ||
+		    !start_game(ps, d, white ? w : &b, white ? &b : w)) {
+			p = &w->next;
+			continue;
+		}
+		*p = w->next;
+		free(w);
+	}
+}
+
 static void pair_all(struct pools *ps)
 {
 	uint64_t t0 = uv_hrtime();
@@ -358,6 +386,8 @@ static void pair_all(struct pools *ps)
 	for (int p = 0; p < ps->ndefs; p++)
 		if (any[p])
 			pair_pool(ps, p);
+	if (ps->computer != NULL && ps->computer_after_ms > 0)
+		pair_computer(ps);
 	ps->pair_ns += uv_hrtime() - t0;
 }
 

@@ -21,6 +21,11 @@
  * What a player played (last opponent, colour balance) is kept in memory per
  * name while the server runs; nothing of pools is stored.
  *
+ * The computer: when the host sets --pool-computer-after SECONDS, a player still
+ * unpaired after that wait plays the house bot whose level fits its rating
+ * (house_for_pool()), as a pairing with a guest: unrated, colours by balance,
+ * never someone who refuses bots (set bots off) or whose accept filter declines it.
+ *
  * Cluster: pools are per node (a clustered server pairs the players of its
  * own node).
  */
@@ -62,6 +67,12 @@ struct pools {
 	uint64_t next_hist_id;
 	uv_timer_t tick;
 	bool tick_open, closed;
+	/* The opponent of last resort (--pool-computer-after; house/house.h, registered by
+	   server.c): a player who waited computer_after_ms unpaired plays the bot it returns for
+	   the pool's kind and the player's rating (NULL: none). 0 or no callback: never. */
+	int64_t computer_after_ms;
+	struct client *(*computer)(void *ud, const struct game_ops *ops, double rating);
+	void *computer_ud;
 	uint64_t pair_ns; /* time spent pairing (the benchmark's figure) */
 	uint64_t paired;  /* games started */
 };

@@ -220,6 +220,9 @@ bool session_over(const struct game *g);
 struct session_result session_result(const struct game *g);
 /* Its move records, oldest first (*n of them; one per seat and turn when simultaneous). */
 const struct move_rec *session_moves(const struct game *g, size_t *n);
+/* Its position as seat sees it (ops->view: what seat may not know erased; -1 a spectator),
+   state_size bytes into out: a copy the caller owns (a house bot's search, house.h). */
+void session_position(const struct game *g, int seat, void *out);
 /* Its spectators, as shown (state, list, watchers): every node's in a cluster. */
 size_t session_watchers(const struct game *g);
 /* The number of its last record queued to the journal (0: none since it was made here). */

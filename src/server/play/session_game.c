@@ -84,6 +84,14 @@ const struct move_rec *session_moves(const struct game *g, size_t *n)
 	return g->moves;
 }
 
+void session_position(const struct game *g, int seat, void *out)
+{
+	if (g->ops->view != NULL)
+		g->ops->view(g->st, seat, out);
+	else
+		memcpy(out, g->st, g->ops->state_size);
+}
+
 size_t session_watchers(const struct game *g)
 {
 	int64_t n = (int64_t)g->nw + g->nw_extra;
