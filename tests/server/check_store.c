@@ -14,7 +14,8 @@
  * PostgreSQL's schema versions, its tables dropped or the store replaced
  * under a running store, sessions broken and the server stopped and started
  * again, text that is not UTF-8, ids reserved by many connections at once,
- * servers migrating together.
+ * servers migrating together, a cluster's claims of games and the fence of
+ * their writes held to the commit.
  */
 #include <check.h>
 #include <math.h>
@@ -1719,12 +1720,13 @@ START_TEST(test_pg_claim)
 }
 END_TEST
 
-/* Two nodes claim the same dead instance's games at once: each game goes to exactly one. */
+/* A claim of instance from's games by node, on a thread and a connection of its own. */
 struct claimer {
 	uv_thread_t t;
-	const char *node;
+	const char *node, *from;
 	int err;
 	int64_t got[64];
+	int plies[64];
 	size_t n;
 };
 
@@ -1737,12 +1739,90 @@ static void claim_all(void *arg)
 	c->err = store_open_opts(&o, &s);
 	struct store_game *v = NULL;
 	if (c->err == STORE_OK)
-		c->err = store_games_claim(s, "dead#1", &v, &c->n);
-	for (size_t i = 0; i < c->n && i < 64; i++)
+		c->err = store_games_claim(s, c->from, &v, &c->n);
+	for (size_t i = 0; i < c->n && i < 64; i++) {
 		c->got[i] = v[i].id;
+		c->plies[i] = v[i].plies;
+	}
 	store_games_free(v, c->n);
 	store_close(s);
 }
+
+/* Waits (at most 10 s) until a session of the server waits for a lock. */
+static void until_lock_wait(void)
+{
+	PGconn *c = pgtest_connect(&st_pg, NULL);
+	bool waiting = false;
+	for (int i = 0; i < 1000 && !waiting; i++) {
+		PGresult *r = PQexec(c, "SELECT count(*) FROM pg_stat_activity"
+		                        " WHERE wait_event_type = 'Lock'");
+		waiting = PQresultStatus(r) == PGRES_TUPLES_OK && atoi(PQgetvalue(r, 0, 0)) > 0;
+		PQclear(r);
+		if (!waiting)
+			usleep(10000);
+	}
+	PQfinish(c);
+	ck_assert_msg(waiting, "the claim never waited for the writer's lock");
+}
+
+/*
+ * The fence holds at COMMIT, not only at the insert: a writer whose transaction has
+ * inserted a move and not committed yet holds its game against a claim. Paused there
+ * (idle in its transaction: a SIGSTOP, a long GC) until another node claims the game, its
+ * transaction is ended by the server, the claim goes on, and the writer's COMMIT fails;
+ * tried again, its move is refused (so never acknowledged), and the record has no hole
+ * where the new owner dropped a ply meanwhile. Committing while the claim waits, its move
+ * is in what the claim returns (the new owner goes on from it).
+ */
+START_TEST(test_pg_fence_at_commit)
+{
+	struct store *a = open_node("n1#a"), *b = open_node("n2#b");
+	struct store_game g, f;
+	struct store_move m;
+	int64_t id;
+	new_game(&g, "tak", "p1", "p2", 1);
+	ck_assert_int_eq(store_game_begin(a, &g, &id), STORE_OK);
+	make_move(&m, 0, "a1");
+	ck_assert_int_eq(store_move_append(a, id, &m), STORE_OK);
+	/* n1 paused between its insert and its commit while n2 claims its games */
+	ck_assert_int_eq(store_begin(a), STORE_OK);
+	make_move(&m, 1, "e5");
+	ck_assert_int_eq(store_move_append(a, id, &m), STORE_OK);
+	struct store_game *v = NULL;
+	size_t n = 0;
+	ck_assert_int_eq(store_games_claim(b, "n1#a", &v, &n), STORE_OK);
+	ck_assert_uint_eq(n, 1);
+	ck_assert_int_eq(v[0].plies, 1);
+	store_games_free(v, n);
+	/* the new owner drops the last ply (as a restore trims a half turn of Xmas Rush): had
+	 * n1's ply 1 committed after this, the record would have a hole at ply 0 */
+	ck_assert_int_eq(store_moves_truncate(b, id, 0, 1), STORE_OK);
+	ck_assert_int_ne(store_commit(a), STORE_OK); /* n1 wakes: its batch did not commit */
+	store_rollback(a);
+	ck_assert_int_eq(store_begin(a), STORE_OK); /* tried again: refused, not stored */
+	ck_assert_int_eq(store_move_append(a, id, &m), STORE_ESTATE);
+	ck_assert_int_eq(store_commit(a), STORE_OK);
+	ck_assert_int_eq(store_game_fetch(b, id, &f), STORE_OK);
+	ck_assert_int_eq(f.plies, 0);
+	store_game_clear(&f);
+	make_move(&m, 0, "c3"); /* the new owner goes on from what it has */
+	ck_assert_int_eq(store_move_append(b, id, &m), STORE_OK);
+	/* n2 commits while n3's claim of its games waits: the claim has its move */
+	ck_assert_int_eq(store_begin(b), STORE_OK);
+	make_move(&m, 1, "d4");
+	ck_assert_int_eq(store_move_append(b, id, &m), STORE_OK);
+	static struct claimer c = {.node = "n3#c", .from = "n2#b"};
+	ck_assert_int_eq(uv_thread_create(&c.t, claim_all, &c), 0);
+	until_lock_wait();
+	ck_assert_int_eq(store_commit(b), STORE_OK);
+	uv_thread_join(&c.t);
+	ck_assert_int_eq(c.err, STORE_OK);
+	ck_assert_uint_eq(c.n, 1);
+	ck_assert_int_eq(c.plies[0], 2);
+	store_close(b);
+	store_close(a);
+}
+END_TEST
 
 START_TEST(test_pg_claim_race)
 {
@@ -1753,7 +1833,8 @@ START_TEST(test_pg_claim_race)
 	for (int k = 0; k < 40; k++)
 		ck_assert_int_eq(store_game_begin(d, &g, &id), STORE_OK);
 	store_close(d);
-	static struct claimer c[2] = {{.node = "t1#1"}, {.node = "t2#1"}};
+	static struct claimer c[2] = {{.node = "t1#1", .from = "dead#1"},
+	                              {.node = "t2#1", .from = "dead#1"}};
 	for (int i = 0; i < 2; i++)
 		ck_assert_int_eq(uv_thread_create(&c[i].t, claim_all, &c[i]), 0);
 	for (int i = 0; i < 2; i++)
@@ -1802,6 +1883,7 @@ static Suite *store_suite(void)
 	                                test_pg_many_servers,
 	                                test_pg_claim,
 	                                test_pg_claim_race,
+	                                test_pg_fence_at_commit,
 	                                NULL};
 #else
 	const TTest *const *pg_only = NULL;

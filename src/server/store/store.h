@@ -534,11 +534,14 @@ int store_backup(struct store *s, const char *dest);
 /*
  * Cluster (PostgreSQL only; STORE_EINVAL elsewhere or without a node): the
  * games in progress owned by instance `from` become this connection's
- * node's, in one statement, and are returned as store_games_in_progress()
+ * node's, in one transaction, and are returned as store_games_in_progress()
  * returns them. `from` ending in "#*" ("name#*") takes those of every
  * instance of that name and those of no owner (a node restarting takes back
  * its own). Two nodes claiming the same games each get a game or nothing:
- * never both.
+ * never both. A transaction of the old owner that wrote one of those games
+ * either commits before the claim reads its moves (they are in what it
+ * returns) or never commits: the claim waits for it (at most the store's busy
+ * time; a writer idle in its transaction is ended by the server sooner).
  */
 int store_games_claim(struct store *s, const char *from, struct store_game **out, size_t *n);
 

@@ -29,6 +29,16 @@
  * statements (a game end with its ratings) runs under a savepoint inside
  * the caller's transaction.
  *
+ * Fencing (a cluster's nodes, store_games_claim()): a node writes a game only
+ * while the game's row names it the owner, and that holds until its COMMIT,
+ * not only at its statement: a write locks the game's row (FOR SHARE, or the
+ * UPDATE's own lock) until its transaction ends, and a claim, an UPDATE of the
+ * owner, waits for it, then reads the games' moves in a statement of its own
+ * (whose snapshot has what the writer committed). A writer paused inside its
+ * transaction holds the claim only until the server ends its idle transaction
+ * (PG_IDLE_TXN_MS); its COMMIT then fails and, tried again, its writes are
+ * refused: nothing it wrote after the claim is ever committed.
+ *
  * The server going away: a session that broke is reset before the next
  * transaction or read (a read that found the session broken is tried once
  * more on the new one); failing that, STORE_EUNAVAIL, and the next call tries
@@ -57,6 +67,16 @@
 #define PG_LOCK_IDS     2
 #define PG_INDOUBT_MS   2000 /* how long COMMIT waits to learn its lost answer */
 #define PG_PARAMS_MAX   17
+/*
+ * A writer's transaction left idle this long is ended by the server, which
+ * releases its locks: a writer sends a batch's statements and its COMMIT back
+ * to back, so only a paused process (SIGSTOP, a long GC, a stopped VM) idles
+ * so long, and a claim of its games (which waits for the game rows its
+ * batch holds, S_MOVE_INSERT) goes on; the paused writer's COMMIT then fails
+ * and its batch, tried again, is refused under the new owner. Shorter than
+ * the default lock wait (STORE_BUSY_DEFAULT_MS) so that a claim outwaits it.
+ */
+#define PG_IDLE_TXN_MS 2000
 
 #define STR_(x)      #x
 #define STR(x)       STR_(x)
@@ -256,6 +276,7 @@ enum stmt_id {
 	S_IN_PROGRESS,
 	S_HISTORY,
 	S_CLAIM,
+	S_CLAIMED,
 	S_FIND,
 	S_FIND_PLAYER,
 	S_FIND_MOVES,
@@ -331,13 +352,16 @@ static const char *const stmt_sql[S_COUNT] = {
                          " LEFT JOIN moves m ON m.game = g.id WHERE g.id = $1::bigint"
                          " ORDER BY m.ply",
         /* inserts only when the game is in progress, ours ($9: the owner) and ply is the next
-         * one; answers (inserted, the game exists) */
+         * one; answers (inserted, the game exists). The game's row stays locked (FOR SHARE)
+         * until the transaction ends: a claim (an UPDATE of the owner) waits for it, so the
+         * ownership checked here still holds at COMMIT (the fence is at the commit) */
         [S_MOVE_INSERT] =
-                "WITH ins AS (INSERT INTO moves(game, ply, seat, move, ms_used, clock0_ms,"
+                "WITH g AS (SELECT id FROM games WHERE id = $1::bigint"
+                " AND status = 'in_progress' AND owner = $9 FOR SHARE),"
+                " ins AS (INSERT INTO moves(game, ply, seat, move, ms_used, clock0_ms,"
                 " clock1_ms, at) SELECT $1::bigint, $2::int, $3::int, $4::text, $5::bigint,"
-                " $6::bigint, $7::bigint, $8::bigint FROM games"
-                " WHERE id = $1::bigint AND status = 'in_progress' AND owner = $9"
-                " AND $2::int = " PLIES_OF_1 " ON CONFLICT (game, ply) DO NOTHING RETURNING 1)"
+                " $6::bigint, $7::bigint, $8::bigint FROM g WHERE $2::int = " PLIES_OF_1
+                " ON CONFLICT (game, ply) DO NOTHING RETURNING 1)"
                 " SELECT (SELECT count(*) FROM ins), " GAME_EXISTS_1,
         /* drops the last $2 moves, when there are that many (and exactly $3 if $3 >= 0) */
         [S_MOVES_DROP] = "WITH p AS (SELECT " PLIES_OF_1 " AS n),"
@@ -345,7 +369,7 @@ static const char *const stmt_sql[S_COUNT] = {
                          " AND ply >= (SELECT n FROM p) - $2::int AND (SELECT n FROM p) >= $2::int"
                          " AND ($3::int < 0 OR (SELECT n FROM p) = $3::int)"
                          " AND EXISTS (SELECT 1 FROM games WHERE id = $1::bigint"
-                         " AND status = 'in_progress' AND owner = $4) RETURNING 1)"
+                         " AND status = 'in_progress' AND owner = $4 FOR SHARE) RETURNING 1)"
                          " SELECT (SELECT count(*) FROM d), " GAME_EXISTS_1,
         [S_GAME_FINISH] = "UPDATE games SET status = $2, ended = $3::bigint, result = $4,"
                           " winner = $5::int, reason = $6, clock0_ms = $7::bigint,"
@@ -361,12 +385,16 @@ static const char *const stmt_sql[S_COUNT] = {
                       " AND (g.player0_key = $1 OR g.player1_key = $1)"
                       " ORDER BY g.ended DESC, g.id DESC LIMIT $2::int",
         /* the games in progress of owner $2 (or, $3 true, of any instance of the name $2
-         * ends with before its '*', and of no owner) become owner $1's, with their moves */
-        [S_CLAIM] = "WITH c AS (UPDATE games SET owner = $1 WHERE status = 'in_progress'"
+         * ends with before its '*', and of no owner) become owner $1's: their ids. The
+         * UPDATE waits for the writes that hold a game's row (S_MOVE_INSERT); its moves are
+         * read by S_CLAIMED, a statement after it whose snapshot has those writes */
+        [S_CLAIM] = "UPDATE games SET owner = $1 WHERE status = 'in_progress'"
                     " AND (owner = $2 OR ($3::boolean AND (owner = ''"
-                    " OR starts_with(owner, left($2, -1))))) RETURNING id)"
-                    " SELECT " GAME_COLS ", " MOVE_COLS " FROM games g JOIN c ON c.id = g.id"
-                    " LEFT JOIN moves m ON m.game = g.id ORDER BY g.id, m.ply",
+                    " OR starts_with(owner, left($2, -1))))) RETURNING id",
+        /* the games of ids $1 (an array), with their moves */
+        [S_CLAIMED] = "SELECT " GAME_COLS ", " MOVE_COLS " FROM games g"
+                      " LEFT JOIN moves m ON m.game = g.id WHERE g.id = ANY ($1::bigint[])"
+                      " ORDER BY g.id, m.ply",
         [S_FIND] = FIND_COUNT " WHERE " FIND_WHERE FIND_PAGE,
         [S_FIND_PLAYER] = FIND_COUNT " WHERE " FIND_WHERE FIND_PLAYER FIND_PAGE,
         [S_FIND_MOVES] = FIND_MOVES(FIND_WHERE),
@@ -641,14 +669,16 @@ static void quiet(void *arg, const char *message)
 }
 
 static const char *const stmt_names[] = {
-        "acc_insert",  "acc_get",           "prefs_get",   "prefs_put",    "rating_get",
-        "rating_put",  "rating_top",        "ratings_of",  "reserve",      "game_insert",
-        "game_exists", "game_fetch",        "move_insert", "moves_drop",   "game_finish",
-        "in_progress", "history",           "claim",       "find",         "find_player",
-        "find_moves",  "find_player_moves", "counts",      "tourney_put",  "tourneys_open",
-        "tourney_max", "admin_put",         "admin_del",   "sanction_put", "sanction_del",
-        "block_put",   "block_del",         "audit_add",   "mod_list",     "audit_list",
-        "ladder_put",  "ladders_open",      "ladder_max",  "rating_top_bots",
+        "acc_insert",  "acc_get",       "prefs_get",         "prefs_put",
+        "rating_get",  "rating_put",    "rating_top",        "ratings_of",
+        "reserve",     "game_insert",   "game_exists",       "game_fetch",
+        "move_insert", "moves_drop",    "game_finish",       "in_progress",
+        "history",     "claim",         "claimed",           "find",
+        "find_player", "find_moves",    "find_player_moves", "counts",
+        "tourney_put", "tourneys_open", "tourney_max",       "admin_put",
+        "admin_del",   "sanction_put",  "sanction_del",      "block_put",
+        "block_del",   "audit_add",     "mod_list",          "audit_list",
+        "ladder_put",  "ladders_open",  "ladder_max",        "rating_top_bots",
 };
 /* a name for every statement, in the enum's order (a name given twice does not prepare) */
 _Static_assert(sizeof stmt_names / sizeof stmt_names[0] == S_COUNT, "one name per statement");
@@ -664,11 +694,13 @@ static int session_setup(struct pg_store *s)
 		         enc ? enc : "unknown");
 		return STORE_EINVAL;
 	}
-	char sql[300];
+	char sql[400];
 	snprintf(sql, sizeof sql,
 	         "SET client_encoding = 'UTF8'; SET synchronous_commit = %s;"
-	         " SET lock_timeout = %d; SET default_transaction_read_only = %s",
-	         s->sync == STORE_SYNC_LAZY ? "off" : "on", s->busy_ms, s->reader ? "on" : "off");
+	         " SET lock_timeout = %d; SET default_transaction_read_only = %s;"
+	         " SET idle_in_transaction_session_timeout = %d",
+	         s->sync == STORE_SYNC_LAZY ? "off" : "on", s->busy_ms, s->reader ? "on" : "off",
+	         s->reader ? 0 : PG_IDLE_TXN_MS);
 	return exec_cmd(s, sql);
 }
 
@@ -1814,6 +1846,24 @@ static int pg_history(struct store *bs, const char *name, int limit, struct stor
 	return err;
 }
 
+/* The ids of a one-column result as an array literal ("{1,2}"; caller frees; NULL: no memory). */
+static char *id_array(const PGresult *r)
+{
+	int n = PQntuples(r);
+	size_t size = 3, len = 0;
+	for (int i = 0; i < n; i++)
+		size += (size_t)PQgetlength(r, i, 0) + 1;
+	char *a = malloc(size);
+	if (a == NULL)
+		return NULL;
+	a[len++] = '{';
+	for (int i = 0; i < n; i++)
+		len += (size_t)sprintf(a + len, "%s%s", i ? "," : "", PQgetvalue(r, i, 0));
+	a[len++] = '}';
+	a[len] = '\0';
+	return a;
+}
+
 static int pg_games_claim(struct store *bs, const char *from, struct store_game **out, size_t *n)
 {
 	struct pg_store *s = impl(bs);
@@ -1830,9 +1880,19 @@ static int pg_games_claim(struct store *bs, const char *from, struct store_game 
 		return err;
 	PGresult *r = NULL;
 	err = run(s, S_CLAIM, &p, &r);
+	char *ids = err == STORE_OK ? id_array(r) : NULL;
+	PQclear(r);
+	r = NULL;
+	if (err == STORE_OK && ids == NULL)
+		err = STORE_ENOMEM;
+	struct params q = {0};
+	p_str(&q, ids);
+	if (err == STORE_OK)
+		err = run(s, S_CLAIMED, &q, &r);
 	if (err == STORE_OK)
 		err = game_list_moves(r, out, n);
 	PQclear(r);
+	free(ids);
 	err = unit_end(s, &u, err);
 	if (err != STORE_OK) {
 		store_games_free(*out, *n);
