@@ -78,6 +78,8 @@ struct lobby;
 struct sessions;
 struct journal;
 struct client;
+struct tourneys;
+struct ladders;
 
 struct cluster_config {
 	const char *redis;                 /* "redis://HOST:PORT" */
@@ -97,6 +99,8 @@ struct cluster_layers {
 	struct lobby *lobby;
 	struct sessions *sess;
 	struct journal *journal;
+	struct tourneys *tourneys; /* the events one node runs (cluster_events.c); NULL: none */
+	struct ladders *ladders;
 };
 
 struct cluster;

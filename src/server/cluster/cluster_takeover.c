@@ -161,6 +161,7 @@ static void takeover_done(uv_work_t *req, int status)
 		           c->instance, DEAD_TTL_MS);
 		c->list_dirty = true;
 		journal_settle(c->ly.journal, false);
+		cevents_taken(c, t->from); /* its events, whose games came with the rest */
 		log_info("cluster takeover node=%s games=%d from=%s", c->name, restored, t->from);
 		metric_inc(&c->m_takeovers);
 		metric_add(&c->m_taken, restored);

@@ -23,8 +23,8 @@
  * brings every ladder back; a game the document has on that ended meanwhile is counted
  * from its stored row, and one in progress goes on (it came back as games do).
  *
- * Cluster: not yet (a clustered server refuses `ladder`; commands.c): one ladder for all
- * nodes needs an owner node, as a tournament will.
+ * Cluster: one ladder for all nodes, run by the node holding the events' lease (as the
+ * tournaments: tourney.h); members connected to any node are paired (lobby_user_online()).
  */
 #ifndef BITARENA_SERVER_LADDER_H
 #define BITARENA_SERVER_LADDER_H
