@@ -21,6 +21,8 @@
  *                       spectators, the session hooks around the journal's
  *   cluster_shared.c    the lobby shared through Redis: seeks, users, games in
  *                       progress; who, seeks and list for the whole cluster
+ *   cluster_events.c    the events' lease: tournaments, ladders and pools run
+ *                       by one node, the others forwarding their verbs there
  *   cluster_takeover.c  heartbeats, dead nodes, takeovers, the live state
  *                       written again when Redis is back
  *   relay.c, relay.h    the relay transport (a struct conn_transport)

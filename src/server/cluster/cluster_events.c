@@ -1,6 +1,6 @@
 /*
  * cluster_events.c - the cluster's events (tournaments, ladders, pools: src/server/events/)
- * run by one node, the holder of the events' lease (docs/cluster.md, 10): the key
+ * run by one node, the holder of the events' lease (docs/cluster.md, 12): the key
  * `bitarena:events` names its instance. The lease has no expiry of its own: it goes with its
  * holder's games, to the node that takes them over (cevents_taken(): the games of the events
  * were all the holder's, so the taker has them in memory when it brings the events back from
@@ -153,8 +153,16 @@ static void on_holder(redisAsyncContext *ac, void *r, void *pd)
 		char inst[STORE_NODE_MAX + 1];
 		snprintf(inst, sizeof inst, "%.*s", (int)rep->len, rep->str);
 		cluster_node_name(inst, c->ev_node);
-		if (c->ev_mine && strcmp(inst, c->instance) != 0)
+		if (c->ev_mine && strcmp(inst, c->instance) != 0) {
+			/* declared dead while alive: the taker runs them now (our games of theirs
+			   were given up: revive()) */
 			log_warn("cluster events lease lost node=%s holder=%s", c->name, inst);
+			if (c->ly.tourneys != NULL)
+				tourneys_forget(c->ly.tourneys);
+			if (c->ly.ladders != NULL)
+				ladders_forget(c->ly.ladders);
+			away_free(c);
+		}
 		c->ev_mine = strcmp(inst, c->instance) == 0;
 	} else if (rep->type == REDIS_REPLY_NIL) {
 		c->ev_node[0] = '\0';

@@ -880,15 +880,20 @@ static void pump_closed(uv_handle_t *h)
 	(void)h;
 }
 
-void ladders_close(struct ladders *ls)
+void ladders_forget(struct ladders *ls)
 {
-	if (ls->jn != NULL)
-		journal_set_on_end(ls->jn, NULL, ls);
 	while (ls->list != NULL) {
 		struct ladder *l = ls->list;
 		ls->list = l->next;
 		ladder_free(l);
 	}
+}
+
+void ladders_close(struct ladders *ls)
+{
+	if (ls->jn != NULL)
+		journal_set_on_end(ls->jn, NULL, ls);
+	ladders_forget(ls);
 	if (ls->pump_open) {
 		uv_timer_stop(&ls->pump);
 		uv_close((uv_handle_t *)&ls->pump, pump_closed);

@@ -74,6 +74,9 @@ void ladders_init(struct ladders *ls, uv_loop_t *loop, struct sessions *sess, st
 /* After journal_recover(): every ladder back from the store (see the top). Returns how
    many, or a negative enum store_err. */
 int ladders_recover(struct ladders *ls);
+/* Forgets every ladder (their state is in the store): a node of a cluster that lost the
+   events' lease to another, which runs them now. */
+void ladders_forget(struct ladders *ls);
 /* Frees every ladder (shutdown; their state is in the store). */
 void ladders_close(struct ladders *ls);
 

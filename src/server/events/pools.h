@@ -21,8 +21,9 @@
  * What a player played (last opponent, colour balance) is kept in memory per
  * name while the server runs; nothing of pools is stored.
  *
- * Cluster: pools are per node (a clustered server pairs the players of its
- * own node).
+ * Cluster: the pools are the cluster's, run by the node holding the events' lease (as the
+ * tournaments: tourney.h); the other nodes forward `pool` and `pools` there, so a waiter is
+ * the relay client standing for its player.
  */
 #ifndef BITARENA_SERVER_POOLS_H
 #define BITARENA_SERVER_POOLS_H

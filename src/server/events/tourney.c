@@ -2292,15 +2292,20 @@ static void pump_closed(uv_handle_t *h)
 	(void)h;
 }
 
-void tourneys_close(struct tourneys *ts)
+void tourneys_forget(struct tourneys *ts)
 {
-	if (ts->jn != NULL)
-		journal_set_on_end(ts->jn, NULL, ts);
-	while (ts->list != NULL) {
+	while (ts->list != NULL) { /* a Swiss pairing on a worker finds its tournament gone */
 		struct tourney *t = ts->list;
 		ts->list = t->next;
 		tourney_free(t);
 	}
+}
+
+void tourneys_close(struct tourneys *ts)
+{
+	if (ts->jn != NULL)
+		journal_set_on_end(ts->jn, NULL, ts);
+	tourneys_forget(ts);
 	if (ts->pump_open) {
 		uv_close((uv_handle_t *)&ts->pump, pump_closed);
 		ts->pump_open = false;

@@ -115,6 +115,9 @@ void tourneys_init(struct tourneys *ts, uv_loop_t *loop, struct sessions *sess, 
 int tourneys_recover(struct tourneys *ts);
 /* Links the tournaments' metrics into r (server.c's registry). */
 void tourneys_register_metrics(struct tourneys *ts, struct metrics *r);
+/* Forgets every tournament (their state is in the store): a node of a cluster that lost the
+   events' lease to another, which runs them now. */
+void tourneys_forget(struct tourneys *ts);
 /* Frees every tournament (shutdown; their state is in the store). */
 void tourneys_close(struct tourneys *ts);
 
