@@ -166,12 +166,19 @@ static void on_holder(redisAsyncContext *ac, void *r, void *pd)
 		c->ev_mine = strcmp(inst, c->instance) == 0;
 	} else if (rep->type == REDIS_REPLY_NIL) {
 		c->ev_node[0] = '\0';
+		uint64_t now = cluster_now(c);
+		if (c->ev_nil_since == 0)
+			c->ev_nil_since = now;
 		if (c->ev_mine) /* Redis lost it (a restart): ours again */
 			redis_call(c, NULL, NULL, "SET " KEY("events") " %s NX", c->instance);
-		else /* nobody holds it (the first nodes start together): the first to ask */
+		else if (now - c->ev_nil_since > 2 * (uint64_t)c->expiry_ms)
+			/* nobody wrote it again for that long (Redis lost it, and its holder too):
+			   the first node to ask takes it */
 			redis_call(c, on_moved, NULL, "EVAL %s 0 %s %s", CLAIM, c->instance,
 			           c->name);
+		return;
 	}
+	c->ev_nil_since = 0;
 }
 
 void cevents_tick(struct cluster *c)

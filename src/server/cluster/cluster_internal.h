@@ -230,6 +230,7 @@ struct cluster {
 	/* the events' lease (cluster_events.c) */
 	char ev_node[CLUSTER_NODE_MAX + 1]; /* its holder's name as last read ("": nobody's) */
 	bool ev_mine;                       /* we hold it: the events run here */
+	uint64_t ev_nil_since;              /* uv_now since Redis has had no holder (0: it has) */
 	char **ev_away;                     /* while ev_mine: names logged in elsewhere, sorted */
 	size_t ev_naway;
 };
