@@ -36,7 +36,12 @@
  * accepted across nodes); --http on two nodes: the page's WebSocket playing a
  * game of the other node, the records read on any node, the live lists the
  * node's own; the playtak port of two nodes: their guests' names apart, a
- * playtak seek accepted from another node and played.
+ * playtak seek accepted from another node and played. The events (case "events"): a
+ * round-robin with players and subscribers on two nodes, created and started through the node
+ * that does not run it, played to its end; the events' node killed in the middle of a round,
+ * another node taking the tournament over with its game in progress and playing it to its
+ * end; a ladder with members on two nodes pairing them game after game, colours alternating;
+ * two guests on two nodes paired by a pool.
  */
 #include <arpa/inet.h>
 #include <check.h>
@@ -1701,10 +1706,12 @@ START_TEST(test_tourney_takeover)
 }
 END_TEST
 
-/* c's next game start: its id (and *seat, c's seat in it). */
+/* c's next game start: its id (and *seat, c's seat in it); a start, not a return, wherever c
+ * is connected. */
 static int next_start(struct ts_cli *c, int *seat)
 {
 	cJSON *s = ts_until(c, "{\"type\":\"game_start\"}");
+	ck_assert_ptr_null(cJSON_GetObjectItem(s, "resumed"));
 	int id = ts_jint(s, "game");
 	*seat = ts_jint(s, "seat");
 	cJSON_Delete(s);
