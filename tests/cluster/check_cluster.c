@@ -1706,6 +1706,61 @@ START_TEST(test_tourney_takeover)
 }
 END_TEST
 
+/*
+ * The events' node paused (SIGSTOP) in round 1 until another takes its games and the
+ * tournament over, then let go on (SIGCONT): it finds the lease another's and forgets the
+ * tournament (the taker runs it: the rest is played there), and a client of it asks the taker
+ * (`tourney show` through it says what the taker says).
+ */
+START_TEST(test_events_node_paused)
+{
+	struct trio t;
+	trio_up(&t);
+	struct ts_cli td, obs, p[4];
+	const char *names[] = {"alice", "bob", "carol", "dave"};
+	ts_join(&td, t.n[2].port, "td");
+	ts_join(&obs, t.n[0].port, "obs");
+	subscribe_tourneys(&td);
+	for (int i = 0; i < 4; i++)
+		ts_join(&p[i], t.n[1 + i % 2].port, names[i]);
+	int id = rr_create(&td, p, 4);
+	cJSON *e = ts_until(&td, "{\"type\":\"tourney\",\"event\":\"round\",\"round\":1}");
+	const cJSON *pairs = cJSON_GetObjectItem(e, "pairs");
+	int g[2];
+	struct ts_cli *bl[2];
+	for (int k = 0; k < 2; k++) {
+		const cJSON *pr = cJSON_GetArrayItem(pairs, k);
+		g[k] = ts_jint(pr, "game");
+		bl[k] = &p[who_of(names, 4, ts_jstr(pr, "black"))];
+		cJSON_Delete(ts_untilf(bl[k], "{\"type\":\"game_start\",\"game\":%d}", g[k]));
+	}
+	cJSON_Delete(e);
+	ck_assert_int_eq(kill(t.n[0].pid, SIGSTOP), 0);
+	for (int k = 0; k < 2; k++)
+		cJSON_Delete(ts_untilf(bl[k], "{\"type\":\"info\",\"game\":%d,\"event\":\"moved\"}",
+		                       g[k]));
+	ck_assert_int_eq(kill(t.n[0].pid, SIGCONT), 0);
+	for (int k = 0; k < 2; k++) {
+		cJSON_Delete(ts_untilf(bl[k], "{\"type\":\"game_start\",\"game\":%d}", g[k]));
+		ts_send(bl[k], "resign %d", g[k]);
+		ts_until0(bl[k], "{\"type\":\"ok\",\"cmd\":\"resign\"}");
+	}
+	cJSON *end = play_white_wins(&td, p, names, 4, g[1]);
+	assert_rr_done(end);
+	cJSON_Delete(end);
+	ts_send(&obs, "tourney show %d", id);
+	cJSON *show = ts_until(&obs, "{\"type\":\"ok\",\"cmd\":\"tourney\",\"state\":\"finished\"}");
+	ck_assert_int_eq(ts_jint(show, "played"), 3);
+	cJSON_Delete(show);
+	assert_rr_games(&obs, id);
+	ts_close(&td);
+	ts_close(&obs);
+	for (int i = 0; i < 4; i++)
+		ts_close(&p[i]);
+	trio_down(&t);
+}
+END_TEST
+
 /* c's next game start: its id (and *seat, c's seat in it); a start, not a return, wherever c
  * is connected. */
 static int next_start(struct ts_cli *c, int *seat)
@@ -1852,6 +1907,7 @@ static Suite *cluster_suite(void)
 	tc = add_case(s, "events", both_up, both_down);
 	tcase_add_test(tc, test_tourney_two_nodes);
 	tcase_add_test(tc, test_tourney_takeover);
+	tcase_add_test(tc, test_events_node_paused);
 	tcase_add_test(tc, test_ladder_two_nodes);
 	tcase_add_test(tc, test_pool_two_nodes);
 	return s;
