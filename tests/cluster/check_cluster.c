@@ -1749,7 +1749,8 @@ START_TEST(test_events_node_paused)
 	assert_rr_done(end);
 	cJSON_Delete(end);
 	ts_send(&obs, "tourney show %d", id);
-	cJSON *show = ts_until(&obs, "{\"type\":\"ok\",\"cmd\":\"tourney\",\"state\":\"finished\"}");
+	cJSON *show =
+	        ts_until(&obs, "{\"type\":\"ok\",\"cmd\":\"tourney\",\"state\":\"finished\"}");
 	ck_assert_int_eq(ts_jint(show, "played"), 3);
 	cJSON_Delete(show);
 	assert_rr_games(&obs, id);
