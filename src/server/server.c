@@ -424,7 +424,9 @@ int server_join_cluster(struct server *s, const struct cluster_config *cfg, char
 	                                  .cmds = &s->cmds,
 	                                  .lobby = &s->lobby,
 	                                  .sess = &s->sess,
-	                                  .journal = &s->journal};
+	                                  .journal = &s->journal,
+	                                  .tourneys = s->stored ? &s->tourneys : NULL,
+	                                  .ladders = s->stored ? &s->ladders : NULL};
 	int r = cluster_start(cfg, &ly, &s->cluster, why, len);
 	if (r == 0)
 		cluster_register_metrics(s->cluster, &s->metrics);

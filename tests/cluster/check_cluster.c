@@ -36,7 +36,12 @@
  * accepted across nodes); --http on two nodes: the page's WebSocket playing a
  * game of the other node, the records read on any node, the live lists the
  * node's own; the playtak port of two nodes: their guests' names apart, a
- * playtak seek accepted from another node and played.
+ * playtak seek accepted from another node and played. The events (case "events"): a
+ * round-robin with players and subscribers on two nodes, created and started through the node
+ * that does not run it, played to its end; the events' node killed in the middle of a round,
+ * another node taking the tournament over with its game in progress and playing it to its
+ * end; a ladder with members on two nodes pairing them game after game, colours alternating;
+ * two guests on two nodes paired by a pool.
  */
 #include <arpa/inet.h>
 #include <check.h>
@@ -1502,6 +1507,359 @@ START_TEST(test_playtak_cluster)
 }
 END_TEST
 
+/* ---- events: tournaments, the ladder, pools ------------------------------------------------ */
+
+/* Whether j, printed, has s in it. */
+static bool has_text(const cJSON *j, const char *s)
+{
+	char *t = cJSON_PrintUnformatted(j);
+	bool yes = t != NULL && strstr(t, s) != NULL;
+	free(t);
+	return yes;
+}
+
+/* c subscribes to the tournaments' events. */
+static void subscribe_tourneys(struct ts_cli *c)
+{
+	ts_send(c, "set tourneys on");
+	ts_until0(c, "{\"type\":\"ok\",\"cmd\":\"set\",\"tourneys\":true}");
+}
+
+/* The index of name among names (n of them). */
+static int who_of(const char *const *names, int n, const char *name)
+{
+	for (int i = 0; i < n; i++)
+		if (strcmp(names[i], name) == 0)
+			return i;
+	ck_abort_msg("no player %s", name);
+	return -1;
+}
+
+/*
+ * Plays every round that dir (a subscriber) hears paired until it hears the tournament
+ * finished (returned): in each game white wins (black resigns once its game_start came). skip:
+ * a game (0: none) already over, not played again.
+ */
+static cJSON *play_white_wins(struct ts_cli *dir, struct ts_cli *p, const char *const *names, int n,
+                              int skip)
+{
+	for (;;) {
+		cJSON *e = ts_until(dir, "{\"type\":\"tourney\"}");
+		const char *ev = ts_jstr(e, "event");
+		if (strcmp(ev, "finished") == 0)
+			return e;
+		if (strcmp(ev, "round") == 0) {
+			const cJSON *pr;
+			cJSON_ArrayForEach(pr, cJSON_GetObjectItem(e, "pairs"))
+			{
+				int game = ts_jint(pr, "game");
+				const cJSON *black = cJSON_GetObjectItem(pr, "black");
+				if (game == 0 || game == skip || !cJSON_IsString(black))
+					continue;
+				struct ts_cli *w = &p[who_of(names, n, ts_jstr(pr, "white"))],
+				              *b = &p[who_of(names, n, black->valuestring)];
+				cJSON_Delete(ts_untilf(w, "{\"type\":\"game_start\",\"game\":%d}",
+				                       game));
+				cJSON_Delete(ts_untilf(b, "{\"type\":\"game_start\",\"game\":%d}",
+				                       game));
+				ts_send(b, "resign %d", game);
+				ts_until0(b, "{\"type\":\"ok\",\"cmd\":\"resign\"}");
+			}
+		}
+		cJSON_Delete(e);
+	}
+}
+
+/* A finished round-robin of 4 where white always won: 6 games, each 1-0, scores 6 in all. */
+static void assert_rr_done(const cJSON *end)
+{
+	const cJSON *st = cJSON_GetObjectItem(end, "standings"), *r;
+	ck_assert_int_eq(cJSON_GetArraySize(st), 4);
+	double total = 0;
+	cJSON_ArrayForEach(r, st) total += cJSON_GetNumberValue(cJSON_GetObjectItem(r, "score"));
+	ck_assert(total == 6.0);
+}
+
+/* The tournament id's games as told by c's node: n of them, each won by white. */
+static void assert_rr_games(struct ts_cli *c, int id)
+{
+	ts_send(c, "tourney games %d", id);
+	cJSON *games = ts_until(c, "{\"type\":\"ok\",\"cmd\":\"tourney\"}");
+	const cJSON *gs = cJSON_GetObjectItem(games, "games"), *g;
+	ck_assert_int_eq(cJSON_GetArraySize(gs), 6);
+	cJSON_ArrayForEach(g, gs) ck_assert_str_eq(ts_jstr(g, "result"), "1-0");
+	cJSON_Delete(games);
+}
+
+/* A round-robin of ttt created by dir, joined by the n players (each from its own node). */
+static int rr_create(struct ts_cli *dir, struct ts_cli *p, int n)
+{
+	ts_send(dir, "tourney create ttt format=roundrobin name=Nodes");
+	cJSON *ok = ts_until(dir, "{\"type\":\"ok\",\"cmd\":\"tourney\",\"state\":\"created\"}");
+	int id = ts_jint(ok, "tourney");
+	cJSON_Delete(ok);
+	for (int i = 0; i < n; i++) {
+		ts_send(&p[i], "tourney join %d", id);
+		cJSON_Delete(ts_untilf(
+		        &p[i], "{\"type\":\"ok\",\"cmd\":\"tourney\",\"players\":%d}", i + 1));
+	}
+	ts_send(dir, "tourney start %d", id);
+	cJSON_Delete(ts_until(dir, "{\"type\":\"ok\",\"cmd\":\"tourney\",\"rounds\":3}"));
+	return id;
+}
+
+/*
+ * A tournament with players on two nodes: n1 (the first node up) runs the events; the
+ * director on n2 creates and starts it there, alice and carol (n1) and bob and dave (n2) join
+ * from their nodes, every game starts by itself with both its players wherever they are, the
+ * events reach the subscribers of both nodes, and show, list and games answer alike on both.
+ */
+START_TEST(test_tourney_two_nodes)
+{
+	struct trio t = {0};
+	up(&t.n[0], "n1");
+	up(&t.n[1], "n2");
+	struct ts_cli td, sam, p[4];
+	const char *names[] = {"alice", "bob", "carol", "dave"};
+	ts_join(&td, t.n[1].port, "td");
+	ts_join(&sam, t.n[0].port, "sam");
+	subscribe_tourneys(&td);
+	subscribe_tourneys(&sam);
+	for (int i = 0; i < 4; i++)
+		ts_join(&p[i], t.n[i % 2].port, names[i]);
+	int id = rr_create(&td, p, 4);
+	cJSON *end = play_white_wins(&td, p, names, 4, 0);
+	assert_rr_done(end);
+	cJSON_Delete(end);
+	cJSON_Delete(ts_untilf(&sam, "{\"type\":\"tourney\",\"event\":\"finished\",\"tourney\":%d}",
+	                       id));
+	for (int k = 0; k < 2; k++) {
+		struct ts_cli *c = k == 0 ? &sam : &td;
+		ts_send(c, "tourney show %d", id);
+		cJSON *show =
+		        ts_until(c, "{\"type\":\"ok\",\"cmd\":\"tourney\",\"state\":\"finished\"}");
+		ck_assert_int_eq(ts_jint(show, "played"), 3);
+		cJSON_Delete(show);
+		ts_send(c, "tourney list");
+		cJSON *list = ts_until(c, "{\"type\":\"ok\",\"cmd\":\"tourney\"}");
+		ck_assert(has_text(list, "\"Nodes\""));
+		cJSON_Delete(list);
+		assert_rr_games(c, id);
+	}
+	ts_close(&td);
+	ts_close(&sam);
+	for (int i = 0; i < 4; i++)
+		ts_close(&p[i]);
+	trio_down(&t);
+}
+END_TEST
+
+/*
+ * The events' node killed (kill -9) in the middle of round 1 of a tournament whose players
+ * and director are on the other two nodes: one of them takes its games and the tournament
+ * over, the game in progress goes on there with its players, the result told before the kill
+ * counts once, and the tournament is played to its end.
+ */
+START_TEST(test_tourney_takeover)
+{
+	struct trio t;
+	trio_up(&t);
+	struct ts_cli td, p[4];
+	const char *names[] = {"alice", "bob", "carol", "dave"};
+	ts_join(&td, t.n[2].port, "td");
+	subscribe_tourneys(&td);
+	for (int i = 0; i < 4; i++)
+		ts_join(&p[i], t.n[1 + i % 2].port, names[i]);
+	int id = rr_create(&td, p, 4);
+	cJSON *e = ts_until(&td, "{\"type\":\"tourney\",\"event\":\"round\",\"round\":1}");
+	const cJSON *pairs = cJSON_GetObjectItem(e, "pairs");
+	int g[2];
+	struct ts_cli *bl[2];
+	for (int k = 0; k < 2; k++) {
+		const cJSON *pr = cJSON_GetArrayItem(pairs, k);
+		g[k] = ts_jint(pr, "game");
+		bl[k] = &p[who_of(names, 4, ts_jstr(pr, "black"))];
+		cJSON_Delete(ts_untilf(bl[k], "{\"type\":\"game_start\",\"game\":%d}", g[k]));
+	}
+	cJSON_Delete(e);
+	ts_send(bl[0], "resign %d", g[0]);
+	ts_until0(bl[0], "{\"type\":\"ok\",\"cmd\":\"resign\"}");
+	cJSON_Delete(
+	        ts_untilf(&td, "{\"type\":\"tourney\",\"event\":\"result\",\"game\":%d}", g[0]));
+	assert_stored(g[0], "", "finished");
+	ts_kill9(&t.n[0]);
+	tmpdir_remove(t.n[0].datadir);
+	t.n[0].pid = 0;
+	/* the game in progress moved: its black player is seated there again, and resigns */
+	cJSON_Delete(ts_untilf(bl[1], "{\"type\":\"info\",\"game\":%d,\"event\":\"moved\"}", g[1]));
+	cJSON_Delete(ts_untilf(bl[1], "{\"type\":\"game_start\",\"game\":%d}", g[1]));
+	ts_send(bl[1], "resign %d", g[1]);
+	ts_until0(bl[1], "{\"type\":\"ok\",\"cmd\":\"resign\"}");
+	cJSON *end = play_white_wins(&td, p, names, 4, g[1]);
+	assert_rr_done(end);
+	cJSON_Delete(end);
+	assert_rr_games(&td, id);
+	ts_close(&td);
+	for (int i = 0; i < 4; i++)
+		ts_close(&p[i]);
+	trio_down(&t);
+}
+END_TEST
+
+/*
+ * The events' node paused (SIGSTOP) in round 1 until another takes its games and the
+ * tournament over, then let go on (SIGCONT): it finds the lease another's and forgets the
+ * tournament (the taker runs it: the rest is played there), and a client of it asks the taker
+ * (`tourney show` through it says what the taker says).
+ */
+START_TEST(test_events_node_paused)
+{
+	struct trio t;
+	trio_up(&t);
+	struct ts_cli td, obs, p[4];
+	const char *names[] = {"alice", "bob", "carol", "dave"};
+	ts_join(&td, t.n[2].port, "td");
+	ts_join(&obs, t.n[0].port, "obs");
+	subscribe_tourneys(&td);
+	for (int i = 0; i < 4; i++)
+		ts_join(&p[i], t.n[1 + i % 2].port, names[i]);
+	int id = rr_create(&td, p, 4);
+	cJSON *e = ts_until(&td, "{\"type\":\"tourney\",\"event\":\"round\",\"round\":1}");
+	const cJSON *pairs = cJSON_GetObjectItem(e, "pairs");
+	int g[2];
+	struct ts_cli *bl[2];
+	for (int k = 0; k < 2; k++) {
+		const cJSON *pr = cJSON_GetArrayItem(pairs, k);
+		g[k] = ts_jint(pr, "game");
+		bl[k] = &p[who_of(names, 4, ts_jstr(pr, "black"))];
+		cJSON_Delete(ts_untilf(bl[k], "{\"type\":\"game_start\",\"game\":%d}", g[k]));
+	}
+	cJSON_Delete(e);
+	ck_assert_int_eq(kill(t.n[0].pid, SIGSTOP), 0);
+	for (int k = 0; k < 2; k++)
+		cJSON_Delete(ts_untilf(bl[k], "{\"type\":\"info\",\"game\":%d,\"event\":\"moved\"}",
+		                       g[k]));
+	ck_assert_int_eq(kill(t.n[0].pid, SIGCONT), 0);
+	for (int k = 0; k < 2; k++) {
+		cJSON_Delete(ts_untilf(bl[k], "{\"type\":\"game_start\",\"game\":%d}", g[k]));
+		ts_send(bl[k], "resign %d", g[k]);
+		ts_until0(bl[k], "{\"type\":\"ok\",\"cmd\":\"resign\"}");
+	}
+	cJSON *end = play_white_wins(&td, p, names, 4, g[1]);
+	assert_rr_done(end);
+	cJSON_Delete(end);
+	ts_send(&obs, "tourney show %d", id);
+	cJSON *show =
+	        ts_until(&obs, "{\"type\":\"ok\",\"cmd\":\"tourney\",\"state\":\"finished\"}");
+	ck_assert_int_eq(ts_jint(show, "played"), 3);
+	cJSON_Delete(show);
+	assert_rr_games(&obs, id);
+	ts_close(&td);
+	ts_close(&obs);
+	for (int i = 0; i < 4; i++)
+		ts_close(&p[i]);
+	trio_down(&t);
+}
+END_TEST
+
+/* c's next game start: its id (and *seat, c's seat in it); a start, not a return, wherever c
+ * is connected. */
+static int next_start(struct ts_cli *c, int *seat)
+{
+	cJSON *s = ts_until(c, "{\"type\":\"game_start\"}");
+	ck_assert_ptr_null(cJSON_GetObjectItem(s, "resumed"));
+	int id = ts_jint(s, "game");
+	*seat = ts_jint(s, "seat");
+	cJSON_Delete(s);
+	return id;
+}
+
+/*
+ * One ladder for two nodes: ann joins on n1 (the events' node), ben on n2 (his `ladder join`
+ * is forwarded there); their games start by themselves, colours alternate, and `ladder show`
+ * on either node shows the same ladder with the games played; ben leaves from n2.
+ */
+START_TEST(test_ladder_two_nodes)
+{
+	struct trio t = {0};
+	up(&t.n[0], "n1");
+	up(&t.n[1], "n2");
+	struct ts_cli a, b;
+	ts_register(&a, t.n[0].port, "ann", "secret1");
+	ts_register(&b, t.n[1].port, "ben", "secret2");
+	ts_send(&a, "ladder join ttt");
+	ts_until0(&a, "{\"type\":\"ok\",\"cmd\":\"ladder\"}");
+	ts_send(&b, "ladder join ttt");
+	ts_until0(&b, "{\"type\":\"ok\",\"cmd\":\"ladder\"}");
+	int last_seat = -1;
+	for (int k = 0; k < 3; k++) {
+		int sa, sb;
+		int ga = next_start(&a, &sa), gb = next_start(&b, &sb);
+		ck_assert_int_eq(ga, gb);
+		ck_assert_int_eq(sa + sb, 1);
+		ck_assert_int_ne(sa, last_seat); /* colours alternate */
+		last_seat = sa;
+		struct ts_cli *loser = k % 2 ? &a : &b;
+		ts_send(loser, "resign %d", ga);
+		ts_until0(loser, "{\"type\":\"ok\",\"cmd\":\"resign\"}");
+		ts_until0(&a, "{\"type\":\"game_over\"}");
+		ts_until0(&b, "{\"type\":\"game_over\"}");
+	}
+	ts_send(&b, "ladder leave ttt");
+	ts_until0(&b, "{\"type\":\"ok\",\"cmd\":\"ladder\"}");
+	for (int k = 0; k < 2; k++) {
+		struct ts_cli *c = k ? &b : &a;
+		ts_send(c, "ladder show ttt");
+		cJSON *show = ts_until(c, "{\"type\":\"ok\",\"cmd\":\"ladder\"}");
+		ck_assert(has_text(show, "\"name\":\"ann\""));
+		ck_assert(has_text(show, "\"name\":\"ben\""));
+		ck_assert_int_ge(
+		        ts_jint(cJSON_GetArrayItem(
+		                        cJSON_GetObjectItem(
+		                                cJSON_GetArrayItem(
+		                                        cJSON_GetObjectItem(show, "ladders"), 0),
+		                                "members"),
+		                        0),
+		                "games"),
+		        3);
+		cJSON_Delete(show);
+	}
+	ts_close(&a);
+	ts_close(&b);
+	trio_down(&t);
+}
+END_TEST
+
+/* Two guests on two nodes in the same pool are paired (the pools are the events' node's). */
+START_TEST(test_pool_two_nodes)
+{
+	struct trio t = {0};
+	up(&t.n[0], "n1");
+	up(&t.n[1], "n2");
+	struct ts_cli a, b;
+	ts_join(&a, t.n[0].port, "gina");
+	ts_join(&b, t.n[1].port, "hal");
+	ts_send(&b, "pool join ttt");
+	ts_until0(&b, "{\"type\":\"ok\",\"cmd\":\"pool\"}");
+	ts_send(&a, "pools");
+	cJSON *ps = ts_until(&a, "{\"type\":\"ok\",\"cmd\":\"pools\"}");
+	ck_assert(has_text(ps, "\"waiting\":1"));
+	cJSON_Delete(ps);
+	ts_send(&a, "pool join ttt");
+	ts_until0(&a, "{\"type\":\"ok\",\"cmd\":\"pool\"}");
+	int sa, sb;
+	int ga = next_start(&a, &sa), gb = next_start(&b, &sb);
+	ck_assert_int_eq(ga, gb);
+	ck_assert_int_eq(sa + sb, 1);
+	struct ts_cli *first = sa == 0 ? &a : &b;
+	ts_send(first, "move %d b2", ga);
+	ts_until0(first, "{\"type\":\"ok\",\"cmd\":\"move\"}");
+	ts_close(&a);
+	ts_close(&b);
+	trio_down(&t);
+}
+END_TEST
+
 /* A case of s on its own servers (started before its first test, stopped after its last),
  * each test on a fresh schema (setup). */
 static TCase *add_case(Suite *s, const char *name, void (*start)(void), void (*stop)(void))
@@ -1546,6 +1904,13 @@ static Suite *cluster_suite(void)
 	tcase_add_test(tc, test_tell_match_remote);
 	tcase_add_test(tc, test_http_cluster);
 	tcase_add_test(tc, test_playtak_cluster);
+	/* tournaments, the ladder and pools across nodes: CK_RUN_CASE=events runs these */
+	tc = add_case(s, "events", both_up, both_down);
+	tcase_add_test(tc, test_tourney_two_nodes);
+	tcase_add_test(tc, test_tourney_takeover);
+	tcase_add_test(tc, test_events_node_paused);
+	tcase_add_test(tc, test_ladder_two_nodes);
+	tcase_add_test(tc, test_pool_two_nodes);
 	return s;
 }
 

@@ -73,14 +73,14 @@ export const MESSAGES = {
 	NOT_DIRECTOR: 'Only the tournament\'s director can do that.',
 	TOURNEY_STATE: 'The tournament cannot do that now (it has started, ended, or you are not in it).',
 	TOURNEY_FULL: 'The tournament is full.',
-	TOURNEY_UNAVAILABLE: 'This server does not run tournaments.',
+	TOURNEY_UNAVAILABLE: 'No server of the cluster runs tournaments and pools right now; try again in a few seconds.',
 	NO_SUCH_POOL: 'There is no such pool.',
 	IN_POOL: 'You are waiting in a pool already: leave it first.',
 	NOT_IN_POOL: 'You are not waiting in any pool.',
 	/* the ladder */
 	NOT_ON_LADDER: 'You are not on a ladder.',
 	LADDER_FULL: 'The ladder has all the members it takes.',
-	LADDER_UNAVAILABLE: 'This server does not run the ladder.',
+	LADDER_UNAVAILABLE: 'No server of the cluster runs the ladder right now; try again in a few seconds.',
 	/* the server */
 	INTERNAL: 'The server could not do that; nothing happened. Try again.',
 	CLUSTER_DOWN: 'The server cannot reach the rest of its cluster. Try again soon.',

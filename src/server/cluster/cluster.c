@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "server/events/tourney.h"
 #include "server/records/journal.h"
 
 /* ---- names ---------------------------------------------------------------------------------- */
@@ -103,6 +104,10 @@ static void on_inbox_msg(struct cluster *c, char *h, char *body, size_t len)
 			owner_interest_set(c, a, game, fmt == 'j', count);
 		break;
 	}
+	case 'T': /* a tournament's event (from `all`) */
+	case 'A': /* a seat for one of our clients (from `all`) */
+		cevents_msg(c, h, body, len);
+		break;
 	case 'H': /* our own echo (on_tick): the way through Redis and back works */
 		c->echo_sent = 0;
 		break;
@@ -136,6 +141,7 @@ static void on_tick(uv_timer_t *t)
 	redis_echo(c);
 	remote_resend_due(c);
 	takeover_scan(c);
+	cevents_tick(c);
 }
 
 /* ---- start, recovery, stop ----------------------------------------------------------------- */
@@ -224,7 +230,8 @@ int cluster_start(const struct cluster_config *cfg, const struct cluster_layers 
 	                            .game = home_route_game,
 	                            .seek = home_route_seek,
 	                            .shared = shared_route,
-	                            .user = home_route_user};
+	                            .user = home_route_user,
+	                            .event = cevents_route};
 	c->ly.cmds->router = &c->router;
 	struct lobby_hooks lh = {.ud = c,
 	                         .on_login = shared_on_login,
@@ -233,8 +240,13 @@ int cluster_start(const struct cluster_config *cfg, const struct cluster_layers 
 	                         .on_seek = shared_on_seek,
 	                         .seek_id = shared_seek_id,
 	                         .guest = shared_guest,
-	                         .name_held = shared_name_held};
+	                         .name_held = shared_name_held,
+	                         .elsewhere = cevents_elsewhere};
 	lobby_set_hooks(c->ly.lobby, &lh);
+	if (c->ly.tourneys != NULL) { /* the events node tells every node's subscribers */
+		c->ly.tourneys->on_tell = cevents_tell;
+		c->ly.tourneys->tell_ud = c;
+	}
 	c->sink = (struct relay_sink){.ud = c, .send = owner_sink_send};
 	c->news = (struct redis_news){.reached = takeover_reached,
 	                              .lost = home_lost,
@@ -277,7 +289,8 @@ int cluster_recover(struct cluster *c)
 		restored += journal_restore(c->ly.journal, &v[i]);
 	store_games_free(v, n);
 	journal_settle(c->ly.journal, true);
-	return restored;
+	int e = cevents_claim(c); /* the events, if they are ours, after their games */
+	return e < 0 ? e : restored;
 }
 
 void cluster_client_gone(struct cluster *c, struct client *cl)
@@ -346,5 +359,6 @@ void cluster_free(struct cluster *c)
 	remote_clear(c);
 	home_clear(c);
 	owner_clear(c);
+	cevents_clear(c);
 	free(c);
 }

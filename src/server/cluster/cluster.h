@@ -21,6 +21,8 @@
  *                       spectators, the session hooks around the journal's
  *   cluster_shared.c    the lobby shared through Redis: seeks, users, games in
  *                       progress; who, seeks and list for the whole cluster
+ *   cluster_events.c    the events' lease: tournaments, ladders and pools run
+ *                       by one node, the others forwarding their verbs there
  *   cluster_takeover.c  heartbeats, dead nodes, takeovers, the live state
  *                       written again when Redis is back
  *   relay.c, relay.h    the relay transport (a struct conn_transport)
@@ -78,6 +80,8 @@ struct lobby;
 struct sessions;
 struct journal;
 struct client;
+struct tourneys;
+struct ladders;
 
 struct cluster_config {
 	const char *redis;                 /* "redis://HOST:PORT" */
@@ -97,6 +101,8 @@ struct cluster_layers {
 	struct lobby *lobby;
 	struct sessions *sess;
 	struct journal *journal;
+	struct tourneys *tourneys; /* the events one node runs (cluster_events.c); NULL: none */
+	struct ladders *ladders;
 };
 
 struct cluster;

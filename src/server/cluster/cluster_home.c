@@ -155,6 +155,17 @@ static bool forward(struct cluster *c, struct client *cl, const struct proto_req
 	return true;
 }
 
+char *home_line_of(const struct proto_req *rq)
+{
+	return line_of(rq);
+}
+
+bool home_forward_line(struct cluster *c, struct client *cl, const struct proto_req *rq,
+                       const char *line, const char *node)
+{
+	return forward(c, cl, rq, line, node, 0, false);
+}
+
 /* A forward whose owner (or subscription) is known now: sent, or answered. */
 static void pending_go(struct cluster *c, struct pending_fwd *p, const char *owner)
 {

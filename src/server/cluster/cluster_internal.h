@@ -23,6 +23,8 @@
  *                                   sink, the session hooks
  *   cluster_shared.c    shared_*    the lobby shared through Redis: seeks, users,
  *                                   games in progress; who / seeks / list
+ *   cluster_events.c    cevents_*   the events' lease: tournaments, ladders and pools
+ *                                   run by one node, their verbs forwarded there
  *   cluster_takeover.c  takeover_*  heartbeats, the death scan, takeovers, and
  *                                   the live state written again when Redis is back
  *   cluster.c           cluster_*   the node's life-cycle and the public API
@@ -225,6 +227,12 @@ struct cluster {
 		char instance[STORE_NODE_MAX + 1];
 	} seen[ALIVE_MAX];
 	int nseen;
+	/* the events' lease (cluster_events.c) */
+	char ev_node[CLUSTER_NODE_MAX + 1]; /* its holder's name as last read ("": nobody's) */
+	bool ev_mine;                       /* we hold it: the events run here */
+	uint64_t ev_nil_since;              /* uv_now since Redis has had no holder (0: it has) */
+	char **ev_away;                     /* while ev_mine: names logged in elsewhere, sorted */
+	size_t ev_naway;
 };
 
 /* ---- helpers every part uses ------------------------------------------------------------- */
@@ -273,8 +281,10 @@ static inline struct proto_req cluster_rq_keep(const struct proto_req *rq)
 static inline void cluster_identity(const struct client *cl, bool watching, char *flags,
                                     size_t size)
 {
-	snprintf(flags, size, "%s%s%s%s%s", cl->json ? "j" : "", cl->registered ? "r" : "",
-	         watching ? "w" : "", cl->logged_in ? "l" : "", cl->want_watchers ? "v" : "");
+	bool in = cl->logged_in;
+	snprintf(flags, size, "%s%s%s%s%s%s%s", cl->json ? "j" : "", cl->registered ? "r" : "",
+	         watching ? "w" : "", in ? "l" : "", cl->want_watchers ? "v" : "",
+	         in && cl->prefs.bot ? "b" : "", in && cl->prefs.bots_off ? "o" : "");
 	if (flags[0] == '\0')
 		snprintf(flags, size, "-");
 }
@@ -364,6 +374,11 @@ bool home_route_game(void *ud, struct cmd *x);              /* struct router */
 bool home_route_seek(void *ud, struct cmd *x, uint64_t id); /* struct router */
 bool home_route_user(void *ud, struct cmd *x);              /* struct router */
 void home_retry(uv_timer_t *t);
+/* The command line of rq as its client sent it (malloc'd; NULL: out of memory). */
+char *home_line_of(const struct proto_req *rq);
+/* line (rq's) forwarded to node, cl's input held until the answer; false: answered here. */
+bool home_forward_line(struct cluster *c, struct client *cl, const struct proto_req *rq,
+                       const char *line, const char *node);
 void home_out(struct cluster *c, uint64_t conn, const char *body, size_t len);
 void home_answered(struct cluster *c, uint64_t conn, uint64_t n);
 void home_subscribed(struct cluster *c, uint64_t game); /* struct redis_news */
@@ -418,6 +433,22 @@ bool shared_guest(void *ud, struct client *cl, const struct proto_req *rq, const
 bool shared_name_held(void *ud, struct client *cl, const char *name,
                       void (*held)(void *arg, int verdict), void *arg);
 void shared_client_gone(struct cluster *c, struct client *cl);
+
+/* ---- cluster_events.c: the events' lease ------------------------------------------------------ */
+
+/* At the start (synchronous, before listening): the lease taken when it is free or an earlier
+ * instance's of ours, then the events back from the store. Their count, or a negative
+ * enum store_err. */
+int cevents_claim(struct cluster *c);
+/* We took dead's games over: its lease too, and the events back from the store. */
+void cevents_taken(struct cluster *c, const char *dead);
+void cevents_tick(struct cluster *c);
+bool cevents_route(void *ud, struct cmd *x, enum err_code code); /* struct router */
+bool cevents_elsewhere(void *ud, const char *name);              /* struct lobby_hooks */
+void cevents_tell(void *ud, const cJSON *j, const char *text);   /* struct tourneys */
+/* T and A from `all` (the sender's name taken off) */
+void cevents_msg(struct cluster *c, const char *h, const char *body, size_t len);
+void cevents_clear(struct cluster *c);
 
 /* ---- cluster_takeover.c: heartbeats, takeovers ---------------------------------------------- */
 

@@ -80,6 +80,10 @@ static struct client *rc_get(struct cluster *c, const char *home, uint64_t rconn
 		cl->logged_in = true;
 		cl->registered = strchr(flags, 'r') != NULL;
 	}
+	if (logged) { /* what the events' pairings ask of an account (bot, bots off) */
+		cl->prefs.bot = strchr(flags, 'b') != NULL;
+		cl->prefs.bots_off = strchr(flags, 'o') != NULL;
+	}
 	if (logged && !cl->registered && strcasecmp(cl->name, name) == 0 &&
 	    strlen(token) == PROTO_TOKEN_LEN) /* the guest's, as its home has it now */
 		snprintf(cl->token, sizeof cl->token, "%s", token);
@@ -410,6 +414,12 @@ int owner_on_start(void *ud, const struct game *g, uint64_t *id)
 	/* players of other nodes: their homes */
 	for (int i = 0; i < session_ops(g)->nplayers; i++) {
 		const struct client *pc = session_seat(g, i)->c;
+		if (pc == NULL) { /* an event's game: its player may be on another node (A) */
+			char h[96];
+			snprintf(h, sizeof h, "A %s %s", c->name, session_seat(g, i)->name);
+			redis_to_others(c, h);
+			continue;
+		}
 		const struct relay_id *rid = pc != NULL ? relay_id_of(pc->conn) : NULL;
 		if (rid == NULL || rid->kind != RELAY_CLIENT)
 			continue;

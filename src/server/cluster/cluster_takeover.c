@@ -155,6 +155,9 @@ static void takeover_done(uv_work_t *req, int status)
 			snprintf(h, sizeof h, "V %s", c->name);
 			redis_to_game(c, id, h);
 		}
+		/* its events, whose games came with the rest; before it leaves `nodes`, so that no
+		   node starting meanwhile takes the lease of a dead node nobody takes over */
+		cevents_taken(c, t->from);
 		char name[CLUSTER_NODE_MAX + 1];
 		cluster_node_name(t->from, name);
 		redis_call(c, on_buried, NULL, "EVAL %s 0 %s %s %s %d", BURY, t->from, name,

@@ -280,36 +280,37 @@ static void cmd_replay(struct cmd *x)
 
 /* ---- handlers: tournaments (events/) -------------------------------------------------- */
 
+/* In a cluster, the node running the events takes the request (forwarded there). */
+static bool event_routed(struct cmd *x, enum err_code code)
+{
+	const struct router *r = x->cx->router;
+	return r != NULL && r->event != NULL && r->event(r->ud, x, code);
+}
+
 static void cmd_tourney(struct cmd *x)
 {
-	if (x->cx->router != NULL) { /* a tournament's owner node: not yet (issue 21) */
-		reply_err(x->cl, x->rq, ERR_TOURNEY_UNAVAILABLE,
-		          "tournaments are not run by a clustered server yet");
-		return;
-	}
-	tourney_command(x->cx->tourneys, x->cl, x->rq);
+	if (!event_routed(x, ERR_TOURNEY_UNAVAILABLE))
+		tourney_command(x->cx->tourneys, x->cl, x->rq);
 }
 
 /* ---- handlers: pools (events/pools.h) ------------------------------------------------ */
 
 static void cmd_pool(struct cmd *x)
 {
-	pools_command(x->cx->pools, x->cl, x->rq);
+	if (!event_routed(x, ERR_TOURNEY_UNAVAILABLE))
+		pools_command(x->cx->pools, x->cl, x->rq);
 }
 
 static void cmd_pools(struct cmd *x)
 {
-	pools_list(x->cx->pools, x->cl, x->rq);
+	if (!event_routed(x, ERR_TOURNEY_UNAVAILABLE))
+		pools_list(x->cx->pools, x->cl, x->rq);
 }
 
 static void cmd_ladder(struct cmd *x)
 {
-	if (x->cx->router != NULL) { /* one ladder for all nodes needs an owner node: not yet */
-		reply_err(x->cl, x->rq, ERR_LADDER_UNAVAILABLE,
-		          "ladders are not run by a clustered server yet");
-		return;
-	}
-	ladder_command(x->cx->ladders, x->cl, x->rq, identity_is_bot(x->cl));
+	if (!event_routed(x, ERR_LADDER_UNAVAILABLE))
+		ladder_command(x->cx->ladders, x->cl, x->rq, identity_is_bot(x->cl));
 }
 
 /* ---- handlers: moderation (records/moderation.h) ----------------------------------- */

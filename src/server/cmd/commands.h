@@ -83,6 +83,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "proto/errors.h"
 #include "server/util/budget.h"
 #include "server/util/metrics.h"
 #include "server/msg/client.h"
@@ -146,6 +147,9 @@ struct router {
 	bool (*shared)(void *ud, struct cmd *x);
 	/* A CMD_TO_USER row whose user (argv[0]) is not connected to this node. */
 	bool (*user)(void *ud, struct cmd *x);
+	/* A verb of the events (tourney, ladder, pool, pools), which one node of a cluster runs;
+	 * code: the error when none does right now. */
+	bool (*event)(void *ud, struct cmd *x, enum err_code code);
 };
 
 /* What the handlers reach: the layers below. */

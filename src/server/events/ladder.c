@@ -401,7 +401,7 @@ static int pair_ladder(struct ladders *ls, struct ladder *l, int64_t now)
 	bool away = false;
 	for (int i = 0; i < l->n; i++) {
 		const struct lmember *m = &l->m[i];
-		bool here = m->state == LM_ACTIVE && lobby_find_user(ls->lobby, m->name) != NULL;
+		bool here = m->state == LM_ACTIVE && lobby_user_online(ls->lobby, m->name);
 		away |= m->state == LM_ACTIVE && !here;
 		lm[i] = (struct ladder_member){
 		        .rating = 0,
@@ -700,7 +700,7 @@ static void show_reply(struct show_job *j, struct client *c)
 			if (m->state == LM_LEFT)
 				continue;
 			const struct store_rating *r = rating_of(j, l, m->name);
-			bool here = lobby_find_user(j->ls->lobby, m->name) != NULL;
+			bool here = lobby_user_online(j->ls->lobby, m->name);
 			int games = m->wins + m->draws + m->losses;
 			cJSON *x = cJSON_CreateObject();
 			cJSON_AddStringToObject(x, "name", m->name);
@@ -843,11 +843,15 @@ int ladders_recover(struct ladders *ls)
 	int r = journal_ladders_open(ls->jn, &v, &n, &max_id);
 	if (r < 0)
 		return r;
-	ls->last_id = (uint64_t)max_id;
+	if ((uint64_t)max_id > ls->last_id)
+		ls->last_id = (uint64_t)max_id;
 	int64_t now = wall_ms();
 	int back = 0;
 	for (size_t i = 0; i < n; i++) {
-		struct ladder *l = from_doc(v[i].doc, now);
+		bool here = false; /* a cluster's events node again: what it holds stays */
+		for (const struct ladder *o = ls->list; o != NULL && !here; o = o->next)
+			here = o->id == (uint64_t)v[i].id;
+		struct ladder *l = here ? NULL : from_doc(v[i].doc, now);
 		if (l == NULL)
 			continue;
 		/* games on when it was stored: still on (restored by journal_recover()), or over
@@ -876,15 +880,20 @@ static void pump_closed(uv_handle_t *h)
 	(void)h;
 }
 
-void ladders_close(struct ladders *ls)
+void ladders_forget(struct ladders *ls)
 {
-	if (ls->jn != NULL)
-		journal_set_on_end(ls->jn, NULL, ls);
 	while (ls->list != NULL) {
 		struct ladder *l = ls->list;
 		ls->list = l->next;
 		ladder_free(l);
 	}
+}
+
+void ladders_close(struct ladders *ls)
+{
+	if (ls->jn != NULL)
+		journal_set_on_end(ls->jn, NULL, ls);
+	ladders_forget(ls);
 	if (ls->pump_open) {
 		uv_timer_stop(&ls->pump);
 		uv_close((uv_handle_t *)&ls->pump, pump_closed);

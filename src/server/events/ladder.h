@@ -23,8 +23,8 @@
  * brings every ladder back; a game the document has on that ended meanwhile is counted
  * from its stored row, and one in progress goes on (it came back as games do).
  *
- * Cluster: not yet (a clustered server refuses `ladder`; commands.c): one ladder for all
- * nodes needs an owner node, as a tournament will.
+ * Cluster: one ladder for all nodes, run by the node holding the events' lease (as the
+ * tournaments: tourney.h); members connected to any node are paired (lobby_user_online()).
  */
 #ifndef BITARENA_SERVER_LADDER_H
 #define BITARENA_SERVER_LADDER_H
@@ -74,6 +74,9 @@ void ladders_init(struct ladders *ls, uv_loop_t *loop, struct sessions *sess, st
 /* After journal_recover(): every ladder back from the store (see the top). Returns how
    many, or a negative enum store_err. */
 int ladders_recover(struct ladders *ls);
+/* Forgets every ladder (their state is in the store): a node of a cluster that lost the
+   events' lease to another, which runs them now. */
+void ladders_forget(struct ladders *ls);
 /* Frees every ladder (shutdown; their state is in the store). */
 void ladders_close(struct ladders *ls);
 

@@ -26,8 +26,9 @@
  * (house_for_pool()), as a pairing with a guest: unrated, colours by balance,
  * never someone who refuses bots (set bots off) or whose accept filter declines it.
  *
- * Cluster: pools are per node (a clustered server pairs the players of its
- * own node).
+ * Cluster: the pools are the cluster's, run by the node holding the events' lease (as the
+ * tournaments: tourney.h); the other nodes forward `pool` and `pools` there, so a waiter is
+ * the relay client standing for its player.
  */
 #ifndef BITARENA_SERVER_POOLS_H
 #define BITARENA_SERVER_POOLS_H

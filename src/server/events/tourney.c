@@ -293,9 +293,17 @@ static void tell(struct tourneys *ts, const struct tourney *t, const char *event
 		}
 		cJSON_Delete(j);
 	}
-	struct msg m;
-	msg_init(&m, e, xasprintf("tourney %" PRIu64 " %s: %s", t->id, event, text ? text : ""));
+	char *line = xasprintf("tourney %" PRIu64 " %s: %s", t->id, event, text ? text : "");
 	free(text);
+	if (ts->on_tell != NULL && line != NULL) /* a cluster: every other node's subscribers */
+		ts->on_tell(ts->tell_ud, e, line);
+	tourney_tell_here(ts, e, line);
+}
+
+void tourney_tell_here(struct tourneys *ts, cJSON *j, char *text)
+{
+	struct msg m;
+	msg_init(&m, j, text);
 	for (struct conn *cn = ts->lobby->hub->conns; cn != NULL; cn = cn->next) {
 		struct client *c = client_of(cn);
 		if (c != NULL && c->tourneys_on && !c->remote && c->fe == NULL && conn_alive(cn))
@@ -1390,7 +1398,7 @@ static void arena_pump(struct tourneys *ts, struct tourney *t, int64_t now)
 	for (int i = 0; i < t->n; i++) {
 		const struct tplayer *p = &t->p[i];
 		if (!p->active || busy[i] || !row_room(t, i, p->ngames + 1) ||
-		    lobby_find_user(ts->lobby, p->name) == NULL)
+		    !lobby_user_online(ts->lobby, p->name))
 			continue;
 		fr[nf++] = (struct arena_live_player){
 		        .id = i,
@@ -2330,10 +2338,12 @@ int tourneys_recover(struct tourneys *ts)
 	int r = journal_tourneys_open(ts->jn, &v, &n, &max_id);
 	if (r < 0)
 		return r;
-	ts->last_id = (uint64_t)max_id;
+	if ((uint64_t)max_id > ts->last_id)
+		ts->last_id = (uint64_t)max_id;
 	int back = 0;
 	for (size_t i = 0; i < n; i++) {
-		struct tourney *t = from_doc(ts, v[i].doc);
+		bool here = find(ts, (uint64_t)v[i].id) != NULL; /* a cluster's events node again */
+		struct tourney *t = here ? NULL : from_doc(ts, v[i].doc);
 		if (t == NULL)
 			continue;
 		t->next = ts->list;
@@ -2357,15 +2367,20 @@ static void pump_closed(uv_handle_t *h)
 	(void)h;
 }
 
-void tourneys_close(struct tourneys *ts)
+void tourneys_forget(struct tourneys *ts)
 {
-	if (ts->jn != NULL)
-		journal_set_on_end(ts->jn, NULL, ts);
-	while (ts->list != NULL) {
+	while (ts->list != NULL) { /* a Swiss pairing on a worker finds its tournament gone */
 		struct tourney *t = ts->list;
 		ts->list = t->next;
 		tourney_free(t);
 	}
+}
+
+void tourneys_close(struct tourneys *ts)
+{
+	if (ts->jn != NULL)
+		journal_set_on_end(ts->jn, NULL, ts);
+	tourneys_forget(ts);
 	if (ts->pump_open) {
 		uv_close((uv_handle_t *)&ts->pump, pump_closed);
 		ts->pump_open = false;

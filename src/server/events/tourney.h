@@ -42,7 +42,11 @@
  * reads from the game's row: every finished game counts once. Games in
  * progress come back as every game does (journal_recover(), which runs first).
  *
- * Cluster: not yet (a clustered server refuses `tourney create`; commands.c).
+ * Cluster: one node of the cluster runs every tournament, the one holding the events' lease
+ * (cluster/cluster_events.c): the other nodes forward `tourney` to it, its games start there
+ * with players connected anywhere (a seat whose player is on another node is given to it as
+ * a login gives seats back), and its events reach every node's subscribers (on_tell). The node
+ * that takes the lease over brings the tournaments back with tourneys_recover(), as a restart.
  */
 #ifndef BITARENA_SERVER_TOURNEY_H
 #define BITARENA_SERVER_TOURNEY_H
@@ -50,6 +54,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <cjson/cJSON.h>
 #include <uv.h>
 
 #include "server/msg/client.h"
@@ -95,6 +100,10 @@ struct tourneys {
 	/* CPU time spent pairing (a round, a Swiss's on a worker thread; an arena's pass over
 	   its free players) and, on the loop, writing a tournament's document for the store */
 	struct metric_histogram pairing, saving;
+	/* a cluster's (NULL: none): event j (not taken) with its text line was told here; the
+	   other nodes' subscribers get it through tourney_tell_here() */
+	void (*on_tell)(void *ud, const cJSON *j, const char *text);
+	void *tell_ud;
 };
 
 /* The tournaments of a server whose games are journalled by jn; tourneys_close() ends. */
@@ -108,6 +117,9 @@ void tourneys_init(struct tourneys *ts, uv_loop_t *loop, struct sessions *sess, 
 int tourneys_recover(struct tourneys *ts);
 /* Links the tournaments' metrics into r (server.c's registry). */
 void tourneys_register_metrics(struct tourneys *ts, struct metrics *r);
+/* Forgets every tournament (their state is in the store): a node of a cluster that lost the
+   events' lease to another, which runs them now. */
+void tourneys_forget(struct tourneys *ts);
 /* Frees every tournament (shutdown; their state is in the store). */
 void tourneys_close(struct tourneys *ts);
 
@@ -117,6 +129,8 @@ void tourneys_close(struct tourneys *ts);
  * (PROTOCOL.md, §Tournaments). Answers rq.
  */
 void tourney_command(struct tourneys *ts, struct client *c, const struct proto_req *rq);
+/* Tells event j (taken) with its text line (taken) to this node's subscribers. */
+void tourney_tell_here(struct tourneys *ts, cJSON *j, char *text);
 /* set tourneys on|off (word): whether c hears tournament events; answers rq. */
 void tourney_set_events(struct client *c, const struct proto_req *rq, const char *word);
 

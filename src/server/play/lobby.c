@@ -55,6 +55,12 @@ struct client *lobby_find_user(struct lobby *l, const char *name)
 	return NULL;
 }
 
+bool lobby_user_online(struct lobby *l, const char *name)
+{
+	return lobby_find_user(l, name) != NULL ||
+	       (l->hooks.elsewhere != NULL && l->hooks.elsewhere(l->hooks.ud, name));
+}
+
 /* ---- seeks ------------------------------------------------------------------------ */
 
 static bool is_bot(const struct client *c)

@@ -111,6 +111,9 @@ struct lobby_hooks {
 	 * accounts.c calls it. */
 	bool (*name_held)(void *ud, struct client *c, const char *name,
 	                  void (*held)(void *arg, int verdict), void *arg);
+	/* Whether a user of this name is logged in on another node of the cluster (the node
+	 * that runs the cluster's events pairs players connected anywhere). */
+	bool (*elsewhere)(void *ud, const char *name);
 };
 
 struct lobby {
@@ -181,6 +184,8 @@ void lobby_login_checked(struct lobby *l, struct client *c, const struct proto_r
                          const char *name, bool registered);
 /* The connected, logged-in client with this name (case-insensitive), or NULL. */
 struct client *lobby_find_user(struct lobby *l, const char *name);
+/* Whether name is logged in here or, in a cluster, on another node (hooks.elsewhere). */
+bool lobby_user_online(struct lobby *l, const char *name);
 /* The message of the day ("" or NULL: none; copied), sent to each login from now on. */
 void lobby_set_motd(struct lobby *l, const char *text);
 /* The message of the day, "" when none. */

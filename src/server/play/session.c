@@ -207,6 +207,7 @@ struct game *session_create(struct sessions *s, const struct game_spec *spec)
 			snprintf(p->token_hash, sizeof p->token_hash, "%s", spec->token_hashes[i]);
 		if (p->c == NULL) {
 			p->absent = true;
+			p->unseen = spec->id == 0;
 			p->gone_at = uv_now(s->loop);
 		}
 		g->left[i] = g->so.timed ? g->so.base_ms : 0;
@@ -976,7 +977,8 @@ void session_resume_send(struct sessions *s, struct client *c)
 		/* the state as it stands now (same seq; clocks current), and what was said, once
 		 * what the game waits for is stored */
 		uint64_t need = client_barrier_push(s->bar, g->jseq);
-		send_game_start(g, seat, true);
+		send_game_start(g, seat, !g->pl[seat].unseen);
+		g->pl[seat].unseen = false;
 		struct snapshot *sn = session_watch_current(g);
 		if (sn != NULL)
 			session_watch_send_state(g, sn, c, seat);

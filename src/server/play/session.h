@@ -96,6 +96,10 @@ struct player {
 	bool registered;  /* an account (the journal stores guests as such) */
 	bool bot;         /* a bot's account (its client's prefs, at the start or coming back) */
 	bool absent;
+	/* absent since the game started (an event's game whose player was not connected here at
+	   its start, in a cluster often connected to another node): its first game_start is the
+	   game's start, not a return */
+	bool unseen;
 	uint64_t gone_at; /* uv_now when the connection went */
 	/* a guest's token (identity.h) as kept, session_token_hash(): its seat comes back only
 	   with the token (a cluster's relay client brings the token of its home's client);
