@@ -310,6 +310,7 @@ int server_init(struct server *s, uv_loop_t *loop, const struct server_config *c
 		return -1;
 	}
 	s->cmds.pools = &s->pools;
+	pools_register_metrics(&s->pools, &s->metrics);
 	moderation_set_config_admins(&s->mod, cfg->admins);
 	lobby_set_motd(&s->lobby, cfg->motd);
 	s->sess.hides = moderation_hides;
@@ -389,6 +390,7 @@ int server_open_store(struct server *s, const struct store_options *o, bool fast
 	s->pools.rd = s->rd; /* ratings read from now */
 	ladders_init(&s->ladders, s->loop, &s->sess, &s->lobby, &s->journal, s->rd, &s->hub);
 	s->ladders.pair_cap = (int)s->cfg.ladder_pair_cap;
+	ladders_register_metrics(&s->ladders, &s->metrics);
 	s->cmds.ladders = &s->ladders;
 #if HAVE_WEBSOCKETS
 	api_set_store(&s->api, s->rd);

@@ -36,6 +36,7 @@
 
 #include "server/msg/client.h"
 #include "server/msg/proto.h"
+#include "server/util/metrics.h"
 
 #define LADDER_MEMBERS_MAX     256 /* members of one ladder, ever (those who left count) */
 #define LADDER_CONCURRENCY_MAX 16  /* a bot account's games at once on one ladder */
@@ -66,6 +67,7 @@ struct ladders {
 	int waiting;         /* the last pairing's LADDER_AWAY / LADDER_FAILED (ladder.c) */
 	uint64_t seen_epoch; /* the lobby's epoch then: a login or logout since changes it */
 	int64_t seen_day;    /* the UTC day then */
+	struct metric_histogram pairing; /* /metrics: each ladder's pairing pass's CPU time */
 };
 
 /* The ladders of a server whose games are journalled by jn; ladders_close() ends. */
@@ -74,6 +76,8 @@ void ladders_init(struct ladders *ls, uv_loop_t *loop, struct sessions *sess, st
 /* After journal_recover(): every ladder back from the store (see the top). Returns how
    many, or a negative enum store_err. */
 int ladders_recover(struct ladders *ls);
+/* Links the ladders' metrics into r (server.c's registry). */
+void ladders_register_metrics(struct ladders *ls, struct metrics *r);
 /* Frees every ladder (shutdown; their state is in the store). */
 void ladders_close(struct ladders *ls);
 
