@@ -34,8 +34,9 @@ struct field {
 	struct ts_srv s;
 	int n;
 	struct player p[NP];
-	int met[NP][NP];    /* [white][black]: games started */
-	int seen[4096 + 1]; /* game id: 1 started, 2 over (each counted once) */
+	int met[NP][NP];               /* [white][black]: games started */
+	int seen[4096 + 1];            /* game id: 1 started, 2 over (each counted once) */
+	signed char seat[4096 + 1][2]; /* game id: its white's and black's index */
 };
 
 static const char *const names[NP] = {"lad_ann", "lad_bob", "lad_cat", "lad_dan"};
@@ -88,6 +89,8 @@ static void handle(struct field *f, int i, const cJSON *j)
 			int b = index_of(f, cJSON_GetArrayItem(pl, 1)->valuestring);
 			f->met[w][b]++;
 			f->seen[game] = 1;
+			f->seat[game][0] = (signed char)w;
+			f->seat[game][1] = (signed char)b;
 		}
 	} else if (strcmp(type, "state") == 0) {
 		const cJSON *legal = cJSON_GetObjectItem(j, "legal");
@@ -337,6 +340,57 @@ START_TEST(test_refusals)
 }
 END_TEST
 
+/* Games i played of those the clients saw start (each once, whatever restarts came). */
+static int started_with(const struct field *f, int i)
+{
+	int k = 0;
+	for (int g = 1; g <= 4096; g++)
+		k += f->seen[g] != 0 && (f->seat[g][0] == i || f->seat[g][1] == i);
+	return k;
+}
+
+/*
+ * Everyone leaves; the games on are played out. Then each member in turn joins again, alone
+ * (nobody to meet), and `ladder show` counts for it exactly the games its clients saw start
+ * (none counted twice, none lost: a game_start goes out only once the game is stored), its
+ * W/D/L adds up; it leaves again.
+ */
+static void leave_and_count(struct field *f)
+{
+	for (int i = 0; i < f->n; i++)
+		ts_send(&f->p[i].c, "ladder leave");
+	for (int tries = 0;; tries++) {
+		for (int k = 0; k < 200; k++)
+			if (!step(f))
+				ts_msleep(2);
+		cJSON *sh = show(f, 0);
+		const cJSON *l = cJSON_GetArrayItem(cJSON_GetObjectItem(sh, "ladders"), 0);
+		bool on = cJSON_GetArraySize(cJSON_GetObjectItem(l, "on")) > 0;
+		cJSON_Delete(sh);
+		if (on) {
+			ck_assert_msg(tries < 300, "the ladder's games are not over");
+			continue;
+		}
+		break;
+	}
+	for (int i = 0; i < f->n; i++) {
+		member(f, i);
+		cJSON_Delete(ts_until(&f->p[i].c, "{\"type\":\"ok\",\"cmd\":\"ladder\"}"));
+		cJSON *sh = show(f, i);
+		const cJSON *m = member_row(sh, names[i]);
+		ck_assert_ptr_nonnull(m);
+		int games = ts_jint(m, "games");
+		ck_assert_msg(games == started_with(f, i), "%s: %d games counted, %d started",
+		              names[i], games, started_with(f, i));
+		ck_assert_int_eq(ts_jint(m, "wins") + ts_jint(m, "draws") + ts_jint(m, "losses"),
+		                 games);
+		ck_assert_int_eq(ts_jint(m, "running"), 0);
+		cJSON_Delete(sh);
+		ts_send(&f->p[i].c, "ladder leave");
+		cJSON_Delete(ts_until(&f->p[i].c, "{\"type\":\"ok\",\"cmd\":\"ladder\"}"));
+	}
+}
+
 START_TEST(test_kill9_brings_the_ladder_back)
 {
 	struct field *f = calloc(1, sizeof *f);
@@ -371,6 +425,7 @@ START_TEST(test_kill9_brings_the_ladder_back)
 	int before = over(f);
 	play_until(f, before + 15);
 	check_pairs(f, 3);
+	leave_and_count(f);
 	for (int i = 0; i < f->n; i++)
 		ts_close(&f->p[i].c);
 	ts_down(&f->s);
