@@ -27,6 +27,7 @@ struct player {
 	int non, most; /* most: the most games on at once */
 	int finished;
 	bool left;      /* its leave was answered */
+	bool away;      /* its connection is closed (not read) */
 	int after_left; /* games started after that */
 };
 
@@ -119,7 +120,7 @@ static bool step(struct field *f)
 	bool any = false;
 	for (int i = 0; i < f->n; i++) {
 		char *l;
-		while (net_read_line(&f->p[i].c.nc, 0, &l) >= 0) {
+		while (!f->p[i].away && net_read_line(&f->p[i].c.nc, 0, &l) >= 0) {
 			cJSON *j = cJSON_Parse(l);
 			if (j != NULL)
 				handle(f, i, j);
@@ -433,6 +434,45 @@ START_TEST(test_kill9_brings_the_ladder_back)
 }
 END_TEST
 
+/* Plays on until player i has started more than `games` games (at most a minute). */
+static void play_until_started(struct field *f, int i, int games)
+{
+	for (int idle = 0; started_with(f, i) <= games; idle++) {
+		if (step(f))
+			idle = 0;
+		else
+			ts_msleep(2);
+		ck_assert_msg(idle < 30000, "%s got no new game for a minute", names[i]);
+	}
+}
+
+/* A member who disconnects in the middle gets no new game while away (its games on wait
+   for it, as any game's do), the others play on with each other, and it is paired again
+   as soon as it logs in. */
+START_TEST(test_disconnect_in_the_middle)
+{
+	struct field *f = calloc(1, sizeof *f);
+	field_up(f, 3);
+	play_until(f, 6);
+	struct player *cat = &f->p[2];
+	ts_close(&cat->c);
+	cat->away = true;
+	cat->non = 0;
+	int had = started_with(f, 2), ab = f->met[0][1] + f->met[1][0];
+	play_until(f, over(f) + 8);
+	ck_assert_int_eq(started_with(f, 2), had);
+	ck_assert_int_gt(f->met[0][1] + f->met[1][0], ab);
+	ts_connect_json(&cat->c, f->s.port);
+	ts_send(&cat->c, "login %s password1", names[2]);
+	cat->away = false;
+	play_until_started(f, 2, had);
+	for (int i = 0; i < f->n; i++)
+		ts_close(&f->p[i].c);
+	ts_down(&f->s);
+	free(f);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("ladder");
@@ -441,6 +481,7 @@ int main(void)
 	tcase_add_test(tc, test_refusals);
 	tcase_add_test(tc, test_continuous_and_leave);
 	tcase_add_test(tc, test_kill9_brings_the_ladder_back);
+	tcase_add_test(tc, test_disconnect_in_the_middle);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }

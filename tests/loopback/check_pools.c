@@ -184,6 +184,39 @@ START_TEST(test_bots_off)
 }
 END_TEST
 
+/* Accept filters (§17) hold in pools: a pair one of whom declines the game by filter is not
+   made (both told why, FILTERED, and both go on waiting); the one who takes it is paired with
+   the next player who comes, the one who filters it out waits on. */
+START_TEST(test_accept_filter)
+{
+	struct ts_srv s;
+	ts_up(&s, NULL, 0);
+	struct ts_cli h, a, g;
+	ts_register(&h, s.port, "hilde", "secret2");
+	ts_register(&a, s.port, "arno", "secret3");
+	ts_register(&g, s.port, "gitta", "secret4");
+	ts_send(&h, "set accept \"tak size=5,6\"");
+	ts_until0(&h, "{\"type\":\"ok\",\"cmd\":\"set\"}");
+	join(&h, "ttt");
+	join(&a, "ttt");
+	ts_until0(&h, "{\"type\":\"pool\",\"event\":\"declined\",\"opponent\":\"arno\","
+	              "\"code\":\"FILTERED\"}");
+	ts_until0(&a, "{\"type\":\"pool\",\"event\":\"declined\",\"opponent\":\"hilde\","
+	              "\"code\":\"FILTERED\"}");
+	ts_msleep(1500); /* the timer's passes, a second a pass, find the same */
+	ck_assert_int_eq(waiting(&g, "ttt"), 2);
+	join(&g, "ttt");
+	char white[32], w2[32];
+	int id = game_start(&g, white, sizeof white);
+	ck_assert_int_eq(game_start(&a, w2, sizeof w2), id);
+	ck_assert_int_eq(waiting(&h, "ttt"), 1);
+	ts_close(&h);
+	ts_close(&a);
+	ts_close(&g);
+	ts_down(&s);
+}
+END_TEST
+
 int main(void)
 {
 	signal(SIGPIPE, SIG_IGN);
@@ -194,6 +227,7 @@ int main(void)
 	tcase_add_test(tc, test_leave_disconnect_errors);
 	tcase_add_test(tc, test_window_widens);
 	tcase_add_test(tc, test_bots_off);
+	tcase_add_test(tc, test_accept_filter);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }
