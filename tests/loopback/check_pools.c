@@ -153,6 +153,34 @@ START_TEST(test_window_widens)
 }
 END_TEST
 
+/*
+ * x, who refuses y's game (code: NO_BOTS or FILTERED), and y wait in the ttt pool: they are
+ * not paired, both are told why, both go on waiting (the timer's passes, a second a pass,
+ * find the same); z, who takes anyone, comes and is paired with y; x waits on.
+ */
+static void refused_then_third(struct ts_cli *x, const char *xname, struct ts_cli *y,
+                               const char *yname, struct ts_cli *z, const char *code)
+{
+	char pat[200];
+	join(y, "ttt");
+	join(x, "ttt");
+	snprintf(pat, sizeof pat,
+	         "{\"type\":\"pool\",\"event\":\"declined\",\"opponent\":\"%s\",\"code\":\"%s\"}",
+	         yname, code);
+	ts_until0(x, pat);
+	snprintf(pat, sizeof pat,
+	         "{\"type\":\"pool\",\"event\":\"declined\",\"opponent\":\"%s\",\"code\":\"%s\"}",
+	         xname, code);
+	ts_until0(y, pat);
+	ts_msleep(1500);
+	ck_assert_int_eq(waiting(z, "ttt"), 2);
+	join(z, "ttt");
+	char white[32], w2[32];
+	int id = game_start(z, white, sizeof white);
+	ck_assert_int_eq(game_start(y, w2, sizeof w2), id);
+	ck_assert_int_eq(waiting(x, "ttt"), 1);
+}
+
 /* Bots off: a bot and a human who refuses bots are not paired (both told why, once); a human
    who takes bots is. */
 START_TEST(test_bots_off)
@@ -165,18 +193,7 @@ START_TEST(test_bots_off)
 	ts_register(&g, s.port, "gert", "secret3");
 	ts_send(&h, "set bots off");
 	ts_until0(&h, "{\"type\":\"ok\",\"cmd\":\"set\"}");
-	join(&b, "ttt");
-	join(&h, "ttt");
-	ts_until0(&h, "{\"type\":\"pool\",\"event\":\"declined\",\"opponent\":\"robo\","
-	              "\"code\":\"NO_BOTS\"}");
-	ts_until0(&b, "{\"type\":\"pool\",\"event\":\"declined\",\"opponent\":\"hana\"}");
-	ts_msleep(1500);
-	ck_assert_int_eq(waiting(&g, "ttt"), 2);
-	join(&g, "ttt");
-	char white[32], w2[32];
-	int id = game_start(&g, white, sizeof white);
-	ck_assert_int_eq(game_start(&b, w2, sizeof w2), id);
-	ck_assert_int_eq(waiting(&h, "ttt"), 1);
+	refused_then_third(&h, "hana", &b, "robo", &g, "NO_BOTS");
 	ts_close(&b);
 	ts_close(&h);
 	ts_close(&g);
@@ -184,9 +201,7 @@ START_TEST(test_bots_off)
 }
 END_TEST
 
-/* Accept filters (§17) hold in pools: a pair one of whom declines the game by filter is not
-   made (both told why, FILTERED, and both go on waiting); the one who takes it is paired with
-   the next player who comes, the one who filters it out waits on. */
+/* Accept filters (§17) hold in pools as bots off does: hilde takes only 5x5 and 6x6 Tak. */
 START_TEST(test_accept_filter)
 {
 	struct ts_srv s;
@@ -197,19 +212,7 @@ START_TEST(test_accept_filter)
 	ts_register(&g, s.port, "gitta", "secret4");
 	ts_send(&h, "set accept \"tak size=5,6\"");
 	ts_until0(&h, "{\"type\":\"ok\",\"cmd\":\"set\"}");
-	join(&h, "ttt");
-	join(&a, "ttt");
-	ts_until0(&h, "{\"type\":\"pool\",\"event\":\"declined\",\"opponent\":\"arno\","
-	              "\"code\":\"FILTERED\"}");
-	ts_until0(&a, "{\"type\":\"pool\",\"event\":\"declined\",\"opponent\":\"hilde\","
-	              "\"code\":\"FILTERED\"}");
-	ts_msleep(1500); /* the timer's passes, a second a pass, find the same */
-	ck_assert_int_eq(waiting(&g, "ttt"), 2);
-	join(&g, "ttt");
-	char white[32], w2[32];
-	int id = game_start(&g, white, sizeof white);
-	ck_assert_int_eq(game_start(&a, w2, sizeof w2), id);
-	ck_assert_int_eq(waiting(&h, "ttt"), 1);
+	refused_then_third(&h, "hilde", &a, "arno", &g, "FILTERED");
 	ts_close(&h);
 	ts_close(&a);
 	ts_close(&g);
