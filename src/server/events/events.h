@@ -26,11 +26,10 @@ bool events_seek_opts(const struct game_ops *ops, const char *words, struct seek
 /* The bucket bounds (seconds) of the events' CPU-time histograms (pairing, saving): 10 us to
    2.5 s; EVENTS_CPU_LE_N of them. */
 #define EVENTS_CPU_LE_N 17
+extern const double events_cpu_le[EVENTS_CPU_LE_N];
 /* The calling thread's CPU time, in seconds: what pairing and saving cost, preemption
    aside (a wall clock counts the time the loop waited for a core: on a loaded machine,
    most of it). */
 double events_cpu_now(void);
-
-extern const double events_cpu_le[EVENTS_CPU_LE_N];
 
 #endif
