@@ -326,6 +326,7 @@ int server_init(struct server *s, uv_loop_t *loop, const struct server_config *c
 	s->pools.computer = house_for_pool;
 	s->pools.computer_ud = &s->house;
 	s->pools.computer_after_ms = cfg->pool_computer_after_ms;
+	pools_register_metrics(&s->pools, &s->metrics);
 	moderation_set_config_admins(&s->mod, cfg->admins);
 	lobby_set_motd(&s->lobby, cfg->motd);
 	s->sess.hides = moderation_hides;
@@ -406,6 +407,7 @@ int server_open_store(struct server *s, const struct store_options *o, bool fast
 	s->pools.rd = s->rd; /* ratings read from now */
 	ladders_init(&s->ladders, s->loop, &s->sess, &s->lobby, &s->journal, s->rd, &s->hub);
 	s->ladders.pair_cap = (int)s->cfg.ladder_pair_cap;
+	ladders_register_metrics(&s->ladders, &s->metrics);
 	s->cmds.ladders = &s->ladders;
 #if HAVE_WEBSOCKETS
 	api_set_store(&s->api, s->rd);

@@ -27,6 +27,7 @@ struct player {
 	int non, most; /* most: the most games on at once */
 	int finished;
 	bool left;      /* its leave was answered */
+	bool away;      /* its connection is closed (not read) */
 	int after_left; /* games started after that */
 };
 
@@ -34,8 +35,9 @@ struct field {
 	struct ts_srv s;
 	int n;
 	struct player p[NP];
-	int met[NP][NP];    /* [white][black]: games started */
-	int seen[4096 + 1]; /* game id: 1 started, 2 over (each counted once) */
+	int met[NP][NP];               /* [white][black]: games started */
+	int seen[4096 + 1];            /* game id: 1 started, 2 over (each counted once) */
+	signed char seat[4096 + 1][2]; /* game id: its white's and black's index */
 };
 
 static const char *const names[NP] = {"lad_ann", "lad_bob", "lad_cat", "lad_dan"};
@@ -88,6 +90,8 @@ static void handle(struct field *f, int i, const cJSON *j)
 			int b = index_of(f, cJSON_GetArrayItem(pl, 1)->valuestring);
 			f->met[w][b]++;
 			f->seen[game] = 1;
+			f->seat[game][0] = (signed char)w;
+			f->seat[game][1] = (signed char)b;
 		}
 	} else if (strcmp(type, "state") == 0) {
 		const cJSON *legal = cJSON_GetObjectItem(j, "legal");
@@ -116,7 +120,7 @@ static bool step(struct field *f)
 	bool any = false;
 	for (int i = 0; i < f->n; i++) {
 		char *l;
-		while (net_read_line(&f->p[i].c.nc, 0, &l) >= 0) {
+		while (!f->p[i].away && net_read_line(&f->p[i].c.nc, 0, &l) >= 0) {
 			cJSON *j = cJSON_Parse(l);
 			if (j != NULL)
 				handle(f, i, j);
@@ -337,6 +341,57 @@ START_TEST(test_refusals)
 }
 END_TEST
 
+/* Games i played of those the clients saw start (each once, whatever restarts came). */
+static int started_with(const struct field *f, int i)
+{
+	int k = 0;
+	for (int g = 1; g <= 4096; g++)
+		k += f->seen[g] != 0 && (f->seat[g][0] == i || f->seat[g][1] == i);
+	return k;
+}
+
+/*
+ * Everyone leaves; the games on are played out. Then each member in turn joins again, alone
+ * (nobody to meet), and `ladder show` counts for it exactly the games its clients saw start
+ * (none counted twice, none lost: a game_start goes out only once the game is stored), its
+ * W/D/L adds up; it leaves again.
+ */
+static void leave_and_count(struct field *f)
+{
+	for (int i = 0; i < f->n; i++)
+		ts_send(&f->p[i].c, "ladder leave");
+	for (int tries = 0;; tries++) {
+		for (int k = 0; k < 200; k++)
+			if (!step(f))
+				ts_msleep(2);
+		cJSON *sh = show(f, 0);
+		const cJSON *l = cJSON_GetArrayItem(cJSON_GetObjectItem(sh, "ladders"), 0);
+		bool on = cJSON_GetArraySize(cJSON_GetObjectItem(l, "on")) > 0;
+		cJSON_Delete(sh);
+		if (on) {
+			ck_assert_msg(tries < 300, "the ladder's games are not over");
+			continue;
+		}
+		break;
+	}
+	for (int i = 0; i < f->n; i++) {
+		member(f, i);
+		cJSON_Delete(ts_until(&f->p[i].c, "{\"type\":\"ok\",\"cmd\":\"ladder\"}"));
+		cJSON *sh = show(f, i);
+		const cJSON *m = member_row(sh, names[i]);
+		ck_assert_ptr_nonnull(m);
+		int games = ts_jint(m, "games");
+		ck_assert_msg(games == started_with(f, i), "%s: %d games counted, %d started",
+		              names[i], games, started_with(f, i));
+		ck_assert_int_eq(ts_jint(m, "wins") + ts_jint(m, "draws") + ts_jint(m, "losses"),
+		                 games);
+		ck_assert_int_eq(ts_jint(m, "running"), 0);
+		cJSON_Delete(sh);
+		ts_send(&f->p[i].c, "ladder leave");
+		cJSON_Delete(ts_until(&f->p[i].c, "{\"type\":\"ok\",\"cmd\":\"ladder\"}"));
+	}
+}
+
 START_TEST(test_kill9_brings_the_ladder_back)
 {
 	struct field *f = calloc(1, sizeof *f);
@@ -371,6 +426,68 @@ START_TEST(test_kill9_brings_the_ladder_back)
 	int before = over(f);
 	play_until(f, before + 15);
 	check_pairs(f, 3);
+	leave_and_count(f);
+	for (int i = 0; i < f->n; i++)
+		ts_close(&f->p[i].c);
+	ts_down(&f->s);
+	free(f);
+}
+END_TEST
+
+/* Plays on until player i has started more than `games` games (at most a minute). */
+static void play_until_started(struct field *f, int i, int games)
+{
+	for (int idle = 0; started_with(f, i) <= games; idle++) {
+		if (step(f))
+			idle = 0;
+		else
+			ts_msleep(2);
+		ck_assert_msg(idle < 30000, "%s got no new game for a minute", names[i]);
+	}
+}
+
+/* Member i's games on the ladder, over and on, as `ladder show` has them (asked by player
+   0); -1 while the server still has i online. */
+static int games_if_away(struct field *f, int i)
+{
+	cJSON *sh = show(f, 0);
+	const cJSON *m = member_row(sh, names[i]);
+	ck_assert_ptr_nonnull(m);
+	int k = cJSON_IsTrue(cJSON_GetObjectItem(m, "online"))
+	                ? -1
+	                : ts_jint(m, "games") + ts_jint(m, "running");
+	cJSON_Delete(sh);
+	return k;
+}
+
+/* A member who disconnects in the middle gets no new game while away (its games on wait
+   for it, as any game's do), the others play on with each other, and it is paired again
+   as soon as it logs in. */
+START_TEST(test_disconnect_in_the_middle)
+{
+	struct field *f = calloc(1, sizeof *f);
+	field_up(f, 3);
+	play_until(f, 6);
+	struct player *cat = &f->p[2];
+	ts_close(&cat->c);
+	cat->away = true;
+	cat->non = 0;
+	int had; /* once the server knows it gone: a game paired before may still start */
+	for (int tries = 0; (had = games_if_away(f, 2)) < 0; tries++) {
+		ck_assert_msg(tries < 1000, "lad_cat is still online");
+		step(f);
+		ts_msleep(5);
+	}
+	int ab = f->met[0][1] + f->met[1][0];
+	play_until(f, over(f) + 8);
+	int now = games_if_away(f, 2);
+	ck_assert_msg(now >= 0 && now <= had, "lad_cat: %d games while away, %d before", now, had);
+	ck_assert_int_gt(f->met[0][1] + f->met[1][0], ab);
+	had = started_with(f, 2);
+	ts_connect_json(&cat->c, f->s.port);
+	ts_send(&cat->c, "login %s password1", names[2]);
+	cat->away = false;
+	play_until_started(f, 2, had);
 	for (int i = 0; i < f->n; i++)
 		ts_close(&f->p[i].c);
 	ts_down(&f->s);
@@ -386,6 +503,7 @@ int main(void)
 	tcase_add_test(tc, test_refusals);
 	tcase_add_test(tc, test_continuous_and_leave);
 	tcase_add_test(tc, test_kill9_brings_the_ladder_back);
+	tcase_add_test(tc, test_disconnect_in_the_middle);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }

@@ -153,6 +153,34 @@ START_TEST(test_window_widens)
 }
 END_TEST
 
+/*
+ * x, who refuses y's game (code: NO_BOTS or FILTERED), and y wait in the ttt pool: they are
+ * not paired, both are told why, both go on waiting (the timer's passes, a second a pass,
+ * find the same); z, who takes anyone, comes and is paired with y; x waits on.
+ */
+static void refused_then_third(struct ts_cli *x, const char *xname, struct ts_cli *y,
+                               const char *yname, struct ts_cli *z, const char *code)
+{
+	char pat[200];
+	join(y, "ttt");
+	join(x, "ttt");
+	snprintf(pat, sizeof pat,
+	         "{\"type\":\"pool\",\"event\":\"declined\",\"opponent\":\"%s\",\"code\":\"%s\"}",
+	         yname, code);
+	ts_until0(x, pat);
+	snprintf(pat, sizeof pat,
+	         "{\"type\":\"pool\",\"event\":\"declined\",\"opponent\":\"%s\",\"code\":\"%s\"}",
+	         xname, code);
+	ts_until0(y, pat);
+	ts_msleep(1500);
+	ck_assert_int_eq(waiting(z, "ttt"), 2);
+	join(z, "ttt");
+	char white[32], w2[32];
+	int id = game_start(z, white, sizeof white);
+	ck_assert_int_eq(game_start(y, w2, sizeof w2), id);
+	ck_assert_int_eq(waiting(x, "ttt"), 1);
+}
+
 /* Bots off: a bot and a human who refuses bots are not paired (both told why, once); a human
    who takes bots is. */
 START_TEST(test_bots_off)
@@ -165,20 +193,28 @@ START_TEST(test_bots_off)
 	ts_register(&g, s.port, "gert", "secret3");
 	ts_send(&h, "set bots off");
 	ts_until0(&h, "{\"type\":\"ok\",\"cmd\":\"set\"}");
-	join(&b, "ttt");
-	join(&h, "ttt");
-	ts_until0(&h, "{\"type\":\"pool\",\"event\":\"declined\",\"opponent\":\"robo\","
-	              "\"code\":\"NO_BOTS\"}");
-	ts_until0(&b, "{\"type\":\"pool\",\"event\":\"declined\",\"opponent\":\"hana\"}");
-	ts_msleep(1500);
-	ck_assert_int_eq(waiting(&g, "ttt"), 2);
-	join(&g, "ttt");
-	char white[32], w2[32];
-	int id = game_start(&g, white, sizeof white);
-	ck_assert_int_eq(game_start(&b, w2, sizeof w2), id);
-	ck_assert_int_eq(waiting(&h, "ttt"), 1);
+	refused_then_third(&h, "hana", &b, "robo", &g, "NO_BOTS");
 	ts_close(&b);
 	ts_close(&h);
+	ts_close(&g);
+	ts_down(&s);
+}
+END_TEST
+
+/* Accept filters (§17) hold in pools as bots off does: hilde takes only 5x5 and 6x6 Tak. */
+START_TEST(test_accept_filter)
+{
+	struct ts_srv s;
+	ts_up(&s, NULL, 0);
+	struct ts_cli h, a, g;
+	ts_register(&h, s.port, "hilde", "secret2");
+	ts_register(&a, s.port, "arno", "secret3");
+	ts_register(&g, s.port, "gitta", "secret4");
+	ts_send(&h, "set accept \"tak size=5,6\"");
+	ts_until0(&h, "{\"type\":\"ok\",\"cmd\":\"set\"}");
+	refused_then_third(&h, "hilde", &a, "arno", &g, "FILTERED");
+	ts_close(&h);
+	ts_close(&a);
 	ts_close(&g);
 	ts_down(&s);
 }
@@ -194,6 +230,7 @@ int main(void)
 	tcase_add_test(tc, test_leave_disconnect_errors);
 	tcase_add_test(tc, test_window_widens);
 	tcase_add_test(tc, test_bots_off);
+	tcase_add_test(tc, test_accept_filter);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }

@@ -1,6 +1,7 @@
 /*
- * events.h - what the events' files share (tourney.c, ladder.c): a stored document's fields
- * read back, and a game's option words, as stored, parsed into seek options.
+ * events.h - what the events' files share (tourney.c, ladder.c, pools.c): a stored document's
+ * fields read back, a game's option words, as stored, parsed into seek options, and the
+ * buckets of their pairing-time histograms.
  */
 #ifndef BITARENA_SERVER_EVENTS_H
 #define BITARENA_SERVER_EVENTS_H
@@ -21,5 +22,14 @@ const char *events_json_str(const cJSON *o, const char *k);
    false with why when refused. */
 bool events_seek_opts(const struct game_ops *ops, const char *words, struct seek_opts *so,
                       char *why, size_t len);
+
+/* The bucket bounds (seconds) of the events' CPU-time histograms (pairing, saving): 10 us to
+   2.5 s; EVENTS_CPU_LE_N of them. */
+#define EVENTS_CPU_LE_N 17
+extern const double events_cpu_le[EVENTS_CPU_LE_N];
+/* The calling thread's CPU time, in seconds: what pairing and saving cost, preemption
+   aside (a wall clock counts the time the loop waited for a core: on a loaded machine,
+   most of it). */
+double events_cpu_now(void);
 
 #endif

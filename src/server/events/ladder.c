@@ -397,6 +397,7 @@ static int pair_ladder(struct ladders *ls, struct ladder *l, int64_t now)
 				pair_at(l, i, j)->today = 0;
 		save(ls, l);
 	}
+	double t0 = events_cpu_now(); /* the pairing's CPU time, the games' starts not counted */
 	struct ladder_member lm[LADDER_MEMBERS_MAX];
 	bool away = false;
 	for (int i = 0; i < l->n; i++) {
@@ -416,6 +417,7 @@ static int pair_ladder(struct ladders *ls, struct ladder *l, int64_t now)
 	struct arena_pair out[LADDER_MEMBERS_MAX];
 	int k = ladder_pair(lm, l->n, l->pairs, ls->pair_cap, LADDER_SLACK, out,
 	                    LADDER_MEMBERS_MAX);
+	metric_observe(&ls->pairing, events_cpu_now() - t0);
 	int why = away ? LADDER_AWAY : 0;
 	for (int i = 0; i < k; i++) {
 		int w = out[i].white, b = out[i].black;
@@ -833,6 +835,15 @@ void ladders_init(struct ladders *ls, uv_loop_t *loop, struct sessions *sess, st
 	ls->pump.data = ls;
 	ls->pump_open = true;
 	journal_set_on_end(jn, on_game_end, ls);
+	metric_histogram_init(&ls->pairing, "bitarena_ladder_pairing_seconds",
+	                      "CPU time of a ladder's pairing pass (a game's end, a join, a login "
+	                      "while a member is away), the games' starts not counted",
+	                      events_cpu_le, EVENTS_CPU_LE_N);
+}
+
+void ladders_register_metrics(struct ladders *ls, struct metrics *r)
+{
+	metrics_register(r, &ls->pairing.m);
 }
 
 int ladders_recover(struct ladders *ls)

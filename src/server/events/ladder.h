@@ -36,6 +36,7 @@
 
 #include "server/msg/client.h"
 #include "server/msg/proto.h"
+#include "server/util/metrics.h"
 
 #define LADDER_MEMBERS_MAX     256 /* members of one ladder, ever (those who left count) */
 #define LADDER_CONCURRENCY_MAX 16  /* a bot account's games at once on one ladder */
@@ -66,6 +67,7 @@ struct ladders {
 	int waiting;         /* the last pairing's LADDER_AWAY / LADDER_FAILED (ladder.c) */
 	uint64_t seen_epoch; /* the lobby's epoch then: a login or logout since changes it */
 	int64_t seen_day;    /* the UTC day then */
+	struct metric_histogram pairing; /* /metrics: each ladder's pairing pass's CPU time */
 };
 
 /* The ladders of a server whose games are journalled by jn; ladders_close() ends. */
@@ -77,6 +79,8 @@ int ladders_recover(struct ladders *ls);
 /* Forgets every ladder (their state is in the store): a node of a cluster that lost the
    events' lease to another, which runs them now. */
 void ladders_forget(struct ladders *ls);
+/* Links the ladders' metrics into r (server.c's registry). */
+void ladders_register_metrics(struct ladders *ls, struct metrics *r);
 /* Frees every ladder (shutdown; their state is in the store). */
 void ladders_close(struct ladders *ls);
 

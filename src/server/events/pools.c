@@ -13,6 +13,7 @@
 
 #include "arena/pool.h"
 #include "games/game.h"
+#include "server/events/events.h"
 #include "server/msg/msg.h"
 #include "server/play/identity.h"
 #include "server/play/session.h"
@@ -269,6 +270,9 @@ static bool start_game(struct pools *ps, struct pool_def *d, struct pool_waiter 
 		hb->color_diff--;
 	}
 	ps->paired++;
+	int64_t now = now_ms(ps);
+	metric_observe(&ps->wait, (double)(now - white->since) / 1e3);
+	metric_observe(&ps->wait, (double)(now - black->since) / 1e3);
 	session_begin(g);
 	return true;
 }
@@ -313,9 +317,10 @@ static bool may_pair(void *ud, int i, int j)
 	return false;
 }
 
-/* Pairs pool p's ready waiters. */
+/* Pairs pool p's ready waiters; the pairing's CPU time (not the games' starts) is counted. */
 static void pair_pool(struct pools *ps, int p)
 {
+	double t0 = events_cpu_now();
 	static struct pool_entry e[POOL_MAX_ENTRIES];
 	static struct pool_waiter *who[POOL_MAX_ENTRIES];
 	static struct pool_pair out[POOL_MAX_ENTRIES / 2];
@@ -338,6 +343,9 @@ static void pair_pool(struct pools *ps, int p)
 		return;
 	struct pairing pg = {&ps->defs[p], who};
 	int np = pool_pair(e, n, now_ms(ps), may_pair, &pg, out, POOL_MAX_ENTRIES / 2);
+	double cpu = events_cpu_now() - t0;
+	ps->pair_ns += (uint64_t)(cpu * 1e9);
+	metric_observe(&ps->pairing, cpu);
 	for (int i = 0; i < np; i++) {
 		struct pool_waiter *w = who[out[i].white], *b = who[out[i].black];
 		if (!start_game(ps, &ps->defs[p], w, b))
@@ -379,7 +387,6 @@ static void pair_computer(struct pools *ps)
 
 static void pair_all(struct pools *ps)
 {
-	uint64_t t0 = uv_hrtime();
 	bool any[POOLS_MAX] = {false};
 	for (struct pool_waiter *w = ps->waiting; w != NULL; w = w->next)
 		any[w->pool] = true;
@@ -388,7 +395,6 @@ static void pair_all(struct pools *ps)
 			pair_pool(ps, p);
 	if (ps->computer != NULL && ps->computer_after_ms > 0)
 		pair_computer(ps);
-	ps->pair_ns += uv_hrtime() - t0;
 }
 
 static void on_tick(uv_timer_t *t)
@@ -559,6 +565,11 @@ void pools_client_gone(struct pools *ps, struct client *c)
 
 /* ---- life ----------------------------------------------------------------------------- */
 
+/* A wait's buckets (seconds): a join paired at once up to the window's widest (90 s). */
+static const double wait_le[] = {0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01,
+                                 0.025,  0.05,    0.1,    0.25,  0.5,    1,     2.5,
+                                 5,      10,      20,     30,    60,     90};
+
 int pools_init(struct pools *ps, uv_loop_t *loop, struct sessions *sess, struct store_reader *rd,
                const char *spec, char *why, size_t len)
 {
@@ -582,7 +593,21 @@ int pools_init(struct pools *ps, uv_loop_t *loop, struct sessions *sess, struct 
 	ps->tick_open = true;
 	uv_timer_start(&ps->tick, on_tick, POOL_TICK_MS, POOL_TICK_MS);
 	uv_unref((uv_handle_t *)&ps->tick);
+	metric_histogram_init(&ps->pairing, "bitarena_pool_pairing_seconds",
+	                      "CPU time of a pool's pairing pass (on a join, a rating read back, "
+	                      "the timer), the games' starts not counted",
+	                      events_cpu_le, EVENTS_CPU_LE_N);
+	metric_histogram_init(&ps->wait, "bitarena_pool_wait_seconds",
+	                      "a paired player's wait from `pool join` to its pairing (its game "
+	                      "starts once the game's first record is durable)",
+	                      wait_le, sizeof wait_le / sizeof wait_le[0]);
 	return 0;
+}
+
+void pools_register_metrics(struct pools *ps, struct metrics *r)
+{
+	metrics_register(r, &ps->pairing.m);
+	metrics_register(r, &ps->wait.m);
 }
 
 void pools_close(struct pools *ps)

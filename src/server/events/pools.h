@@ -40,6 +40,7 @@
 
 #include "server/msg/client.h"
 #include "server/msg/proto.h"
+#include "server/util/metrics.h"
 
 #define POOLS_MAX      32 /* pools a server keeps */
 #define POOL_NAME_MAX  24
@@ -74,8 +75,11 @@ struct pools {
 	int64_t computer_after_ms;
 	struct client *(*computer)(void *ud, const struct game_ops *ops, double rating);
 	void *computer_ud;
-	uint64_t pair_ns; /* time spent pairing (the benchmark's figure) */
+	uint64_t pair_ns; /* CPU time spent pairing (logged at the end) */
 	uint64_t paired;  /* games started */
+	/* /metrics: each pairing pass's CPU time (a join, a rating read back, the timer), and
+	   each paired player's wait from `pool join` to its pairing */
+	struct metric_histogram pairing, wait;
 };
 
 /*
@@ -86,6 +90,8 @@ int pools_init(struct pools *ps, uv_loop_t *loop, struct sessions *sess, struct 
                const char *spec, char *why, size_t len);
 /* Checks a --pools value without a server: 0, or -1 with a sentence in why. */
 int pools_spec_check(const char *spec, char *why, size_t len);
+/* Links the pools' metrics into r (server.c's registry). */
+void pools_register_metrics(struct pools *ps, struct metrics *r);
 /* Stops the timer and frees everything (reads still out find ps closed). */
 void pools_close(struct pools *ps);
 

@@ -117,14 +117,6 @@ static int max_rounds(enum tformat f)
 
 /* ---- helpers ------------------------------------------------------------------------- */
 
-/* The loop thread's CPU time, in seconds: what pairing and saving cost, preemption aside. */
-static double cpu_now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /* Makes room for player t->n (its row) and counts it in; its index, or -1 (full or out of
    memory). */
 static int add_player(struct tourney *t)
@@ -840,12 +832,12 @@ static char *doc_of(const struct tourney *t)
 /* Queues t as it stands now to the store. */
 static void save(struct tourneys *ts, const struct tourney *t)
 {
-	double t0 = cpu_now();
+	double t0 = events_cpu_now();
 	char *doc = doc_of(t);
 	if (doc == NULL ||
 	    journal_tourney_put(ts->jn, (int64_t)t->id, state_names[t->state], doc) < 0)
 		log_error("tournament %" PRIu64 ": out of memory: not stored", t->id);
-	metric_observe(&ts->saving, cpu_now() - t0);
+	metric_observe(&ts->saving, events_cpu_now() - t0);
 }
 
 static int index_of(const char *const *names, int n, const char *s)
@@ -1221,9 +1213,9 @@ struct pair_job {
 static void pair_work(uv_work_t *w)
 {
 	struct pair_job *j = w->data;
-	double t0 = cpu_now();
+	double t0 = events_cpu_now();
 	j->result = arena_dutch_pair(&j->sw, j->out, TOURNEY_MAX_PLAYERS);
-	j->cpu = cpu_now() - t0;
+	j->cpu = events_cpu_now() - t0;
 }
 
 static void round_paired(struct tourneys *ts, struct tourney *t, const struct arena_pair *out,
@@ -1316,9 +1308,9 @@ static void next_round(struct tourneys *ts, struct tourney *t)
 		return;
 	}
 	struct arena_pair out[TOURNEY_MAX_PLAYERS];
-	double t0 = cpu_now();
+	double t0 = events_cpu_now();
 	int n = pair_table(t, out);
-	metric_observe(&ts->pairing, cpu_now() - t0);
+	metric_observe(&ts->pairing, events_cpu_now() - t0);
 	round_paired(ts, t, out, n);
 }
 
@@ -1387,7 +1379,7 @@ static void arena_pump(struct tourneys *ts, struct tourney *t, int64_t now)
 		if (t->pairs[i].game == 0) /* not started: tried again */
 			changed |= start_game(ts, t, &t->pairs[i]);
 	}
-	double t0 = cpu_now();
+	double t0 = events_cpu_now();
 	struct standing st[TOURNEY_MAX_PLAYERS];
 	int rank[TOURNEY_MAX_PLAYERS];
 	standings(t, st);
@@ -1408,7 +1400,7 @@ static void arena_pump(struct tourneys *ts, struct tourney *t, int64_t now)
 	}
 	struct arena_pair out[TOURNEY_MAX_PLAYERS / 2];
 	int n = arena_live_pair(fr, nf, TOURNEY_REMATCH_MS, out, TOURNEY_MAX_PLAYERS / 2);
-	metric_observe(&ts->pairing, cpu_now() - t0);
+	metric_observe(&ts->pairing, events_cpu_now() - t0);
 	for (int i = 0; i < n && t->npairs < TOURNEY_MAX_PLAYERS / 2 + 1; i++) {
 		int w = out[i].white, b = out[i].black;
 		if (colour_lean(t, w) > colour_lean(t, b)) {
@@ -2274,10 +2266,6 @@ void tourney_command(struct tourneys *ts, struct client *c, const struct proto_r
 
 /* ---- life-cycle ---------------------------------------------------------------------- */
 
-static const double cpu_le[] = {0.00001, 0.000025, 0.00005, 0.0001, 0.00025, 0.0005, 0.001,
-                                0.0025,  0.005,    0.01,    0.025,  0.05,    0.1,    0.25,
-                                0.5,     1,        2.5};
-
 void tourneys_init(struct tourneys *ts, uv_loop_t *loop, struct sessions *sess, struct lobby *lobby,
                    struct journal *jn)
 {
@@ -2289,11 +2277,11 @@ void tourneys_init(struct tourneys *ts, uv_loop_t *loop, struct sessions *sess, 
 	metric_histogram_init(&ts->pairing, "bitarena_tourney_pairing_seconds",
 	                      "CPU time pairing a tournament's round (a Swiss's on a worker "
 	                      "thread, the others on the loop) or an arena's free players",
-	                      cpu_le, sizeof cpu_le / sizeof cpu_le[0]);
+	                      events_cpu_le, EVENTS_CPU_LE_N);
 	metric_histogram_init(&ts->saving, "bitarena_tourney_save_seconds",
 	                      "the loop's CPU time writing a tournament's document for the store "
 	                      "(after a round's pairing or result, once per arena wave)",
-	                      cpu_le, sizeof cpu_le / sizeof cpu_le[0]);
+	                      events_cpu_le, EVENTS_CPU_LE_N);
 }
 
 void tourneys_register_metrics(struct tourneys *ts, struct metrics *r)
