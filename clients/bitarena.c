@@ -26,10 +26,12 @@ static const struct cli_cmd cli_cmds[] = {
          "count move sequences to a depth, with nodes/s"},
         {"bot", cmd_bot,
          "[--server HOST:PORT] [--name NAME] [--games N] (--seek \"<kind> [opt=value ...]\" | "
-         "--accept [--kind K] | --tourney ID) [--movetime MS] [--depth D] [--nodes N] [--hash MB] "
+         "--accept [--kind K] | --pool NAME | --ladder \"<kind> [opt=value ...]\" "
+         "[--concurrency N] | --tourney ID) [--movetime MS] [--depth D] [--nodes N] [--hash MB] "
          "[--seed S] "
          "[--greedy | --random] [--timeout SEC] [--quiet]",
-         "connect to bitarenad, seek or accept games of any kind, or join a tournament, and "
+         "connect to bitarenad, seek or accept games of any kind, or join a pool, the ladder "
+         "or a tournament (reconnecting by itself, several games at once on the ladder), and "
          "play them: Tak and Xmas Rush with their own players, m,n,k with the engine's "
          "search"},
         {"load", cmd_load,
@@ -52,17 +54,19 @@ static const struct cli_cmd cli_cmds[] = {
          "Xmas Rush push-then-reachability evaluations per second, one thread"},
         {"cg-bridge", cmd_cg_bridge,
          "--game xmas [--server HOST:PORT] [--name NAME] [--league 1-6] [--seek \"opt=value ...\" "
-         "| "
-         "--accept] [--turn-ms MS] [--first-turn-ms MS] [--timeout SEC] [--quiet] [--verbose] -- "
-         "<bot command ...>",
-         "play one game on bitarenad with a CodinGame Xmas Rush bot, under the referee's "
-         "conditions (leagues, 1000/50 ms turns)"},
+         "| --accept | --pool NAME | --ladder \"xmas [opt=value ...]\" [--concurrency N] | "
+         "--tourney ID] [--games N] [--turn-ms MS] [--first-turn-ms MS] [--timeout SEC] [--quiet] "
+         "[--verbose] -- <bot command ...>",
+         "play on bitarenad with a CodinGame Xmas Rush bot, under the referee's conditions "
+         "(leagues, 1000/50 ms turns): one game, or an event's games with a fresh bot process "
+         "each"},
         {"tei-bridge", cmd_tei_bridge,
          "[--server HOST:PORT] [--name NAME] (--seek \"tak [opt=value ...]\" | --accept | "
-         "--tourney ID) "
+         "--pool NAME | --ladder \"tak [opt=value ...]\" [--concurrency N] | --tourney ID) "
          "[--games N] [--sizes 4-6] [--margin PCT] [--untimed-ms MS] [--timeout SEC] [--quiet] "
          "[--verbose] -- <engine command ...>",
-         "play Tak on bitarenad with an engine that speaks TEI (Tiltak, Taktician, takbag, ...)"},
+         "play Tak on bitarenad with an engine that speaks TEI (Tiltak, Taktician, takbag, ...); "
+         "in a pool, the ladder (one engine process per game at once) or a tournament"},
         {"tei", cmd_tei, "[--hash MB]",
          "play Tak as a TEI engine on stdin/stdout (the bot's search, for racetrack and other "
          "TEI tools)"},

@@ -17,5 +17,7 @@ int cmd_replay(int argc, char **argv);
 
 /* The client library (session, dispatcher, message readers) every network subcommand uses. */
 #include "lib/client.h"
+/* Events joined by themselves, the link that comes back, game slots, stopping (event.h). */
+#include "lib/event.h"
 
 #endif

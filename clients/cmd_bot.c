@@ -17,10 +17,19 @@
  * tests and measurements. Any move the bot cannot compute comes at random
  * from the state's "legal" list. Prints one summary line at the end.
  *
+ * Games come from a --seek it posts, from others' seeks it accepts (--accept), or by
+ * themselves from an event (lib/event.h): --pool NAME (joined again after each game),
+ * --ladder "<kind opts>" [--concurrency N] (up to N games at once, each with its own
+ * search) or --tourney ID. In an event it plays until SIGINT/SIGTERM (or --games N, when
+ * given): the first signal leaves the event and plays out the games on, a second one ends
+ * at once; a connection that drops, or a server that restarts, is connected again with a
+ * back-off, as the same player, its games resumed and the event joined again.
+ *
  * Messages reach their handlers through the client library's dispatcher
  * (client.h): one table row per message type.
  */
 #include <ctype.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,16 +50,31 @@
 
 /* ---- the bot ------------------------------------------------------------------ */
 
+/* One game on (a slot of struct cli_games). */
+struct bot_game {
+	long long game; /* its id */
+	int seat;
+	long long inc_ms;    /* the game's increment, 0 when untimed */
+	long long seq_moved; /* the state seq we last answered */
+	long long last_seq;  /* the last state seq seen */
+	bool history_ok;     /* every move of the game was seen in order */
+	char **history;      /* move texts in order (owned) */
+	size_t nhistory, caphistory;
+	cJSON *last_state; /* the game's latest state (owned) */
+	int move_errors;
+	struct tak_search *tak; /* made at the first Tak move, cleared at each game */
+	struct xmas_bot_memory xmas;
+};
+
 struct bot {
 	const char *prog;
-	struct net_conn c;
-	char name[PROTO_NAME_MAX + 1];
-	const char *seek;  /* seek text, or NULL when accepting or in a tournament */
-	long long tourney; /* --tourney: the tournament it plays (0: none) */
-	bool tourney_over; /* its end came: the game on is the last */
-	const char *kind;  /* accept only this kind (NULL: any sequential kind we know) */
+	struct cli_link link;
+	const char *seek;    /* seek text, or NULL when accepting or in an event */
+	struct cli_event ev; /* --pool, --ladder, --tourney */
+	const char *kind;    /* accept only this kind (NULL: any sequential kind we know) */
 	int want_games;
-	int depth; /* 0: automatic */
+	bool games_given; /* --games: in an event, stop after that many */
+	int depth;        /* 0: automatic */
 	uint64_t nodes;
 	bool nodes_given;   /* --nodes: Tak searches are bounded by nodes, not time */
 	long long movetime; /* Tak, untimed: ms per move */
@@ -60,21 +84,11 @@ struct bot {
 	bool random; /* play random legal moves (a weak opponent for tests) */
 	bool greedy; /* one ply of the generic search on the static evaluation */
 	struct rng rng;
-	struct tak_search *tak; /* made at the first Tak move, cleared at each game */
-	struct xmas_bot_memory xmas;
 
 	struct cli_tally tally;
-	bool seek_open, accept_pending, in_game;
-	long long game; /* current game id */
-	int seat;
-	long long inc_ms;    /* the game's increment, 0 when untimed */
-	long long seq_moved; /* the state seq we last answered */
-	long long last_seq;  /* the last state seq seen */
-	bool history_ok;     /* every move of the game was seen in order */
-	char **history;      /* move texts in order (owned) */
-	size_t nhistory, caphistory;
-	cJSON *last_state; /* our current game's latest state (owned) */
-	int move_errors;
+	bool seek_open, accept_pending;
+	struct cli_games games;
+	struct bot_game g[CLI_GAMES_MAX];
 	long long engine_moves, random_moves; /* how moves were chosen */
 	long long last_progress, last_poll;
 	long long seek_gap_ms;  /* the server's budget, learnt from RATE_LIMITED: seeks this far
@@ -82,35 +96,36 @@ struct bot {
 	long long last_seek_ms; /* when the last seek went */
 };
 
-static void history_clear(struct bot *b)
+static void history_clear(struct bot_game *g)
 {
-	for (size_t i = 0; i < b->nhistory; i++)
-		free(b->history[i]);
-	b->nhistory = 0;
-	b->history_ok = true;
-	b->last_seq = 0;
+	for (size_t i = 0; i < g->nhistory; i++)
+		free(g->history[i]);
+	g->nhistory = 0;
+	g->history_ok = true;
+	g->last_seq = 0;
 }
 
-static void history_add(struct bot *b, const char *text)
+static void history_add(struct bot_game *g, const char *text)
 {
-	if (b->nhistory == b->caphistory) {
-		size_t cap = b->caphistory ? 2 * b->caphistory : 64;
-		char **h = realloc(b->history, cap * sizeof *h);
+	if (g->nhistory == g->caphistory) {
+		size_t cap = g->caphistory ? 2 * g->caphistory : 64;
+		char **h = realloc(g->history, cap * sizeof *h);
 		if (h == NULL) {
-			b->history_ok = false;
+			g->history_ok = false;
 			return;
 		}
-		b->history = h;
-		b->caphistory = cap;
+		g->history = h;
+		g->caphistory = cap;
 	}
-	if ((b->history[b->nhistory] = strdup(text)) == NULL)
-		b->history_ok = false;
+	if ((g->history[g->nhistory] = strdup(text)) == NULL)
+		g->history_ok = false;
 	else
-		b->nhistory++;
+		g->nhistory++;
 }
 
 /* Rebuilds the position of a state into st: load its position text, else replay the moves. */
-static bool rebuild(struct bot *b, const struct game_ops *ops, const cJSON *state, void *st)
+static bool rebuild(const struct bot_game *g, const struct game_ops *ops, const cJSON *state,
+                    void *st)
 {
 	struct game_params p;
 	if (!cli_params_from_json(ops, cJSON_GetObjectItemCaseSensitive(state, "options"), &p))
@@ -121,12 +136,12 @@ static bool rebuild(struct bot *b, const struct game_ops *ops, const cJSON *stat
 		text = cli_jstr(pos, "tps");
 	if (ops->load != NULL && text != NULL && ops->load(st, &p, text) == GAME_OK)
 		return true;
-	if (!b->history_ok || ops->init(st, &p, 0) < 0)
+	if (!g->history_ok || ops->init(st, &p, 0) < 0)
 		return false;
-	for (size_t i = 0; i < b->nhistory; i++) {
+	for (size_t i = 0; i < g->nhistory; i++) {
 		game_move m;
 		int seat = game_seat_to_move(ops, st);
-		if (seat < 0 || ops->parse_move(st, seat, b->history[i], &m, NULL) < 0 ||
+		if (seat < 0 || ops->parse_move(st, seat, g->history[i], &m, NULL) < 0 ||
 		    ops->apply(st, m) < 0)
 			return false;
 	}
@@ -151,60 +166,62 @@ static bool fills_cells(const struct game_ops *ops)
 }
 
 /* The Tak player's move in st, within the bot's limits or its clock. */
-static int tak_move(struct bot *b, const cJSON *state, const struct tak_state *st, game_move *m)
+static int tak_move(struct bot *b, struct bot_game *g, const cJSON *state,
+                    const struct tak_state *st, game_move *m)
 {
-	if (b->tak == NULL && (b->tak = tak_search_new(b->hash_mb)) == NULL)
+	if (g->tak == NULL && (g->tak = tak_search_new(b->hash_mb)) == NULL)
 		return GAME_ENOSPACE;
 	struct tak_search_limits lim = {.now_ms = net_now_ms, .seed = rng_next(&b->rng)};
 	const cJSON *clocks = cJSON_GetObjectItemCaseSensitive(state, "clocks");
-	const cJSON *left = cJSON_GetArrayItem(clocks, b->seat);
+	const cJSON *left = cJSON_GetArrayItem(clocks, g->seat);
 	if (b->depth > 0 || b->nodes_given) {
 		lim.depth = b->depth;
 		lim.nodes = b->nodes_given ? b->nodes : 0;
 	} else if (cJSON_IsNumber(left)) {
-		tak_search_budget(st, (long long)left->valuedouble, b->inc_ms, &lim.soft_ms,
+		tak_search_budget(st, (long long)left->valuedouble, g->inc_ms, &lim.soft_ms,
 		                  &lim.hard_ms);
 	} else {
 		lim.soft_ms = lim.hard_ms = b->movetime;
 	}
 	struct tak_search_result res;
-	int r = tak_search_best(b->tak, st, &lim, &res);
+	int r = tak_search_best(g->tak, st, &lim, &res);
 	*m = res.best;
 	return r;
 }
 
 /* The Xmas Rush player's action for our seat, from the contest input in the state. */
-static bool xmas_move(struct bot *b, const cJSON *state, char *out, size_t len)
+static bool xmas_move(struct bot *b, struct bot_game *g, const cJSON *state, char *out,
+                      size_t len)
 {
 	const cJSON *pos = cJSON_GetObjectItemCaseSensitive(state, "position");
 	const char *input = cli_jstr(pos, "input");
 	struct xmas_view v;
 	if (input == NULL || xmas_view_parse(&v, input) < 0)
 		return false;
-	return xmas_bot_play(&v, &b->xmas, rng_next(&b->rng), out, len) > 0;
+	return xmas_bot_play(&v, &g->xmas, rng_next(&b->rng), out, len) > 0;
 }
 
 /* The engine's choice for the state, written to out; false when it has none. */
-static bool engine_move(struct bot *b, const cJSON *state, const cJSON *legal, char *out,
-                        size_t len)
+static bool engine_move(struct bot *b, struct bot_game *g, const cJSON *state,
+                        const cJSON *legal, char *out, size_t len)
 {
 	const struct game_ops *ops =
 	        game_find(cli_jstr(state, "kind") ? cli_jstr(state, "kind") : "");
 	if (ops == NULL || ops->nplayers != 2)
 		return false;
 	if (ops == &game_xmas) /* its walks are checked step by step on the input's board */
-		return !b->greedy && xmas_move(b, state, out, len);
+		return !b->greedy && xmas_move(b, g, state, out, len);
 	if (ops->apply == NULL)
 		return false;
 	void *st = calloc(1, ops->state_size);
 	bool ok = false;
-	if (st == NULL || !rebuild(b, ops, state, st) || game_seat_to_move(ops, st) != b->seat)
+	if (st == NULL || !rebuild(g, ops, state, st) || game_seat_to_move(ops, st) != g->seat)
 		goto out;
 	struct search_limits lim = {.max_depth = b->greedy ? 1 : b->depth, .max_nodes = b->nodes};
 	int nlegal = cJSON_GetArraySize(legal);
 	game_move m;
 	if (ops == &game_tak && !b->greedy) {
-		if (tak_move(b, state, st, &m) < 0)
+		if (tak_move(b, g, state, st, &m) < 0)
 			goto out;
 	} else {
 		if (b->greedy)
@@ -270,51 +287,61 @@ static bool random_move(struct bot *b, const cJSON *state, const cJSON *legal, c
 static int send_cmd(struct bot *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static int send_cmd(struct bot *b, const char *fmt, ...)
 {
+	if (!b->link.up)
+		return NET_ECLOSED;
 	va_list ap;
 	va_start(ap, fmt);
-	int r = net_vsendf(&b->c, fmt, ap);
+	int r = net_vsendf(&b->link.c, fmt, ap);
 	va_end(ap);
 	if (r < 0)
 		fprintf(stderr, "%s: sending to the server: %s\n", b->prog, net_strerror(r));
 	return r;
 }
 
-static int play_state(struct bot *b, const cJSON *state, bool use_engine)
+static int play_state(struct bot *b, struct bot_game *g, const cJSON *state, bool use_engine)
 {
 	const cJSON *legal = cJSON_GetObjectItemCaseSensitive(state, "legal");
 	char move[GAME_MOVE_TEXT];
-	if (use_engine && engine_move(b, state, legal, move, sizeof move))
+	if (use_engine && engine_move(b, g, state, legal, move, sizeof move))
 		b->engine_moves++;
 	else if (random_move(b, state, legal, move, sizeof move))
 		b->random_moves++;
 	else
 		return 0;
-	b->seq_moved = cli_jint(state, "seq", 0);
-	return send_cmd(b, "move %lld %s", b->game, move);
+	g->seq_moved = cli_jint(state, "seq", 0);
+	return send_cmd(b, "move %lld %s", g->game, move);
 }
 
 /* What a handler returns to stop the pump (0 goes on). */
 enum { BOT_DONE = 1, BOT_FAIL = 2 };
 
+/* The game of message m, or NULL when it is none of ours. */
+static struct bot_game *game_of(struct bot *b, const cJSON *m)
+{
+	int s = cli_games_find(&b->games, cli_jint(m, "game", -1));
+	return s < 0 ? NULL : &b->g[s];
+}
+
 static int on_state(void *ud, const cJSON *m)
 {
 	struct bot *b = ud;
+	struct bot_game *g = game_of(b, m);
 	long long seq = cli_jint(m, "seq", 0);
 	b->last_progress = net_now_ms();
-	if (!b->in_game || cli_jint(m, "game", -1) != b->game)
+	if (g == NULL)
 		return 0;
 	const char *last = cli_jstr(m, "last_move");
-	if (seq == b->last_seq + 1 && last != NULL)
-		history_add(b, last);
-	else if (seq != b->last_seq + 1 && seq != b->last_seq)
-		b->history_ok = false;
-	if (seq > b->last_seq)
-		b->last_seq = seq;
-	cJSON_Delete(b->last_state);
-	b->last_state = cJSON_Duplicate(m, true);
+	if (seq == g->last_seq + 1 && last != NULL)
+		history_add(g, last);
+	else if (seq != g->last_seq + 1 && seq != g->last_seq)
+		g->history_ok = false;
+	if (seq > g->last_seq)
+		g->last_seq = seq;
+	cJSON_Delete(g->last_state);
+	g->last_state = cJSON_Duplicate(m, true);
 	if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(m, "over")) &&
-	    cli_to_move_has(m, b->seat) && seq != b->seq_moved)
-		play_state(b, m, !b->random);
+	    cli_to_move_has(m, g->seat) && seq != g->seq_moved)
+		play_state(b, g, m, !b->random);
 	return 0;
 }
 
@@ -330,16 +357,23 @@ static bool seek_matches(const struct bot *b, const cJSON *seek)
 	return game_find(kind) != NULL;
 }
 
+/* Whether the bot goes on: games wanted, an event not over, games still on. */
 static bool want_more(const struct bot *b)
 {
-	if (b->tourney != 0) /* every game the pairing gives, until its end */
-		return !b->tourney_over || b->in_game;
-	return b->tally.played < b->want_games;
+	int on = cli_games_on(&b->games);
+	if (b->ev.kind == CLI_EV_NONE)
+		return b->tally.played < b->want_games;
+	if (on > 0)
+		return true;
+	if (b->ev.left || b->ev.over || (b->games_given && b->tally.played >= b->want_games))
+		return false;
+	return true;
 }
 
 static void try_accept(struct bot *b, const cJSON *seek)
 {
-	if (b->in_game || b->accept_pending || !want_more(b) || !seek_matches(b, seek))
+	if (cli_games_on(&b->games) > 0 || b->accept_pending || !want_more(b) ||
+	    !seek_matches(b, seek))
 		return;
 	if (send_cmd(b, "accept %lld", cli_jint(seek, "id", 0)) == 0)
 		b->accept_pending = true;
@@ -347,7 +381,7 @@ static void try_accept(struct bot *b, const cJSON *seek)
 
 static void post_seek(struct bot *b)
 {
-	if (b->seek == NULL || b->seek_open || b->in_game || !want_more(b))
+	if (b->seek == NULL || b->seek_open || cli_games_on(&b->games) > 0 || !want_more(b))
 		return;
 	/* paced once the server has said how fast seeks may come: a client that waits only
 	   after each refusal is refused every game, and refusals in a row add up (§13) */
@@ -361,38 +395,62 @@ static void post_seek(struct bot *b)
 		b->seek_open = true;
 }
 
+static void game_clear(struct bot_game *g)
+{
+	history_clear(g);
+	cJSON_Delete(g->last_state);
+	g->last_state = NULL;
+	if (g->tak != NULL)
+		tak_search_clear(g->tak);
+	memset(&g->xmas, 0, sizeof g->xmas);
+}
+
 static int on_game_start(void *ud, const cJSON *m)
 {
 	struct bot *b = ud;
-	if (b->in_game) /* one game at a time; a resumed extra game is left alone */
+	long long id = cli_jint(m, "game", 0);
+	bool known = cli_games_find(&b->games, id) >= 0;
+	int slot = cli_games_take(&b->games, id);
+	if (slot < 0) /* more games than slots (a resumed extra game): left alone */
 		return 0;
 	b->last_progress = net_now_ms();
-	b->in_game = true;
 	b->seek_open = b->accept_pending = false;
-	b->game = cli_jint(m, "game", 0);
-	b->seat = (int)cli_jint(m, "seat", -1);
-	b->seq_moved = -1;
-	b->move_errors = 0;
+	if (known) /* a game given back after a reconnect: its states follow */
+		return 0;
+	struct bot_game *g = &b->g[slot];
+	game_clear(g);
+	g->game = id;
+	g->seat = (int)cli_jint(m, "seat", -1);
+	g->seq_moved = -1;
+	g->move_errors = 0;
 	const cJSON *time = cJSON_GetObjectItemCaseSensitive(m, "time");
-	b->inc_ms = cli_jint(time, "inc_ms", 0);
-	if (b->tak != NULL)
-		tak_search_clear(b->tak);
-	memset(&b->xmas, 0, sizeof b->xmas);
-	history_clear(b);
-	return 0;
+	g->inc_ms = cli_jint(time, "inc_ms", 0);
+	if (b->ev.kind != CLI_EV_NONE && !b->quiet)
+		fprintf(stderr, "%s: game %lld started%s as seat %d (%d on)\n", b->prog, id,
+		        cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(m, "resumed")) ? " again"
+		                                                                     : "",
+		        g->seat, cli_games_on(&b->games));
+	return cli_event_game_changed(&b->ev, &b->link.c, cli_games_on(&b->games)) < 0 ? BOT_FAIL
+	                                                                               : 0;
 }
 
-/* The end of our game: counted and printed; BOT_DONE after the last one wanted. */
+/* The end of one of our games: counted and printed; BOT_DONE after the last one wanted. */
 static int on_game_over(void *ud, const cJSON *m)
 {
 	struct bot *b = ud;
+	struct bot_game *g = game_of(b, m);
 	b->last_progress = net_now_ms();
-	if (!b->in_game || cli_jint(m, "game", -1) != b->game)
+	if (g == NULL)
 		return 0;
-	cli_tally_game(&b->tally, m, b->game, b->seat, b->quiet);
-	b->in_game = false;
-	cJSON_Delete(b->last_state);
-	b->last_state = NULL;
+	cli_tally_game(&b->tally, m, g->game, g->seat, b->quiet);
+	cli_games_drop(&b->games, (int)(g - b->g));
+	game_clear(g);
+	if (b->ev.kind != CLI_EV_NONE && b->games_given && b->tally.played >= b->want_games &&
+	    cli_event_leave(&b->ev, &b->link.c) < 0)
+		return BOT_FAIL;
+	if (want_more(b) && !b->ev.left &&
+	    cli_event_game_changed(&b->ev, &b->link.c, cli_games_on(&b->games)) < 0)
+		return BOT_FAIL;
 	post_seek(b);
 	/* an accepting bot hears of new seeks as they come (seek news); the loop's poll once a
 	   second is the fallback, not a "seeks" after every game: it costs 3 of the budget's
@@ -406,10 +464,8 @@ static int on_tourney(void *ud, const cJSON *m)
 {
 	struct bot *b = ud;
 	b->last_progress = net_now_ms();
-	if (b->tourney == 0 || !cli_tourney_over(m, b->tourney))
-		return 0;
-	b->tourney_over = true;
-	return b->in_game ? 0 : BOT_DONE;
+	cli_event_message(&b->ev, b->prog, m);
+	return want_more(b) ? 0 : BOT_DONE;
 }
 
 static int on_seek(void *ud, const cJSON *m)
@@ -446,10 +502,13 @@ static int on_error(void *ud, const cJSON *m)
 	struct bot *b = ud;
 	const char *code = cli_jstr(m, "code"), *cmd = cli_jstr(m, "cmd");
 	code = code ? code : "?";
+	if (cli_event_message(&b->ev, b->prog, m) < 0)
+		return BOT_FAIL; /* not in the event: nothing will start */
 	fprintf(stderr, "%s: server error %s%s%s: %s\n", b->prog, code, cmd ? " on " : "",
 	        cmd ? cmd : "", cli_jstr(m, "message") ? cli_jstr(m, "message") : "");
 	if (cmd == NULL)
 		return 0;
+	struct bot_game *g = game_of(b, m);
 	if (strcmp(code, "RATE_LIMITED") == 0) {
 		/* the server reads nothing more from us until then (PROTOCOL.md §13): wait, and
 		 * look at the seeks again afterwards (the loop polls them) */
@@ -464,8 +523,8 @@ static int on_error(void *ud, const cJSON *m)
 				b->seek_gap_ms = cost * 1000 / rate + 10;
 			b->seek_open = false;
 			post_seek(b);
-		} else if (strcmp(cmd, "move") == 0 && b->in_game && b->last_state != NULL) {
-			return play_state(b, b->last_state, !b->random) < 0 ? BOT_FAIL : 0;
+		} else if (strcmp(cmd, "move") == 0 && g != NULL && g->last_state != NULL) {
+			return play_state(b, g, g->last_state, !b->random) < 0 ? BOT_FAIL : 0;
 		}
 		return 0;
 	}
@@ -473,22 +532,20 @@ static int on_error(void *ud, const cJSON *m)
 		b->seek_open = false;
 		return BOT_FAIL; /* a seek the server refuses will be refused again */
 	}
-	if (strcmp(cmd, "tourney") == 0 || (strcmp(cmd, "set") == 0 && b->tourney != 0))
-		return BOT_FAIL; /* not in the tournament: nothing will start */
 	if (strcmp(cmd, "accept") == 0) {
 		b->accept_pending = false; /* someone was quicker: look again */
 		return 0;
 	}
 	/* a refused move (not a late one, not out of turn: those wait for the next state) is
 	 * replaced by a random legal one from the same state */
-	if (strcmp(cmd, "move") == 0 && b->in_game && b->last_state != NULL &&
+	if (strcmp(cmd, "move") == 0 && g != NULL && g->last_state != NULL &&
 	    strcmp(code, "GAME_OVER") != 0 && strcmp(code, "NOT_YOUR_TURN") != 0) {
-		if (++b->move_errors > 3) { /* give the game up rather than loop */
+		if (++g->move_errors > 3) { /* give the game up rather than loop */
 			fprintf(stderr, "%s: resigning game %lld after repeated move errors\n",
-			        b->prog, b->game);
-			return send_cmd(b, "resign %lld", b->game) < 0 ? BOT_FAIL : 0;
+			        b->prog, g->game);
+			return send_cmd(b, "resign %lld", g->game) < 0 ? BOT_FAIL : 0;
 		}
-		return play_state(b, b->last_state, false) < 0 ? BOT_FAIL : 0;
+		return play_state(b, g, g->last_state, false) < 0 ? BOT_FAIL : 0;
 	}
 	return 0;
 }
@@ -507,32 +564,81 @@ static const struct cli_route bot_routes[] = {
 };
 /* clang-format on */
 
-static int bot_loop(struct bot *b)
+/* What the bot does on a (new) connection: its seek, its event, a look at the seeks. */
+static int bot_begin(struct bot *b)
 {
 	b->last_progress = b->last_poll = net_now_ms();
+	b->seek_open = b->accept_pending = false;
 	post_seek(b);
-	if (b->tourney != 0 ? cli_tourney_join(&b->c, b->tourney) < 0
-	                    : b->seek == NULL && send_cmd(b, "seeks") < 0)
+	if (b->ev.kind != CLI_EV_NONE)
+		return cli_event_join(&b->ev, &b->link.c, cli_games_on(&b->games));
+	return b->seek == NULL ? send_cmd(b, "seeks") : 0;
+}
+
+static int bot_loop(struct bot *b)
+{
+	bool events = b->ev.kind != CLI_EV_NONE; /* long runs: they reconnect and stop by signal */
+	if (bot_begin(b) < 0)
 		return 1;
 	while (want_more(b)) {
-		int r = cli_pump(&b->c, b->prog, 1000, bot_routes, b);
+		if (cli_stop_count() > 1) {
+			fprintf(stderr, "%s: stopped with %d game(s) on\n", b->prog,
+			        cli_games_on(&b->games));
+			return 0;
+		}
+		if (cli_stop_count() == 1 && !b->ev.left && b->link.up) {
+			if (!b->quiet)
+				fprintf(stderr, "%s: leaving; %d game(s) on are played out\n",
+				        b->prog, cli_games_on(&b->games));
+			cli_event_leave(&b->ev, &b->link.c);
+			if (!want_more(b))
+				break;
+		}
+		if (!b->link.up) {
+			int up = cli_link_retry(&b->link);
+			if (up < 0)
+				return 1;
+			if (up == 0) {
+				int w = cli_link_wait_ms(&b->link);
+				nanosleep(&(struct timespec){0, (w > 200 ? 200 : w) * 1000000L},
+				          NULL);
+				continue;
+			}
+			for (int s; (s = cli_games_not_resumed(&b->games, &b->link)) >= 0;) {
+				fprintf(stderr, "%s: game %lld ended while we were away\n", b->prog,
+				        b->games.id[s]);
+				cli_games_drop(&b->games, s);
+				game_clear(&b->g[s]);
+			}
+			if (bot_begin(b) < 0)
+				cli_link_lost(&b->link, NET_EIO);
+			continue;
+		}
+		int r = cli_pump(&b->link.c, b->prog, 250, bot_routes, b);
 		long long now = net_now_ms();
 		if (r == BOT_DONE)
 			break;
 		if (r == BOT_FAIL)
 			return 1;
+		if (r < 0 && events) {
+			cli_link_lost(&b->link, r);
+			continue;
+		}
 		if (r < 0) {
 			fprintf(stderr, "%s: lost the server: %s\n", b->prog,
 			        r == NET_ECLOSED ? "it closed the connection" : net_strerror(r));
 			return 1;
 		}
-		if (now - b->last_progress > b->timeout_ms) {
+		/* waiting in an event is no stall (pairings come when they come); a game is */
+		if ((!events || cli_games_on(&b->games) > 0) &&
+		    now - b->last_progress > b->timeout_ms) {
 			fprintf(stderr, "%s: nothing happened for %d s (%s); giving up\n", b->prog,
-			        b->timeout_ms / 1000, b->in_game ? "game stalled" : "no opponent");
+			        b->timeout_ms / 1000,
+			        cli_games_on(&b->games) > 0 ? "game stalled" : "no opponent");
 			return 1;
 		}
-		if (b->seek == NULL && b->tourney == 0 && !b->in_game && !b->accept_pending &&
-		    now - b->last_poll >= 1000) {
+		if (b->seek == NULL && !events && cli_games_on(&b->games) == 0 &&
+		    !b->accept_pending && now - b->last_poll >= 1000) {
 			b->last_poll = now;
 			if (send_cmd(b, "seeks") < 0)
 				return 1;
@@ -553,19 +659,26 @@ static int parse_long(const char *s, long long min, long long max, long long *ou
 
 int cmd_bot(int argc, char **argv)
 {
-	struct bot b = {.prog = "bitarena bot",
-	                .want_games = 1,
-	                .nodes = 1000000,
-	                .movetime = BOT_DEFAULT_MOVETIME_MS,
-	                .hash_mb = BOT_DEFAULT_HASH_MB,
-	                .timeout_ms = 60000};
+	static struct bot b; /* the game slots are big; one bot per process */
+	memset(&b, 0, sizeof b);
+	b.prog = "bitarena bot";
+	b.want_games = 1;
+	b.nodes = 1000000;
+	b.movetime = BOT_DEFAULT_MOVETIME_MS;
+	b.hash_mb = BOT_DEFAULT_HASH_MB;
+	b.timeout_ms = 60000;
 	const char *server = CLI_DEFAULT_SERVER, *name = "bot";
 	bool accept = false;
 	long long seed = (long long)time(NULL) ^ ((long long)getpid() << 16), v;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
 		bool has = val != NULL;
-		if (strcmp(a, "--accept") == 0) {
+		int ev = cli_event_arg(&b.ev, b.prog, a, val);
+		if (ev < 0)
+			return cli_usage("bot");
+		if (ev > 0) {
+			i++;
+		} else if (strcmp(a, "--accept") == 0) {
 			accept = true;
 		} else if (strcmp(a, "--random") == 0) {
 			b.random = true;
@@ -579,15 +692,12 @@ int cmd_bot(int argc, char **argv)
 			name = argv[++i];
 		} else if (strcmp(a, "--seek") == 0 && has) {
 			b.seek = argv[++i];
-		} else if (strcmp(a, "--tourney") == 0 && has &&
-		           parse_long(val, 1, 1LL << 53, &v) == 0) {
-			b.tourney = v;
-			i++;
 		} else if (strcmp(a, "--kind") == 0 && has) {
 			b.kind = argv[++i];
 		} else if (strcmp(a, "--games") == 0 && has &&
 		           parse_long(val, 1, 1000000, &v) == 0) {
 			b.want_games = (int)v;
+			b.games_given = true;
 			i++;
 		} else if (strcmp(a, "--depth") == 0 && has && parse_long(val, 1, 64, &v) == 0) {
 			b.depth = (int)v;
@@ -617,34 +727,44 @@ int cmd_bot(int argc, char **argv)
 			return cli_usage("bot");
 		}
 	}
-	if ((b.seek != NULL) + accept + (b.tourney != 0) != 1 ||
+	if (cli_event_check(&b.ev, b.prog) < 0)
+		return cli_usage("bot");
+	if ((b.seek != NULL) + accept + (b.ev.kind != CLI_EV_NONE) != 1 ||
 	    (b.seek != NULL && b.kind != NULL)) {
 		fprintf(stderr,
-		        "%s: give one of --seek \"<kind> [opt=value ...]\", --accept [--kind K] or "
-		        "--tourney ID\n",
+		        "%s: give one of --seek \"<kind> [opt=value ...]\", --accept [--kind K], "
+		        "--pool NAME, --ladder \"<kind> [opt=value ...]\" or --tourney ID\n",
 		        b.prog);
 		return cli_usage("bot");
 	}
 	if (b.seek != NULL && strpbrk(b.seek, "\r\n") != NULL)
 		return cli_usage("bot");
 	rng_seed(&b.rng, (uint64_t)seed);
-	history_clear(&b);
-	if (cli_session_open(&b.c, b.prog, server, name, b.name, sizeof b.name, 10000) < 0)
+	cli_games_init(&b.games, cli_event_slots(&b.ev));
+	if (b.ev.kind != CLI_EV_NONE) {
+		cli_stop_catch();
+		signal(SIGPIPE, SIG_IGN);
+	}
+	if (cli_link_open(&b.link, b.prog, server, name) < 0)
 		return 1;
 	if (!b.quiet)
-		fprintf(stderr, "%s: logged in to %s as %s\n", b.prog, server, b.name);
+		fprintf(stderr, "%s: logged in to %s as %s\n", b.prog, server, b.link.name);
 	int rc = bot_loop(&b);
-	if (rc == 0)
-		net_send_line(&b.c, "quit"); /* best effort: the summary does not depend on it */
+	if (rc == 0 && b.link.up)
+		net_send_line(&b.link.c, "quit"); /* best effort: the summary does not depend on it */
 	if (!b.quiet && !b.random && b.random_moves > 0)
 		fprintf(stderr,
 		        "%s: %lld of %lld moves were random (no engine position for them)\n",
 		        b.prog, b.random_moves, b.random_moves + b.engine_moves);
+	if (!b.quiet && b.ev.kind != CLI_EV_NONE)
+		fprintf(stderr, "%s: at most %d game(s) at once, %d reconnection(s)\n", b.prog,
+		        b.games.max_on, b.link.reconnects);
 	cli_tally_print(&b.tally);
-	net_close(&b.c);
-	history_clear(&b);
-	free(b.history);
-	cJSON_Delete(b.last_state);
-	tak_search_free(b.tak);
+	cli_link_close(&b.link);
+	for (int i = 0; i < CLI_GAMES_MAX; i++) {
+		game_clear(&b.g[i]);
+		free(b.g[i].history);
+		tak_search_free(b.g[i].tak);
+	}
 	return rc;
 }

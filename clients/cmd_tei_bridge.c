@@ -1,6 +1,7 @@
 /*
  * cmd_tei_bridge.c - `bitarena tei-bridge [--server H:P] [--name NAME]
- * (--seek "tak ..." | --accept | --tourney ID) [--games N] [--sizes LIST] [--margin PCT]
+ * (--seek "tak ..." | --accept | --pool NAME | --ladder "tak ..." [--concurrency N] |
+ * --tourney ID) [--games N] [--sizes LIST] [--margin PCT]
  * [--untimed-ms MS] [--timeout SEC] [--quiet] [--verbose] -- <engine ...>`:
  * plays a Tak engine that speaks TEI (Tiltak, Taktician, takbag, Topaz, ...)
  * as a player of bitarenad.
@@ -19,7 +20,8 @@
  * or annotation), checked in our copy of the position and sent in the
  * server's canonical form.
  *
- * One engine process serves every game and gets `quit` at the end (then
+ * One engine process serves every game (one per game at once in a ladder) and gets `quit`
+ * at the end (then
  * SIGTERM, SIGKILL). A crash, a hang (no answer within tei_hang_ms) or an
  * illegal or unreadable move loses that game at once (`resign`), never a stuck
  * game; a crashed or hung engine is started again for the next game. A
@@ -30,9 +32,15 @@
  * copy ever disagrees with the server's position (a takeback, a missed state)
  * the whole game is fetched again with `record <game>`.
  *
- * With --tourney ID it joins that tournament once the engine is ready and plays
- * every game the pairing starts for it, until the tournament's end (PROTOCOL.md
- * §15); --games is then not used.
+ * Events (lib/event.h): with --tourney ID it joins that tournament once the engine is ready
+ * and plays every game the pairing starts for it, until the tournament's end (PROTOCOL.md
+ * §15); with --pool NAME it waits in that pool, joined again after each game (§18); with
+ * --ladder "tak ..." [--concurrency N] it joins the ladder (§19) and plays up to N games at
+ * once, each with its own engine process (all started before the first game; a crashed one
+ * is started again for its next game). In an event it plays until SIGINT/SIGTERM (or
+ * --games N when given): the first signal leaves the event and plays out the games on, a
+ * second one ends at once; a dropped connection or a restarted server is connected again
+ * with a back-off, as the same player, its games resumed.
  *
  * Prints one line per game and a summary; exits 0 when every game was played,
  * 1 on failure, 2 on a usage error or a seek the engine cannot play.
@@ -82,11 +90,25 @@ struct tb_game {
 	size_t nmoves, cap;
 };
 
+struct tb;
+
+/* One engine process and the game it plays (a slot of struct cli_games). */
+struct tb_slot {
+	struct tb *b;
+	struct proc eng;
+	struct tei_engine tei;
+	enum eng_state est;
+	long long deadline; /* of the current HELLO/SYNC/THINKING, ms */
+	long long sync_game, think_game, think_seq;
+	bool eng_ok; /* the running process completed tei ... readyok */
+	struct tb_game g;
+};
+
 struct tb {
 	/* settings */
-	const char *seek;  /* "tak ..." or NULL to accept (or to play a tournament) */
-	long long tourney; /* --tourney: the tournament it plays (0: none) */
-	bool tourney_joined, tourney_over;
+	const char *seek;    /* "tak ..." or NULL to accept (or to play an event) */
+	struct cli_event ev; /* --pool, --ladder, --tourney */
+	bool games_given;    /* --games: in an event, stop after that many */
 	int want_games, margin_pct, timeout_ms;
 	long long untimed_ms;
 	unsigned user_sizes;
@@ -94,25 +116,17 @@ struct tb {
 	char **cmd;
 
 	/* the server */
-	struct net_conn c;
-	bool connected;
-	char name[PROTO_NAME_MAX + 1];
+	struct cli_link link;
 	bool seek_open, accept_pending;
 	long long last_poll, last_progress;
 	long long skipped[SKIP_MEMORY];
 	int nskipped;
 	struct cli_tally tally;
+	struct cli_games games;
 
-	/* the engine */
-	struct proc eng;
-	struct tei_engine tei;
-	enum eng_state est;
-	long long deadline; /* of the current HELLO/SYNC/THINKING, ms */
-	long long sync_game, think_game, think_seq;
-	bool eng_ok; /* the running process completed tei ... readyok */
-	bool fatal;  /* the engine cannot be used any more */
-
-	struct tb_game g;
+	/* the engines: one per game at once */
+	bool fatal; /* the engine cannot be used any more */
+	struct tb_slot s[CLI_GAMES_MAX];
 };
 
 static void say(const struct tb *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -193,39 +207,42 @@ static bool truncate_to(struct tb_game *g, size_t n)
 
 /* --- the engine ------------------------------------------------------------------ */
 
-static void eng_send(struct tb *b, const char *line)
+static void eng_send(struct tb_slot *e, const char *line)
 {
+	struct tb *b = e->b;
 	if (b->verbose)
 		fprintf(stderr, PROG ": engine< %s\n", line);
-	if (proc_send(&b->eng, line) < 0 && b->verbose)
+	if (proc_send(&e->eng, line) < 0 && b->verbose)
 		fprintf(stderr, PROG ": (the engine is not reading)\n");
 }
 
-static int eng_start(struct tb *b)
+static int eng_start(struct tb_slot *e)
 {
+	struct tb *b = e->b;
 	char why[256];
-	b->eng.echo_err = b->verbose;
-	tei_engine_init(&b->tei);
-	if (proc_start(&b->eng, b->cmd, why, sizeof why) < 0) {
+	e->eng.echo_err = b->verbose;
+	tei_engine_init(&e->tei);
+	if (proc_start(&e->eng, b->cmd, why, sizeof why) < 0) {
 		fprintf(stderr, PROG ": %s\n", why);
 		b->fatal = true;
-		b->est = ENG_DEAD;
+		e->est = ENG_DEAD;
 		return -1;
 	}
-	b->est = ENG_HELLO;
-	b->eng_ok = false;
-	b->g.ready = false; /* a new process needs teinewgame */
-	b->deadline = net_now_ms() + HELLO_MS;
-	b->sync_game = -1;
-	eng_send(b, "tei");
+	e->est = ENG_HELLO;
+	e->eng_ok = false;
+	e->g.ready = false; /* a new process needs teinewgame */
+	e->deadline = net_now_ms() + HELLO_MS;
+	e->sync_game = -1;
+	eng_send(e, "tei");
 	return 0;
 }
 
 /* Loses the current game at once (the engine crashed, hung or played an illegal move). */
-static void lose_game(struct tb *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void lose_game(struct tb *b, const char *fmt, ...)
+static void lose_game(struct tb_slot *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void lose_game(struct tb_slot *e, const char *fmt, ...)
 {
-	struct tb_game *g = &b->g;
+	struct tb *b = e->b;
+	struct tb_game *g = &e->g;
 	if (!g->active || g->resigned)
 		return;
 	char why[512];
@@ -236,38 +253,40 @@ static void lose_game(struct tb *b, const char *fmt, ...)
 	fprintf(stderr, PROG ": game %lld: %s; resigning\n", g->id, why);
 	g->resigned = true;
 	g->due_seq = -1;
-	if (b->connected)
-		net_sendf(&b->c, "resign %lld", g->id);
+	if (b->link.up)
+		net_sendf(&b->link.c, "resign %lld", g->id);
 }
 
 /* The engine is gone or must go: the game it was needed for is lost; restart it if useful. */
-static void eng_failed(struct tb *b, const char *what)
+static void eng_failed(struct tb_slot *e, const char *what)
 {
+	struct tb *b = e->b;
 	char ex[128], tail[PROC_ERR_TAIL + 1];
-	proc_stop(&b->eng, 300);
-	proc_exit_text(&b->eng, ex, sizeof ex);
-	proc_err_tail(&b->eng, tail, sizeof tail);
-	b->est = ENG_DEAD;
-	if (!b->eng_ok) { /* it never got through tei ... readyok: it will not next time either */
+	proc_stop(&e->eng, 300);
+	proc_exit_text(&e->eng, ex, sizeof ex);
+	proc_err_tail(&e->eng, tail, sizeof tail);
+	e->est = ENG_DEAD;
+	if (!e->eng_ok) { /* it never got through tei ... readyok: it will not next time either */
 		fprintf(stderr, PROG ": the engine could not start: %s (it %s)%s%s\n", what, ex,
 		        tail[0] ? "; its last words: " : "", tail);
 		b->fatal = true;
 		return;
 	}
-	if (b->g.active && !b->g.resigned)
-		lose_game(b, "the engine %s (it %s)", what, ex);
+	if (e->g.active && !e->g.resigned)
+		lose_game(e, "the engine %s (it %s)", what, ex);
 	else
-		say(b, "the engine %s (it %s)", what, ex);
+		say(e->b, "the engine %s (it %s)", what, ex);
 	if (tail[0])
-		say(b, "its last words: %s", tail);
+		say(e->b, "its last words: %s", tail);
 	/* lobby_advance() starts a new one when another game is wanted */
 }
 
-static void on_bestmove(struct tb *b, const char *move)
+static void on_bestmove(struct tb_slot *e, const char *move)
 {
-	struct tb_game *g = &b->g;
-	b->est = ENG_IDLE;
-	if (!g->active || g->resigned || b->think_game != g->id || b->think_seq != g->due_seq) {
+	struct tb *b = e->b;
+	struct tb_game *g = &e->g;
+	e->est = ENG_IDLE;
+	if (!g->active || g->resigned || e->think_game != g->id || e->think_seq != g->due_seq) {
 		if (b->verbose)
 			fprintf(stderr, PROG ": dropped the answer to a finished search\n");
 		return;
@@ -277,7 +296,7 @@ static void on_bestmove(struct tb *b, const char *move)
 	char canon[GAME_MOVE_TEXT];
 	int r = tak_parse_ptn(&g->st, move, &m, &why);
 	if (r < 0) {
-		lose_game(b, "the engine played \"%s\", which is %s: %s", move,
+		lose_game(e, "the engine played \"%s\", which is %s: %s", move,
 		          r == GAME_ESYNTAX ? "not a move" : "illegal",
 		          why ? why : game_strerror(r));
 		return;
@@ -285,40 +304,42 @@ static void on_bestmove(struct tb *b, const char *move)
 	tak_format_ptn(&g->st, m, canon, sizeof canon);
 	g->answered_seq = g->due_seq;
 	g->due_seq = -1;
-	net_sendf(&b->c, "move %lld %s", g->id, canon);
+	if (b->link.up)
+		net_sendf(&b->link.c, "move %lld %s", g->id, canon);
 }
 
 static int on_engine_line(void *arg, char *line, bool cut)
 {
-	struct tb *b = arg;
+	struct tb_slot *e = arg;
+	struct tb *b = e->b;
 	struct tei_line l;
 	if (b->verbose)
 		fprintf(stderr, PROG ": engine> %s%s\n", line, cut ? " (cut)" : "");
 	if (cut)
 		return 0;
 	tei_parse_line(line, &l);
-	switch (b->est) {
+	switch (e->est) {
 	case ENG_HELLO:
 		if (l.kind == TEI_LINE_ID || l.kind == TEI_LINE_OPTION) {
-			tei_engine_add(&b->tei, &l);
+			tei_engine_add(&e->tei, &l);
 		} else if (l.kind == TEI_LINE_TEIOK) {
-			tei_engine_ready(&b->tei, b->user_sizes);
-			b->est = ENG_SYNC;
-			b->deadline = net_now_ms() + HELLO_MS;
-			eng_send(b, "isready");
+			tei_engine_ready(&e->tei, b->user_sizes);
+			e->est = ENG_SYNC;
+			e->deadline = net_now_ms() + HELLO_MS;
+			eng_send(e, "isready");
 		}
 		break;
 	case ENG_SYNC:
 		if (l.kind == TEI_LINE_READYOK) {
-			b->est = ENG_IDLE;
-			b->eng_ok = true;
-			if (b->g.active && b->sync_game == b->g.id)
-				b->g.ready = true;
+			e->est = ENG_IDLE;
+			e->eng_ok = true;
+			if (e->g.active && e->sync_game == e->g.id)
+				e->g.ready = true;
 		}
 		break;
 	case ENG_THINKING:
 		if (l.kind == TEI_LINE_BESTMOVE)
-			on_bestmove(b, l.move);
+			on_bestmove(e, l.move);
 		break;
 	default:
 		break;
@@ -342,62 +363,63 @@ static char *position_line(const struct tb_game *g)
 }
 
 /* Gives the engine its next job, when it has none. */
-static void eng_advance(struct tb *b)
+static void eng_advance(struct tb_slot *e)
 {
-	struct tb_game *g = &b->g;
+	struct tb *b = e->b;
+	struct tb_game *g = &e->g;
 	char line[256];
-	if (b->est != ENG_IDLE || !g->active || g->resigned)
+	if (e->est != ENG_IDLE || !g->active || g->resigned)
 		return;
 	if (!g->ready) {
-		if (tei_komi_line(&b->tei, g->st.komi, line, sizeof line))
-			eng_send(b, line);
+		if (tei_komi_line(&e->tei, g->st.komi, line, sizeof line))
+			eng_send(e, line);
 		snprintf(line, sizeof line, "teinewgame %d", g->st.size);
-		eng_send(b, line);
-		eng_send(b, "isready");
-		b->est = ENG_SYNC;
-		b->sync_game = g->id;
-		b->deadline = net_now_ms() + NEWGAME_MS;
+		eng_send(e, line);
+		eng_send(e, "isready");
+		e->est = ENG_SYNC;
+		e->sync_game = g->id;
+		e->deadline = net_now_ms() + NEWGAME_MS;
 		return;
 	}
 	if (g->due_seq <= g->answered_seq || g->record_wait)
 		return;
 	char *pos = position_line(g);
 	if (pos == NULL) {
-		lose_game(b, "out of memory");
+		lose_game(e, "out of memory");
 		return;
 	}
 	struct tei_clock clk;
 	tei_clock_told(g->timed, g->clocks, g->inc_ms, b->margin_pct, b->untimed_ms, &clk);
 	tei_format_go(&clk, line, sizeof line);
-	eng_send(b, pos);
-	eng_send(b, line);
+	eng_send(e, pos);
+	eng_send(e, line);
 	free(pos);
-	b->est = ENG_THINKING;
-	b->think_game = g->id;
-	b->think_seq = g->due_seq;
-	b->deadline = net_now_ms() + tei_hang_ms(&clk, g->seat);
+	e->est = ENG_THINKING;
+	e->think_game = g->id;
+	e->think_seq = g->due_seq;
+	e->deadline = net_now_ms() + tei_hang_ms(&clk, g->seat);
 }
 
 /* Deadlines and deaths of the engine. */
-static void eng_check(struct tb *b)
+static void eng_check(struct tb_slot *e)
 {
-	if (b->est == ENG_DEAD)
+	if (e->est == ENG_DEAD)
 		return;
-	if (!proc_alive(&b->eng)) {
-		eng_failed(b, "exited");
+	if (!proc_alive(&e->eng)) {
+		eng_failed(e, "exited");
 		return;
 	}
-	if (net_now_ms() < b->deadline || b->est == ENG_IDLE)
+	if (net_now_ms() < e->deadline || e->est == ENG_IDLE)
 		return;
-	switch (b->est) {
+	switch (e->est) {
 	case ENG_HELLO:
-		eng_failed(b, "did not answer tei with teiok");
+		eng_failed(e, "did not answer tei with teiok");
 		break;
 	case ENG_SYNC:
-		eng_failed(b, "did not answer isready with readyok");
+		eng_failed(e, "did not answer isready with readyok");
 		break;
 	case ENG_THINKING:
-		eng_failed(b, "did not answer go with bestmove in time (hung)");
+		eng_failed(e, "did not answer go with bestmove in time (hung)");
 		break;
 	default:
 		break;
@@ -412,11 +434,12 @@ static bool tak_params(const cJSON *opts, struct game_params *p, struct tak_stat
 	return cli_params_from_json(&game_tak, opts, p) && game_tak.init(st, p, 0) == GAME_OK;
 }
 
-/* Why the engine cannot play a game with these parameters (buf), or NULL. */
+/* Why the engine cannot play a game with these parameters (buf), or NULL (every engine
+   process runs the same program: the first one's declarations stand for all). */
 static const char *cannot_play(const struct tb *b, const struct game_params *p,
                                const struct tak_state *st, char *buf, size_t len)
 {
-	return tei_cannot_play(&b->tei, st->size, st->komi, (int)p->v[TAK_OPT_PIECES],
+	return tei_cannot_play(&b->s[0].tei, st->size, st->komi, (int)p->v[TAK_OPT_PIECES],
 	                       (int)p->v[TAK_OPT_CAPS], buf, len);
 }
 
@@ -429,13 +452,44 @@ static bool skipped_before(struct tb *b, long long id)
 	return false;
 }
 
+static int srv_send(struct tb *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int srv_send(struct tb *b, const char *fmt, ...)
+{
+	if (!b->link.up)
+		return NET_ECLOSED;
+	va_list ap;
+	va_start(ap, fmt);
+	int r = net_vsendf(&b->link.c, fmt, ap);
+	va_end(ap);
+	return r;
+}
+
+/* A free slot whose engine is ready for a game, or NULL. */
+static struct tb_slot *idle_slot(struct tb *b)
+{
+	for (int i = 0; i < b->games.nslots; i++)
+		if (b->games.id[i] == 0 && b->s[i].est == ENG_IDLE)
+			return &b->s[i];
+	return NULL;
+}
+
+/* Whether the bridge goes on: games wanted, an event not over, games still on. */
+static bool want_more(const struct tb *b)
+{
+	if (b->ev.kind == CLI_EV_NONE)
+		return b->tally.played < b->want_games;
+	if (cli_games_on(&b->games) > 0)
+		return true;
+	return !b->ev.left && !b->ev.over && !(b->games_given && b->tally.played >= b->want_games);
+}
+
 static void try_accept(struct tb *b, const cJSON *seek)
 {
 	const char *kind = cli_jstr(seek, "kind"), *by = cli_jstr(seek, "by");
 	long long id = cli_jint(seek, "id", 0);
-	if (b->g.active || b->accept_pending || b->est != ENG_IDLE ||
-	    b->tally.played >= b->want_games || kind == NULL || strcmp(kind, "tak") != 0 ||
-	    (by && strcmp(by, b->name) == 0))
+	if (b->ev.kind != CLI_EV_NONE || cli_games_on(&b->games) > 0 || b->accept_pending ||
+	    idle_slot(b) == NULL || !want_more(b) || kind == NULL || strcmp(kind, "tak") != 0 ||
+	    (by && strcmp(by, b->link.name) == 0))
 		return;
 	struct game_params p;
 	struct tak_state st;
@@ -450,71 +504,99 @@ static void try_accept(struct tb *b, const cJSON *seek)
 			say(b, "not accepting seek %lld by %s: %s", id, by ? by : "?", no);
 		return;
 	}
-	if (net_sendf(&b->c, "accept %lld", id) == 0)
+	if (srv_send(b, "accept %lld", id) == 0)
 		b->accept_pending = true;
 }
 
+/* Engines started again where they died; the seek, the poll of seeks. */
 static void lobby_advance(struct tb *b)
 {
-	if (b->g.active || (b->tourney == 0 && b->tally.played >= b->want_games))
+	for (int i = 0; i < b->games.nslots && !b->fatal; i++)
+		if (b->games.id[i] == 0 && b->s[i].est == ENG_DEAD && want_more(b))
+			eng_start(&b->s[i]); /* it crashed or hung in the last game */
+	if (!b->link.up || b->ev.kind != CLI_EV_NONE || cli_games_on(&b->games) > 0 ||
+	    !want_more(b) || idle_slot(b) == NULL)
 		return;
-	if (b->est == ENG_DEAD && !b->fatal)
-		eng_start(b); /* it crashed or hung in the last game */
-	if (b->est != ENG_IDLE)
-		return;
-	if (b->tourney != 0) { /* joined once, with the engine ready: its games come */
-		if (!b->tourney_joined && cli_tourney_join(&b->c, b->tourney) == 0)
-			b->tourney_joined = true;
-	} else if (b->seek != NULL && !b->seek_open) {
-		if (net_sendf(&b->c, "seek %s", b->seek) == 0)
+	if (b->seek != NULL && !b->seek_open) {
+		if (srv_send(b, "seek %s", b->seek) == 0)
 			b->seek_open = true;
 	} else if (b->seek == NULL && !b->accept_pending && net_now_ms() - b->last_poll >= 1000) {
 		b->last_poll = net_now_ms();
-		net_send_line(&b->c, "seeks");
+		srv_send(b, "seeks");
 	}
 }
 
 /* --- the server's messages ---------------------------------------------------------- */
 
+/* The slot of message m's game, or NULL when it is none of ours. */
+static struct tb_slot *slot_of(struct tb *b, const cJSON *m)
+{
+	int s = cli_games_find(&b->games, cli_jint(m, "game", -1));
+	return s < 0 ? NULL : &b->s[s];
+}
+
 static int on_game_start(void *ud, const cJSON *m)
 {
 	struct tb *b = ud;
-	struct tb_game *g = &b->g;
 	const char *kind = cli_jstr(m, "kind");
-	if (g->active || kind == NULL || strcmp(kind, "tak") != 0)
+	long long id = cli_jint(m, "game", -1);
+	if (kind == NULL || strcmp(kind, "tak") != 0)
 		return 0;
+	b->last_progress = net_now_ms();
+	b->seek_open = b->accept_pending = false;
+	if (cli_games_find(&b->games, id) >= 0) /* given back after a reconnect: states follow */
+		return 0;
+	int slot = cli_games_take(&b->games, id);
+	if (slot < 0) { /* more games than engines: cannot be played */
+		fprintf(stderr, PROG ": game %lld: no engine free for it; resigning\n", id);
+		srv_send(b, "resign %lld", id);
+		return 0;
+	}
+	struct tb_slot *e = &b->s[slot];
+	struct tb_game *g = &e->g;
 	moves_clear(g);
 	g->active = true;
 	g->resigned = g->ready = g->record_wait = false;
-	g->id = cli_jint(m, "game", -1);
+	g->id = id;
 	g->seat = (int)cli_jint(m, "seat", 0);
 	g->due_seq = -1;
 	g->answered_seq = 0;
-	b->seek_open = b->accept_pending = false;
-	b->last_progress = net_now_ms();
 	const cJSON *t = cJSON_GetObjectItemCaseSensitive(m, "time");
 	g->timed = cJSON_IsObject(t);
 	g->inc_ms = cli_jint(t, "inc_ms", 0);
 	g->clocks[0] = g->clocks[1] = cli_jint(t, "base_ms", 0);
-	say(b, "game %lld started: seat %d", g->id, g->seat);
+	say(b, "game %lld started: seat %d (%d on)", g->id, g->seat, cli_games_on(&b->games));
 	char why[256];
 	const char *no;
 	if (!tak_params(cJSON_GetObjectItemCaseSensitive(m, "options"), &g->params, &g->st))
-		lose_game(b, "options this bridge does not know");
+		lose_game(e, "options this bridge does not know");
 	else if ((no = cannot_play(b, &g->params, &g->st, why, sizeof why)) != NULL)
-		lose_game(b, "%s", no);
-	return 0;
+		lose_game(e, "%s", no);
+	else if (e->est == ENG_DEAD || !e->eng_ok)
+		lose_game(e, "its engine is not running");
+	return cli_event_game_changed(&b->ev, &b->link.c, cli_games_on(&b->games)) < 0;
+}
+
+/* A slot's game is over (or gone while we were away): the slot is free again. */
+static void game_done(struct tb *b, struct tb_slot *e)
+{
+	e->g.active = false;
+	cli_games_drop(&b->games, (int)(e - b->s));
 }
 
 static int on_game_over(void *ud, const cJSON *m)
 {
 	struct tb *b = ud;
-	struct tb_game *g = &b->g;
-	if (!g->active || cli_jint(m, "game", -1) != g->id)
+	struct tb_slot *e = slot_of(b, m);
+	if (e == NULL)
 		return 0;
-	cli_tally_game(&b->tally, m, g->id, g->seat, false);
-	g->active = false;
+	cli_tally_game(&b->tally, m, e->g.id, e->g.seat, false);
+	game_done(b, e);
 	b->last_progress = net_now_ms();
+	if (b->ev.kind != CLI_EV_NONE && b->games_given && b->tally.played >= b->want_games)
+		cli_event_leave(&b->ev, &b->link.c);
+	if (want_more(b))
+		return cli_event_game_changed(&b->ev, &b->link.c, cli_games_on(&b->games)) < 0;
 	return 0;
 }
 
@@ -543,9 +625,10 @@ static bool follow(struct tb_game *g, const cJSON *m)
 static int on_state(void *ud, const cJSON *m)
 {
 	struct tb *b = ud;
-	struct tb_game *g = &b->g;
-	if (!g->active || cli_jint(m, "game", -1) != g->id)
+	struct tb_slot *e = slot_of(b, m);
+	if (e == NULL || !e->g.active)
 		return 0;
+	struct tb_game *g = &e->g;
 	b->last_progress = net_now_ms();
 	if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(m, "over")))
 		return 0; /* game_over follows */
@@ -556,7 +639,7 @@ static int on_state(void *ud, const cJSON *m)
 	}
 	if (!g->record_wait && !follow(g, m)) {
 		g->record_wait = true;
-		net_sendf(&b->c, "record %lld", g->id);
+		srv_send(b, "record %lld", g->id);
 	}
 	long long seq = cli_jint(m, "seq", -1);
 	if (cli_to_move_has(m, g->seat) && seq > g->answered_seq)
@@ -568,10 +651,11 @@ static int on_state(void *ud, const cJSON *m)
 static int on_record(void *ud, const cJSON *m)
 {
 	struct tb *b = ud;
-	struct tb_game *g = &b->g;
+	struct tb_slot *e = slot_of(b, m);
 	const char *text = cli_jstr(m, "record");
-	if (!g->active || !g->record_wait || cli_jint(m, "game", -1) != g->id || text == NULL)
+	if (e == NULL || !e->g.active || !e->g.record_wait || text == NULL)
 		return 0;
+	struct tb_game *g = &e->g;
 	struct record r;
 	record_init(&r);
 	bool ok = record_parse(text, strlen(text), &r, NULL) == RECORD_OK &&
@@ -579,7 +663,7 @@ static int on_record(void *ud, const cJSON *m)
 	record_clear(&r);
 	g->record_wait = false;
 	if (!ok)
-		lose_game(b, "cannot follow the game (its record does not replay)");
+		lose_game(e, "cannot follow the game (its record does not replay)");
 	return 0;
 }
 
@@ -588,8 +672,7 @@ static int on_tourney(void *ud, const cJSON *m)
 {
 	struct tb *b = ud;
 	b->last_progress = net_now_ms();
-	if (b->tourney != 0 && cli_tourney_over(m, b->tourney))
-		b->tourney_over = true;
+	cli_event_message(&b->ev, PROG, m);
 	return 0;
 }
 
@@ -617,19 +700,26 @@ static int on_error(void *ud, const cJSON *m)
 {
 	struct tb *b = ud;
 	const char *code = cli_jstr(m, "code"), *cmd = cli_jstr(m, "cmd");
+	if (cli_event_message(&b->ev, PROG, m) < 0)
+		return BRIDGE_STOP; /* not in the event: nothing will start */
 	fprintf(stderr, PROG ": server error %s%s%s: %s\n", code ? code : "?", cmd ? " on " : "",
 	        cmd ? cmd : "", cli_jstr(m, "message") ? cli_jstr(m, "message") : "");
 	if (cmd == NULL)
 		return 0;
-	if (strcmp(cmd, "seek") == 0 || strcmp(cmd, "tourney") == 0)
-		return BRIDGE_STOP; /* it would be refused again; not in the tournament */
+	if (strcmp(cmd, "seek") == 0)
+		return BRIDGE_STOP; /* it would be refused again */
 	if (strcmp(cmd, "accept") == 0)
 		b->accept_pending = false;
+	struct tb_slot *e = slot_of(b, m);
+	if (e == NULL && b->games.nslots == 1 && b->games.id[0] != 0)
+		e = &b->s[0]; /* an error that names no game: the one game on */
+	if (e == NULL)
+		return 0;
 	if (strcmp(cmd, "move") == 0 && code != NULL && strcmp(code, "GAME_OVER") != 0)
-		lose_game(b, "the server refused the engine's move");
-	if (strcmp(cmd, "record") == 0 && b->g.record_wait) {
-		b->g.record_wait = false;
-		lose_game(b, "cannot follow the game (no record)");
+		lose_game(e, "the server refused the engine's move");
+	if (strcmp(cmd, "record") == 0 && e->g.record_wait) {
+		e->g.record_wait = false;
+		lose_game(e, "cannot follow the game (no record)");
 	}
 	return 0;
 }
@@ -657,63 +747,113 @@ static const struct cli_route routes[] = {
 
 /* --- the loop ---------------------------------------------------------------------- */
 
-/* One pass: waits up to 100 ms for the server or the engine, handles what came. */
+/*
+ * One pass: waits up to 100 ms for the server or the engines, handles what came. Returns 0,
+ * -1 when the bridge cannot go on, 1 when the server was lost (the caller connects again).
+ */
 static int pump(struct tb *b)
 {
-	struct pollfd pf[3];
-	proc_pollfds(&b->eng, pf);
-	pf[2] = (struct pollfd){.fd = b->connected ? b->c.fd : -1, .events = POLLIN};
-	int timeout = b->connected && net_buffered(&b->c) ? 0 : 100;
-	if (poll(pf, 3, timeout) < 0 && errno != EINTR)
+	struct pollfd pf[2 * CLI_GAMES_MAX + 1];
+	int n = b->games.nslots, srv = 2 * n;
+	for (int i = 0; i < n; i++)
+		proc_pollfds(&b->s[i].eng, pf + 2 * i);
+	pf[srv] = (struct pollfd){.fd = b->link.up ? b->link.c.fd : -1, .events = POLLIN};
+	int timeout = b->link.up && net_buffered(&b->link.c) ? 0 : 100;
+	if (poll(pf, (nfds_t)srv + 1, timeout) < 0 && errno != EINTR)
 		return -1;
-	proc_events(&b->eng, pf, on_engine_line, b);
-	if (b->connected && (pf[2].revents || net_buffered(&b->c))) {
-		int r = cli_pump(&b->c, PROG, 0, routes, b);
-		if (r < 0)
+	for (int i = 0; i < n; i++)
+		proc_events(&b->s[i].eng, pf + 2 * i, on_engine_line, &b->s[i]);
+	int lost = 0;
+	if (b->link.up && (pf[srv].revents || net_buffered(&b->link.c))) {
+		int r = cli_pump(&b->link.c, PROG, 0, routes, b);
+		if (r < 0 && b->ev.kind != CLI_EV_NONE) {
+			cli_link_lost(&b->link, r);
+			lost = 1;
+		} else if (r < 0) {
 			fprintf(stderr, PROG ": lost the server: %s\n",
 			        r == NET_ECLOSED ? "it closed the connection" : net_strerror(r));
-		if (r != 0)
 			return -1;
+		} else if (r != 0) {
+			return -1;
+		}
 	}
-	eng_check(b);
-	eng_advance(b);
-	return b->fatal ? -1 : 0;
+	for (int i = 0; i < n; i++) {
+		eng_check(&b->s[i]);
+		eng_advance(&b->s[i]);
+	}
+	return b->fatal ? -1 : lost;
+}
+
+/* Joins the event on a (new) connection; after a reconnect, forgets the games not given back. */
+static int bridge_begin(struct tb *b)
+{
+	b->last_progress = net_now_ms();
+	b->seek_open = b->accept_pending = false;
+	for (int s; (s = cli_games_not_resumed(&b->games, &b->link)) >= 0;) {
+		fprintf(stderr, PROG ": game %lld ended while we were away\n", b->games.id[s]);
+		game_done(b, &b->s[s]);
+	}
+	return cli_event_join(&b->ev, &b->link.c, cli_games_on(&b->games));
 }
 
 static int bridge_loop(struct tb *b)
 {
+	bool events = b->ev.kind != CLI_EV_NONE;
 	b->last_progress = b->last_poll = net_now_ms();
 	b->last_poll -= 1000;
-	while (b->tourney != 0 ? !b->tourney_over || b->g.active
-	                       : b->tally.played < b->want_games) {
+	if (bridge_begin(b) < 0)
+		return 1;
+	while (want_more(b)) {
+		if (cli_stop_count() > 1) {
+			fprintf(stderr, PROG ": stopped with %d game(s) on\n",
+			        cli_games_on(&b->games));
+			return 0;
+		}
+		if (cli_stop_count() == 1 && !b->ev.left && b->link.up) {
+			say(b, "leaving; %d game(s) on are played out", cli_games_on(&b->games));
+			cli_event_leave(&b->ev, &b->link.c);
+			continue;
+		}
+		if (!b->link.up) {
+			int up = cli_link_retry(&b->link);
+			if (up < 0)
+				return 1;
+			if (up > 0 && bridge_begin(b) < 0)
+				cli_link_lost(&b->link, NET_EIO);
+		}
 		lobby_advance(b);
 		int r = pump(b);
 		if (r < 0)
 			return 1;
-		if (b->est != ENG_THINKING && net_now_ms() - b->last_progress > b->timeout_ms) {
+		bool thinking = false;
+		for (int i = 0; i < b->games.nslots; i++)
+			thinking |= b->s[i].est == ENG_THINKING;
+		if (!thinking && (!events || cli_games_on(&b->games) > 0) && b->link.up &&
+		    net_now_ms() - b->last_progress > b->timeout_ms) {
 			fprintf(stderr, PROG ": nothing happened for %d s (%s); giving up\n",
-			        b->timeout_ms / 1000, b->g.active ? "game stalled" : "no opponent");
+			        b->timeout_ms / 1000,
+			        cli_games_on(&b->games) > 0 ? "game stalled" : "no opponent");
 			return 1;
 		}
 	}
 	return 0;
 }
 
-/* Ends the engine: quit, a grace to exit by itself, then signals. */
-static void eng_quit(struct tb *b)
+/* Ends an engine: quit, a grace to exit by itself, then signals. */
+static void eng_quit(struct tb_slot *e)
 {
-	if (proc_alive(&b->eng)) {
-		eng_send(b, "quit");
-		b->est = ENG_DEAD;
+	if (proc_alive(&e->eng)) {
+		eng_send(e, "quit");
+		e->est = ENG_DEAD;
 		long long end = net_now_ms() + QUIT_GRACE_MS;
-		while (net_now_ms() < end && !proc_reap(&b->eng)) {
+		while (net_now_ms() < end && !proc_reap(&e->eng)) {
 			struct pollfd pf[2];
-			proc_pollfds(&b->eng, pf);
+			proc_pollfds(&e->eng, pf);
 			poll(pf, 2, 10);
-			proc_events(&b->eng, pf, on_engine_line, b);
+			proc_events(&e->eng, pf, on_engine_line, e);
 		}
 	}
-	proc_stop(&b->eng, 300);
+	proc_stop(&e->eng, 300);
 }
 
 /* A login name from the engine's id name: its [A-Za-z0-9_-] characters, else "tei". */
@@ -733,19 +873,27 @@ int cmd_tei_bridge(int argc, char **argv)
 {
 	static struct tb b; /* big (the position); one per process */
 	memset(&b, 0, sizeof b);
-	proc_init(&b.eng);
+	for (int k = 0; k < CLI_GAMES_MAX; k++) {
+		proc_init(&b.s[k].eng);
+		b.s[k].b = &b;
+		b.s[k].g.due_seq = -1;
+	}
 	b.want_games = 1;
 	b.margin_pct = 25;
 	b.untimed_ms = 10000;
 	b.timeout_ms = 120000;
-	b.g.due_seq = -1;
 	const char *server = CLI_DEFAULT_SERVER, *name = NULL;
 	bool accept = false;
 	long long v;
 	int i;
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
-		if (strcmp(a, "--") == 0) {
+		int ev = cli_event_arg(&b.ev, PROG, a, val);
+		if (ev < 0)
+			return cli_usage(argv[0]);
+		if (ev > 0) {
+			i++;
+		} else if (strcmp(a, "--") == 0) {
 			i++;
 			break;
 		} else if (strcmp(a, "--accept") == 0) {
@@ -766,12 +914,9 @@ int cmd_tei_bridge(int argc, char **argv)
 		} else if (strcmp(a, "--sizes") == 0 &&
 		           (b.user_sizes = tei_parse_sizes(val)) != 0) {
 			i++;
-		} else if (strcmp(a, "--tourney") == 0 &&
-		           cli_parse_num(val, 1, 1LL << 53, &v) == 0) {
-			b.tourney = v;
-			i++;
 		} else if (strcmp(a, "--games") == 0 && cli_parse_num(val, 1, 1000000, &v) == 0) {
 			b.want_games = (int)v;
+			b.games_given = true;
 			i++;
 		} else if (strcmp(a, "--margin") == 0 && cli_parse_num(val, 0, 90, &v) == 0) {
 			b.margin_pct = (int)v;
@@ -788,9 +933,11 @@ int cmd_tei_bridge(int argc, char **argv)
 			return cli_usage(argv[0]);
 		}
 	}
-	if ((b.seek != NULL) + accept + (b.tourney != 0) != 1) {
-		fprintf(stderr, PROG ": give one of --seek \"tak [opt=value ...]\", --accept or "
-		                     "--tourney ID\n");
+	if (cli_event_check(&b.ev, PROG) < 0)
+		return cli_usage(argv[0]);
+	if ((b.seek != NULL) + accept + (b.ev.kind != CLI_EV_NONE) != 1) {
+		fprintf(stderr, PROG ": give one of --seek \"tak [opt=value ...]\", --accept, --pool "
+		                     "NAME, --ladder \"tak [opt=value ...]\" or --tourney ID\n");
 		return cli_usage(argv[0]);
 	}
 	if (i >= argc) {
@@ -824,17 +971,27 @@ int cmd_tei_bridge(int argc, char **argv)
 		}
 	}
 	signal(SIGPIPE, SIG_IGN);
+	if (b.ev.kind != CLI_EV_NONE)
+		cli_stop_catch();
 
+	/* one engine process per game at once, all started and ready before the first game */
 	int rc = 1;
-	if (eng_start(&b) < 0)
-		return 1;
-	while (!b.fatal && b.est != ENG_IDLE)
+	cli_games_init(&b.games, cli_event_slots(&b.ev));
+	for (int k = 0; k < b.games.nslots && !b.fatal; k++)
+		eng_start(&b.s[k]);
+	for (bool ready = false; !b.fatal && !ready && cli_stop_count() == 0;) {
 		pump(&b);
-	if (b.fatal)
+		ready = true;
+		for (int k = 0; k < b.games.nslots; k++)
+			ready &= b.s[k].est == ENG_IDLE;
+	}
+	if (b.fatal || cli_stop_count() > 0)
 		goto out;
-	say(&b, "engine %s%s%s ready (sizes %s, HalfKomi %s)", b.tei.name[0] ? b.tei.name : "?",
-	    b.tei.author[0] ? " by " : "", b.tei.author, b.user_sizes ? "as given" : "as known",
-	    tei_engine_option(&b.tei, "HalfKomi") ? "declared" : "not declared");
+	const struct tei_engine *tei = &b.s[0].tei;
+	say(&b, "engine %s%s%s ready (sizes %s, HalfKomi %s)%s", tei->name[0] ? tei->name : "?",
+	    tei->author[0] ? " by " : "", tei->author, b.user_sizes ? "as given" : "as known",
+	    tei_engine_option(tei, "HalfKomi") ? "declared" : "not declared",
+	    b.games.nslots > 1 ? ", one process per game" : "");
 	if (b.seek != NULL) {
 		char why[256];
 		if (cannot_play(&b, &sp, &sst, why, sizeof why) != NULL) {
@@ -845,21 +1002,23 @@ int cmd_tei_bridge(int argc, char **argv)
 	}
 	char want[PROTO_NAME_MAX + 1];
 	if (name == NULL)
-		default_name(&b.tei, want, sizeof want);
-	if (cli_session_open(&b.c, PROG, server, name ? name : want, b.name, sizeof b.name, 10000) <
-	    0)
+		default_name(tei, want, sizeof want);
+	if (cli_link_open(&b.link, PROG, server, name ? name : want) < 0)
 		goto out;
-	b.connected = true;
-	say(&b, "logged in to %s as %s", server, b.name);
+	say(&b, "logged in to %s as %s", server, b.link.name);
 	rc = bridge_loop(&b);
-	if (rc == 0)
-		net_send_line(&b.c, "quit");
+	if (rc == 0 && b.link.up)
+		net_send_line(&b.link.c, "quit");
+	if (b.ev.kind != CLI_EV_NONE)
+		say(&b, "at most %d game(s) at once, %d reconnection(s)", b.games.max_on,
+		    b.link.reconnects);
 	cli_tally_print(&b.tally);
 out:
-	eng_quit(&b);
-	if (b.connected)
-		net_close(&b.c);
-	moves_clear(&b.g);
-	free(b.g.moves);
+	for (int k = 0; k < CLI_GAMES_MAX; k++) {
+		eng_quit(&b.s[k]);
+		moves_clear(&b.s[k].g);
+		free(b.s[k].g.moves);
+	}
+	cli_link_close(&b.link);
 	return rc;
 }

@@ -163,10 +163,10 @@ static int await_reply(struct net_conn *c, const char *prog, const char *verb, i
 	}
 }
 
-int cli_session_open(struct net_conn *c, const char *prog, const char *server, const char *name,
-                     char *got, size_t gotlen, int timeout_ms)
+/* Connects, reads the welcome and switches to JSON. Returns NET_OK, or < 0 with c closed. */
+static int session_start(struct net_conn *c, const char *prog, const char *server, int timeout_ms)
 {
-	char err[256], *line, want[PROTO_NAME_MAX + 1];
+	char err[256], *line;
 	int r = net_connect(c, server, 0, timeout_ms, err, sizeof err);
 	if (r < 0) {
 		fprintf(stderr, "%s: %s\n", prog, err);
@@ -180,61 +180,122 @@ int cli_session_open(struct net_conn *c, const char *prog, const char *server, c
 	}
 	cJSON *rep = NULL;
 	if ((r = net_send_line(c, "set format json")) < 0 ||
-	    (r = await_reply(c, prog, "set", timeout_ms, &rep)) < 0)
-		goto io;
-	bool ok = strcmp(cli_jstr(rep, "type"), "ok") == 0;
-	cJSON_Delete(rep);
-	if (!ok) {
-		fprintf(stderr, "%s: the server refused JSON mode\n", prog);
+	    (r = await_reply(c, prog, "set", timeout_ms, &rep)) < 0) {
+		fprintf(stderr, "%s: %s: %s\n", prog, server, net_strerror(r));
 		goto fail;
 	}
+	bool ok = strcmp(cli_jstr(rep, "type"), "ok") == 0;
+	cJSON_Delete(rep);
+	if (ok)
+		return NET_OK;
+	fprintf(stderr, "%s: the server refused JSON mode\n", prog);
+fail:
+	net_close(c);
+	return r < 0 ? r : NET_EIO;
+}
+
+/*
+ * Sends "login <words>" and reads the answer into *reply (the caller's to delete): NET_OK when
+ * it is an ok (the name given and a guest's token copied out when asked), 1 when refused, or < 0
+ * (*reply NULL).
+ */
+static int login_as(struct net_conn *c, const char *prog, const char *words, int timeout_ms,
+                    char *got, size_t gotlen, char *token, size_t toklen, cJSON **reply)
+{
+	int r = net_sendf(c, "login %s", words);
+	*reply = NULL;
+	if (r < 0 || (r = await_reply(c, prog, "login", timeout_ms, reply)) < 0)
+		return r;
+	if (strcmp(cli_jstr(*reply, "type"), "ok") != 0)
+		return 1;
+	if (got != NULL && cli_jstr(*reply, "name") != NULL)
+		snprintf(got, gotlen, "%s", cli_jstr(*reply, "name"));
+	if (token != NULL)
+		snprintf(token, toklen, "%s", cli_jstr(*reply, "token") ? cli_jstr(*reply, "token") : "");
+	return NET_OK;
+}
+
+static const char *refusal_text(const cJSON *rep)
+{
+	return cli_jstr(rep, "message") ? cli_jstr(rep, "message") : "refused";
+}
+
+int cli_session_open(struct net_conn *c, const char *prog, const char *server, const char *name,
+                     char *got, size_t gotlen, int timeout_ms)
+{
+	return cli_session_open_token(c, prog, server, name, got, gotlen, NULL, 0, timeout_ms);
+}
+
+int cli_session_open_token(struct net_conn *c, const char *prog, const char *server,
+                           const char *name, char *got, size_t gotlen, char *token, size_t toklen,
+                           int timeout_ms)
+{
+	char want[PROTO_NAME_MAX + 1], words[PROTO_NAME_MAX + 300];
+	cJSON *rep = NULL;
+	int r = session_start(c, prog, server, timeout_ms);
+	if (r < 0)
+		return r;
+	if (token != NULL && toklen > 0)
+		token[0] = '\0';
 	const char *pw = getenv("BITARENA_PASSWORD"); /* not argv: ps shows that */
 	if (pw != NULL && pw[0] != '\0') {
-		if ((r = net_sendf(c, "login %s %s", name, pw)) < 0 ||
-		    (r = await_reply(c, prog, "login", timeout_ms, &rep)) < 0)
-			goto io;
-		ok = strcmp(cli_jstr(rep, "type"), "ok") == 0;
-		if (ok)
-			snprintf(got, gotlen, "%s", name);
-		else
+		snprintf(words, sizeof words, "%s %s", name, pw);
+		snprintf(got, gotlen, "%s", name);
+		if ((r = login_as(c, prog, words, timeout_ms, got, gotlen, NULL, 0, &rep)) > 0)
 			fprintf(stderr, "%s: login %s with BITARENA_PASSWORD: %s\n", prog, name,
-			        cli_jstr(rep, "message") ? cli_jstr(rep, "message") : "refused");
-		cJSON_Delete(rep);
-		if (ok)
-			return NET_OK;
-		goto fail;
+			        refusal_text(rep));
+		goto out;
 	}
 	/* Keep room for a numeric suffix. */
 	char base[PROTO_NAME_MAX - 3];
 	snprintf(base, sizeof base, "%s", name);
 	snprintf(want, sizeof want, "%s", base);
 	for (int attempt = 2; attempt < 1000; attempt++) {
-		if ((r = net_sendf(c, "login %s", want)) < 0 ||
-		    (r = await_reply(c, prog, "login", timeout_ms, &rep)) < 0)
-			goto io;
+		snprintf(got, gotlen, "%s", want);
+		if ((r = login_as(c, prog, want, timeout_ms, got, gotlen, token, toklen, &rep)) <= 0)
+			goto out;
 		const char *code = cli_jstr(rep, "code");
-		if (strcmp(cli_jstr(rep, "type"), "ok") == 0) {
-			snprintf(got, gotlen, "%s",
-			         cli_jstr(rep, "name") ? cli_jstr(rep, "name") : want);
-			cJSON_Delete(rep);
-			return NET_OK;
-		}
 		if (code == NULL || strcmp(code, "NAME_TAKEN") != 0) {
-			fprintf(stderr, "%s: login %s: %s\n", prog, want,
-			        cli_jstr(rep, "message") ? cli_jstr(rep, "message") : "refused");
-			cJSON_Delete(rep);
-			goto fail;
+			fprintf(stderr, "%s: login %s: %s\n", prog, want, refusal_text(rep));
+			goto out;
 		}
 		cJSON_Delete(rep);
+		rep = NULL;
 		snprintf(want, sizeof want, "%s%d", base, attempt);
 	}
 	fprintf(stderr, "%s: no free name starting with %s\n", prog, base);
-	goto fail;
-io:
-	fprintf(stderr, "%s: %s: %s\n", prog, server, net_strerror(r));
-fail:
+	r = 1;
+out:
+	cJSON_Delete(rep);
+	if (r == NET_OK)
+		return NET_OK;
+	if (r < 0)
+		fprintf(stderr, "%s: %s: %s\n", prog, server, net_strerror(r));
 	net_close(c);
 	return r < 0 ? r : NET_EIO;
+}
+
+int cli_session_again(struct net_conn *c, const char *prog, const char *server, const char *name,
+                      const char *token, int timeout_ms, cJSON **ok)
+{
+	char words[PROTO_NAME_MAX + 300];
+	const char *pw = getenv("BITARENA_PASSWORD");
+	cJSON *rep = NULL;
+	int r = session_start(c, prog, server, timeout_ms);
+	if (r < 0)
+		return r;
+	snprintf(words, sizeof words, "%s%s%s", name, pw && pw[0] ? " " : token[0] ? " " : "",
+	         pw && pw[0] ? pw : token);
+	r = login_as(c, prog, words, timeout_ms, NULL, 0, NULL, 0, &rep);
+	if (r == NET_OK) {
+		*ok = rep; /* handed to the caller */
+		return NET_OK;
+	}
+	if (r > 0)
+		fprintf(stderr, "%s: login %s again: %s\n", prog, name, refusal_text(rep));
+	cJSON_Delete(rep);
+	net_close(c);
+	return r;
 }
 
 void cli_tally_game(struct cli_tally *t, const cJSON *m, long long game, int seat, bool quiet)

@@ -65,6 +65,21 @@
 int cli_session_open(struct net_conn *c, const char *prog, const char *server, const char *name,
                      char *got, size_t gotlen, int timeout_ms);
 
+/* cli_session_open() that also keeps a guest's token (token[0] = '\0' for an account). */
+int cli_session_open_token(struct net_conn *c, const char *prog, const char *server,
+                           const char *name, char *got, size_t gotlen, char *token, size_t toklen,
+                           int timeout_ms);
+
+/*
+ * Connects again as the same player: the account name with BITARENA_PASSWORD, or the guest
+ * name with its token (the server gives its seats back: PROTOCOL.md §6). Returns NET_OK with
+ * the login's reply in *ok (the caller's to delete; its "resumed" lists the games given back),
+ * 1 when the login was refused (said after prog), or < 0 (enum net_err); c closed unless
+ * NET_OK.
+ */
+int cli_session_again(struct net_conn *c, const char *prog, const char *server, const char *name,
+                      const char *token, int timeout_ms, cJSON **ok);
+
 /*
  * Next JSON message (an object with a string "type") within timeout_ms (0:
  * only what is there now, < 0: no limit); *msg is the caller's to

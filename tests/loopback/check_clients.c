@@ -555,14 +555,17 @@ static int read_port(const char *path)
 }
 
 /*
- * Starts bitarenad on 127.0.0.1, port 0 (the kernel picks), files named by
- * tag in tmpdir, and waits until it greets (10 s at most). Returns its pid
- * with its address in addr, or -1.
+ * Starts bitarenad listening on listen (127.0.0.1:0: the kernel picks a port), with the data
+ * directory data (NULL: a fresh one named by tag), --grace grace, files named by tag in tmpdir, and the
+ * extra arguments (NULL-terminated list, may be NULL); waits until it greets (10 s at most).
+ * Returns its pid with its address in addr, or -1.
  */
-static pid_t launch_server(const char *tag, char *addr, size_t addrlen)
+static pid_t launch_server_with(const char *tag, const char *listen, const char *data,
+                                const char *grace, const char *const *extra, char *addr,
+                                size_t addrlen)
 {
 	const char *bin = env_or_skip("BITARENAD");
-	char log[256], portfile[256], data[256], name[64];
+	char log[256], portfile[256], fresh[256], name[64];
 	pid_t ready = -1;
 	if (bin == NULL)
 		return -1;
@@ -570,10 +573,15 @@ static pid_t launch_server(const char *tag, char *addr, size_t addrlen)
 	tmp_path(log, sizeof log, name);
 	snprintf(name, sizeof name, "%s.port", tag);
 	tmp_path(portfile, sizeof portfile, name);
+	unlink(portfile);
 	snprintf(name, sizeof name, "%s.data", tag); /* a fresh store: no games from elsewhere */
-	tmp_path(data, sizeof data, name);
-	const char *argv[] = {bin, "--listen", "127.0.0.1:0", "--port-file", portfile, "--grace",
-	                      "1", "--data",   data,          "--fast-hash", NULL};
+	tmp_path(fresh, sizeof fresh, name);
+	const char *argv[32] = {bin,      "--listen", listen, "--port-file", portfile, "--grace",
+	                        grace,    "--data",   data ? data : fresh, "--fast-hash"};
+	int n = 10;
+	for (int i = 0; extra != NULL && extra[i] != NULL && n < 31; i++)
+		argv[n++] = extra[i];
+	argv[n] = NULL;
 	pid_t pid = spawn(argv, log, log);
 	for (int i = 0; i < 500 && ready < 0; i++) {
 		struct net_conn c;
@@ -596,6 +604,12 @@ static pid_t launch_server(const char *tag, char *addr, size_t addrlen)
 		waitpid(pid, NULL, 0);
 	}
 	return ready;
+}
+
+/* launch_server_with() on a free port, a fresh store, no extra argument. */
+static pid_t launch_server(const char *tag, char *addr, size_t addrlen)
+{
+	return launch_server_with(tag, "127.0.0.1:0", NULL, "1", NULL, addr, addrlen);
 }
 
 static void server_start(void)
@@ -799,6 +813,139 @@ START_TEST(bots_play_rated_with_accounts)
 }
 END_TEST
 
+/* Two bots in the ttt pool (guests, no seek, no accept) are paired game after game: each
+   joins again after each game; --games 5 ends them after five, all draws between perfect
+   players. */
+START_TEST(bots_pool_pair)
+{
+	struct botrun a, b;
+	const char *pa[] = {"--name", "poola", "--pool", "ttt", "--games", "5", NULL};
+	const char *pb[] = {"--name", "poolb", "--pool", "ttt", "--games", "5", NULL};
+	play_pair("pool-a", pa, &a, "pool-b", pb, &b);
+	ck_assert_int_eq(a.sum.games, 5);
+	ck_assert_int_eq(b.sum.games, 5);
+	ck_assert_int_eq(a.sum.draws, 5);
+	ck_assert_int_eq(b.sum.draws, 5);
+	ck_assert_msg(strstr(slurp(a.err), "at most 1 game(s) at once") != NULL, "%s",
+	              slurp(a.err));
+}
+END_TEST
+
+/* Two bot accounts on a ttt ladder with --concurrency 2 play two games at once, each on its
+   own board; --games 8 leaves the ladder once eight are played (those on are played out). */
+START_TEST(bots_ladder_two_at_once)
+{
+	register_account("laddera", "botpass01 bot");
+	register_account("ladderb", "botpass01 bot");
+	setenv("BITARENA_PASSWORD", "botpass01", 1);
+	struct botrun a, b;
+	const char *la[] = {"--name", "laddera", "--ladder", "ttt", "--concurrency", "2",
+	                    "--games", "8", "--random", "--seed", "5", NULL};
+	const char *lb[] = {"--name", "ladderb", "--ladder", "ttt", "--concurrency", "2",
+	                    "--games", "8", NULL};
+	play_pair("ladder-a", la, &a, "ladder-b", lb, &b);
+	unsetenv("BITARENA_PASSWORD");
+	ck_assert_int_ge(a.sum.games, 8);
+	ck_assert_int_eq(a.sum.games, b.sum.games);
+	ck_assert_int_eq(a.sum.wins, b.sum.losses);
+	ck_assert_int_eq(b.sum.wins, a.sum.losses);
+	ck_assert_int_eq(b.sum.losses, 0); /* the perfect one, on each board */
+	ck_assert_msg(strstr(slurp(b.err), "(2 on)") != NULL, "%s", slurp(b.err));
+	ck_assert_msg(strstr(slurp(b.err), "at most 2 game(s) at once") != NULL, "%s",
+	              slurp(b.err));
+	ck_assert_msg(strstr(slurp(b.err), "were random") == NULL, "%s", slurp(b.err));
+}
+END_TEST
+
+/* Finished games a bot has printed so far ("game N: ..." lines of its stdout). */
+static int games_printed(const char *out)
+{
+	const char *text = slurp(out);
+	int n = 0;
+	for (const char *p = text; (p = strstr(p, "game ")) != NULL; p++)
+		n += p == text || p[-1] == '\n';
+	return n;
+}
+
+/* Waits (bounded) until out shows more than n games; returns how many. */
+static int wait_games(const char *out, int n)
+{
+	int got = 0;
+	for (int i = 0; i < 3000 && (got = games_printed(out)) <= n; i++)
+		nanosleep(&(struct timespec){0, 20 * 1000 * 1000}, NULL);
+	return got;
+}
+
+/*
+ * The server dies under two ladder bots (SIGKILL, games on) and comes back on the same port
+ * with the same data directory: the bots connect again by themselves, as the same accounts,
+ * get their games back, and go on playing; SIGTERM then leaves the ladder, the games on are
+ * played out, and both exit 0.
+ */
+START_TEST(bots_reconnect_after_restart)
+{
+	const char *bin = bitarena();
+	char addr[64], listen[64], data[256], name[64];
+	int port = free_port();
+	snprintf(listen, sizeof listen, "127.0.0.1:%d", port);
+	tmp_path(data, sizeof data, "restart.data");
+	const char *extra[] = {"--ladder-pair-cap", "0", NULL};
+	pid_t srv = launch_server_with("restart", listen, data, "30", extra, addr, sizeof addr);
+	ck_assert_int_gt(srv, 0);
+	const char *names[2] = {"phoenixa", "phoenixb"};
+	char out[2][256], err[2][256];
+	pid_t bot[2];
+	for (int i = 0; i < 2; i++) {
+		struct net_conn c;
+		char e[128], *line;
+		ck_assert_int_eq(net_connect(&c, addr, 0, 5000, e, sizeof e), NET_OK);
+		ck_assert_int_ge(net_read_line(&c, 5000, &line), 0);
+		ck_assert_int_eq(net_sendf(&c, "register %s botpass01 bot", names[i]), NET_OK);
+		ck_assert_int_ge(net_read_line(&c, 5000, &line), 0);
+		ck_assert_msg(strncmp(line, "ok ", 3) == 0, "%s", line);
+		net_close(&c);
+	}
+	setenv("BITARENA_PASSWORD", "botpass01", 1);
+	for (int i = 0; i < 2; i++) {
+		snprintf(name, sizeof name, "restart-%d.out", i);
+		tmp_path(out[i], sizeof out[i], name);
+		snprintf(name, sizeof name, "restart-%d.err", i);
+		tmp_path(err[i], sizeof err[i], name);
+		/* Tak 4x4 with a clock: games last a while, so some are on at the kill */
+		const char *argv[] = {bin,          "bot",  "--server", addr, "--name",
+		                      names[i],     "--ladder", "tak size=4 time=1+0",
+		                      "--concurrency", "2", "--depth", "1", "--seed",
+		                      i ? "1" : "2", NULL};
+		bot[i] = spawn(argv, out[i], err[i]);
+	}
+	unsetenv("BITARENA_PASSWORD");
+	int before = wait_games(out[0], 1);
+	ck_assert_msg(before >= 2, "no games before the restart: %s", slurp(err[0]));
+	kill(srv, SIGKILL);
+	waitpid(srv, NULL, 0);
+	nanosleep(&(struct timespec){0, 500 * 1000 * 1000}, NULL); /* the bots try, and fail */
+	srv = launch_server_with("restart", listen, data, "30", extra, addr, sizeof addr);
+	ck_assert_int_gt(srv, 0);
+	int after = wait_games(out[0], before + 1);
+	ck_assert_msg(after >= before + 2, "%d games before, %d after the restart: %s", before,
+	              after, slurp(err[0]));
+	for (int i = 0; i < 2; i++) {
+		ck_assert_msg(strstr(slurp(err[i]), "lost the server") != NULL, "%s", slurp(err[i]));
+		ck_assert_msg(strstr(slurp(err[i]), "back on ") != NULL, "%s", slurp(err[i]));
+		kill(bot[i], SIGTERM);
+	}
+	for (int i = 0; i < 2; i++) {
+		int r = wait_bounded(bot[i], 60);
+		ck_assert_msg(r == 0, "bot %d exited %d: %s", i, r, slurp(err[i]));
+		ck_assert_msg(strstr(slurp(err[i]), "leaving;") != NULL, "%s", slurp(err[i]));
+		ck_assert_msg(strstr(slurp(err[i]), "1 reconnection(s)") != NULL, "%s",
+		              slurp(err[i]));
+	}
+	kill(srv, SIGTERM);
+	ck_assert_int_eq(wait_bounded(srv, 10), 0);
+}
+END_TEST
+
 START_TEST(bot_bad_seek_fails)
 {
 	const char *bin = bitarena();
@@ -951,6 +1098,9 @@ static Suite *clients_suite(void)
 	tcase_add_test(tc, bots_perfect_vs_random);
 	tcase_add_test(tc, bots_bounded_mnk_and_tak);
 	tcase_add_test(tc, bots_play_rated_with_accounts);
+	tcase_add_test(tc, bots_pool_pair);
+	tcase_add_test(tc, bots_ladder_two_at_once);
+	tcase_add_test(tc, bots_reconnect_after_restart);
 	tcase_add_test(tc, bot_bad_seek_fails);
 	tcase_add_test(tc, bot_no_server_fails);
 	tcase_add_test(tc, bot_server_vanishes);

@@ -606,6 +606,56 @@ START_TEST(test_clock_margin)
 }
 END_TEST
 
+/*
+ * The ladder (issue 22): the bridge joins it with --concurrency 2 as a bot's account and
+ * plays two games at once against a random bot on the same ladder, each game with its own
+ * engine process (two pids in the log); --games 4 leaves the ladder after four games, the
+ * games on are played out, and every engine gets quit.
+ */
+START_TEST(test_ladder_two_games_at_once)
+{
+	static char log[1 << 20], out[8192], err[1 << 16];
+	struct ts_cli reg;
+	ts_register(&reg, srv.port, "teiladder", "pw123456 bot");
+	ts_close(&reg);
+	ts_register(&reg, srv.port, "rndladder", "pw123456 bot");
+	ts_close(&reg);
+	setenv("BITARENA_PASSWORD", "pw123456", 1);
+	const char *args[] = {"--name",        "teiladder", "--ladder", "tak size=4",
+	                      "--concurrency", "2",         "--games",  "4",
+	                      "--untimed-ms",  "200",       NULL};
+	pid_t b = bridge("ladder", "", args);
+	static char server[64];
+	snprintf(server, sizeof server, "127.0.0.1:%d", srv.port);
+	const char *argv[] = {tp_prog("BITARENA", "./bitarena"), "bot", "--server", server,
+	                      "--name", "rndladder", "--ladder", "tak size=4", "--concurrency",
+	                      "2", "--games", "4", "--random", "--quiet", NULL};
+	char rerr[600];
+	path(rerr, sizeof rerr, "ladderbot", "err");
+	pid_t o = tp_spawn(argv, "/dev/null", rerr);
+	unsetenv("BITARENA_PASSWORD");
+	ck_assert_int_eq(tp_wait(b, 120), 0);
+	ck_assert_int_eq(tp_wait(o, 60), 0);
+	read_tag("ladder", "out", out, sizeof out);
+	read_tag("ladder", "err", err, sizeof err);
+	read_tag("ladder", "log", log, sizeof log);
+	int games = 0, w, l, d;
+	const char *sum = strstr(out, "games ");
+	while (sum != NULL && sscanf(sum, "games %d wins %d losses %d draws %d", &games, &w, &l,
+	                             &d) != 4)
+		sum = strstr(sum + 1, "games ");
+	ck_assert_msg(games >= 4, "%s\n%s", out, err);
+	ck_assert_msg(strstr(err, "one process per game") != NULL, "%s", err);
+	ck_assert_msg(strstr(err, "(2 on)") != NULL, "never two games at once:\n%s", err);
+	ck_assert_msg(strstr(err, "at most 2 game(s) at once") != NULL, "%s", err);
+	ck_assert_msg(strstr(out, "resign") == NULL && strstr(err, "resigning") == NULL, "%s",
+	              err);
+	ck_assert_int_eq(tp_count_lines(log, "pid "), 2); /* two engines, none restarted */
+	ck_assert_int_eq(tp_count_lines(log, "< quit"), 2);
+	ck_assert(!engines_left());
+}
+END_TEST
+
 START_TEST(test_engine_that_cannot_start)
 {
 	static char err[4096];
@@ -665,6 +715,7 @@ int main(int argc, char **argv)
 	tcase_add_test(tc, test_crash_hang_illegal_lose_at_once);
 	tcase_add_test(tc, test_clock_margin);
 	tcase_add_test(tc, test_engine_that_cannot_start);
+	tcase_add_test(tc, test_ladder_two_games_at_once);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }
