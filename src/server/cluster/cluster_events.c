@@ -188,7 +188,7 @@ void cevents_tick(struct cluster *c)
 		redis_call(c, on_away, NULL, "EVAL %s 0 %s", AWAY, c->name);
 }
 
-/* A request of the events whose node was not known: asked of Redis, the client held. */
+/* A request of the events while its holder is asked of Redis (the client held). */
 struct evwait {
 	uint64_t conn;
 	struct proto_req rq; /* its tag and verb */
@@ -218,6 +218,8 @@ static void on_holder_asked(redisAsyncContext *ac, void *r, void *pd)
 		char inst[STORE_NODE_MAX + 1];
 		snprintf(inst, sizeof inst, "%.*s", (int)rep->len, rep->str);
 		cluster_node_name(inst, c->ev_node);
+	} else if (rep != NULL && rep->type == REDIS_REPLY_NIL) {
+		c->ev_node[0] = '\0';
 	}
 	if (cl != NULL) {
 		conn_release(cl->conn);
@@ -239,15 +241,15 @@ bool cevents_route(void *ud, struct cmd *x, enum err_code code)
 		redis_down(x->cl, x->rq);
 		return true;
 	}
+	/* The holder is asked of Redis for every request rather than taken from the beat's last
+	   read: a takeover moves the lease between two beats, and a request sent to the dead
+	   holder in that window would fail although the taker runs the events already (one round
+	   trip to Redis for a verb people send a few times a game). */
 	char *line = home_line_of(x->rq);
-	struct evwait *w = line != NULL && c->ev_node[0] == '\0' ? calloc(1, sizeof *w) : NULL;
-	if (line == NULL) {
+	struct evwait *w = line != NULL ? calloc(1, sizeof *w) : NULL;
+	if (w == NULL) {
 		reply_oom(x->cl, x->rq);
-	} else if (c->ev_node[0] != '\0') { /* known (read at every beat) */
-		x->forwarded = route_to_holder(c, x->cl, x->rq, line, code);
-	} else if (w == NULL) {
-		reply_oom(x->cl, x->rq);
-	} else { /* not read yet (we just started): asked now */
+	} else {
 		*w = (struct evwait){.conn = x->cl->conn->id,
 		                     .rq = cluster_rq_keep(x->rq),
 		                     .line = line,
