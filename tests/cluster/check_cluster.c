@@ -1127,6 +1127,58 @@ START_TEST(test_owner_restarted)
 END_TEST
 
 /*
+ * A guest's home node killed (kill -9) while its game runs on another node, the guest back
+ * through a third node with its token before the game's node has judged the home dead (here:
+ * the game's node paused a moment, as a loaded machine does, so that it is not judging yet when
+ * the login comes): the relay client standing for the dead connection held the seat, so the
+ * guest got NOT_YOUR_GAME for every move and was never given the game back. The login (R,
+ * with the guest's token) now closes that relay client on the game's node, and the seat
+ * follows the newest connection at once. The game's node beats every second (expiry 3 s) so
+ * that its pause of 2 s makes it unhealthy (no judging for 6 s) without being declared dead.
+ */
+START_TEST(test_guest_back_before_scan)
+{
+	struct trio t = {0};
+	const char *slow[] = {"--cluster-beat-ms", "1000"};
+	up_node(&t.n[0], "n1", slow, 2);
+	up(&t.n[1], "n2");
+	up(&t.n[2], "n3");
+	struct ts_cli a, b;
+	ts_join(&a, t.n[0].port, "alice");
+	ts_join(&b, t.n[1].port, "bob");
+	int id = ts_begin_game(&a, &b, "ttt"); /* alice's seek: a game of n1 */
+	struct ts_cli *to_b[] = {&b};
+	play(&a, id, "a1", to_b, 1, 2);
+	/* n1 has written bob's guest seat to Redis (at its next beat): a login with his token
+	   elsewhere finds it (else BAD_LOGIN, as for a token nobody's seat has) */
+	char out[64] = "";
+	for (int i = 0; i < 100 && strncmp(out, ":1", 2) != 0; i++, ts_msleep(50))
+		ck_assert(redistest_cmd(&rd, "HEXISTS bitarena:seats:n1 bob\r\n", out, sizeof out));
+	ck_assert_msg(strncmp(out, ":1", 2) == 0, "bob's seat not in seats:n1: %s", out);
+	ts_kill9(&t.n[1]);
+	tmpdir_remove(t.n[1].datadir);
+	t.n[1].pid = 0;
+	ck_assert_int_eq(kill(t.n[0].pid, SIGSTOP), 0);
+	usleep(2000 * 1000); /* n2's heartbeat lapses meanwhile: bob's name is free */
+	ts_close(&b);
+	ts_rejoin(&b, t.n[2].port, "bob");
+	ck_assert_int_eq(kill(t.n[0].pid, SIGCONT), 0);
+	ts_send(&b, "move %d a2", id);
+	cJSON *r = ts_until(&b, "{\"cmd\":\"move\"}");
+	ck_assert_msg(strcmp(ts_jstr(r, "type"), "ok") == 0, "move: %s",
+	              ts_jstr(r, "code") ? ts_jstr(r, "code") : "?");
+	cJSON_Delete(r);
+	cJSON_Delete(ts_untilf(&b, "{\"type\":\"state\",\"game\":%d,\"last_move\":\"a2\"}", id));
+	cJSON_Delete(ts_untilf(&a, "{\"type\":\"state\",\"game\":%d,\"last_move\":\"a2\"}", id));
+	play(&a, id, "b2", to_b, 1, 4);
+	assert_stored(id, "a1 a2 b2", "in_progress");
+	ts_close(&a);
+	ts_close(&b);
+	trio_down(&t);
+}
+END_TEST
+
+/*
  * A player on another node than the game's logs out and someone else logs in on the same
  * connection: the game's node forgets the old identity (the seat waits for its player), so
  * the newcomer can neither move in that seat nor chat as its player, and the player, logging
@@ -1895,6 +1947,7 @@ static Suite *cluster_suite(void)
 	tc = add_case(s, "faults", both_up, both_down);
 	tcase_add_test(tc, test_owner_paused);
 	tcase_add_test(tc, test_owner_restarted);
+	tcase_add_test(tc, test_guest_back_before_scan);
 	tcase_add_test(tc, test_logout_remote);
 	tcase_add_test(tc, test_resend_waits_for_store);
 	/* identities across nodes: CK_RUN_CASE=reach runs these */

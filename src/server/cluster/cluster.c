@@ -93,6 +93,10 @@ static void on_inbox_msg(struct cluster *c, char *h, char *body, size_t len)
 		           &rtt, name, tok) >= 5)
 			owner_resume(c, a, conn, flags, rtt, name, tok, true);
 		break;
+	case 'Z': /* a node's instance was buried: what stands for its clients here goes */
+		if (sscanf(h, "Z %64s", a) == 1 && strcmp(a, c->instance) != 0)
+			owner_home_gone(c, a);
+		break;
 	case 'K':
 		if (sscanf(h, "K %21s %32s", name, a) == 2)
 			shared_kick(c, name, a);

@@ -396,7 +396,8 @@ void owner_run(struct cluster *c, const char *home, uint64_t rconn, uint64_t n, 
                int64_t rtt, const char *name, const char *token, char *line, size_t len);
 void owner_resume(struct cluster *c, const char *home, uint64_t rconn, const char *flags,
                   int64_t rtt, const char *name, const char *token, bool login);
-void owner_claim(struct cluster *c, const char *name, const char *home, uint64_t rconn);
+void owner_claim(struct cluster *c, const char *name, const char *token, const char *home,
+                 uint64_t rconn);
 void owner_resend(struct cluster *c, const char *home, uint64_t game);
 void owner_gone(struct cluster *c, const char *home, uint64_t rconn);
 void owner_home_gone(struct cluster *c, const char *instance);

@@ -8,6 +8,8 @@
  */
 #include "server/cluster/cluster_internal.h"
 
+#include <sodium.h>
+
 #include "server/play/session_watch.h"
 
 /* ---- the owner's side: relay clients ------------------------------------------------------ */
@@ -253,47 +255,48 @@ void owner_run(struct cluster *c, const char *home, uint64_t rconn, uint64_t n, 
 }
 
 /*
- * The account name logged in at (home, rconn) (home NULL: a client of ours): the relay
- * clients standing here for its other connections close (that connection is closed by K,
- * SESSION_TAKEN), so their seats wait for the login to take them, as a second login takes
- * the seats of the first on one node. Seats follow an account's login on any node.
+ * Whether relay client cl stands for the same player as a login of name proven by token (a
+ * guest's, PROTO_TOKEN_LEN long) or, token NULL, by an account's password: a guest's relay
+ * client only with the same token, an account's with the account.
  */
-void owner_claim(struct cluster *c, const char *name, const char *home, uint64_t rconn)
+static bool same_player(const struct client *cl, const char *name, const char *token)
+{
+	if (cl == NULL || !cl->logged_in || strcasecmp(cl->name, name) != 0)
+		return false;
+	if (token == NULL)
+		return cl->registered;
+	return !cl->registered && strlen(token) == PROTO_TOKEN_LEN &&
+	       strlen(cl->token) == PROTO_TOKEN_LEN &&
+	       sodium_memcmp(cl->token, token, PROTO_TOKEN_LEN) == 0;
+}
+
+/*
+ * The player name logged in at (home, rconn) (home NULL: a client of ours), proven by token (a
+ * guest's) or by its account's password (token NULL): the relay clients standing here for its
+ * other connections close, so that their seats wait for the login to take them, as a second
+ * login takes the seats of the first on one node. Seats follow a player's newest connection
+ * on any node: an account's older connection is closed by K (SESSION_TAKEN); a guest's can
+ * only be gone (its name is taken cluster-wide while it is connected), though its relay client
+ * here may not know it yet (its node was killed, and we have not judged it dead: a pause of
+ * ours, or another node buried it first).
+ */
+void owner_claim(struct cluster *c, const char *name, const char *token, const char *home,
+                 uint64_t rconn)
 {
 	for (struct rclient *r = c->rclients, *next; r != NULL; r = next) {
 		next = r->next;
-		struct client *cl = cluster_client(c, r->conn);
 		if (home != NULL && r->rconn == rconn && strcmp(r->home, home) == 0)
 			continue; /* the login's own */
-		if (cl != NULL && cl->logged_in && cl->registered &&
-		    strcasecmp(cl->name, name) == 0)
+		if (same_player(cluster_client(c, r->conn), name, token))
 			rc_close(c, r);
 	}
 }
 
-/*
- * R: the client logged in at its home; its seats here come back to its relay client: a
- * guest's only with the token R brought (session_login checks it against the seat's hash).
- * login: R itself (an account's seats held for its older connection are taken from it);
- * false: a relay client new here, given the seats nobody holds.
- */
-void owner_resume(struct cluster *c, const char *home, uint64_t rconn, const char *flags,
-                  int64_t rtt, const char *name, const char *token, bool login)
+/* Relay client cl of (home, rconn) takes the seats waiting for its name (a guest's only with
+ * its token: session_login checks it); its home is told (P) and it gets them (game_start, the
+ * state, the chat). */
+static void rc_seat(struct cluster *c, struct client *cl, const char *home, uint64_t rconn)
 {
-	if (login && strchr(flags, 'r') != NULL && strchr(flags, 'l') != NULL)
-		owner_claim(c, name, home, rconn);
-	bool any = false;
-	for (struct game *g = sessions_first(c->ly.sess); g != NULL && !any; g = session_next(g))
-		for (int i = 0; i < session_ops(g)->nplayers && !session_over(g); i++) {
-			const struct player *p = session_seat(g, i);
-			if (p->c == NULL && strcasecmp(p->name, name) == 0)
-				any = true;
-		}
-	if (!any)
-		return;
-	struct client *cl = rc_get(c, home, rconn, flags, rtt, name, token, NULL);
-	if (cl == NULL)
-		return;
 	cJSON *resumed = cJSON_CreateArray();
 	session_login(c->ly.sess, cl, resumed);
 	char hn[CLUSTER_NODE_MAX + 1];
@@ -308,6 +311,41 @@ void owner_resume(struct cluster *c, const char *home, uint64_t rconn, const cha
 		c->list_dirty = true; /* a seat without a token took the guest's (seats:) */
 	cJSON_Delete(resumed);
 	session_resume_send(c->ly.sess, cl);
+}
+
+/* A seat of name (waiting for its player) in a game not over. */
+static bool seat_waits(struct cluster *c, const char *name)
+{
+	for (struct game *g = sessions_first(c->ly.sess); g != NULL; g = session_next(g))
+		for (int i = 0; i < session_ops(g)->nplayers && !session_over(g); i++) {
+			const struct player *p = session_seat(g, i);
+			if (p->c == NULL && strcasecmp(p->name, name) == 0)
+				return true;
+		}
+	return false;
+}
+
+/*
+ * R: the client logged in at its home; its seats here come back to its relay client: a
+ * guest's only with the token R brought (session_login checks it against the seat's hash).
+ * login: R itself (the seats held for the player's older connection, an account's or a guest's
+ * with the same token, are taken from it); false: a relay client new here, given the seats
+ * nobody holds.
+ */
+void owner_resume(struct cluster *c, const char *home, uint64_t rconn, const char *flags,
+                  int64_t rtt, const char *name, const char *token, bool login)
+{
+	if (login && strchr(flags, 'l') != NULL) {
+		if (strchr(flags, 'r') != NULL)
+			owner_claim(c, name, NULL, home, rconn);
+		else if (strlen(token) == PROTO_TOKEN_LEN)
+			owner_claim(c, name, token, home, rconn);
+	}
+	if (!seat_waits(c, name))
+		return;
+	struct client *cl = rc_get(c, home, rconn, flags, rtt, name, token, NULL);
+	if (cl != NULL)
+		rc_seat(c, cl, home, rconn);
 }
 
 /* Y: the home lost messages; its players and spectators of game get the state again (once
@@ -493,13 +531,25 @@ void owner_lost(void *ud, uint64_t game)
 		remote_find_owner(c, rg);
 }
 
-/* A home's instance is gone: its relay clients close (their seats wait), its spectators go. */
+/*
+ * A home's instance is gone: its relay clients close (their seats wait), its spectators go.
+ * A seat they held whose player is back through another relay client already (it logged in
+ * elsewhere before we knew the instance was gone) goes to that one at once.
+ */
 void owner_home_gone(struct cluster *c, const char *instance)
 {
+	bool closed = false;
 	for (struct rclient *r = c->rclients, *next; r != NULL; r = next) {
 		next = r->next;
-		if (strcmp(r->home, instance) == 0)
+		if (strcmp(r->home, instance) == 0) {
 			rc_close(c, r);
+			closed = true;
+		}
+	}
+	for (struct rclient *r = c->rclients; closed && r != NULL; r = r->next) {
+		struct client *cl = cluster_client(c, r->conn);
+		if (cl != NULL && cl->logged_in && seat_waits(c, cl->name))
+			rc_seat(c, cl, r->home, r->rconn);
 	}
 	for (struct interest *i = c->interests; i != NULL; i = i->next)
 		if (strcmp(i->home, instance) == 0 && (i->count[0] || i->count[1])) {

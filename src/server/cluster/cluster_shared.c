@@ -149,13 +149,15 @@ void shared_on_login(void *ud, struct client *cl)
 	redis_to_others(c, h);
 }
 
-/* cl logs in to an account here: its seats in our games held for its connection on another
- * node come to it (the relay clients standing for that one close; K closes it). */
+/* cl logs in here, to an account or as a guest with its token: its seats in our games held
+ * for its connection on another node come to it (the relay clients standing for that one
+ * close; K closes an account's). */
 void shared_on_claim(void *ud, struct client *cl)
 {
 	struct cluster *c = ud;
-	if (!cl->remote)
-		owner_claim(c, cl->name, NULL, 0);
+	if (cl->remote || (!cl->registered && strlen(cl->token) != PROTO_TOKEN_LEN))
+		return;
+	owner_claim(c, cl->name, cl->registered ? NULL : cl->token, NULL, 0);
 }
 
 /*

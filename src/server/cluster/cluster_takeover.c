@@ -162,7 +162,14 @@ static void takeover_done(uv_work_t *req, int status)
 		cluster_node_name(t->from, name);
 		redis_call(c, on_buried, NULL, "EVAL %s 0 %s %s %s %d", BURY, t->from, name,
 		           c->instance, DEAD_TTL_MS);
+		/* every node closes its relay clients of the dead instance (Z): one that did not
+		   judge it dead (paused, or just unhealthy) no longer finds it in the scan */
+		char z[STORE_NODE_MAX + 8];
+		snprintf(z, sizeof z, "Z %s", t->from);
+		redis_to_others(c, z);
 		c->list_dirty = true;
+		shared_flush(c); /* the guest seats taken over (seats:) now: a guest logging in
+		                    with its token on another node is checked against them */
 		journal_settle(c->ly.journal, false);
 		log_info("cluster takeover node=%s games=%d from=%s", c->name, restored, t->from);
 		metric_inc(&c->m_takeovers);

@@ -465,7 +465,7 @@ void lobby_login_checked(struct lobby *l, struct client *c, const struct proto_r
 	if (!registered && c->token[0] != '\0') /* identity.h: seats come back with it */
 		cJSON_AddStringToObject(f, "token", c->token);
 	cJSON *resumed = cJSON_AddArrayToObject(f, "resumed");
-	if (registered && l->hooks.on_claim != NULL)
+	if (l->hooks.on_claim != NULL)
 		l->hooks.on_claim(l->hooks.ud, c);
 	session_login(l->sess, c, resumed);
 	int n = cJSON_GetArraySize(resumed);

@@ -86,9 +86,10 @@ struct lobby_hooks {
 	void *ud;
 	/* c logged in (its reply and resumed games are out). */
 	void (*on_login)(void *ud, struct client *c);
-	/* c is logging in to an account (its name set, its seats not yet given back): what
-	 * stands here for the account's connection on another node gives its seats up (that
-	 * connection closes: SESSION_TAKEN), so that c takes them as a second login does. */
+	/* c is logging in (its name set, a guest's token too, its seats not yet given back):
+	 * what stands here for the player's connection on another node (an account's, or a
+	 * guest's with the same token) gives its seats up (an account's connection closes:
+	 * SESSION_TAKEN), so that c takes them as a second login does. */
 	void (*on_claim)(void *ud, struct client *c);
 	/* c logs out (its reply is out; it is still who it was until this returns). */
 	void (*on_logout)(void *ud, struct client *c);
