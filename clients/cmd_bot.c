@@ -415,8 +415,12 @@ static int on_game_start(void *ud, const cJSON *m)
 		return 0;
 	b->last_progress = net_now_ms();
 	b->seek_open = b->accept_pending = false;
-	if (known) /* a game given back after a reconnect: its states follow */
+	if (known) { /* a game given back after a reconnect: its states follow */
+		/* a move sent before the server went away may not have been stored: the state
+		   given back can carry the seq we answered, and must be answered again */
+		b->g[slot].seq_moved = -1;
 		return 0;
+	}
 	struct bot_game *g = &b->g[slot];
 	game_clear(g);
 	g->game = id;

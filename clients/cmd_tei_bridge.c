@@ -544,8 +544,15 @@ static int on_game_start(void *ud, const cJSON *m)
 		return 0;
 	b->last_progress = net_now_ms();
 	b->seek_open = b->accept_pending = false;
-	if (cli_games_find(&b->games, id) >= 0) /* given back after a reconnect: states follow */
+	int known = cli_games_find(&b->games, id);
+	if (known >= 0) { /* given back after a reconnect: states follow */
+		/* a move sent before the server went away may not have been stored: the state given
+		   back can carry the seq we answered, and is answered again (a search still running
+		   for it is kept: its seq becomes due again) */
+		b->s[known].g.answered_seq = 0;
+		b->s[known].g.due_seq = -1;
 		return 0;
+	}
 	int slot = cli_games_take(&b->games, id);
 	if (slot < 0) { /* more games than engines: cannot be played */
 		fprintf(stderr, PROG ": game %lld: no engine free for it; resigning\n", id);
