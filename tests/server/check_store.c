@@ -1483,6 +1483,61 @@ START_TEST(test_pg_server_down)
 END_TEST
 
 /*
+ * A commit whose answer was lost when the server crashed (stop -m immediate)
+ * and whose transaction never reached the disk: after the restart the
+ * server hands its transaction id out again, and another session commits
+ * under it. The store must still learn that its own commit did not happen,
+ * and make its write again when it is tried again (txid_status() said
+ * "committed" here: a move acknowledged and never stored). The WAL writer
+ * is slowed so that nothing of the transaction is flushed before the crash.
+ */
+START_TEST(test_pg_lost_commit_id_reused)
+{
+	PGconn *c = pgtest_connect(&st_pg, NULL);
+	pgtest_sql(c, "ALTER SYSTEM SET wal_writer_delay = '10s'");
+	pgtest_sql(c, "SELECT pg_reload_conf()");
+	PQfinish(c);
+	struct store *s = open_fast();
+	struct store_game g, f;
+	new_game(&g, "tak", "p1", "p2", 1);
+	int64_t id;
+	ck_assert_int_eq(store_game_begin(s, &g, &id), STORE_OK);
+	ck_assert_int_eq(store_begin(s), STORE_OK);
+	struct store_move m;
+	make_move(&m, 0, "a1");
+	ck_assert_int_eq(store_move_append(s, id, &m), STORE_OK);
+	pgtest_stop(&st_pg, "immediate");
+	ck_assert_int_eq(store_commit(s), STORE_EUNAVAIL); /* its fate not known: server down */
+	ck_assert(pgtest_restart(&st_pg));
+	c = pgtest_connect(&st_pg, NULL);
+	for (int i = 0; i < 20; i++) /* transaction ids handed out again, one is the lost one's */
+		pgtest_sql(c, "BEGIN; SELECT txid_current(); COMMIT");
+	/* tried again, as the journal does: the same write */
+	int err = STORE_EUNAVAIL;
+	for (int i = 0; i < 50 && err == STORE_EUNAVAIL; i++) {
+		err = store_begin(s);
+		if (err == STORE_OK)
+			err = store_move_append(s, id, &m);
+		if (err == STORE_OK)
+			err = store_commit(s);
+		else
+			store_rollback(s);
+		if (err == STORE_EUNAVAIL)
+			usleep(100 * 1000);
+	}
+	ck_assert_int_eq(err, STORE_OK);
+	ck_assert_int_eq(store_game_fetch(s, id, &f), STORE_OK);
+	ck_assert_int_eq(f.plies, 1); /* stored, once */
+	ck_assert_str_eq(f.moves[0].text, "a1");
+	store_game_clear(&f);
+	pgtest_sql(c, "ALTER SYSTEM RESET wal_writer_delay");
+	pgtest_sql(c, "SELECT pg_reload_conf()");
+	PQfinish(c);
+	store_close(s);
+}
+END_TEST
+
+/*
  * Every acknowledged commit survives a crash of the server itself, even
  * where the server's own default is synchronous_commit off (the store sets
  * it on for its sessions): a child appends and acknowledges on a pipe, the
@@ -1878,6 +1933,7 @@ static Suite *store_suite(void)
 	                                test_pg_store_gone,
 	                                test_pg_sessions_broken,
 	                                test_pg_server_down,
+	                                test_pg_lost_commit_id_reused,
 	                                test_pg_crash_keeps_acknowledged,
 	                                test_pg_not_utf8,
 	                                test_pg_many_servers,

@@ -43,9 +43,15 @@
  * transaction or read (a read that found the session broken is tried once
  * more on the new one); failing that, STORE_EUNAVAIL, and the next call tries
  * again. A commit whose answer was lost with the connection is not guessed:
- * the transaction's id was taken at BEGIN, and once a session is back
- * txid_status() says whether it committed (waiting at most PG_INDOUBT_MS
- * for the server to return). A database whose bitarena tables were dropped,
+ * each writer's transaction raises, first thing, a counter in a row of its
+ * own (bitarena_commits: the writer's id, drawn at open, and its mark), and
+ * once a session is back that row says whether it committed (waiting at
+ * most PG_INDOUBT_MS for the server to return; the row stays locked while
+ * the old session's transaction is still going). Not txid_status(): after a
+ * crash of the server (stop -m immediate) a transaction id that reached no
+ * WAL on disk is handed out again, so a transaction that never committed
+ * would read as committed once another one took its id (seen in a nemesis
+ * run: an acknowledged move never stored). A database whose bitarena tables were dropped,
  * or a server that answers at the same address with another store (the
  * store id written at creation differs), is STORE_EGONE for good, as a
  * replaced SQLite file is.
@@ -473,15 +479,16 @@ struct pg_store {
 	bool session_ok;    /* the session is set up: settings made, the store checked */
 	uint64_t prepared;  /* bit i: statement i is prepared on this session */
 	bool txn;           /* a transaction is open on the session (the caller's or a unit's) */
-	int64_t xid;        /* its id (txid_current) */
+	int64_t mark;       /* its mark in bitarena_commits (0: a reader's, none) */
 	struct wlog log;    /* its writes and their answers */
 	struct wlog doubt;  /* the writes of the transaction whose commit's answer was lost */
-	int64_t doubt_xid;  /* that transaction (0: none) */
+	int64_t doubt_mark; /* that transaction's mark (0: none) */
 	struct wlog replay; /* the writes of a lost commit that did happen, to answer again */
 	size_t replay_at;   /* the next of them */
 	bool gone;          /* the store was dropped or replaced: for good, why says how */
 	char store_id[64];  /* bitarena_meta's store_id, read at open */
 	char node[STORE_NODE_MAX + 1]; /* the owner this connection writes as ("": none) */
+	char writer[40];    /* a writer's row in bitarena_commits (a UUID drawn at open) */
 	char where[256];
 	char why[700];
 };
@@ -902,16 +909,24 @@ static bool replayed(struct pg_store *s, uint64_t call, int *result, int64_t *va
 	return true;
 }
 
-/* txid_status of the transaction in doubt: "committed", "aborted", "in progress", "" */
+/*
+ * The fate of the transaction in doubt, from the writer's row: "committed"
+ * (its mark is there), "aborted", or "in progress" while the row is locked
+ * (the old session's transaction still going: not known yet).
+ */
 static int doubt_status(struct pg_store *s, char *out, size_t size)
 {
-	struct params p = {0};
-	p_i64(&p, s->doubt_xid);
-	PGresult *r = PQexecParams(s->conn, "SELECT txid_status($1::bigint)", 1, NULL, p.v, NULL,
-	                           NULL, 0);
-	int err = result_err(s, r);
+	const char *v[1] = {s->writer};
+	PGresult *r = PQexecParams(s->conn,
+	                           "SELECT mark FROM bitarena_commits WHERE writer = $1"
+	                           " FOR UPDATE NOWAIT",
+	                           1, NULL, v, NULL, NULL, 0);
+	const char *state = r != NULL ? PQresultErrorField(r, PG_DIAG_SQLSTATE) : NULL;
+	int err = state != NULL && strcmp(state, "55P03") == 0 ? STORE_OK : result_err(s, r);
 	snprintf(out, size, "%s",
-	         err == STORE_OK && PQntuples(r) == 1 ? PQgetvalue(r, 0, 0) : "in progress");
+	         err != STORE_OK || PQresultStatus(r) != PGRES_TUPLES_OK ? "in progress"
+	         : PQntuples(r) == 1 && col_i64(r, 0, 0) >= s->doubt_mark ? "committed"
+	                                                                   : "aborted");
 	PQclear(r);
 	return err;
 }
@@ -938,28 +953,34 @@ static int resolve_doubt(struct pg_store *s)
 		s->replay_at = 0;
 	}
 	wlog_clear(&s->doubt);
-	s->doubt_xid = 0;
+	s->doubt_mark = 0;
 	return STORE_OK;
 }
 
 /* ---- transactions ------------------------------------------------------------------------ */
 
 /*
- * BEGIN, with the transaction's id taken now (to learn a lost commit's
+ * BEGIN, with the writer's mark raised now (to learn a lost commit's
  * fate); the fate of an earlier one in doubt is learnt first.
  */
 static int txn_begin(struct pg_store *s)
 {
 	for (int attempt = 0;; attempt++) {
 		int err = ready(s);
-		if (err == STORE_OK && s->doubt_xid != 0)
+		if (err == STORE_OK && s->doubt_mark != 0)
 			err = resolve_doubt(s);
 		if (err)
 			return err;
-		PGresult *r = PQexec(s->conn, "BEGIN; SELECT txid_current()");
+		char sql[300];
+		snprintf(sql, sizeof sql,
+		         "BEGIN; INSERT INTO bitarena_commits AS c (writer, mark) VALUES ('%s', 1)"
+		         " ON CONFLICT (writer) DO UPDATE SET mark = c.mark + 1, at = now()"
+		         " RETURNING mark",
+		         s->writer);
+		PGresult *r = PQexec(s->conn, s->writer[0] ? sql : "BEGIN; SELECT 0");
 		err = result_err(s, r);
 		if (err == STORE_OK && PQntuples(r) == 1) {
-			s->xid = col_i64(r, 0, 0);
+			s->mark = col_i64(r, 0, 0);
 			s->txn = true;
 			wlog_clear(&s->log);
 			PQclear(r);
@@ -979,7 +1000,7 @@ static int txn_begin(struct pg_store *s)
 
 /*
  * The answer to COMMIT was lost with the connection: whether it happened is
- * asked of the server once it is back (txid_status), for PG_INDOUBT_MS.
+ * asked of the server once it is back (the writer's mark), for PG_INDOUBT_MS.
  * 0: it committed; STORE_EUNAVAIL: it did not, or it is not known yet (then
  * the next transaction asks first, and the writes of this one, when tried
  * again, get the answers they had if it did commit).
@@ -988,8 +1009,10 @@ static int commit_fate(struct pg_store *s)
 {
 	char why[sizeof s->why];
 	snprintf(why, sizeof why, "%s", s->why);
+	if (s->mark == 0) /* a reader's: nothing it did is in doubt */
+		return STORE_EUNAVAIL;
 	wlog_swap(&s->doubt, &s->log);
-	s->doubt_xid = s->xid;
+	s->doubt_mark = s->mark;
 	int64_t until = mono_ms() + PG_INDOUBT_MS;
 	for (int wait = 10;; wait = wait < 200 ? wait * 2 : 200) {
 		char st[32] = "";
@@ -1000,7 +1023,7 @@ static int commit_fate(struct pg_store *s)
 		    strcmp(st, "in progress") != 0) {
 			bool committed = strcmp(st, "committed") == 0;
 			wlog_clear(&s->doubt);
-			s->doubt_xid = 0;
+			s->doubt_mark = 0;
 			if (committed)
 				return STORE_OK;
 			snprintf(s->why, sizeof s->why, "%.300s (the commit did not happen)", why);
@@ -1110,7 +1133,10 @@ static int migrate(struct pg_store *s)
 	int err = exec_cmd(s, "BEGIN; SELECT pg_advisory_xact_lock(" LOCK_MIGRATE ");"
 	                      " CREATE TABLE IF NOT EXISTS bitarena_migrations ("
 	                      "  version integer PRIMARY KEY,"
-	                      "  applied timestamptz NOT NULL DEFAULT now()); COMMIT");
+	                      "  applied timestamptz NOT NULL DEFAULT now());"
+	                      " CREATE TABLE IF NOT EXISTS bitarena_commits ("
+	                      "  writer text PRIMARY KEY, mark bigint NOT NULL,"
+	                      "  at timestamptz NOT NULL DEFAULT now()); COMMIT");
 	while (err == STORE_OK) {
 		err = exec_cmd(s, "BEGIN; SELECT pg_advisory_xact_lock(" LOCK_MIGRATE ")");
 		int v = err ? err : version_of(s);
@@ -1158,6 +1184,11 @@ static int check_version(struct pg_store *s)
 static void pg_close(struct store *bs)
 {
 	struct pg_store *s = impl(bs);
+	if (s->writer[0] && s->doubt_mark == 0 && !s->txn && PQstatus(s->conn) == CONNECTION_OK) {
+		const char *v[1] = {s->writer};
+		PQclear(PQexecParams(s->conn, "DELETE FROM bitarena_commits WHERE writer = $1", 1,
+		                     NULL, v, NULL, NULL, 0));
+	}
 	if (s->conn != NULL)
 		PQfinish(s->conn);
 	wlog_free(&s->log);
@@ -1165,6 +1196,24 @@ static void pg_close(struct store *bs)
 	wlog_free(&s->replay);
 	free(s->conninfo);
 	free(s);
+}
+
+/*
+ * A writer's id in bitarena_commits, drawn at open; the rows of writers that
+ * died without closing go after a week unused (a row is used by every write).
+ */
+static int writer_id(struct pg_store *s)
+{
+	PGresult *r = PQexec(s->conn, "DELETE FROM bitarena_commits"
+	                              " WHERE at < now() - interval '7 days';"
+	                              " SELECT gen_random_uuid()::text");
+	int err = result_err(s, r);
+	if (err == STORE_OK && PQntuples(r) == 1)
+		col_str(r, 0, 0, s->writer, sizeof s->writer);
+	else if (err == STORE_OK)
+		err = STORE_EIO;
+	PQclear(r);
+	return err;
 }
 
 /* The server as a log can show it: no password, whatever the connection string held. */
@@ -1227,6 +1276,8 @@ static int pg_open(const struct store_options *o, struct store **out)
 		err = s->reader ? check_version(s) : migrate(s);
 	if (err == STORE_OK)
 		err = store_identity(s, s->store_id, sizeof s->store_id);
+	if (err == STORE_OK && !s->reader)
+		err = writer_id(s);
 	s->session_ok = err == STORE_OK;
 	if (err != STORE_OK) {
 		if (s->conn != NULL && s->why[0])
