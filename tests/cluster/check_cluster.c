@@ -26,7 +26,8 @@
  * remote player's moves cost nothing, as a local one's); the game's node
  * paused (SIGSTOP) until another takes the game over, a move sent to it
  * meanwhile never acknowledged unless stored, and its player moved to the
- * new owner on the same connection; the game's node killed and started
+ * new owner on the same connection; the paused owner answering nothing from a game taken
+ * over meanwhile (what was asked of it waits for its heartbeat); the game's node killed and started
  * again at once under its name, the player of another node back in the
  * game without a word and playing on; a player of another node logging out
  * and someone else logging in on its connection, the game's node forgetting
@@ -1096,6 +1097,45 @@ START_TEST(test_owner_paused)
 END_TEST
 
 /*
+ * The game's node paused while a remote player's command waits for it in Redis (a refresh
+ * forwarded to it), the game taken over and played on elsewhere: once it runs again, the
+ * old owner does not answer from the game as it had it (a state of the past, sent before it
+ * learns it lost the game: seen in a nemesis run); what other nodes asked of it meanwhile
+ * waits until its heartbeat says whether the games are still its own.
+ */
+START_TEST(test_paused_owner_answers_nothing_stale)
+{
+	struct trio t;
+	struct ts_cli a, b;
+	int id = trio_game(&t, &a, &b); /* a1 played on n1: bob, on n2, to move */
+	ck_assert_int_eq(kill(t.n[0].pid, SIGSTOP), 0);
+	ts_send(&b, "refresh %d", id); /* forwarded to the paused owner: waits in its inbox */
+	cJSON_Delete(ts_untilf(&b, "{\"type\":\"info\",\"game\":%d,\"event\":\"moved\"}", id));
+	ck_assert(move_until_played(&b, id, "a2", false)); /* on the new owner */
+	cJSON_Delete(ts_untilf(&b, "{\"type\":\"state\",\"game\":%d,\"ply\":2}", id));
+	ck_assert_int_eq(kill(t.n[0].pid, SIGCONT), 0);
+	char pat[128];
+	snprintf(pat, sizeof pat, "{\"type\":\"state\",\"game\":%d}", id);
+	for (int waited = 0; waited < 5000; waited += 250) { /* everything bob gets for 5 s */
+		char *l = ts_line_within(&b, 250);
+		if (l != NULL && ts_match(pat, l)) {
+			cJSON *j = cJSON_Parse(l);
+			ck_assert_msg(ts_jint(j, "ply") >= 2, "a state of the past after ply 2: %s", l);
+			cJSON_Delete(j);
+		}
+		free(l);
+	}
+	/* the game goes on where it runs now */
+	ts_send(&b, "refresh %d", id);
+	cJSON_Delete(ts_untilf(&b, "{\"type\":\"state\",\"game\":%d,\"ply\":2}", id));
+	assert_stored(id, "a1 a2", "in_progress");
+	ts_close(&a);
+	ts_close(&b);
+	trio_down(&t);
+}
+END_TEST
+
+/*
  * The game's node killed (kill -9) and started again at once under the same name: the new
  * instance takes its games back before another node notices, and the player on another
  * node, who never left, is seated there again (game_start, the state) and plays on; the
@@ -1946,6 +1986,7 @@ static Suite *cluster_suite(void)
 	/* nodes paused, restarted at once, identities changed: CK_RUN_CASE=faults runs these */
 	tc = add_case(s, "faults", both_up, both_down);
 	tcase_add_test(tc, test_owner_paused);
+	tcase_add_test(tc, test_paused_owner_answers_nothing_stale);
 	tcase_add_test(tc, test_owner_restarted);
 	tcase_add_test(tc, test_guest_back_before_scan);
 	tcase_add_test(tc, test_logout_remote);

@@ -476,8 +476,13 @@ class Client:
             return
         g = m.get('game')
         if t == 'state':
-            self.states[g] = m
-            self.state_at[g] = now()
+            old = self.states.get(g)
+            # an older state (a lower seq: a paused ex-owner answering before it learnt the
+            # game moved) is recorded and checked, but the newest one stays the view
+            # (these games have no takebacks, so seq only grows)
+            if old is None or (m.get('seq') or 0) >= (old.get('seq') or 0):
+                self.states[g] = m
+                self.state_at[g] = now()
             lm = m.get('last_move')
             self.rec('state', g, m.get('ply'), lm, bool(m.get('over')), m.get('seq'))
             if m.get('over'):
@@ -582,6 +587,8 @@ class Client:
                 self.rec('send', g, ply, mv)
                 rep = await self.cmd('move %d %s' % (g, mv))
                 if rep.get('type') == 'ok':
+                    if isinstance(rep.get('ply'), int):  # where the move went (from a stale
+                        ply = rep['ply'] - 1             # view: not where it was sent from)
                     self.rec('ack', g, ply, rep.get('move') or mv, bool(rep.get('pending')))
                     self.run.acked(g)
                     sent_ply = ply

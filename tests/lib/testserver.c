@@ -218,8 +218,7 @@ void ts_send(struct ts_cli *c, const char *fmt, ...)
 	ts_write(c, line, n);
 }
 
-/* The next line (malloc'd, without its newline), or NULL at EOF or after wait_ms. */
-static char *ts_line_within(struct ts_cli *c, int wait_ms)
+char *ts_line_within(struct ts_cli *c, int wait_ms)
 {
 	char *l;
 	int n = net_read_line(&c->nc, wait_ms, &l);

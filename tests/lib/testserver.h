@@ -104,6 +104,9 @@ void ts_send(struct ts_cli *c, const char *fmt, ...) __attribute__((format(print
 /* The next line (malloc'd, without its newline), or NULL at EOF or after the wait. */
 char *ts_line(struct ts_cli *c);
 
+/* The same, waiting at most wait_ms. */
+char *ts_line_within(struct ts_cli *c, int wait_ms);
+
 /* Reads what has arrived without waiting; true if a line containing needle was among it. */
 bool ts_drain(struct ts_cli *c, const char *needle);
 

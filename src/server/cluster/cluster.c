@@ -60,7 +60,7 @@ void cluster_instance(const char *name, char out[STORE_NODE_MAX + 1])
 /* ---- the inbox and the tick ----------------------------------------------------------------- */
 
 /* A message to our inbox, handed to the part it is for (docs/cluster.md, 3). */
-static void on_inbox_msg(struct cluster *c, char *h, char *body, size_t len)
+static void dispatch(struct cluster *c, char *h, char *body, size_t len)
 {
 	char a[STORE_NODE_MAX + 1], name[PROTO_NAME_MAX + 2], flags[16];
 	char tok[PROTO_TOKEN_LEN + 2] = "-"; /* C, R: a guest's token (none from older nodes) */
@@ -124,6 +124,79 @@ static void on_inbox_msg(struct cluster *c, char *h, char *body, size_t len)
 		}
 		break;
 	}
+	}
+}
+
+/*
+ * What is asked of us as the owner of games (a command forwarded, a seat resumed, a state
+ * asked again, a client gone, spectators counted) waits while our lease is in doubt: a
+ * process paused (SIGSTOP, a stopped VM) finds, when it runs again, what other nodes asked
+ * meanwhile, and would answer from games another node may have taken over since. The next
+ * heartbeat tells: ours still (they go on as they came), or declared dead (revive() first
+ * gives up what is not ours, and they go on once the lease is back).
+ */
+#define HELD_MAX 65536
+
+static bool lease_ok(struct cluster *c)
+{
+	return c->lease_at != 0 && cluster_now(c) < c->lease_at + (uint64_t)c->expiry_ms;
+}
+
+static void hold(struct cluster *c, const char *h, const char *body, size_t len)
+{
+	size_t hl = strlen(h) + 1;
+	struct held *m = c->nheld < HELD_MAX ? malloc(sizeof *m + hl) : NULL;
+	char *b = m != NULL ? malloc(len + 1) : NULL; /* NUL-ended, as it came */
+	if (m == NULL || b == NULL) {
+		free(m);
+		log_warn("cluster inbox message dropped node=%s why=\"%s\"", c->name,
+		         c->nheld < HELD_MAX ? "out of memory" : "too many held");
+		return;
+	}
+	memcpy(m->h, h, hl);
+	if (len > 0)
+		memcpy(b, body, len);
+	b[len] = '\0';
+	m->body = b;
+	m->len = len;
+	m->next = NULL;
+	if (c->held == NULL)
+		c->held_tail = &c->held;
+	*c->held_tail = m;
+	c->held_tail = &m->next;
+	c->nheld++;
+}
+
+static void on_inbox_msg(struct cluster *c, char *h, char *body, size_t len)
+{
+	if (strchr("CRXWY", h[0]) != NULL && h[0] != '\0' && (c->held != NULL || !lease_ok(c))) {
+		hold(c, h, body, len);
+		return;
+	}
+	dispatch(c, h, body, len);
+}
+
+static void drop_held(struct cluster *c)
+{
+	while (c->held != NULL) {
+		struct held *m = c->held;
+		c->held = m->next;
+		free(m->body);
+		free(m);
+	}
+	c->nheld = 0;
+}
+
+void cluster_lease_renewed(struct cluster *c, uint64_t sent)
+{
+	c->lease_at = sent;
+	while (c->held != NULL && lease_ok(c) && !c->stopping) {
+		struct held *m = c->held;
+		c->held = m->next;
+		c->nheld--;
+		dispatch(c, m->h, m->body, m->len);
+		free(m->body);
+		free(m);
 	}
 }
 
@@ -207,6 +280,7 @@ int cluster_start(const struct cluster_config *cfg, const struct cluster_layers 
 			usleep(100000);
 	}
 	if (taken) {
+		c->lease_at = cluster_now(c); /* the loop's time, from before the SET: earlier */
 		redisReply *r =
 		        redisCommand(rc, "HSET " KEY("nodes") " %s %s", c->name, c->instance);
 		freeReplyObject(r);
@@ -360,6 +434,7 @@ void cluster_free(struct cluster *c)
 {
 	if (c == NULL)
 		return;
+	drop_held(c);
 	remote_clear(c);
 	home_clear(c);
 	owner_clear(c);

@@ -198,6 +198,11 @@ struct cluster {
 	uv_timer_t tick;
 	uint64_t healthy_since; /* the first answered heartbeat after the last trouble */
 	uint64_t beat_sent;     /* a heartbeat in flight, sent then (0: none) */
+	/* our key renewed by a heartbeat sent then (0: not since we learnt we may have lost it):
+	 * until lease_at + expiry_ms nobody can have declared us dead and taken our games */
+	uint64_t lease_at;
+	struct held *held, **held_tail; /* what our inbox asked of an owner, held meanwhile */
+	size_t nheld;
 	uint64_t synced_at;     /* the last resync() */
 	uint64_t echo_sent;     /* an echo to our own inbox in flight, sent then (0: none) */
 	uint64_t sess_epoch;    /* the sessions' epoch our users' rows were last written at */
@@ -234,6 +239,17 @@ struct cluster {
 	char **ev_away;                     /* while ev_mine: names logged in elsewhere, sorted */
 	size_t ev_naway;
 };
+
+/* A message to our inbox held while our lease is in doubt (cluster.c). */
+struct held {
+	struct held *next;
+	char *body;
+	size_t len;
+	char h[];
+};
+
+/* The lease renewed (a heartbeat sent at sent answered "ours"): what was held goes on. */
+void cluster_lease_renewed(struct cluster *c, uint64_t sent);
 
 /* ---- helpers every part uses ------------------------------------------------------------- */
 

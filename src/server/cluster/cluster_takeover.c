@@ -55,13 +55,14 @@ static void on_beat(redisAsyncContext *ac, void *r, void *pd)
 	redisReply *rep = r;
 	if (c->stopping)
 		return;
-	uint64_t took = c->beat_sent ? cluster_now(c) - c->beat_sent : 0;
+	uint64_t sent = c->beat_sent, took = sent ? cluster_now(c) - sent : 0;
 	c->beat_sent = 0;
 	if (rep == NULL || rep->type != REDIS_REPLY_INTEGER) {
 		c->healthy_since = 0;
 		return;
 	}
 	if (rep->integer == -1) {
+		c->lease_at = 0;
 		revive(c); /* it writes our live state again once we gave up what is not ours */
 		return;
 	}
@@ -72,6 +73,8 @@ static void on_beat(redisAsyncContext *ac, void *r, void *pd)
 	}
 	if (took > (uint64_t)c->expiry_ms / 2 || rep->integer == 0)
 		c->healthy_since = 0; /* a stall, or Redis lost our key: not healthy yet */
+	if (rep->integer == 1 && sent != 0) /* our key never lapsed: nobody took our games */
+		cluster_lease_renewed(c, sent);
 	if (c->healthy_since == 0)
 		c->healthy_since = cluster_now(c);
 	if (c->resync_due ||

@@ -688,6 +688,7 @@ void session_move(struct client *c, const struct proto_req *rq, struct game *g, 
 	cJSON *f = cJSON_CreateObject();
 	cJSON_AddNumberToObject(f, "game", (double)g->id);
 	cJSON_AddStringToObject(f, "move", rec.text);
+	cJSON_AddNumberToObject(f, "ply", (double)g->ply);
 	reply_ok(c, rq, f, NULL, "%s played in game %" PRIu64, rec.text, g->id);
 	if (s->on_moved != NULL)
 		s->on_moved(g, 1u << seat);
