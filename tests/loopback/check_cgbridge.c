@@ -145,6 +145,8 @@ static void start_server(void)
 	                      portfile,
 	                      "--data",
 	                      data,
+	                      "--pools", /* the referee's conditions, as the bridge's seeks ask */
+	                      "xmas:xmas strict=1 turn_ms=200 first_turn_ms=1000",
 	                      NULL};
 	server_pid = tp_spawn(argv, "/dev/null", "/dev/null");
 	for (int i = 0; i < 1000 && port == 0; i++) {
@@ -432,6 +434,41 @@ START_TEST(test_league)
 END_TEST
 
 /* A bot that cannot start says why, and nothing is sought. */
+/*
+ * Two bridges in the xmas pool (PROTOCOL.md §18; the server's is strict, 200 ms a turn, as
+ * a seek of the bridge would be), neither seeking nor accepting: the pool
+ * pairs them, each joins again after its game, and --games 2 ends both after two games,
+ * each game with a bot process of its own (started afresh, as on CodinGame).
+ */
+START_TEST(test_pool_two_games)
+{
+	char out[2][4096], err[2][8192], path[2][PATH_MAX], epath[2][PATH_MAX], name[2][16];
+	const char *bot[] = {self, "--bot", "play", NULL};
+	pid_t pid[2];
+	for (int s = 0; s < 2; s++) {
+		const char *argv[48];
+		snprintf(name[s], sizeof name[s], "pooled%d", s);
+		const char *args[] = {"--name", name[s], "--pool", "xmas", "--games", "2", NULL};
+		bridge_path(path[s], sizeof path[s], s, "out");
+		bridge_path(epath[s], sizeof epath[s], s, "err");
+		tp_argv(argv, 48, cg_head(), args, dashes, bot, NULL);
+		pid[s] = tp_spawn(argv, path[s], epath[s]);
+	}
+	for (int s = 0; s < 2; s++) {
+		int r = tp_wait(pid[s], 110);
+		tp_slurp(path[s], out[s], sizeof out[s]);
+		tp_slurp(epath[s], err[s], sizeof err[s]);
+		ck_assert_msg(r == 0, "bridge %d exited %d: %s", s, r, err[s]);
+		ck_assert_int_eq(tp_count_lines(out[s], "game "), 2);
+	}
+	/* the same two games, seen from both sides */
+	long long g0, g1;
+	ck_assert_int_eq(sscanf(out[0], "game %lld", &g0), 1);
+	ck_assert_int_eq(sscanf(out[1], "game %lld", &g1), 1);
+	ck_assert_int_eq(g0, g1);
+}
+END_TEST
+
 START_TEST(test_bot_cannot_start)
 {
 	char err[4096], errpath[PATH_MAX];
@@ -478,6 +515,7 @@ int main(int argc, char **argv)
 	tcase_add_test(tc, test_first_turn_time);
 	tcase_add_test(tc, test_league);
 	tcase_add_test(tc, test_bot_cannot_start);
+	tcase_add_test(tc, test_pool_two_games);
 	suite_add_tcase(s, tc);
 	int status = check_run(s);
 	char cmd[PATH_MAX + 16];
