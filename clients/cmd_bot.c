@@ -284,20 +284,6 @@ static bool random_move(struct bot *b, const cJSON *state, const cJSON *legal, c
 	return true;
 }
 
-static int send_cmd(struct bot *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int send_cmd(struct bot *b, const char *fmt, ...)
-{
-	if (!b->link.up)
-		return NET_ECLOSED;
-	va_list ap;
-	va_start(ap, fmt);
-	int r = net_vsendf(&b->link.c, fmt, ap);
-	va_end(ap);
-	if (r < 0)
-		fprintf(stderr, "%s: sending to the server: %s\n", b->prog, net_strerror(r));
-	return r;
-}
-
 static int play_state(struct bot *b, struct bot_game *g, const cJSON *state, bool use_engine)
 {
 	const cJSON *legal = cJSON_GetObjectItemCaseSensitive(state, "legal");
@@ -309,7 +295,7 @@ static int play_state(struct bot *b, struct bot_game *g, const cJSON *state, boo
 	else
 		return 0;
 	g->seq_moved = cli_jint(state, "seq", 0);
-	return send_cmd(b, "move %lld %s", g->game, move);
+	return cli_link_sendf(&b->link, "move %lld %s", g->game, move);
 }
 
 /* What a handler returns to stop the pump (0 goes on). */
@@ -375,7 +361,7 @@ static void try_accept(struct bot *b, const cJSON *seek)
 	if (cli_games_on(&b->games) > 0 || b->accept_pending || !want_more(b) ||
 	    !seek_matches(b, seek))
 		return;
-	if (send_cmd(b, "accept %lld", cli_jint(seek, "id", 0)) == 0)
+	if (cli_link_sendf(&b->link, "accept %lld", cli_jint(seek, "id", 0)) == 0)
 		b->accept_pending = true;
 }
 
@@ -391,7 +377,7 @@ static void post_seek(struct bot *b)
 		                             .tv_nsec = (wait % 1000) * 1000000},
 		          NULL);
 	b->last_seek_ms = net_now_ms();
-	if (send_cmd(b, "seek %s", b->seek) == 0)
+	if (cli_link_sendf(&b->link, "seek %s", b->seek) == 0)
 		b->seek_open = true;
 }
 
@@ -547,7 +533,7 @@ static int on_error(void *ud, const cJSON *m)
 		if (++g->move_errors > 3) { /* give the game up rather than loop */
 			fprintf(stderr, "%s: resigning game %lld after repeated move errors\n",
 			        b->prog, g->game);
-			return send_cmd(b, "resign %lld", g->game) < 0 ? BOT_FAIL : 0;
+			return cli_link_sendf(&b->link, "resign %lld", g->game) < 0 ? BOT_FAIL : 0;
 		}
 		return play_state(b, g, g->last_state, false) < 0 ? BOT_FAIL : 0;
 	}
@@ -576,7 +562,7 @@ static int bot_begin(struct bot *b)
 	post_seek(b);
 	if (b->ev.kind != CLI_EV_NONE)
 		return cli_event_join(&b->ev, &b->link.c, cli_games_on(&b->games));
-	return b->seek == NULL ? send_cmd(b, "seeks") : 0;
+	return b->seek == NULL ? cli_link_sendf(&b->link, "seeks") : 0;
 }
 
 static int bot_loop(struct bot *b)
@@ -644,7 +630,7 @@ static int bot_loop(struct bot *b)
 		if (b->seek == NULL && !events && cli_games_on(&b->games) == 0 &&
 		    !b->accept_pending && now - b->last_poll >= 1000) {
 			b->last_poll = now;
-			if (send_cmd(b, "seeks") < 0)
+			if (cli_link_sendf(&b->link, "seeks") < 0)
 				return 1;
 		}
 	}

@@ -253,8 +253,7 @@ static void lose_game(struct tb_slot *e, const char *fmt, ...)
 	fprintf(stderr, PROG ": game %lld: %s; resigning\n", g->id, why);
 	g->resigned = true;
 	g->due_seq = -1;
-	if (b->link.up)
-		net_sendf(&b->link.c, "resign %lld", g->id);
+	cli_link_sendf(&b->link, "resign %lld", g->id);
 }
 
 /* The engine is gone or must go: the game it was needed for is lost; restart it if useful. */
@@ -304,8 +303,7 @@ static void on_bestmove(struct tb_slot *e, const char *move)
 	tak_format_ptn(&g->st, m, canon, sizeof canon);
 	g->answered_seq = g->due_seq;
 	g->due_seq = -1;
-	if (b->link.up)
-		net_sendf(&b->link.c, "move %lld %s", g->id, canon);
+	cli_link_sendf(&b->link, "move %lld %s", g->id, canon);
 }
 
 static int on_engine_line(void *arg, char *line, bool cut)
@@ -452,18 +450,6 @@ static bool skipped_before(struct tb *b, long long id)
 	return false;
 }
 
-static int srv_send(struct tb *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int srv_send(struct tb *b, const char *fmt, ...)
-{
-	if (!b->link.up)
-		return NET_ECLOSED;
-	va_list ap;
-	va_start(ap, fmt);
-	int r = net_vsendf(&b->link.c, fmt, ap);
-	va_end(ap);
-	return r;
-}
-
 /* A free slot whose engine is ready for a game, or NULL. */
 static struct tb_slot *idle_slot(struct tb *b)
 {
@@ -504,7 +490,7 @@ static void try_accept(struct tb *b, const cJSON *seek)
 			say(b, "not accepting seek %lld by %s: %s", id, by ? by : "?", no);
 		return;
 	}
-	if (srv_send(b, "accept %lld", id) == 0)
+	if (cli_link_sendf(&b->link, "accept %lld", id) == 0)
 		b->accept_pending = true;
 }
 
@@ -518,11 +504,11 @@ static void lobby_advance(struct tb *b)
 	    !want_more(b) || idle_slot(b) == NULL)
 		return;
 	if (b->seek != NULL && !b->seek_open) {
-		if (srv_send(b, "seek %s", b->seek) == 0)
+		if (cli_link_sendf(&b->link, "seek %s", b->seek) == 0)
 			b->seek_open = true;
 	} else if (b->seek == NULL && !b->accept_pending && net_now_ms() - b->last_poll >= 1000) {
 		b->last_poll = net_now_ms();
-		srv_send(b, "seeks");
+		cli_link_sendf(&b->link, "seeks");
 	}
 }
 
@@ -556,7 +542,7 @@ static int on_game_start(void *ud, const cJSON *m)
 	int slot = cli_games_take(&b->games, id);
 	if (slot < 0) { /* more games than engines: cannot be played */
 		fprintf(stderr, PROG ": game %lld: no engine free for it; resigning\n", id);
-		srv_send(b, "resign %lld", id);
+		cli_link_sendf(&b->link, "resign %lld", id);
 		return 0;
 	}
 	struct tb_slot *e = &b->s[slot];
@@ -646,7 +632,7 @@ static int on_state(void *ud, const cJSON *m)
 	}
 	if (!g->record_wait && !follow(g, m)) {
 		g->record_wait = true;
-		srv_send(b, "record %lld", g->id);
+		cli_link_sendf(&b->link, "record %lld", g->id);
 	}
 	long long seq = cli_jint(m, "seq", -1);
 	if (cli_to_move_has(m, g->seat) && seq > g->answered_seq)

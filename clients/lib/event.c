@@ -6,6 +6,7 @@
 #include "lib/event.h"
 
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -255,6 +256,19 @@ int cli_link_retry(struct cli_link *l)
 	l->next_try = net_now_ms() + l->backoff_ms;
 	l->backoff_ms = l->backoff_ms * 2 > BACKOFF_MAX_MS ? BACKOFF_MAX_MS : l->backoff_ms * 2;
 	return 0;
+}
+
+int cli_link_sendf(struct cli_link *l, const char *fmt, ...)
+{
+	if (!l->up)
+		return NET_ECLOSED;
+	va_list ap;
+	va_start(ap, fmt);
+	int r = net_vsendf(&l->c, fmt, ap);
+	va_end(ap);
+	if (r < 0)
+		fprintf(stderr, "%s: sending to the server: %s\n", l->prog, net_strerror(r));
+	return r;
 }
 
 int cli_link_wait_ms(const struct cli_link *l)

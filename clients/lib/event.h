@@ -133,6 +133,10 @@ void cli_link_lost(struct cli_link *l, int r);
 int cli_link_retry(struct cli_link *l);
 
 /* Milliseconds until the link's next retry (0 when due or up): a poll()'s timeout. */
+/* One command line to the server (printf; the newline is added): NET_ECLOSED while the link
+ * is down; a failure is said on stderr (the link is found lost by the next read). */
+int cli_link_sendf(struct cli_link *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 int cli_link_wait_ms(const struct cli_link *l);
 
 /* Closes it for good. */
