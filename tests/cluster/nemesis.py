@@ -4,6 +4,7 @@ nemesis.py - a Jepsen-style fault-injection run against a bitarena cluster (issu
 checker of its history. Python 3 standard library only.
 
     tests/cluster/nemesis.py [--nodes 3] [--minutes N] [--games G] [--seed S] [--faults K,...]
+                             [--interval S]
 
 It starts, in a temporary directory on loopback: a PostgreSQL (initdb + pg_ctl), a
 redis-server, and --nodes bitarenad nodes (--cluster --db --node). Each node reaches Redis and
@@ -11,7 +12,8 @@ PostgreSQL through a TCP proxy of its own that this script runs (FaultProxy), so
 can be cut off from either. Scripted clients play --games games at once (ttt, Tak 3x3, Tak
 5x5, Xmas Rush in turn), the two players of a game on different nodes and a spectator on a
 third; a game that ends is followed by another between the same players. Meanwhile the
-nemesis injects one fault at a time, at random, and heals it:
+nemesis injects one fault at a time, at random, and heals it (with --interval S, a fault
+every S seconds or so instead, overlapping, each on a target no other fault holds then):
 
     pause        SIGSTOP of a node for 0.5-6 s (the takeover comes after ~2 s), then SIGCONT
     kill         kill -9 of a node, started again at once under its name
@@ -730,9 +732,16 @@ class Run:
 
     # -- the nemesis --
 
-    async def fault(self, kind):
+    def targets(self, kind):
+        """What fault kind would hold: a node (its process, or its proxy), Redis or PG."""
+        if kind in ('redis', 'pg'):
+            return [kind]
+        return [(kind if kind.startswith('part-') else 'proc', n.name) for n in self.nodes]
+
+    async def fault(self, kind, target=None):
         rng = self.rng
-        node = rng.choice(self.nodes)
+        node = rng.choice(self.nodes) if target is None or not isinstance(target, tuple) else \
+            next(n for n in self.nodes if n.name == target[1])
         f = dict(kind=kind, node=None, start=now())
         if kind == 'pause':
             d = rng.uniform(0.5, 6.0)
@@ -788,7 +797,44 @@ class Run:
     def game_over_seen(self, g):
         return any(g in c.over for c in self.clients)
 
+    async def overlapping(self, deadline):
+        """--interval S: a fault starts every S seconds (each on a target no other fault holds
+        then: a node's process, its Redis or PostgreSQL proxy, Redis, PostgreSQL), so faults
+        overlap; each one's recovery is measured from its heal as in the sequential mode."""
+        deck, busy, tasks = [], set(), []
+
+        async def one(kind, target):
+            try:
+                f = await self.fault(kind, target)
+            finally:
+                busy.discard(target)
+            f['recovery'] = await self.recovered(f['heal'], self.args.recovery_limit,
+                                                 f['start'])
+            if f['recovery'] is None:
+                log('  %s from %.1f s not recovered within %d s' % (
+                    kind, f['start'] - T0, self.args.recovery_limit))
+
+        while now() < deadline:
+            await asyncio.sleep(self.rng.uniform(0.5, 1.5) * self.args.interval)
+            if not deck:
+                deck = list(self.args.faults)
+                self.rng.shuffle(deck)
+            kind = deck.pop()
+            free = [t for t in self.targets(kind) if t not in busy and
+                    (not isinstance(t, tuple) or ('proc', t[1]) not in busy)]
+            if kind in ('kill', 'kill-later', 'pause'):  # nor while its proxies are cut
+                free = [t for t in free if all((k, t[1]) not in busy
+                                               for k in ('part-redis', 'part-pg'))]
+            if not free:
+                continue
+            target = self.rng.choice(free)
+            busy.add(target)
+            tasks.append(asyncio.ensure_future(one(kind, target)))
+        await asyncio.gather(*tasks)
+
     async def nemesis(self, deadline):
+        if self.args.interval:
+            return await self.overlapping(deadline)
         deck = []
         while now() < deadline:
             await asyncio.sleep(self.rng.uniform(0.5, 2.0))
@@ -964,8 +1010,9 @@ class Run:
 
     def summary(self, viol, nack, nstates, status, back, pending_lost):
         a = self.args
-        print('\n=== nemesis summary (seed %d, %d nodes, %.1f min, %d games at once) ===' %
-              (a.seed, a.nodes, a.minutes, a.games))
+        print('\n=== nemesis summary (seed %d, %d nodes, %.1f min, %d games at once%s) ===' %
+              (a.seed, a.nodes, a.minutes, a.games,
+               ', a fault every %.1f s, overlapping' % a.interval if a.interval else ''))
         kinds = {}
         for f in self.faults:
             kinds.setdefault(f['kind'], []).append(f)
@@ -1032,6 +1079,10 @@ def parse():
                    help='fault kinds, comma-separated: ' + ', '.join(FAULTS))
     p.add_argument('--grace', type=float, default=60.0, help='the nodes\' --grace, seconds')
     p.add_argument('--beat-ms', type=int, default=500, help='the nodes\' --cluster-beat-ms')
+    p.add_argument('--interval', type=float, default=0,
+                   help='a fault every S seconds (0.5-1.5 times), overlapping, each on a '
+                   'target no other holds; 0 (default): one at a time, the next after the '
+                   'last recovered')
     p.add_argument('--recovery-limit', type=int, default=45,
                    help='seconds a fault\'s recovery may take before it counts as stuck')
     p.add_argument('--bitarenad', default=os.environ.get('BITARENAD') or os.path.join(
