@@ -145,11 +145,9 @@ int cli_event_message(struct cli_event *ev, const char *prog, const cJSON *m)
 		return 0;
 	const char *msg = cli_jstr(m, "message") ? cli_jstr(m, "message") : "";
 	/* after a reconnect the server still knows us: on the pool (a drop it has not seen yet),
-	   on the ladder with the same concurrency (BAD_ARGS "already"), in the tournament */
+	   in the tournament (a ladder's join again is answered ok) */
 	if (strcmp(code, "IN_POOL") == 0 || strcmp(code, "NOT_IN_POOL") == 0 ||
 	    strcmp(code, "NOT_ON_LADDER") == 0 ||
-	    (ev->kind == CLI_EV_LADDER && strcmp(code, "BAD_ARGS") == 0 &&
-	     strstr(msg, "already") != NULL) ||
 	    (ev->kind == CLI_EV_TOURNEY && strstr(msg, "already") != NULL))
 		return 0;
 	if (ev->left) /* a leave refused: nothing to leave */

@@ -573,10 +573,9 @@ static void do_join(struct ladders *ls, struct client *c, const struct proto_req
 		l->day = day_of(wall_ms());
 	}
 	int me = member_of(l, c->name);
-	if (me >= 0 && l->m[me].state == LM_ACTIVE && l->m[me].concurrency == conc) {
-		reply_err(c, rq, ERR_BAD_ARGS, "you are on this ladder already");
-		return;
-	}
+	/* on it already with that concurrency (a bot back after a reconnect): the same answer,
+	   nothing changed */
+	bool same = me >= 0 && l->m[me].state == LM_ACTIVE && l->m[me].concurrency == conc;
 	if (me < 0) {
 		if (!grow(l)) {
 			reply_err(c, rq, ERR_LADDER_FULL, "the ladder has its %d members",
@@ -593,11 +592,13 @@ static void do_join(struct ladders *ls, struct client *c, const struct proto_req
 		append(ls, l);
 	}
 	struct lmember *m = &l->m[me];
-	m->state = LM_ACTIVE;
-	m->concurrency = conc;
-	m->idle_since = wall_ms();
-	save(ls, l);
-	pump_soon(ls);
+	if (!same) {
+		m->state = LM_ACTIVE;
+		m->concurrency = conc;
+		m->idle_since = wall_ms();
+		save(ls, l);
+		pump_soon(ls);
+	}
 	char title[STORE_OPTIONS_MAX + 32];
 	cJSON *f = cJSON_CreateObject();
 	cJSON_AddNumberToObject(f, "ladder", (double)l->id);
