@@ -13,8 +13,21 @@ struct search_ctx {
 	unsigned char *scratch;
 	size_t per_ply;
 	uint64_t nodes, max_nodes;
-	bool out_of_nodes;
+	bool out_of_nodes; /* out of nodes or of time, or stopped: the depth is discarded */
+	const struct search_limits *lim;
+	long long until; /* now_ms() past which the search stops (hard_ms; 0: no cap) */
 };
+
+/* The time cap and the caller's poll, every 1024 nodes. */
+static bool stopped(const struct search_ctx *c)
+{
+	const struct search_limits *l = c->lim;
+	if ((c->nodes & 1023) != 0)
+		return false;
+	if (c->until != 0 && l->now_ms() >= c->until)
+		return true;
+	return l->poll != NULL && l->poll(l->arg);
+}
 
 /* Score of a finished game for the seat `me`, preferring quick wins and slow losses. */
 static int terminal_score(const struct game_ops *ops, const void *st, int me, int ply)
@@ -31,7 +44,7 @@ static int negamax(struct search_ctx *c, const void *st, int me, int depth, int 
 {
 	const struct game_ops *ops = c->ops;
 	c->nodes++;
-	if (c->max_nodes && c->nodes > c->max_nodes) {
+	if ((c->max_nodes && c->nodes > c->max_nodes) || stopped(c)) {
 		c->out_of_nodes = true;
 		return 0;
 	}
@@ -86,7 +99,9 @@ int search_best(const struct game_ops *ops, const void *st, const struct search_
 {
 	if (ops->to_move(st) == 0 || ops->apply == NULL)
 		return GAME_EOVER;
-	struct search_ctx c = {.ops = ops, .max_nodes = lim->max_nodes};
+	struct search_ctx c = {.ops = ops, .max_nodes = lim->max_nodes, .lim = lim};
+	if (lim->hard_ms > 0 && lim->now_ms != NULL)
+		c.until = lim->now_ms() + lim->hard_ms;
 	int max_depth = lim->max_depth > 0 ? lim->max_depth : 1;
 	c.per_ply = ops->max_moves * sizeof(game_move) + ops->state_size;
 	c.per_ply = (c.per_ply + 15) & ~(size_t)15;

@@ -14,6 +14,14 @@
 struct search_limits {
 	int max_depth;      /* plies; iterative deepening stops here */
 	uint64_t max_nodes; /* 0 = no limit; a depth that runs out of nodes is discarded */
+	/* a time cap (0: none), in ms of now_ms() from the search's start: a depth it cuts
+	 * is discarded, as one out of nodes (the deepest finished one answers); now_ms is
+	 * the caller's clock (this library reads none), and poll, if set, stops the search
+	 * as the cap does when it returns true (a cancel); both read every 1024 nodes */
+	long long hard_ms;
+	long long (*now_ms)(void);
+	bool (*poll)(void *arg);
+	void *arg;
 };
 
 struct search_result {

@@ -378,6 +378,51 @@ START_TEST(test_search_bounded_larger)
 }
 END_TEST
 
+/* A clock of the test's own: one ms per read (the search reads it every 1024 nodes). */
+static long long fake_ms;
+static long long fake_clock(void)
+{
+	return ++fake_ms;
+}
+
+static bool stop_now(void *arg)
+{
+	return *(const bool *)arg;
+}
+
+/*
+ * The time cap: the empty 5x5 board searched to the end would take seconds; capped at 20
+ * reads of the clock (20 x 1024 nodes) it answers a legal move from the deepest depth it
+ * finished, and never searches past the cap by more than one read. A poll that says stop
+ * ends it the same way.
+ */
+START_TEST(test_search_time_cap)
+{
+	const struct game_ops *ops = game_find("mnk");
+	const char *w[] = {"m=5", "n=5", "k=4"};
+	void *st = new_game(ops, w, 3);
+	struct search_limits lim = {.max_depth = 25, .hard_ms = 20, .now_ms = fake_clock};
+	struct search_result sr;
+	fake_ms = 0;
+	ck_assert_int_eq(search_best(ops, st, &lim, NULL, &sr), 0);
+	ck_assert_int_ge(sr.depth, 1);
+	ck_assert_int_lt(sr.depth, 25);
+	ck_assert_uint_le(sr.nodes, 21 * 1024);
+	ck_assert_int_le(fake_ms, 22);
+	ck_assert_int_eq(ops->apply(st, sr.best), 0); /* a legal move */
+	free(st);
+	st = new_game(ops, w, 3);
+	bool stop = false;
+	struct search_limits never = {.max_depth = 3, .poll = stop_now, .arg = &stop};
+	ck_assert_int_eq(search_best(ops, st, &never, NULL, &sr), 0);
+	ck_assert_int_eq(sr.depth, 3); /* a poll that never stops changes nothing */
+	stop = true;
+	ck_assert_int_eq(search_best(ops, st, &never, NULL, &sr), 0);
+	ck_assert_int_lt(sr.depth, 3); /* stopped at its first read */
+	free(st);
+}
+END_TEST
+
 static Suite *mnk_suite(void)
 {
 	Suite *s = suite_create("mnk");
@@ -392,6 +437,7 @@ static Suite *mnk_suite(void)
 	tcase_add_test(tc, test_positions_and_json);
 	tcase_add_test(tc, test_search_perfect_ttt);
 	tcase_add_test(tc, test_search_bounded_larger);
+	tcase_add_test(tc, test_search_time_cap);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -3,22 +3,24 @@
  * (house_level.h). How each level is set, weakest first (PROTOCOL.md §17
  * prints the same table):
  *
- *   level  ttt/mnk: depth nodes  noise | Tak: depth nodes   cap ms  noise | Xmas: noise
- *   1      1        -      100%        | 1     -       -      100%        | 100%
- *   2      1        -       60%        | 1     -       -       50%        |  80%
- *   3      2        -       40%        | 2     -       -       30%        |  60%
- *   4      3        -       25%        | 3     5k      -       15%        |  45%
- *   5      4        20k     10%        | -     20k     1000     5%        |  30%
- *   6      6        100k     5%        | -     100k    2000     0         |  15%
- *   7      8        500k     0         | -     400k    3000     0         |   5%
- *   8      all      2M       0         | -     1.5M    5000     0         |   0
+ *   level  ttt/mnk: depth nodes cap ms noise | Tak: depth nodes  cap ms noise | Xmas: noise
+ *   1      1        -      -      100%       | 1     -      -      100%       | 100%
+ *   2      1        -      -       60%       | 1     -      -       50%       |  80%
+ *   3      2        -      -       40%       | 2     -      -       30%       |  60%
+ *   4      3        -      -       25%       | 3     5k     -       15%       |  45%
+ *   5      4        20k    -       10%       | -     20k    1000     5%       |  30%
+ *   6      6        100k   -        5%       | -     100k   2000     0        |  15%
+ *   7      8        500k   3000     0        | -     400k   3000     0        |   5%
+ *   8      all      2M     5000     0        | -     1.5M   5000     0        |   0
  *
  * Noise is a uniformly random legal move (Xmas Rush: a random push, or a random
  * walk among the seat's actions) in that share of turns, drawn from the turn's
  * seed. The generic search (m,n,k) discards a depth that runs out of nodes,
  * so a node limit caps the depth on big boards; level 8 on 3x3 is perfect
- * play. Tak's node and time limits stop the search keeping its best move so
- * far; in a timed game the time cap is also kept under the seat's clock
+ * play; its time cap discards the depth it cuts the same way (a 5x5 board at
+ * level 8 took up to 9 s a move without it). Tak's node and time limits stop
+ * the search keeping its best move so far; in a timed game the time cap is
+ * also kept under the seat's clock
  * (tak_search_budget). Measured level against level: bench/house_levels.c,
  * README.
  */
@@ -37,7 +39,7 @@
 
 static const struct house_level mnk_levels[HOUSE_LEVELS] = {
         {1, 0, 0, 100},    {1, 0, 0, 60},     {2, 0, 0, 40},     {3, 0, 0, 25},
-        {4, 20000, 0, 10}, {6, 100000, 0, 5}, {8, 500000, 0, 0}, {0, 2000000, 0, 0},
+        {4, 20000, 0, 10}, {6, 100000, 0, 5}, {8, 500000, 3000, 0}, {0, 2000000, 5000, 0},
 };
 
 static const struct house_level tak_levels[HOUSE_LEVELS] = {
@@ -63,8 +65,8 @@ const struct house_level *house_level_of(const struct game_ops *ops, int level)
 	return NULL;
 }
 
-/* The Tak search's poll: the loop's cancel flag. */
-static bool tak_cancelled(void *arg)
+/* The searches' poll: the loop's cancel flag. */
+static bool cancelled(void *arg)
 {
 	return atomic_load((const atomic_bool *)arg);
 }
@@ -80,7 +82,7 @@ static int tak_think(const struct house_turn *t, const struct house_level *lv,
 	                                .hard_ms = lv->ms,
 	                                .soft_ms = lv->ms / 2,
 	                                .now_ms = t->now_ms,
-	                                .poll = tak_cancelled,
+	                                .poll = cancelled,
 	                                .arg = (void *)t->cancel,
 	                                .seed = t->seed};
 	if (t->left_ms > 0 && lv->ms > 0) { /* never past what the clock allows */
@@ -111,7 +113,13 @@ static int mnk_think(const struct house_turn *t, const struct house_level *lv, c
 		return n < 0 ? n : GAME_EOVER;
 	/* every move fills a cell: the game lasts at most n plies more */
 	struct search_limits lim = {.max_depth = lv->depth > 0 && lv->depth < n ? lv->depth : n,
-	                            .max_nodes = lv->nodes};
+	                            .max_nodes = lv->nodes,
+	                            .hard_ms = lv->ms,
+	                            .now_ms = t->now_ms,
+	                            .poll = cancelled,
+	                            .arg = (void *)t->cancel};
+	if (t->left_ms > 0 && lv->ms > 0 && t->left_ms / 20 < lim.hard_ms)
+		lim.hard_ms = t->left_ms / 20 > 0 ? t->left_ms / 20 : 1; /* never past the clock */
 	struct search_result r;
 	int rc = search_best(ops, st, &lim, rng, &r);
 	*m = r.best;
