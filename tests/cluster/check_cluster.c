@@ -26,7 +26,8 @@
  * remote player's moves cost nothing, as a local one's); the game's node
  * paused (SIGSTOP) until another takes the game over, a move sent to it
  * meanwhile never acknowledged unless stored, and its player moved to the
- * new owner on the same connection; the paused owner answering nothing from a game taken
+ * new owner on the same connection; an account whose node died logging in on another node
+ * before the takeover, seated by the takeover; the paused owner answering nothing from a game taken
  * over meanwhile (what was asked of it waits for its heartbeat); the game's node killed and started
  * again at once under its name, the player of another node back in the
  * game without a word and playing on; a player of another node logging out
@@ -1076,8 +1077,9 @@ START_TEST(test_owner_paused)
 	stored_moves(id, moves, sizeof moves, status, sizeof status);
 	ck_assert_msg(!acked || strcmp(moves, "a1 a2 b2") == 0, "b2 acknowledged, stored: %s",
 	              moves);
-	/* alice, still on n1, follows the game to its node: her seat and the state come back */
-	cJSON_Delete(ts_untilf(&a, "{\"type\":\"info\",\"game\":%d,\"event\":\"moved\"}", id));
+	/* alice, still on n1, follows the game to its node: her seat and the state come back
+	   (the new owner asks every node for its waiting seats, A: n1 answers with her R as
+	   soon as it runs; or n1 moves her when it learns it lost the game: info moved) */
 	cJSON_Delete(ts_untilf(&a, "{\"type\":\"state\",\"game\":%d,\"seat\":0}", id));
 	if (!acked)
 		ck_assert(move_until_played(&a, id, "b2", false));
@@ -1129,6 +1131,43 @@ START_TEST(test_paused_owner_answers_nothing_stale)
 	ts_send(&b, "refresh %d", id);
 	cJSON_Delete(ts_untilf(&b, "{\"type\":\"state\",\"game\":%d,\"ply\":2}", id));
 	assert_stored(id, "a1 a2", "in_progress");
+	ts_close(&a);
+	ts_close(&b);
+	trio_down(&t);
+}
+END_TEST
+
+/*
+ * The game's node, which is also its player's home, killed (kill -9); the player, an
+ * account, logs in on another node at once, before anyone took the game over (its login
+ * finds the game's node dead): the takeover seats it where it is, whichever node takes the
+ * game, without a word from it (it was locked out until it logged in again: 122 lockouts
+ * after a kill in a 25-minute nemesis run).
+ */
+START_TEST(test_account_back_after_takeover)
+{
+	struct trio t;
+	trio_up(&t);
+	struct ts_cli a, b;
+	ts_register(&a, t.n[0].port, "alice", "password1");
+	ts_register(&b, t.n[1].port, "bob", "password1");
+	int id = ts_begin_game(&a, &b, "ttt"); /* on n1, alice's node */
+	struct ts_cli *to_b[] = {&b};
+	play(&a, id, "a1", to_b, 1, 2);
+	ts_kill9(&t.n[0]);
+	tmpdir_remove(t.n[0].datadir);
+	t.n[0].pid = 0;
+	ts_close(&a);
+	ts_connect_json(&a, t.n[1].port); /* at once: the death is not noticed yet */
+	ts_send(&a, "login alice password1");
+	cJSON_Delete(ts_until(&a, "{\"type\":\"ok\",\"cmd\":\"login\"}"));
+	cJSON_Delete(ts_untilf(&a, "{\"type\":\"game_start\",\"game\":%d,\"seat\":0}", id));
+	cJSON_Delete(ts_untilf(&a, "{\"type\":\"state\",\"game\":%d,\"ply\":1}", id));
+	cJSON_Delete(ts_untilf(&b, "{\"type\":\"info\",\"game\":%d,\"event\":\"moved\"}", id));
+	ck_assert(move_until_played(&b, id, "a2", false));
+	cJSON_Delete(ts_untilf(&a, "{\"type\":\"state\",\"game\":%d,\"last_move\":\"a2\"}", id));
+	ck_assert(move_until_played(&a, id, "b2", false));
+	assert_stored(id, "a1 a2 b2", "in_progress");
 	ts_close(&a);
 	ts_close(&b);
 	trio_down(&t);
@@ -1987,6 +2026,7 @@ static Suite *cluster_suite(void)
 	tc = add_case(s, "faults", both_up, both_down);
 	tcase_add_test(tc, test_owner_paused);
 	tcase_add_test(tc, test_paused_owner_answers_nothing_stale);
+	tcase_add_test(tc, test_account_back_after_takeover);
 	tcase_add_test(tc, test_owner_restarted);
 	tcase_add_test(tc, test_guest_back_before_scan);
 	tcase_add_test(tc, test_logout_remote);

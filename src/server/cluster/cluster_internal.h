@@ -427,6 +427,7 @@ int owner_on_move(void *ud, const struct game *g, const struct move_rec *m);
 void owner_on_end(void *ud, const struct game *g);
 int owner_on_undo(void *ud, const struct game *g, int nplies);
 void owner_lost(void *ud, uint64_t game); /* the journal's on_lost */
+void owner_call_seats(struct cluster *c, uint64_t id); /* a game a takeover restored */
 void owner_client_gone(struct cluster *c, uint64_t conn);
 void owner_clear(struct cluster *c);
 

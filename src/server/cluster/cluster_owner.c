@@ -313,6 +313,42 @@ static void rc_seat(struct cluster *c, struct client *cl, const char *home, uint
 	session_resume_send(c->ly.sess, cl);
 }
 
+/*
+ * Game id was restored here by a takeover: its seats wait for their players. One logged in
+ * here takes its seat at once, as after a login (a player whose node died and who logged in
+ * here before the takeover, while its game was still the dead node's, had nothing else to
+ * bring it back but logging in again: locked out until then); a relay client standing for a
+ * player of another node takes it as R does; for anyone else, the other nodes are asked (A,
+ * as for an event's game): the player's home answers with its R.
+ */
+void owner_call_seats(struct cluster *c, uint64_t id)
+{
+	struct game *g = session_find(c->ly.sess, id);
+	for (int i = 0; g != NULL && !session_over(g) && i < session_ops(g)->nplayers; i++) {
+		const struct player *p = session_seat(g, i);
+		if (p->c != NULL)
+			continue;
+		struct client *cl = lobby_find_user(c->ly.lobby, p->name);
+		const struct relay_id *rid = cl != NULL ? relay_id_of(cl->conn) : NULL;
+		struct rgame *rg = remote_find(c, id);
+		if (cl != NULL && rg != NULL && remote_member(rg, cl->conn->id) != NULL)
+			continue; /* it played the game from here: V brings it (info moved, its seat) */
+		if (rid != NULL && rid->kind == RELAY_CLIENT) {
+			rc_seat(c, cl, rid->home, rid->conn);
+		} else if (cl != NULL && rid == NULL) {
+			cJSON *resumed = cJSON_CreateArray();
+			session_login(c->ly.sess, cl, resumed);
+			if (cJSON_GetArraySize(resumed) > 0)
+				session_resume_send(c->ly.sess, cl);
+			cJSON_Delete(resumed);
+		} else {
+			char h[96];
+			snprintf(h, sizeof h, "A %s %s", c->name, p->name);
+			redis_to_others(c, h);
+		}
+	}
+}
+
 /* A seat of name (waiting for its player) in a game not over. */
 static bool seat_waits(struct cluster *c, const char *name)
 {

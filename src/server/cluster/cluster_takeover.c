@@ -157,6 +157,7 @@ static void takeover_done(uv_work_t *req, int status)
 			char h[64];
 			snprintf(h, sizeof h, "V %s", c->name);
 			redis_to_game(c, id, h);
+			owner_call_seats(c, id);
 		}
 		/* its events, whose games came with the rest; before it leaves `nodes`, so that no
 		   node starting meanwhile takes the lease of a dead node nobody takes over */
