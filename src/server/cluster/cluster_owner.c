@@ -484,7 +484,10 @@ int owner_on_start(void *ud, const struct game *g, uint64_t *id)
 	int r = c->inner.on_start != NULL ? c->inner.on_start(c->inner.ud, g, id) : 0;
 	if (r < 0)
 		return r;
-	redis_call(c, NULL, NULL, "SET " KEY("owner:%" PRIu64) " %s", *id, c->name);
+	/* NX: a game's id is new, so the key can only be a taker's already: a SET held in a
+	   partition and delivered after the takeover wrote it sent the game's players back to
+	   us, who had lost it, for ever (NO_SUCH_GAME; seen in a nemesis run) */
+	redis_call(c, NULL, NULL, "SET " KEY("owner:%" PRIu64) " %s NX", *id, c->name);
 	/* players of other nodes: their homes */
 	for (int i = 0; i < session_ops(g)->nplayers; i++) {
 		const struct client *pc = session_seat(g, i)->c;
@@ -633,10 +636,12 @@ void owner_clear(struct cluster *c)
 	}
 }
 
-/* Redis came back (or lost our keys): the owner key of each of our games is written again. */
+/* Redis came back (or lost our keys): the owner key of each of our games is written again,
+ * where it is missing only (NX: one that names a taker stays; we learn we lost that game when
+ * the store refuses our next write). */
 void owner_resync(struct cluster *c)
 {
 	for (struct game *g = sessions_first(c->ly.sess); g != NULL; g = session_next(g))
-		redis_call(c, NULL, NULL, "SET " KEY("owner:%" PRIu64) " %s", session_id(g),
+		redis_call(c, NULL, NULL, "SET " KEY("owner:%" PRIu64) " %s NX", session_id(g),
 		           c->name);
 }
