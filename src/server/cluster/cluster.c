@@ -169,7 +169,7 @@ static void hold(struct cluster *c, const char *h, const char *body, size_t len)
 
 static void on_inbox_msg(struct cluster *c, char *h, char *body, size_t len)
 {
-	if (strchr("CRXWY", h[0]) != NULL && h[0] != '\0' && (c->held != NULL || !lease_ok(c))) {
+	if (h[0] != '\0' && strchr("CRXWY", h[0]) != NULL && (c->held != NULL || !lease_ok(c))) {
 		hold(c, h, body, len);
 		return;
 	}
