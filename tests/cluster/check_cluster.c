@@ -1122,7 +1122,8 @@ START_TEST(test_paused_owner_answers_nothing_stale)
 		char *l = ts_line_within(&b, 250);
 		if (l != NULL && ts_match(pat, l)) {
 			cJSON *j = cJSON_Parse(l);
-			ck_assert_msg(ts_jint(j, "ply") >= 2, "a state of the past after ply 2: %s", l);
+			ck_assert_msg(ts_jint(j, "ply") >= 2, "a state of the past after ply 2: %s",
+			              l);
 			cJSON_Delete(j);
 		}
 		free(l);

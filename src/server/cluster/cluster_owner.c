@@ -332,7 +332,7 @@ void owner_call_seats(struct cluster *c, uint64_t id)
 		const struct relay_id *rid = cl != NULL ? relay_id_of(cl->conn) : NULL;
 		struct rgame *rg = remote_find(c, id);
 		if (cl != NULL && rg != NULL && remote_member(rg, cl->conn->id) != NULL)
-			continue; /* it played the game from here: V brings it (info moved, its seat) */
+			continue; /* it played the game from here: V brings it (info moved) */
 		if (rid != NULL && rid->kind == RELAY_CLIENT) {
 			rc_seat(c, cl, rid->home, rid->conn);
 		} else if (cl != NULL && rid == NULL) {

@@ -488,7 +488,7 @@ struct pg_store {
 	bool gone;          /* the store was dropped or replaced: for good, why says how */
 	char store_id[64];  /* bitarena_meta's store_id, read at open */
 	char node[STORE_NODE_MAX + 1]; /* the owner this connection writes as ("": none) */
-	char writer[40];    /* a writer's row in bitarena_commits (a UUID drawn at open) */
+	char writer[40]; /* a writer's row in bitarena_commits (a UUID drawn at open) */
 	char where[256];
 	char why[700];
 };
@@ -924,9 +924,9 @@ static int doubt_status(struct pg_store *s, char *out, size_t size)
 	const char *state = r != NULL ? PQresultErrorField(r, PG_DIAG_SQLSTATE) : NULL;
 	int err = state != NULL && strcmp(state, "55P03") == 0 ? STORE_OK : result_err(s, r);
 	snprintf(out, size, "%s",
-	         err != STORE_OK || PQresultStatus(r) != PGRES_TUPLES_OK ? "in progress"
+	         err != STORE_OK || PQresultStatus(r) != PGRES_TUPLES_OK  ? "in progress"
 	         : PQntuples(r) == 1 && col_i64(r, 0, 0) >= s->doubt_mark ? "committed"
-	                                                                   : "aborted");
+	                                                                  : "aborted");
 	PQclear(r);
 	return err;
 }
