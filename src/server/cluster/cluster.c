@@ -187,9 +187,9 @@ static void drop_held(struct cluster *c)
 	c->nheld = 0;
 }
 
-void cluster_lease_renewed(struct cluster *c, uint64_t sent)
+/* The lease renewed (a heartbeat found our key ours): what the inbox held goes on. */
+static void lease_renewed(struct cluster *c)
 {
-	c->lease_at = sent;
 	while (c->held != NULL && lease_ok(c) && !c->stopping) {
 		struct held *m = c->held;
 		c->held = m->next;
@@ -281,6 +281,7 @@ int cluster_start(const struct cluster_config *cfg, const struct cluster_layers 
 	}
 	if (taken) {
 		c->lease_at = cluster_now(c); /* the loop's time, from before the SET: earlier */
+		c->lease_renewed = lease_renewed;
 		redisReply *r =
 		        redisCommand(rc, "HSET " KEY("nodes") " %s %s", c->name, c->instance);
 		freeReplyObject(r);

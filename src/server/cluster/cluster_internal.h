@@ -203,9 +203,12 @@ struct cluster {
 	uint64_t lease_at;
 	struct held *held, **held_tail; /* what our inbox asked of an owner, held meanwhile */
 	size_t nheld;
-	uint64_t synced_at;     /* the last resync() */
-	uint64_t echo_sent;     /* an echo to our own inbox in flight, sent then (0: none) */
-	uint64_t sess_epoch;    /* the sessions' epoch our users' rows were last written at */
+	/* news from the heartbeat (cluster_takeover.c) up to cluster.c: lease_at was renewed,
+	 * what the inbox held goes on */
+	void (*lease_renewed)(struct cluster *c);
+	uint64_t synced_at;  /* the last resync() */
+	uint64_t echo_sent;  /* an echo to our own inbox in flight, sent then (0: none) */
+	uint64_t sess_epoch; /* the sessions' epoch our users' rows were last written at */
 	bool stopping;
 	bool reviving;   /* declared dead while alive: taking back what is still ours (revive()) */
 	bool resync_due; /* Redis reached again: resync() once a heartbeat says we are not dead */
@@ -247,9 +250,6 @@ struct held {
 	size_t len;
 	char h[];
 };
-
-/* The lease renewed (a heartbeat sent at sent answered "ours"): what was held goes on. */
-void cluster_lease_renewed(struct cluster *c, uint64_t sent);
 
 /* ---- helpers every part uses ------------------------------------------------------------- */
 
@@ -426,7 +426,7 @@ int owner_on_start(void *ud, const struct game *g, uint64_t *id);
 int owner_on_move(void *ud, const struct game *g, const struct move_rec *m);
 void owner_on_end(void *ud, const struct game *g);
 int owner_on_undo(void *ud, const struct game *g, int nplies);
-void owner_lost(void *ud, uint64_t game); /* the journal's on_lost */
+void owner_lost(void *ud, uint64_t game);              /* the journal's on_lost */
 void owner_call_seats(struct cluster *c, uint64_t id); /* a game a takeover restored */
 void owner_client_gone(struct cluster *c, uint64_t conn);
 void owner_clear(struct cluster *c);

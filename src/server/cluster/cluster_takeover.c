@@ -72,9 +72,12 @@ static void on_beat(redisAsyncContext *ac, void *r, void *pd)
 		exit(1);
 	}
 	if (took > (uint64_t)c->expiry_ms / 2 || rep->integer == 0)
-		c->healthy_since = 0;       /* a stall, or Redis lost our key: not healthy yet */
-	if (rep->integer == 1 && sent != 0) /* our key never lapsed: nobody took our games */
-		cluster_lease_renewed(c, sent);
+		c->healthy_since = 0;         /* a stall, or Redis lost our key: not healthy yet */
+	if (rep->integer == 1 && sent != 0) { /* our key never lapsed: nobody took our games */
+		c->lease_at = sent;
+		if (c->lease_renewed != NULL)
+			c->lease_renewed(c);
+	}
 	if (c->healthy_since == 0)
 		c->healthy_since = cluster_now(c);
 	if (c->resync_due ||
