@@ -191,7 +191,10 @@ struct outbuf *api_live_render(struct api_x *x, const struct msg *m)
 			const char *code =
 			        cJSON_GetStringValue(cJSON_GetObjectItem(m->json, "code"));
 			bool none = code != NULL && strcmp(code, err_name(ERR_NO_SUCH_GAME)) == 0;
-			api_answer(x, none ? 404 : 503, API_JSON, json_outbuf(m->json));
+			cJSON *e = cJSON_Duplicate(m->json, true); /* without the watch's "cmd" */
+			cJSON_DeleteItemFromObject(e, "cmd");
+			api_answer(x, none ? 404 : 503, API_JSON, json_outbuf(e));
+			cJSON_Delete(e);
 			return NULL;
 		}
 		if (strcmp(type->valuestring, "game_over") != 0)
