@@ -1607,8 +1607,8 @@ START_TEST(test_http_live_stream)
 	cJSON_Delete(l2);
 	char *body;
 	ck_assert_int_eq(http_get(h2, "/api/stream/game/999999", &body), 404);
-	ck_assert_msg(strstr(body, "NO_SUCH_GAME") != NULL && strstr(body, "\"cmd\"") == NULL,
-	              "%s", body);
+	ck_assert_msg(strstr(body, "NO_SUCH_GAME") != NULL && strstr(body, "\"cmd\"") == NULL, "%s",
+	              body);
 	free(body);
 	char path[64];
 	snprintf(path, sizeof path, "/api/stream/game/%d", id);
