@@ -1401,8 +1401,8 @@ static int up_with(struct ts_srv *s, const char *name, const char *opt)
 	return port;
 }
 
-/* GET path of 127.0.0.1:port: the status, and the body (malloc'd) in *body. */
-static int http_get(int port, const char *path, char **body)
+/* GET path on port, the request sent and the connection left open: its socket. */
+static int http_open(int port, const char *path)
 {
 	int fd = socket(AF_INET, SOCK_STREAM, 0);
 	ck_assert_int_ge(fd, 0);
@@ -1414,6 +1414,13 @@ static int http_get(int port, const char *path, char **body)
 	                 "GET %s HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nConnection: close\r\n\r\n", path,
 	                 port);
 	ck_assert_int_eq(write(fd, rq, (size_t)n), n);
+	return fd;
+}
+
+/* GET path of 127.0.0.1:port: the status, and the body (malloc'd) in *body. */
+static int http_get(int port, const char *path, char **body)
+{
+	int fd = http_open(port, path);
 	size_t len = 0, cap = 1 << 16;
 	char *buf = malloc(cap + 1);
 	ck_assert_ptr_nonnull(buf);
@@ -1532,22 +1539,6 @@ START_TEST(test_http_cluster)
 	trio_down(&t);
 }
 END_TEST
-
-/* GET path on port, the request sent and the connection left open: its socket. */
-static int http_open(int port, const char *path)
-{
-	int fd = socket(AF_INET, SOCK_STREAM, 0);
-	ck_assert_int_ge(fd, 0);
-	struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
-	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	ck_assert_int_eq(connect(fd, (struct sockaddr *)&sa, sizeof sa), 0);
-	char rq[512];
-	int n = snprintf(rq, sizeof rq,
-	                 "GET %s HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nConnection: close\r\n\r\n", path,
-	                 port);
-	ck_assert_int_eq(write(fd, rq, (size_t)n), n);
-	return fd;
-}
 
 /*
  * Reads fd into buf (NUL-terminated, len bytes so far) until it holds want, or the close
