@@ -9,6 +9,7 @@
 
 #include "server/server.h"
 
+#include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -415,6 +416,23 @@ int server_open_store(struct server *s, const struct store_options *o, bool fast
 	return 0;
 }
 
+#if HAVE_REDIS
+/* The API's struct api_cluster: the cluster's games, and a watch as the verb does it. */
+static bool api_cluster_live(void *ud, api_games_done done, void *arg)
+{
+	struct server *s = ud;
+	return cluster_live_games(s->cluster, done, arg);
+}
+
+static void api_cluster_watch(void *ud, struct client *cl, uint64_t game)
+{
+	struct server *s = ud;
+	char line[48];
+	int n = snprintf(line, sizeof line, "watch %" PRIu64, game);
+	commands_line_paid(&s->cmds, cl, line, (size_t)n); /* the API took its cost */
+}
+#endif
+
 int server_join_cluster(struct server *s, const struct cluster_config *cfg, char *why, size_t len)
 {
 #if !HAVE_REDIS
@@ -430,8 +448,13 @@ int server_join_cluster(struct server *s, const struct cluster_config *cfg, char
 	                                  .tourneys = s->stored ? &s->tourneys : NULL,
 	                                  .ladders = s->stored ? &s->ladders : NULL};
 	int r = cluster_start(cfg, &ly, &s->cluster, why, len);
-	if (r == 0)
+	if (r == 0) {
 		cluster_register_metrics(s->cluster, &s->metrics);
+		/* /api/games/live lists every node's games, a stream follows any node's game */
+		api_set_cluster(&s->api, &(struct api_cluster){.ud = s,
+		                                               .live_games = api_cluster_live,
+		                                               .watch = api_cluster_watch});
+	}
 	return r;
 #endif
 }

@@ -48,6 +48,7 @@
 #include <arpa/inet.h>
 #include <check.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1440,8 +1441,8 @@ static int up_with(struct ts_srv *s, const char *name, const char *opt)
 	return port;
 }
 
-/* GET path of 127.0.0.1:port: the status, and the body (malloc'd) in *body. */
-static int http_get(int port, const char *path, char **body)
+/* GET path on port, the request sent and the connection left open: its socket. */
+static int http_open(int port, const char *path)
 {
 	int fd = socket(AF_INET, SOCK_STREAM, 0);
 	ck_assert_int_ge(fd, 0);
@@ -1453,6 +1454,13 @@ static int http_get(int port, const char *path, char **body)
 	                 "GET %s HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nConnection: close\r\n\r\n", path,
 	                 port);
 	ck_assert_int_eq(write(fd, rq, (size_t)n), n);
+	return fd;
+}
+
+/* GET path of 127.0.0.1:port: the status, and the body (malloc'd) in *body. */
+static int http_get(int port, const char *path, char **body)
+{
+	int fd = http_open(port, path);
 	size_t len = 0, cap = 1 << 16;
 	char *buf = malloc(cap + 1);
 	ck_assert_ptr_nonnull(buf);
@@ -1504,9 +1512,9 @@ static int count_in(const cJSON *j, const char *k, const char *f, const char *na
 /*
  * --http on cluster nodes: the page and its WebSocket on a node work as a client of the
  * cluster (a game of another node accepted and played through it); the API's records
- * (/api/game/ID) are the cluster's (PostgreSQL) on every node, while /api/online and
- * /api/games/live show what the node asked holds (its own connections, the games it runs),
- * as PROTOCOL.md 14 says.
+ * (/api/game/ID) are the cluster's (PostgreSQL) on every node, and so is /api/games/live
+ * (every node's games, each with its node), while /api/online shows what the node asked
+ * holds (its own connections), as PROTOCOL.md 14 says.
  */
 START_TEST(test_http_cluster)
 {
@@ -1544,7 +1552,7 @@ START_TEST(test_http_cluster)
 		free(m);
 	}
 	ck_assert(seen);
-	/* node-local: who is connected to the node asked, the games it runs */
+	/* node-local: who is connected to the node asked */
 	cJSON *o1 = http_json(h1, "/api/online"), *o2 = http_json(h2, "/api/online");
 	ck_assert_int_eq(count_in(o1, "users", "name", "alice", 0), 1);
 	ck_assert_int_eq(count_in(o1, "users", "name", "bob", 0), 0);
@@ -1554,7 +1562,8 @@ START_TEST(test_http_cluster)
 	cJSON_Delete(o2);
 	cJSON *l1 = http_json(h1, "/api/games/live"), *l2 = http_json(h2, "/api/games/live");
 	ck_assert_int_eq(count_in(l1, "games", "id", NULL, id), 1);
-	ck_assert_int_eq(count_in(l2, "games", "id", NULL, id), 0);
+	ck_assert_int_eq(count_in(l2, "games", "id", NULL, id), 1);
+	ck_assert_int_eq(count_in(l2, "games", "node", "n1", 0), 1);
 	cJSON_Delete(l1);
 	cJSON_Delete(l2);
 	/* the records are the cluster's: the game of n1, read on n2 */
@@ -1567,6 +1576,120 @@ START_TEST(test_http_cluster)
 	cJSON_Delete(g);
 	wsc_close(&w);
 	ts_close(&a);
+	trio_down(&t);
+}
+END_TEST
+
+/*
+ * Reads fd into buf (NUL-terminated, len bytes so far) until it holds want, or the close
+ * (want NULL), or 15 s pass; whether it got there.
+ */
+static bool read_until(int fd, char *buf, size_t cap, size_t *len, const char *want)
+{
+	for (int waited = 0; waited < 150;) {
+		if (want != NULL && strstr(buf, want) != NULL)
+			return true;
+		struct pollfd p = {.fd = fd, .events = POLLIN};
+		if (poll(&p, 1, 100) == 0) {
+			waited++;
+			continue;
+		}
+		ssize_t r = read(fd, buf + *len, cap - 1 - *len);
+		if (r <= 0)
+			return want == NULL;
+		*len += (size_t)r;
+		buf[*len] = '\0';
+	}
+	return false;
+}
+
+/*
+ * The HTTP API's live view is the cluster's: a game both of whose players are on n1 is
+ * listed by n2's /api/games/live (with its node), and n2's /api/stream/game/ID follows it
+ * as a spectator of the cluster: the state at the start, each move's state in order, the
+ * game_over line, and the close; a game no node has is 404 there.
+ */
+START_TEST(test_http_live_stream)
+{
+	struct trio t = {0};
+	up_with(&t.n[0], "n1", "--http");
+	int h2 = up_with(&t.n[1], "n2", "--http");
+	struct ts_cli a, b;
+	ts_join(&a, t.n[0].port, "alice");
+	ts_join(&b, t.n[0].port, "bob");
+	ts_send(&a, "seek ttt color=first");
+	cJSON *ok = ts_until(&a, "{\"type\":\"ok\",\"cmd\":\"seek\"}");
+	int seek = ts_jint(cJSON_GetObjectItem(ok, "seek"), "id");
+	cJSON_Delete(ok);
+	ts_send(&b, "accept %d", seek);
+	cJSON *st = ts_until(&a, "{\"type\":\"game_start\"}");
+	int id = ts_jint(st, "game");
+	cJSON_Delete(st);
+	cJSON *l2 = NULL; /* n1 writes its games at its next tick */
+	for (int i = 0; i < 50 && count_in(l2, "games", "id", NULL, id) == 0; i++) {
+		cJSON_Delete(l2);
+		usleep(i > 0 ? 100000 : 0);
+		l2 = http_json(h2, "/api/games/live");
+	}
+	ck_assert_int_eq(count_in(l2, "games", "id", NULL, id), 1);
+	ck_assert_int_eq(count_in(l2, "games", "node", "n1", 0), 1);
+	ck_assert_int_eq(count_in(l2, "games", "kind", "ttt", 0), 1);
+	ck_assert_int_eq(ts_jint(l2, "count"), 1);
+	cJSON_Delete(l2);
+	char *body;
+	ck_assert_int_eq(http_get(h2, "/api/stream/game/999999", &body), 404);
+	ck_assert_msg(strstr(body, "NO_SUCH_GAME") != NULL && strstr(body, "\"cmd\"") == NULL, "%s",
+	              body);
+	free(body);
+	char path[64];
+	snprintf(path, sizeof path, "/api/stream/game/%d", id);
+	int fd = http_open(h2, path);
+	static char buf[1 << 16];
+	size_t len = 0;
+	buf[0] = '\0';
+	ck_assert_msg(read_until(fd, buf, sizeof buf, &len, "\"type\":\"state\""), "%s", buf);
+	ck_assert_msg(strncmp(buf, "HTTP/1.1 200", 12) == 0, "%s", buf);
+	const char *moves[] = {"a1", "b1", "a2", "b2", "a3"};
+	for (int i = 0; i < 5; i++) {
+		struct ts_cli *p = i % 2 ? &b : &a;
+		ts_send(p, "move %d %s", id, moves[i]);
+		ts_until0(p, "{\"type\":\"ok\",\"cmd\":\"move\"}");
+		char want[48]; /* each state reaches the stream before the next move */
+		snprintf(want, sizeof want, "\"last_move\":\"%s\"", moves[i]);
+		ck_assert_msg(read_until(fd, buf, sizeof buf, &len, want), "%s: %s", want, buf);
+	}
+	ck_assert_msg(read_until(fd, buf, sizeof buf, &len, NULL), "no close: %s", buf);
+	close(fd);
+	/* the lines: states in the order of the moves, then game_over, then nothing */
+	const char *at = strstr(buf, "\r\n\r\n");
+	ck_assert_ptr_nonnull(at);
+	int next = 0, lines = 0;
+	bool over = false;
+	for (char *line = strtok((char *)at + 4, "\n"); line != NULL; line = strtok(NULL, "\n")) {
+		cJSON *j = cJSON_Parse(line);
+		ck_assert_msg(j != NULL && !over, "line %d after the end or not JSON: %s", lines,
+		              line);
+		const char *type = cJSON_GetStringValue(cJSON_GetObjectItem(j, "type"));
+		ck_assert_ptr_nonnull(type);
+		ck_assert_int_eq(ts_jint(j, "game"), id);
+		if (strcmp(type, "game_over") == 0) {
+			over = true;
+		} else {
+			ck_assert_str_eq(type, "state");
+			const char *lm = cJSON_GetStringValue(cJSON_GetObjectItem(j, "last_move"));
+			if (lm != NULL) {
+				ck_assert_int_lt(next, 5);
+				ck_assert_str_eq(lm, moves[next]);
+				next++;
+			}
+		}
+		cJSON_Delete(j);
+		lines++;
+	}
+	ck_assert_int_eq(next, 5);
+	ck_assert(over);
+	ts_close(&a);
+	ts_close(&b);
 	trio_down(&t);
 }
 END_TEST
@@ -2038,6 +2161,7 @@ static Suite *cluster_suite(void)
 	tcase_add_test(tc, test_kick_reaches_late_node);
 	tcase_add_test(tc, test_tell_match_remote);
 	tcase_add_test(tc, test_http_cluster);
+	tcase_add_test(tc, test_http_live_stream);
 	tcase_add_test(tc, test_playtak_cluster);
 	/* tournaments, the ladder and pools across nodes: CK_RUN_CASE=events runs these */
 	tc = add_case(s, "events", both_up, both_down);

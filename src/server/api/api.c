@@ -159,8 +159,17 @@ static struct outbuf *fe_render_state(struct client *cl, struct game *g, struct 
 	struct api_x *x = cl->fe_data;
 	if (x == NULL || (x->kind != API_STREAM && x->kind != API_TV))
 		return NULL;
+	if (!api_live_head(x))
+		return NULL;
 	struct outbuf *b = session_view_snap_out(g, sn, -1, true);
 	return b != NULL ? outbuf_ref(b) : NULL;
+}
+
+static void fe_foreign(struct client *cl, struct outbuf *b)
+{
+	struct api_x *x = cl->fe_data;
+	if (x != NULL && x->kind == API_STREAM)
+		api_live_foreign(x, b);
 }
 
 static void fe_line(struct client *cl, char *line, size_t len)
@@ -186,6 +195,7 @@ static const struct msg_frontend api_frontend = {
         .render_state = fe_render_state,
         .line = fe_line,
         .gone = fe_gone,
+        .foreign = fe_foreign,
 };
 
 /* ---- requests ----------------------------------------------------------------------------- */
@@ -363,6 +373,11 @@ int api_set_metrics(struct api *a, struct metrics *r, const char *from, char *wh
 	a->metrics = r;
 	metrics_register(r, &a->rate_limited);
 	return 0;
+}
+
+void api_set_cluster(struct api *a, const struct api_cluster *cl)
+{
+	a->cluster = *cl;
 }
 
 void api_set_store(struct api *a, struct store_reader *rd)

@@ -43,6 +43,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <cjson/cJSON.h>
 #include <uv.h>
 
 #include "server/msg/client.h"
@@ -67,6 +68,22 @@ struct api_tv {
 	bool retry_open;
 };
 
+/*
+ * What the cluster answers for the API (server.c wires it in cluster mode; the API is above
+ * the cluster and never names it; ud is given to both). live_games asks for every live node's
+ * games in progress and returns true, then calls done(arg, games) once, later, with an array of
+ * session_view_live_row()s (taken by done), or NULL when the cluster's bus cannot be read;
+ * false: not asked (the bus is down), done is never called.
+ */
+typedef void (*api_games_done)(void *arg, cJSON *games);
+struct api_cluster {
+	void *ud;
+	bool (*live_games)(void *ud, api_games_done done, void *arg);
+	/* cl (an exchange) watches game, not ours, as a spectator of the cluster (the `watch`
+	   verb: its answers and the game's lines come back through the front-end) */
+	void (*watch)(void *ud, struct client *cl, uint64_t game);
+};
+
 struct api {
 	uv_loop_t *loop;
 	struct conn_hub *hub;
@@ -81,6 +98,7 @@ struct api {
 	struct api_x *ending; /* exchanges to close once their output is out */
 	uv_timer_t recheck;   /* an ending one's output is held behind the journal: look again */
 	struct api_tv tv;
+	struct api_cluster cluster;          /* .live_games NULL: a single node */
 	const struct metrics *metrics;       /* GET /metrics' (NULL: 404) */
 	struct api_metrics_acl metrics_from; /* who may read it (--metrics-from) */
 	struct metric rate_limited;          /* requests answered 429 */
@@ -90,6 +108,8 @@ struct api {
 /* Sets up a on the server's layers; the store comes later (api_set_store). 0 or UV_ENOMEM. */
 int api_init(struct api *a, uv_loop_t *loop, struct conn_hub *hub, struct sessions *sess,
              struct lobby *lobby, const struct budget_config *budget);
+/* The cluster's answers (api_cluster above); a copy of *cl is kept. */
+void api_set_cluster(struct api *a, const struct api_cluster *cl);
 /* The store's readers (NULL: none). */
 void api_set_store(struct api *a, struct store_reader *rd);
 /*

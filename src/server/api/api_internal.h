@@ -87,6 +87,10 @@ void api_stream(struct api_x *x, const char *arg);
 void api_tv(struct api_x *x);
 /* A message for a stream or TV exchange (its front-end's render): the line, or NULL. */
 struct outbuf *api_live_render(struct api_x *x, const struct msg *m);
+/* A stream's head is out (a remote game's waits for the watch's answer): false if it cannot. */
+bool api_live_head(struct api_x *x);
+/* Lines another node rendered for a stream (the front-end's foreign): states, the end. */
+void api_live_foreign(struct api_x *x, const struct outbuf *b);
 /* The deferred part of the TV: a pick after the featured game ended. */
 void api_tv_later(struct api *a);
 /* x is going: it leaves the TV's viewers. */

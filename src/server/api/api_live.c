@@ -5,6 +5,13 @@
  * spectators' rendering of each state (viewer -1: game_ops.view() has taken out what is
  * hidden, the same bytes every spectator gets), coalesced when its reader is slow, then the
  * game_over line, and the exchange ends. Chat and every other message are not written.
+ * In a cluster (struct api_cluster, wired by server.c) /api/games/live is every live node's
+ * games, read from the cluster's bus and answered when Redis has answered (the exchange found
+ * again by its connection's id: gone meanwhile, nothing is written); a stream of a game this
+ * node does not run is a spectator of the cluster (the `watch` verb, as a client of this node
+ * does it): the lines another node rendered come through the front-end's foreign hook, its
+ * states and the end are kept, and the head waits for the watch's answer (an error is a 404
+ * or a 503 instead).
  *
  * The TV (/api/tv) is one featured game for all its viewers: the game in progress whose
  * seats have the highest ratings in its kind (their mean, a guest's counting as 0, read on a
@@ -26,20 +33,6 @@
 #define API_TV_CANDIDATES 256  /* games in progress a pick considers at most */
 
 /* ---- who is online, the games being played ---------------------------------------------- */
-
-static cJSON *players_json(const struct game *g)
-{
-	cJSON *a = cJSON_CreateArray();
-	for (int i = 0; i < session_ops(g)->nplayers; i++) {
-		const struct player *p = session_seat(g, i);
-		cJSON *o = cJSON_CreateObject();
-		cJSON_AddStringToObject(o, "name", p->name);
-		cJSON_AddBoolToObject(o, "registered", p->registered);
-		cJSON_AddBoolToObject(o, "present", p->c != NULL);
-		cJSON_AddItemToArray(a, o);
-	}
-	return a;
-}
 
 void api_online(struct api_x *x)
 {
@@ -66,42 +59,63 @@ void api_online(struct api_x *x)
 	api_json(x, 200, j);
 }
 
-void api_live_games(struct api_x *x)
+/* The answer of /api/games/live: games (an array, taken) and their count. */
+static void live_answer(struct api_x *x, cJSON *games)
 {
 	cJSON *j = cJSON_CreateObject();
-	cJSON *games = cJSON_AddArrayToObject(j, "games");
-	int n = 0;
-	for (struct game *g = sessions_first(x->a->sess); g != NULL; g = session_next(g)) {
-		if (session_over(g))
-			continue;
-		const struct game_ops *ops = session_ops(g);
-		const struct seek_opts *so = session_opts(g);
-		cJSON *o = cJSON_CreateObject();
-		cJSON_AddNumberToObject(o, "id", (double)session_id(g));
-		cJSON_AddStringToObject(o, "kind", ops->name);
-		cJSON_AddItemToObject(o, "options", session_view_options_json(ops, &so->params));
-		cJSON_AddItemToObject(o, "players", players_json(g));
-		cJSON_AddBoolToObject(o, "rated", so->rated);
-		if (so->timed) {
-			cJSON *t = cJSON_AddObjectToObject(o, "time");
-			cJSON_AddNumberToObject(t, "base_ms", (double)so->base_ms);
-			cJSON_AddNumberToObject(t, "inc_ms", (double)so->inc_ms);
-			int64_t left[GAME_MAX_PLAYERS];
-			session_clock_left(g, left);
-			cJSON *cl = cJSON_AddArrayToObject(o, "clock_ms");
-			for (int i = 0; i < ops->nplayers; i++)
-				cJSON_AddItemToArray(cl, cJSON_CreateNumber((double)left[i]));
-		} else {
-			cJSON_AddNullToObject(o, "time");
-		}
-		cJSON_AddNumberToObject(o, "ply", session_ply(g));
-		cJSON_AddNumberToObject(o, "started", (double)session_started_at(g));
-		cJSON_AddNumberToObject(o, "watchers", (double)session_watchers(g));
-		cJSON_AddItemToArray(games, o);
-		n++;
-	}
+	int n = cJSON_GetArraySize(games);
+	cJSON_AddItemToObject(j, "games", games);
 	cJSON_AddNumberToObject(j, "count", n);
 	api_json(x, 200, j);
+}
+
+/* An /api/games/live asked of the cluster: its exchange found again by its connection's id. */
+struct live_wait {
+	struct api *a;
+	uint64_t conn;
+};
+
+static void live_done(void *arg, cJSON *games)
+{
+	struct live_wait *w = arg;
+	struct conn *c = w->a->stopping ? NULL : conn_find(w->a->hub, w->conn);
+	struct client *cl = c != NULL ? client_of(c) : NULL;
+	struct api_x *x = cl != NULL ? cl->fe_data : NULL;
+	free(w);
+	if (x == NULL || x->answered) { /* gone meanwhile: nobody to answer */
+		cJSON_Delete(games);
+		return;
+	}
+	if (games == NULL) {
+		api_error(x, 503, ERR_CLUSTER_DOWN, NULL, 1,
+		          "the cluster's bus (Redis) cannot be reached; try again shortly");
+		return;
+	}
+	live_answer(x, games);
+}
+
+void api_live_games(struct api_x *x)
+{
+	struct api *a = x->a;
+	if (a->cluster.live_games != NULL) { /* every node's, from the cluster's bus */
+		struct live_wait *w = malloc(sizeof *w);
+		if (w == NULL) {
+			api_error(x, 500, ERR_INTERNAL, NULL, 0, "out of memory");
+			return;
+		}
+		*w = (struct live_wait){.a = a, .conn = x->cl->conn->id};
+		if (!a->cluster.live_games(a->cluster.ud, live_done, w)) {
+			free(w);
+			api_error(x, 503, ERR_CLUSTER_DOWN, NULL, 1,
+			          "the cluster's bus (Redis) cannot be reached; try again shortly");
+		}
+		return;
+	}
+	cJSON *games = cJSON_CreateArray();
+	for (struct game *g = sessions_first(a->sess); g != NULL; g = session_next(g))
+		if (!session_over(g))
+			cJSON_AddItemToArray(games, session_view_live_row(g));
+	live_answer(x, games);
 }
 
 /* ---- streams ---------------------------------------------------------------------------- */
@@ -134,6 +148,14 @@ void api_stream(struct api_x *x, const char *arg)
 		return;
 	}
 	struct game *g = session_find(x->a->sess, id);
+	if (g == NULL && x->a->cluster.watch != NULL) {
+		/* another node's, maybe: a spectator of the cluster; the head waits for the
+		   watch's answer (an error is the whole answer) */
+		x->kind = API_STREAM;
+		x->game = id;
+		x->a->cluster.watch(x->a->cluster.ud, x->cl, id);
+		return;
+	}
 	if (g == NULL) {
 		api_error(x, 404, ERR_NO_SUCH_GAME, NULL, 0,
 		          "game %llu is not being played on this server; /api/game/%llu has its "
@@ -148,10 +170,37 @@ void api_stream(struct api_x *x, const char *arg)
 		api_end(x);
 }
 
+bool api_live_head(struct api_x *x)
+{
+	if (x->answered)
+		return !x->ending;
+	if (api_begin(x, API_NDJSON))
+		return true;
+	api_end(x);
+	return false;
+}
+
 struct outbuf *api_live_render(struct api_x *x, const struct msg *m)
 {
 	const cJSON *type = cJSON_GetObjectItemCaseSensitive(m->json, "type");
 	if (!cJSON_IsString(type))
+		return NULL;
+	bool error = strcmp(type->valuestring, "error") == 0;
+	if (x->kind == API_STREAM && !x->answered && x->game != 0) { /* a remote game's watch */
+		if (error) { /* refused (no such game, the cluster down): that is the answer */
+			const char *code =
+			        cJSON_GetStringValue(cJSON_GetObjectItem(m->json, "code"));
+			bool none = code != NULL && strcmp(code, err_name(ERR_NO_SUCH_GAME)) == 0;
+			cJSON *e = cJSON_Duplicate(m->json, true); /* without the watch's "cmd" */
+			cJSON_DeleteItemFromObject(e, "cmd");
+			api_answer(x, none ? 404 : 503, API_JSON, json_outbuf(e));
+			cJSON_Delete(e);
+			return NULL;
+		}
+		if (strcmp(type->valuestring, "game_over") != 0)
+			return NULL; /* the watch's ok: the head waits for the first state */
+	}
+	if (x->kind == API_STREAM && !api_live_head(x))
 		return NULL;
 	if (strcmp(type->valuestring, "game_over") == 0) {
 		const cJSON *game = cJSON_GetObjectItemCaseSensitive(m->json, "game");
@@ -166,11 +215,35 @@ struct outbuf *api_live_render(struct api_x *x, const struct msg *m)
 		}
 		return json_outbuf(m->json);
 	}
-	if (strcmp(type->valuestring, "error") == 0 && x->game != 0 && x->kind == API_STREAM) {
+	if (error && x->game != 0 && x->kind == API_STREAM) {
 		api_end(x); /* the watch was refused (memory): said, and the stream ends */
 		return json_outbuf(m->json);
 	}
 	return NULL; /* replies, chat, spectator counts, presence: not a stream's */
+}
+
+void api_live_foreign(struct api_x *x, const struct outbuf *b)
+{
+	for (const char *p = b->data, *end = b->data + b->len; p < end;) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t n = nl != NULL ? (size_t)(nl - p) : (size_t)(end - p);
+		cJSON *j = cJSON_ParseWithLength(p, n);
+		const char *type = cJSON_GetStringValue(cJSON_GetObjectItem(j, "type"));
+		const cJSON *game = cJSON_GetObjectItem(j, "game");
+		struct outbuf *line = NULL;
+		if (type != NULL && strcmp(type, "state") == 0) { /* a spectator's state, as is */
+			if (cJSON_IsNumber(game) && (uint64_t)game->valuedouble == x->game &&
+			    api_live_head(x))
+				line = outbuf_new(p, nl != NULL ? n + 1 : n);
+		} else if (j != NULL) {
+			struct msg m = {.json = j};
+			line = api_live_render(x, &m);
+		}
+		api_send(x, line);
+		outbuf_unref(line);
+		cJSON_Delete(j);
+		p += nl != NULL ? n + 1 : n;
+	}
 }
 
 /* ---- the TV ------------------------------------------------------------------------------- */
@@ -204,7 +277,7 @@ static void tv_show(struct api_x *x, struct game *g)
 	cJSON_AddStringToObject(j, "type", "featured");
 	cJSON_AddNumberToObject(j, "game", (double)session_id(g));
 	cJSON_AddStringToObject(j, "kind", session_ops(g)->name);
-	cJSON_AddItemToObject(j, "players", players_json(g));
+	cJSON_AddItemToObject(j, "players", session_view_players_json(g));
 	struct outbuf *b = json_outbuf(j);
 	cJSON_Delete(j);
 	api_send(x, b);

@@ -142,4 +142,13 @@ void cluster_register_metrics(struct cluster *c, struct metrics *r);
 void cluster_client_gone(struct cluster *c, struct client *cl);
 void cluster_drain(struct cluster *c, struct client *cl);
 
+/*
+ * GET /api/games/live cluster-wide (server.c gives it to the API as its live_games): the HTTP
+ * API's rows of every live node's games in progress, read from the games'
+ * hashes in Redis. true: done(arg, games) is called once, later, with the rows by id (an
+ * array, the caller's) or NULL when Redis failed; false: Redis is down, done is not called.
+ */
+struct cJSON;
+bool cluster_live_games(struct cluster *c, void (*done)(void *arg, struct cJSON *games), void *arg);
+
 #endif

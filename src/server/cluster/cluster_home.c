@@ -395,7 +395,7 @@ void home_out(struct cluster *c, uint64_t conn, const char *body, size_t len)
 	if (cl == NULL || len == 0)
 		return;
 	struct outbuf *b = outbuf_new(body, len);
-	client_send(cl, b);
+	client_send_foreign(cl, b);
 	outbuf_unref(b);
 	struct cstate *s = home_cs_get(c, conn, false);
 	if (s != NULL && s->fwd != 0 && s->after != NULL) {

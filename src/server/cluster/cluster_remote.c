@@ -270,12 +270,12 @@ static void member_send(struct cluster *c, struct member *m, bool state, const c
 		return;
 	}
 	if (m->pending != NULL) {
-		client_send(cl, m->pending);
+		client_send_foreign(cl, m->pending);
 		outbuf_unref(m->pending);
 		m->pending = NULL;
 	}
 	struct outbuf *b = outbuf_new(body, len);
-	client_send(cl, b);
+	client_send_foreign(cl, b);
 	outbuf_unref(b);
 }
 
@@ -435,7 +435,7 @@ void remote_drain(struct cluster *c, struct client *cl)
 	for (struct rgame *g = c->rgames; g != NULL; g = g->next) {
 		struct member *m = remote_member(g, cl->conn->id);
 		if (m != NULL && m->pending != NULL) {
-			client_send(cl, m->pending);
+			client_send_foreign(cl, m->pending);
 			outbuf_unref(m->pending);
 			m->pending = NULL;
 		}

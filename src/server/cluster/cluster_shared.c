@@ -528,6 +528,61 @@ bool shared_name_held(void *ud, struct client *cl, const char *name,
 	return true;
 }
 
+/* An /api/games/live question (cluster_live_games): whom to tell. */
+struct live_ask {
+	void (*done)(void *arg, cJSON *games);
+	void *arg;
+};
+
+/* The API rows of the live nodes' games, by id, to the asker (NULL: Redis failed). */
+static void on_live(redisAsyncContext *ac, void *r, void *pd)
+{
+	(void)ac;
+	struct live_ask *q = pd;
+	redisReply *rep = r;
+	cJSON *games = NULL;
+	cJSON **rows = NULL;
+	size_t k = 0;
+	if (rep != NULL && rep->type == REDIS_REPLY_ARRAY &&
+	    (rows = calloc(rep->elements ? rep->elements : 1, sizeof *rows)) != NULL) {
+		for (size_t i = 0; i < rep->elements; i++) {
+			redisReply *e = rep->element[i];
+			cJSON *v = e->type == REDIS_REPLY_STRING
+			                   ? cJSON_ParseWithLength(e->str, e->len)
+			                   : NULL;
+			cJSON *api = cJSON_DetachItemFromObject(v, "api");
+			cJSON_Delete(v);
+			if (cJSON_IsObject(api))
+				rows[k++] = api;
+			else
+				cJSON_Delete(api);
+		}
+		qsort(rows, k, sizeof *rows, by_id);
+		games = cJSON_CreateArray();
+		for (size_t i = 0; i < k; i++)
+			cJSON_AddItemToArray(games, rows[i]);
+		free(rows);
+	}
+	q->done(q->arg, games);
+	free(q);
+}
+
+bool cluster_live_games(struct cluster *c, void (*done)(void *arg, cJSON *games), void *arg)
+{
+	struct live_ask *q = malloc(sizeof *q);
+	if (q == NULL || !redis_up(c)) {
+		free(q);
+		return false;
+	}
+	*q = (struct live_ask){.done = done, .arg = arg};
+	shared_flush(c); /* what we know changed since the last write goes first */
+	if (!redis_call(c, on_live, q, "EVAL %s 0 list", LIVE_VALUES)) {
+		free(q);
+		return false;
+	}
+	return true;
+}
+
 /* ---- the rows of our users and games --------------------------------------------------------- */
 
 /* A who row of one of our users: its games here and elsewhere. */
@@ -570,10 +625,11 @@ static char *user_row(struct cluster *c, struct client *u)
 }
 
 /*
- * The list row of one of our games as the games' hash keeps it, {"json":<row>,"text":<line>}
- * (the row as one node's `list` makes it, the game as it is), or NULL when it is not listed.
+ * The list row of one of our games as the games' hash keeps it, {"json":<row>,"text":<line>,
+ * "api":<row>} (the row as one node's `list` makes it, the game as it is; the HTTP API's row
+ * with our name as "node"), or NULL when it is not listed.
  */
-static char *game_row(const struct game *g)
+static char *game_row(struct cluster *c, const struct game *g)
 {
 	cJSON *j;
 	char *t;
@@ -582,6 +638,9 @@ static char *game_row(const struct game *g)
 	cJSON *v = cJSON_CreateObject();
 	cJSON_AddItemToObject(v, "json", j);
 	cJSON_AddStringToObject(v, "text", t ? t : "");
+	cJSON *api = session_view_live_row(g); /* the HTTP API's row (cluster_live_games) */
+	cJSON_AddStringToObject(api, "node", c->name);
+	cJSON_AddItemToObject(v, "api", api);
 	free(t);
 	char *s = cJSON_PrintUnformatted(v);
 	cJSON_Delete(v);
@@ -676,7 +735,7 @@ void shared_flush(struct cluster *c)
 		redis_call(c, NULL, NULL, "DEL " KEY("seats:%s"), c->name);
 		seats_put(c);
 		for (struct game *g = sessions_first(c->ly.sess); g != NULL; g = session_next(g)) {
-			char *row = game_row(g);
+			char *row = game_row(c, g);
 			if (row != NULL)
 				redis_call(c, NULL, NULL, "HSET " KEY("list:%s") " %" PRIu64 " %s",
 				           c->name, session_id(g), row);

@@ -277,3 +277,11 @@ void msg_password_read(struct client *cl)
 	cl->pw_name[0] = '\0';
 	telnet_echo_send(cl, false);
 }
+
+void client_send_foreign(struct client *cl, struct outbuf *b)
+{
+	if (b != NULL && cl->fe != NULL && cl->fe->foreign != NULL)
+		cl->fe->foreign(cl, b);
+	else
+		client_send(cl, b);
+}

@@ -33,6 +33,9 @@ void msg_send(struct msg *m, struct client *cl);
 /* msg_send() ahead of what cl has held behind the journal's barrier (client_send_now). */
 void msg_send_now(struct msg *m, struct client *cl);
 void msg_done(struct msg *m);
+/* client_send() of output another node rendered: through cl's front-end's foreign hook when
+   it has one (an HTTP stream keeps only its lines). */
+void client_send_foreign(struct client *cl, struct outbuf *b);
 /* msg_init + msg_send + msg_done. */
 void send_msg(struct client *cl, cJSON *json, char *text);
 
@@ -72,6 +75,9 @@ struct msg_frontend {
 	void (*line)(struct client *cl, char *line, size_t len);
 	/* cl is closing (after the layers left it): free cl->fe_data */
 	void (*gone)(struct client *cl);
+	/* optional: b, output another node rendered for cl (a forwarded command's answer, a
+	   remote game's lines: client_send_foreign()), in place of sending it as is */
+	void (*foreign)(struct client *cl, struct outbuf *b);
 };
 
 /* The JSON object as one line (an outbuf; NULL when out of memory). */

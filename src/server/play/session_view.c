@@ -670,6 +670,48 @@ bool session_view_list_row(const struct game *g, bool as_stored, cJSON **json, c
 	return true;
 }
 
+cJSON *session_view_players_json(const struct game *g)
+{
+	cJSON *a = cJSON_CreateArray();
+	for (int i = 0; i < g->ops->nplayers; i++) {
+		const struct player *p = &g->pl[i];
+		cJSON *o = cJSON_CreateObject();
+		cJSON_AddStringToObject(o, "name", p->name);
+		cJSON_AddBoolToObject(o, "registered", p->registered);
+		cJSON_AddBoolToObject(o, "present", p->c != NULL);
+		cJSON_AddItemToArray(a, o);
+	}
+	return a;
+}
+
+cJSON *session_view_live_row(const struct game *g)
+{
+	const struct game_ops *ops = g->ops;
+	const struct seek_opts *so = &g->so;
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddNumberToObject(o, "id", (double)g->id);
+	cJSON_AddStringToObject(o, "kind", ops->name);
+	cJSON_AddItemToObject(o, "options", session_view_options_json(ops, &so->params));
+	cJSON_AddItemToObject(o, "players", session_view_players_json(g));
+	cJSON_AddBoolToObject(o, "rated", so->rated);
+	if (so->timed) {
+		cJSON *t = cJSON_AddObjectToObject(o, "time");
+		cJSON_AddNumberToObject(t, "base_ms", (double)so->base_ms);
+		cJSON_AddNumberToObject(t, "inc_ms", (double)so->inc_ms);
+		int64_t left[GAME_MAX_PLAYERS];
+		session_clock_left(g, left);
+		cJSON *cl = cJSON_AddArrayToObject(o, "clock_ms");
+		for (int i = 0; i < ops->nplayers; i++)
+			cJSON_AddItemToArray(cl, cJSON_CreateNumber((double)left[i]));
+	} else {
+		cJSON_AddNullToObject(o, "time");
+	}
+	cJSON_AddNumberToObject(o, "ply", session_ply(g));
+	cJSON_AddNumberToObject(o, "started", (double)session_started_at(g));
+	cJSON_AddNumberToObject(o, "watchers", (double)session_watchers(g));
+	return o;
+}
+
 void session_view_list_reply(struct client *c, const struct proto_req *rq, cJSON *f, char *extra,
                              size_t n)
 {

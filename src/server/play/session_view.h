@@ -52,6 +52,14 @@ void session_view_list(struct sessions *s, struct client *c, const struct proto_
  * made) when the game is not listed: over, or being freed.
  */
 bool session_view_list_row(const struct game *g, bool as_stored, cJSON **json, char **text);
+/* g's seats as the HTTP API shows them: [{"name","registered","present"}] (new). */
+cJSON *session_view_players_json(const struct game *g);
+/*
+ * g's row of GET /api/games/live (PROTOCOL.md §14; new): id, kind, options, players, rated,
+ * time and clock_ms, ply, started, watchers. The API lists it, the cluster keeps it in each
+ * game's row of the games' hash so that every node lists every node's games.
+ */
+cJSON *session_view_live_row(const struct game *g);
 /* The answer to `list` of f (its "games" array) and extra (their lines, both taken): n games. */
 void session_view_list_reply(struct client *c, const struct proto_req *rq, cJSON *f, char *extra,
                              size_t n);
