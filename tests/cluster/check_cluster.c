@@ -1599,6 +1599,55 @@ START_TEST(test_playtak_cluster)
 }
 END_TEST
 
+/* c's next line that is no Online/OnlinePlayers news (malloc'd; NULL: none came). */
+static char *pt_line_past_online(struct ts_cli *c)
+{
+	char *l;
+	while ((l = ts_line(c)) != NULL && strncmp(l, "Online", 6) == 0)
+		free(l);
+	return l;
+}
+
+/*
+ * Another node's open Tak seeks reach the playtak port's clients as its own do: a seek made
+ * on n2 by a native client is a "Seek new" line on n1's port (the lobby's news on the
+ * cluster's lobby channel, rendered by the port from the seek's JSON), its withdrawal a
+ * "Seek remove" with the same fields; another node's seek of another game is not shown.
+ */
+START_TEST(test_playtak_remote_seeks)
+{
+	struct trio t = {0};
+	int p1 = up_with(&t.n[0], "n1", "--playtak");
+	up_node(&t.n[1], "n2", NULL, 0);
+	struct ts_cli p, b;
+	pt_guest(&p, p1);
+	ts_join(&b, t.n[1].port, "bob");
+	ts_send(&b, "seek ttt");
+	cJSON *ok = ts_until(&b, "{\"type\":\"ok\",\"cmd\":\"seek\"}");
+	cJSON_Delete(ok);
+	ts_send(&b, "seek tak size=3 komi=2 time=3+5 color=second");
+	ok = ts_until(&b, "{\"type\":\"ok\",\"cmd\":\"seek\"}");
+	int seek = ts_jint(cJSON_GetObjectItem(ok, "seek"), "id");
+	cJSON_Delete(ok);
+	/* the first line n1's guest gets is the Tak seek, in playtak's fields (not the ttt one) */
+	char pat[128];
+	int n = snprintf(pat, sizeof pat, "Seek new %d bob 3 180 5 B 2 10 0 ", seek);
+	char *l = pt_line_past_online(&p), *shown = l != NULL ? strdup(l + 9) : NULL;
+	ck_assert_msg(l != NULL && strncmp(l, pat, (size_t)n) == 0, "%s", l ? l : "(none)");
+	free(l);
+	ts_send(&b, "unseek %d", seek);
+	ts_until0(&b, "{\"type\":\"ok\",\"cmd\":\"unseek\"}");
+	snprintf(pat, sizeof pat, "Seek remove %s", shown);
+	l = pt_line_past_online(&p);
+	ck_assert_msg(l != NULL && strcmp(l, pat) == 0, "%s", l ? l : "(none)");
+	free(l);
+	free(shown);
+	ts_close(&p);
+	ts_close(&b);
+	trio_down(&t);
+}
+END_TEST
+
 /* ---- events: tournaments, the ladder, pools ------------------------------------------------ */
 
 /* Whether j, printed, has s in it. */
@@ -1998,6 +2047,7 @@ static Suite *cluster_suite(void)
 	tcase_add_test(tc, test_tell_match_remote);
 	tcase_add_test(tc, test_http_cluster);
 	tcase_add_test(tc, test_playtak_cluster);
+	tcase_add_test(tc, test_playtak_remote_seeks);
 	/* tournaments, the ladder and pools across nodes: CK_RUN_CASE=events runs these */
 	tc = add_case(s, "events", both_up, both_down);
 	tcase_add_test(tc, test_tourney_two_nodes);

@@ -43,10 +43,12 @@ struct pt_seen {
 	bool resumed; /* given back at login: "Your game is resumed" once its moves are sent */
 };
 
-/* A challenge (a seek for one opponent) shown to a client, as its Seek new showed it. */
+/* A challenge (a seek for one opponent), or another node's open seek (remote), shown to a
+   client, as its Seek new showed it. */
 struct pt_shown {
 	uint64_t id;
 	char fields[200];
+	bool remote;
 };
 
 /* The port's part of a client (cl->fe_data). */
@@ -59,7 +61,8 @@ struct pt_client {
 	struct pt_seen *seen;
 	size_t nseen, capseen;
 	/* challenges from or to the client it was shown: their end is not news of the lobby,
-	   so the client is told from here (a "Seek remove" once they are gone) */
+	   so the client is told from here (a "Seek remove" once they are gone); and the
+	   seeks of a cluster's other nodes, whose end is news without their fields */
 	struct pt_shown *shown;
 	size_t nshown;
 };
@@ -321,33 +324,41 @@ static bool seek_line(long protocol, const struct seek *k, bool gone, struct pt_
 	return true;
 }
 
-/* A challenge k to or from the client is shown: "Seek new", remembered until it is gone. */
-static void challenge_shown(struct pt_out *o, struct pt_client *pc, const struct seek *k)
+/* A seek si is shown: "Seek new", remembered until it is gone (remote: another node's). */
+static void shown_new(struct pt_out *o, struct pt_client *pc, const struct pt_seekinfo *si,
+                      bool remote)
 {
-	struct pt_seekinfo si;
 	char buf[sizeof pc->shown[0].fields];
-	seek_info(k, &si);
-	if (pt_format_seek(buf, sizeof buf, pc->protocol, &si) < 0)
+	if (pt_format_seek(buf, sizeof buf, pc->protocol, si) < 0)
 		return;
 	say(o, "Seek new %s", buf);
 	for (size_t i = 0; i < pc->nshown; i++)
-		if (pc->shown[i].id == k->id)
+		if (pc->shown[i].id == (uint64_t)si->id)
 			return;
 	struct pt_shown *n = realloc(pc->shown, (pc->nshown + 1) * sizeof *n);
 	if (n == NULL)
 		return;
 	pc->shown = n;
-	pc->shown[pc->nshown].id = k->id;
+	pc->shown[pc->nshown] = (struct pt_shown){.id = (uint64_t)si->id, .remote = remote};
 	snprintf(pc->shown[pc->nshown++].fields, sizeof n->fields, "%s", buf);
 }
 
-/* The challenge id (all of them that the lobby no longer has: 0) went: "Seek remove". */
+/* A challenge k to or from the client is shown. */
+static void challenge_shown(struct pt_out *o, struct pt_client *pc, const struct seek *k)
+{
+	struct pt_seekinfo si;
+	seek_info(k, &si);
+	shown_new(o, pc, &si, false);
+}
+
+/* The seek id shown went (id 0: every challenge that the lobby no longer has): "Seek remove". */
 static void challenge_gone(struct pt_out *o, const struct playtak_port *p, struct pt_client *pc,
                            uint64_t id)
 {
 	for (size_t i = pc->nshown; i-- > 0;) {
 		struct pt_shown *e = &pc->shown[i];
-		if (id != 0 ? e->id != id : lobby_seek_find(p->cx->lobby, e->id) != NULL)
+		if (id != 0 ? e->id != id
+		            : e->remote || lobby_seek_find(p->cx->lobby, e->id) != NULL)
 			continue;
 		say(o, "Seek remove %s", e->fields);
 		*e = pc->shown[--pc->nshown];
@@ -810,6 +821,48 @@ static void render_match(struct pt_out *o, struct client *cl, struct pt_client *
 		say(o, "Message %s declined your seek", by);
 }
 
+/*
+ * A seek's news as a message: only a cluster's other nodes send it to the port's clients (this
+ * node's seeks are the lobby's news, on_seek). An open Tak seek, from the seek's JSON (the
+ * lobby's, PROTOCOL.md §5); its end names only its id, so the fields shown are kept.
+ */
+static void render_remote_seek(struct pt_out *o, struct pt_client *pc, const cJSON *j)
+{
+	const char *event = jstr(j, "event");
+	if (event != NULL && strcmp(event, "gone") == 0) {
+		uint64_t id = jid(j, "id");
+		if (id != 0)
+			challenge_gone(o, pc->port, pc, id);
+		return;
+	}
+	const cJSON *k = cJSON_GetObjectItemCaseSensitive(j, "seek");
+	const cJSON *opts = cJSON_GetObjectItemCaseSensitive(k, "options");
+	const cJSON *t = cJSON_GetObjectItemCaseSensitive(k, "time");
+	const char *kind = jstr(k, "kind"), *color = jstr(k, "color");
+	if (event == NULL || strcmp(event, "new") != 0 || kind == NULL ||
+	    strcmp(kind, game_tak.name) != 0 || jstr(k, "by") == NULL || jstr(k, "to") != NULL ||
+	    jid(k, "id") == 0)
+		return;
+	struct pt_seekinfo si = {.id = (long long)jid(k, "id"), .name = jstr(k, "by")};
+	si.size = (int)jint(opts, "size", 5);
+	if (si.size < 3 || si.size > 8)
+		return;
+	si.pieces = (int)jint(opts, "pieces", 0);
+	si.pieces = si.pieces > 0 ? si.pieces : tak_std_stones(si.size);
+	si.caps = (int)jint(opts, "caps", -1);
+	si.caps = si.caps >= 0 ? si.caps : tak_std_caps(si.size);
+	si.komi = (int)jint(opts, "komi", 0);
+	si.time_s = cJSON_IsObject(t) ? (long)(jint(t, "base_ms", 0) / 1000) : 0;
+	si.incr_s = cJSON_IsObject(t) ? (long)(jint(t, "inc_ms", 0) / 1000) : 0;
+	si.color = color == NULL                  ? 'A'
+	           : strcmp(color, "first") == 0  ? 'W'
+	           : strcmp(color, "second") == 0 ? 'B'
+	                                          : 'A';
+	si.unrated = cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(k, "rated"));
+	si.opponent = "";
+	shown_new(o, pc, &si, true);
+}
+
 static void render_info(struct pt_out *o, const cJSON *j)
 {
 	const char *event = jstr(j, "event"), *player = jstr(j, "player");
@@ -845,6 +898,8 @@ static struct outbuf *fe_render(struct client *cl, const struct msg *m)
 		render_offer(&o, cl, pc, j);
 	} else if (strcmp(type, "info") == 0) {
 		render_info(&o, j);
+	} else if (strcmp(type, "seek") == 0) {
+		render_remote_seek(&o, pc, j);
 	} else if (strcmp(type, "match") == 0 && jstr(j, "event") != NULL) {
 		render_match(&o, cl, pc, j);
 	} else if (strcmp(type, "tell") == 0 && jstr(j, "from") && jstr(j, "text")) {
@@ -857,7 +912,7 @@ static struct outbuf *fe_render(struct client *cl, const struct msg *m)
 			say(&o, "ShoutRoom %s <%s> %s", room, jstr(j, "from"), jstr(j, "text"));
 		}
 	}
-	/* seeks come as the lobby's news (seek_news); states through render_state */
+	/* this node's seeks come as the lobby's news (seek_news); states through render_state */
 	return out_done(&o);
 }
 
