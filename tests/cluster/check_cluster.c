@@ -1544,8 +1544,8 @@ static void pt_guest(struct ts_cli *c, int port)
 /*
  * The playtak port on a cluster node: its guest's seek is a seek of the cluster (a user of
  * another node sees it in seeks, accepts it, and the two play: the game runs on the port's
- * node); what the port lists and accepts is its own node's seeks (another node's seek is
- * NOK there), as PROTOCOL.md 11 and 12 say.
+ * node); what the port lists is its own node's seeks (another node's seek made before its
+ * client logged in was never shown to it, and is NOK there), as PROTOCOL.md 11 and 12 say.
  */
 START_TEST(test_playtak_cluster)
 {
@@ -1583,7 +1583,7 @@ START_TEST(test_playtak_cluster)
 	              "%s", l ? l : "(none)");
 	free(l);
 	ts_close(&x);
-	/* another node's seek is not the port's to accept */
+	/* another node's seek made before the login was not shown: not the client's to accept */
 	struct ts_cli a;
 	ts_join(&a, t.n[0].port, "alice");
 	ts_send(&a, "seek tak size=5");
@@ -1642,6 +1642,57 @@ START_TEST(test_playtak_remote_seeks)
 	ck_assert_msg(l != NULL && strcmp(l, pat) == 0, "%s", l ? l : "(none)");
 	free(l);
 	free(shown);
+	ts_close(&p);
+	ts_close(&b);
+	trio_down(&t);
+}
+END_TEST
+
+/*
+ * A playtak client accepts another node's seek and plays it there: a guest on n1 accepts
+ * bob's Tak 3x3 seek made on n2 (Accept N); the game runs on n2, the guest stays on n1, whose
+ * port renders the JSON the owner's relay client sends it as playtak lines (Game Start, the
+ * opponent's moves, OK for its own, Game#N Over); the record in PostgreSQL has the moves.
+ */
+START_TEST(test_playtak_accepts_remote)
+{
+	struct trio t = {0};
+	int p1 = up_with(&t.n[0], "n1", "--playtak");
+	up_node(&t.n[1], "n2", NULL, 0);
+	struct ts_cli p, b;
+	pt_guest(&p, p1);
+	ts_join(&b, t.n[1].port, "bob");
+	ts_send(&b, "seek tak size=3 color=second");
+	cJSON *ok = ts_until(&b, "{\"type\":\"ok\",\"cmd\":\"seek\"}");
+	int seek = ts_jint(cJSON_GetObjectItem(ok, "seek"), "id");
+	cJSON_Delete(ok);
+	char pat[128];
+	snprintf(pat, sizeof pat, "Seek new %d bob 3 *", seek);
+	ts_until0(&p, pat);
+	ts_send(&p, "Accept %d", seek);
+	cJSON *gs = ts_until(&b, "{\"type\":\"game_start\"}");
+	int id = ts_jint(gs, "game");
+	cJSON_Delete(gs);
+	snprintf(pat, sizeof pat, "Game Start %d 3 Guest* vs bob white *", id);
+	ts_until0(&p, pat);
+	/* white makes a road on row 1: a3 (black's), a1 (white's), b1, b3, c1 */
+	const char *pt[] = {"P A3", NULL, "P B1", NULL, "P C1"}, *nat[] = {NULL, "a1", NULL, "b3"};
+	for (int i = 0; i < 5; i++) {
+		if (pt[i] != NULL) {
+			ts_send(&p, "Game#%d %s", id, pt[i]);
+			ts_until0(&p, "OK");
+		} else {
+			cJSON_Delete(ts_untilf(&b, "{\"type\":\"state\",\"game\":%d,\"ply\":%d}", id,
+			                       i));
+			ts_send(&b, "move %d %s", id, nat[i]);
+			snprintf(pat, sizeof pat, "Game#%d P %c%c", id, nat[i][0] - 'a' + 'A', nat[i][1]);
+			ts_until0(&p, pat);
+		}
+	}
+	snprintf(pat, sizeof pat, "Game#%d Over R-0", id);
+	ts_until0(&p, pat);
+	cJSON_Delete(ts_untilf(&b, "{\"type\":\"game_over\",\"game\":%d}", id));
+	assert_stored(id, "a3 a1 b1 b3 c1", "finished");
 	ts_close(&p);
 	ts_close(&b);
 	trio_down(&t);
@@ -2048,6 +2099,7 @@ static Suite *cluster_suite(void)
 	tcase_add_test(tc, test_http_cluster);
 	tcase_add_test(tc, test_playtak_cluster);
 	tcase_add_test(tc, test_playtak_remote_seeks);
+	tcase_add_test(tc, test_playtak_accepts_remote);
 	/* tournaments, the ladder and pools across nodes: CK_RUN_CASE=events runs these */
 	tc = add_case(s, "events", both_up, both_down);
 	tcase_add_test(tc, test_tourney_two_nodes);

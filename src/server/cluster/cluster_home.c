@@ -394,9 +394,20 @@ void home_out(struct cluster *c, uint64_t conn, const char *body, size_t len)
 	struct client *cl = cluster_client(c, conn);
 	if (cl == NULL || len == 0)
 		return;
-	struct outbuf *b = outbuf_new(body, len);
-	client_send(cl, b);
-	outbuf_unref(b);
+	if (cl->fe != NULL) { /* JSON lines (cluster_identity), rendered by its front-end */
+		for (const char *l = body, *end = body + len; l < end;) {
+			const char *nl = memchr(l, '\n', (size_t)(end - l));
+			size_t n = nl != NULL ? (size_t)(nl - l) : (size_t)(end - l);
+			cJSON *j = cJSON_ParseWithLength(l, n);
+			if (j != NULL)
+				send_msg(cl, j, xasprintf("%s", ""));
+			l += n + 1;
+		}
+	} else {
+		struct outbuf *b = outbuf_new(body, len);
+		client_send(cl, b);
+		outbuf_unref(b);
+	}
 	struct cstate *s = home_cs_get(c, conn, false);
 	if (s != NULL && s->fwd != 0 && s->after != NULL) {
 		/* the accept's answer is out: the seek's end follows it, as on one node */

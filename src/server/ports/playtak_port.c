@@ -41,6 +41,7 @@ struct pt_seen {
 	size_t told;  /* plies the client knows */
 	bool quiet;   /* a new game's start: no clock line before its first move */
 	bool resumed; /* given back at login: "Your game is resumed" once its moves are sent */
+	int seat;     /* a game of another node the client plays: its seat (from game_start) */
 };
 
 /* A challenge (a seek for one opponent), or another node's open seek (remote), shown to a
@@ -343,6 +344,15 @@ static void shown_new(struct pt_out *o, struct pt_client *pc, const struct pt_se
 	snprintf(pc->shown[pc->nshown++].fields, sizeof n->fields, "%s", buf);
 }
 
+/* Was another node's open seek id shown to the client (and not gone since)? */
+static bool shown_remote(const struct pt_client *pc, uint64_t id)
+{
+	for (size_t i = 0; i < pc->nshown; i++)
+		if (pc->shown[i].id == id && pc->shown[i].remote)
+			return true;
+	return false;
+}
+
 /* A challenge k to or from the client is shown. */
 static void challenge_shown(struct pt_out *o, struct pt_client *pc, const struct seek *k)
 {
@@ -434,7 +444,7 @@ static struct pt_seen *seen_get(struct pt_client *pc, uint64_t game)
 		pc->capseen = cap;
 	}
 	e = &pc->seen[pc->nseen++];
-	*e = (struct pt_seen){.game = game};
+	*e = (struct pt_seen){.game = game, .seat = -1};
 	return e;
 }
 
@@ -652,7 +662,9 @@ static void render_reply(struct pt_out *o, struct client *cl, struct pt_client *
 				if (e->told < n - 1)
 					catch_up(o, g, e, n - 1);
 				e->told = n;
-			}
+			} else if (g == NULL && (e = seen_find(pc, jid(j, "game"))) != NULL &&
+			           jint(j, "ply", 0) > (int64_t)e->told)
+				e->told = (size_t)jint(j, "ply", 0); /* another node's game */
 			say(o, "OK");
 		} else {
 			nok(o, j);
@@ -732,11 +744,88 @@ static void render_reply(struct pt_out *o, struct client *cl, struct pt_client *
 
 /* ---- rendering: news ------------------------------------------------------------------------ */
 
+/* A Tak game's size, stones, capstones, komi and clock from its JSON options and time (the
+   lobby's and the sessions' forms); false when they are no Tak board's. */
+static bool json_tak(const cJSON *opts, const cJSON *t, struct pt_gameinfo *gi)
+{
+	memset(gi, 0, sizeof *gi);
+	gi->size = (int)jint(opts, "size", 5);
+	gi->pieces = (int)jint(opts, "pieces", 0);
+	gi->pieces = gi->pieces > 0 ? gi->pieces : tak_std_stones(gi->size);
+	gi->caps = (int)jint(opts, "caps", -1);
+	gi->caps = gi->caps >= 0 ? gi->caps : tak_std_caps(gi->size);
+	gi->komi = (int)jint(opts, "komi", 0);
+	gi->time_s = cJSON_IsObject(t) ? (long)(jint(t, "base_ms", 0) / 1000) : 0;
+	gi->incr_s = cJSON_IsObject(t) ? (long)(jint(t, "inc_ms", 0) / 1000) : 0;
+	return gi->size >= 3 && gi->size <= 8;
+}
+
+/*
+ * The game_start of a game another node runs (a cluster: the client accepted a seek made
+ * there, and the owner's relay client speaks JSON to this node), rendered from its JSON.
+ */
+static void remote_game_start(struct pt_out *o, struct pt_client *pc, const cJSON *j)
+{
+	const cJSON *opts = cJSON_GetObjectItemCaseSensitive(j, "options");
+	const cJSON *t = cJSON_GetObjectItemCaseSensitive(j, "time");
+	const cJSON *pl = cJSON_GetObjectItemCaseSensitive(j, "players");
+	const char *kind = jstr(j, "kind");
+	const char *w = cJSON_GetStringValue(cJSON_GetArrayItem(pl, 0));
+	const char *b = cJSON_GetStringValue(cJSON_GetArrayItem(pl, 1));
+	int seat = (int)jint(j, "seat", -1);
+	struct pt_seen *e = jid(j, "game") != 0 ? seen_get(pc, jid(j, "game")) : NULL;
+	struct pt_gameinfo gi;
+	if (kind == NULL || strcmp(kind, game_tak.name) != 0 || w == NULL || b == NULL ||
+	    e == NULL || !json_tak(opts, t, &gi))
+		return;
+	e->seat = seat;
+	e->quiet = true;
+	gi.id = (long long)e->game;
+	gi.white = w;
+	gi.black = b;
+	char line[512];
+	if (pt_format_game_start(line, sizeof line, pc->protocol, &gi, seat == 0) > 0)
+		say(o, "%s", line);
+}
+
+/*
+ * A state of a game another node runs: its last move, unless the client made it (its OK
+ * said so), and the clocks. States come one per move, so the last move is all the client
+ * has not been told; one taken back is an Undo.
+ */
+static void remote_state(struct pt_out *o, struct pt_client *pc, const cJSON *j)
+{
+	struct pt_seen *e = seen_find(pc, jid(j, "game"));
+	const char *kind = jstr(j, "kind"), *last = jstr(j, "last_move");
+	int64_t ply = jint(j, "ply", -1);
+	if (e == NULL || kind == NULL || strcmp(kind, game_tak.name) != 0 || ply < 0)
+		return;
+	for (; (int64_t)e->told > ply; e->told--)
+		say(o, "Game#%" PRIu64 " Undo", e->game);
+	if ((int64_t)e->told + 1 == ply && last != NULL) {
+		int mover = (int)((ply - 1) % 2); /* Tak: white plays the odd plies */
+		char mv[40];
+		if (mover != e->seat && pt_from_ptn(last, mv, sizeof mv) > 0)
+			say(o, "Game#%" PRIu64 " %s", e->game, mv);
+		e->told = (size_t)ply;
+	}
+	const cJSON *clocks = cJSON_GetObjectItemCaseSensitive(j, "clocks");
+	if (cJSON_GetArraySize(clocks) == 2 && !(e->quiet && ply == 0))
+		clock_line(o, pc, e->game, (int64_t)cJSON_GetArrayItem(clocks, 0)->valuedouble,
+		           (int64_t)cJSON_GetArrayItem(clocks, 1)->valuedouble);
+	e->quiet = false;
+}
+
 static void render_game_start(struct pt_out *o, struct client *cl, struct pt_client *pc,
                               const cJSON *j)
 {
 	struct game *g = session_find(pc->port->cx->sess, jid(j, "game"));
-	if (g == NULL || !is_tak(session_ops(g)))
+	if (g == NULL) {
+		challenge_gone(o, pc->port, pc, 0);
+		remote_game_start(o, pc, j);
+		return;
+	}
+	if (!is_tak(session_ops(g)))
 		return;
 	struct pt_seen *e = seen_find(pc, session_id(g));
 	if (e == NULL) {
@@ -761,7 +850,10 @@ static void render_game_over(struct pt_out *o, struct client *cl, struct pt_clie
 	const cJSON *res = cJSON_GetObjectItemCaseSensitive(j, "result");
 	const char *score = jstr(res, "score"), *reason = jstr(res, "reason");
 	int winner = (int)jint(res, "winner", -1);
+	bool theirs = g == NULL && seen_find(pc, id) != NULL; /* another node's game */
 	seen_drop(pc, id);
+	if (theirs && score != NULL)
+		say(o, "Game#%" PRIu64 " Over %s", id, strcmp(score, "*") == 0 ? "0-0" : score);
 	if (g == NULL || !is_tak(session_ops(g)) || score == NULL || reason == NULL)
 		return;
 	if (strcmp(reason, "timeout") == 0 && session_opts(g)->timed) {
@@ -843,17 +935,16 @@ static void render_remote_seek(struct pt_out *o, struct pt_client *pc, const cJS
 	    strcmp(kind, game_tak.name) != 0 || jstr(k, "by") == NULL || jstr(k, "to") != NULL ||
 	    jid(k, "id") == 0)
 		return;
-	struct pt_seekinfo si = {.id = (long long)jid(k, "id"), .name = jstr(k, "by")};
-	si.size = (int)jint(opts, "size", 5);
-	if (si.size < 3 || si.size > 8)
+	struct pt_gameinfo gi;
+	if (!json_tak(opts, t, &gi))
 		return;
-	si.pieces = (int)jint(opts, "pieces", 0);
-	si.pieces = si.pieces > 0 ? si.pieces : tak_std_stones(si.size);
-	si.caps = (int)jint(opts, "caps", -1);
-	si.caps = si.caps >= 0 ? si.caps : tak_std_caps(si.size);
-	si.komi = (int)jint(opts, "komi", 0);
-	si.time_s = cJSON_IsObject(t) ? (long)(jint(t, "base_ms", 0) / 1000) : 0;
-	si.incr_s = cJSON_IsObject(t) ? (long)(jint(t, "inc_ms", 0) / 1000) : 0;
+	struct pt_seekinfo si = {.id = (long long)jid(k, "id"), .name = jstr(k, "by")};
+	si.size = gi.size;
+	si.pieces = gi.pieces;
+	si.caps = gi.caps;
+	si.komi = gi.komi;
+	si.time_s = gi.time_s;
+	si.incr_s = gi.incr_s;
 	si.color = color == NULL                  ? 'A'
 	           : strcmp(color, "first") == 0  ? 'W'
 	           : strcmp(color, "second") == 0 ? 'B'
@@ -900,6 +991,9 @@ static struct outbuf *fe_render(struct client *cl, const struct msg *m)
 		render_info(&o, j);
 	} else if (strcmp(type, "seek") == 0) {
 		render_remote_seek(&o, pc, j);
+	} else if (strcmp(type, "state") == 0) { /* (this node's games: render_state) */
+		if (session_find(pc->port->cx->sess, jid(j, "game")) == NULL)
+			remote_state(&o, pc, j);
 	} else if (strcmp(type, "match") == 0 && jstr(j, "event") != NULL) {
 		render_match(&o, cl, pc, j);
 	} else if (strcmp(type, "tell") == 0 && jstr(j, "from") && jstr(j, "text")) {
@@ -1225,7 +1319,7 @@ static void line_user(struct client *cl, struct pt_client *pc, const struct pt_l
 	case PT_ACCEPT: {
 		struct seek *k = lobby_seek_find(p->cx->lobby, id);
 		struct game *g = playing(p, cl);
-		if (k == NULL || !is_tak(k->ops))
+		if (k == NULL ? !shown_remote(pc, id) : !is_tak(k->ops))
 			send_line(cl, "NOK");
 		else if (g != NULL)
 			send_line(cl, "NOK\nError:You are playing game %" PRIu64, session_id(g));
