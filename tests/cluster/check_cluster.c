@@ -1608,6 +1608,23 @@ static char *pt_line_past_online(struct ts_cli *c)
 	return l;
 }
 
+/* n1 with a playtak port, where a guest logs in (p), and n2, where bob (b) seeks with
+   what: the seek's id. */
+static int pt_remote_seek(struct trio *t, struct ts_cli *p, struct ts_cli *b, const char *what)
+{
+	int p1 = up_with(&t->n[0], "n1", "--playtak");
+	up_node(&t->n[1], "n2", NULL, 0);
+	pt_guest(p, p1);
+	ts_join(b, t->n[1].port, "bob");
+	ts_send(b, "seek ttt"); /* another game's seek: not shown on the playtak port */
+	cJSON_Delete(ts_until(b, "{\"type\":\"ok\",\"cmd\":\"seek\"}"));
+	ts_send(b, "seek %s", what);
+	cJSON *ok = ts_until(b, "{\"type\":\"ok\",\"cmd\":\"seek\"}");
+	int seek = ts_jint(cJSON_GetObjectItem(ok, "seek"), "id");
+	cJSON_Delete(ok);
+	return seek;
+}
+
 /*
  * Another node's open Tak seeks reach the playtak port's clients as its own do: a seek made
  * on n2 by a native client is a "Seek new" line on n1's port (the lobby's news on the
@@ -1617,18 +1634,8 @@ static char *pt_line_past_online(struct ts_cli *c)
 START_TEST(test_playtak_remote_seeks)
 {
 	struct trio t = {0};
-	int p1 = up_with(&t.n[0], "n1", "--playtak");
-	up_node(&t.n[1], "n2", NULL, 0);
 	struct ts_cli p, b;
-	pt_guest(&p, p1);
-	ts_join(&b, t.n[1].port, "bob");
-	ts_send(&b, "seek ttt");
-	cJSON *ok = ts_until(&b, "{\"type\":\"ok\",\"cmd\":\"seek\"}");
-	cJSON_Delete(ok);
-	ts_send(&b, "seek tak size=3 komi=2 time=3+5 color=second");
-	ok = ts_until(&b, "{\"type\":\"ok\",\"cmd\":\"seek\"}");
-	int seek = ts_jint(cJSON_GetObjectItem(ok, "seek"), "id");
-	cJSON_Delete(ok);
+	int seek = pt_remote_seek(&t, &p, &b, "tak size=3 komi=2 time=3+5 color=second");
 	/* the first line n1's guest gets is the Tak seek, in playtak's fields (not the ttt one) */
 	char pat[128];
 	int n = snprintf(pat, sizeof pat, "Seek new %d bob 3 180 5 B 2 10 0 ", seek);
@@ -1657,15 +1664,8 @@ END_TEST
 START_TEST(test_playtak_accepts_remote)
 {
 	struct trio t = {0};
-	int p1 = up_with(&t.n[0], "n1", "--playtak");
-	up_node(&t.n[1], "n2", NULL, 0);
 	struct ts_cli p, b;
-	pt_guest(&p, p1);
-	ts_join(&b, t.n[1].port, "bob");
-	ts_send(&b, "seek tak size=3 color=second");
-	cJSON *ok = ts_until(&b, "{\"type\":\"ok\",\"cmd\":\"seek\"}");
-	int seek = ts_jint(cJSON_GetObjectItem(ok, "seek"), "id");
-	cJSON_Delete(ok);
+	int seek = pt_remote_seek(&t, &p, &b, "tak size=3 color=second");
 	char pat[128];
 	snprintf(pat, sizeof pat, "Seek new %d bob 3 *", seek);
 	ts_until0(&p, pat);
@@ -1682,10 +1682,11 @@ START_TEST(test_playtak_accepts_remote)
 			ts_send(&p, "Game#%d %s", id, pt[i]);
 			ts_until0(&p, "OK");
 		} else {
-			cJSON_Delete(ts_untilf(&b, "{\"type\":\"state\",\"game\":%d,\"ply\":%d}", id,
-			                       i));
+			cJSON_Delete(ts_untilf(&b, "{\"type\":\"state\",\"game\":%d,\"ply\":%d}",
+			                       id, i));
 			ts_send(&b, "move %d %s", id, nat[i]);
-			snprintf(pat, sizeof pat, "Game#%d P %c%c", id, nat[i][0] - 'a' + 'A', nat[i][1]);
+			snprintf(pat, sizeof pat, "Game#%d P %c%c", id, nat[i][0] - 'a' + 'A',
+			         nat[i][1]);
 			ts_until0(&p, pat);
 		}
 	}

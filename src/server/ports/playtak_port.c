@@ -807,8 +807,8 @@ static void remote_state(struct pt_out *o, struct pt_client *pc, const cJSON *j)
 		char mv[40];
 		if (mover != e->seat && pt_from_ptn(last, mv, sizeof mv) > 0)
 			say(o, "Game#%" PRIu64 " %s", e->game, mv);
-		e->told = (size_t)ply;
 	}
+	e->told = (size_t)ply; /* (a jump, a seat given back: the moves between are not told) */
 	const cJSON *clocks = cJSON_GetObjectItemCaseSensitive(j, "clocks");
 	if (cJSON_GetArraySize(clocks) == 2 && !(e->quiet && ply == 0))
 		clock_line(o, pc, e->game, (int64_t)cJSON_GetArrayItem(clocks, 0)->valuedouble,
