@@ -4,7 +4,9 @@
  * port's own verbs (guests, lists, chat), and the front-end that renders the
  * server's messages and states for each of its clients in playtak lines.
  * The line shapes are the playtak server's (Client.java, Game.java,
- * Seek.java; tak.md section 3); playtak.h writes the longer ones.
+ * Seek.java; tak.md section 3); playtak.h writes the longer ones. On a cluster node it
+ * also renders other nodes' seeks, and a game another node runs for its client, from the
+ * JSON those nodes send (docs/cluster.md section 6).
  */
 #include "server/ports/playtak_port.h"
 
