@@ -1628,7 +1628,8 @@ static int pt_remote_seek(struct trio *t, struct ts_cli *p, struct ts_cli *b, co
  * Another node's open Tak seeks reach the playtak port's clients as its own do: a seek made
  * on n2 by a native client is a "Seek new" line on n1's port (the lobby's news on the
  * cluster's lobby channel, rendered by the port from the seek's JSON), its withdrawal a
- * "Seek remove" with the same fields; another node's seek of another game is not shown.
+ * "Seek remove" with the same fields; List shows it too (after the node's own, from the
+ * cluster's seeks); another node's seek of another game is not shown.
  */
 START_TEST(test_playtak_remote_seeks)
 {
@@ -1640,6 +1641,12 @@ START_TEST(test_playtak_remote_seeks)
 	int n = snprintf(pat, sizeof pat, "Seek new %d bob 3 180 5 B 2 10 0 ", seek);
 	char *l = pt_line_past_online(&p), *shown = l != NULL ? strdup(l + 9) : NULL;
 	ck_assert_msg(l != NULL && strncmp(l, pat, (size_t)n) == 0, "%s", l ? l : "(none)");
+	free(l);
+	/* List: this node's seeks (none), then the other nodes' (the cluster's seeks) */
+	ts_send(&p, "List");
+	snprintf(pat, sizeof pat, "Seek new %s", shown);
+	l = pt_line_past_online(&p);
+	ck_assert_msg(l != NULL && strcmp(l, pat) == 0, "%s", l ? l : "(none)");
 	free(l);
 	ts_send(&b, "unseek %d", seek);
 	ts_until0(&b, "{\"type\":\"ok\",\"cmd\":\"unseek\"}");

@@ -93,6 +93,7 @@ enum op {
 	OP_REMATCH,
 	OP_TELL,
 	OP_UNSEEK,
+	OP_LIST,
 	OP_COUNT
 };
 static const char *const op_tag[OP_COUNT] = {
@@ -104,7 +105,7 @@ static const char *const op_tag[OP_COUNT] = {
         [OP_RESIGN] = "ptResign",       [OP_OBSERVE] = "ptObserve",
         [OP_UNOBSERVE] = "ptUnobserve", [OP_SAY] = "ptSay",
         [OP_REMATCH] = "ptRematch",     [OP_TELL] = "ptTell",
-        [OP_UNSEEK] = "ptUnseek",
+        [OP_UNSEEK] = "ptUnseek",       [OP_LIST] = "ptList",
 };
 
 static const struct msg_frontend pt_frontend;
@@ -613,6 +614,8 @@ static void guest_remember(struct playtak_port *p, const char *token, const char
 }
 
 /* The error of a command: NOK, then the reason as playtak clients show it. */
+static void remote_seek_shown(struct pt_out *o, struct pt_client *pc, const cJSON *k);
+
 static void nok(struct pt_out *o, const cJSON *j)
 {
 	const char *why = jstr(j, "message");
@@ -714,6 +717,14 @@ static void render_reply(struct pt_out *o, struct client *cl, struct pt_client *
 			nok(o, j);
 		}
 		return;
+	case OP_LIST: { /* after this node's seeks (lists()), the others' from the cluster's */
+		const cJSON *k;
+		cJSON_ArrayForEach(k, cJSON_GetObjectItemCaseSensitive(j, "seeks"))
+		{
+			remote_seek_shown(o, pc, k);
+		}
+		return;
+	}
 	case OP_UNSEEK: /* the client's own seek, withdrawn by the port */
 		if (ok)
 			challenge_gone(o, p, pc, jid(j, "seek"));
@@ -929,13 +940,19 @@ static void render_remote_seek(struct pt_out *o, struct pt_client *pc, const cJS
 			challenge_gone(o, pc->port, pc, id);
 		return;
 	}
-	const cJSON *k = cJSON_GetObjectItemCaseSensitive(j, "seek");
+	if (event != NULL && strcmp(event, "new") == 0)
+		remote_seek_shown(o, pc, cJSON_GetObjectItemCaseSensitive(j, "seek"));
+}
+
+/* Another node's seek k (its JSON: the lobby's) is shown, when it is an open Tak seek. */
+static void remote_seek_shown(struct pt_out *o, struct pt_client *pc, const cJSON *k)
+{
 	const cJSON *opts = cJSON_GetObjectItemCaseSensitive(k, "options");
 	const cJSON *t = cJSON_GetObjectItemCaseSensitive(k, "time");
 	const char *kind = jstr(k, "kind"), *color = jstr(k, "color");
-	if (event == NULL || strcmp(event, "new") != 0 || kind == NULL ||
-	    strcmp(kind, game_tak.name) != 0 || jstr(k, "by") == NULL || jstr(k, "to") != NULL ||
-	    jid(k, "id") == 0)
+	if (kind == NULL || strcmp(kind, game_tak.name) != 0 || jstr(k, "by") == NULL ||
+	    jstr(k, "to") != NULL || jid(k, "id") == 0 ||
+	    lobby_seek_find(pc->port->cx->lobby, jid(k, "id")) != NULL)
 		return;
 	struct pt_gameinfo gi;
 	if (!json_tak(opts, t, &gi))
@@ -1314,6 +1331,9 @@ static void line_user(struct client *cl, struct pt_client *pc, const struct pt_l
 	case PT_GAMELIST:
 		lists(&o, p, cl, pc, l->cmd == PT_LIST, l->cmd == PT_GAMELIST);
 		out_send(cl, &o);
+		if (l->cmd ==
+		    PT_LIST) /* a cluster's other nodes' seeks: `seeks` answers from all */
+			run(cl, OP_LIST, "seeks");
 		return;
 	case PT_SEEK:
 		seek(cl, pc, &l->seek);
