@@ -1707,8 +1707,7 @@ static void pt_guest(struct ts_cli *c, int port)
 /*
  * The playtak port on a cluster node: its guest's seek is a seek of the cluster (a user of
  * another node sees it in seeks, accepts it, and the two play: the game runs on the port's
- * node); what the port lists and accepts is its own node's seeks (another node's seek is
- * NOK there), as PROTOCOL.md 11 and 12 say.
+ * node); another node's seek of another game is NOK there, as PROTOCOL.md 11 and 12 say.
  */
 START_TEST(test_playtak_cluster)
 {
@@ -1746,10 +1745,10 @@ START_TEST(test_playtak_cluster)
 	              "%s", l ? l : "(none)");
 	free(l);
 	ts_close(&x);
-	/* another node's seek is not the port's to accept */
+	/* another node's seek of another game is never shown: not the client's to accept */
 	struct ts_cli a;
 	ts_join(&a, t.n[0].port, "alice");
-	ts_send(&a, "seek tak size=5");
+	ts_send(&a, "seek ttt");
 	cJSON *ok = ts_until(&a, "{\"type\":\"ok\",\"cmd\":\"seek\"}");
 	int s2 = ts_jint(cJSON_GetObjectItem(ok, "seek"), "id");
 	cJSON_Delete(ok);
@@ -1758,6 +1757,114 @@ START_TEST(test_playtak_cluster)
 	ts_until0(&q, "NOK");
 	for (struct ts_cli **c = (struct ts_cli *[]){&p, &q, &a, &b, NULL}; *c; c++)
 		ts_close(*c);
+	trio_down(&t);
+}
+END_TEST
+
+/* c's next line that is no Online/OnlinePlayers news (malloc'd; NULL: none came). */
+static char *pt_line_past_online(struct ts_cli *c)
+{
+	char *l;
+	while ((l = ts_line(c)) != NULL && strncmp(l, "Online", 6) == 0)
+		free(l);
+	return l;
+}
+
+/* n1 with a playtak port, where a guest logs in (p), and n2, where bob (b) seeks with
+   what: the seek's id. */
+static int pt_remote_seek(struct trio *t, struct ts_cli *p, struct ts_cli *b, const char *what)
+{
+	int p1 = up_with(&t->n[0], "n1", "--playtak");
+	up_node(&t->n[1], "n2", NULL, 0);
+	pt_guest(p, p1);
+	ts_join(b, t->n[1].port, "bob");
+	ts_send(b, "seek ttt"); /* another game's seek: not shown on the playtak port */
+	cJSON_Delete(ts_until(b, "{\"type\":\"ok\",\"cmd\":\"seek\"}"));
+	ts_send(b, "seek %s", what);
+	cJSON *ok = ts_until(b, "{\"type\":\"ok\",\"cmd\":\"seek\"}");
+	int seek = ts_jint(cJSON_GetObjectItem(ok, "seek"), "id");
+	cJSON_Delete(ok);
+	return seek;
+}
+
+/*
+ * Another node's open Tak seeks reach the playtak port's clients as its own do: a seek made
+ * on n2 by a native client is a "Seek new" line on n1's port (the lobby's news on the
+ * cluster's lobby channel, rendered by the port from the seek's JSON), its withdrawal a
+ * "Seek remove" with the same fields; List shows it too (after the node's own, from the
+ * cluster's seeks); another node's seek of another game is not shown.
+ */
+START_TEST(test_playtak_remote_seeks)
+{
+	struct trio t = {0};
+	struct ts_cli p, b;
+	int seek = pt_remote_seek(&t, &p, &b, "tak size=3 komi=2 time=3+5 color=second");
+	/* the first line n1's guest gets is the Tak seek, in playtak's fields (not the ttt one) */
+	char pat[128];
+	int n = snprintf(pat, sizeof pat, "Seek new %d bob 3 180 5 B 2 10 0 ", seek);
+	char *l = pt_line_past_online(&p), *shown = l != NULL ? strdup(l + 9) : NULL;
+	ck_assert_msg(l != NULL && strncmp(l, pat, (size_t)n) == 0, "%s", l ? l : "(none)");
+	free(l);
+	/* List: this node's seeks (none), then the other nodes' (the cluster's seeks) */
+	ts_send(&p, "List");
+	snprintf(pat, sizeof pat, "Seek new %s", shown);
+	l = pt_line_past_online(&p);
+	ck_assert_msg(l != NULL && strcmp(l, pat) == 0, "%s", l ? l : "(none)");
+	free(l);
+	ts_send(&b, "unseek %d", seek);
+	ts_until0(&b, "{\"type\":\"ok\",\"cmd\":\"unseek\"}");
+	snprintf(pat, sizeof pat, "Seek remove %s", shown);
+	l = pt_line_past_online(&p);
+	ck_assert_msg(l != NULL && strcmp(l, pat) == 0, "%s", l ? l : "(none)");
+	free(l);
+	free(shown);
+	ts_close(&p);
+	ts_close(&b);
+	trio_down(&t);
+}
+END_TEST
+
+/*
+ * A playtak client accepts another node's seek and plays it there: a guest on n1 accepts
+ * bob's Tak 3x3 seek made on n2 (Accept N); the game runs on n2, the guest stays on n1, whose
+ * port renders the JSON the owner's relay client sends it as playtak lines (Game Start, the
+ * opponent's moves, OK for its own, Game#N Over); the record in PostgreSQL has the moves.
+ */
+START_TEST(test_playtak_accepts_remote)
+{
+	struct trio t = {0};
+	struct ts_cli p, b;
+	int seek = pt_remote_seek(&t, &p, &b, "tak size=3 color=second");
+	char pat[128];
+	snprintf(pat, sizeof pat, "Seek new %d bob 3 *", seek);
+	ts_until0(&p, pat);
+	ts_send(&p, "Accept %d", seek);
+	cJSON *gs = ts_until(&b, "{\"type\":\"game_start\"}");
+	int id = ts_jint(gs, "game");
+	cJSON_Delete(gs);
+	snprintf(pat, sizeof pat, "Game Start %d 3 Guest* vs bob white *", id);
+	ts_until0(&p, pat);
+	/* white makes a road on row 1: a3 (black's), a1 (white's), b1, b3, c1 */
+	const char *pt[] = {"P A3", NULL, "P B1", NULL, "P C1"}, *nat[] = {NULL, "a1", NULL, "b3"};
+	for (int i = 0; i < 5; i++) {
+		if (pt[i] != NULL) {
+			ts_send(&p, "Game#%d %s", id, pt[i]);
+			ts_until0(&p, "OK");
+		} else {
+			cJSON_Delete(ts_untilf(&b, "{\"type\":\"state\",\"game\":%d,\"ply\":%d}",
+			                       id, i));
+			ts_send(&b, "move %d %s", id, nat[i]);
+			snprintf(pat, sizeof pat, "Game#%d P %c%c", id, nat[i][0] - 'a' + 'A',
+			         nat[i][1]);
+			ts_until0(&p, pat);
+		}
+	}
+	snprintf(pat, sizeof pat, "Game#%d Over R-0", id);
+	ts_until0(&p, pat);
+	cJSON_Delete(ts_untilf(&b, "{\"type\":\"game_over\",\"game\":%d}", id));
+	assert_stored(id, "a3 a1 b1 b3 c1", "finished");
+	ts_close(&p);
+	ts_close(&b);
 	trio_down(&t);
 }
 END_TEST
@@ -2163,6 +2270,8 @@ static Suite *cluster_suite(void)
 	tcase_add_test(tc, test_http_cluster);
 	tcase_add_test(tc, test_http_live_stream);
 	tcase_add_test(tc, test_playtak_cluster);
+	tcase_add_test(tc, test_playtak_remote_seeks);
+	tcase_add_test(tc, test_playtak_accepts_remote);
 	/* tournaments, the ladder and pools across nodes: CK_RUN_CASE=events runs these */
 	tc = add_case(s, "events", both_up, both_down);
 	tcase_add_test(tc, test_tourney_two_nodes);

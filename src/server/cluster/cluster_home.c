@@ -394,6 +394,8 @@ void home_out(struct cluster *c, uint64_t conn, const char *body, size_t len)
 	struct client *cl = cluster_client(c, conn);
 	if (cl == NULL || len == 0)
 		return;
+	/* through its front-end's foreign hook: the API's streams, the playtak port (which
+	   renders the JSON lines of its clients, forwarded with the JSON flag, cluster_identity) */
 	struct outbuf *b = outbuf_new(body, len);
 	client_send_foreign(cl, b);
 	outbuf_unref(b);

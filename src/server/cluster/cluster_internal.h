@@ -298,9 +298,12 @@ static inline void cluster_identity(const struct client *cl, bool watching, char
                                     size_t size)
 {
 	bool in = cl->logged_in;
-	snprintf(flags, size, "%s%s%s%s%s%s%s", cl->json ? "j" : "", cl->registered ? "r" : "",
-	         watching ? "w" : "", in ? "l" : "", cl->want_watchers ? "v" : "",
-	         in && cl->prefs.bot ? "b" : "", in && cl->prefs.bots_off ? "o" : "");
+	/* a front-end's client (the playtak port) is spoken to in JSON, which its front-end
+	   renders at home (home_out) */
+	snprintf(flags, size, "%s%s%s%s%s%s%s", cl->json || cl->fe != NULL ? "j" : "",
+	         cl->registered ? "r" : "", watching ? "w" : "", in ? "l" : "",
+	         cl->want_watchers ? "v" : "", in && cl->prefs.bot ? "b" : "",
+	         in && cl->prefs.bots_off ? "o" : "");
 	if (flags[0] == '\0')
 		snprintf(flags, size, "-");
 }

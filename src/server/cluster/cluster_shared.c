@@ -46,7 +46,7 @@ void shared_lobby_msg(struct cluster *c, const char *h, const char *body, size_t
 			continue; /* (set seeks off: no seek news, as from this node's lobby) */
 		struct cstate *s = h[0] == 'G' ? home_cs_get(c, cn->id, false) : NULL;
 		if (s != NULL && s->fwd != 0 && s->takes_seek && s->game == id &&
-		    s->after == NULL) {
+		    s->after == NULL && cl->fe == NULL) {
 			/* it took that seek: its end comes after the answer */
 			int k = cl->json && m.json != NULL ? 1 : 0;
 			if (m.out[k] == NULL)

@@ -4,7 +4,9 @@
  * port's own verbs (guests, lists, chat), and the front-end that renders the
  * server's messages and states for each of its clients in playtak lines.
  * The line shapes are the playtak server's (Client.java, Game.java,
- * Seek.java; tak.md section 3); playtak.h writes the longer ones.
+ * Seek.java; tak.md section 3); playtak.h writes the longer ones. On a cluster node it
+ * also renders other nodes' seeks, and a game another node runs for its client, from the
+ * JSON those nodes send (docs/cluster.md section 6).
  */
 #include "server/ports/playtak_port.h"
 
@@ -41,12 +43,15 @@ struct pt_seen {
 	size_t told;  /* plies the client knows */
 	bool quiet;   /* a new game's start: no clock line before its first move */
 	bool resumed; /* given back at login: "Your game is resumed" once its moves are sent */
+	int seat;     /* a game of another node the client plays: its seat (from game_start) */
 };
 
-/* A challenge (a seek for one opponent) shown to a client, as its Seek new showed it. */
+/* A challenge (a seek for one opponent), or another node's open seek (remote), shown to a
+   client, as its Seek new showed it. */
 struct pt_shown {
 	uint64_t id;
 	char fields[200];
+	bool remote;
 };
 
 /* The port's part of a client (cl->fe_data). */
@@ -59,7 +64,8 @@ struct pt_client {
 	struct pt_seen *seen;
 	size_t nseen, capseen;
 	/* challenges from or to the client it was shown: their end is not news of the lobby,
-	   so the client is told from here (a "Seek remove" once they are gone) */
+	   so the client is told from here (a "Seek remove" once they are gone); and the
+	   seeks of a cluster's other nodes, whose end is news without their fields */
 	struct pt_shown *shown;
 	size_t nshown;
 };
@@ -87,6 +93,7 @@ enum op {
 	OP_REMATCH,
 	OP_TELL,
 	OP_UNSEEK,
+	OP_LIST,
 	OP_COUNT
 };
 static const char *const op_tag[OP_COUNT] = {
@@ -98,7 +105,7 @@ static const char *const op_tag[OP_COUNT] = {
         [OP_RESIGN] = "ptResign",       [OP_OBSERVE] = "ptObserve",
         [OP_UNOBSERVE] = "ptUnobserve", [OP_SAY] = "ptSay",
         [OP_REMATCH] = "ptRematch",     [OP_TELL] = "ptTell",
-        [OP_UNSEEK] = "ptUnseek",
+        [OP_UNSEEK] = "ptUnseek",       [OP_LIST] = "ptList",
 };
 
 static const struct msg_frontend pt_frontend;
@@ -321,33 +328,50 @@ static bool seek_line(long protocol, const struct seek *k, bool gone, struct pt_
 	return true;
 }
 
-/* A challenge k to or from the client is shown: "Seek new", remembered until it is gone. */
-static void challenge_shown(struct pt_out *o, struct pt_client *pc, const struct seek *k)
+/* A seek si is shown: "Seek new", remembered until it is gone (remote: another node's). */
+static void shown_new(struct pt_out *o, struct pt_client *pc, const struct pt_seekinfo *si,
+                      bool remote)
 {
-	struct pt_seekinfo si;
 	char buf[sizeof pc->shown[0].fields];
-	seek_info(k, &si);
-	if (pt_format_seek(buf, sizeof buf, pc->protocol, &si) < 0)
+	if (pt_format_seek(buf, sizeof buf, pc->protocol, si) < 0)
 		return;
 	say(o, "Seek new %s", buf);
 	for (size_t i = 0; i < pc->nshown; i++)
-		if (pc->shown[i].id == k->id)
+		if (pc->shown[i].id == (uint64_t)si->id)
 			return;
 	struct pt_shown *n = realloc(pc->shown, (pc->nshown + 1) * sizeof *n);
 	if (n == NULL)
 		return;
 	pc->shown = n;
-	pc->shown[pc->nshown].id = k->id;
+	pc->shown[pc->nshown] = (struct pt_shown){.id = (uint64_t)si->id, .remote = remote};
 	snprintf(pc->shown[pc->nshown++].fields, sizeof n->fields, "%s", buf);
 }
 
-/* The challenge id (all of them that the lobby no longer has: 0) went: "Seek remove". */
+/* Was another node's open seek id shown to the client (and not gone since)? */
+static bool shown_remote(const struct pt_client *pc, uint64_t id)
+{
+	for (size_t i = 0; i < pc->nshown; i++)
+		if (pc->shown[i].id == id && pc->shown[i].remote)
+			return true;
+	return false;
+}
+
+/* A challenge k to or from the client is shown. */
+static void challenge_shown(struct pt_out *o, struct pt_client *pc, const struct seek *k)
+{
+	struct pt_seekinfo si;
+	seek_info(k, &si);
+	shown_new(o, pc, &si, false);
+}
+
+/* The seek id shown went (id 0: every challenge that the lobby no longer has): "Seek remove". */
 static void challenge_gone(struct pt_out *o, const struct playtak_port *p, struct pt_client *pc,
                            uint64_t id)
 {
 	for (size_t i = pc->nshown; i-- > 0;) {
 		struct pt_shown *e = &pc->shown[i];
-		if (id != 0 ? e->id != id : lobby_seek_find(p->cx->lobby, e->id) != NULL)
+		if (id != 0 ? e->id != id
+		            : e->remote || lobby_seek_find(p->cx->lobby, e->id) != NULL)
 			continue;
 		say(o, "Seek remove %s", e->fields);
 		*e = pc->shown[--pc->nshown];
@@ -423,7 +447,7 @@ static struct pt_seen *seen_get(struct pt_client *pc, uint64_t game)
 		pc->capseen = cap;
 	}
 	e = &pc->seen[pc->nseen++];
-	*e = (struct pt_seen){.game = game};
+	*e = (struct pt_seen){.game = game, .seat = -1};
 	return e;
 }
 
@@ -590,6 +614,8 @@ static void guest_remember(struct playtak_port *p, const char *token, const char
 }
 
 /* The error of a command: NOK, then the reason as playtak clients show it. */
+static void remote_seek_shown(struct pt_out *o, struct pt_client *pc, const cJSON *k);
+
 static void nok(struct pt_out *o, const cJSON *j)
 {
 	const char *why = jstr(j, "message");
@@ -641,7 +667,9 @@ static void render_reply(struct pt_out *o, struct client *cl, struct pt_client *
 				if (e->told < n - 1)
 					catch_up(o, g, e, n - 1);
 				e->told = n;
-			}
+			} else if (g == NULL && (e = seen_find(pc, jid(j, "game"))) != NULL &&
+			           jint(j, "ply", 0) > (int64_t)e->told)
+				e->told = (size_t)jint(j, "ply", 0); /* another node's game */
 			say(o, "OK");
 		} else {
 			nok(o, j);
@@ -689,6 +717,14 @@ static void render_reply(struct pt_out *o, struct client *cl, struct pt_client *
 			nok(o, j);
 		}
 		return;
+	case OP_LIST: { /* after this node's seeks (lists()), the others' from the cluster's */
+		const cJSON *k;
+		cJSON_ArrayForEach(k, cJSON_GetObjectItemCaseSensitive(j, "seeks"))
+		{
+			remote_seek_shown(o, pc, k);
+		}
+		return;
+	}
 	case OP_UNSEEK: /* the client's own seek, withdrawn by the port */
 		if (ok)
 			challenge_gone(o, p, pc, jid(j, "seek"));
@@ -721,11 +757,88 @@ static void render_reply(struct pt_out *o, struct client *cl, struct pt_client *
 
 /* ---- rendering: news ------------------------------------------------------------------------ */
 
+/* A Tak game's size, stones, capstones, komi and clock from its JSON options and time (the
+   lobby's and the sessions' forms); false when they are no Tak board's. */
+static bool json_tak(const cJSON *opts, const cJSON *t, struct pt_gameinfo *gi)
+{
+	memset(gi, 0, sizeof *gi);
+	gi->size = (int)jint(opts, "size", 5);
+	gi->pieces = (int)jint(opts, "pieces", 0);
+	gi->pieces = gi->pieces > 0 ? gi->pieces : tak_std_stones(gi->size);
+	gi->caps = (int)jint(opts, "caps", -1);
+	gi->caps = gi->caps >= 0 ? gi->caps : tak_std_caps(gi->size);
+	gi->komi = (int)jint(opts, "komi", 0);
+	gi->time_s = cJSON_IsObject(t) ? (long)(jint(t, "base_ms", 0) / 1000) : 0;
+	gi->incr_s = cJSON_IsObject(t) ? (long)(jint(t, "inc_ms", 0) / 1000) : 0;
+	return gi->size >= 3 && gi->size <= 8;
+}
+
+/*
+ * The game_start of a game another node runs (a cluster: the client accepted a seek made
+ * there, and the owner's relay client speaks JSON to this node), rendered from its JSON.
+ */
+static void remote_game_start(struct pt_out *o, struct pt_client *pc, const cJSON *j)
+{
+	const cJSON *opts = cJSON_GetObjectItemCaseSensitive(j, "options");
+	const cJSON *t = cJSON_GetObjectItemCaseSensitive(j, "time");
+	const cJSON *pl = cJSON_GetObjectItemCaseSensitive(j, "players");
+	const char *kind = jstr(j, "kind");
+	const char *w = cJSON_GetStringValue(cJSON_GetArrayItem(pl, 0));
+	const char *b = cJSON_GetStringValue(cJSON_GetArrayItem(pl, 1));
+	int seat = (int)jint(j, "seat", -1);
+	struct pt_seen *e = jid(j, "game") != 0 ? seen_get(pc, jid(j, "game")) : NULL;
+	struct pt_gameinfo gi;
+	if (kind == NULL || strcmp(kind, game_tak.name) != 0 || w == NULL || b == NULL ||
+	    e == NULL || !json_tak(opts, t, &gi))
+		return;
+	e->seat = seat;
+	e->quiet = true;
+	gi.id = (long long)e->game;
+	gi.white = w;
+	gi.black = b;
+	char line[512];
+	if (pt_format_game_start(line, sizeof line, pc->protocol, &gi, seat == 0) > 0)
+		say(o, "%s", line);
+}
+
+/*
+ * A state of a game another node runs: its last move, unless the client made it (its OK
+ * said so), and the clocks. States come one per move, so the last move is all the client
+ * has not been told; one taken back is an Undo.
+ */
+static void remote_state(struct pt_out *o, struct pt_client *pc, const cJSON *j)
+{
+	struct pt_seen *e = seen_find(pc, jid(j, "game"));
+	const char *kind = jstr(j, "kind"), *last = jstr(j, "last_move");
+	int64_t ply = jint(j, "ply", -1);
+	if (e == NULL || kind == NULL || strcmp(kind, game_tak.name) != 0 || ply < 0)
+		return;
+	for (; (int64_t)e->told > ply; e->told--)
+		say(o, "Game#%" PRIu64 " Undo", e->game);
+	if ((int64_t)e->told + 1 == ply && last != NULL) {
+		int mover = (int)((ply - 1) % 2); /* Tak: white plays the odd plies */
+		char mv[40];
+		if (mover != e->seat && pt_from_ptn(last, mv, sizeof mv) > 0)
+			say(o, "Game#%" PRIu64 " %s", e->game, mv);
+	}
+	e->told = (size_t)ply; /* (a jump, a seat given back: the moves between are not told) */
+	const cJSON *clocks = cJSON_GetObjectItemCaseSensitive(j, "clocks");
+	if (cJSON_GetArraySize(clocks) == 2 && !(e->quiet && ply == 0))
+		clock_line(o, pc, e->game, (int64_t)cJSON_GetArrayItem(clocks, 0)->valuedouble,
+		           (int64_t)cJSON_GetArrayItem(clocks, 1)->valuedouble);
+	e->quiet = false;
+}
+
 static void render_game_start(struct pt_out *o, struct client *cl, struct pt_client *pc,
                               const cJSON *j)
 {
 	struct game *g = session_find(pc->port->cx->sess, jid(j, "game"));
-	if (g == NULL || !is_tak(session_ops(g)))
+	if (g == NULL) {
+		challenge_gone(o, pc->port, pc, 0);
+		remote_game_start(o, pc, j);
+		return;
+	}
+	if (!is_tak(session_ops(g)))
 		return;
 	struct pt_seen *e = seen_find(pc, session_id(g));
 	if (e == NULL) {
@@ -750,7 +863,10 @@ static void render_game_over(struct pt_out *o, struct client *cl, struct pt_clie
 	const cJSON *res = cJSON_GetObjectItemCaseSensitive(j, "result");
 	const char *score = jstr(res, "score"), *reason = jstr(res, "reason");
 	int winner = (int)jint(res, "winner", -1);
+	bool theirs = g == NULL && seen_find(pc, id) != NULL; /* another node's game */
 	seen_drop(pc, id);
+	if (theirs && score != NULL)
+		say(o, "Game#%" PRIu64 " Over %s", id, strcmp(score, "*") == 0 ? "0-0" : score);
 	if (g == NULL || !is_tak(session_ops(g)) || score == NULL || reason == NULL)
 		return;
 	if (strcmp(reason, "timeout") == 0 && session_opts(g)->timed) {
@@ -810,6 +926,53 @@ static void render_match(struct pt_out *o, struct client *cl, struct pt_client *
 		say(o, "Message %s declined your seek", by);
 }
 
+/*
+ * A seek's news as a message: only a cluster's other nodes send it to the port's clients (this
+ * node's seeks are the lobby's news, on_seek). An open Tak seek, from the seek's JSON (the
+ * lobby's, PROTOCOL.md §5); its end names only its id, so the fields shown are kept.
+ */
+static void render_remote_seek(struct pt_out *o, struct pt_client *pc, const cJSON *j)
+{
+	const char *event = jstr(j, "event");
+	if (event != NULL && strcmp(event, "gone") == 0) {
+		uint64_t id = jid(j, "id");
+		if (id != 0)
+			challenge_gone(o, pc->port, pc, id);
+		return;
+	}
+	if (event != NULL && strcmp(event, "new") == 0)
+		remote_seek_shown(o, pc, cJSON_GetObjectItemCaseSensitive(j, "seek"));
+}
+
+/* Another node's seek k (its JSON: the lobby's) is shown, when it is an open Tak seek. */
+static void remote_seek_shown(struct pt_out *o, struct pt_client *pc, const cJSON *k)
+{
+	const cJSON *opts = cJSON_GetObjectItemCaseSensitive(k, "options");
+	const cJSON *t = cJSON_GetObjectItemCaseSensitive(k, "time");
+	const char *kind = jstr(k, "kind"), *color = jstr(k, "color");
+	if (kind == NULL || strcmp(kind, game_tak.name) != 0 || jstr(k, "by") == NULL ||
+	    jstr(k, "to") != NULL || jid(k, "id") == 0 ||
+	    lobby_seek_find(pc->port->cx->lobby, jid(k, "id")) != NULL)
+		return;
+	struct pt_gameinfo gi;
+	if (!json_tak(opts, t, &gi))
+		return;
+	struct pt_seekinfo si = {.id = (long long)jid(k, "id"), .name = jstr(k, "by")};
+	si.size = gi.size;
+	si.pieces = gi.pieces;
+	si.caps = gi.caps;
+	si.komi = gi.komi;
+	si.time_s = gi.time_s;
+	si.incr_s = gi.incr_s;
+	si.color = color == NULL                  ? 'A'
+	           : strcmp(color, "first") == 0  ? 'W'
+	           : strcmp(color, "second") == 0 ? 'B'
+	                                          : 'A';
+	si.unrated = cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(k, "rated"));
+	si.opponent = "";
+	shown_new(o, pc, &si, true);
+}
+
 static void render_info(struct pt_out *o, const cJSON *j)
 {
 	const char *event = jstr(j, "event"), *player = jstr(j, "player");
@@ -845,6 +1008,11 @@ static struct outbuf *fe_render(struct client *cl, const struct msg *m)
 		render_offer(&o, cl, pc, j);
 	} else if (strcmp(type, "info") == 0) {
 		render_info(&o, j);
+	} else if (strcmp(type, "seek") == 0) {
+		render_remote_seek(&o, pc, j);
+	} else if (strcmp(type, "state") == 0) { /* (this node's games: render_state) */
+		if (session_find(pc->port->cx->sess, jid(j, "game")) == NULL)
+			remote_state(&o, pc, j);
 	} else if (strcmp(type, "match") == 0 && jstr(j, "event") != NULL) {
 		render_match(&o, cl, pc, j);
 	} else if (strcmp(type, "tell") == 0 && jstr(j, "from") && jstr(j, "text")) {
@@ -857,7 +1025,7 @@ static struct outbuf *fe_render(struct client *cl, const struct msg *m)
 			say(&o, "ShoutRoom %s <%s> %s", room, jstr(j, "from"), jstr(j, "text"));
 		}
 	}
-	/* seeks come as the lobby's news (seek_news); states through render_state */
+	/* this node's seeks come as the lobby's news (seek_news); states through render_state */
 	return out_done(&o);
 }
 
@@ -1163,6 +1331,9 @@ static void line_user(struct client *cl, struct pt_client *pc, const struct pt_l
 	case PT_GAMELIST:
 		lists(&o, p, cl, pc, l->cmd == PT_LIST, l->cmd == PT_GAMELIST);
 		out_send(cl, &o);
+		if (l->cmd ==
+		    PT_LIST) /* a cluster's other nodes' seeks: `seeks` answers from all */
+			run(cl, OP_LIST, "seeks");
 		return;
 	case PT_SEEK:
 		seek(cl, pc, &l->seek);
@@ -1170,7 +1341,7 @@ static void line_user(struct client *cl, struct pt_client *pc, const struct pt_l
 	case PT_ACCEPT: {
 		struct seek *k = lobby_seek_find(p->cx->lobby, id);
 		struct game *g = playing(p, cl);
-		if (k == NULL || !is_tak(k->ops))
+		if (k == NULL ? !shown_remote(pc, id) : !is_tak(k->ops))
 			send_line(cl, "NOK");
 		else if (g != NULL)
 			send_line(cl, "NOK\nError:You are playing game %" PRIu64, session_id(g));
@@ -1269,12 +1440,27 @@ static void fe_gone(struct client *cl)
 	cl->fe_data = NULL;
 }
 
+/* Output another node rendered for cl: JSON lines (its commands are forwarded with the JSON
+ * flag, cluster_identity), each rendered here as a message of this node. */
+static void fe_foreign(struct client *cl, struct outbuf *b)
+{
+	for (const char *l = b->data, *end = b->data + b->len; l < end;) {
+		const char *nl = memchr(l, '\n', (size_t)(end - l));
+		size_t n = nl != NULL ? (size_t)(nl - l) : (size_t)(end - l);
+		cJSON *j = cJSON_ParseWithLength(l, n);
+		if (j != NULL)
+			send_msg(cl, j, xasprintf("%s", ""));
+		l += n + 1;
+	}
+}
+
 static const struct msg_frontend pt_frontend = {
         .name = "playtak",
         .render = fe_render,
         .render_state = fe_render_state,
         .line = fe_line,
         .gone = fe_gone,
+        .foreign = fe_foreign,
 };
 
 /* ---- the lobby's and the sessions' news --------------------------------------------------- */
