@@ -1617,14 +1617,7 @@ START_TEST(test_http_live_stream)
 	struct ts_cli a, b;
 	ts_join(&a, t.n[0].port, "alice");
 	ts_join(&b, t.n[0].port, "bob");
-	ts_send(&a, "seek ttt color=first");
-	cJSON *ok = ts_until(&a, "{\"type\":\"ok\",\"cmd\":\"seek\"}");
-	int seek = ts_jint(cJSON_GetObjectItem(ok, "seek"), "id");
-	cJSON_Delete(ok);
-	ts_send(&b, "accept %d", seek);
-	cJSON *st = ts_until(&a, "{\"type\":\"game_start\"}");
-	int id = ts_jint(st, "game");
-	cJSON_Delete(st);
+	int id = ts_begin_game(&a, &b, "ttt");
 	cJSON *l2 = NULL; /* n1 writes its games at its next tick */
 	for (int i = 0; i < 50 && count_in(l2, "games", "id", NULL, id) == 0; i++) {
 		cJSON_Delete(l2);
