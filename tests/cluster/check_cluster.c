@@ -384,6 +384,14 @@ static void trio_up(struct trio *t)
 		up(&t->n[i], names[i]);
 }
 
+/* A node killed (kill -9) for good: its directory removed, trio_down() leaves it. */
+static void node_gone(struct ts_srv *n)
+{
+	ts_kill9(n);
+	tmpdir_remove(n->datadir);
+	n->pid = 0;
+}
+
 static void trio_down(struct trio *t)
 {
 	for (int i = 0; i < 3; i++)
@@ -544,9 +552,7 @@ START_TEST(test_owner_killed)
 	cJSON_Delete(st);
 	cJSON_Delete(ts_untilf(&c, "{\"type\":\"state\",\"game\":%d,\"seq\":4}", id));
 	ts_msleep(GAP_MS); /* bob thinks; then the node dies: the gap lasts until the takeover */
-	ts_kill9(&t.n[0]);
-	tmpdir_remove(t.n[0].datadir);
-	t.n[0].pid = 0;
+	node_gone(&t.n[0]);
 	ts_close(&a);
 	/* bob's seat comes back on the new owner at once, carol watches on */
 	cJSON *mv = ts_untilf(&b, "{\"type\":\"info\",\"game\":%d,\"event\":\"moved\"}", id);
@@ -1156,9 +1162,7 @@ START_TEST(test_account_back_after_takeover)
 	int id = ts_begin_game(&a, &b, "ttt"); /* on n1, alice's node */
 	struct ts_cli *to_b[] = {&b};
 	play(&a, id, "a1", to_b, 1, 2);
-	ts_kill9(&t.n[0]);
-	tmpdir_remove(t.n[0].datadir);
-	t.n[0].pid = 0;
+	node_gone(&t.n[0]);
 	ts_close(&a);
 	ts_connect_json(&a, t.n[1].port); /* at once: the death is not noticed yet */
 	ts_send(&a, "login alice password1");
@@ -1236,9 +1240,7 @@ START_TEST(test_guest_back_before_scan)
 	for (int i = 0; i < 100 && strncmp(out, ":1", 2) != 0; i++, ts_msleep(50))
 		ck_assert(redistest_cmd(&rd, "HEXISTS bitarena:seats:n1 bob\r\n", out, sizeof out));
 	ck_assert_msg(strncmp(out, ":1", 2) == 0, "bob's seat not in seats:n1: %s", out);
-	ts_kill9(&t.n[1]);
-	tmpdir_remove(t.n[1].datadir);
-	t.n[1].pid = 0;
+	node_gone(&t.n[1]);
 	ck_assert_int_eq(kill(t.n[0].pid, SIGSTOP), 0);
 	usleep(2000 * 1000); /* n2's heartbeat lapses meanwhile: bob's name is free */
 	ts_close(&b);
@@ -2042,9 +2044,7 @@ START_TEST(test_tourney_takeover)
 	cJSON_Delete(
 	        ts_untilf(&td, "{\"type\":\"tourney\",\"event\":\"result\",\"game\":%d}", g[0]));
 	assert_stored(g[0], "", "finished");
-	ts_kill9(&t.n[0]);
-	tmpdir_remove(t.n[0].datadir);
-	t.n[0].pid = 0;
+	node_gone(&t.n[0]);
 	/* the game in progress moved: its black player is seated there again, and resigns */
 	cJSON_Delete(ts_untilf(bl[1], "{\"type\":\"info\",\"game\":%d,\"event\":\"moved\"}", g[1]));
 	cJSON_Delete(ts_untilf(bl[1], "{\"type\":\"game_start\",\"game\":%d}", g[1]));

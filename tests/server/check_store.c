@@ -995,7 +995,8 @@ START_TEST(test_migration_to_token_hashes)
 	                              " DROP COLUMN token_hash1, DROP COLUMN rating0,"
 	                              " DROP COLUMN rating1; DROP TABLE tourneys;"
 	                              " DELETE FROM bitarena_migrations WHERE version >= 3"
-	                            : DROP_TOKEN_HASHES " DROP TABLE tourneys; PRAGMA user_version = 2");
+	                            : DROP_TOKEN_HASHES
+	                         " DROP TABLE tourneys; PRAGMA user_version = 2");
 	st_other_close(&o);
 	s = open_fast();
 	ck_assert_int_eq(store_schema_version(s), st_version());
@@ -1482,6 +1483,17 @@ START_TEST(test_pg_server_down)
 }
 END_TEST
 
+/* A server setting (ALTER SYSTEM's "SET x = v" or "RESET x"), in force at once. */
+static void pg_system(const char *setting)
+{
+	PGconn *c = pgtest_connect(&st_pg, NULL);
+	char sql[128];
+	snprintf(sql, sizeof sql, "ALTER SYSTEM %s", setting);
+	pgtest_sql(c, sql);
+	pgtest_sql(c, "SELECT pg_reload_conf()");
+	PQfinish(c);
+}
+
 /*
  * A commit whose answer was lost when the server crashed (stop -m immediate)
  * and whose transaction never reached the disk: after the restart the
@@ -1493,10 +1505,7 @@ END_TEST
  */
 START_TEST(test_pg_lost_commit_id_reused)
 {
-	PGconn *c = pgtest_connect(&st_pg, NULL);
-	pgtest_sql(c, "ALTER SYSTEM SET wal_writer_delay = '10s'");
-	pgtest_sql(c, "SELECT pg_reload_conf()");
-	PQfinish(c);
+	pg_system("SET wal_writer_delay = '10s'");
 	struct store *s = open_fast();
 	struct store_game g, f;
 	new_game(&g, "tak", "p1", "p2", 1);
@@ -1509,7 +1518,7 @@ START_TEST(test_pg_lost_commit_id_reused)
 	pgtest_stop(&st_pg, "immediate");
 	ck_assert_int_eq(store_commit(s), STORE_EUNAVAIL); /* its fate not known: server down */
 	ck_assert(pgtest_restart(&st_pg));
-	c = pgtest_connect(&st_pg, NULL);
+	PGconn *c = pgtest_connect(&st_pg, NULL);
 	for (int i = 0; i < 20; i++) /* transaction ids handed out again, one is the lost one's */
 		pgtest_sql(c, "BEGIN; SELECT txid_current(); COMMIT");
 	/* tried again, as the journal does: the same write */
@@ -1530,9 +1539,8 @@ START_TEST(test_pg_lost_commit_id_reused)
 	ck_assert_int_eq(f.plies, 1); /* stored, once */
 	ck_assert_str_eq(f.moves[0].text, "a1");
 	store_game_clear(&f);
-	pgtest_sql(c, "ALTER SYSTEM RESET wal_writer_delay");
-	pgtest_sql(c, "SELECT pg_reload_conf()");
 	PQfinish(c);
+	pg_system("RESET wal_writer_delay");
 	store_close(s);
 }
 END_TEST
@@ -1545,10 +1553,7 @@ END_TEST
  */
 START_TEST(test_pg_crash_keeps_acknowledged)
 {
-	PGconn *c = pgtest_connect(&st_pg, NULL);
-	pgtest_sql(c, "ALTER SYSTEM SET synchronous_commit = off");
-	pgtest_sql(c, "SELECT pg_reload_conf()");
-	PQfinish(c);
+	pg_system("SET synchronous_commit = off");
 	struct store *s = open_fast();
 	struct store_game g;
 	new_game(&g, "tak", "p1", "p2", 1);
@@ -1583,10 +1588,7 @@ START_TEST(test_pg_crash_keeps_acknowledged)
 	waitpid(pid, &status, 0);
 	ck_assert_int_ge(acked, 300);
 	ck_assert(pgtest_restart(&st_pg));
-	c = pgtest_connect(&st_pg, NULL);
-	pgtest_sql(c, "ALTER SYSTEM RESET synchronous_commit");
-	pgtest_sql(c, "SELECT pg_reload_conf()");
-	PQfinish(c);
+	pg_system("RESET synchronous_commit");
 	s = open_fast();
 	struct store_game f;
 	ck_assert_int_eq(store_game_fetch(s, id, &f), STORE_OK);

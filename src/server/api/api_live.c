@@ -222,28 +222,29 @@ struct outbuf *api_live_render(struct api_x *x, const struct msg *m)
 	return NULL; /* replies, chat, spectator counts, presence: not a stream's */
 }
 
+/* One line another node rendered for x: a state of its game as it is, the rest as a message. */
+static void foreign_line(void *arg, cJSON *j, const char *line, size_t len)
+{
+	struct api_x *x = arg;
+	const char *type = cJSON_GetStringValue(cJSON_GetObjectItem(j, "type"));
+	const cJSON *game = cJSON_GetObjectItem(j, "game");
+	struct outbuf *out = NULL;
+	if (type != NULL && strcmp(type, "state") == 0) { /* a spectator's state, as is */
+		if (cJSON_IsNumber(game) && (uint64_t)game->valuedouble == x->game &&
+		    api_live_head(x))
+			out = outbuf_new(line, len);
+	} else if (j != NULL) {
+		struct msg m = {.json = j};
+		out = api_live_render(x, &m);
+	}
+	api_send(x, out);
+	outbuf_unref(out);
+	cJSON_Delete(j);
+}
+
 void api_live_foreign(struct api_x *x, const struct outbuf *b)
 {
-	for (const char *p = b->data, *end = b->data + b->len; p < end;) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		size_t n = nl != NULL ? (size_t)(nl - p) : (size_t)(end - p);
-		cJSON *j = cJSON_ParseWithLength(p, n);
-		const char *type = cJSON_GetStringValue(cJSON_GetObjectItem(j, "type"));
-		const cJSON *game = cJSON_GetObjectItem(j, "game");
-		struct outbuf *line = NULL;
-		if (type != NULL && strcmp(type, "state") == 0) { /* a spectator's state, as is */
-			if (cJSON_IsNumber(game) && (uint64_t)game->valuedouble == x->game &&
-			    api_live_head(x))
-				line = outbuf_new(p, nl != NULL ? n + 1 : n);
-		} else if (j != NULL) {
-			struct msg m = {.json = j};
-			line = api_live_render(x, &m);
-		}
-		api_send(x, line);
-		outbuf_unref(line);
-		cJSON_Delete(j);
-		p += nl != NULL ? n + 1 : n;
-	}
+	msg_json_lines(b, foreign_line, x);
 }
 
 /* ---- the TV ------------------------------------------------------------------------------- */

@@ -278,6 +278,17 @@ void msg_password_read(struct client *cl)
 	telnet_echo_send(cl, false);
 }
 
+void msg_json_lines(const struct outbuf *b,
+                    void (*each)(void *arg, cJSON *j, const char *line, size_t len), void *arg)
+{
+	for (const char *p = b->data, *end = b->data + b->len; p < end;) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t n = nl != NULL ? (size_t)(nl - p) : (size_t)(end - p);
+		each(arg, cJSON_ParseWithLength(p, n), p, nl != NULL ? n + 1 : n);
+		p += nl != NULL ? n + 1 : n;
+	}
+}
+
 void client_send_foreign(struct client *cl, struct outbuf *b)
 {
 	if (b != NULL && cl->fe != NULL && cl->fe->foreign != NULL)

@@ -36,6 +36,11 @@ void msg_done(struct msg *m);
 /* client_send() of output another node rendered: through cl's front-end's foreign hook when
    it has one (an HTTP stream keeps only its lines). */
 void client_send_foreign(struct client *cl, struct outbuf *b);
+
+/* Each line of b (another node's JSON lines, as a foreign hook gets them) to each: the line
+ * parsed (NULL when it is not JSON; each owns it), and its bytes with their newline. */
+void msg_json_lines(const struct outbuf *b,
+                    void (*each)(void *arg, cJSON *j, const char *line, size_t len), void *arg);
 /* msg_init + msg_send + msg_done. */
 void send_msg(struct client *cl, cJSON *json, char *text);
 

@@ -1440,18 +1440,19 @@ static void fe_gone(struct client *cl)
 	cl->fe_data = NULL;
 }
 
+static void foreign_line(void *arg, cJSON *j, const char *line, size_t len)
+{
+	(void)line;
+	(void)len;
+	if (j != NULL)
+		send_msg(arg, j, xasprintf("%s", ""));
+}
+
 /* Output another node rendered for cl: JSON lines (its commands are forwarded with the JSON
  * flag, cluster_identity), each rendered here as a message of this node. */
 static void fe_foreign(struct client *cl, struct outbuf *b)
 {
-	for (const char *l = b->data, *end = b->data + b->len; l < end;) {
-		const char *nl = memchr(l, '\n', (size_t)(end - l));
-		size_t n = nl != NULL ? (size_t)(nl - l) : (size_t)(end - l);
-		cJSON *j = cJSON_ParseWithLength(l, n);
-		if (j != NULL)
-			send_msg(cl, j, xasprintf("%s", ""));
-		l += n + 1;
-	}
+	msg_json_lines(b, foreign_line, cl);
 }
 
 static const struct msg_frontend pt_frontend = {
