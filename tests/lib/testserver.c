@@ -6,6 +6,7 @@
 #include <check.h>
 #include <netinet/in.h>
 #include <signal.h>
+#include <sqlite3.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -154,6 +155,19 @@ void ts_kill9(struct ts_srv *s)
 	ck_assert_int_eq(waitpid(s->pid, &st, 0), s->pid);
 	unlink(s->portfile);
 	ck_assert(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL);
+}
+
+void ts_store_sql(const struct ts_srv *s, const char *sql)
+{
+	char path[512];
+	snprintf(path, sizeof path, "%s/bitarena.db", s->datadir);
+	sqlite3 *db = NULL;
+	ck_assert_int_eq(sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL), SQLITE_OK);
+	sqlite3_busy_timeout(db, 10000); /* the server may be committing right now */
+	char *err = NULL;
+	int rc = sqlite3_exec(db, sql, NULL, NULL, &err);
+	ck_assert_msg(rc == SQLITE_OK, "%s: %s", sql, err ? err : "?");
+	ck_assert_int_eq(sqlite3_close(db), SQLITE_OK);
 }
 
 void ts_open_fd(struct ts_cli *c, int fd)

@@ -70,6 +70,9 @@ void ts_down(struct ts_srv *s);
 
 /* SIGKILL: no shutdown of any kind, as in a crash. */
 void ts_kill9(struct ts_srv *s);
+/* Runs sql on the embedded store of s (its data directory's SQLite file), alive or not: a
+   test's own trigger, for instance, that refuses a write the server must never make. */
+void ts_store_sql(const struct ts_srv *s, const char *sql);
 
 /* A client: the client library's line client (clients/lib/net.h) with the harness's waits. */
 struct ts_cli {

@@ -157,11 +157,27 @@ static void member(struct field *f, int i)
 	ts_send(&p->c, "ladder join ttt concurrency=2");
 }
 
+/*
+ * The store refuses a game of a ladder member that no stored ladder names: the document
+ * naming a game must reach the store first (pair_ladder()), or a crash between the two
+ * leaves a game played outside the ladder (a kill -9 in test_kill9_brings_the_ladder_back
+ * found one: 21 games started, 20 counted). Without that order the ladder's first game
+ * never starts here (its write is refused).
+ */
+static const char named_first[] =
+        "CREATE TRIGGER named_first BEFORE INSERT ON games WHEN EXISTS ("
+        " SELECT 1 FROM ladders, json_each(ladders.doc, '$.members') m"
+        " WHERE json_extract(m.value, '$.name') = NEW.player0) AND NOT EXISTS ("
+        " SELECT 1 FROM ladders, json_each(ladders.doc, '$.on') e"
+        " WHERE json_extract(e.value, '$[0]') = NEW.id)"
+        " BEGIN SELECT RAISE(ABORT, 'a game stored before its ladder names it'); END";
+
 static void field_up(struct field *f, int n)
 {
 	memset(f, 0, sizeof *f);
 	f->n = n;
 	ts_up(&f->s, NULL, 0);
+	ts_store_sql(&f->s, named_first);
 	for (int i = 0; i < n; i++) {
 		f->p[i].name = names[i];
 		f->p[i].seed = 17u + (unsigned)i;

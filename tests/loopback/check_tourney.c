@@ -41,9 +41,24 @@ static int index_of(const struct field *f, const char *name)
 	return -1;
 }
 
-/* The director's connection, subscribed. */
+/*
+ * The store refuses a game of a running tournament's player that no stored tournament
+ * names: the document naming a game must reach the store first (start_games()), or a crash
+ * between the two leaves a game played beside the tournament, and its pairing played again.
+ * Without that order no tournament game starts here (its write is refused).
+ */
+static const char named_first[] =
+        "CREATE TRIGGER named_first BEFORE INSERT ON games WHEN EXISTS ("
+        " SELECT 1 FROM tourneys t, json_each(t.doc, '$.players') p WHERE t.state = 'running'"
+        " AND json_extract(p.value, '$.name') = NEW.player0) AND NOT EXISTS ("
+        " SELECT 1 FROM tourneys t, json_each(t.doc, '$.pairs') e"
+        " WHERE json_extract(e.value, '$[2]') = NEW.id)"
+        " BEGIN SELECT RAISE(ABORT, 'a game stored before its tournament names it'); END";
+
+/* The director's connection, subscribed (and the store's trigger above in place). */
 static void director(struct field *f, const char *name)
 {
+	ts_store_sql(&f->s, named_first);
 	ts_join(&f->dir, f->s.port, name);
 	ts_send(&f->dir, "set tourneys on");
 	ts_expect0(&f->dir, "{\"type\":\"ok\",\"cmd\":\"set\",\"tourneys\":true}");

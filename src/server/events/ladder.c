@@ -365,29 +365,47 @@ static void on_game_end(void *ud, const struct game *g)
 
 /* ---- pairing ------------------------------------------------------------------------- */
 
-/* Starts the game of members w (white) and b of l; false when it could not be. */
-static bool start_game(struct ladders *ls, struct ladder *l, int w, int b)
+/* Starts game lg of l (its id reserved, or 0 without a journal: set here); false when it
+   could not be. */
+static bool begin_game(struct ladders *ls, struct ladder *l, struct lgame *lg)
 {
-	struct game_spec spec = {
-	        .ops = l->ops, .so = l->so, .seed = session_new_seed(l->ops, &l->so.params)};
-	int who[2] = {w, b};
+	struct game_spec spec = {.ops = l->ops,
+	                         .so = l->so,
+	                         .seed = session_new_seed(l->ops, &l->so.params),
+	                         .new_id = lg->game};
+	int who[2] = {lg->white, lg->black};
 	for (int s = 0; s < 2; s++) {
 		struct client *c = lobby_find_user(ls->lobby, l->m[who[s]].name);
 		spec.names[s] = l->m[who[s]].name;
 		spec.clients[s] = c;
 		spec.registered[s] = true; /* members are accounts */
 	}
-	struct game *g = room_on(l) ? session_create(ls->sess, &spec) : NULL;
+	struct game *g = session_create(ls->sess, &spec);
 	if (g == NULL)
 		return false;
-	add_on(l, (struct lgame){session_id(g), w, b});
+	lg->game = session_id(g);
 	session_begin(g);
 	return true;
 }
 
-/* Pairs l's free members now and starts their games. Returns LADDER_AWAY when a member is
-   away (pair again when someone logs in), LADDER_FAILED when a game could not start (pair
-   again soon), both, or 0. */
+/* Takes back the game of w (white) and b that ladder_pair() counted into l's table. */
+static void uncount_pair(struct ladder *l, int w, int b)
+{
+	struct ladder_pairing *p = pair_at(l, w, b);
+	p->games--;
+	p->today--;
+	p->whites -= w < b;
+}
+
+/*
+ * Pairs l's free members now and starts their games. Returns LADDER_AWAY when a member is
+ * away (pair again when someone logs in), LADDER_FAILED when a game could not start (pair
+ * again soon), both, or 0.
+ *
+ * Each game's id is reserved first and the document naming the games is queued before any
+ * of them starts: the journal writes in order, so a game on disk after a crash is always
+ * one the stored ladder counts (ladders_recover()), never one played outside it.
+ */
 static int pair_ladder(struct ladders *ls, struct ladder *l, int64_t now)
 {
 	if (day_of(now) != l->day) { /* a new day: the caps start again */
@@ -418,16 +436,12 @@ static int pair_ladder(struct ladders *ls, struct ladder *l, int64_t now)
 	int k = ladder_pair(lm, l->n, l->pairs, ls->pair_cap, LADDER_SLACK, out,
 	                    LADDER_MEMBERS_MAX);
 	metric_observe(&ls->pairing, events_cpu_now() - t0);
-	int why = away ? LADDER_AWAY : 0;
+	int why = away ? LADDER_AWAY : 0, first = l->non;
 	for (int i = 0; i < k; i++) {
 		int w = out[i].white, b = out[i].black;
-		if (!start_game(ls, l, w, b)) {
-			log_error("ladder %" PRIu64 ": a game could not be started; tried again",
-			          l->id);
-			struct ladder_pairing *p = pair_at(l, w, b);
-			p->games--;
-			p->today--;
-			p->whites -= w < b;
+		uint64_t id;
+		if (journal_game_id(ls->jn, &id) < 0 || !add_on(l, (struct lgame){id, w, b})) {
+			uncount_pair(l, w, b);
 			why |= LADDER_FAILED;
 			continue;
 		}
@@ -438,6 +452,25 @@ static int pair_ladder(struct ladders *ls, struct ladder *l, int64_t now)
 	}
 	if (k > 0)
 		save(ls, l);
+	bool failed[LADDER_MEMBERS_MAX] = {false}, any = false;
+	for (int j = first; j < l->non; j++)
+		any |= failed[j - first] = !begin_game(ls, l, &l->on[j]);
+	for (int j = l->non - 1; any && j >= first; j--) {
+		if (!failed[j - first])
+			continue;
+		struct lgame g = l->on[j];
+		l->on[j] = l->on[--l->non]; /* the last: started, it is kept */
+		uncount_pair(l, g.white, g.black);
+		l->m[g.white].running--;
+		l->m[g.black].running--;
+		l->m[g.white].lean--;
+		l->m[g.black].lean++;
+		why |= LADDER_FAILED;
+	}
+	if (any)
+		save(ls, l);
+	if (why & LADDER_FAILED)
+		log_error("ladder %" PRIu64 ": a game could not be started; tried again", l->id);
 	return why;
 }
 

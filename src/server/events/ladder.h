@@ -19,9 +19,11 @@
  * Durability: each ladder is one stored document (store.h, schema 8: its members with
  * their concurrency, state and W/D/L, the games of each pair, the games on), queued
  * through the journal after every change, behind the ends of the games it counts (as a
- * tournament is: tourney.h). After a crash, ladders_recover() (after journal_recover())
- * brings every ladder back; a game the document has on that ended meanwhile is counted
- * from its stored row, and one in progress goes on (it came back as games do).
+ * tournament is: tourney.h), and ahead of the games it starts (their ids reserved first:
+ * a game on disk is always one the stored ladder has). After a crash, ladders_recover()
+ * (after journal_recover()) brings every ladder back; a game the document has on that ended
+ * meanwhile is counted from its stored row, one in progress goes on (it came back as games
+ * do), and one never stored is forgotten with its pair's count.
  *
  * Cluster: one ladder for all nodes, run by the node holding the events' lease (as the
  * tournaments: tourney.h); members connected to any node are paired (lobby_user_online()).

@@ -1106,12 +1106,22 @@ static void on_game_end(void *ud, const struct game *g)
 
 /* ---- rounds -------------------------------------------------------------------------- */
 
-/* Starts pair pr's game through the game-start path of an accepted seek; false when it
-   could not be (the pump tries again). */
-static bool start_game(struct tourneys *ts, struct tourney *t, struct tpair *pr)
+/* Pair pr's game id, in pr and in both players' rows. */
+static void set_game(struct tourney *t, struct tpair *pr, uint64_t id)
 {
-	struct game_spec spec = {
-	        .ops = t->ops, .so = t->so, .seed = session_new_seed(t->ops, &t->so.params)};
+	pr->game = id;
+	t->gid[pr->white][row_of(t, pr->white)] = t->gid[pr->black][row_of(t, pr->black)] = id;
+}
+
+/* Starts pair pr's game under its reserved id (pr->game; 0 without a journal: set here)
+   through the game-start path of an accepted seek; false when it could not be (pr->game is
+   0 again: the pump tries again). */
+static bool begin_game(struct tourneys *ts, struct tourney *t, struct tpair *pr)
+{
+	struct game_spec spec = {.ops = t->ops,
+	                         .so = t->so,
+	                         .seed = session_new_seed(t->ops, &t->so.params),
+	                         .new_id = pr->game};
 	int who[2] = {pr->white, pr->black};
 	for (int s = 0; s < 2; s++) {
 		const struct tplayer *p = &t->p[who[s]];
@@ -1121,14 +1131,12 @@ static bool start_game(struct tourneys *ts, struct tourney *t, struct tpair *pr)
 		spec.registered[s] = c != NULL ? c->registered : p->registered;
 	}
 	struct game *g = session_create(ts->sess, &spec);
+	set_game(t, pr, g != NULL ? session_id(g) : 0);
 	if (g == NULL) {
 		log_error("tournament %" PRIu64 ": a game could not be started; tried again",
 		          t->id);
 		return false;
 	}
-	pr->game = session_id(g);
-	t->gid[pr->white][row_of(t, pr->white)] = t->gid[pr->black][row_of(t, pr->black)] =
-	        pr->game;
 	const struct book_opening *o = opening_of(t, row_of(t, pr->white));
 	int r = o != NULL ? session_preplay(g, (const char *const *)o->moves, o->nmoves) : 0;
 	if (r < 0) /* load_book() checked every opening: the journal or memory failed */
@@ -1137,6 +1145,37 @@ static bool start_game(struct tourneys *ts, struct tourney *t, struct tpair *pr)
 		          t->id, pr->game, session_ply(g), o->line, game_strerror(r));
 	session_begin(g);
 	return true;
+}
+
+/*
+ * Starts the games of t's pairs undecided and not started, and queues t's document. The
+ * games' ids are reserved first and the document naming them is queued before any of them
+ * starts: the journal writes in order, so a game on disk after a crash is always one the
+ * stored tournament has (recover_pair()), never one played beside it and then again.
+ * False when one could not start (the pump tries again).
+ */
+static bool start_games(struct tourneys *ts, struct tourney *t)
+{
+	int todo[TOURNEY_MAX_PLAYERS / 2 + 1], n = 0;
+	bool all = true;
+	for (int i = 0; i < t->npairs && all; i++) {
+		struct tpair *pr = &t->pairs[i];
+		uint64_t id;
+		if (pr->result != 0 || pr->game != 0)
+			continue;
+		all = journal_game_id(ts->jn, &id) == STORE_OK;
+		if (all) {
+			set_game(t, pr, id);
+			todo[n++] = i;
+		}
+	}
+	save(ts, t);
+	int started = 0;
+	for (int k = 0; k < n; k++)
+		started += begin_game(ts, t, &t->pairs[todo[k]]);
+	if (started < n) /* the ids of the games not started are forgotten */
+		save(ts, t);
+	return all && started == n;
 }
 
 /* Writes round t->round's pairing (already in t->pairs) into the table; byes and games
@@ -1336,10 +1375,7 @@ static void round_paired(struct tourneys *ts, struct tourney *t, const struct ar
 		t->pairs[i] = (struct tpair){.white = out[i].white, .black = out[i].black};
 	t->round++;
 	enter_round(ts, t);
-	for (int i = 0; i < t->npairs; i++)
-		if (t->pairs[i].result == 0)
-			start_game(ts, t, &t->pairs[i]);
-	save(ts, t);
+	start_games(ts, t);
 	char *text = NULL;
 	cJSON *j = cJSON_CreateObject();
 	cJSON_AddNumberToObject(j, "round", t->round);
@@ -1376,8 +1412,7 @@ static void arena_pump(struct tourneys *ts, struct tourney *t, int64_t now)
 	bool busy[TOURNEY_MAX_PLAYERS] = {false};
 	for (int i = 0; i < t->npairs; i++) {
 		busy[t->pairs[i].white] = busy[t->pairs[i].black] = true;
-		if (t->pairs[i].game == 0) /* not started: tried again */
-			changed |= start_game(ts, t, &t->pairs[i]);
+		changed |= t->pairs[i].game == 0; /* not started: tried again */
 	}
 	double t0 = events_cpu_now();
 	struct standing st[TOURNEY_MAX_PLAYERS];
@@ -1401,18 +1436,23 @@ static void arena_pump(struct tourneys *ts, struct tourney *t, int64_t now)
 	struct arena_pair out[TOURNEY_MAX_PLAYERS / 2];
 	int n = arena_live_pair(fr, nf, TOURNEY_REMATCH_MS, out, TOURNEY_MAX_PLAYERS / 2);
 	metric_observe(&ts->pairing, events_cpu_now() - t0);
+	int first = t->npairs;
 	for (int i = 0; i < n && t->npairs < TOURNEY_MAX_PLAYERS / 2 + 1; i++) {
 		int w = out[i].white, b = out[i].black;
 		if (colour_lean(t, w) > colour_lean(t, b)) {
 			w = out[i].black;
 			b = out[i].white;
 		}
-		struct tpair *pr = &t->pairs[t->npairs++];
-		*pr = (struct tpair){.white = w, .black = b};
+		t->pairs[t->npairs++] = (struct tpair){.white = w, .black = b};
 		t->g[w][t->p[w].ngames] = (struct arena_game){.opp = b, .color = 'w'};
 		t->g[b][t->p[b].ngames] = (struct arena_game){.opp = w, .color = 'b'};
-		start_game(ts, t, pr);
 		changed = true;
+	}
+	if (changed)
+		start_games(ts, t);
+	for (int i = first; i < t->npairs; i++) {
+		const struct tpair *pr = &t->pairs[i];
+		int w = pr->white, b = pr->black;
 		cJSON *j = cJSON_CreateObject();
 		cJSON_AddNumberToObject(j, "game", (double)pr->game);
 		cJSON_AddStringToObject(j, "white", t->p[w].name);
@@ -1420,8 +1460,6 @@ static void arena_pump(struct tourneys *ts, struct tourney *t, int64_t now)
 		tell(ts, t, "paired", j,
 		     xasprintf("%s - %s  game %" PRIu64, t->p[w].name, t->p[b].name, pr->game));
 	}
-	if (changed)
-		save(ts, t);
 }
 
 static void start_on_time(struct tourneys *ts, struct tourney *t);
@@ -1460,17 +1498,10 @@ static void pump(uv_timer_t *h)
 			next = at < next ? at : next;
 			continue;
 		}
-		bool started = false, failed = false;
-		for (int i = 0; i < t->npairs && !failed; i++) {
-			struct tpair *pr = &t->pairs[i];
-			if (pr->result == 0 && pr->game == 0) {
-				failed = !start_game(ts, t, pr);
-				started |= !failed;
-			}
-		}
-		if (started)
-			save(ts, t);
-		if (failed) {
+		bool due = false; /* games not started (a failure before, or a restart) */
+		for (int i = 0; i < t->npairs; i++)
+			due |= t->pairs[i].result == 0 && t->pairs[i].game == 0;
+		if (due && !start_games(ts, t)) {
 			next = now + 1000 < next ? now + 1000 : next;
 			continue;
 		}

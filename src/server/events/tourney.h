@@ -39,8 +39,11 @@
  * store_tourney), queued through the journal after every change; a game's end
  * is queued before the tournament that counts it, so after a crash either both
  * are stored or the game's end alone, which recovery (tourneys_recover()) then
- * reads from the game's row: every finished game counts once. Games in
- * progress come back as every game does (journal_recover(), which runs first).
+ * reads from the game's row: every finished game counts once. A game's start
+ * is queued after the tournament naming it (its id reserved first), so a game
+ * on disk is never one the tournament lost: games in progress come back as
+ * every game does (journal_recover(), which runs first), and a game never
+ * stored is paired again.
  *
  * Cluster: one node of the cluster runs every tournament, the one holding the events' lease
  * (cluster/cluster_events.c): the other nodes forward `tourney` to it, its games start there

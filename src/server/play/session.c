@@ -219,7 +219,7 @@ struct game *session_create(struct sessions *s, const struct game_spec *spec)
 					session_watch_member_del(g->pl[i].c, g);
 			goto fail;
 		}
-	uint64_t id = spec->id != 0 ? spec->id : s->next_game_id + 1;
+	uint64_t id = spec->id != 0 ? spec->id : spec->new_id;
 	journal_before(g);
 	if (spec->id == 0 && s->hooks.on_start != NULL &&
 	    s->hooks.on_start(s->hooks.ud, g, &id) < 0) {
@@ -229,9 +229,9 @@ struct game *session_create(struct sessions *s, const struct game_spec *spec)
 		goto fail;
 	}
 	journal_after(g);
-	g->id = id;
-	if (id > s->next_game_id)
-		s->next_game_id = id;
+	g->id = id != 0 ? id : s->next_game_id + 1;
+	if (g->id > s->next_game_id)
+		s->next_game_id = g->id;
 	session_clock_init(g);
 	g->next = s->games;
 	s->games = g;

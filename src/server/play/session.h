@@ -193,8 +193,10 @@ struct game_spec {
 	const char *token_hashes[GAME_MAX_PLAYERS]; /* guests' token hashes of absent players
 	                                               (a restored game's), or NULL (a present
 	                                               player's is its client's token's) */
-	uint64_t id; /* 0: a new game (on_start may give the id); else a restored game's id,
-	                and on_start is not called */
+	uint64_t id;     /* 0: a new game (on_start may give the id); else a restored game's id,
+	                    and on_start is not called */
+	uint64_t new_id; /* a new game under this id, reserved ahead by an event that names it
+	                    first (journal_game_id()); 0: on_start gives one */
 };
 
 /* ---- a game as the other layers read it (session_game.c) ---------------------------------- */

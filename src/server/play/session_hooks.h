@@ -7,8 +7,10 @@
  * Order guarantees, which make "a move is journalled before anyone is told"
  * hold:
  *  - on_start runs before game_start is sent to anyone; it may give the game
- *    its id (storage ids survive restarts). A negative return refuses the
- *    game (the accept gets INTERNAL and the seek stays).
+ *    its id (storage ids survive restarts): *id comes in 0, or the id the
+ *    game's creator reserved from the storage (game_spec.new_id), which it
+ *    keeps. A negative return refuses the game (the accept gets INTERNAL and
+ *    the seek stays).
  *  - on_move runs once per move record, after the engine accepted the move
  *    and before the state is broadcast; the game's position does not include
  *    the move yet. A negative return refuses the move (INTERNAL, nothing

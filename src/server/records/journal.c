@@ -70,8 +70,10 @@ static void options_text(const struct game *g, char *buf, size_t len)
 static int hook_start(void *ud, const struct game *g, uint64_t *id)
 {
 	struct journal *jn = ud;
-	int64_t nid = 0;
-	int r = jn->failing ? jn->fail_err : store_writer_game_id(jn->w, &nid);
+	int64_t nid = (int64_t)*id; /* reserved ahead (journal_game_id), or 0 */
+	int r = jn->failing ? jn->fail_err
+	        : nid != 0  ? STORE_OK
+	                    : store_writer_game_id(jn->w, &nid);
 	struct store_rec *rec = r == STORE_OK ? store_writer_rec(jn->w, STORE_REC_GAME) : NULL;
 	if (rec == NULL) {
 		journal_log_failure("game begin", r ? r : STORE_ENOMEM,
@@ -583,6 +585,20 @@ static int doc_put(struct journal *jn, enum store_rec_type t, int64_t id, const 
 	rec->u.tourney.at = wall_ms();
 	queue(jn, rec);
 	return STORE_OK;
+}
+
+int journal_game_id(struct journal *jn, uint64_t *id)
+{
+	*id = 0;
+	if (jn->w == NULL)
+		return STORE_OK;
+	if (jn->failing)
+		return jn->fail_err;
+	int64_t nid;
+	int r = store_writer_game_id(jn->w, &nid);
+	if (r == STORE_OK)
+		*id = (uint64_t)nid;
+	return r;
 }
 
 int journal_tourney_put(struct journal *jn, int64_t id, const char *state, char *doc)

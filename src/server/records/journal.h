@@ -185,6 +185,14 @@ int journal_ladder_put(struct journal *jn, int64_t id, const char *state, char *
 int journal_ladders_open(struct journal *jn, struct store_tourney **out, size_t *n,
                          int64_t *max_id);
 int journal_game_read(struct journal *jn, int64_t id, struct store_game *out);
+/*
+ * A new game's id, reserved ahead (no wait) for an event that names the game in its
+ * document before the game starts under it (game_spec.new_id): the document is queued
+ * first, so a game on disk is never one its event's stored document does not know. *id 0
+ * without a journal (the session layer numbers the games); a negative enum store_err while
+ * the store fails or no id could be reserved.
+ */
+int journal_game_id(struct journal *jn, uint64_t *id);
 /* Logs a failure of the store (always, on stderr): what was tried, the error, the store's words. */
 void journal_log_failure(const char *what, int r, const char *why);
 
