@@ -54,8 +54,8 @@ static const struct cli_cmd cli_cmds[] = {
          "Xmas Rush push-then-reachability evaluations per second, one thread"},
         {"cg-bridge", cmd_cg_bridge,
          "--game xmas [--server HOST:PORT] [--name NAME] [--league 1-6] [--seek \"opt=value ...\" "
-         "| --accept | --pool NAME | --ladder \"xmas [opt=value ...]\" [--concurrency N] | "
-         "--tourney ID] [--games N] [--turn-ms MS] [--first-turn-ms MS] [--timeout SEC] [--quiet] "
+         "| --accept | --pool NAME | --tourney ID] [--games N] [--turn-ms MS] [--first-turn-ms MS] "
+         "[--timeout SEC] [--quiet] "
          "[--verbose] -- <bot command ...>",
          "play on bitarenad with a CodinGame Xmas Rush bot, under the referee's conditions "
          "(leagues, 1000/50 ms turns): one game, or an event's games with a fresh bot process "

@@ -1,13 +1,13 @@
 /*
  * cmd_cgbridge.c - `bitarena cg-bridge --game xmas [--server HOST:PORT]
  * [--name NAME] [--league N] [--seek "opt=value ..." | --accept | --pool NAME |
- * --ladder "xmas ..." [--concurrency N] | --tourney ID] [--games N]
+ * --tourney ID] [--games N]
  * [--turn-ms MS] [--first-turn-ms MS] [--timeout SEC] [--quiet] [--verbose]
  * -- <bot command ...>`: runs a CodinGame Xmas Rush bot (contest input on
  * stdin, one action line on stdout per turn) as a client of bitarenad, under
  * the referee's conditions. It seeks or accepts one xmas game, or plays the
  * games of an event (lib/event.h: a pool joined again after each game, a
- * ladder with up to N games at once, a tournament), each game with a bot
+ * tournament; not the ladder, whose games alternate moves), each game with a bot
  * process of its own, started afresh for every game as on CodinGame; in an
  * event it goes on until SIGINT/SIGTERM (or --games N when given: the first
  * signal leaves the event and plays out the games on, a second ends at once)
@@ -81,7 +81,7 @@ struct cg_slot {
 struct bridge {
 	struct cli_link link;
 	const char *seek;    /* user options for "seek xmas ...", or NULL to accept or in an event */
-	struct cli_event ev; /* --pool, --ladder, --tourney */
+	struct cli_event ev; /* --pool, --tourney */
 	int league;          /* 0: none asked */
 	int want_games;      /* --games (1 without an event) */
 	bool games_given;
@@ -524,8 +524,13 @@ int cmd_cg_bridge(int argc, char **argv)
 	}
 	if (cli_event_check(&b.ev, PROG) < 0)
 		return cli_usage(argv[0]);
+	if (b.ev.kind == CLI_EV_LADDER) { /* the server would refuse the join, for ever */
+		fprintf(stderr, PROG ": the ladder plays games of alternate moves, not Xmas Rush "
+		                     "(use --pool or --tourney)\n");
+		return cli_usage(argv[0]);
+	}
 	if (b.ev.kind != CLI_EV_NONE && (accept || b.seek[0] != '\0')) {
-		fprintf(stderr, PROG ": an event (--pool, --ladder, --tourney) neither seeks nor "
+		fprintf(stderr, PROG ": an event (--pool, --tourney) neither seeks nor "
 		                     "accepts\n");
 		return cli_usage(argv[0]);
 	}

@@ -486,6 +486,12 @@ START_TEST(test_bot_cannot_start)
 	ck_assert_msg(strstr(err, "the bot cannot start: it exited with status 1; its last words: "
 	                          "SyntaxError: invalid syntax"),
 	              "%s", err);
+	/* the ladder is of games of alternate moves: --ladder is refused before anything */
+	const char *ladder[] = {"--ladder", "xmas", NULL};
+	ck_assert_int_eq(tp_wait(cg_bridge(ladder, dies, "/dev/null", errpath), 30), 2);
+	tp_slurp(errpath, err, sizeof err);
+	ck_assert_msg(strstr(err, "the ladder plays games of alternate moves, not Xmas Rush"),
+	              "%s", err);
 	/* nothing was sought */
 	struct ts_cli c;
 	ts_join(&c, port, "looker");
