@@ -28,7 +28,9 @@
  * meanwhile never acknowledged unless stored, and its player moved to the
  * new owner on the same connection; an account whose node died logging in on another node
  * before the takeover, seated by the takeover; the paused owner answering nothing from a game taken
- * over meanwhile (what was asked of it waits for its heartbeat); the game's node killed and started
+ * over meanwhile (what was asked of it waits for its heartbeat); the game's node cut off from
+ * Redis by a partition that delays its bytes as the game starts, its late SET of the game's
+ * owner not undoing the takeover; the game's node killed and started
  * again at once under its name, the player of another node back in the
  * game without a word and playing on; a player of another node logging out
  * and someone else logging in on its connection, the game's node forgetting
@@ -56,6 +58,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "holdproxy.h"
 #include "pgtest.h"
 #include "redistest.h"
 #include "wsclient.h"
@@ -1142,6 +1145,75 @@ START_TEST(test_paused_owner_answers_nothing_stale)
 	ts_close(&a);
 	ts_close(&b);
 	trio_down(&t);
+}
+END_TEST
+
+/* The node Redis names as game id's owner (owner:<id>), "nil" when none. */
+static void owner_of(int id, char *out, size_t size)
+{
+	char cmd[160];
+	snprintf(cmd, sizeof cmd,
+	         "EVAL \"return {ok = redis.call('GET', 'bitarena:owner:%d') or 'nil'}\" 0\r\n",
+	         id);
+	ck_assert(redistest_cmd(&rd, cmd, out, size));
+	out[strcspn(out, "\r\n")] = '\0';
+}
+
+/*
+ * The game's node cut off from Redis by a partition that delays its bytes (holdproxy.h) as a
+ * game starts there: its SET of owner:<game> waits in the partition while another node
+ * declares it dead and takes the game over. Delivered after that, it must not name the node
+ * that lost the game (the key is written NX: a game's id is new), or every move sent there
+ * is NO_SUCH_GAME for ever (seen in a nemesis run). The players, still on the old node,
+ * play on.
+ */
+START_TEST(test_owner_key_delayed)
+{
+	struct trio t = {0};
+	int via_port;
+	struct holdproxy *px = holdproxy_start(rd.port, &via_port);
+	char via[64];
+	snprintf(via, sizeof via, "redis://127.0.0.1:%d", via_port);
+	const char *n1[] = {"--db",       uri,    "--cluster",         via,
+	                    "--node",     "n1",   "--cluster-beat-ms", BEAT_MS,
+	                    "--grace-ms", "60000"};
+	ts_up(&t.n[0], n1, 10);
+	up(&t.n[1], "n2");
+	struct ts_cli a, b;
+	ts_join(&a, t.n[0].port, "alice");
+	ts_join(&b, t.n[0].port, "bob");
+	ts_send(&a, "seek ttt color=first");
+	cJSON *ok = ts_until(&a, "{\"type\":\"ok\",\"cmd\":\"seek\"}");
+	int seek = ts_jint(cJSON_GetObjectItem(ok, "seek"), "id");
+	cJSON_Delete(ok);
+	holdproxy_hold(px, true);
+	ts_send(&b, "accept %d", seek);
+	cJSON *acc = ts_until(&b, "{\"type\":\"ok\",\"cmd\":\"accept\"}");
+	int id = ts_jint(acc, "game");
+	cJSON_Delete(acc);
+	char owner[64] = "";
+	for (int waited = 0; strcmp(owner, "+n2") != 0; waited += 100) { /* the takeover */
+		ck_assert_msg(waited < 20000, "n2 did not take game %d over: owner %s", id, owner);
+		ts_msleep(100);
+		owner_of(id, owner, sizeof owner);
+	}
+	holdproxy_hold(px, false); /* n1's SET goes now, then its beat finds it declared dead */
+	for (int waited = 0; waited < 3000; waited += 100) {
+		ts_msleep(100);
+		owner_of(id, owner, sizeof owner);
+		ck_assert_msg(strcmp(owner, "+n2") == 0, "game %d: owner %s after n2's takeover",
+		              id, owner);
+	}
+	/* the players, on n1, play on: their moves go to n2 */
+	ck_assert(move_until_played(&a, id, "a1", false));
+	cJSON_Delete(ts_untilf(&b, "{\"type\":\"state\",\"game\":%d,\"last_move\":\"a1\"}", id));
+	ts_send(&b, "move %d b2", id);
+	cJSON_Delete(ts_until(&b, "{\"type\":\"ok\",\"cmd\":\"move\",\"move\":\"b2\"}"));
+	assert_stored(id, "a1 b2", "in_progress");
+	ts_close(&a);
+	ts_close(&b);
+	trio_down(&t);
+	holdproxy_stop(px);
 }
 END_TEST
 
@@ -2250,6 +2322,7 @@ static Suite *cluster_suite(void)
 	tc = add_case(s, "faults", both_up, both_down);
 	tcase_add_test(tc, test_owner_paused);
 	tcase_add_test(tc, test_paused_owner_answers_nothing_stale);
+	tcase_add_test(tc, test_owner_key_delayed);
 	tcase_add_test(tc, test_account_back_after_takeover);
 	tcase_add_test(tc, test_owner_restarted);
 	tcase_add_test(tc, test_guest_back_before_scan);

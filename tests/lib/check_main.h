@@ -16,6 +16,7 @@
  *     pgtest      a throw-away PostgreSQL server (libpq)
  *     redistest   a throw-away redis-server
  *     wsclient    a WebSocket client on a plain socket (bitarenad's /ws)
+ *     holdproxy   a TCP proxy that holds what its clients send (a partition delaying bytes)
  *   libtestserver.a, on the server library:
  *     fakeconn    the in-process harness: the whole server on a fake transport
  *     storetest   the store suites' cases on every back end (SQLite, PostgreSQL)
