@@ -4,8 +4,8 @@
  * a bot; the bot answers every move until the game ends (ttt, Tak, Xmas Rush) and agrees
  * to a rematch and to an abort;
  * its refusals (a level out of range, a kind it does not play, too many
- * games); a game resigned, and a server stopped, while the bot searches (the
- * server exits 0: no leak or crash under the sanitizers); a pool's waiter who
+ * games) and its names kept from guests and accounts; a game resigned, and a server stopped, while
+ * the bot searches (the server exits 0: no leak or crash under the sanitizers); a pool's waiter who
  * finds nobody plays the house bot after --pool-computer-after.
  */
 #include <check.h>
@@ -139,6 +139,18 @@ START_TEST(test_refusals)
 	ts_connect_json(&b, s.port);
 	ts_send(&b, "login computer1");
 	ts_expect_err(&b, "NAME_TAKEN");
+	/* nor a bot's not started yet (level 8 has played nothing), in any letter case, nor
+	   an account: the house would find its bot's name taken */
+	ts_send(&b, "login COMPUTER8");
+	ts_expect_err(&b, "NAME_TAKEN");
+	ts_send(&b, "register computer8 password1");
+	ts_expect_err(&b, "NAME_TAKEN");
+	ts_send(&b, "register Computer12 password1 bot");
+	ts_expect_err(&b, "NAME_TAKEN");
+	ts_send(&b, "login computers"); /* a name like it is anyone's */
+	ts_until0(&b, "{\"type\":\"ok\",\"cmd\":\"login\"}");
+	ts_send(&b, "match computer ttt level=8");
+	ts_until0(&b, "{\"type\":\"ok\",\"cmd\":\"match\",\"opponent\":\"computer8\"}");
 	ts_close(&b);
 	ts_close(&a);
 	ts_down(&s);

@@ -392,6 +392,14 @@ START_TEST(test_ids_names)
 	ck_assert(!proto_name_valid("a"));
 	ck_assert(!proto_name_valid("al ice"));
 	ck_assert(!proto_name_valid("\xc3\xa9t\xc3\xa9"));
+	/* the house bots' names: computer and digits, in any letter case */
+	ck_assert(proto_name_house("computer1"));
+	ck_assert(proto_name_house("COMPUTER8"));
+	ck_assert(proto_name_house("Computer12"));
+	ck_assert(!proto_name_house("computer"));
+	ck_assert(!proto_name_house("computers"));
+	ck_assert(!proto_name_house("computer1a"));
+	ck_assert(!proto_name_house("my_computer1"));
 }
 END_TEST
 

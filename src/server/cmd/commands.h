@@ -127,7 +127,7 @@ enum cmd_flags {
 
 struct cmd;
 
-#define COMMANDS_COMPUTER "computer" /* match computer ...: the house bots */
+#define COMMANDS_COMPUTER PROTO_HOUSE_NAME /* match computer ...: the house bots */
 
 /*
  * A cluster router (cluster/cluster_home.c and cluster_shared.c), set by

@@ -144,6 +144,14 @@ bool proto_name_valid(const char *name)
 	return true;
 }
 
+bool proto_name_house(const char *name)
+{
+	size_t k = strlen(PROTO_HOUSE_NAME);
+	if (strncasecmp(name, PROTO_HOUSE_NAME, k) != 0 || name[k] == '\0')
+		return false;
+	return strspn(name + k, "0123456789") == strlen(name + k);
+}
+
 /* ---- seek options ----------------------------------------------------------------- */
 
 /* Digits only, into *v; false when empty, not digits, or above max. */

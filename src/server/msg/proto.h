@@ -83,6 +83,12 @@ bool proto_parse_id(const char *s, uint64_t *out);
 /* A login name: PROTO_NAME_MIN..PROTO_NAME_MAX characters of [A-Za-z0-9_-]. */
 bool proto_name_valid(const char *name);
 
+/* The house bots' names (house.h): PROTO_HOUSE_NAME and a level, computer1 ... */
+#define PROTO_HOUSE_NAME "computer"
+/* Whether name is one the house keeps for its bots, in any letter case: PROTO_HOUSE_NAME and
+   digits. Nobody else logs in or registers under it. */
+bool proto_name_house(const char *name);
+
 /* ---- seek options ----------------------------------------------------------------- */
 
 #define SEEK_TURN_MS_DEFAULT 30000 /* a strict=1 (bot's) game's turn */

@@ -116,6 +116,13 @@ static bool by_address(struct lobby *l, const struct client *c, const char *name
 bool identity_guest_login(struct lobby *l, struct client *c, const struct proto_req *rq,
                           const char *name, const char *token)
 {
+	if (proto_name_house(name)) { /* the house's bots log in by themselves (house.c) */
+		reply_err(c, rq, ERR_NAME_TAKEN,
+		          "%s is one of the server's own bots; 'match " PROTO_HOUSE_NAME
+		          " <kind> level=N' plays them",
+		          name);
+		return false;
+	}
 	struct client *u = lobby_find_user(l, name);
 	if (u != NULL && u->registered) {
 		identity_refuse_connected(c, rq, name);

@@ -596,6 +596,11 @@ void accounts_register(struct accounts *a, struct client *c, const struct proto_
 		          STORE_NAME_MAX);
 		return;
 	}
+	if (proto_name_house(name)) {
+		reply_err(c, rq, ERR_NAME_TAKEN, "%s is the name of one of the server's own bots",
+		          name);
+		return;
+	}
 	if (len < STORE_PASS_MIN || len > STORE_PASS_MAX) {
 		reply_err(c, rq, ERR_BAD_PASSWORD, "passwords are %d to %d bytes", STORE_PASS_MIN,
 		          STORE_PASS_MAX);
