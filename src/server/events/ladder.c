@@ -310,6 +310,17 @@ bad:
 
 static void pump_soon(struct ladders *ls);
 
+/* Takes back a game of w (white) and b from l's table (ladder_pair() counted it): one that
+   could not start, or ended with no result. */
+static void uncount_pair(struct ladder *l, int w, int b)
+{
+	struct ladder_pairing *p = pair_at(l, w, b);
+	p->games--;
+	p->whites -= w < b;
+	if (p->today > 0) /* not when the game began on another day */
+		p->today--;
+}
+
 /* Game k of l is over: winner the seat that won (-1 a draw), aborted: no result (the
    pair's counts forget it). */
 static void count_end(struct ladder *l, int k, int winner, bool aborted, int64_t now)
@@ -318,11 +329,7 @@ static void count_end(struct ladder *l, int k, int winner, bool aborted, int64_t
 	l->on[k] = l->on[--l->non];
 	struct lmember *w = &l->m[g.white], *b = &l->m[g.black];
 	if (aborted) {
-		struct ladder_pairing *p = pair_at(l, g.white, g.black);
-		p->games--;
-		p->whites -= g.white < g.black;
-		if (p->today > 0)
-			p->today--;
+		uncount_pair(l, g.white, g.black);
 		w->lean--;
 		b->lean++;
 	} else if (winner == 0) {
@@ -386,15 +393,6 @@ static bool begin_game(struct ladders *ls, struct ladder *l, struct lgame *lg)
 	lg->game = session_id(g);
 	session_begin(g);
 	return true;
-}
-
-/* Takes back the game of w (white) and b that ladder_pair() counted into l's table. */
-static void uncount_pair(struct ladder *l, int w, int b)
-{
-	struct ladder_pairing *p = pair_at(l, w, b);
-	p->games--;
-	p->today--;
-	p->whites -= w < b;
 }
 
 /*

@@ -1156,7 +1156,7 @@ static bool begin_game(struct tourneys *ts, struct tourney *t, struct tpair *pr)
  */
 static bool start_games(struct tourneys *ts, struct tourney *t)
 {
-	int todo[TOURNEY_MAX_PLAYERS / 2 + 1], n = 0;
+	int fresh[TOURNEY_MAX_PLAYERS / 2 + 1], n = 0; /* the pairs getting a game */
 	bool all = true;
 	for (int i = 0; i < t->npairs && all; i++) {
 		struct tpair *pr = &t->pairs[i];
@@ -1166,13 +1166,13 @@ static bool start_games(struct tourneys *ts, struct tourney *t)
 		all = journal_game_id(ts->jn, &id) == STORE_OK;
 		if (all) {
 			set_game(t, pr, id);
-			todo[n++] = i;
+			fresh[n++] = i;
 		}
 	}
 	save(ts, t);
 	int started = 0;
 	for (int k = 0; k < n; k++)
-		started += begin_game(ts, t, &t->pairs[todo[k]]);
+		started += begin_game(ts, t, &t->pairs[fresh[k]]);
 	if (started < n) /* the ids of the games not started are forgotten */
 		save(ts, t);
 	return all && started == n;

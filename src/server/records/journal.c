@@ -70,10 +70,8 @@ static void options_text(const struct game *g, char *buf, size_t len)
 static int hook_start(void *ud, const struct game *g, uint64_t *id)
 {
 	struct journal *jn = ud;
-	int64_t nid = (int64_t)*id; /* reserved ahead (journal_game_id), or 0 */
-	int r = jn->failing ? jn->fail_err
-	        : nid != 0  ? STORE_OK
-	                    : store_writer_game_id(jn->w, &nid);
+	uint64_t nid = *id; /* reserved ahead, or 0: reserved now */
+	int r = nid == 0 ? journal_game_id(jn, &nid) : jn->failing ? jn->fail_err : STORE_OK;
 	struct store_rec *rec = r == STORE_OK ? store_writer_rec(jn->w, STORE_REC_GAME) : NULL;
 	if (rec == NULL) {
 		journal_log_failure("game begin", r ? r : STORE_ENOMEM,
@@ -83,7 +81,7 @@ static int hook_start(void *ud, const struct game *g, uint64_t *id)
 	struct store_game *sg = &rec->u.game;
 	const struct game_ops *ops = session_ops(g);
 	const struct seek_opts *so = session_opts(g);
-	rec->game = nid;
+	rec->game = (int64_t)nid;
 	snprintf(sg->kind, sizeof sg->kind, "%s", ops->name);
 	options_text(g, sg->options, sizeof sg->options);
 	sg->seed = session_seed(g);
@@ -101,7 +99,7 @@ static int hook_start(void *ud, const struct game *g, uint64_t *id)
 	}
 	sg->started = session_started_at(g);
 	queue(jn, rec);
-	*id = (uint64_t)nid;
+	*id = nid;
 	return 0;
 }
 
