@@ -295,9 +295,12 @@ static void seed_unseen(const struct peer *p, uint64_t seed, bool dealt)
 
 /*
  * Xmas Rush: every JSON position p received is the engine's view, for p's
- * seat, of the position the record replays to at that turn.
+ * seat, of the position the record replays to at that turn. A player gets
+ * every state; a spectator whose output is backed up gets only the newest
+ * once it drains (session_watch.c), so it may see only a few (a loaded CI
+ * machine: a spectator saw 4).
  */
-static void positions_are_views(const struct peer *p, const struct record *rec)
+static void positions_are_views(const struct peer *p, const struct record *rec, bool player)
 {
 	const struct game_ops *ops = &game_xmas;
 	void *st[64];
@@ -336,7 +339,7 @@ static void positions_are_views(const struct peer *p, const struct record *rec)
 		cJSON_Delete(j);
 		seen++;
 	}
-	ck_assert_int_gt(seen, 4);
+	ck_assert_msg(seen > (player ? 4 : 0), "%s saw %d states", p->name, seen);
 	for (int t = 0; t <= turns; t++)
 		free(st[t]);
 	free(cur);
@@ -411,7 +414,7 @@ static void one_kind(int port, int hport, const char *kind, const char *opts)
 		ck_assert_ptr_nonnull(strstr(record_tag(&rec, "Options"), "seed=random"));
 		for (int i = 0; all[i] != NULL; i++)
 			if (all[i]->json)
-				positions_are_views(all[i], &rec);
+				positions_are_views(all[i], &rec, i < 2); /* alice and bob play */
 	}
 	record_clear(&rec);
 	free(text);
