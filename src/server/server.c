@@ -107,10 +107,27 @@ static bool ev_timeout(void *ud, struct conn *c, enum conn_timeout what)
 	return true;
 }
 
+/*
+ * What slow spectator cl is owed, once it can take more or before the answer to its next
+ * command: the newest state of each game it watches, here (session_watch.c) or on another
+ * node (the cluster).
+ */
+static void send_owed(struct server *s, struct client *cl)
+{
+	if (!cl->has_pending_states)
+		return;
+	session_watch_flush(&s->sess, cl);
+#if HAVE_REDIS
+	cluster_drain(s->cluster, cl);
+#endif
+}
+
 static void ev_line(void *ud, struct conn *c, char *line, size_t len)
 {
 	struct server *s = ud;
 	struct client *cl = client_of(c);
+	/* a connection may stop being slow (below --out-cap) before it drains (to half) */
+	send_owed(s, cl);
 	if (cl->fe != NULL)
 		cl->fe->line(cl, line, len);
 	else
@@ -147,11 +164,7 @@ static void ev_drain(void *ud, struct conn *c)
 {
 	struct server *s = ud;
 	struct client *cl = client_of(c);
-	if (cl->has_pending_states)
-		session_watch_flush(&s->sess, cl);
-#if HAVE_REDIS
-	cluster_drain(s->cluster, cl);
-#endif
+	send_owed(s, cl);
 #if HAVE_WEBSOCKETS
 	if (api_owns(c))
 		api_drain(&s->api, cl);

@@ -494,11 +494,14 @@ START_TEST(test_spectators)
 	static const char *const mv[] = {"a1", "b1", "a2", "b2", "a3", "b3"};
 	for (int i = 0; i < 6; i++)
 		play(i % 2 ? &b : &a, i % 2 ? &a : &b, id, mv[i]);
+	/* below the cap again but not drained: her next command's answer comes after that state */
+	fs.srv.hub.out_soft = CONN_OUT_SOFT;
+	fk_send(&w, "#after ping");
 	fk_drain(&w);
 	fk_expect0(&w, "{\"type\":\"state\",\"seq\":2}"); /* in the socket before it was slow */
 	fk_expect0(&w, "{\"type\":\"state\",\"seq\":7,\"ply\":6}"); /* the coalesced newest */
+	fk_expect0(&w, "{\"type\":\"pong\",\"id\":\"after\"}");
 	fk_nothing(&w);
-	fs.srv.hub.out_soft = CONN_OUT_SOFT;
 	/* chat: to players and spectators; a stranger is refused */
 	fk_send(&w, "say %d good game so far", id);
 	fk_expect0(&w, "{\"type\":\"ok\",\"cmd\":\"say\"}");

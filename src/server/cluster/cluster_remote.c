@@ -267,6 +267,7 @@ static void member_send(struct cluster *c, struct member *m, bool state, const c
 	if (state && client_slow(cl)) { /* only the newest state waits for a slow spectator */
 		outbuf_unref(m->pending);
 		m->pending = outbuf_new(body, len);
+		cl->has_pending_states = true; /* remote_drain() sends it */
 		return;
 	}
 	if (m->pending != NULL) {

@@ -139,7 +139,8 @@ struct client {
 	/* identity.c's: a guest's token (given at login, kept after logout), or "" */
 	char token[PROTO_TOKEN_LEN + 1];
 	/* the session layer's (session_watch.c) */
-	bool has_pending_states; /* some watched game holds a coalesced state for us */
+	bool has_pending_states; /* some watched game, here or on another node (cluster_remote.c),
+	                            holds a coalesced state for us */
 	bool want_watchers;      /* "set watchers on": spectator counts of our games as they
 	                            change (session_watch_want_counts) */
 	/* the session layer's (session_watch.c): the games this client has a seat in or

@@ -2,11 +2,12 @@
  * session_watch.c - who hears a game (see session_watch.h): its players and its
  * spectators. A new state is rendered once per (format, viewer) and shared; a
  * spectator whose output is backed up gets only the newest state once it
- * drains (coalescing), and any other message to it is preceded by that state
- * so the game's order holds. Each client's list of its games (seats and
- * watches). watch (at most max_watches at once), unwatch, say (the latest
- * lines are kept and resent to whoever comes in), the spectator count for
- * those who asked, and the news of a player leaving or coming back.
+ * drains (coalescing), and any other message to it, or answer to its next
+ * command (server.c), is preceded by that state so the game's order holds.
+ * Each client's list of its games (seats and watches). watch (at most
+ * max_watches at once), unwatch, say (the latest lines are kept and resent
+ * to whoever comes in), the spectator count for those who asked, and the news
+ * of a player leaving or coming back.
  */
 #include "server/play/session_watch.h"
 

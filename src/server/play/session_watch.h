@@ -79,7 +79,7 @@ bool session_watch_has(const struct game *g, const struct client *c);
 void session_watch_want_counts(struct client *c, bool on);
 /* Removes c from g's spectators; false when it was not one. */
 bool session_watch_drop(struct game *g, struct client *c);
-/* Sends c the coalesced states it is owed (its output drained). */
+/* Sends c the coalesced states it is owed (its output drained, or before its next command). */
 void session_watch_flush(struct sessions *s, struct client *c);
 /*
  * c joins g's spectators without a word (nothing sent, the count not told):
