@@ -167,10 +167,15 @@ static void stranger_asks(struct peer *p, int id)
 /* The peers of one_kind(): players 0 and 1, spectators after them; NULL-terminated. */
 #define NPEERS 5
 
-/* Sends one move of game id from p, then brings every peer up to date. */
+/* Sends one move of game id from p and sees it taken, then brings every peer up to date. */
 static void play(struct peer *p, int id, const char *move, struct peer **all)
 {
 	psend(p, "move %d %s", id, move);
+	const char *ok = p->json ? "{\"type\":\"ok\",\"cmd\":\"move\"}" : "ok *";
+	const char *err = p->json ? "{\"type\":\"error\"}" : "error *";
+	const char *l;
+	while (!ts_match(ok, l = next(p)))
+		ck_assert_msg(!ts_match(err, l), "%s: move %s: %s", p->name, move, l);
 	sync_peer(p);
 	for (int i = 0; all[i] != NULL; i++)
 		if (all[i] != p)
@@ -227,7 +232,7 @@ static void play_xmas(int id, struct peer **all)
 		                ->valuestring;
 		bool push = strcmp(type, "PUSH") == 0;
 		cJSON_Delete(st);
-		char a[32], b[32];
+		char a[GAME_MOVE_TEXT], b[GAME_MOVE_TEXT]; /* a walk of 20 steps is 120 bytes */
 		if (push) {
 			snprintf(a, sizeof a, "PUSH %d RIGHT", turn % 7);
 			snprintf(b, sizeof b, "PUSH %d UP", (turn + 3) % 7);
@@ -238,8 +243,7 @@ static void play_xmas(int id, struct peer **all)
 			legal_of(all[0], -1, a, sizeof a);
 			legal_of(all[1], turn % 4 == 1 ? 0 : 1, b, sizeof b);
 		}
-		psend(all[0], "move %d %s", id, a);
-		sync_peer(all[0]);
+		play(all[0], id, a, all);
 		play(all[1], id, b, all);
 		if (turn == 3)
 			stranger_asks(all[2], id);
