@@ -301,8 +301,7 @@ static void seed_unseen(const struct peer *p, uint64_t seed, bool dealt)
  * Xmas Rush: every JSON position p received is the engine's view, for p's
  * seat, of the position the record replays to at that turn. A player gets
  * every state; a spectator whose output is backed up gets only the newest
- * once it drains (session_watch.c), so it may see only a few (a loaded CI
- * machine: a spectator saw 4).
+ * once it drains (session_watch.c), so it may see only a few.
  */
 static void positions_are_views(const struct peer *p, const struct record *rec, bool player)
 {
