@@ -1148,6 +1148,36 @@ START_TEST(test_paused_owner_answers_nothing_stale)
 }
 END_TEST
 
+/*
+ * The game's node paused until another takes the game over, then Redis restarted (empty: the
+ * tombstone saying the paused node was declared dead is gone with it) before the node runs
+ * again: its heartbeat finds its key gone, as after any Redis restart, and it must ask the
+ * store which games are still its own before it goes on, or its copy of the game, at the ply
+ * it had, serves its player for ever (NOT_YOUR_TURN to every move, the state of the past: a
+ * nemesis run, 7 games stuck).
+ */
+START_TEST(test_paused_owner_redis_restarted)
+{
+	struct trio t;
+	struct ts_cli a, b;
+	int id = trio_game(&t, &a, &b); /* a1 played on n1: bob, on n2, to move */
+	ck_assert_int_eq(kill(t.n[0].pid, SIGSTOP), 0);
+	cJSON_Delete(ts_untilf(&b, "{\"type\":\"info\",\"game\":%d,\"event\":\"moved\"}", id));
+	ck_assert(move_until_played(&b, id, "a2", false)); /* on the new owner */
+	redistest_stop(&rd, true);
+	ck_assert(redistest_restart(&rd));
+	ck_assert_int_eq(kill(t.n[0].pid, SIGCONT), 0);
+	/* alice, still on n1, is brought to the game where it runs: its state after a2 */
+	cJSON_Delete(ts_untilf(&a, "{\"type\":\"state\",\"game\":%d,\"ply\":2,\"seat\":0}", id));
+	ck_assert(move_until_played(&a, id, "b2", false));
+	cJSON_Delete(ts_untilf(&b, "{\"type\":\"state\",\"game\":%d,\"last_move\":\"b2\"}", id));
+	assert_stored(id, "a1 a2 b2", "in_progress");
+	ts_close(&a);
+	ts_close(&b);
+	trio_down(&t);
+}
+END_TEST
+
 /* The node Redis names as game id's owner (owner:<id>), "nil" when none. */
 static void owner_of(int id, char *out, size_t size)
 {
@@ -2322,6 +2352,7 @@ static Suite *cluster_suite(void)
 	tc = add_case(s, "faults", both_up, both_down);
 	tcase_add_test(tc, test_owner_paused);
 	tcase_add_test(tc, test_paused_owner_answers_nothing_stale);
+	tcase_add_test(tc, test_paused_owner_redis_restarted);
 	tcase_add_test(tc, test_owner_key_delayed);
 	tcase_add_test(tc, test_account_back_after_takeover);
 	tcase_add_test(tc, test_owner_restarted);

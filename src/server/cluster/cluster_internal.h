@@ -210,7 +210,10 @@ struct cluster {
 	uint64_t echo_sent;  /* an echo to our own inbox in flight, sent then (0: none) */
 	uint64_t sess_epoch; /* the sessions' epoch our users' rows were last written at */
 	bool stopping;
-	bool reviving;   /* declared dead while alive: taking back what is still ours (revive()) */
+	bool reviving; /* taking back what the store says is still ours (revive()) */
+	/* Redis lost our key (a restart): the tombstone of a takeover may have gone with it, so
+	 * which games are still ours is asked of the store before we act as their owner again */
+	bool ours_unsure;
 	bool resync_due; /* Redis reached again: resync() once a heartbeat says we are not dead */
 	bool users_dirty, list_dirty;
 	bool users_reset; /* the users' hash is written whole (after Redis came back) */
@@ -455,7 +458,8 @@ bool shared_name_held(void *ud, struct client *cl, const char *name,
                       void (*held)(void *arg, int verdict), void *arg);
 void shared_client_gone(struct cluster *c, struct client *cl);
 
-/* ---- cluster_events.c: the events' lease ------------------------------------------------------ */
+/* ---- cluster_events.c: the events' lease ------------------------------------------------------
+ */
 
 /* At the start (synchronous, before listening): the lease taken when it is free or an earlier
  * instance's of ours, then the events back from the store. Their count, or a negative

@@ -46,7 +46,7 @@ static const char BURY[] = "redis.call('SET', 'bitarena:dead:' .. ARGV[1], ARGV[
                            "return ids";
 
 static void resync(struct cluster *c);
-static void revive(struct cluster *c);
+static void revive(struct cluster *c, bool declared);
 
 static void on_beat(redisAsyncContext *ac, void *r, void *pd)
 {
@@ -63,7 +63,8 @@ static void on_beat(redisAsyncContext *ac, void *r, void *pd)
 	}
 	if (rep->integer == -1) {
 		c->lease_at = 0;
-		revive(c); /* it writes our live state again once we gave up what is not ours */
+		/* it writes our live state again once we gave up what is not ours */
+		revive(c, true);
 		return;
 	}
 	if (rep->integer < 0) {
@@ -72,17 +73,26 @@ static void on_beat(redisAsyncContext *ac, void *r, void *pd)
 		exit(1);
 	}
 	if (took > (uint64_t)c->expiry_ms / 2 || rep->integer == 0)
-		c->healthy_since = 0;         /* a stall, or Redis lost our key: not healthy yet */
-	if (rep->integer == 1 && sent != 0) { /* our key never lapsed: nobody took our games */
+		c->healthy_since = 0; /* a stall, or Redis lost our key: not healthy yet */
+	/* Redis lost our key (not just after a resync): a restart, which took the tombstone of a
+	 * takeover with it when another node had declared us dead just before (a nemesis run:
+	 * cut off, taken over, Redis restarted, back: our copies of the games taken went on
+	 * serving our players for ever) */
+	if (rep->integer == 0 &&
+	    (c->resync_due || cluster_now(c) - c->synced_at > (uint64_t)c->expiry_ms))
+		c->ours_unsure = true;
+	/* our key never lapsed: nobody took our games */
+	if (rep->integer == 1 && sent != 0 && !c->ours_unsure && !c->reviving) {
 		c->lease_at = sent;
 		if (c->lease_renewed != NULL)
 			c->lease_renewed(c);
 	}
 	if (c->healthy_since == 0)
 		c->healthy_since = cluster_now(c);
-	if (c->resync_due ||
-	    (rep->integer == 0 && cluster_now(c) - c->synced_at > (uint64_t)c->expiry_ms))
-		resync(c); /* Redis reached again, or it lost our key (not just after a resync) */
+	if (c->ours_unsure)
+		revive(c, false); /* then resync(), with the games not ours given up */
+	else if (c->resync_due)
+		resync(c); /* Redis reached again */
 }
 
 struct takeover {
@@ -97,6 +107,7 @@ struct takeover {
 	int err;
 	char why[300];
 	uint64_t durable; /* a revival's: the journal's records durable before its claim began */
+	bool declared;    /* a revival's: a tombstone says we were declared dead */
 };
 
 static void takeover_work(uv_work_t *req)
@@ -315,11 +326,12 @@ static void on_scan(redisAsyncContext *ac, void *r, void *pd)
 
 /* ---- declared dead while alive ------------------------------------------------------------ */
 
+/* Redis's answer to the tombstone's DEL (pd: the cluster), or called by revive_done(). */
 static void on_tombstone_gone(redisAsyncContext *ac, void *r, void *pd)
 {
+	(void)ac;
 	(void)r;
-	(void)pd;
-	struct cluster *c = ac->data;
+	struct cluster *c = pd;
 	c->reviving = false;
 	if (c->stopping)
 		return;
@@ -348,31 +360,43 @@ static void revive_done(uv_work_t *req, int status)
 			if (!ours)
 				owner_lost(c, session_id(g));
 		}
-		if (!redis_call(c, on_tombstone_gone, NULL, "DEL " KEY("dead:%s"), c->instance))
+		if (!t->declared) { /* no tombstone to take away: we may have had none */
+			c->ours_unsure = false;
+			on_tombstone_gone(NULL, NULL, c);
+		} else if (!redis_call(c, on_tombstone_gone, c, "DEL " KEY("dead:%s"),
+		                       c->instance)) {
 			c->reviving = false;
+		}
 	}
 	store_games_free(t->v, t->n);
 	free(t);
 }
 
 /*
- * Our heartbeat found us declared dead while we were alive (stopped, or cut off from Redis
- * longer than the expiry): another node took over the games we ran then (PostgreSQL refused
- * our writes to them since). We go on as the same instance, having given up every game the
- * store no longer says is ours (their players and spectators here follow them to their node,
- * owner_lost) and written our live state again; the tombstone goes last, so nobody sees us
+ * Our heartbeat found us declared dead while we were alive (declared: stopped, or cut off from
+ * Redis longer than the expiry), or could not tell (Redis lost our key and any tombstone with
+ * it): another node may have taken over the games we ran then (PostgreSQL refused our writes
+ * to them since). We go on as the same instance, having given up every game the store no
+ * longer says is ours (their players and spectators here follow them to their node,
+ * owner_lost) and written our live state again; a tombstone goes last, so nobody sees us
  * alive before that.
  */
-static void revive(struct cluster *c)
+static void revive(struct cluster *c, bool declared)
 {
 	if (c->reviving || c->stopping)
 		return;
 	struct takeover *t = claim_new(c, c->instance);
 	if (t == NULL)
 		return;
-	log_warn("cluster node declared dead while alive node=%s instance=%s "
-	         "what=\"our games were taken over: we give them up and go on\"",
-	         c->name, c->instance);
+	t->declared = declared;
+	if (declared)
+		log_warn("cluster node declared dead while alive node=%s instance=%s "
+		         "what=\"our games were taken over: we give them up and go on\"",
+		         c->name, c->instance);
+	else
+		log_warn("cluster redis lost our key node=%s instance=%s "
+		         "what=\"the store says which games are still ours before we go on\"",
+		         c->name, c->instance);
 	t->durable = c->ly.sess->bar != NULL ? c->ly.sess->bar->durable : 0;
 	c->reviving = true;
 	c->takeovers++;
