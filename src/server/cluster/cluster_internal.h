@@ -458,8 +458,7 @@ bool shared_name_held(void *ud, struct client *cl, const char *name,
                       void (*held)(void *arg, int verdict), void *arg);
 void shared_client_gone(struct cluster *c, struct client *cl);
 
-/* ---- cluster_events.c: the events' lease ------------------------------------------------------
- */
+/* ---- cluster_events.c: the events' lease ------------------------------------------------------ */
 
 /* At the start (synchronous, before listening): the lease taken when it is free or an earlier
  * instance's of ours, then the events back from the store. Their count, or a negative

@@ -326,12 +326,9 @@ static void on_scan(redisAsyncContext *ac, void *r, void *pd)
 
 /* ---- declared dead while alive ------------------------------------------------------------ */
 
-/* Redis's answer to the tombstone's DEL (pd: the cluster), or called by revive_done(). */
-static void on_tombstone_gone(redisAsyncContext *ac, void *r, void *pd)
+/* Revived: our live state written again, our clients' seats on other nodes asked again. */
+static void revived(struct cluster *c)
 {
-	(void)ac;
-	(void)r;
-	struct cluster *c = pd;
 	c->reviving = false;
 	if (c->stopping)
 		return;
@@ -339,6 +336,13 @@ static void on_tombstone_gone(redisAsyncContext *ac, void *r, void *pd)
 	c->healthy_since = 0;
 	resync(c);
 	remote_reseat(c, NULL); /* the others closed our clients' relay clients when we died */
+}
+
+static void on_tombstone_gone(redisAsyncContext *ac, void *r, void *pd)
+{
+	(void)r;
+	(void)pd;
+	revived(ac->data);
 }
 
 /* The games in progress still ours in the store (claimed from ourselves: nothing changes). */
@@ -362,8 +366,8 @@ static void revive_done(uv_work_t *req, int status)
 		}
 		if (!t->declared) { /* no tombstone to take away: we may have had none */
 			c->ours_unsure = false;
-			on_tombstone_gone(NULL, NULL, c);
-		} else if (!redis_call(c, on_tombstone_gone, c, "DEL " KEY("dead:%s"),
+			revived(c);
+		} else if (!redis_call(c, on_tombstone_gone, NULL, "DEL " KEY("dead:%s"),
 		                       c->instance)) {
 			c->reviving = false;
 		}
